@@ -1,0 +1,38 @@
+import { ApplicationFailure } from "@temporalio/common";
+import { APIError } from "openai";
+import { DurableAgentsError } from "../src/errors/base.js";
+import { ModelCallFailedError } from "../src/errors/model-call-failed.js";
+
+/** Statuses a retry cannot fix: bad request, bad credentials, unknown model. */
+const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
+
+/**
+ * What an activity throws for `err`: typed SDK errors become non-retryable failures with
+ * their code; provider throttling keeps the provider's `retry-after` as the next delay.
+ */
+export function toActivityFailure(err: unknown): unknown {
+  if (DurableAgentsError.isDurableAgentsError(err)) return err.toFailure();
+  if (err instanceof APIError && typeof err.status === "number") {
+    if (FINAL_STATUSES.has(err.status)) {
+      return new ModelCallFailedError({ status: err.status, detail: err.message }).toFailure();
+    }
+    const delayMs = retryAfterMs(err.headers);
+    return ApplicationFailure.create({
+      type: `HTTP${err.status}`,
+      message: err.message,
+      ...(delayMs !== undefined ? { nextRetryDelay: delayMs } : {}),
+    });
+  }
+  return err;
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = Number(headers?.get("retry-after-ms"));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const raw = headers?.get("retry-after");
+  if (!raw) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}

@@ -1,0 +1,77 @@
+import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
+import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import type { ToolDefinition } from "./define-tool.js";
+
+export interface AgentOptions {
+  /** Stable id; runs refer to their agent by it, so renaming strands running and deferred runs. */
+  id: string;
+  /** Model name passed to the provider, e.g. `gpt-4.1-mini`. */
+  model: string;
+  /** System prompt. Prepared on the worker for every model call and never stored in history. */
+  system: string;
+  /** Tools the model may call. Names must be unique. */
+  tools?: ToolDefinition<any, any>[];
+  /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
+  maxTurns?: number;
+  /** Timeouts of each model and tool call (activities). */
+  timeouts?: {
+    /** Longest one call may take, retries aside. Default `"10m"`. */
+    call?: Duration;
+    /**
+     * How soon a call on a worker that died is retried elsewhere. Calls heartbeat at a
+     * third of this while they run. Default `"30s"`.
+     */
+    heartbeat?: Duration;
+  };
+}
+
+/** An agent: what the worker runs and the client starts. */
+export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts">> {
+  readonly kind: "agent";
+  tools: ToolDefinition<any, any>[];
+  timeouts: { callMs: number; heartbeatMs: number };
+}
+
+/** Defines an agent. Throws AI1001 on an empty id, duplicate tool names or a bad `maxTurns`. */
+export function defineAgent(options: AgentOptions): AgentDefinition {
+  const subject = `agent "${String(options?.id)}"`;
+  if (typeof options?.id !== "string" || options.id.trim() === "") {
+    throw new InvalidDefinitionError({ subject, problem: "id must be a non-empty string" });
+  }
+  if (typeof options.model !== "string" || options.model === "") {
+    throw new InvalidDefinitionError({ subject, problem: "model must be a non-empty string" });
+  }
+  if (typeof options.system !== "string") {
+    throw new InvalidDefinitionError({ subject, problem: "system must be a string" });
+  }
+  const maxTurns = options.maxTurns ?? 10;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new InvalidDefinitionError({ subject, problem: "maxTurns must be a positive integer" });
+  }
+  const tools = options.tools ?? [];
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (tool?.kind !== "tool") {
+      throw new InvalidDefinitionError({ subject, problem: "every tool must come from defineTool()" });
+    }
+    if (seen.has(tool.name)) {
+      throw new InvalidDefinitionError({ subject, problem: `two tools are named "${tool.name}"` });
+    }
+    seen.add(tool.name);
+  }
+  const timeouts = { callMs: duration(subject, options.timeouts?.call ?? "10m"), heartbeatMs: duration(subject, options.timeouts?.heartbeat ?? "30s") };
+  return { kind: "agent", id: options.id, model: options.model, system: options.system, maxTurns, tools, timeouts };
+}
+
+function duration(subject: string, value: Duration): number {
+  let ms: number;
+  try {
+    ms = msToNumber(value);
+  } catch {
+    ms = NaN;
+  }
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new InvalidDefinitionError({ subject, problem: `timeout ${JSON.stringify(value)} is not a positive duration like "30s"` });
+  }
+  return ms;
+}

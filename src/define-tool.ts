@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import type { Principal } from "./json.js";
+
+/** What a tool handler can see and use while it runs inside an agent run. */
+export interface ToolContext {
+  /** The run (workflow id) this call belongs to. */
+  runId: string;
+  /** The agent executing the call. */
+  agentId: string;
+  /** The model-assigned id of this tool call. */
+  toolCallId: string;
+  /**
+   * Stable across activity retries and worker restarts: pass it to side-effecting
+   * APIs (payments, emails) so a retried call is not applied twice.
+   */
+  idempotencyKey: string;
+  /** Who the run acts for, as given to `AgentClient.run()`. */
+  principal: Principal | undefined;
+  /** Fires when the run is cancelled or the call times out; pass it to fetch() and friends. */
+  signal: AbortSignal;
+  /** Which attempt of this call this is (1 on the first). */
+  attempt: number;
+}
+
+export interface ToolOptions<I extends z.ZodType, O> {
+  /** Name the model calls the tool by: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** Schema of the arguments. Arguments the model gets wrong come back to it as a tool error. */
+  input: I;
+  /**
+   * Does the work. The return value becomes the tool result (strings as-is, anything
+   * else as JSON). A thrown error becomes a tool error the model can react to.
+   */
+  handler: (input: z.output<I>, ctx: ToolContext) => Promise<O> | O;
+}
+
+/** A tool an agent can call, typed from its zod input schema. */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O = unknown> extends ToolOptions<I, O> {
+  readonly kind: "tool";
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Defines a tool. Throws AI1001 for a name the model APIs refuse or a missing schema. */
+export function defineTool<I extends z.ZodType, O>(options: ToolOptions<I, O>): ToolDefinition<I, O> {
+  const subject = `tool "${String(options?.name)}"`;
+  if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
+    throw new InvalidDefinitionError({ subject, problem: "name must match /^[a-zA-Z0-9_-]{1,64}$/" });
+  }
+  if (typeof options.description !== "string" || options.description.trim() === "") {
+    throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
+  }
+  if (!(options.input instanceof z.ZodType)) {
+    throw new InvalidDefinitionError({ subject, problem: "input must be a zod schema" });
+  }
+  if (typeof options.handler !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "handler must be a function" });
+  }
+  return { ...options, kind: "tool" };
+}

@@ -1,0 +1,10 @@
+// `durable-agents`: definitions, the client façade and the typed errors.
+export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions } from "./define-tool.js";
+export { defineAgent, type AgentDefinition, type AgentOptions } from "./define-agent.js";
+export { AgentClient, type AgentClientOptions, type RunHandle, type RunOptions } from "./client/agent-client.js";
+export type { AgentResult, RunState, RunStatus } from "../workflows/run-state.js";
+export type { ChatMessage, ToolCall, Usage } from "./model/messages.js";
+export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec } from "./model/model.js";
+export { isContextOverflow } from "./model/context-overflow.js";
+export type { JsonValue, JsonObject, Principal } from "./json.js";
+export * from "./errors/index.js";

@@ -1,0 +1,521 @@
+/**
+ * A scripted stand-in for the OpenAI chat-completions API, served over real HTTP so tests,
+ * benchmarks and the demo exercise the real `openai` client (retries, streaming, aborts)
+ * rather than a mocked function.
+ *
+ * A conversation is keyed by its first user message. The turn is the number of assistant
+ * messages already in the request, so a retried or replayed request gets the same step:
+ * that is what makes the server safe to use under durable execution, which re-sends calls.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ChatMessage, ToolCall } from "../model/messages.js";
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is JSON-encoded; a string is sent as-is (so tests can send invalid JSON). */
+  arguments: unknown;
+  /** Defaults to `call_<turn>_<index>`, deterministic across replays. */
+  id?: string;
+}
+
+export type InjectedError =
+  | 429
+  | 500
+  | 503
+  | 401
+  | 400
+  | "context_length_exceeded"
+  | "string_above_max_length";
+
+export interface ScriptStep {
+  /** Assistant content. */
+  text?: string;
+  /** Assistant tool calls. */
+  toolCalls?: ScriptedToolCall[];
+  /** Defaults to an estimate of chars/4 of the request messages and of the reply (min 1 each). */
+  usage?: { promptTokens: number; completionTokens: number };
+  /** Latency before the reply (and before the first chunk when streaming). Not applied to injected errors. */
+  delayMs?: number;
+  /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
+  chunkDelayMs?: number;
+  /** Served one per attempt, in order, before the reply. */
+  errors?: Array<InjectedError | { status: InjectedError; retryAfterSeconds?: number }>;
+  /** Throw to fail loudly, e.g. to assert what the model was sent. Runs on every attempt. */
+  check?: (request: ChatRequest) => void;
+}
+
+/** Generates steps on the fly, for long or synthetic conversations (benchmarks). */
+export type Responder = (request: ChatRequest, turn: number) => ScriptStep;
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: unknown[];
+  stream?: boolean;
+  /** The first user message: the key the script is looked up by. */
+  conversation: string;
+  /** Number of assistant messages in the request. */
+  turn: number;
+  /** 0 for the first request at this (conversation, turn), then 1, 2, ... */
+  attempt: number;
+}
+
+export interface ScriptedModelServer {
+  /** Base URL for the `openai` client, ending in `/v1`. */
+  url: string;
+  /** (Re)define a conversation's script; also resets its attempt counters. */
+  script(conversation: string, steps: ScriptStep[]): void;
+  /** Generated conversation; also resets its attempt counters. */
+  respond(conversation: string, responder: Responder): void;
+  /** Every well-formed request received, in order, recorded before it is answered. */
+  requests: ChatRequest[];
+  /** Requests whose client hung up before the reply was complete. */
+  aborted: Array<{ conversation: string; turn: number }>;
+  /** Every loud failure (no script, script exhausted, check threw, malformed request). */
+  failures: string[];
+  assertNoFailures(): void;
+  close(): Promise<void>;
+}
+
+export interface ScriptedModelServerOptions {
+  /** Defaults to 0 (any free port). */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  /** Characters per streamed content or arguments chunk. Defaults to 8. */
+  streamChunkChars?: number;
+}
+
+type Script = { kind: "steps"; steps: ScriptStep[] } | { kind: "responder"; responder: Responder };
+
+/** A step resolution that went wrong; answered as a 400 so the client does not retry it. */
+class ScriptFailure extends Error {}
+
+/** Per-request facts needed while answering. */
+interface Exchange {
+  request: ChatRequest;
+  res: ServerResponse;
+  includeUsage: boolean;
+  /** True once the client closed the connection before the response finished. */
+  hungUp: boolean;
+}
+
+const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+const LOG_PREFIX = "[scripted-model-server]";
+
+export async function startScriptedModelServer(
+  options: ScriptedModelServerOptions = {},
+): Promise<ScriptedModelServer> {
+  const host = options.host ?? "127.0.0.1";
+  const chunkChars = Math.max(1, options.streamChunkChars ?? 8);
+  const scripts = new Map<string, Script>();
+  const attempts = new Map<string, number>();
+  const requests: ChatRequest[] = [];
+  const aborted: Array<{ conversation: string; turn: number }> = [];
+  const failures: string[] = [];
+  let responseCounter = 0;
+
+  const fail = (res: ServerResponse, message: string): void => {
+    failures.push(message);
+    process.stderr.write(`${LOG_PREFIX} ${message}\n`);
+    sendJson(res, 400, errorBody(message, "invalid_request_error", "script_failure"));
+  };
+
+  const define = (conversation: string, script: Script): void => {
+    scripts.set(conversation, script);
+    // A redefined conversation starts over, including its injected errors.
+    for (const key of attempts.keys()) {
+      if (attemptConversation(key) === conversation) attempts.delete(key);
+    }
+  };
+
+  const nextAttempt = (conversation: string, turn: number): number => {
+    const key = attemptKey(conversation, turn);
+    const attempt = attempts.get(key) ?? 0;
+    attempts.set(key, attempt + 1);
+    return attempt;
+  };
+
+  const resolveStep = (request: ChatRequest): ScriptStep => {
+    const { conversation, turn } = request;
+    const script = scripts.get(conversation);
+    if (!script) throw new ScriptFailure(`no script for conversation ${conversation} (turn ${turn})`);
+    let step: ScriptStep | undefined;
+    if (script.kind === "steps") {
+      step = script.steps[turn];
+      if (!step) {
+        throw new ScriptFailure(
+          `script exhausted for conversation ${conversation} at turn ${turn} (script has ${script.steps.length} steps)`,
+        );
+      }
+    } else {
+      step = callScriptCode(() => script.responder(request, turn), `responder threw for conversation ${conversation} at turn ${turn}`);
+    }
+    const check = step.check;
+    if (check) callScriptCode(() => check(request), `check failed for conversation ${conversation} at turn ${turn}`);
+    return step;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    const body = await readBody(req);
+    if (req.method !== "POST" || !CHAT_PATHS.has(path)) {
+      return fail(res, `unexpected request ${req.method} ${req.url}`);
+    }
+    let parsed: ParsedBody;
+    try {
+      parsed = parseBody(body);
+    } catch (error) {
+      return fail(res, `malformed request body: ${errorMessage(error)}`);
+    }
+    const conversation = parsed.messages.find((m) => m.role === "user")?.content;
+    if (conversation === undefined) return fail(res, "request has no user message to key the conversation by");
+
+    const turn = parsed.messages.filter((m) => m.role === "assistant").length;
+    const request: ChatRequest = {
+      model: parsed.model,
+      messages: parsed.messages,
+      ...(parsed.tools ? { tools: parsed.tools } : {}),
+      ...(parsed.stream !== undefined ? { stream: parsed.stream } : {}),
+      conversation,
+      turn,
+      attempt: nextAttempt(conversation, turn),
+    };
+    requests.push(request);
+
+    const exchange: Exchange = { request, res, includeUsage: parsed.includeUsage, hungUp: false };
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      exchange.hungUp = true;
+      aborted.push({ conversation, turn });
+    });
+
+    let step: ScriptStep;
+    try {
+      step = resolveStep(request);
+    } catch (error) {
+      if (error instanceof ScriptFailure) return fail(res, error.message);
+      throw error;
+    }
+
+    const injected = step.errors?.[request.attempt];
+    if (injected !== undefined) return sendInjectedError(res, injected);
+
+    await pause(step.delayMs ?? 0, exchange);
+    if (exchange.hungUp) return;
+
+    responseCounter += 1;
+    const reply = buildReply(step, request, `chatcmpl-scripted-${responseCounter}`);
+    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars);
+    else sendJson(res, 200, completionBody(reply));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A bug in the server itself: still loud, but as a 500 since it is not the script's fault.
+      const message = `internal error: ${errorMessage(error)}`;
+      failures.push(message);
+      process.stderr.write(`${LOG_PREFIX} ${message}\n`);
+      if (!res.headersSent) sendJson(res, 500, errorBody(message, "server_error", null));
+      else res.destroy();
+    });
+  });
+
+  const port = await listen(server, options.port ?? 0, host);
+
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
+    script: (conversation, steps) => define(conversation, { kind: "steps", steps }),
+    respond: (conversation, responder) => define(conversation, { kind: "responder", responder }),
+    requests,
+    aborted,
+    failures,
+    assertNoFailures() {
+      if (failures.length === 0) return;
+      throw new Error(
+        `scripted model server recorded ${failures.length} failure(s):\n${failures.map((f) => `- ${f}`).join("\n")}`,
+      );
+    },
+    close: () => closeServer(server),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Request parsing
+
+interface ParsedBody {
+  model: string;
+  messages: ChatMessage[];
+  tools?: unknown[];
+  stream?: boolean;
+  includeUsage: boolean;
+}
+
+function parseBody(text: string): ParsedBody {
+  const json: unknown = JSON.parse(text);
+  if (!isRecord(json)) throw new Error("expected a JSON object");
+  if (!Array.isArray(json.messages)) throw new Error("`messages` must be an array");
+  const streamOptions = isRecord(json.stream_options) ? json.stream_options : {};
+  return {
+    model: typeof json.model === "string" ? json.model : "",
+    // Trusted as-is: the client under test is the thing that builds these.
+    messages: json.messages as ChatMessage[],
+    ...(Array.isArray(json.tools) ? { tools: json.tools as unknown[] } : {}),
+    ...(typeof json.stream === "boolean" ? { stream: json.stream } : {}),
+    includeUsage: streamOptions.include_usage === true,
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Replies
+
+interface Reply {
+  id: string;
+  created: number;
+  model: string;
+  content: string | null;
+  toolCalls: ToolCall[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+function buildReply(step: ScriptStep, request: ChatRequest, id: string): Reply {
+  const toolCalls: ToolCall[] = (step.toolCalls ?? []).map((call, index) => ({
+    id: call.id ?? `call_${request.turn}_${index}`,
+    type: "function",
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    },
+  }));
+  // A tool-call-only reply has null content, as real models send.
+  const content = step.text ?? (toolCalls.length > 0 ? null : "");
+  const promptTokens = step.usage?.promptTokens ?? estimateTokens(charsOfMessages(request.messages));
+  const completionTokens =
+    step.usage?.completionTokens ?? estimateTokens((content ?? "").length + charsOfToolCalls(toolCalls));
+  return {
+    id,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    content,
+    toolCalls,
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+  };
+}
+
+const finishReason = (reply: Reply): "tool_calls" | "stop" => (reply.toolCalls.length > 0 ? "tool_calls" : "stop");
+
+function completionBody(reply: Reply): unknown {
+  return {
+    id: reply.id,
+    object: "chat.completion",
+    created: reply.created,
+    model: reply.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: reply.content,
+          refusal: null,
+          ...(reply.toolCalls.length > 0 ? { tool_calls: reply.toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReason(reply),
+      },
+    ],
+    usage: reply.usage,
+  };
+}
+
+/** The chunk sequence of a streamed reply, in the order the real API sends them. */
+function replyChunks(reply: Reply, includeUsage: boolean, chunkChars: number): unknown[] {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): unknown => ({
+    id: reply.id,
+    object: "chat.completion.chunk",
+    created: reply.created,
+    model: reply.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    // With include_usage the real API sends `usage: null` on every chunk but the last.
+    ...(includeUsage ? { usage: null } : {}),
+  });
+
+  const chunks: unknown[] = [chunk({ role: "assistant", content: "", refusal: null })];
+  for (const piece of split(reply.content ?? "", chunkChars)) chunks.push(chunk({ content: piece }));
+  reply.toolCalls.forEach((call, index) => {
+    chunks.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }),
+    );
+    for (const piece of split(call.function.arguments, chunkChars)) {
+      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  chunks.push(chunk({}, finishReason(reply)));
+  if (includeUsage) {
+    chunks.push({
+      id: reply.id,
+      object: "chat.completion.chunk",
+      created: reply.created,
+      model: reply.model,
+      choices: [],
+      usage: reply.usage,
+    });
+  }
+  return chunks;
+}
+
+async function streamReply(exchange: Exchange, reply: Reply, chunkDelayMs: number, chunkChars: number): Promise<void> {
+  const { res } = exchange;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-request-id": `req_${reply.id}` });
+  const chunks = replyChunks(reply, exchange.includeUsage, chunkChars);
+  for (const [index, chunk] of chunks.entries()) {
+    if (index > 0) await pause(chunkDelayMs, exchange);
+    if (exchange.hungUp) return;
+    res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  }
+  res.end("data: [DONE]\n\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Injected errors
+
+function sendInjectedError(res: ServerResponse, injected: NonNullable<ScriptStep["errors"]>[number]): void {
+  const { status, retryAfterSeconds } = typeof injected === "object" ? injected : { status: injected, retryAfterSeconds: undefined };
+  switch (status) {
+    case 429:
+      // retry-after is what the client (and our own retry policy) should honour.
+      return sendJson(
+        res,
+        429,
+        errorBody("Rate limit reached for requests (scripted).", "requests", "rate_limit_exceeded"),
+        { "retry-after": String(retryAfterSeconds ?? 0) },
+      );
+    case 500:
+      return sendJson(res, 500, errorBody("The server had an error while processing your request (scripted).", "server_error", null));
+    case 503:
+      return sendJson(res, 503, errorBody("The server is overloaded, please try again later (scripted).", "server_error", null));
+    case 401:
+      return sendJson(res, 401, errorBody("Incorrect API key provided (scripted).", "invalid_request_error", "invalid_api_key"));
+    case 400:
+      return sendJson(res, 400, errorBody("Invalid request (scripted).", "invalid_request_error", null));
+    case "context_length_exceeded":
+      return sendJson(
+        res,
+        400,
+        errorBody(
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens. Please reduce the length of the messages.",
+          "invalid_request_error",
+          "context_length_exceeded",
+          "messages",
+        ),
+      );
+    case "string_above_max_length":
+      return sendJson(
+        res,
+        400,
+        errorBody(
+          "Invalid 'messages[1].content': string too long. Expected a string with maximum length 10485760, but got a string with length 10485761 instead.",
+          "invalid_request_error",
+          "string_above_max_length",
+          "messages[1].content",
+        ),
+      );
+  }
+}
+
+function errorBody(message: string, type: string, code: string | null, param: string | null = null): unknown {
+  return { error: { message, type, param, code } };
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Waits `ms`, returning early if the client hangs up so an abort is not answered late. */
+function pause(ms: number, exchange: Exchange): Promise<void> {
+  if (ms <= 0 || exchange.hungUp) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      exchange.res.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    exchange.res.once("close", done);
+  });
+}
+
+/** Runs test-supplied code, turning a throw into a loud script failure. */
+function callScriptCode<T>(fn: () => T, context: string): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw new ScriptFailure(`${context}: ${errorMessage(error)}`);
+  }
+}
+
+function split(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces;
+}
+
+function charsOfMessages(messages: ChatMessage[]): number {
+  return messages.reduce((sum, message) => {
+    const content = typeof message.content === "string" ? message.content.length : 0;
+    const calls = message.role === "assistant" ? charsOfToolCalls(message.tool_calls ?? []) : 0;
+    return sum + content + calls;
+  }, 0);
+}
+
+function charsOfToolCalls(calls: ToolCall[]): number {
+  return calls.reduce((sum, call) => sum + call.function.name.length + call.function.arguments.length, 0);
+}
+
+const estimateTokens = (chars: number): number => Math.max(1, Math.ceil(chars / 4));
+
+// A NUL separator cannot appear ambiguously in the numeric turn, so keys never collide.
+const attemptKey = (conversation: string, turn: number): string => `${conversation}\u0000${turn}`;
+const attemptConversation = (key: string): string => key.slice(0, key.lastIndexOf("\u0000"));
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    // Resolve even if the server was already closed: close() is called from teardown paths.
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,3 @@
+// `durable-agents/worker`: what a worker process needs.
+export { createAgentWorker, bundleAgentWorkflows, agentWorkflowsPath, type AgentWorkerOptions } from "./worker/create-agent-worker.js";
+export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";

@@ -1,0 +1,9 @@
+// Types for the values test/global-setup.ts provides to tests via `inject(...)`.
+export {};
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    temporalNamespace: string;
+  }
+}

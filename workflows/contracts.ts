@@ -1,0 +1,53 @@
+/**
+ * The contract between the agent workflow and its activities. Types only: the workflow
+ * bundle must not pull activity code (or Node) into the deterministic sandbox.
+ */
+import type { ChatMessage, ToolCall, Usage } from "../src/model/messages.js";
+import type { Principal } from "../src/json.js";
+
+/** What preparation tells the workflow about the agent as the worker knows it now. */
+export interface PreparedAgent {
+  /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
+  definitionHash: string;
+  maxTurns: number;
+  /** Activity timeouts for this agent's model and tool calls. */
+  timeouts: { startToCloseMs: number; heartbeatMs: number };
+}
+
+export interface ModelCallInput {
+  agentId: string;
+  workflowId: string;
+  /** Temporal run id: with `epoch` it names the thread a worker may have cached. */
+  runId: string;
+  /** Bumped whenever the thread is rewritten rather than appended to. */
+  epoch: number;
+  /** Length of the thread before `delta`. The worker has it cached, or queries the workflow for it. */
+  baseLength: number;
+  /** Only what was appended since the previous model call: this is what keeps history linear. */
+  delta: ChatMessage[];
+  /** Deltas are published to stream readers while the answer is written. */
+  stream?: boolean;
+}
+
+export interface ModelCallOutput {
+  message: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
+  usage: Usage;
+}
+
+export interface ToolCallInput {
+  agentId: string;
+  workflowId: string;
+  toolCall: ToolCall;
+  principal?: Principal;
+}
+
+export interface ToolCallOutput {
+  content: string;
+  isError: boolean;
+}
+
+export interface AgentActivities {
+  prepareAgent(input: { agentId: string }): Promise<PreparedAgent>;
+  callModel(input: ModelCallInput): Promise<ModelCallOutput>;
+  callTool(input: ToolCallInput): Promise<ToolCallOutput>;
+}

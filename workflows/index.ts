@@ -1,0 +1,2 @@
+// The workflow bundle's entry: every workflow type the SDK registers on a worker.
+export { agentRun } from "./agent-run.js";

@@ -1,0 +1,32 @@
+import type { ChatMessage, Usage } from "../src/model/messages.js";
+import type { Principal } from "../src/json.js";
+
+export type RunStatus = "running" | "completed" | "failed";
+
+/** Start input of the agent workflow: one object, so continue-as-new can carry it. */
+export interface AgentRunInput {
+  agentId: string;
+  prompt: string;
+  principal?: Principal;
+}
+
+/** A run's live state, as the `runState` query returns it. */
+export interface RunState {
+  agentId: string;
+  status: RunStatus;
+  /** The thread without the system prompt (which is prepared on the worker and never stored). */
+  messages: ChatMessage[];
+  turnsUsed: number;
+  maxTurns: number | undefined;
+  usage: Usage;
+  principal?: Principal;
+}
+
+/** A completed run. */
+export interface AgentResult {
+  /** The final answer. */
+  text: string;
+  messages: ChatMessage[];
+  turnsUsed: number;
+  usage: Usage;
+}
