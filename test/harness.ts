@@ -4,13 +4,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { Connection } from "@temporalio/client";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { AgentClient } from "../src/client/agent-client.js";
 import type { AgentDefinition } from "../src/define-agent.js";
 import { openaiModel } from "../src/model/openai.js";
 import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/scripted-model-server.js";
 import { bundleAgentWorkflows, createAgentWorker } from "../src/worker/create-agent-worker.js";
+
+// Expected failures (max turns, unknown agents) would otherwise fill the output with warnings.
+Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 export interface Harness {
   address: string;

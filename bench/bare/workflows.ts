@@ -1,0 +1,45 @@
+/**
+ * The hand-written baseline workflow: the usual agent loop with the thread held in the
+ * workflow and passed whole into every model activity. No SDK code.
+ */
+import { ApplicationFailure, proxyActivities } from "@temporalio/workflow";
+import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
+import type { BareActivities } from "./activities.js";
+
+export interface BareAgentInput {
+  system: string;
+  prompt: string;
+  maxTurns: number;
+}
+
+export interface BareAgentResult {
+  text: string;
+  messages: ChatCompletionMessageParam[];
+  turnsUsed: number;
+}
+
+// Same timeouts and retry policy as the SDK's model and tool calls, minus its heartbeat.
+const { callModel, callTool } = proxyActivities<BareActivities>({
+  startToCloseTimeout: "10m",
+  retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
+});
+
+export async function bareAgent({ system, prompt, maxTurns }: BareAgentInput): Promise<BareAgentResult> {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: "system", content: system },
+    { role: "user", content: prompt },
+  ];
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const reply = await callModel({ messages });
+    messages.push(reply);
+    const calls = (reply.tool_calls ?? []).filter((c) => c.type === "function");
+    if (calls.length === 0) {
+      return { text: typeof reply.content === "string" ? reply.content : "", messages, turnsUsed: turn };
+    }
+    const results = await Promise.all(
+      calls.map(async (call): Promise<ChatCompletionToolMessageParam> => ({ role: "tool", tool_call_id: call.id, content: await callTool({ call }) })),
+    );
+    messages.push(...results);
+  }
+  throw ApplicationFailure.nonRetryable(`maxTurns ${maxTurns} reached`, "MaxTurns");
+}

@@ -1,0 +1,206 @@
+/**
+ * Shared bench plumbing: a Temporal server, a scripted model server, an SDK worker and a
+ * bare (hand-written) worker side by side, the tool both paths run, and history sizes.
+ */
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { Client, Connection } from "@temporalio/client";
+import proto from "@temporalio/proto";
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool, type AgentDefinition } from "../src/index.js";
+import { startScriptedModelServer, startTemporal, type Responder, type ScriptedModelServer } from "../src/testing/index.js";
+import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
+import { createBareActivities, type BareTool } from "./bare/activities.js";
+import type { bareAgent } from "./bare/workflows.js";
+
+const { History, HistoryEvent } = proto.temporal.api.history.v1;
+const { EventType } = proto.temporal.api.enums.v1;
+
+export const progress = (line: string): void => {
+  process.stderr.write(`[bench] ${line}\n`);
+};
+
+const MODEL = "bench-model";
+const SYSTEM = "You research questions with the search tool, then answer briefly.";
+// The scripted server would otherwise estimate usage by scanning every request's thread.
+const USAGE = { promptTokens: 100, completionTokens: 10 };
+
+/** The one tool of the bench conversations: a search returning `resultBytes` of text. */
+export function searchTool(resultBytes: number) {
+  const handler = ({ query }: { query: string }): string => searchResults(query, resultBytes);
+  const description = "Searches the knowledge base and returns matching passages.";
+  const sdk = defineTool({ name: "search", description, input: z.object({ query: z.string() }), handler });
+  const bare: BareTool = {
+    spec: {
+      type: "function",
+      function: {
+        name: "search",
+        description,
+        parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"], additionalProperties: false },
+      },
+    },
+    handler,
+  };
+  return { sdk, bare };
+}
+
+const WORDS = "agent durable workflow history replay activity worker thread model tool result query signal update resume".split(" ");
+
+/** Deterministic passage text, different per query, exactly `bytes` ASCII characters. */
+export function searchResults(query: string, bytes: number): string {
+  let seed = [...query].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7);
+  let text = `Results for "${query}":\n`;
+  for (let n = 1; text.length < bytes; n++) {
+    const words: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      words.push(WORDS[seed % WORDS.length] ?? "agent");
+    }
+    text += `${n}. ${words.join(" ")}.\n`;
+  }
+  return text.slice(0, bytes);
+}
+
+/** `turns` model calls: one search per turn, then a text answer on the last. */
+export function toolLoop(turns: number): Responder {
+  return (_request, turn) =>
+    turn < turns - 1
+      ? { toolCalls: [{ name: "search", arguments: { query: `topic ${turn}` } }], usage: USAGE }
+      : { text: `Answer after ${turns} turns.`, usage: USAGE };
+}
+
+export interface Bench {
+  model: ScriptedModelServer;
+  client: Client;
+  /** Runs a conversation through the SDK's agentRun; resolves to its workflow id once done. */
+  runSdk(prompt: string): Promise<string>;
+  /** Runs it through the bare workflow; resolves to its workflow id once done. */
+  runBare(prompt: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/**
+ * Starts a Temporal server (or uses TEMPORAL_ADDRESS), the scripted model server, and an
+ * SDK worker and a bare worker in this process on separate task queues.
+ */
+export async function startBench(options: { maxTurns: number; toolResultBytes: number }): Promise<Bench> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger("WARN") });
+    runtimeInstalled = true;
+  }
+  const temporal = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
+  const cleanup: Array<() => Promise<unknown>> = [() => temporal.stop()];
+  const close = async (): Promise<void> => {
+    for (const step of cleanup.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${String(err)}`));
+  };
+  try {
+    const { address, namespace } = temporal;
+    const [connection, native, model, sdkBundle, bareBundle] = await Promise.all([
+      Connection.connect({ address }),
+      NativeConnection.connect({ address }),
+      startScriptedModelServer(),
+      bundleAgentWorkflows(),
+      bundleWorkflowCode({
+        workflowsPath: fileURLToPath(new URL("./bare/workflows.ts", import.meta.url)),
+        logger: new DefaultLogger("WARN"),
+      }),
+    ]);
+    cleanup.push(() => connection.close(), () => native.close(), () => model.close());
+    const client = new Client({ connection, namespace });
+    const tool = searchTool(options.toolResultBytes);
+    const agent: AgentDefinition = defineAgent({ id: "bench", model: MODEL, system: SYSTEM, tools: [tool.sdk], maxTurns: options.maxTurns });
+    const sdkQueue = `bench-sdk-${randomUUID()}`;
+    const bareQueue = `bench-bare-${randomUUID()}`;
+    const workers = await Promise.all([
+      createAgentWorker({
+        connection: native,
+        namespace,
+        taskQueue: sdkQueue,
+        agents: [agent],
+        model: openaiModel({ baseURL: model.url, apiKey: "bench" }),
+        workflowBundle: sdkBundle,
+      }),
+      Worker.create({
+        connection: native,
+        namespace,
+        taskQueue: bareQueue,
+        workflowBundle: bareBundle,
+        activities: createBareActivities({ baseURL: model.url, model: MODEL, tools: [tool.bare] }),
+      }),
+    ]);
+    for (const worker of workers) {
+      const running = worker.run();
+      cleanup.push(async () => {
+        worker.shutdown();
+        await running;
+      });
+    }
+    const agents = new AgentClient({ client, taskQueue: sdkQueue });
+    // Scripted requests keep whole threads; drop them so long benches do not hoard memory.
+    const forgetRequests = (): void => void model.requests.splice(0);
+    return {
+      model,
+      client,
+      async runSdk(prompt) {
+        const runId = `sdk-${randomUUID()}`;
+        await agents.run(agent, { prompt, runId });
+        forgetRequests();
+        return runId;
+      },
+      async runBare(prompt) {
+        const workflowId = `bare-${randomUUID()}`;
+        await client.workflow.execute<typeof bareAgent>("bareAgent", {
+          workflowId,
+          taskQueue: bareQueue,
+          args: [{ system: SYSTEM, prompt, maxTurns: options.maxTurns }],
+        });
+        forgetRequests();
+        return workflowId;
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export interface HistoryStats {
+  historyBytes: number;
+  events: number;
+  /** Encoded bytes per event type, largest first: where the history's size comes from. */
+  byType: Array<{ type: string; count: number; bytes: number }>;
+}
+
+/** The closed workflow's history size as Temporal stores it (protobuf-encoded). */
+export async function historyStats(client: Client, workflowId: string): Promise<HistoryStats> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const byType = new Map<string, { type: string; count: number; bytes: number }>();
+  for (const event of events) {
+    const type = EventType[event.eventType ?? 0] ?? String(event.eventType);
+    const entry = byType.get(type) ?? { type: type.replace(/^EVENT_TYPE_/, ""), count: 0, bytes: 0 };
+    entry.count += 1;
+    entry.bytes += HistoryEvent.encode(event).finish().length;
+    byType.set(type, entry);
+  }
+  return {
+    historyBytes: History.encode(history).finish().length,
+    events: events.length,
+    byType: [...byType.values()].sort((a, b) => b.bytes - a.bytes),
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
+
+/** A conversation key the scripted server has not seen (it keys by the first user message). */
+export const prompt = (label: string): string => `${label} ${randomUUID()}`;

@@ -1,0 +1,29 @@
+/**
+ * `npm run bench -- <name>`: runs bench/<name>.ts. Progress goes to stderr; the result is
+ * one JSON line, printed last on stdout, so scripts can take `tail -n 1`.
+ */
+type BenchModule = { main(): Promise<Record<string, unknown>> };
+
+// Lazy imports: a bench only loads what it uses.
+const BENCHES: Record<string, () => Promise<BenchModule>> = {
+  history: () => import("./history.js"),
+  overhead: () => import("./overhead.js"),
+};
+
+const name = process.argv[2];
+const load = name === undefined ? undefined : BENCHES[name];
+if (!load) {
+  process.stderr.write(`usage: npm run bench -- <name>\navailable benches: ${Object.keys(BENCHES).join(", ")}\n`);
+  process.exit(2);
+}
+
+const startedAt = Date.now();
+process.stderr.write(`[bench] ${name}: starting\n`);
+try {
+  const result = await (await load()).main();
+  process.stderr.write(`[bench] ${name}: done in ${((Date.now() - startedAt) / 1000).toFixed(1)}s\n`);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} catch (err) {
+  process.stderr.write(`[bench] ${name}: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { AgentClient } from "../src/client/agent-client.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { kill, spawnWorker } from "./workers/spawn.js";
+
+let h: Harness;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await h?.close();
+});
+
+it("a worker killed with SIGKILL during a tool call loses nothing: a new worker finishes the run", async () => {
+  const taskQueue = uid("crash");
+  const markDir = mkdtempSync(join(tmpdir(), "crash-"));
+  const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, MARK_DIR: markDir };
+  const prompt = uid("run two slow steps");
+  h.model.script(prompt, [
+    { toolCalls: [{ name: "slowStep", arguments: { n: 1 } }] },
+    { toolCalls: [{ name: "slowStep", arguments: { n: 2 } }] },
+    {
+      check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+        "step 1 done by first worker",
+        "step 2 done by second worker",
+      ]),
+      text: "both steps done",
+    },
+  ]);
+  const first = await spawnWorker("agent-worker", { ...env, WORKER_NAME: "first" });
+  children.push(first);
+  const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue });
+  const run = await agents.start("slow", { prompt, runId: uid("crash-run") });
+
+  const calls = () =>
+    existsSync(join(markDir, "calls.jsonl"))
+      ? readFileSync(join(markDir, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+      : [];
+  // Step 1 finishes on the first worker; kill it while step 2 is running.
+  await vi.waitFor(() => expect(calls().filter((c) => c.n === 2)).toHaveLength(1), { timeout: 30_000, interval: 50 });
+  await kill(first, "SIGKILL");
+
+  const second = await spawnWorker("agent-worker", { ...env, WORKER_NAME: "second" });
+  children.push(second);
+  const result = await run.result();
+  expect(result.text).toBe("both steps done");
+  expect(result.turnsUsed).toBe(3);
+
+  const stepTwo = calls().filter((c) => c.n === 2);
+  expect(stepTwo).toHaveLength(2);
+  expect(stepTwo[1].attempt).toBe(2);
+  expect(stepTwo[1].pid).toBe(second.pid);
+  // The idempotency key a tool hands to side-effecting APIs survives the retry.
+  expect(stepTwo[1].key).toBe(stepTwo[0].key);
+  h.model.assertNoFailures();
+});

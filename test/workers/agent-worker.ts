@@ -1,0 +1,54 @@
+/**
+ * A worker in its own process, so a test can SIGKILL it mid-run. Configured by env:
+ * TEMPORAL_ADDRESS, TASK_QUEUE, MODEL_URL, MARK_DIR, WORKER_NAME. Prints "ready" when polling.
+ */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
+import { z } from "zod";
+import { defineAgent } from "../../src/define-agent.js";
+import { defineTool } from "../../src/define-tool.js";
+import { openaiModel } from "../../src/model/openai.js";
+import { createAgentWorker } from "../../src/worker/create-agent-worker.js";
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const slowStep = defineTool({
+  name: "slowStep",
+  description: "A step that takes a while",
+  input: z.object({ n: z.number() }),
+  async handler({ n }, ctx) {
+    appendFileSync(
+      join(env("MARK_DIR"), "calls.jsonl"),
+      JSON.stringify({ pid: process.pid, attempt: ctx.attempt, key: ctx.idempotencyKey, n }) + "\n",
+    );
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.STEP_MS ?? 3000)));
+    return `step ${n} done by ${env("WORKER_NAME")} worker`;
+  },
+});
+
+export const slowAgent = defineAgent({
+  id: "slow",
+  model: "gpt-4.1-mini",
+  system: "You run slow steps.",
+  tools: [slowStep],
+  timeouts: { heartbeat: "2s" },
+});
+
+Runtime.install({ logger: new DefaultLogger("WARN") });
+const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
+const worker = await createAgentWorker({
+  connection,
+  taskQueue: env("TASK_QUEUE"),
+  agents: [slowAgent],
+  model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+});
+const running = worker.run();
+console.log("ready");
+process.on("SIGTERM", () => worker.shutdown());
+await running;
+await connection.close();
