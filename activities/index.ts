@@ -1,4 +1,5 @@
 import type { Client } from "@temporalio/client";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/model/model.js";
 import type { AgentActivities } from "../workflows/contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
@@ -12,10 +13,11 @@ export interface ActivityDeps {
   model: Model;
   client: Client;
   threadCacheSize?: number;
+  deferral?: ResolvedDeferralConfig;
 }
 
 /** The activities an agent worker registers, bound to its agents, model and client. */
-export function createActivities({ registry, model, client, threadCacheSize }: ActivityDeps): AgentActivities {
+export function createActivities({ registry, model, client, threadCacheSize, deferral }: ActivityDeps): AgentActivities {
   const cache = new ThreadCache(threadCacheSize);
   return {
     async prepareAgent({ agentId }) {
@@ -24,6 +26,7 @@ export function createActivities({ registry, model, client, threadCacheSize }: A
         return {
           definitionHash,
           maxTurns: agent.maxTurns,
+          hasOnExpired: agent.onExpired !== undefined,
           timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
         };
       } catch (err) {
@@ -31,6 +34,6 @@ export function createActivities({ registry, model, client, threadCacheSize }: A
       }
     },
     callModel: createCallModel({ registry, model, cache, client }),
-    callTool: createCallTool(registry),
+    callTool: createCallTool(registry, deferral),
   };
 }

@@ -1,22 +1,42 @@
 import { Context } from "@temporalio/activity";
 import { z } from "zod";
-import type { ToolContext } from "../src/define-tool.js";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import { DeferError, deferSignal, isDeferSignal } from "../src/deferral/defer.js";
+import { mintResumeToken } from "../src/deferral/token.js";
+import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
+import { DurableAgentsError } from "../src/errors/base.js";
+import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
+import { DeferralNotConfiguredError } from "../src/errors/deferral-not-configured.js";
 import type { ToolCallInput, ToolCallOutput } from "../workflows/contracts.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
+import { deferralRequest } from "./deferral-request.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 
-export function createCallTool(registry: AgentRegistry) {
+export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined) {
   /**
    * One tool call. Mistakes the model can fix (unknown tool, bad arguments, a handler
-   * that throws) come back as tool errors for it to read, never as run failures.
+   * that throws) come back as tool errors for it to read, never as run failures. A
+   * handler that defers returns the deferral request; its token never leaves the worker.
    */
   return async function callTool(input: ToolCallInput): Promise<ToolCallOutput> {
-    const { tools } = registryEntry(registry, input.agentId);
+    try {
+      const definition = registry.get(input.agentId);
+      const out = input.expired ? await runOnExpired(definition, input) : await runHandler(definition, input);
+      if (isDeferSignal(out)) {
+        return { deferred: deferralRequest(out.options, deferral, `tool "${input.toolCall.function.name}"`) };
+      }
+      return out;
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  };
+
+  async function runHandler(definition: PreparedDefinition, input: ToolCallInput) {
     const { name, arguments: rawArgs } = input.toolCall.function;
-    const tool = tools.get(name);
+    const tool = definition.tools.get(name);
     if (!tool) {
-      return toolError(`unknown tool "${name}". Available tools: ${[...tools.keys()].join(", ") || "none"}.`);
+      return toolError(`unknown tool "${name}". Available tools: ${[...definition.tools.keys()].join(", ") || "none"}.`);
     }
     let args: unknown;
     try {
@@ -28,8 +48,37 @@ export function createCallTool(registry: AgentRegistry) {
     if (!parsed.success) {
       return toolError(`invalid arguments for "${name}":\n${z.prettifyError(parsed.error)}`);
     }
+    const ctx = toolContext(input, tool);
+    try {
+      return toolResult(await withHeartbeat(async () => tool.handler(parsed.data, ctx)));
+    } catch (err) {
+      if (DeferError.isInstance(err)) return deferSignal(err.options);
+      // SDK errors are misuse (no deferral config, …) and cancellation is not the model's business.
+      if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
+      return toolError(`"${name}" failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async function runOnExpired(definition: PreparedDefinition, input: ToolCallInput) {
+    const expired = input.expired!;
+    const onExpired = definition.agent.onExpired;
+    if (!onExpired) throw new DeferralExpiredError({ deferralId: expired.deferralId, expiresAt: expired.expiresAt });
+    const ctx = toolContext(input, definition.tools.get(input.toolCall.function.name));
+    try {
+      const out = await withHeartbeat(async () =>
+        onExpired({ ...expired, toolName: input.toolCall.function.name }, ctx),
+      );
+      return isDeferSignal(out) ? out : toolResult(out);
+    } catch (err) {
+      if (DeferError.isInstance(err)) return deferSignal(err.options);
+      throw new DeferralExpiredError({ deferralId: expired.deferralId, expiresAt: expired.expiresAt });
+    }
+  }
+
+  function toolContext(input: ToolCallInput, tool: ToolDefinition | undefined): ToolContext {
     const activity = Context.current();
-    const ctx: ToolContext = {
+    const where = `tool "${tool?.name ?? input.toolCall.function.name}"`;
+    return {
       runId: input.workflowId,
       agentId: input.agentId,
       toolCallId: input.toolCall.id,
@@ -37,26 +86,25 @@ export function createCallTool(registry: AgentRegistry) {
       principal: input.principal,
       signal: activity.cancellationSignal,
       attempt: activity.info.attempt,
+      deferralId: input.deferralId,
+      deferral: {
+        get token() {
+          if (!deferral) throw new DeferralNotConfiguredError({ where });
+          return mintResumeToken(deferral.secret, input.deferralId, input.toolCall.id);
+        },
+      },
+      defer: (options) => deferSignal(options),
+      restored: input.restored ?? false,
+      ...(input.resumedBy ? { resumedBy: input.resumedBy } : {}),
     };
-    try {
-      const out = await withHeartbeat(async () => tool.handler(parsed.data, ctx));
-      return { content: typeof out === "string" ? out : JSON.stringify(out ?? null), isError: false };
-    } catch (err) {
-      // A cancelled call must surface as cancellation, not as a result the model reads.
-      if (activity.cancellationSignal.aborted) throw err;
-      return toolError(`"${name}" failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  };
-}
-
-function registryEntry(registry: AgentRegistry, agentId: string) {
-  try {
-    return registry.get(agentId);
-  } catch (err) {
-    throw toActivityFailure(err);
   }
 }
 
-function toolError(message: string): ToolCallOutput {
+function toolResult(out: unknown) {
+  if (isDeferSignal(out)) return out;
+  return { content: typeof out === "string" ? out : JSON.stringify(out ?? null), isError: false };
+}
+
+function toolError(message: string) {
   return { content: `Error: ${message}`, isError: true };
 }

@@ -1,6 +1,15 @@
 import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
-import type { ToolDefinition } from "./define-tool.js";
+import type { ToolContext, ToolDefinition } from "./define-tool.js";
+import type { JsonObject } from "./json.js";
+
+/** What `onExpired` learns about the deferral that ran out. */
+export interface ExpiredDeferral {
+  deferralId: string;
+  toolName: string;
+  expiresAt: string;
+  meta: JsonObject;
+}
 
 export interface AgentOptions {
   /** Stable id; runs refer to their agent by it, so renaming strands running and deferred runs. */
@@ -13,6 +22,12 @@ export interface AgentOptions {
   tools?: ToolDefinition<any, any>[];
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
   maxTurns?: number;
+  /**
+   * Runs when a deferral of this agent expires, instead of failing the run with RC5047.
+   * Return a value to hand it to the model as the deferred call's result, or
+   * `return ctx.defer({...})` to ask again with a fresh deferral (and a fresh token).
+   */
+  onExpired?: (expired: ExpiredDeferral, ctx: ToolContext) => unknown;
   /** Timeouts of each model and tool call (activities). */
   timeouts?: {
     /** Longest one call may take, retries aside. Default `"10m"`. */
@@ -26,7 +41,8 @@ export interface AgentOptions {
 }
 
 /** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts">> {
+export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired">> {
+  onExpired?: AgentOptions["onExpired"];
   readonly kind: "agent";
   tools: ToolDefinition<any, any>[];
   timeouts: { callMs: number; heartbeatMs: number };
@@ -60,7 +76,19 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     seen.add(tool.name);
   }
   const timeouts = { callMs: duration(subject, options.timeouts?.call ?? "10m"), heartbeatMs: duration(subject, options.timeouts?.heartbeat ?? "30s") };
-  return { kind: "agent", id: options.id, model: options.model, system: options.system, maxTurns, tools, timeouts };
+  if (options.onExpired !== undefined && typeof options.onExpired !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "onExpired must be a function" });
+  }
+  return {
+    kind: "agent",
+    id: options.id,
+    model: options.model,
+    system: options.system,
+    maxTurns,
+    tools,
+    timeouts,
+    ...(options.onExpired ? { onExpired: options.onExpired } : {}),
+  };
 }
 
 function duration(subject: string, value: Duration): number {

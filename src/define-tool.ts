@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import type { DeferOptions, DeferSignal } from "./deferral/defer.js";
 import type { Principal } from "./json.js";
 
 /** What a tool handler can see and use while it runs inside an agent run. */
@@ -21,6 +22,26 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Which attempt of this call this is (1 on the first). */
   attempt: number;
+  /**
+   * The id the run's deferral will have if this call defers. Known before deferring, so a
+   * notification can carry a working link. Every call of one batch reads the same id.
+   */
+  deferralId: string;
+  /**
+   * `token` resumes this call's deferral. Bound to this tool call: a sibling that loses
+   * the deferral hands out a token that is refused (RC5055). Reading it without a deferral
+   * configuration fails the call with RC5052.
+   */
+  deferral: { readonly token: string };
+  /**
+   * Parks the whole run until a resume (or the TTL). `return ctx.defer({...})` from the
+   * handler; the resume payload becomes this call's result.
+   */
+  defer(options?: DeferOptions): DeferSignal;
+  /** True after a resume: `principal` was restored from storage, not re-verified. */
+  restored: boolean;
+  /** Who resumed the run; gains none of its authority. */
+  resumedBy?: Principal;
 }
 
 export interface ToolOptions<I extends z.ZodType, O> {

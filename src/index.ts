@@ -6,5 +6,11 @@ export type { AgentResult, RunState, RunStatus } from "../workflows/run-state.js
 export type { ChatMessage, ToolCall, Usage } from "./model/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec } from "./model/model.js";
 export { isContextOverflow } from "./model/context-overflow.js";
+export { DeferError, type DeferOptions, type DeferSignal } from "./deferral/defer.js";
+export type { DeferralConfig } from "./deferral/config.js";
+export type { AuthorizeHook, AuthorizeRequest, ResumeOptions, ResumeResult } from "./client/resume.js";
+export { DeferralStore } from "./client/agent-client.js";
+export type { DeferralRecord, DeferralView, DeferredAck, DeferralEvent, RunOutcome, StepState } from "../workflows/deferral-record.js";
+export type { ExpiredDeferral } from "./define-agent.js";
 export type { JsonValue, JsonObject, Principal } from "./json.js";
 export * from "./errors/index.js";

@@ -1,3 +1,5 @@
 // `durable-agents/workflow`: safe to import from workflow code (Temporal's sandbox).
-export { runStateQuery, threadQuery } from "../workflows/messages.js";
+export { deferrable, defer, nextDeferralId, type WorkflowDeferOptions } from "../workflows/plain-defer.js";
+export { runStateQuery, threadQuery, deferralQuery, resumeUpdate, settledUpdate } from "../workflows/messages.js";
 export type { AgentResult, AgentRunInput, RunState, RunStatus } from "../workflows/run-state.js";
+export type { DeferralRecord, DeferralView, DeferredAck, RunOutcome, StepState, DeferralEvent } from "../workflows/deferral-record.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/client/agent-client.js";
 import { MaxTurnsError } from "../src/errors/max-turns.js";
 import { AgentNotRegisteredError } from "../src/errors/agent-not-registered.js";
-import { startHarness, uid, type Harness } from "./harness.js";
+import { completed, startHarness, uid, type Harness } from "./harness.js";
 import { toolLog, weatherAgent } from "./fixtures/agents.js";
 
 let h: Harness;
@@ -37,7 +37,7 @@ describe("the agent loop", () => {
       { text: "Oslo 12°C, Lisbon 18°C, together 30.", usage: { promptTokens: 30, completionTokens: 7 } },
     ]);
     const runId = uid("run");
-    const result = await agents.run(weatherAgent, { prompt, runId, principal: { id: "alice" } });
+    const result = await completed(agents.run(weatherAgent, { prompt, runId, principal: { id: "alice" } }));
 
     expect(result.text).toBe("Oslo 12°C, Lisbon 18°C, together 30.");
     expect(result.turnsUsed).toBe(3);
@@ -68,7 +68,7 @@ describe("the agent loop", () => {
       { text: "3" },
     ]);
     // maxTurns is 4 and this uses exactly 4.
-    const result = await agents.run(weatherAgent, { prompt });
+    const result = await completed(agents.run(weatherAgent, { prompt }));
     expect(result.text).toBe("3");
     expect(result.turnsUsed).toBe(4);
     h.model.assertNoFailures();

@@ -1,11 +1,26 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from "@temporalio/workflow";
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from "@temporalio/workflow";
+import { DefinitionChangedError } from "../src/errors/definition-changed.js";
+import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { MaxTurnsError } from "../src/errors/max-turns.js";
-import { addUsage, emptyUsage, type ChatMessage, type ToolMessage } from "../src/model/messages.js";
-import type { AgentActivities, PreparedAgent } from "./contracts.js";
+import { StepStateError } from "../src/errors/step-state.js";
+import { addUsage, emptyUsage, type ToolCall } from "../src/model/messages.js";
+import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "./contracts.js";
+import { DeferralBook } from "./deferral-book.js";
+import type { DeferralRecord } from "./deferral-record.js";
 import { runStateQuery, threadQuery } from "./messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "./run-state.js";
 
-const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009"];
+const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
+
+const SIBLING_DEFERRED =
+  "Error: a sibling tool call already deferred this run, so this call did not run. Call it again after the run resumes.";
 
 const { prepareAgent } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: "30s",
@@ -14,8 +29,9 @@ const { prepareAgent } = proxyLocalActivities<AgentActivities>({
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
- * model answers without tools or the turns run out. The system prompt and tool list
- * are never in workflow state: the worker prepares them for each model call.
+ * model answers without tools or the turns run out. A tool may defer the run: it parks
+ * until a resume lands the payload as that call's result. The system prompt and tool
+ * list are never in workflow state: the worker prepares them for each model call.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const state: RunState = {
@@ -25,35 +41,63 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     turnsUsed: 0,
     maxTurns: undefined,
     usage: emptyUsage(),
+    restored: false,
     ...(input.principal ? { principal: input.principal } : {}),
   };
-  setHandler(runStateQuery, () => state);
+  let prepared: PreparedAgent | undefined;
+  const book = new DeferralBook({
+    async verify(record) {
+      prepared = await reprepare(state.agentId, record);
+    },
+    stepState: (record) => ({
+      agentId: state.agentId,
+      messages: state.messages,
+      deferredToolCallId: record.toolCallId,
+      turnsUsed: state.turnsUsed,
+      usage: state.usage,
+    }),
+  });
+  setHandler(runStateQuery, () => ({ ...state, status: book.phase, ...deferralIdOf(book.current()) }));
   setHandler(threadQuery, ({ length }) => state.messages.slice(0, length));
 
-  try {
-    const prepared = await prepareAgent({ agentId: input.agentId });
-    state.maxTurns = prepared.maxTurns;
-    const result = await loop(state, prepared);
-    state.status = "completed";
-    return result;
-  } catch (err) {
-    state.status = "failed";
-    // Surface the activity's typed failure itself, so the caller sees its code on top.
-    throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
-  }
+  return book.run(
+    async () => {
+      try {
+        prepared = await prepareAgent({ agentId: input.agentId });
+        state.maxTurns = prepared.maxTurns;
+        return await loop(state, book, () => prepared!);
+      } catch (err) {
+        // Surface the activity's typed failure itself, so the caller sees its code on top.
+        throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
+      }
+    },
+    // Resumes are answered with this; the full thread stays available through the run's result.
+    (result) => ({ status: result.status, text: result.text, turnsUsed: result.turnsUsed, usage: result.usage }),
+  );
 }
 
-async function loop(state: RunState, prepared: PreparedAgent): Promise<AgentResult> {
+async function loop(state: RunState, book: DeferralBook, prepared: () => PreparedAgent): Promise<AgentResult> {
   const { callModel, callTool } = proxyActivities<AgentActivities>({
-    startToCloseTimeout: prepared.timeouts.startToCloseMs,
-    heartbeatTimeout: prepared.timeouts.heartbeatMs,
+    startToCloseTimeout: prepared().timeouts.startToCloseMs,
+    heartbeatTimeout: prepared().timeouts.heartbeatMs,
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
   });
   const { workflowId, runId } = workflowInfo();
+  const toolInput = (toolCall: ToolCall) => ({
+    agentId: state.agentId,
+    workflowId,
+    toolCall,
+    deferralId: book.nextDeferralId(),
+    restored: state.restored,
+    ...(state.principal ? { principal: state.principal } : {}),
+    ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
+  });
+
   let sentLength = 0;
   for (;;) {
-    if (state.turnsUsed >= prepared.maxTurns) {
-      throw new MaxTurnsError({ maxTurns: prepared.maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
+    const { maxTurns } = prepared();
+    if (state.turnsUsed >= maxTurns) {
+      throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
     }
     const delta = state.messages.slice(sentLength);
     const reply = await callModel({ agentId: state.agentId, workflowId, runId, epoch: 0, baseLength: sentLength, delta });
@@ -64,14 +108,97 @@ async function loop(state: RunState, prepared: PreparedAgent): Promise<AgentResu
 
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
-      return { text: reply.message.content ?? "", messages: state.messages, turnsUsed: state.turnsUsed, usage: state.usage };
+      return { status: "completed", text: reply.message.content ?? "", messages: state.messages, turnsUsed: state.turnsUsed, usage: state.usage };
     }
-    const results = await Promise.all(
-      calls.map(async (toolCall): Promise<ToolMessage> => {
-        const out = await callTool({ agentId: state.agentId, workflowId, toolCall, principal: state.principal });
-        return { role: "tool", tool_call_id: toolCall.id, content: out.content };
-      }),
-    );
-    state.messages.push(...(results satisfies ChatMessage[]));
+    // Siblings all finish (their results persist) before a deferral parks the run.
+    const outputs = await Promise.all(calls.map((call) => callTool(toolInput(call))));
+    let winner: { call: ToolCall; request: DeferralRequest } | undefined;
+    calls.forEach((call, i) => {
+      const out = outputs[i] as ToolCallOutput;
+      if ("deferred" in out) {
+        // The first deferral in the model's emission order wins; later ones are told to retry.
+        if (!winner) winner = { call, request: out.deferred };
+        else state.messages.push({ role: "tool", tool_call_id: call.id, content: SIBLING_DEFERRED });
+      } else {
+        state.messages.push({ role: "tool", tool_call_id: call.id, content: out.content });
+      }
+    });
+    if (winner) await deferUntilAnswered(state, book, prepared, winner, (input) => callTool(input), toolInput);
   }
+}
+
+/** Parks the run for `winner`'s deferral and lands its answer (resume or onExpired) in the thread. */
+async function deferUntilAnswered(
+  state: RunState,
+  book: DeferralBook,
+  prepared: () => PreparedAgent,
+  winner: { call: ToolCall; request: DeferralRequest },
+  callTool: AgentActivities["callTool"],
+  toolInput: (call: ToolCall) => Parameters<AgentActivities["callTool"]>[0],
+): Promise<void> {
+  let request = winner.request;
+  for (;;) {
+    const parked = await book.park({
+      toolCallId: winner.call.id,
+      toolName: winner.call.function.name,
+      agentId: state.agentId,
+      ...(request.schema ? { schema: request.schema } : {}),
+      meta: request.meta,
+      ttlMs: request.ttlMs,
+      definitionHash: prepared().definitionHash,
+      ...(state.principal ? { principal: state.principal } : {}),
+    });
+    if (parked.kind === "resumed") {
+      const { payload } = parked;
+      state.messages.push({
+        role: "tool",
+        tool_call_id: winner.call.id,
+        content: typeof payload === "string" ? payload : JSON.stringify(payload),
+      });
+      state.restored = true;
+      if (parked.resumedBy) state.resumedBy = parked.resumedBy;
+      return;
+    }
+    const { record } = parked;
+    if (!prepared().hasOnExpired) {
+      throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+    }
+    const out = await callTool({
+      ...toolInput(winner.call),
+      expired: { deferralId: record.id, expiresAt: record.expiresAt, meta: record.meta },
+    });
+    if ("deferred" in out) {
+      request = out.deferred;
+      continue;
+    }
+    state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: out.content });
+    return;
+  }
+}
+
+/** Preparation again at resume: the agent must still exist and hash as it did when it deferred. */
+async function reprepare(agentId: string, record: DeferralRecord): Promise<PreparedAgent> {
+  let prepared: PreparedAgent;
+  try {
+    prepared = await prepareAgent({ agentId });
+  } catch (err) {
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    if (cause instanceof ApplicationFailure && cause.type === "AI1002") {
+      throw new StepStateError({ agentId, reason: `no agent "${agentId}" is registered on the worker any more` }).toFailure();
+    }
+    throw err;
+  }
+  if (prepared.definitionHash !== record.definitionHash) {
+    throw new DefinitionChangedError({
+      deferralId: record.id,
+      agentId,
+      deferredHash: record.definitionHash ?? "",
+      currentHash: prepared.definitionHash,
+    }).toFailure();
+  }
+  return prepared;
+}
+
+function deferralIdOf(record: DeferralRecord | undefined): { deferralId?: string } {
+  return record ? { deferralId: record.id } : {};
 }

@@ -3,13 +3,15 @@
  * bundle must not pull activity code (or Node) into the deterministic sandbox.
  */
 import type { ChatMessage, ToolCall, Usage } from "../src/model/messages.js";
-import type { Principal } from "../src/json.js";
+import type { JsonObject, Principal } from "../src/json.js";
 
 /** What preparation tells the workflow about the agent as the worker knows it now. */
 export interface PreparedAgent {
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
   maxTurns: number;
+  /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
+  hasOnExpired: boolean;
   /** Activity timeouts for this agent's model and tool calls. */
   timeouts: { startToCloseMs: number; heartbeatMs: number };
 }
@@ -39,12 +41,23 @@ export interface ToolCallInput {
   workflowId: string;
   toolCall: ToolCall;
   principal?: Principal;
+  /** The id the run's next deferral will have: the same for every call of a batch. */
+  deferralId: string;
+  /** True once the run has been resumed: its principal was restored, not re-verified. */
+  restored?: boolean;
+  resumedBy?: Principal;
+  /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
+  expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
 }
 
-export interface ToolCallOutput {
-  content: string;
-  isError: boolean;
+/** What a handler asked for when it deferred: everything but the token, which never enters history. */
+export interface DeferralRequest {
+  schema?: JsonObject;
+  ttlMs: number;
+  meta: JsonObject;
 }
+
+export type ToolCallOutput = { content: string; isError: boolean } | { deferred: DeferralRequest };
 
 export interface AgentActivities {
   prepareAgent(input: { agentId: string }): Promise<PreparedAgent>;

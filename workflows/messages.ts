@@ -1,5 +1,6 @@
-import { defineQuery } from "@temporalio/workflow";
+import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { ChatMessage } from "../src/model/messages.js";
+import type { DeferralView, ResumeReply, ResumeRequest, RunOutcome } from "./deferral-record.js";
 import type { RunState } from "./run-state.js";
 
 /** The run's live state (status, messages, turns, usage). */
@@ -10,3 +11,15 @@ export const runStateQuery = defineQuery<RunState>("durable-agents.runState");
  * (another worker, a restart) reads the thread through this instead of its own input.
  */
 export const threadQuery = defineQuery<ChatMessage[], [{ epoch: number; length: number }]>("durable-agents.thread");
+
+/** One deferral record (with step state for agent runs), or null when the run has no such deferral. */
+export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable-agents.deferral");
+
+/**
+ * Resumes a deferral. The validator refuses (with no history) an unknown id, a token
+ * minted for another tool call, and a payload that is not plain JSON.
+ */
+export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-agents.resume");
+
+/** Waits until the run is not running: completed, failed, or deferred. */
+export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");

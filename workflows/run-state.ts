@@ -1,7 +1,7 @@
 import type { ChatMessage, Usage } from "../src/model/messages.js";
 import type { Principal } from "../src/json.js";
 
-export type RunStatus = "running" | "completed" | "failed";
+export type RunStatus = "running" | "deferred" | "completed" | "failed";
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
@@ -20,10 +20,16 @@ export interface RunState {
   maxTurns: number | undefined;
   usage: Usage;
   principal?: Principal;
+  /** True once the run was resumed: `principal` was restored from storage, not re-verified. */
+  restored: boolean;
+  resumedBy?: Principal;
+  /** The deferral the run waits on, while it is deferred. */
+  deferralId?: string;
 }
 
 /** A completed run. */
 export interface AgentResult {
+  status: "completed";
   /** The final answer. */
   text: string;
   messages: ChatMessage[];

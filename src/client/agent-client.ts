@@ -4,17 +4,32 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
   type ConnectionLike,
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import { runStateQuery } from "../../workflows/messages.js";
+import type { DeferralView, DeferredAck } from "../../workflows/deferral-record.js";
+import { deferralQuery, resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "../../workflows/run-state.js";
+import { AgentIdKey } from "../../workflows/search-attributes.js";
+import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
+import { parseDeferralId } from "../deferral/deferral-id.js";
+import { verifyResumeToken } from "../deferral/token.js";
 import type { AgentDefinition } from "../define-agent.js";
+import { DeferralDeniedError } from "../errors/deferral-denied.js";
+import { DeferralExpiredError } from "../errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
+import { DeferralSecretError } from "../errors/deferral-secret.js";
 import { unwrapFailure } from "../errors/from-failure.js";
 import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import { NotPlainJsonError } from "../errors/not-plain-json.js";
+import { ResumeUnauthorizedError } from "../errors/resume-unauthorized.js";
 import { RunNotFoundError } from "../errors/run-not-found.js";
+import { ToolCallMismatchError } from "../errors/tool-call-mismatch.js";
 import type { Principal } from "../json.js";
+import { plainJsonProblem } from "../json-check.js";
+import type { AuthorizeHook, ResumeOptions, ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions {
   /** A `Connection` or `NativeConnection`; ignored when `client` is given. */
@@ -25,12 +40,16 @@ export interface AgentClientOptions {
   namespace?: string;
   /** Task queue the agent workers poll. */
   taskQueue: string;
+  /** Needed to resume: the same secret the workers sign tokens with (32+ bytes). */
+  deferral?: { secret: string | Uint8Array };
+  /** Client-wide resume check; a per-call `authorize` replaces it. */
+  authorize?: AuthorizeHook;
 }
 
 export interface RunOptions {
   /** The user's message that starts the run. */
   prompt: string;
-  /** Who the run acts for; tools read it as `ctx.principal`. */
+  /** Who the run acts for; tools read it as `ctx.principal`. Plain JSON. */
   principal?: Principal;
   /**
    * The run's id (its workflow id). Starting the same id again attaches to the run
@@ -42,16 +61,22 @@ export interface RunOptions {
 /** A started run. */
 export interface RunHandle {
   runId: string;
-  /** Waits for the run to finish: its result, or its typed error. */
+  /** Waits until the run completes (its result), fails (its typed error) or defers (the acknowledgment). */
+  settled(): Promise<AgentResult | DeferredAck>;
+  /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. */
   result(): Promise<AgentResult>;
   /** The live state: status, messages, turns used, token usage. */
   state(): Promise<RunState>;
 }
 
-/** What services use to start agent runs and follow them. */
+/** What services use to start agent runs, follow them, and resume their deferrals. */
 export class AgentClient {
   readonly client: Client;
   readonly taskQueue: string;
+  /** Read access to deferral records. */
+  readonly deferrals: DeferralStore;
+  readonly #deferral: ResolvedDeferralConfig | undefined;
+  readonly #authorize: AuthorizeHook | undefined;
 
   constructor(options: AgentClientOptions) {
     if (!options?.taskQueue) {
@@ -61,6 +86,9 @@ export class AgentClient {
     this.client =
       options.client ??
       new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
+    this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
+    this.#authorize = options.authorize;
+    this.deferrals = new DeferralStore(this.client);
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
@@ -72,6 +100,10 @@ export class AgentClient {
     if (typeof options?.prompt !== "string") {
       throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "prompt must be a string" });
     }
+    const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
+    if (principalProblem) {
+      throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: `principal is not plain JSON at ${principalProblem.path}` });
+    }
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
     const input: AgentRunInput = { agentId, prompt: options.prompt, ...(options.principal ? { principal: options.principal } : {}) };
     try {
@@ -79,6 +111,7 @@ export class AgentClient {
         workflowId: runId,
         taskQueue: this.taskQueue,
         args: [input],
+        typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
         // Same id while running: attach. Same id after it closed: refused below, then attach.
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "REJECT_DUPLICATE",
@@ -89,18 +122,33 @@ export class AgentClient {
     return this.handle(runId);
   }
 
-  /** Starts (or attaches to) a run and waits for its result. */
-  async run(agent: AgentDefinition | string, options: RunOptions): Promise<AgentResult> {
-    return (await this.start(agent, options)).result();
+  /**
+   * Starts (or attaches to) a run and waits until it settles: the `AgentResult` when it
+   * completes, the `Deferred` acknowledgment as soon as it parks, its typed error when it fails.
+   */
+  async run(agent: AgentDefinition | string, options: RunOptions): Promise<AgentResult | DeferredAck> {
+    return (await this.start(agent, options)).settled();
   }
 
   /** A handle on an existing run. */
   handle(runId: string): RunHandle {
-    const wf = this.client.workflow.getHandle<typeof agentRun>(runId);
+    const wf = this.workflowHandle(runId);
+    const result = () => translate(runId, () => wf.result());
     return {
       runId,
-      result: () => translate(runId, () => wf.result()),
+      result,
       state: () => translate(runId, () => wf.query(runStateQuery)),
+      settled: async () => {
+        let outcome;
+        try {
+          outcome = await wf.executeUpdate(settledUpdate);
+        } catch (err) {
+          // A closed run takes no updates; its result (or error) is the settled state.
+          if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+          return result();
+        }
+        return outcome.status === "deferred" ? outcome : result();
+      },
     };
   }
 
@@ -114,9 +162,102 @@ export class AgentClient {
     return this.handle(runId).state();
   }
 
+  /**
+   * Resumes a deferral with the token its tool handed out. Checks, in order, each
+   * refusing with its code and changing nothing: token (RC5041), record exists (RC5046),
+   * call binding (RC5055), authorize hook (RC5056), lifecycle (a duplicate gets the first
+   * outcome; RC5050 denied), deadline (RC5047), definition (RC5048, denies), schema
+   * (RC5049, token not spent), plain JSON (RC5042). Then the run continues, and this
+   * returns its next settled state.
+   */
+  async resume(options: ResumeOptions): Promise<ResumeResult> {
+    if (!this.#deferral) {
+      throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
+    }
+    const claims = verifyResumeToken(this.#deferral.secret, options?.token);
+    const located = parseDeferralId(claims.deferralId);
+    if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
+    const view = await this.deferrals.get(claims.deferralId);
+    if (view.toolCallId !== claims.toolCallId) {
+      throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
+    }
+    await this.#authorizeResume(options, view);
+    if (view.status === "denied") throw new DeferralDeniedError({ deferralId: view.id, reason: view.deniedReason ?? "denied" });
+    if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
+      throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
+    }
+    for (const [what, value] of [["payload", options.payload], ["payload", options.principal ?? null]] as const) {
+      const problem = plainJsonProblem(value);
+      if (problem) throw new NotPlainJsonError({ what, ...problem });
+    }
+    try {
+      return await this.workflowHandle(located.runId).executeUpdate(resumeUpdate, {
+        args: [
+          {
+            deferralId: view.id,
+            toolCallId: claims.toolCallId,
+            payload: options.payload,
+            ...(options.principal ? { resumedBy: options.principal } : {}),
+          },
+        ],
+      });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+      // The run closed after the first resume: duplicates are answered from the record.
+      const after = await this.deferrals.get(view.id);
+      if (after.status === "resumed" && after.outcome) return { status: "duplicate", deferralId: view.id, outcome: after.outcome };
+      throw err;
+    }
+  }
+
+  async #authorizeResume(options: ResumeOptions, view: DeferralView): Promise<void> {
+    const authorize = options.authorize ?? this.#authorize;
+    if (!authorize) return;
+    let verdict: unknown;
+    try {
+      verdict = await authorize({
+        principal: options.principal,
+        deferred: view.principal ? { ...view.principal, restored: true } : undefined,
+        payload: options.payload,
+        record: {
+          id: view.id,
+          meta: view.meta,
+          ...(view.agentId ? { agentId: view.agentId } : {}),
+          deferredAt: view.deferredAt,
+          expiresAt: view.expiresAt,
+        },
+      });
+    } catch (err) {
+      verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
+    }
+    if (verdict !== true) {
+      throw new ResumeUnauthorizedError({ deferralId: view.id, returned: typeof verdict === "string" ? verdict : JSON.stringify(verdict) ?? "undefined" });
+    }
+  }
+
   /** Exposed for advanced use: the raw Temporal handle of a run. */
   workflowHandle(runId: string): WorkflowHandle<typeof agentRun> {
     return this.client.workflow.getHandle<typeof agentRun>(runId);
+  }
+}
+
+/** Deferral records, read through the run that holds them. Records never contain tokens. */
+export class DeferralStore {
+  constructor(private readonly client: Client) {}
+
+  /** The record with its `meta` and, while deferred, its step state; RC5046 when there is none. */
+  async get(deferralId: string): Promise<DeferralView> {
+    const located = parseDeferralId(deferralId);
+    if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
+    let view: DeferralView | null;
+    try {
+      view = await this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new DeferralNotFoundError({ deferralId });
+      throw err;
+    }
+    if (!view) throw new DeferralNotFoundError({ deferralId });
+    return view;
   }
 }
 

@@ -1,3 +1,20 @@
+import { DeferralSecretError } from "./deferral-secret.js";
+import { ResumeTokenError } from "./resume-token.js";
+import { NotPlainJsonError } from "./not-plain-json.js";
+import { DeferralNotFoundError } from "./deferral-not-found.js";
+import { DeferralExpiredError } from "./deferral-expired.js";
+import { DefinitionChangedError } from "./definition-changed.js";
+import { ResumePayloadError } from "./resume-payload.js";
+import { DeferralDeniedError } from "./deferral-denied.js";
+import { DeferInFanOutError } from "./defer-in-fan-out.js";
+import { DeferralNotConfiguredError } from "./deferral-not-configured.js";
+import { DeferralCancelledError } from "./deferral-cancelled.js";
+import { ToolCallMismatchError } from "./tool-call-mismatch.js";
+import { ResumeUnauthorizedError } from "./resume-unauthorized.js";
+import { RunCancelledError } from "./run-cancelled.js";
+import { DeferOutsideRunError } from "./defer-outside-run.js";
+import { StepStateError } from "./step-state.js";
+import { ThreadRewriteError } from "./thread-rewrite.js";
 import { AgentNotRegisteredError } from "./agent-not-registered.js";
 import { ContextOverflowError } from "./context-overflow.js";
 import { InvalidDefinitionError } from "./invalid-definition.js";
@@ -13,4 +30,21 @@ export const errorClasses = {
   [MaxTurnsError.code]: MaxTurnsError,
   [ContextOverflowError.code]: ContextOverflowError,
   [RunNotFoundError.code]: RunNotFoundError,
+  [DeferralSecretError.code]: DeferralSecretError,
+  [ResumeTokenError.code]: ResumeTokenError,
+  [NotPlainJsonError.code]: NotPlainJsonError,
+  [DeferralNotFoundError.code]: DeferralNotFoundError,
+  [DeferralExpiredError.code]: DeferralExpiredError,
+  [DefinitionChangedError.code]: DefinitionChangedError,
+  [ResumePayloadError.code]: ResumePayloadError,
+  [DeferralDeniedError.code]: DeferralDeniedError,
+  [DeferInFanOutError.code]: DeferInFanOutError,
+  [DeferralNotConfiguredError.code]: DeferralNotConfiguredError,
+  [DeferralCancelledError.code]: DeferralCancelledError,
+  [ToolCallMismatchError.code]: ToolCallMismatchError,
+  [ResumeUnauthorizedError.code]: ResumeUnauthorizedError,
+  [RunCancelledError.code]: RunCancelledError,
+  [DeferOutsideRunError.code]: DeferOutsideRunError,
+  [StepStateError.code]: StepStateError,
+  [ThreadRewriteError.code]: ThreadRewriteError,
 } as const;

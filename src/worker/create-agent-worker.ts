@@ -1,9 +1,14 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
+import { bundleWorkflowCode, Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createActivities } from "../../activities/index.js";
+import type { DeferralEvent } from "../../workflows/deferral-record.js";
+import type { DurableAgentsSinks } from "../../workflows/sinks.js";
+import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../define-agent.js";
 import type { Model } from "../model/model.js";
 
@@ -15,11 +20,22 @@ export function agentWorkflowsPath(): string {
 }
 
 /**
- * Bundles the agent workflows once. Bundling takes seconds; pass the result as
- * `workflowBundle` when a process starts several workers.
+ * Bundles the agent workflows (plus your own, from `workflowsPath`) once. Bundling takes
+ * seconds; pass the result as `workflowBundle` when a process starts several workers.
  */
-export function bundleAgentWorkflows(): ReturnType<typeof bundleWorkflowCode> {
-  return bundleWorkflowCode({ workflowsPath: agentWorkflowsPath(), logger: quietBundlerLogger });
+export function bundleAgentWorkflows(options: { workflowsPath?: string } = {}): ReturnType<typeof bundleWorkflowCode> {
+  const workflowsPath = options.workflowsPath ? combinedEntry(options.workflowsPath) : agentWorkflowsPath();
+  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+// One bundle holds one entry module: re-export the agent workflows and the user's from a generated one.
+function combinedEntry(userWorkflowsPath: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "durable-agents-bundle-")), "workflows.ts");
+  writeFileSync(
+    file,
+    `export * from ${JSON.stringify(agentWorkflowsPath())};\nexport * from ${JSON.stringify(resolve(userWorkflowsPath))};\n`,
+  );
+  return file;
 }
 
 export interface AgentWorkerOptions {
@@ -33,6 +49,20 @@ export interface AgentWorkerOptions {
   agents: AgentDefinition[];
   /** The model provider, e.g. `openaiModel({ baseURL, apiKey })`. */
   model: Model;
+  /**
+   * Enables deferral: the secret that signs resume tokens (the same on every client) and
+   * the default TTL. Without it, a tool that defers fails with RC5052.
+   */
+  deferral?: DeferralConfig;
+  /**
+   * Listeners for deferral transitions. Each fires once per transition in the worker that
+   * made it, never again when a workflow replays.
+   */
+  on?: Partial<Record<DeferralEvent["type"], (event: DeferralEvent) => void>>;
+  /** Your own activities, registered next to the SDK's (for your own workflows). */
+  activities?: Record<string, (...args: any[]) => Promise<unknown>>;
+  /** Your own workflows (e.g. ones using `defer()` from `durable-agents/workflow`), bundled alongside. */
+  workflowsPath?: string;
   /** A prebuilt bundle from `bundleAgentWorkflows()`; bundled at creation when absent. */
   workflowBundle?: Awaited<ReturnType<typeof bundleWorkflowCode>>;
   /** How many threads the worker keeps in memory so model calls carry only new messages. Default 1000. */
@@ -45,22 +75,44 @@ export interface AgentWorkerOptions {
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const namespace = options.namespace ?? "default";
   const registry = new AgentRegistry(options.agents);
+  const deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
   const client = new Client({ connection: options.connection, namespace });
   const activities = createActivities({
     registry,
     model: options.model,
     client,
+    ...(deferral ? { deferral } : {}),
     ...(options.threadCacheSize !== undefined ? { threadCacheSize: options.threadCacheSize } : {}),
   });
-  const workflowBundle = options.workflowBundle ?? (await bundleAgentWorkflows());
+  const workflowBundle =
+    options.workflowBundle ?? (await bundleAgentWorkflows(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}));
   return Worker.create({
     ...options.worker,
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue,
-    activities,
+    activities: { ...options.activities, ...activities },
     workflowBundle,
+    sinks: { ...options.worker?.sinks, ...eventSinks(options.on) },
   });
+}
+
+function eventSinks(listeners: AgentWorkerOptions["on"] = {}): InjectedSinks<DurableAgentsSinks> {
+  return {
+    durableAgents: {
+      event: {
+        fn: (_info, event) => {
+          try {
+            listeners[event.type]?.(event);
+          } catch (err) {
+            // A failing listener must not fail the workflow task that reported the event.
+            console.error(`durable-agents: the "${event.type}" listener threw`, err);
+          }
+        },
+        callDuringReplay: false,
+      },
+    },
+  };
 }
 
 // The bundler reports every module at info level; only problems are worth a user's screen.

@@ -1,0 +1,272 @@
+import { Validator } from "@cfworker/json-schema";
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxySinks,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from "@temporalio/workflow";
+import { deferralIdOf } from "../src/deferral/deferral-id.js";
+import { DeferralDeniedError } from "../src/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../src/errors/deferral-not-found.js";
+import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
+import { ResumePayloadError } from "../src/errors/resume-payload.js";
+import { ToolCallMismatchError } from "../src/errors/tool-call-mismatch.js";
+import type { JsonObject, JsonValue, Principal } from "../src/json.js";
+import { plainJsonProblem } from "../src/json-check.js";
+import type {
+  DeferralEvent,
+  DeferralRecord,
+  DeferralView,
+  DeferredAck,
+  FailureInfo,
+  ResumeReply,
+  ResumeRequest,
+  RunOutcome,
+  StepState,
+} from "./deferral-record.js";
+import { deferralQuery, resumeUpdate, settledUpdate } from "./messages.js";
+import { DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "./search-attributes.js";
+import type { DurableAgentsSinks } from "./sinks.js";
+
+export interface DeferralHooks {
+  /** Checks that the deferred step can still continue; throws a typed failure to deny it. */
+  verify?(record: DeferralRecord): Promise<void>;
+  /** The step state of a deferred record, for the store. */
+  stepState?(record: DeferralRecord): StepState | undefined;
+}
+
+export interface ParkRequest {
+  toolCallId: string;
+  toolName?: string;
+  agentId?: string;
+  schema?: JsonObject;
+  meta: JsonObject;
+  ttlMs: number;
+  definitionHash?: string;
+  principal?: Principal;
+}
+
+export type ParkResult =
+  | { kind: "resumed"; record: DeferralRecord; payload: JsonValue; resumedBy?: Principal }
+  | { kind: "expired"; record: DeferralRecord };
+
+type Phase = "running" | "deferred" | "completed" | "failed";
+
+/**
+ * A run's deferrals, inside its workflow: parking, the resume update with its checks
+ * in the documented order, expiry, and the settled outcome that resumes (and their
+ * duplicates) are answered with. Shared by agent runs and plain workflows.
+ */
+export class DeferralBook {
+  readonly records: DeferralRecord[] = [];
+  phase: Phase = "running";
+  #last: RunOutcome | undefined;
+  readonly #denials = new Map<string, unknown>();
+  readonly #verifying = new Map<string, Promise<void>>();
+  readonly #events = proxySinks<DurableAgentsSinks>().durableAgents;
+
+  constructor(private readonly hooks: DeferralHooks = {}) {
+    setHandler(deferralQuery, (id) => this.view(id));
+    setHandler(settledUpdate, async () => {
+      await condition(() => this.phase !== "running");
+      return this.#last!;
+    });
+    setHandler(resumeUpdate, (request) => this.resume(request), { validator: (request) => this.validate(request) });
+  }
+
+  /** The id the next deferral of this run will have; tool handlers see it before they defer. */
+  nextDeferralId(): string {
+    return deferralIdOf(workflowInfo().workflowId, this.records.length + 1);
+  }
+
+  /** The record currently waiting for its resume, if any. */
+  current(): DeferralRecord | undefined {
+    const last = this.records.at(-1);
+    return last?.status === "deferred" ? last : undefined;
+  }
+
+  view(id: string): DeferralView | null {
+    const record = this.find(id);
+    if (!record) return null;
+    const stepState = record.status === "deferred" ? this.hooks.stepState?.(record) : undefined;
+    return stepState ? { ...record, stepState } : { ...record };
+  }
+
+  /** Parks the run until a resume claims the deferral or its TTL runs out. */
+  async park(request: ParkRequest): Promise<ParkResult> {
+    const now = Date.now();
+    const record: DeferralRecord = {
+      id: this.nextDeferralId(),
+      runId: workflowInfo().workflowId,
+      ...(request.agentId ? { agentId: request.agentId } : {}),
+      toolCallId: request.toolCallId,
+      ...(request.toolName ? { toolName: request.toolName } : {}),
+      status: "deferred",
+      ...(request.schema ? { schema: request.schema } : {}),
+      meta: request.meta,
+      deferredAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + request.ttlMs).toISOString(),
+      ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
+      ...(request.principal ? { principal: request.principal } : {}),
+    };
+    this.records.push(record);
+    upsertSearchAttributes([
+      { key: DeferralStatusKey, value: "deferred" },
+      { key: DeferralIdKey, value: record.id },
+      { key: DeferralExpiresAtKey, value: new Date(record.expiresAt) },
+    ]);
+    this.emit("deferred", record);
+    this.settle(ackOf(record));
+
+    const settled = await condition(() => record.status !== "deferred", request.ttlMs);
+    if (!settled) {
+      record.status = "expired";
+      upsertSearchAttributes([{ key: DeferralStatusKey, value: "expired" }]);
+      this.emit("expired", record);
+      this.phase = "running";
+      return { kind: "expired", record };
+    }
+    if (record.status === "denied") throw this.#denials.get(record.id);
+    this.phase = "running";
+    return {
+      kind: "resumed",
+      record,
+      payload: record.payload ?? null,
+      ...(record.resumedBy ? { resumedBy: record.resumedBy } : {}),
+    };
+  }
+
+  /** Records the run's settled state; answers the resume that led here. */
+  settle(outcome: RunOutcome): void {
+    this.#last = outcome;
+    this.phase = outcome.status;
+    for (const record of this.records) {
+      if (record.status === "resumed" && !record.outcome) record.outcome = outcome;
+    }
+  }
+
+  /** Denies the waiting deferral: its tokens read RC5050 from then on. */
+  deny(record: DeferralRecord, reason: string, failure: unknown): void {
+    if (record.status !== "deferred") return;
+    record.status = "denied";
+    record.deniedReason = reason;
+    this.#denials.set(record.id, failure);
+    upsertSearchAttributes([{ key: DeferralStatusKey, value: "denied" }]);
+  }
+
+  /**
+   * Runs a workflow body so every settled state is recorded, and keeps the workflow open
+   * until resume and settled updates waiting on it have answered.
+   */
+  async run<T>(body: () => Promise<T>, summary: (result: T) => unknown = (r) => r): Promise<T> {
+    try {
+      const result = await body();
+      this.settle({ status: "completed", result: summary(result) });
+      return result;
+    } catch (err) {
+      this.settle({ status: "failed", error: failureInfo(err) });
+      throw err;
+    } finally {
+      await condition(allHandlersFinished);
+    }
+  }
+
+  private find(id: string): DeferralRecord | undefined {
+    return this.records.find((r) => r.id === id);
+  }
+
+  // Cheap refusals: a rejected update leaves no trace in history.
+  private validate(request: ResumeRequest): void {
+    const record = this.find(request?.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
+    if (record.toolCallId !== request.toolCallId) {
+      throw new ToolCallMismatchError({ deferralId: record.id, toolCallId: request.toolCallId }).toFailure();
+    }
+    const problem = plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null);
+    if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
+  }
+
+  private async resume(request: ResumeRequest): Promise<ResumeReply> {
+    const record = this.find(request.deferralId)!;
+    for (;;) {
+      if (record.status === "resumed") {
+        await condition(() => record.outcome !== undefined);
+        return { status: "duplicate", deferralId: record.id, outcome: record.outcome! };
+      }
+      if (record.status === "denied") {
+        throw new DeferralDeniedError({ deferralId: record.id, reason: record.deniedReason ?? "denied" }).toFailure();
+      }
+      if (record.status === "expired" || Date.now() >= Date.parse(record.expiresAt)) {
+        throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+      }
+      if (!this.hooks.verify) break;
+      await this.verifyOnce(record);
+      // Another resume, the timer or a denial may have moved the record while we waited.
+      if (record.status === "deferred") break;
+    }
+    if (record.schema) {
+      const result = new Validator(record.schema as never, "2020-12", false).validate(request.payload);
+      if (!result.valid) {
+        const issues = result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
+        throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
+      }
+    }
+    record.status = "resumed";
+    record.payload = request.payload;
+    record.resumedAt = new Date(Date.now()).toISOString();
+    if (request.resumedBy) record.resumedBy = request.resumedBy;
+    upsertSearchAttributes([{ key: DeferralStatusKey, value: "resumed" }]);
+    this.emit("resumed", record);
+    this.phase = "running";
+    await condition(() => record.outcome !== undefined);
+    return { status: "resumed", deferralId: record.id, outcome: record.outcome! };
+  }
+
+  // Concurrent resumes of one deferral share one check instead of one activity each.
+  private verifyOnce(record: DeferralRecord): Promise<void> {
+    let pending = this.#verifying.get(record.id);
+    if (!pending) {
+      pending = this.hooks.verify!(record)
+        .catch((err: unknown) => {
+          this.deny(record, err instanceof ApplicationFailure && err.type ? err.type : "verification failed", err);
+          throw err;
+        })
+        .finally(() => this.#verifying.delete(record.id));
+      this.#verifying.set(record.id, pending);
+    }
+    return pending;
+  }
+
+  private emit(type: DeferralEvent["type"], record: DeferralRecord): void {
+    this.#events.event({
+      type,
+      deferralId: record.id,
+      runId: record.runId,
+      ...(record.agentId ? { agentId: record.agentId } : {}),
+      toolCallId: record.toolCallId,
+      at: new Date(Date.now()).toISOString(),
+      expiresAt: record.expiresAt,
+      ...(type === "resumed" && record.resumedBy ? { resumedBy: record.resumedBy } : {}),
+    });
+  }
+}
+
+export function ackOf(record: DeferralRecord): DeferredAck {
+  return {
+    status: "deferred",
+    deferralId: record.id,
+    ...(record.schema ? { schema: record.schema } : {}),
+    expiresAt: record.expiresAt,
+  };
+}
+
+function failureInfo(err: unknown): FailureInfo {
+  if (err instanceof ApplicationFailure) {
+    return { ...(err.type ? { code: err.type } : {}), message: err.message, ...(err.details?.[0] !== undefined ? { fields: err.details[0] } : {}) };
+  }
+  return { message: err instanceof Error ? err.message : String(err) };
+}

@@ -1,0 +1,95 @@
+import type { JsonObject, JsonValue, Principal } from "../src/json.js";
+import type { ChatMessage, Usage } from "../src/model/messages.js";
+
+export type DeferralStatus = "deferred" | "resumed" | "expired" | "denied";
+
+/** One deferral of a run, as kept in workflow state. Never holds a token or the secret. */
+export interface DeferralRecord {
+  id: string;
+  /** The run (workflow id) that deferred. */
+  runId: string;
+  /** Absent for deferrals made by plain workflows. */
+  agentId?: string;
+  /** The tool call that won the deferral; only its token resumes it. */
+  toolCallId: string;
+  toolName?: string;
+  status: DeferralStatus;
+  /** JSON Schema of a valid payload, when the handler declared one. */
+  schema?: JsonObject;
+  meta: JsonObject;
+  deferredAt: string;
+  expiresAt: string;
+  /** Hash of the agent definition the deferred step depends on (agent runs only). */
+  definitionHash?: string;
+  /** Who the run acts for: restored, not re-verified, when it resumes. */
+  principal?: Principal;
+  resumedBy?: Principal;
+  resumedAt?: string;
+  /** The accepted payload. */
+  payload?: JsonValue;
+  /** Why it was denied (an error code). */
+  deniedReason?: string;
+  /** The run's next settled state after the resume; what duplicates are answered with. */
+  outcome?: RunOutcome;
+}
+
+/** What a caller learns when a run parks: never `meta`, never a token. */
+export interface DeferredAck {
+  status: "deferred";
+  deferralId: string;
+  /** JSON Schema of a valid resume payload, when declared. */
+  schema?: JsonObject;
+  expiresAt: string;
+}
+
+export interface FailureInfo {
+  code?: string;
+  message: string;
+  fields?: unknown;
+}
+
+/** A run's settled state: completed, failed, or deferred (again). */
+export type RunOutcome =
+  | { status: "completed"; result: unknown }
+  | { status: "failed"; error: FailureInfo }
+  | DeferredAck;
+
+/** The state a deferred agent step is re-entered from: plain JSON, nothing live. */
+export interface StepState {
+  agentId: string;
+  messages: ChatMessage[];
+  deferredToolCallId: string;
+  turnsUsed: number;
+  usage: Usage;
+}
+
+/** A record as the store shows it: with the step state for agent runs. */
+export interface DeferralView extends DeferralRecord {
+  stepState?: StepState;
+}
+
+export interface ResumeRequest {
+  deferralId: string;
+  /** From the verified token: which tool call it was minted for. */
+  toolCallId: string;
+  payload: JsonValue;
+  resumedBy?: Principal;
+}
+
+export interface ResumeReply {
+  status: "resumed" | "duplicate";
+  deferralId: string;
+  outcome: RunOutcome;
+}
+
+/** Delivered to worker-side listeners exactly once per transition. */
+export interface DeferralEvent {
+  type: "deferred" | "resumed" | "expired";
+  deferralId: string;
+  runId: string;
+  agentId?: string;
+  toolCallId: string;
+  at: string;
+  expiresAt: string;
+  resumedBy?: Principal;
+}

@@ -1,0 +1,89 @@
+import type { Duration } from "@temporalio/common";
+import { msToNumber } from "@temporalio/common/lib/time.js";
+import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
+import { InvalidDefinitionError } from "../src/errors/invalid-definition.js";
+import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
+import type { JsonObject, JsonValue } from "../src/json.js";
+import { plainJsonProblem } from "../src/json-check.js";
+import { DeferralBook } from "./deferral-book.js";
+
+export interface WorkflowDeferOptions {
+  /** JSON Schema of a valid payload; resume refuses others with RC5049 (token not spent). */
+  schema?: JsonObject;
+  /** How long the deferral stays resumable. Default `"72h"`. */
+  ttl?: Duration;
+  /** What the resume's authorize hook needs; plain JSON, never shown on acknowledgments. */
+  meta?: JsonObject;
+  /**
+   * What the token is bound to, like a tool call id for agents: mint the token for this
+   * value (`mintResumeToken(secret, deferralId, callId)`). Default `"workflow"`.
+   */
+  callId?: string;
+}
+
+// Module state is per workflow execution inside Temporal's sandbox.
+let book: DeferralBook | undefined;
+
+/**
+ * Makes a plain workflow deferrable: `defer()` works inside it, resumes go through the
+ * same `AgentClient.resume()`, and the workflow stays open until every resume is answered.
+ */
+export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  const wrapped = async (...args: A): Promise<R> => {
+    book = new DeferralBook();
+    return book.run(() => fn(...args));
+  };
+  // Temporal registers a workflow under its function name.
+  Object.defineProperty(wrapped, "name", { value: fn.name });
+  return wrapped;
+}
+
+/** The id the next `defer()` will have: put it (and a token minted for it) in the notification first. */
+export function nextDeferralId(): string {
+  return requireBook().nextDeferralId();
+}
+
+/**
+ * Parks the workflow until a resume (its payload is returned) or the TTL (RC5047 is
+ * thrown: catch it to re-ask). The same record, tokens, checks and codes as agent runs.
+ */
+export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDeferOptions = {}): Promise<T> {
+  const deferrals = requireBook();
+  const meta = options.meta ?? {};
+  const problem = plainJsonProblem(meta) ?? plainJsonProblem(options.schema ?? null);
+  if (problem) throw new NotPlainJsonError({ what: "meta", ...problem }).toFailure();
+  const ttlMs = ttlOf(options.ttl ?? "72h");
+  const parked = await deferrals.park({
+    toolCallId: options.callId ?? "workflow",
+    meta,
+    ttlMs,
+    ...(options.schema ? { schema: options.schema } : {}),
+  });
+  if (parked.kind === "expired") {
+    throw new DeferralExpiredError({ deferralId: parked.record.id, expiresAt: parked.record.expiresAt }).toFailure();
+  }
+  return parked.payload as T;
+}
+
+function ttlOf(ttl: Duration): number {
+  let ms = NaN;
+  try {
+    ms = msToNumber(ttl);
+  } catch {
+    // reported below
+  }
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new InvalidDefinitionError({ subject: "defer()", problem: `ttl ${JSON.stringify(ttl)} is not a positive duration like "72h"` }).toFailure();
+  }
+  return ms;
+}
+
+function requireBook(): DeferralBook {
+  if (!book) {
+    throw new InvalidDefinitionError({
+      subject: "workflow",
+      problem: "defer() needs the workflow to be wrapped: export const myWorkflow = deferrable(async function myWorkflow(...) {...})",
+    }).toFailure();
+  }
+  return book;
+}
