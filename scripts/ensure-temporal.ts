@@ -19,7 +19,10 @@ try {
   const binary = (await findTemporalBinary()) ?? (await installTemporalBinary(log));
   process.stdout.write(`${binary}\n`);
 } catch (err) {
-  const error = new TemporalUnavailableError([`go install: ${(err as Error).message}`]);
+  const error = new TemporalUnavailableError([
+    "no `temporal` on PATH, in the cache dir or in ~/go/bin",
+    `go install: ${(err as Error).message}`,
+  ]);
   process.stderr.write(`${error.message}\n`);
   process.exitCode = 1;
 }

@@ -5,7 +5,7 @@ import { mintResumeToken } from "../src/deferral/token.js";
 import { defineAgent } from "../src/define-agent.js";
 import { ErrorCode } from "../src/errors/codes.js";
 import type { DeferralEvent } from "../workflows/deferral-record.js";
-import { approvalOptions, linkFor, outbox, payoutAgent, payouts } from "./fixtures/approvals.js";
+import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;

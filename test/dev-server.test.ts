@@ -27,15 +27,14 @@ async function withClient<T>(server: TemporalServerHandle, fn: (client: Client, 
   }
 }
 
-// With TEMPORAL_ADDRESS set startTemporal returns the external server, which we must not restart.
-describe.skipIf(Boolean(process.env.TEMPORAL_ADDRESS))("startTemporal with a db file", () => {
+describe("startTemporal with a db file", () => {
   let dir: string;
   let server: TemporalServerHandle;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "durable-agents-dev-server-"));
     const startedAt = performance.now();
-    server = await startTemporal({ dbFilename: join(dir, "temporal.db"), log: () => {} });
+    server = await startTemporal({ dbFilename: join(dir, "temporal.db"), local: true, log: () => {} });
     console.info(`dev server start: ${Math.round(performance.now() - startedAt)}ms`);
   });
 

@@ -33,6 +33,11 @@ export interface DevServerOptions {
   port?: number;
   /** Namespace to create and use. Default "default". */
   namespace?: string;
+  /**
+   * Start a local server even when `TEMPORAL_ADDRESS` is set: for callers that must own
+   * the server (to restart it on its db file).
+   */
+  local?: boolean;
   /** Progress lines (install, start). Default: stderr. */
   log?: (line: string) => void;
 }
@@ -357,7 +362,7 @@ async function startSdkDownload(options: DevServerOptions, namespace: string, lo
 
 export async function startTemporal(options: DevServerOptions = {}): Promise<TemporalServerHandle> {
   const log = options.log ?? defaultLog;
-  const externalAddress = process.env.TEMPORAL_ADDRESS;
+  const externalAddress = options.local ? undefined : process.env.TEMPORAL_ADDRESS;
   if (externalAddress) {
     const namespace = process.env.TEMPORAL_NAMESPACE || options.namespace || "default";
     log(`using external temporal server at ${externalAddress} (namespace ${namespace})`);

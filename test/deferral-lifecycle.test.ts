@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { AgentClient } from "../src/client/agent-client.js";
+import { mintResumeToken } from "../src/deferral/token.js";
+import { defineAgent } from "../src/define-agent.js";
+import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
+import { openaiModel } from "../src/model/openai.js";
+import { createAgentWorker } from "../src/worker/create-agent-worker.js";
+import type { DeferralEvent } from "../workflows/deferral-record.js";
+import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h?.close());
+
+const withSecret = { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } };
+
+describe("expiry", () => {
+  it("fails the run with RC5047 when the TTL runs out, fires one expired event, and refuses later resumes", async () => {
+    const events: DeferralEvent[] = [];
+    const { agents } = await h.worker([payoutAgent], { ...withSecret, on: { expired: (e) => events.push(e) } });
+    const runId = uid("expire");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 9, ttl: "1500ms" } }] }]);
+    const ack = await agents.run(payoutAgent, { prompt: runId, runId });
+    expect(ack.status).toBe("deferred");
+    const err = await agents.result(runId).catch((e: unknown) => e);
+    expect(DeferralExpiredError.isInstance(err)).toBe(true);
+    await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(["expired"]));
+    expect(events[0]).toMatchObject({ runId, deferralId: linkFor(runId).deferralId });
+    expect((await agents.deferrals.get(linkFor(runId).deferralId)).status).toBe("expired");
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
+  });
+
+  it("runs onExpired instead: it can re-ask with a fresh deferral, whose new token resumes the run", async () => {
+    const reasked: string[] = [];
+    const patient = defineAgent({
+      ...approvalOptions,
+      id: "payouts-patient",
+      onExpired: (expired, ctx) => {
+        reasked.push(expired.deferralId);
+        outbox.push({ runId: ctx.runId, tool: "reask", toolCallId: ctx.toolCallId, deferralId: ctx.deferralId, token: ctx.deferral.token, restored: ctx.restored });
+        return ctx.defer({ meta: { ...expired.meta, reasked: true }, ttl: "1h" });
+      },
+    });
+    const { agents } = await h.worker([patient], withSecret);
+    const runId = uid("reask");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 3, ttl: "1s" } }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":true}'), text: "approved the second time" },
+    ]);
+    await agents.run(patient, { prompt: runId, runId });
+    await vi.waitFor(() => expect(linkFor(runId, "reask")).toBeDefined(), { timeout: 15_000 });
+    const fresh = linkFor(runId, "reask");
+    expect(fresh.deferralId).not.toBe(linkFor(runId).deferralId);
+    expect(reasked).toEqual([linkFor(runId).deferralId]);
+    expect((await agents.deferrals.get(fresh.deferralId)).meta).toMatchObject({ reasked: true, amount: 3 });
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
+    const resumed = await agents.resume({ token: fresh.token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved the second time" } });
+  });
+
+  it("hands what onExpired returns to the model as the deferred call's result", async () => {
+    const lenient = defineAgent({ ...approvalOptions, id: "payouts-lenient", onExpired: () => ({ approved: false, note: "nobody answered" }) });
+    const { agents } = await h.worker([lenient], withSecret);
+    const runId = uid("lenient");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 3, ttl: "1s" } }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":false,"note":"nobody answered"}'), text: "not paid" },
+    ]);
+    await agents.run(lenient, { prompt: runId, runId });
+    await expect(agents.result(runId)).resolves.toMatchObject({ text: "not paid" });
+  });
+});
+
+describe("a definition that changes while deferred", () => {
+  it("refuses the resume with RC5048, denies the record (RC5050 afterwards) and fails the run", async () => {
+    const first = await h.worker([payoutAgent], withSecret);
+    const runId = uid("edited");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }]);
+    await first.agents.run(payoutAgent, { prompt: runId, runId });
+    first.worker.shutdown();
+    await first.running;
+
+    const edited = defineAgent({ ...approvalOptions, system: "You pay out money. Be generous." });
+    const { agents } = await h.worker([edited], { ...withSecret, taskQueue: first.taskQueue });
+    const { token, deferralId } = linkFor(runId);
+    await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+    expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "denied", deniedReason: "RC5048" });
+    await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
+    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5048" });
+  });
+
+  it("refuses with AI1007 when the agent is no longer registered", async () => {
+    const first = await h.worker([payoutAgent], withSecret);
+    const runId = uid("gone");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }]);
+    await first.agents.run(payoutAgent, { prompt: runId, runId });
+    first.worker.shutdown();
+    await first.running;
+
+    const other = defineAgent({ ...approvalOptions, id: "someone-else" });
+    const { agents } = await h.worker([other], { ...withSecret, taskQueue: first.taskQueue });
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "AI1007" });
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
+  });
+});
+
+describe("configuration", () => {
+  it("refuses a missing or short secret with RC5040 on worker and client", async () => {
+    expect(() => new AgentClient({ taskQueue: "x", connection: h.connection, deferral: { secret: "short" } })).toThrow(/RC5040.*5 bytes/);
+    await expect(
+      createAgentWorker({
+        connection: h.native,
+        taskQueue: "x",
+        agents: [payoutAgent],
+        model: openaiModel({ baseURL: h.model.url }),
+        deferral: { secret: "" },
+        workflowBundle: h.bundle,
+      }),
+    ).rejects.toMatchObject({ code: "RC5040" });
+    const noSecret = new AgentClient({ taskQueue: "x", connection: h.connection });
+    await expect(noSecret.resume({ token: "v1.a.b", payload: {} })).rejects.toMatchObject({ code: "RC5040" });
+  });
+
+  it("fails the run with RC5052, naming the setting to add, when a tool defers on a worker without deferral config", async () => {
+    const { agents } = await h.worker([payoutAgent]);
+    const runId = uid("noconfig");
+    h.model.script(runId, [{ toolCalls: [{ name: "askManager", arguments: { question: "?" } }] }]);
+    const err = await agents.run(payoutAgent, { prompt: runId, runId }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "RC5052" });
+    expect((err as Error).message).toMatch(/deferral: \{ secret \}.*createAgentWorker/);
+  });
+});
+
+describe("visibility", () => {
+  it("lists deferred runs by search attributes", async () => {
+    const { agents } = await h.worker([payoutAgent], withSecret);
+    const runId = uid("visible");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }]);
+    await agents.run(payoutAgent, { prompt: runId, runId });
+    const list = async (query: string) => {
+      const ids: string[] = [];
+      for await (const wf of agents.client.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids;
+    };
+    await vi.waitFor(async () => expect(await list(`DeferralStatus = "deferred" AND AgentId = "payouts" AND WorkflowId = "${runId}"`)).toEqual([runId]), {
+      timeout: 15_000,
+    });
+    await vi.waitFor(async () => expect(await list(`DeferralExpiresAt > "${new Date().toISOString()}" AND WorkflowId = "${runId}"`)).toEqual([runId]), {
+      timeout: 15_000,
+    });
+    await agents.resume({ token: mintResumeToken(SECRET, linkFor(runId).deferralId, linkFor(runId).toolCallId), payload: { approved: true } });
+    await vi.waitFor(async () => expect(await list(`DeferralStatus = "resumed" AND WorkflowId = "${runId}"`)).toEqual([runId]), { timeout: 15_000 });
+  });
+});

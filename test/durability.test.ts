@@ -1,0 +1,123 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Connection } from "@temporalio/client";
+import { NativeConnection } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentClient } from "../src/client/agent-client.js";
+import { mintResumeToken } from "../src/deferral/token.js";
+import { openaiModel } from "../src/model/openai.js";
+import { startTemporal } from "../src/testing/dev-server.js";
+import { createAgentWorker } from "../src/worker/create-agent-worker.js";
+import { payoutAgent } from "./fixtures/approvals.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { kill, spawnWorker } from "./workers/spawn.js";
+
+let h: Harness;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await h?.close();
+});
+
+function scriptPayout(runId: string, amount: number) {
+  h.model.script(runId, [
+    { toolCalls: [{ name: "askApproval", arguments: { amount } }] },
+    { toolCalls: [{ name: "sendPayout", arguments: { amount } }] },
+    { text: `paid ${amount}` },
+  ]);
+}
+
+/** Mints the token the way an approval service holding the secret would, from the record. */
+async function tokenFor(agents: AgentClient, deferralId: string) {
+  const record = await agents.deferrals.get(deferralId);
+  return mintResumeToken(SECRET, deferralId, record.toolCallId);
+}
+
+describe("deferred runs survive", () => {
+  it("their worker being SIGKILLed: a new worker process resumes them", async () => {
+    const taskQueue = uid("kill-deferred");
+    const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET };
+    const first = await spawnWorker("approval-worker", env);
+    children.push(first);
+    const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET } });
+    const runIds = [uid("k"), uid("k"), uid("k")];
+    const acks = await Promise.all(
+      runIds.map((runId, i) => {
+        scriptPayout(runId, i + 1);
+        return agents.run(payoutAgent, { prompt: runId, runId });
+      }),
+    );
+    expect(acks.map((a) => a.status)).toEqual(["deferred", "deferred", "deferred"]);
+    await kill(first, "SIGKILL");
+
+    children.push(await spawnWorker("approval-worker", env));
+    const resumed = await Promise.all(
+      acks.map(async (ack) => {
+        if (ack.status !== "deferred") throw new Error("not deferred");
+        return agents.resume({ token: await tokenFor(agents, ack.deferralId), payload: { approved: true } });
+      }),
+    );
+    expect(resumed.map((r) => r.outcome)).toEqual([1, 2, 3].map((n) => expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: `paid ${n}` }) })));
+  });
+
+  it("the Temporal server being stopped and restarted on its database file", async () => {
+    const dbFilename = join(mkdtempSync(join(tmpdir(), "restart-")), "temporal.db");
+    const server = await startTemporal({ dbFilename, local: true, log: () => undefined });
+    expect(server.owned).toBe(true);
+    const taskQueue = uid("restart");
+    const connection = await Connection.connect({ address: server.address });
+    let native = await NativeConnection.connect({ address: server.address });
+    const makeWorker = (conn: NativeConnection) =>
+      createAgentWorker({
+        connection: conn,
+        taskQueue,
+        agents: [payoutAgent],
+        model: openaiModel({ baseURL: h.model.url, apiKey: "test" }),
+        deferral: { secret: SECRET },
+        workflowBundle: h.bundle,
+      });
+    try {
+      let worker = await makeWorker(native);
+      let running = worker.run();
+      const agents = new AgentClient({ connection, taskQueue, deferral: { secret: SECRET } });
+      const runIds = [uid("r"), uid("r")];
+      const acks = await Promise.all(
+        runIds.map((runId, i) => {
+          scriptPayout(runId, 10 + i);
+          return agents.run(payoutAgent, { prompt: runId, runId });
+        }),
+      );
+      expect(acks.map((a) => a.status)).toEqual(["deferred", "deferred"]);
+
+      worker.shutdown();
+      await running;
+      await native.close();
+      await server.restart();
+
+      native = await NativeConnection.connect({ address: server.address });
+      worker = await makeWorker(native);
+      running = worker.run();
+      const resumed = await Promise.all(
+        acks.map(async (ack) => {
+          if (ack.status !== "deferred") throw new Error("not deferred");
+          return agents.resume({ token: await tokenFor(agents, ack.deferralId), payload: { approved: true } });
+        }),
+      );
+      expect(resumed.map((r) => r.outcome)).toEqual([
+        expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 10" }) }),
+        expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 11" }) }),
+      ]);
+      worker.shutdown();
+      await running;
+    } finally {
+      await connection.close();
+      await native.close().catch(() => undefined);
+      await server.stop();
+    }
+  });
+});
