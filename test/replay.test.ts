@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { weatherAgent } from "./fixtures/agents.js";
+import { linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { SECRET } from "./harness.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
@@ -20,7 +22,7 @@ let agents: AgentClient;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([weatherAgent]));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -39,6 +41,21 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     h.model.script(prompt, [step, step, step, step]);
     return agents.run(weatherAgent, { prompt, runId: prompt }).catch(() => undefined);
   },
+  "deferred-then-resumed": async (prompt) => {
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "askApproval", arguments: { amount: 2 } }, { name: "askManager", arguments: { question: "?" } }] },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 2 } }] },
+      { text: "paid" },
+    ]);
+    await agents.run(payoutAgent, { prompt, runId: prompt });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
+    await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
+  },
+  expired: async (prompt) => {
+    h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1, ttl: "1s" } }] }]);
+    await agents.run(payoutAgent, { prompt, runId: prompt });
+    await agents.result(prompt).catch(() => undefined);
+  },
 };
 
 describe("replay", () => {
@@ -51,7 +68,10 @@ describe("replay", () => {
         .getWorkflowExecutionHistory({ namespace: h.namespace, execution: { workflowId: runId } })
         .then((r) => r.history!);
       histories.push({ workflowId: runId, history });
-      if (process.env.RECORD_HISTORIES) writeFileSync(`${dir}${name}.json`, historyToJSON(history));
+      if (process.env.RECORD_HISTORIES) {
+        // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
+        writeFileSync(`${dir}${name}.json`, JSON.stringify({ workflowId: runId, history: JSON.parse(historyToJSON(history)) }));
+      }
     }
     await expectReplays(histories);
   });
@@ -60,7 +80,10 @@ describe("replay", () => {
     const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
     expect(files.length).toBeGreaterThan(0);
     await expectReplays(
-      files.map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(`${dir}${f}`, "utf8"))) })),
+      files.map((f) => {
+        const { workflowId, history } = JSON.parse(readFileSync(`${dir}${f}`, "utf8"));
+        return { workflowId, history: historyFromJSON(history) };
+      }),
     );
   });
 });

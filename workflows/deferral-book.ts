@@ -191,7 +191,8 @@ export class DeferralBook {
   }
 
   private async resume(request: ResumeRequest): Promise<ResumeReply> {
-    const record = this.find(request.deferralId)!;
+    const record = this.find(request.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
     for (;;) {
       if (record.status === "resumed") {
         await condition(() => record.outcome !== undefined);

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { bundleWorkflowCode, Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
@@ -24,8 +25,17 @@ export function agentWorkflowsPath(): string {
  * seconds; pass the result as `workflowBundle` when a process starts several workers.
  */
 export function bundleAgentWorkflows(options: { workflowsPath?: string } = {}): ReturnType<typeof bundleWorkflowCode> {
-  const workflowsPath = options.workflowsPath ? combinedEntry(options.workflowsPath) : agentWorkflowsPath();
-  return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+  if (!options.workflowsPath) return bundleWorkflowCode({ workflowsPath: agentWorkflowsPath(), logger: quietBundlerLogger });
+  // The generated entry lives in a temp dir: let it resolve packages from where the SDK's resolve.
+  const sdkModules = dirname(dirname(dirname(createRequire(import.meta.url).resolve("@temporalio/workflow/package.json"))));
+  return bundleWorkflowCode({
+    workflowsPath: combinedEntry(options.workflowsPath),
+    logger: quietBundlerLogger,
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? ["node_modules"]), sdkModules] },
+    }),
+  });
 }
 
 // One bundle holds one entry module: re-export the agent workflows and the user's from a generated one.

@@ -1,0 +1,71 @@
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentClient } from "../src/client/agent-client.js";
+import { bundleAgentWorkflows } from "../src/worker/create-agent-worker.js";
+import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
+import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+const sent: Parameters<Outbox>[0][] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  const workflowBundle = await bundleAgentWorkflows({
+    workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)),
+  });
+  ({ agents } = await h.worker([], {
+    workflowBundle,
+    deferral: { secret: SECRET },
+    activities: createExpenseActivities(SECRET, (m) => sent.push(m)),
+    client: { deferral: { secret: SECRET } },
+  }));
+});
+afterAll(() => h?.close());
+
+async function startExpense(amount: number) {
+  const expenseId = uid("exp");
+  const handle = await agents.client.workflow.start<typeof expenseApproval>("expenseApproval", {
+    workflowId: expenseId,
+    taskQueue: agents.taskQueue,
+    args: [{ expenseId, amount, approver: "carol" }],
+  });
+  const outcome = await agents.handle(expenseId).settled();
+  const link = sent.find((m) => m.expenseId === expenseId)!;
+  return { expenseId, handle, outcome, link };
+}
+
+describe("defer() in a plain workflow", () => {
+  it("parks with the same record and resumes through the same client, token and checks", async () => {
+    const { expenseId, handle, outcome, link } = await startExpense(120);
+    expect(outcome).toMatchObject({ status: "deferred", deferralId: link.deferralId, schema: { required: ["approved"] } });
+    expect(await agents.deferrals.get(link.deferralId)).toMatchObject({
+      status: "deferred",
+      toolCallId: "approval",
+      meta: { approver: "carol", amount: 120 },
+    });
+    await expect(agents.resume({ token: link.token, payload: { approved: "yes" } })).rejects.toMatchObject({ code: "RC5049" });
+    const resumed = await agents.resume({
+      token: link.token,
+      payload: { approved: true, note: "fine" },
+      principal: { id: "carol" },
+      authorize: ({ principal, record }) => principal?.id === record.meta.approver,
+    });
+    expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { expenseId, status: "booked", note: "fine" } } });
+    await expect(handle.result()).resolves.toEqual({ expenseId, status: "booked", note: "fine" });
+    await expect(agents.resume({ token: link.token, payload: { approved: false } })).resolves.toMatchObject({ status: "duplicate" });
+  });
+
+  it("refuses the wrong approver with RC5056 and a token bound to another call with RC5055", async () => {
+    const { link } = await startExpense(5);
+    await expect(
+      agents.resume({ token: link.token, payload: { approved: true }, principal: { id: "mallory" }, authorize: ({ principal, record }) => principal?.id === record.meta.approver }),
+    ).rejects.toMatchObject({ code: "RC5056" });
+    const { mintResumeToken } = await import("../src/deferral/token.js");
+    await expect(agents.resume({ token: mintResumeToken(SECRET, link.deferralId, "other-call"), payload: { approved: true } })).rejects.toMatchObject({ code: "RC5055" });
+    await expect(agents.resume({ token: link.token, payload: { approved: false } })).resolves.toMatchObject({
+      outcome: { status: "completed", result: { status: "rejected" } },
+    });
+  });
+});
