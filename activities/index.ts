@@ -1,6 +1,7 @@
 import type { Client } from "@temporalio/client";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/model/model.js";
+import { estimateTextTokens } from "../src/model/token-estimate.js";
 import type { AgentActivities } from "../workflows/contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
@@ -19,14 +20,29 @@ export interface ActivityDeps {
 /** The activities an agent worker registers, bound to its agents, model and client. */
 export function createActivities({ registry, model, client, threadCacheSize, deferral }: ActivityDeps): AgentActivities {
   const cache = new ThreadCache(threadCacheSize);
+  const overhead = new Map<string, Promise<number>>();
+  // Only agents that declare a context window need their prompt overhead counted.
+  const overheadTokens = (definition: ReturnType<AgentRegistry["get"]>): Promise<number> => {
+    const { agent, toolSpecs } = definition;
+    if (!agent.contextWindow) return Promise.resolve(0);
+    let count = overhead.get(agent.id);
+    if (!count) {
+      count = estimateTextTokens(agent.system + JSON.stringify(toolSpecs));
+      overhead.set(agent.id, count);
+    }
+    return count;
+  };
   return {
     async prepareAgent({ agentId }) {
       try {
-        const { agent, definitionHash } = registry.get(agentId);
+        const definition = registry.get(agentId);
+        const { agent, definitionHash } = definition;
         return {
           definitionHash,
           maxTurns: agent.maxTurns,
           hasOnExpired: agent.onExpired !== undefined,
+          overheadTokens: await overheadTokens(definition),
+          ...(agent.contextWindow ? { contextWindow: agent.contextWindow } : {}),
           timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
         };
       } catch (err) {

@@ -23,6 +23,11 @@ export interface AgentOptions {
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
   maxTurns?: number;
   /**
+   * The model's context window in tokens. When set, `resume()` estimates the thread plus
+   * payload and refuses with AI1009 before spending the approval if it would not fit.
+   */
+  contextWindow?: number;
+  /**
    * Runs when a deferral of this agent expires, instead of failing the run with RC5047.
    * Return a value to hand it to the model as the deferred call's result, or
    * `return ctx.defer({...})` to ask again with a fresh deferral (and a fresh token).
@@ -41,8 +46,9 @@ export interface AgentOptions {
 }
 
 /** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired">> {
+export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow">> {
   onExpired?: AgentOptions["onExpired"];
+  contextWindow?: number;
   readonly kind: "agent";
   tools: ToolDefinition<any, any>[];
   timeouts: { callMs: number; heartbeatMs: number };
@@ -76,6 +82,9 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     seen.add(tool.name);
   }
   const timeouts = { callMs: duration(subject, options.timeouts?.call ?? "10m"), heartbeatMs: duration(subject, options.timeouts?.heartbeat ?? "30s") };
+  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 1)) {
+    throw new InvalidDefinitionError({ subject, problem: "contextWindow must be a positive integer (tokens)" });
+  }
   if (options.onExpired !== undefined && typeof options.onExpired !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "onExpired must be a function" });
   }
@@ -88,6 +97,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     tools,
     timeouts,
     ...(options.onExpired ? { onExpired: options.onExpired } : {}),
+    ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
   };
 }
 

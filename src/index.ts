@@ -9,8 +9,19 @@ export { isContextOverflow } from "./model/context-overflow.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./deferral/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";
 export type { AuthorizeHook, AuthorizeRequest, ResumeOptions, ResumeResult } from "./client/resume.js";
-export { DeferralStore } from "./client/agent-client.js";
-export type { DeferralRecord, DeferralView, DeferredAck, DeferralEvent, RunOutcome, StepState } from "../workflows/deferral-record.js";
+export { DeferralStore, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
+export { replaceDeferredThread, type ThreadRewrite } from "./client/replace-deferred-thread.js";
+export { assertResumableThread } from "./deferral/assert-resumable-thread.js";
+export type {
+  DeferralRecord,
+  DeferralStatus,
+  DeferralView,
+  DeferredAck,
+  DeferralEvent,
+  ReplaceStepStateReply,
+  RunOutcome,
+  StepState,
+} from "../workflows/deferral-record.js";
 export type { ExpiredDeferral } from "./define-agent.js";
 export type { JsonValue, JsonObject, Principal } from "./json.js";
 export * from "./errors/index.js";

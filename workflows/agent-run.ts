@@ -45,6 +45,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     ...(input.principal ? { principal: input.principal } : {}),
   };
   let prepared: PreparedAgent | undefined;
+  // What the worker's thread cache knows: `epoch` changes when a rewrite replaces the thread.
+  const thread = { epoch: 0, sentLength: 0 };
   const book = new DeferralBook({
     async verify(record) {
       prepared = await reprepare(state.agentId, record);
@@ -56,16 +58,25 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       turnsUsed: state.turnsUsed,
       usage: state.usage,
     }),
+    replaceMessages(_record, messages) {
+      state.messages = messages;
+      thread.epoch += 1;
+      thread.sentLength = messages.length;
+    },
   });
   setHandler(runStateQuery, () => ({ ...state, status: book.phase, ...deferralIdOf(book.current()) }));
-  setHandler(threadQuery, ({ length }) => state.messages.slice(0, length));
+  setHandler(threadQuery, ({ epoch, length }) => {
+    // A model call prepared before a rewrite must not read the rewritten thread as its prefix.
+    if (epoch !== thread.epoch) throw new Error(`thread epoch ${epoch} is stale (now ${thread.epoch})`);
+    return state.messages.slice(0, length);
+  });
 
   return book.run(
     async () => {
       try {
         prepared = await prepareAgent({ agentId: input.agentId });
         state.maxTurns = prepared.maxTurns;
-        return await loop(state, book, () => prepared!);
+        return await loop(state, book, thread, () => prepared!);
       } catch (err) {
         // Surface the activity's typed failure itself, so the caller sees its code on top.
         throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
@@ -76,7 +87,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   );
 }
 
-async function loop(state: RunState, book: DeferralBook, prepared: () => PreparedAgent): Promise<AgentResult> {
+async function loop(
+  state: RunState,
+  book: DeferralBook,
+  thread: { epoch: number; sentLength: number },
+  prepared: () => PreparedAgent,
+): Promise<AgentResult> {
   const { callModel, callTool } = proxyActivities<AgentActivities>({
     startToCloseTimeout: prepared().timeouts.startToCloseMs,
     heartbeatTimeout: prepared().timeouts.heartbeatMs,
@@ -93,15 +109,29 @@ async function loop(state: RunState, book: DeferralBook, prepared: () => Prepare
     ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
   });
 
-  let sentLength = 0;
+  const modelCall = async () => {
+    for (;;) {
+      const delta = state.messages.slice(thread.sentLength);
+      const input = { agentId: state.agentId, workflowId, runId, epoch: thread.epoch, baseLength: thread.sentLength, delta };
+      try {
+        const reply = await callModel(input);
+        thread.sentLength = state.messages.length;
+        return reply;
+      } catch (err) {
+        // After a resume the approval is spent: an overflow parks the run for compaction instead of failing it.
+        const resumed = book.lastResumed();
+        if (!resumed || !isContextOverflow(err)) throw err;
+        await book.awaitCompaction(resumed);
+      }
+    }
+  };
+
   for (;;) {
     const { maxTurns } = prepared();
     if (state.turnsUsed >= maxTurns) {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
     }
-    const delta = state.messages.slice(sentLength);
-    const reply = await callModel({ agentId: state.agentId, workflowId, runId, epoch: 0, baseLength: sentLength, delta });
-    sentLength = state.messages.length;
+    const reply = await modelCall();
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
@@ -147,6 +177,7 @@ async function deferUntilAnswered(
       ttlMs: request.ttlMs,
       definitionHash: prepared().definitionHash,
       ...(state.principal ? { principal: state.principal } : {}),
+      ...(prepared().contextWindow ? { contextWindow: prepared().contextWindow, overheadTokens: prepared().overheadTokens } : {}),
     });
     if (parked.kind === "resumed") {
       const { payload } = parked;
@@ -197,6 +228,11 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     }).toFailure();
   }
   return prepared;
+}
+
+function isContextOverflow(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === "AI1009";
 }
 
 function deferralIdOf(record: DeferralRecord | undefined): { deferralId?: string } {

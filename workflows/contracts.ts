@@ -10,6 +10,9 @@ export interface PreparedAgent {
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
   maxTurns: number;
+  /** The agent's declared context window, and the tokens its system prompt and tool list take. */
+  contextWindow?: number;
+  overheadTokens: number;
   /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
   hasOnExpired: boolean;
   /** Activity timeouts for this agent's model and tool calls. */

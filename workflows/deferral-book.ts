@@ -8,12 +8,15 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from "@temporalio/workflow";
+import { assertResumableThread } from "../src/deferral/assert-resumable-thread.js";
 import { deferralIdOf } from "../src/deferral/deferral-id.js";
+import { fingerprintOf } from "../src/deferral/fingerprint.js";
 import { DeferralDeniedError } from "../src/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { DeferralNotFoundError } from "../src/errors/deferral-not-found.js";
 import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
 import { ResumePayloadError } from "../src/errors/resume-payload.js";
+import { StepStateError } from "../src/errors/step-state.js";
 import { ToolCallMismatchError } from "../src/errors/tool-call-mismatch.js";
 import type { JsonObject, JsonValue, Principal } from "../src/json.js";
 import { plainJsonProblem } from "../src/json-check.js";
@@ -23,20 +26,24 @@ import type {
   DeferralView,
   DeferredAck,
   FailureInfo,
+  ReplaceStepStateReply,
+  ReplaceStepStateRequest,
   ResumeReply,
   ResumeRequest,
   RunOutcome,
   StepState,
 } from "./deferral-record.js";
-import { deferralQuery, resumeUpdate, settledUpdate } from "./messages.js";
+import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "./messages.js";
 import { DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "./search-attributes.js";
 import type { DurableAgentsSinks } from "./sinks.js";
 
 export interface DeferralHooks {
   /** Checks that the deferred step can still continue; throws a typed failure to deny it. */
   verify?(record: DeferralRecord): Promise<void>;
-  /** The step state of a deferred record, for the store. */
+  /** The step state of a waiting record (deferred or needs-compaction), for the store. */
   stepState?(record: DeferralRecord): StepState | undefined;
+  /** Replaces the thread of a waiting record; only agent runs have one. */
+  replaceMessages?(record: DeferralRecord, messages: StepState["messages"]): void;
 }
 
 export interface ParkRequest {
@@ -48,13 +55,17 @@ export interface ParkRequest {
   ttlMs: number;
   definitionHash?: string;
   principal?: Principal;
+  contextWindow?: number;
+  overheadTokens?: number;
 }
 
 export type ParkResult =
   | { kind: "resumed"; record: DeferralRecord; payload: JsonValue; resumedBy?: Principal }
   | { kind: "expired"; record: DeferralRecord };
 
-type Phase = "running" | "deferred" | "completed" | "failed";
+type Phase = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
+
+const WAITING = new Set(["deferred", "needs-compaction"]);
 
 /**
  * A run's deferrals, inside its workflow: parking, the resume update with its checks
@@ -76,6 +87,9 @@ export class DeferralBook {
       return this.#last!;
     });
     setHandler(resumeUpdate, (request) => this.resume(request), { validator: (request) => this.validate(request) });
+    setHandler(replaceStepStateUpdate, (request) => this.replaceStepState(request), {
+      validator: (request) => this.validateStepState(request),
+    });
   }
 
   /** The id the next deferral of this run will have; tool handlers see it before they defer. */
@@ -92,8 +106,9 @@ export class DeferralBook {
   view(id: string): DeferralView | null {
     const record = this.find(id);
     if (!record) return null;
-    const stepState = record.status === "deferred" ? this.hooks.stepState?.(record) : undefined;
-    return stepState ? { ...record, stepState } : { ...record };
+    const stepState = WAITING.has(record.status) ? this.hooks.stepState?.(record) : undefined;
+    const fingerprint = fingerprintOf({ id: record.id, status: record.status, stepState: stepState ?? null });
+    return stepState ? { ...record, stepState, fingerprint } : { ...record, fingerprint };
   }
 
   /** Parks the run until a resume claims the deferral or its TTL runs out. */
@@ -112,6 +127,7 @@ export class DeferralBook {
       expiresAt: new Date(now + request.ttlMs).toISOString(),
       ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
       ...(request.principal ? { principal: request.principal } : {}),
+      ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
     };
     this.records.push(record);
     upsertSearchAttributes([
@@ -140,12 +156,29 @@ export class DeferralBook {
     };
   }
 
+  /**
+   * The resumed run overflowed the model's context window: rather than fail and waste the
+   * approval, it waits (payload kept) until a thread rewrite wins, then continues.
+   */
+  async awaitCompaction(record: DeferralRecord): Promise<void> {
+    record.status = "needs-compaction";
+    upsertSearchAttributes([{ key: DeferralStatusKey, value: "needs-compaction" }]);
+    this.settle({ status: "needs-compaction", deferralId: record.id });
+    await condition(() => record.status !== "needs-compaction");
+    this.phase = "running";
+  }
+
+  /** The most recently resumed record, if the run has been resumed. */
+  lastResumed(): DeferralRecord | undefined {
+    return [...this.records].reverse().find((r) => r.status === "resumed");
+  }
+
   /** Records the run's settled state; answers the resume that led here. */
   settle(outcome: RunOutcome): void {
     this.#last = outcome;
     this.phase = outcome.status;
     for (const record of this.records) {
-      if (record.status === "resumed" && !record.outcome) record.outcome = outcome;
+      if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
     }
   }
 
@@ -194,7 +227,7 @@ export class DeferralBook {
     const record = this.find(request.deferralId);
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
     for (;;) {
-      if (record.status === "resumed") {
+      if (record.status === "resumed" || record.status === "needs-compaction") {
         await condition(() => record.outcome !== undefined);
         return { status: "duplicate", deferralId: record.id, outcome: record.outcome! };
       }
@@ -225,6 +258,47 @@ export class DeferralBook {
     this.phase = "running";
     await condition(() => record.outcome !== undefined);
     return { status: "resumed", deferralId: record.id, outcome: record.outcome! };
+  }
+
+  // Malformed threads and other agents' state are refused before anything is recorded.
+  private validateStepState(request: ReplaceStepStateRequest): void {
+    const record = this.find(request?.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
+    const agentId = record.agentId ?? "(plain workflow)";
+    if (!this.hooks.replaceMessages || !this.hooks.stepState) {
+      throw new StepStateError({ agentId, reason: "a plain workflow's deferral has no step state to replace" }).toFailure();
+    }
+    const next = request.stepState;
+    if (typeof next !== "object" || next === null || next.agentId !== record.agentId) {
+      throw new StepStateError({ agentId, reason: `the step state is bound to agent "${String(next?.agentId)}"` }).toFailure();
+    }
+    if (next.deferredToolCallId !== record.toolCallId) {
+      throw new StepStateError({ agentId, reason: `the step state defers call "${String(next.deferredToolCallId)}", not "${record.toolCallId}"` }).toFailure();
+    }
+    const current = WAITING.has(record.status) ? this.hooks.stepState(record) : undefined;
+    if (current && (next.turnsUsed !== current.turnsUsed || JSON.stringify(next.usage) !== JSON.stringify(current.usage))) {
+      throw new StepStateError({ agentId, reason: "turnsUsed and usage cannot be rewritten: shrinking a thread does not give the run its budget back" }).toFailure();
+    }
+    try {
+      assertResumableThread(next.messages, record.status === "needs-compaction" ? undefined : record.toolCallId);
+    } catch (err) {
+      throw asFailure(err);
+    }
+  }
+
+  private replaceStepState(request: ReplaceStepStateRequest): ReplaceStepStateReply {
+    const record = this.find(request.deferralId)!;
+    const before = this.view(record.id)!;
+    if (!WAITING.has(record.status) || before.fingerprint !== request.expectedFingerprint) {
+      return { won: false, deferral: before };
+    }
+    this.hooks.replaceMessages!(record, request.stepState.messages);
+    // A compacted thread lets a run that overflowed after its resume continue.
+    if (record.status === "needs-compaction") {
+      record.status = "resumed";
+      upsertSearchAttributes([{ key: DeferralStatusKey, value: "resumed" }]);
+    }
+    return { won: true, deferral: this.view(record.id)! };
   }
 
   // Concurrent resumes of one deferral share one check instead of one activity each.
@@ -263,6 +337,10 @@ export function ackOf(record: DeferralRecord): DeferredAck {
     ...(record.schema ? { schema: record.schema } : {}),
     expiresAt: record.expiresAt,
   };
+}
+
+function asFailure(err: unknown): unknown {
+  return typeof (err as { toFailure?: unknown })?.toFailure === "function" ? (err as { toFailure(): unknown }).toFailure() : err;
 }
 
 function failureInfo(err: unknown): FailureInfo {

@@ -1,7 +1,11 @@
 import type { JsonObject, JsonValue, Principal } from "../src/json.js";
 import type { ChatMessage, Usage } from "../src/model/messages.js";
 
-export type DeferralStatus = "deferred" | "resumed" | "expired" | "denied";
+/**
+ * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's
+ * context window; the run waits for a thread rewrite, then continues with no second approval.
+ */
+export type DeferralStatus = "deferred" | "resumed" | "needs-compaction" | "expired" | "denied";
 
 /** One deferral of a run, as kept in workflow state. Never holds a token or the secret. */
 export interface DeferralRecord {
@@ -27,6 +31,9 @@ export interface DeferralRecord {
   resumedAt?: string;
   /** The accepted payload. */
   payload?: JsonValue;
+  /** The agent's declared context window and the tokens its system prompt and tools take. */
+  contextWindow?: number;
+  overheadTokens?: number;
   /** Why it was denied (an error code). */
   deniedReason?: string;
   /** The run's next settled state after the resume; what duplicates are answered with. */
@@ -48,11 +55,12 @@ export interface FailureInfo {
   fields?: unknown;
 }
 
-/** A run's settled state: completed, failed, or deferred (again). */
+/** A run's settled state: completed, failed, deferred (again), or parked for compaction. */
 export type RunOutcome =
   | { status: "completed"; result: unknown }
   | { status: "failed"; error: FailureInfo }
-  | DeferredAck;
+  | DeferredAck
+  | { status: "needs-compaction"; deferralId: string };
 
 /** The state a deferred agent step is re-entered from: plain JSON, nothing live. */
 export interface StepState {
@@ -66,6 +74,20 @@ export interface StepState {
 /** A record as the store shows it: with the step state for agent runs. */
 export interface DeferralView extends DeferralRecord {
   stepState?: StepState;
+  /** Compare-and-swap stamp over the status and step state: pass it to `replaceStepState`. */
+  fingerprint: string;
+}
+
+export interface ReplaceStepStateRequest {
+  deferralId: string;
+  expectedFingerprint: string;
+  stepState: StepState;
+}
+
+/** Losing the compare-and-swap is an ordinary outcome: `won: false` with the record as it now stands. */
+export interface ReplaceStepStateReply {
+  won: boolean;
+  deferral: DeferralView;
 }
 
 export interface ResumeRequest {

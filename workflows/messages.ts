@@ -1,6 +1,13 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { ChatMessage } from "../src/model/messages.js";
-import type { DeferralView, ResumeReply, ResumeRequest, RunOutcome } from "./deferral-record.js";
+import type {
+  DeferralView,
+  ReplaceStepStateReply,
+  ReplaceStepStateRequest,
+  ResumeReply,
+  ResumeRequest,
+  RunOutcome,
+} from "./deferral-record.js";
 import type { RunState } from "./run-state.js";
 
 /** The run's live state (status, messages, turns, usage). */
@@ -23,3 +30,11 @@ export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-
 
 /** Waits until the run is not running: completed, failed, or deferred. */
 export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");
+
+/**
+ * Compare-and-swap of a deferred (or needs-compaction) record's thread. The validator
+ * refuses malformed threads (AI1008) and other agents' state (AI1007) with no history.
+ */
+export const replaceStepStateUpdate = defineUpdate<ReplaceStepStateReply, [ReplaceStepStateRequest]>(
+  "durable-agents.replaceStepState",
+);

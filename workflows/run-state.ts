@@ -1,7 +1,7 @@
 import type { ChatMessage, Usage } from "../src/model/messages.js";
 import type { Principal } from "../src/json.js";
 
-export type RunStatus = "running" | "deferred" | "completed" | "failed";
+export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {

@@ -10,7 +10,7 @@ import {
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferralView, DeferredAck } from "../../workflows/deferral-record.js";
-import { deferralQuery, resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
+import { resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "../../workflows/run-state.js";
 import { AgentIdKey } from "../../workflows/search-attributes.js";
 import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
@@ -29,6 +29,9 @@ import { RunNotFoundError } from "../errors/run-not-found.js";
 import { ToolCallMismatchError } from "../errors/tool-call-mismatch.js";
 import type { Principal } from "../json.js";
 import { plainJsonProblem } from "../json-check.js";
+import { estimateMessageTokens } from "../model/token-estimate.js";
+import { ContextOverflowError } from "../errors/context-overflow.js";
+import { DeferralStore } from "./deferral-store.js";
 import type { AuthorizeHook, ResumeOptions, ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions {
@@ -190,6 +193,7 @@ export class AgentClient {
       const problem = plainJsonProblem(value);
       if (problem) throw new NotPlainJsonError({ what, ...problem });
     }
+    await refuseOverflow(view, options.payload);
     try {
       return await this.workflowHandle(located.runId).executeUpdate(resumeUpdate, {
         args: [
@@ -241,23 +245,19 @@ export class AgentClient {
   }
 }
 
-/** Deferral records, read through the run that holds them. Records never contain tokens. */
-export class DeferralStore {
-  constructor(private readonly client: Client) {}
-
-  /** The record with its `meta` and, while deferred, its step state; RC5046 when there is none. */
-  async get(deferralId: string): Promise<DeferralView> {
-    const located = parseDeferralId(deferralId);
-    if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
-    let view: DeferralView | null;
-    try {
-      view = await this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId);
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new DeferralNotFoundError({ deferralId });
-      throw err;
-    }
-    if (!view) throw new DeferralNotFoundError({ deferralId });
-    return view;
+/** Refuses, before the approval is spent, a resume whose thread plus payload cannot fit the model. */
+async function refuseOverflow(view: DeferralView, payload: unknown): Promise<void> {
+  if (!view.contextWindow || !view.stepState || view.status !== "deferred") return;
+  const content = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const estimatedTokens =
+    (view.overheadTokens ?? 0) +
+    (await estimateMessageTokens([...view.stepState.messages, { role: "tool", tool_call_id: view.toolCallId, content }]));
+  if (estimatedTokens > view.contextWindow) {
+    throw new ContextOverflowError({
+      detail: `the thread plus this payload is about ${estimatedTokens} tokens, over the agent's ${view.contextWindow}-token window; nothing was spent, compact the thread (replaceDeferredThread) and resume again with the same token`,
+      estimatedTokens,
+      contextWindow: view.contextWindow,
+    });
   }
 }
 
