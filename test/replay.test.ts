@@ -3,18 +3,20 @@
  * histories, and every history recorded earlier under test/histories/, against the
  * current workflow code. A change that would break a running (or deferred) workflow
  * fails here. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts` refreshes the
- * recorded set; keep old files when the workflow changes, they are the point.
+ * recorded set with new scenarios (existing files are never overwritten: they are the point).
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
+import type { ChatMessage } from "../src/model/messages.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET } from "./harness.js";
+import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
@@ -51,6 +53,19 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
     await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
   },
+  "compacted-then-resumed": async (prompt) => {
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "askApproval", arguments: { amount: 2 } }] },
+      { errors: ["context_length_exceeded"], text: "paid" },
+    ]);
+    const ack = await agents.run(payoutAgent, { prompt, runId: prompt });
+    if (ack.status !== "deferred") throw new Error("expected a deferral");
+    const shorter = (messages: ChatMessage[]) => messages.map((m) => (m.role === "tool" ? { ...m, content: m.content.slice(0, 4) } : m));
+    await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter);
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
+    await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter);
+    await agents.result(prompt);
+  },
   expired: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1, ttl: "1s" } }] }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
@@ -68,7 +83,8 @@ describe("replay", () => {
         .getWorkflowExecutionHistory({ namespace: h.namespace, execution: { workflowId: runId } })
         .then((r) => r.history!);
       histories.push({ workflowId: runId, history });
-      if (process.env.RECORD_HISTORIES) {
+      // Recording adds new scenarios only: an existing file is a history some deployed code produced.
+      if (process.env.RECORD_HISTORIES && !existsSync(`${dir}${name}.json`)) {
         // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
         writeFileSync(`${dir}${name}.json`, JSON.stringify({ workflowId: runId, history: JSON.parse(historyToJSON(history)) }));
       }

@@ -8,7 +8,7 @@ const OVERFLOW_WORDING = [
   /maximum context length/i,
   /context length exceeded/i,
   /context[_ ]window/i,
-  /exceeds? (the )?(model'?s? )?(maximum )?context/i,
+  /exceeds? (the )?(model'?s? )?(maximum |available )?context/i,
   /prompt is too long/i,
   /input is too long/i,
   /too many tokens/i,
