@@ -46,7 +46,7 @@ export class AgentRegistry {
 function prepare(agent: AgentDefinition): PreparedDefinition {
   const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: toolParameters(t.input) }));
   const definitionHash = createHash("sha256")
-    .update(JSON.stringify({ system: agent.system, model: agent.model, tools: toolSpecs }))
+    .update(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs }))
     .digest("hex");
   return { agent, toolSpecs, tools: new Map(agent.tools.map((t) => [t.name, t])), definitionHash };
 }

@@ -1,4 +1,5 @@
-import { ApplicationFailure } from "@temporalio/common";
+import { Context } from "@temporalio/activity";
+import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import { APIError } from "openai";
 import { DurableAgentsError } from "../src/errors/base.js";
 import { ModelCallFailedError } from "../src/errors/model-call-failed.js";
@@ -11,6 +12,8 @@ const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
  * their code; provider throttling keeps the provider's `retry-after` as the next delay.
  */
 export function toActivityFailure(err: unknown): unknown {
+  const stopped = stopFailure();
+  if (stopped) return stopped;
   if (DurableAgentsError.isDurableAgentsError(err)) return err.toFailure();
   if (err instanceof APIError && typeof err.status === "number") {
     if (FINAL_STATUSES.has(err.status)) {
@@ -35,4 +38,18 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(raw);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/**
+ * When the activity's signal fired: a cancel the workflow asked for reports as
+ * cancellation; a worker shutting down reports a retryable failure, so another
+ * worker retries the call and the run is not cancelled.
+ */
+export function stopFailure(): unknown {
+  const ctx = Context.current();
+  if (!ctx.cancellationSignal.aborted) return undefined;
+  const details = ctx.cancellationDetails;
+  if (details?.cancelRequested) return new CancelledFailure("the run was cancelled");
+  if (details?.workerShutdown) return ApplicationFailure.retryable("the worker shut down during the call", "WorkerShutdown");
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { estimateTextTokens } from "../src/model/token-estimate.js";
 import type { AgentActivities } from "../workflows/contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
-import { createCallModel } from "./model-call.js";
+import { createCallModel, systemPrompt } from "./model-call.js";
 import { ThreadCache } from "./thread-cache.js";
 import { createCallTool } from "./tool-call.js";
 
@@ -27,7 +27,7 @@ export function createActivities({ registry, model, client, threadCacheSize, def
     if (!agent.contextWindow) return Promise.resolve(0);
     let count = overhead.get(agent.id);
     if (!count) {
-      count = estimateTextTokens(agent.system + JSON.stringify(toolSpecs));
+      count = estimateTextTokens(systemPrompt(agent, { restored: false }) + JSON.stringify(toolSpecs));
       overhead.set(agent.id, count);
     }
     return count;
@@ -50,6 +50,6 @@ export function createActivities({ registry, model, client, threadCacheSize, def
       }
     },
     callModel: createCallModel({ registry, model, cache, client }),
-    callTool: createCallTool(registry, deferral),
+    callTool: createCallTool(registry, deferral, client),
   };
 }

@@ -1,5 +1,7 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
+import type { AgentDefinition } from "../src/define-agent.js";
+import type { Principal } from "../src/json.js";
 import type { ChatMessage } from "../src/model/messages.js";
 import type { Model } from "../src/model/model.js";
 import type { ModelCallInput, ModelCallOutput } from "../workflows/contracts.js";
@@ -16,6 +18,11 @@ export interface ModelCallDeps {
   client: Client;
 }
 
+/** The system prompt, resolved for the run's principal when it is a function. */
+export function systemPrompt(agent: AgentDefinition, input: { principal?: Principal; restored?: boolean }): string {
+  return typeof agent.system === "function" ? agent.system({ principal: input.principal, restored: input.restored ?? false }) : agent.system;
+}
+
 export function createCallModel({ registry, model, cache, client }: ModelCallDeps) {
   /** One model call. Its input holds only the thread's delta; the rest comes from cache or a query. */
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
@@ -25,7 +32,7 @@ export function createCallModel({ registry, model, cache, client }: ModelCallDep
       const response = await withHeartbeat(() =>
         model.complete({
           model: agent.model,
-          messages: [{ role: "system", content: agent.system }, ...thread],
+          messages: [{ role: "system", content: systemPrompt(agent, input) }, ...thread],
           tools: toolSpecs,
           signal: Context.current().cancellationSignal,
         }),

@@ -1,11 +1,17 @@
 import { Context } from "@temporalio/activity";
+import type { Client } from "@temporalio/client";
 import { z } from "zod";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { DeferError, deferSignal, isDeferSignal } from "../src/deferral/defer.js";
 import { mintResumeToken } from "../src/deferral/token.js";
 import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
 import { DurableAgentsError } from "../src/errors/base.js";
+import { DeferralCancelledError } from "../src/errors/deferral-cancelled.js";
 import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
+import { DeferInFanOutError } from "../src/errors/defer-in-fan-out.js";
+import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
+import { AgentClient } from "../src/client/agent-client.js";
+import { startAgentRun } from "../src/client/start-run.js";
 import { DeferralNotConfiguredError } from "../src/errors/deferral-not-configured.js";
 import type { ToolCallInput, ToolCallOutput } from "../workflows/contracts.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
@@ -13,7 +19,7 @@ import { deferralRequest } from "./deferral-request.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 
-export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined) {
+export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined, client: Client) {
   /**
    * One tool call. Mistakes the model can fix (unknown tool, bad arguments, a handler
    * that throws) come back as tool errors for it to read, never as run failures. A
@@ -24,6 +30,7 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
       const definition = registry.get(input.agentId);
       const out = input.expired ? await runOnExpired(definition, input) : await runHandler(definition, input);
       if (isDeferSignal(out)) {
+        if (input.deferralRefused) throw new DeferInFanOutError({ where: input.deferralRefused });
         return { deferred: deferralRequest(out.options, deferral, `tool "${input.toolCall.function.name}"`) };
       }
       return out;
@@ -93,10 +100,39 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
           return mintResumeToken(deferral.secret, input.deferralId, input.toolCall.id);
         },
       },
-      defer: (options) => deferSignal(options),
+      defer: (options) => {
+        if (input.deferralRefused) throw new DeferInFanOutError({ where: input.deferralRefused });
+        // Cancellation already reached this call: refuse, so no link to a dead run goes out.
+        if (activity.cancellationSignal.aborted && activity.cancellationDetails?.cancelRequested) {
+          throw new DeferralCancelledError({ deferralId: input.deferralId });
+        }
+        return deferSignal(options);
+      },
       restored: input.restored ?? false,
       ...(input.resumedBy ? { resumedBy: input.resumedBy } : {}),
+      dispatch: (agent, dispatchInput) => dispatch(input, typeof agent === "string" ? agent : agent.id, dispatchInput.prompt),
     };
+  }
+
+  /** A sub-run for the same principal, named after this call so a retried call attaches to it. */
+  async function dispatch(input: ToolCallInput, agentId: string, prompt: string) {
+    const { agent } = registry.get(agentId);
+    const restored = input.restored ?? false;
+    if (agent.authorize) {
+      if (restored) throw new DispatchRefusedError({ agentId, restored, reason: "a restored principal is data, not a credential" });
+      const verdict = await agent.authorize({ principal: input.principal, restored });
+      if (verdict !== true) throw new DispatchRefusedError({ agentId, restored, reason: `authorize returned ${JSON.stringify(verdict)}` });
+    }
+    const taskQueue = Context.current().info.taskQueue;
+    const runId = `${input.workflowId}/${input.toolCall.id}/${agentId}`;
+    await startAgentRun(client, taskQueue, runId, {
+      agentId,
+      prompt,
+      ...(input.principal ? { principal: input.principal } : {}),
+      ...(restored ? { restored } : {}),
+      ...(input.deferralRefused ? { deferralRefused: input.deferralRefused } : {}),
+    });
+    return new AgentClient({ client, taskQueue }).handle(runId).settled();
   }
 }
 

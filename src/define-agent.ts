@@ -1,7 +1,14 @@
 import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
-import type { JsonObject } from "./json.js";
+import type { JsonObject, Principal } from "./json.js";
+
+/** What a system prompt function and `authorize` learn about who the run acts for. */
+export interface PrincipalInfo {
+  principal: Principal | undefined;
+  /** True when the principal came back from storage at a resume and was not re-verified. */
+  restored: boolean;
+}
 
 /** What `onExpired` learns about the deferral that ran out. */
 export interface ExpiredDeferral {
@@ -16,8 +23,16 @@ export interface AgentOptions {
   id: string;
   /** Model name passed to the provider, e.g. `gpt-4.1-mini`. */
   model: string;
-  /** System prompt. Prepared on the worker for every model call and never stored in history. */
-  system: string;
+  /**
+   * System prompt. Prepared on the worker for every model call and never stored in history.
+   * A function receives the principal (as data, `restored` after a resume).
+   */
+  system: string | ((info: PrincipalInfo) => string);
+  /**
+   * Who may run this agent when a tool dispatches it (`ctx.dispatch`). Only an exact `true`
+   * allows. A restored principal is refused before this is asked (AI1011).
+   */
+  authorize?: (info: PrincipalInfo) => boolean | Promise<boolean>;
   /** Tools the model may call. Names must be unique. */
   tools?: ToolDefinition<any, any>[];
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
@@ -46,7 +61,8 @@ export interface AgentOptions {
 }
 
 /** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow">> {
+export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize">> {
+  authorize?: AgentOptions["authorize"];
   onExpired?: AgentOptions["onExpired"];
   contextWindow?: number;
   readonly kind: "agent";
@@ -63,8 +79,11 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   if (typeof options.model !== "string" || options.model === "") {
     throw new InvalidDefinitionError({ subject, problem: "model must be a non-empty string" });
   }
-  if (typeof options.system !== "string") {
-    throw new InvalidDefinitionError({ subject, problem: "system must be a string" });
+  if (typeof options.system !== "string" && typeof options.system !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "system must be a string or a function of the principal" });
+  }
+  if (options.authorize !== undefined && typeof options.authorize !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "authorize must be a function" });
   }
   const maxTurns = options.maxTurns ?? 10;
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
@@ -98,6 +117,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     timeouts,
     ...(options.onExpired ? { onExpired: options.onExpired } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+    ...(options.authorize ? { authorize: options.authorize } : {}),
   };
 }
 

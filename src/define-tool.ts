@@ -2,6 +2,9 @@ import { z } from "zod";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { DeferOptions, DeferSignal } from "./deferral/defer.js";
 import type { Principal } from "./json.js";
+import type { AgentResult } from "../workflows/run-state.js";
+import type { DeferredAck } from "../workflows/deferral-record.js";
+import { resolveToolRetry, type ToolRetry } from "./threads/tool-retry.js";
 
 /** What a tool handler can see and use while it runs inside an agent run. */
 export interface ToolContext {
@@ -40,8 +43,16 @@ export interface ToolContext {
   defer(options?: DeferOptions): DeferSignal;
   /** True after a resume: `principal` was restored from storage, not re-verified. */
   restored: boolean;
+  /**
+   * Runs another agent as a sub-run (on this worker's task queue) for the same principal
+   * and waits until it settles. Idempotent across retries of this call. An agent that
+   * declares `authorize` refuses a restored principal with AI1011.
+   */
+  dispatch(agent: { id: string } | string, input: { prompt: string }): Promise<AgentResult | DeferredAck>;
   /** Who resumed the run; gains none of its authority. */
   resumedBy?: Principal;
+  /** Set when the call belongs to a thread turn (then `runId` is the thread id too); threads cannot defer. */
+  threadId?: string;
 }
 
 export interface ToolOptions<I extends z.ZodType, O> {
@@ -56,6 +67,18 @@ export interface ToolOptions<I extends z.ZodType, O> {
    * else as JSON). A thrown error becomes a tool error the model can react to.
    */
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<O> | O;
+  /**
+   * Threads: retries a handler that throws before the model sees the error. `true` means
+   * 3 attempts with exponential backoff (250 ms ×2, at most 4 s, jittered). Agent runs do
+   * not read it yet.
+   */
+  retry?: ToolRetry;
+  /**
+   * Threads: runs this tool's calls on their own task queue, served by
+   * `createToolWorker({ taskQueue, concurrency })`: a work pool with its own concurrency
+   * limit. Default: the agent's task queue. Agent runs do not read it yet.
+   */
+  queue?: string;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -79,6 +102,10 @@ export function defineTool<I extends z.ZodType, O>(options: ToolOptions<I, O>): 
   }
   if (typeof options.handler !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "handler must be a function" });
+  }
+  resolveToolRetry(options.retry, subject);
+  if (options.queue !== undefined && (typeof options.queue !== "string" || options.queue.trim() === "")) {
+    throw new InvalidDefinitionError({ subject, problem: "queue must be a non-empty task queue name" });
   }
   return { ...options, kind: "tool" };
 }

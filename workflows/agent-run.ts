@@ -1,20 +1,26 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from "@temporalio/workflow";
 import { DefinitionChangedError } from "../src/errors/definition-changed.js";
 import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { MaxTurnsError } from "../src/errors/max-turns.js";
+import { RunCancelledError } from "../src/errors/run-cancelled.js";
 import { StepStateError } from "../src/errors/step-state.js";
 import { addUsage, emptyUsage, type ToolCall } from "../src/model/messages.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "./contracts.js";
-import { DeferralBook } from "./deferral-book.js";
+import { DeferralBook, type ParkRequest } from "./deferral-book.js";
 import type { DeferralRecord } from "./deferral-record.js";
-import { runStateQuery, threadQuery } from "./messages.js";
+import { cancelUpdate, runStateQuery, threadQuery } from "./messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "./run-state.js";
 
 const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
@@ -41,7 +47,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     turnsUsed: 0,
     maxTurns: undefined,
     usage: emptyUsage(),
-    restored: false,
+    restored: input.restored ?? false,
     ...(input.principal ? { principal: input.principal } : {}),
   };
   let prepared: PreparedAgent | undefined;
@@ -71,13 +77,37 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     return state.messages.slice(0, length);
   });
 
+  // Everything the run does happens in this scope, so `cancel()`, a timeout and a cancel
+  // from Temporal itself all reach the model call or tool in flight, or the deferral.
+  const scope = new CancellationScope();
+  const cancellation: Cancellation = { scope };
+  const cancel = (reason: string) => {
+    cancellation.reason ??= reason;
+    scope.cancel();
+  };
+  setHandler(cancelUpdate, ({ reason } = {}) => cancel(reason || "cancelled"));
+  if (input.timeoutMs) {
+    void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancel(`timed out after ${input.timeoutMs}ms`));
+  }
+
   return book.run(
     async () => {
       try {
-        prepared = await prepareAgent({ agentId: input.agentId });
-        state.maxTurns = prepared.maxTurns;
-        return await loop(state, book, thread, () => prepared!);
+        return await scope.run(async () => {
+          prepared = await prepareAgent({ agentId: input.agentId });
+          state.maxTurns = prepared.maxTurns;
+          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused);
+        });
       } catch (err) {
+        if (cancellation.reason !== undefined || scope.consideredCancelled || isCancellation(err)) {
+          // A cancelled run leaves no live approval link behind.
+          book.denyWaiting("AI1005");
+          throw new RunCancelledError({
+            reason: cancellation.reason ?? "the workflow was cancelled",
+            turnsUsed: state.turnsUsed,
+            usage: state.usage,
+          }).toFailure();
+        }
         // Surface the activity's typed failure itself, so the caller sees its code on top.
         throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
       }
@@ -87,15 +117,24 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   );
 }
 
+interface Cancellation {
+  scope: CancellationScope;
+  reason?: string;
+}
+
 async function loop(
   state: RunState,
   book: DeferralBook,
   thread: { epoch: number; sentLength: number },
+  cancellation: Cancellation,
   prepared: () => PreparedAgent,
+  deferralRefused: string | undefined,
 ): Promise<AgentResult> {
   const { callModel, callTool } = proxyActivities<AgentActivities>({
     startToCloseTimeout: prepared().timeouts.startToCloseMs,
     heartbeatTimeout: prepared().timeouts.heartbeatMs,
+    // The run reports AI1005 only once the call in flight has really stopped.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
   });
   const { workflowId, runId } = workflowInfo();
@@ -107,12 +146,22 @@ async function loop(
     restored: state.restored,
     ...(state.principal ? { principal: state.principal } : {}),
     ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
+    ...(deferralRefused ? { deferralRefused } : {}),
   });
 
   const modelCall = async () => {
     for (;;) {
       const delta = state.messages.slice(thread.sentLength);
-      const input = { agentId: state.agentId, workflowId, runId, epoch: thread.epoch, baseLength: thread.sentLength, delta };
+      const input = {
+        agentId: state.agentId,
+        workflowId,
+        runId,
+        epoch: thread.epoch,
+        baseLength: thread.sentLength,
+        delta,
+        restored: state.restored,
+        ...(state.principal ? { principal: state.principal } : {}),
+      };
       try {
         const reply = await callModel(input);
         thread.sentLength = state.messages.length;
@@ -126,7 +175,12 @@ async function loop(
     }
   };
 
+  const stopIfCancelled = () => {
+    if (cancellation.reason !== undefined || cancellation.scope.consideredCancelled) throw new CancelledFailure("cancelled");
+  };
+
   for (;;) {
+    stopIfCancelled();
     const { maxTurns } = prepared();
     if (state.turnsUsed >= maxTurns) {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
@@ -140,8 +194,21 @@ async function loop(
     if (calls.length === 0) {
       return { status: "completed", text: reply.message.content ?? "", messages: state.messages, turnsUsed: state.turnsUsed, usage: state.usage };
     }
+    stopIfCancelled();
     // Siblings all finish (their results persist) before a deferral parks the run.
-    const outputs = await Promise.all(calls.map((call) => callTool(toolInput(call))));
+    const settled = await Promise.allSettled(calls.map((call) => callTool(toolInput(call))));
+    const outputs = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
+    const cancelled = cancellation.reason !== undefined || cancellation.scope.consideredCancelled;
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (cancelled || failed) {
+      // A deferral that raced the cancellation is recorded denied (RC5054): its link is dead.
+      const deferred = calls.findIndex((_, i) => outputs[i] && "deferred" in outputs[i]!);
+      if (cancelled && deferred >= 0) {
+        const request = (outputs[deferred] as { deferred: DeferralRequest }).deferred;
+        book.refuse(parkRequest(state, prepared(), calls[deferred]!, request), "RC5054");
+      }
+      throw cancelled ? new CancelledFailure("cancelled") : failed!.reason;
+    }
     let winner: { call: ToolCall; request: DeferralRequest } | undefined;
     calls.forEach((call, i) => {
       const out = outputs[i] as ToolCallOutput;
@@ -168,17 +235,7 @@ async function deferUntilAnswered(
 ): Promise<void> {
   let request = winner.request;
   for (;;) {
-    const parked = await book.park({
-      toolCallId: winner.call.id,
-      toolName: winner.call.function.name,
-      agentId: state.agentId,
-      ...(request.schema ? { schema: request.schema } : {}),
-      meta: request.meta,
-      ttlMs: request.ttlMs,
-      definitionHash: prepared().definitionHash,
-      ...(state.principal ? { principal: state.principal } : {}),
-      ...(prepared().contextWindow ? { contextWindow: prepared().contextWindow, overheadTokens: prepared().overheadTokens } : {}),
-    });
+    const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
     if (parked.kind === "resumed") {
       const { payload } = parked;
       state.messages.push({
@@ -186,7 +243,9 @@ async function deferUntilAnswered(
         tool_call_id: winner.call.id,
         content: typeof payload === "string" ? payload : JSON.stringify(payload),
       });
-      state.restored = true;
+      // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
+      state.restored = !parked.reverified;
+      if (parked.reverified) state.principal = parked.reverified;
       if (parked.resumedBy) state.resumedBy = parked.resumedBy;
       return;
     }
@@ -205,6 +264,20 @@ async function deferUntilAnswered(
     state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: out.content });
     return;
   }
+}
+
+function parkRequest(state: RunState, prepared: PreparedAgent, call: ToolCall, request: DeferralRequest): ParkRequest {
+  return {
+    toolCallId: call.id,
+    toolName: call.function.name,
+    agentId: state.agentId,
+    ...(request.schema ? { schema: request.schema } : {}),
+    meta: request.meta,
+    ttlMs: request.ttlMs,
+    definitionHash: prepared.definitionHash,
+    ...(state.principal ? { principal: state.principal } : {}),
+    ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
+  };
 }
 
 /** Preparation again at resume: the agent must still exist and hash as it did when it deferred. */

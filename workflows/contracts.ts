@@ -32,6 +32,9 @@ export interface ModelCallInput {
   delta: ChatMessage[];
   /** Deltas are published to stream readers while the answer is written. */
   stream?: boolean;
+  /** Who the run acts for, for a system prompt that is a function of it. */
+  principal?: Principal;
+  restored?: boolean;
 }
 
 export interface ModelCallOutput {
@@ -49,6 +52,8 @@ export interface ToolCallInput {
   /** True once the run has been resumed: its principal was restored, not re-verified. */
   restored?: boolean;
   resumedBy?: Principal;
+  /** Set inside a fan-out branch: deferring is refused there (RC5051). Names where. */
+  deferralRefused?: string;
   /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
   expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
 }

@@ -2,6 +2,7 @@ import { Validator } from "@cfworker/json-schema";
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
   condition,
   proxySinks,
   setHandler,
@@ -60,7 +61,7 @@ export interface ParkRequest {
 }
 
 export type ParkResult =
-  | { kind: "resumed"; record: DeferralRecord; payload: JsonValue; resumedBy?: Principal }
+  | { kind: "resumed"; record: DeferralRecord; payload: JsonValue; resumedBy?: Principal; reverified?: Principal }
   | { kind: "expired"; record: DeferralRecord };
 
 type Phase = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
@@ -113,23 +114,7 @@ export class DeferralBook {
 
   /** Parks the run until a resume claims the deferral or its TTL runs out. */
   async park(request: ParkRequest): Promise<ParkResult> {
-    const now = Date.now();
-    const record: DeferralRecord = {
-      id: this.nextDeferralId(),
-      runId: workflowInfo().workflowId,
-      ...(request.agentId ? { agentId: request.agentId } : {}),
-      toolCallId: request.toolCallId,
-      ...(request.toolName ? { toolName: request.toolName } : {}),
-      status: "deferred",
-      ...(request.schema ? { schema: request.schema } : {}),
-      meta: request.meta,
-      deferredAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + request.ttlMs).toISOString(),
-      ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
-      ...(request.principal ? { principal: request.principal } : {}),
-      ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
-    };
-    this.records.push(record);
+    const record = this.newRecord(request, "deferred");
     upsertSearchAttributes([
       { key: DeferralStatusKey, value: "deferred" },
       { key: DeferralIdKey, value: record.id },
@@ -153,7 +138,49 @@ export class DeferralBook {
       record,
       payload: record.payload ?? null,
       ...(record.resumedBy ? { resumedBy: record.resumedBy } : {}),
+      ...(record.reverified ? { reverified: record.reverified } : {}),
     };
+  }
+
+  /**
+   * A deferral that lost a race with cancellation: recorded already denied (RC5054), so
+   * the link its handler may have sent reads RC5050 and never resumes a cancelled run.
+   */
+  refuse(request: ParkRequest, reason: string): DeferralRecord {
+    const record = this.newRecord(request, "denied");
+    record.deniedReason = reason;
+    upsertSearchAttributes([
+      { key: DeferralStatusKey, value: "denied" },
+      { key: DeferralIdKey, value: record.id },
+    ]);
+    return record;
+  }
+
+  /** Denies whatever deferral the run is waiting on (the run is being cancelled). */
+  denyWaiting(reason: string): void {
+    const waiting = this.current();
+    if (waiting) this.deny(waiting, reason, undefined);
+  }
+
+  private newRecord(request: ParkRequest, status: "deferred" | "denied"): DeferralRecord {
+    const now = Date.now();
+    const record: DeferralRecord = {
+      id: this.nextDeferralId(),
+      runId: workflowInfo().workflowId,
+      ...(request.agentId ? { agentId: request.agentId } : {}),
+      toolCallId: request.toolCallId,
+      ...(request.toolName ? { toolName: request.toolName } : {}),
+      status,
+      ...(request.schema ? { schema: request.schema } : {}),
+      meta: request.meta,
+      deferredAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + request.ttlMs).toISOString(),
+      ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
+      ...(request.principal ? { principal: request.principal } : {}),
+      ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
+    };
+    this.records.push(record);
+    return record;
   }
 
   /**
@@ -187,7 +214,7 @@ export class DeferralBook {
     if (record.status !== "deferred") return;
     record.status = "denied";
     record.deniedReason = reason;
-    this.#denials.set(record.id, failure);
+    if (failure !== undefined) this.#denials.set(record.id, failure);
     upsertSearchAttributes([{ key: DeferralStatusKey, value: "denied" }]);
   }
 
@@ -204,7 +231,8 @@ export class DeferralBook {
       this.settle({ status: "failed", error: failureInfo(err) });
       throw err;
     } finally {
-      await condition(allHandlersFinished);
+      // Even a cancelled run answers the resumes and settled calls still waiting on it.
+      await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     }
   }
 
@@ -219,7 +247,8 @@ export class DeferralBook {
     if (record.toolCallId !== request.toolCallId) {
       throw new ToolCallMismatchError({ deferralId: record.id, toolCallId: request.toolCallId }).toFailure();
     }
-    const problem = plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null);
+    const problem =
+      plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
   }
 
@@ -253,6 +282,7 @@ export class DeferralBook {
     record.payload = request.payload;
     record.resumedAt = new Date(Date.now()).toISOString();
     if (request.resumedBy) record.resumedBy = request.resumedBy;
+    if (request.reverify) record.reverified = request.reverify;
     upsertSearchAttributes([{ key: DeferralStatusKey, value: "resumed" }]);
     this.emit("resumed", record);
     this.phase = "running";

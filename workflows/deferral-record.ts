@@ -29,6 +29,8 @@ export interface DeferralRecord {
   principal?: Principal;
   resumedBy?: Principal;
   resumedAt?: string;
+  /** Set when the resume re-verified the deferring principal with a live credential. */
+  reverified?: Principal;
   /** The accepted payload. */
   payload?: JsonValue;
   /** The agent's declared context window and the tokens its system prompt and tools take. */
@@ -96,6 +98,8 @@ export interface ResumeRequest {
   toolCallId: string;
   payload: JsonValue;
   resumedBy?: Principal;
+  /** The deferring principal, re-verified live by the resuming service: the run stops being "restored". */
+  reverify?: Principal;
 }
 
 export interface ResumeReply {

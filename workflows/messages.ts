@@ -38,3 +38,9 @@ export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");
 export const replaceStepStateUpdate = defineUpdate<ReplaceStepStateReply, [ReplaceStepStateRequest]>(
   "durable-agents.replaceStepState",
 );
+
+/**
+ * Cancels the run with a reason. It fails with AI1005 (turns and the whole run's usage);
+ * a deferral it was waiting on is denied. Returns once the run has taken the request.
+ */
+export const cancelUpdate = defineUpdate<void, [{ reason?: string }]>("durable-agents.cancel");

@@ -1,11 +1,13 @@
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
+import { DeferInFanOutError } from "../src/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { InvalidDefinitionError } from "../src/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/json.js";
 import { plainJsonProblem } from "../src/json-check.js";
 import { DeferralBook } from "./deferral-book.js";
+import { inFanOut } from "./fan-out.js";
 
 export interface WorkflowDeferOptions {
   /** JSON Schema of a valid payload; resume refuses others with RC5049 (token not spent). */
@@ -49,6 +51,7 @@ export function nextDeferralId(): string {
  */
 export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDeferOptions = {}): Promise<T> {
   const deferrals = requireBook();
+  if (inFanOut()) throw new DeferInFanOutError({ where: "a fanOut() branch" }).toFailure();
   const meta = options.meta ?? {};
   const problem = plainJsonProblem(meta) ?? plainJsonProblem(options.schema ?? null);
   if (problem) throw new NotPlainJsonError({ what: "meta", ...problem }).toFailure();

@@ -8,6 +8,12 @@ export interface AgentRunInput {
   agentId: string;
   prompt: string;
   principal?: Principal;
+  /** A sub-run dispatched after a resume inherits the restored (not re-verified) principal. */
+  restored?: boolean;
+  /** Deferring is refused in this run (RC5051); names the fan-out it runs in. */
+  deferralRefused?: string;
+  /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */
+  timeoutMs?: number;
 }
 
 /** A run's live state, as the `runState` query returns it. */

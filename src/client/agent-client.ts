@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
   Client,
-  WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -10,13 +9,14 @@ import {
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferralView, DeferredAck } from "../../workflows/deferral-record.js";
-import { resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
+import { cancelUpdate, resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "../../workflows/run-state.js";
-import { AgentIdKey } from "../../workflows/search-attributes.js";
 import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import { parseDeferralId } from "../deferral/deferral-id.js";
 import { verifyResumeToken } from "../deferral/token.js";
 import type { AgentDefinition } from "../define-agent.js";
+import { ttlMs } from "../deferral/config.js";
+import type { Duration } from "@temporalio/common";
 import { DeferralDeniedError } from "../errors/deferral-denied.js";
 import { DeferralExpiredError } from "../errors/deferral-expired.js";
 import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
@@ -32,6 +32,7 @@ import { plainJsonProblem } from "../json-check.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import { ContextOverflowError } from "../errors/context-overflow.js";
 import { DeferralStore } from "./deferral-store.js";
+import { startAgentRun } from "./start-run.js";
 import type { AuthorizeHook, ResumeOptions, ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions {
@@ -59,6 +60,11 @@ export interface RunOptions {
    * that already exists instead of starting a second one. Random when absent.
    */
   runId?: string;
+  /**
+   * Cancels the run (AI1005) if it has not finished this long after it started, time spent
+   * deferred included, e.g. `"7d"`. Its deferral, if any, is denied.
+   */
+  timeout?: Duration;
 }
 
 /** A started run. */
@@ -108,20 +114,13 @@ export class AgentClient {
       throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: `principal is not plain JSON at ${principalProblem.path}` });
     }
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
-    const input: AgentRunInput = { agentId, prompt: options.prompt, ...(options.principal ? { principal: options.principal } : {}) };
-    try {
-      await this.client.workflow.start<typeof agentRun>("agentRun", {
-        workflowId: runId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
-        // Same id while running: attach. Same id after it closed: refused below, then attach.
-        workflowIdConflictPolicy: "USE_EXISTING",
-        workflowIdReusePolicy: "REJECT_DUPLICATE",
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    const input: AgentRunInput = {
+      agentId,
+      prompt: options.prompt,
+      ...(options.principal ? { principal: options.principal } : {}),
+      ...(options.timeout !== undefined ? { timeoutMs: ttlMs(options.timeout, `run of agent "${agentId}" timeout`) } : {}),
+    };
+    await startAgentRun(this.client, this.taskQueue, runId, input);
     return this.handle(runId);
   }
 
@@ -155,6 +154,24 @@ export class AgentClient {
     };
   }
 
+  /**
+   * Cancels a run: it stops the model call or tool in flight (their AbortSignal fires), denies
+   * a deferral it waits on (its tokens then read RC5050), and fails with AI1005 carrying the
+   * turns and the whole run's usage. A run that already finished is left as it is; AI1010
+   * for an unknown run.
+   */
+  async cancel(runId: string, options: { reason?: string } = {}): Promise<void> {
+    const wf = this.workflowHandle(runId);
+    try {
+      await wf.executeUpdate(cancelUpdate, { args: [{ ...(options.reason ? { reason: options.reason } : {}) }] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      // Closed runs take no updates: fine, unless the run never existed.
+      await translate(runId, () => wf.describe());
+    }
+  }
+
   /** The run's result once it finishes. */
   result(runId: string): Promise<AgentResult> {
     return this.handle(runId).result();
@@ -185,11 +202,14 @@ export class AgentClient {
       throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
     }
     await this.#authorizeResume(options, view);
+    if (options.reverify !== undefined && options.reverify?.id !== view.principal?.id) {
+      throw new ResumeUnauthorizedError({ deferralId: view.id, returned: "a reverify principal that is not the one the run deferred as" });
+    }
     if (view.status === "denied") throw new DeferralDeniedError({ deferralId: view.id, reason: view.deniedReason ?? "denied" });
     if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
       throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
     }
-    for (const [what, value] of [["payload", options.payload], ["payload", options.principal ?? null]] as const) {
+    for (const [what, value] of [["payload", options.payload], ["payload", options.principal ?? null], ["payload", options.reverify ?? null]] as const) {
       const problem = plainJsonProblem(value);
       if (problem) throw new NotPlainJsonError({ what, ...problem });
     }
@@ -202,6 +222,7 @@ export class AgentClient {
             toolCallId: claims.toolCallId,
             payload: options.payload,
             ...(options.principal ? { resumedBy: options.principal } : {}),
+            ...(options.reverify ? { reverify: options.reverify } : {}),
           },
         ],
       });

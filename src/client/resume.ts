@@ -24,6 +24,11 @@ export interface ResumeOptions {
   payload: JsonValue;
   /** Who is resuming; recorded as `resumedBy`, gains none of the run's authority. */
   principal?: Principal;
+  /**
+   * The deferring principal, freshly verified by your service from a live credential (same
+   * `id`). The resumed run then acts for it as verified, instead of as restored data.
+   */
+  reverify?: Principal;
   /** Overrides the client-wide hook for this call. */
   authorize?: AuthorizeHook;
 }

@@ -49,6 +49,26 @@ export const ErrorCode = {
   ContextOverflow: "AI1009",
   /** The run id is unknown to the server. */
   RunNotFound: "AI1010",
+  /** A dispatched agent's `authorize` refused the principal (e.g. restored, not re-verified). */
+  DispatchRefused: "AI1011",
+  /** No thread with that id (never created, or deleted). */
+  ThreadNotFound: "AI1020",
+  /** The threads client's authorize hook did not return exactly `true`. */
+  ThreadUnauthorized: "AI1021",
+  /** No async tool call with that id waits for a result in the thread. */
+  ToolCallNotFound: "AI1022",
+  /** `ctx.defer()` inside a thread turn. */
+  DeferInThread: "AI1023",
+  /** `resumeThread` on a thread with nothing to continue. */
+  ThreadNotResumable: "AI1024",
+  /** `createThread` with an id that is taken. */
+  ThreadAlreadyExists: "AI1025",
+  /** An async tool called from an agent run instead of a thread. */
+  AsyncToolOutsideThread: "AI1026",
+  /** A message that is malformed or breaks the call/result pairing. */
+  ThreadMessageInvalid: "AI1027",
+  /** The async tool call already has its result. */
+  ToolResultDuplicate: "AI1028",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -15,12 +15,22 @@ import { RunCancelledError } from "./run-cancelled.js";
 import { DeferOutsideRunError } from "./defer-outside-run.js";
 import { StepStateError } from "./step-state.js";
 import { ThreadRewriteError } from "./thread-rewrite.js";
+import { DispatchRefusedError } from "./dispatch-refused.js";
 import { AgentNotRegisteredError } from "./agent-not-registered.js";
 import { ContextOverflowError } from "./context-overflow.js";
 import { InvalidDefinitionError } from "./invalid-definition.js";
 import { MaxTurnsError } from "./max-turns.js";
 import { ModelCallFailedError } from "./model-call-failed.js";
 import { RunNotFoundError } from "./run-not-found.js";
+import { ThreadNotFoundError } from "./thread-not-found.js";
+import { ThreadUnauthorizedError } from "./thread-unauthorized.js";
+import { ToolCallNotFoundError } from "./tool-call-not-found.js";
+import { DeferInThreadError } from "./defer-in-thread.js";
+import { ThreadNotResumableError } from "./thread-not-resumable.js";
+import { ThreadAlreadyExistsError } from "./thread-already-exists.js";
+import { AsyncToolOutsideThreadError } from "./async-tool-outside-thread.js";
+import { ThreadMessageInvalidError } from "./thread-message-invalid.js";
+import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 
 /** Code → class, so a failure that crossed the wire can be rebuilt as the typed error. */
 export const errorClasses = {
@@ -47,4 +57,14 @@ export const errorClasses = {
   [DeferOutsideRunError.code]: DeferOutsideRunError,
   [StepStateError.code]: StepStateError,
   [ThreadRewriteError.code]: ThreadRewriteError,
+  [ThreadNotFoundError.code]: ThreadNotFoundError,
+  [ThreadUnauthorizedError.code]: ThreadUnauthorizedError,
+  [ToolCallNotFoundError.code]: ToolCallNotFoundError,
+  [DeferInThreadError.code]: DeferInThreadError,
+  [ThreadNotResumableError.code]: ThreadNotResumableError,
+  [ThreadAlreadyExistsError.code]: ThreadAlreadyExistsError,
+  [AsyncToolOutsideThreadError.code]: AsyncToolOutsideThreadError,
+  [ThreadMessageInvalidError.code]: ThreadMessageInvalidError,
+  [ToolResultDuplicateError.code]: ToolResultDuplicateError,
+  [DispatchRefusedError.code]: DispatchRefusedError,
 } as const;

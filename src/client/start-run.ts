@@ -1,0 +1,23 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import type { agentRun } from "../../workflows/agent-run.js";
+import type { AgentRunInput } from "../../workflows/run-state.js";
+import { AgentIdKey } from "../../workflows/search-attributes.js";
+
+/**
+ * Starts an agent run under `runId`, or attaches to the run that already has it: the same
+ * id while running attaches, the same id after it closed is refused and then attached to.
+ */
+export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput): Promise<void> {
+  try {
+    await client.workflow.start<typeof agentRun>("agentRun", {
+      workflowId: runId,
+      taskQueue,
+      args: [input],
+      typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
+      workflowIdConflictPolicy: "USE_EXISTING",
+      workflowIdReusePolicy: "REJECT_DUPLICATE",
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}

@@ -1,0 +1,34 @@
+import { executeChild, uuid4, workflowInfo } from "@temporalio/workflow";
+import type { Principal } from "../src/json.js";
+import type { agentRun } from "./agent-run.js";
+import { inFanOut } from "./fan-out.js";
+import type { AgentResult, AgentRunInput } from "./run-state.js";
+import { AgentIdKey } from "./search-attributes.js";
+
+export interface RunAgentOptions {
+  prompt: string;
+  principal?: Principal;
+  /** Child workflow id; derived from the parent's id when absent. */
+  runId?: string;
+  /** Task queue of the agent's workers; the parent's when absent. */
+  taskQueue?: string;
+}
+
+/**
+ * Dispatches an agent from a plain workflow as a child run and waits for its result. From
+ * inside a `fanOut()` branch, the child may not defer: a tool that tries fails with RC5051.
+ */
+export function runAgent(agentId: string, options: RunAgentOptions): Promise<AgentResult> {
+  const input: AgentRunInput = {
+    agentId,
+    prompt: options.prompt,
+    ...(options.principal ? { principal: options.principal } : {}),
+    ...(inFanOut() ? { deferralRefused: `a fanOut() branch of workflow "${workflowInfo().workflowId}"` } : {}),
+  };
+  return executeChild<typeof agentRun>("agentRun", {
+    workflowId: options.runId ?? `${workflowInfo().workflowId}/${agentId}-${uuid4()}`,
+    args: [input],
+    typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
+    ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+  });
+}
