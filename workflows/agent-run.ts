@@ -201,6 +201,11 @@ async function loop(
     const cancelled = cancellation.reason !== undefined || cancellation.scope.consideredCancelled;
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (cancelled || failed) {
+      // Calls that did finish keep their results in the thread, even though the run stops.
+      calls.forEach((call, i) => {
+        const out = outputs[i];
+        if (out && "content" in out) state.messages.push({ role: "tool", tool_call_id: call.id, content: out.content });
+      });
       // A deferral that raced the cancellation is recorded denied (RC5054): its link is dead.
       const deferred = calls.findIndex((_, i) => outputs[i] && "deferred" in outputs[i]!);
       if (cancelled && deferred >= 0) {
