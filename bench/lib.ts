@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Client, Connection } from "@temporalio/client";
+import { tsToMs } from "@temporalio/common/lib/time.js";
 import proto from "@temporalio/proto";
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { z } from "zod";
@@ -99,7 +100,9 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
   try {
     const { address, namespace } = temporal;
     const [connection, native, model, sdkBundle, bareBundle] = await Promise.all([
-      Connection.connect({ address }),
+      // The client's own 128 MB default is set under a key grpc-js ignores, leaving 4 MB:
+      // too small for one page of a naive long conversation's history.
+      Connection.connect({ address, channelArgs: { "grpc.max_receive_message_length": 256 * 1024 * 1024 } }),
       NativeConnection.connect({ address }),
       startScriptedModelServer(),
       bundleAgentWorkflows(),
@@ -192,6 +195,21 @@ export async function historyStats(client: Client, workflowId: string): Promise<
     events: events.length,
     byType: [...byType.values()].sort((a, b) => b.bytes - a.bytes),
   };
+}
+
+/**
+ * Total time the run's workflow and activity tasks sat between scheduled and started:
+ * the server's dispatch wait, which both paths pay alike and which dilutes their ratio.
+ */
+export async function serverWaitMs(client: Client, workflowId: string): Promise<number> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const at = new Map(events.map((e) => [Number(e.eventId), tsToMs(e.eventTime)]));
+  let wait = 0;
+  for (const e of events) {
+    const scheduledId = (e.workflowTaskStartedEventAttributes ?? e.activityTaskStartedEventAttributes)?.scheduledEventId;
+    if (scheduledId != null) wait += tsToMs(e.eventTime) - (at.get(Number(scheduledId)) ?? NaN);
+  }
+  return wait;
 }
 
 export function median(values: number[]): number {

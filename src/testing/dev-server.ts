@@ -291,6 +291,21 @@ class CliDevServer implements TemporalServerHandle {
   }
 }
 
+/**
+ * The dev server runs one history shard whose task-queue readers poll at most 20 times a
+ * second, so every task waits ~40 ms before a worker sees it. Lifting the cap makes the
+ * local server behave like a real cluster's latency, for tests and benchmarks alike.
+ */
+export const DEV_DYNAMIC_CONFIG: Record<string, number> = {
+  "history.transferProcessorMaxPollRPS": 10_000,
+  "history.timerProcessorMaxPollRPS": 10_000,
+  "history.visibilityProcessorMaxPollRPS": 10_000,
+};
+
+function dynamicConfigArgs(): string[] {
+  return Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]);
+}
+
 function cliArgs(ports: { grpc: number; http: number; metrics: number }, namespace: string, dbFilename?: string): string[] {
   const args = [
     "server",
@@ -312,6 +327,7 @@ function cliArgs(ports: { grpc: number; http: number; metrics: number }, namespa
   ];
   if (dbFilename) args.push("--db-filename", dbFilename);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push("--search-attribute", `${name}=${type}`);
+  args.push(...dynamicConfigArgs());
   return args;
 }
 
@@ -328,7 +344,10 @@ async function startCli(binary: string, options: DevServerOptions, namespace: st
 async function startSdkDownload(options: DevServerOptions, namespace: string, log: (line: string) => void) {
   // Imported lazily: it pulls in the native worker runtime, which the other paths never need.
   const { TestWorkflowEnvironment } = await import("@temporalio/testing");
-  const extraArgs = Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ["--search-attribute", `${name}=${type}`]);
+  const extraArgs = [
+    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ["--search-attribute", `${name}=${type}`]),
+    ...dynamicConfigArgs(),
+  ];
   const create = (port: number | undefined) =>
     TestWorkflowEnvironment.createLocal({
       server: { namespace, port, dbFilename: options.dbFilename, ip: "127.0.0.1", extraArgs },
