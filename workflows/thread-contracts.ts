@@ -1,0 +1,260 @@
+/**
+ * The shapes a thread workflow shares with its activities and its client. Types only:
+ * the workflow bundle must not pull activity code (or Node) into the sandbox.
+ */
+import type { Principal } from "../src/json.js";
+import type { ChatMessage, ToolCall, Usage } from "../src/model/messages.js";
+import type { ModelDelta } from "../src/model/model.js";
+import type { ModelCallOutput } from "./contracts.js";
+
+/**
+ * Where a thread is. `idle`: created, no turn yet. `streaming`: a model call is being
+ * written. `awaiting_tool_results`: tools run, or async tools wait for their results.
+ * `completed`: the last turn answered. `failed`: the last turn failed (see `lastError`).
+ * `stopped`: `stopThread` interrupted the turn. The last three take new messages.
+ */
+export type ThreadStatus = "idle" | "streaming" | "awaiting_tool_results" | "completed" | "failed" | "stopped";
+
+/** A message as the thread keeps it: the chat message plus an id and when it joined the thread. */
+export type ThreadMessage = ChatMessage & { id: string; createdAt: string };
+
+/** Something waiting in the inbox for the current turn to end. */
+export interface InboxItem {
+  id: string;
+  /** `message` starts a turn; `add` only joins the thread (addMessage). */
+  kind: "message" | "add";
+  message: ChatMessage;
+  at: string;
+}
+
+export interface ThreadFailure {
+  /** The typed error's code when there is one (AI1003, AI1004, AI1023, …). */
+  code?: string;
+  message: string;
+  at: string;
+}
+
+/** An async tool call the thread is waiting on. */
+export interface AsyncCallState {
+  toolCallId: string;
+  name: string;
+  /** The callback ran to the end; from then on only the result is awaited. */
+  callbackDone: boolean;
+}
+
+/** One entry of the thread's update stream; `seq` grows by one per entry, across continue-as-new. */
+export type StreamUpdate =
+  | { seq: number; type: "text-delta"; messageId: string; text: string }
+  | { seq: number; type: "tool-input-delta"; messageId: string; toolCallId: string; toolName?: string; argumentsDelta: string }
+  /** Forget what was streamed for `messageId`: the call is retried, or it was stopped or failed. */
+  | { seq: number; type: "reset"; messageId: string; reason: "retry" | "stopped" | "failed" }
+  /** A message joined the thread; for a streamed answer it replaces the deltas of the same id. */
+  | { seq: number; type: "message"; message: ThreadMessage }
+  | { seq: number; type: "status"; status: ThreadStatus; previousStatus: ThreadStatus; at: string };
+
+/** An entry before the log numbers it. */
+export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamUpdate ? Omit<U, "seq"> : never) : never;
+
+/** What `streamUpdates` returns. */
+export interface StreamSnapshot {
+  threadId: string;
+  status: ThreadStatus;
+  /** Entries with `seq > fromSeq`, oldest first. Deltas of finished messages are folded into their `message` entry. */
+  updates: StreamUpdate[];
+  /** Highest seq so far; pass it as the next `fromSeq`. */
+  lastSeq: number;
+  /** True when entries after `fromSeq` were dropped (the reader fell too far behind): re-read `listMessages`. */
+  truncated: boolean;
+  /** The id the answer being written will have, while one is. */
+  streamingMessageId?: string;
+}
+
+/** A batch of deltas the model activity sends while it streams (throttled). */
+export interface StreamFlush {
+  /** The id the answer will have once complete. */
+  streamId: string;
+  /** Activity attempt: a higher one means the call was retried and the earlier deltas are void. */
+  attempt: number;
+  parts: ModelDelta[];
+}
+
+/** One open tool call of the current turn, as `getThread` shows it. */
+export interface OpenToolCall {
+  toolCallId: string;
+  name: string;
+  kind: "sync" | "async";
+  /** `running`: the handler (or async callback) runs. `waiting`: an async result is awaited. `pending`: not started (stopped or failed turn). */
+  state: "pending" | "running" | "waiting";
+  /** Temporal activity id while it runs, to find its retry state. */
+  activityId?: string;
+  /** Attempts allowed for the handler (1 without retry). */
+  maxAttempts?: number;
+}
+
+/** The thread as its workflow knows it (the client adds retry state from Temporal). */
+export interface ThreadSnapshot {
+  threadId: string;
+  agentId: string;
+  status: ThreadStatus;
+  createdAt: string;
+  updatedAt: string;
+  principal?: Principal;
+  messageCount: number;
+  /** Messages waiting for the current turn to end, in order. */
+  queued: Array<{ id: string; kind: InboxItem["kind"]; at: string }>;
+  toolCalls: OpenToolCall[];
+  /** The model call in flight, if any. */
+  modelCall?: { activityId: string; messageId: string };
+  lastError?: ThreadFailure;
+  usage: Usage;
+  /** Model calls over the thread's life. */
+  modelCalls: number;
+  /** How many times the thread continued as new. */
+  generation: number;
+  lastSeq: number;
+  stream: boolean;
+  deleted: boolean;
+}
+
+/** A page of `listMessages`. */
+export interface ThreadMessagePage {
+  messages: ThreadMessage[];
+  total: number;
+}
+
+/** Everything a thread carries into its next run when it continues as new. */
+export interface ThreadCarry {
+  status: ThreadStatus;
+  halted: boolean;
+  messages: ThreadMessage[];
+  inbox: InboxItem[];
+  asyncCalls: AsyncCallState[];
+  /** Model calls of the current turn (checked against the agent's maxTurns). */
+  turnSteps: number;
+  modelCalls: number;
+  usage: Usage;
+  lastError?: ThreadFailure;
+  generation: number;
+  /** The stream's recent entries and counters, so readers resume across the boundary. */
+  stream: { seq: number; droppedThrough: number; entries: StreamUpdate[] };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Start input of the thread workflow: one object, so continue-as-new can carry it. */
+export interface ThreadInput {
+  agentId: string;
+  /** Who the thread acts for: tools read it as `ctx.principal`. */
+  principal?: Principal;
+  /** First run only: the transcript to start from. */
+  messages?: ChatMessage[];
+  /** First run only: the first user message (after `messages`). */
+  prompt?: { id: string; content: string };
+  /** First run only: run a turn right away when the transcript asks for one. Default true. */
+  autoStart?: boolean;
+  /** Stream the model's answers to readers. Default true. */
+  stream?: boolean;
+  /** Continue as new once history reaches this many events (Temporal's own suggestion applies too). */
+  maxHistoryEvents?: number;
+  /** Set on continue-as-new. */
+  carried?: ThreadCarry;
+}
+
+/** What the thread's worker tells it about the agent, once per turn. */
+export interface ThreadPrepared {
+  maxTurns: number;
+  timeouts: { startToCloseMs: number; heartbeatMs: number };
+  tools: Record<string, { async: boolean; queue?: string; maxAttempts: number }>;
+  /** Attempts of a model call for retryable failures (429, 5xx, network) before the turn fails. */
+  modelMaxAttempts: number;
+  /** Whether the worker has an `onStatusChange` hook to call. */
+  statusHook: boolean;
+}
+
+export interface ThreadModelCallInput {
+  agentId: string;
+  threadId: string;
+  /** The run whose transcript a cache miss reads (by query). */
+  runId: string;
+  /** The thread's first run id: transcripts only grow, so the worker cache outlives continue-as-new. */
+  firstRunId: string;
+  /** Transcript length before `delta`: the worker has it cached or queries it. */
+  baseLength: number;
+  /** Only the messages added since the previous model call: keeps history linear. */
+  delta: ChatMessage[];
+  /** The id the answer will have; deltas are sent under it. */
+  streamId: string;
+  stream: boolean;
+  /** Who the thread acts for, for a system prompt that is a function of it. */
+  principal?: Principal;
+}
+
+export interface ThreadToolCallInput {
+  agentId: string;
+  threadId: string;
+  /** The thread's task queue: where sub-runs a tool dispatches go, even from a tool's own queue. */
+  taskQueue: string;
+  toolCall: ToolCall;
+  principal?: Principal;
+}
+
+export interface ThreadToolCallOutput {
+  content: string;
+  isError: boolean;
+}
+
+export type AsyncToolStartOutput = { started: true } | { started: false; content: string };
+
+/** What `onStatusChange` receives. */
+export interface ThreadStatusChange {
+  threadId: string;
+  agentId: string;
+  status: ThreadStatus;
+  previousStatus: ThreadStatus;
+  at: string;
+}
+
+export interface ThreadActivities {
+  prepareThread(input: { agentId: string }): Promise<ThreadPrepared>;
+  threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput>;
+  threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput>;
+  threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput>;
+  threadStatusChanged(change: ThreadStatusChange): Promise<void>;
+}
+
+/** sendMessage / addMessage. */
+export interface ThreadSendRequest {
+  /** Client-chosen, so a retried call is recognised instead of sent twice. */
+  id: string;
+  kind: InboxItem["kind"];
+  message: ChatMessage;
+}
+
+export interface ThreadSendReply {
+  messageId: string;
+  /** True when it waits behind a running turn (or earlier queued messages). */
+  queued: boolean;
+  /** True when this id had already been sent: nothing changed. */
+  duplicate: boolean;
+}
+
+export interface ThreadResumeRequest {
+  prompt?: { id: string; content: string };
+}
+
+export interface ThreadResumeReply {
+  status: ThreadStatus;
+  previousStatus: ThreadStatus;
+}
+
+export interface ThreadStopReply {
+  status: ThreadStatus;
+  previousStatus: ThreadStatus;
+}
+
+export interface ThreadToolResultRequest {
+  toolCallId: string;
+  /** Exactly one of the two. */
+  result?: unknown;
+  error?: string;
+}

@@ -1,0 +1,258 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  makeContinueAsNewFunc,
+  proxyActivities,
+  proxyLocalActivities,
+  uuid4,
+  workflowInfo,
+} from "@temporalio/workflow";
+import { MaxTurnsError } from "../src/errors/max-turns.js";
+import { addUsage, type ToolCall } from "../src/model/messages.js";
+import type { ActivityOptions } from "@temporalio/common";
+import type { ThreadActivities, ThreadInput, ThreadPrepared } from "./thread-contracts.js";
+import { ThreadState } from "./thread-state.js";
+import { needsAnswer, openToolCalls, toChat } from "./thread-transcript.js";
+
+/** Failures no retry can fix: the turn fails at once. */
+const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1009", "AI1023", "AI1026"];
+
+const { prepareThread } = proxyLocalActivities<ThreadActivities>({
+  startToCloseTimeout: "30s",
+  retry: { nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+type TurnEnd = "settled" | "rollover";
+
+/**
+ * A chat thread: one long-lived workflow with an inbox. Each message runs the agent loop
+ * (model call → tools → model call …) as a turn; messages sent meanwhile queue up. The
+ * thread continues as new when Temporal suggests it, carrying its transcript, inbox,
+ * pending async calls and stream position. It ends only when deleted.
+ */
+export async function agentThread(input: ThreadInput): Promise<{ deleted: true }> {
+  const thread = new ThreadState(input);
+
+  for (;;) {
+    if (thread.deleteRequested) break;
+    if (thread.turnActive()) {
+      if ((await runTurn(thread)) === "rollover") await rollover(thread);
+      continue;
+    }
+    if (thread.canTakeNext()) {
+      thread.takeNext();
+      continue;
+    }
+    if (thread.rolloverDue()) {
+      await rollover(thread);
+      continue;
+    }
+    await condition(() => thread.deleteRequested || thread.turnActive() || thread.canTakeNext() || thread.rolloverDue());
+  }
+  // Deleted: let the status hook and the delete update finish before the workflow closes.
+  await thread.hookChain;
+  await condition(allHandlersFinished);
+  return { deleted: true };
+}
+
+/** Continues as new with everything the thread holds; returns only if a delete came first. */
+async function rollover(thread: ThreadState): Promise<void> {
+  await thread.hookChain;
+  await condition(allHandlersFinished);
+  if (thread.deleteRequested) return;
+  const info = workflowInfo();
+  const next: ThreadInput = {
+    agentId: thread.agentId,
+    stream: thread.streamEnabled,
+    carried: thread.carry(),
+    ...(thread.principal ? { principal: thread.principal } : {}),
+    ...(thread.maxHistoryEvents !== undefined ? { maxHistoryEvents: thread.maxHistoryEvents } : {}),
+  };
+  await makeContinueAsNewFunc<typeof agentThread>({
+    ...(info.memo ? { memo: info.memo } : {}),
+    typedSearchAttributes: info.typedSearchAttributes,
+  })(next);
+}
+
+/**
+ * Runs the current turn until it completes, fails, is stopped, or should roll over.
+ * Everything it needs is in the transcript, so it works the same for a fresh turn, a
+ * resumed one, and one that continued as new halfway.
+ */
+async function runTurn(thread: ThreadState): Promise<TurnEnd> {
+  const scope = new CancellationScope();
+  thread.turnScope = scope;
+  try {
+    return await scope.run(() => advance(thread));
+  } catch (err) {
+    // Stop and delete cancel the scope; they already set the state they want.
+    if (thread.deleteRequested || (thread.status === "stopped" && isCancellation(err))) return "settled";
+    thread.fail(failureOf(err));
+    return "settled";
+  } finally {
+    thread.turnScope = undefined;
+    thread.running.clear();
+    thread.modelCall = undefined;
+  }
+}
+
+async function advance(thread: ThreadState): Promise<TurnEnd> {
+  for (;;) {
+    if (thread.rolloverDue()) return "rollover";
+    if (!thread.prepared) thread.prepare(await prepareThread({ agentId: thread.agentId }));
+    const prepared = thread.prepared!;
+    const open = openToolCalls(thread.messages);
+    if (open.length > 0) {
+      thread.setStatus("awaiting_tool_results");
+      if ((await runTools(thread, prepared, open)) === "rollover") return "rollover";
+      continue;
+    }
+    if (needsAnswer(thread.messages)) {
+      if (thread.turnSteps >= prepared.maxTurns) {
+        throw new MaxTurnsError({ maxTurns: prepared.maxTurns, turnsUsed: thread.turnSteps, usage: thread.usage }).toFailure();
+      }
+      thread.setStatus("streaming");
+      await callModel(thread, prepared);
+      continue;
+    }
+    thread.setStatus("completed");
+    return "settled";
+  }
+}
+
+async function callModel(thread: ThreadState, prepared: ThreadPrepared): Promise<void> {
+  const messageId = uuid4();
+  const activityId = `model-${messageId}`;
+  const { threadCallModel } = proxyActivities<ThreadActivities>({
+    ...callOptions(prepared),
+    activityId,
+    retry: {
+      initialInterval: "1s",
+      backoffCoefficient: 2,
+      maximumInterval: "1m",
+      maximumAttempts: prepared.modelMaxAttempts,
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
+  });
+  thread.stream.begin(messageId);
+  thread.modelCall = { activityId, messageId };
+  const baseLength = thread.sentLength;
+  const delta = thread.messages.slice(baseLength).map(toChat);
+  const { runId, firstExecutionRunId } = workflowInfo();
+  const reply = await threadCallModel({
+    agentId: thread.agentId,
+    threadId: thread.threadId,
+    runId,
+    firstRunId: firstExecutionRunId,
+    baseLength,
+    delta,
+    streamId: messageId,
+    stream: thread.streamEnabled,
+    ...(thread.principal ? { principal: thread.principal } : {}),
+  });
+  thread.sentLength = baseLength + delta.length;
+  thread.modelCall = undefined;
+  thread.turnSteps += 1;
+  thread.modelCalls += 1;
+  thread.usage = addUsage(thread.usage, reply.usage);
+  thread.append(reply.message, messageId);
+}
+
+/**
+ * Runs the open calls of the turn: sync tools to their result, async tools' callbacks to
+ * their end. Returns once every call has a result, or early to roll over while only
+ * async results are awaited (nothing runs then, and the calls are carried).
+ */
+async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[]): Promise<TurnEnd | "done"> {
+  const failures: unknown[] = [];
+  const batch = new CancellationScope();
+  const started: Array<Promise<void>> = [];
+  for (const call of open) {
+    if (thread.running.has(call.id)) continue;
+    const spec = prepared.tools[call.function.name];
+    const asyncState = thread.asyncCalls.get(call.id);
+    if (spec?.async || asyncState) {
+      if (asyncState?.callbackDone) continue;
+      // Registered before anything awaits, so a result arriving early is recognised.
+      thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
+    }
+    started.push(batch.run(() => runCall(thread, prepared, call, spec)).catch((err: unknown) => void failures.push(err)));
+  }
+  const allAnswered = () => openToolCalls(thread.messages).length === 0;
+  await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && thread.rolloverDue()));
+  if (failures.length > 0) {
+    batch.cancel();
+    await Promise.all(started);
+    throw failures[0];
+  }
+  return allAnswered() ? "done" : "rollover";
+}
+
+async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: ToolCall, spec: ThreadPrepared["tools"][string] | undefined) {
+  const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
+  const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
+  const maxAttempts = spec?.maxAttempts ?? 1;
+  const activities = proxyActivities<ThreadActivities>({
+    ...callOptions(prepared),
+    activityId,
+    ...(spec?.queue ? { taskQueue: spec.queue } : {}),
+    // The activity decides about handler failures itself (it knows the tool's retry
+    // settings); this policy covers a worker that died or a call that timed out.
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  const input = {
+    agentId: thread.agentId,
+    threadId: thread.threadId,
+    taskQueue: workflowInfo().taskQueue,
+    toolCall: call,
+    ...(thread.principal ? { principal: thread.principal } : {}),
+  };
+  thread.running.set(call.id, { activityId, kind, maxAttempts });
+  try {
+    if (kind === "sync") {
+      const out = await activities.threadCallTool(input);
+      answer(thread, call.id, out.content);
+      return;
+    }
+    const out = await activities.threadStartAsyncTool(input);
+    const state = thread.asyncCalls.get(call.id);
+    if (out.started) {
+      if (state) state.callbackDone = true;
+    } else {
+      answer(thread, call.id, out.content);
+    }
+  } finally {
+    thread.running.delete(call.id);
+  }
+}
+
+/** Lands a result unless the call already has one (an async result can beat its callback). */
+function answer(thread: ThreadState, toolCallId: string, content: string): void {
+  if (!openToolCalls(thread.messages).some((c) => c.id === toolCallId)) return;
+  thread.append({ role: "tool", tool_call_id: toolCallId, content });
+  thread.asyncCalls.delete(toolCallId);
+}
+
+function callOptions(prepared: ThreadPrepared): ActivityOptions {
+  return {
+    startToCloseTimeout: prepared.timeouts.startToCloseMs,
+    heartbeatTimeout: prepared.timeouts.heartbeatMs,
+  };
+}
+
+/** What `getThread` shows as the failed turn's error: the typed code when there is one. */
+function failureOf(err: unknown): { code?: string; message: string } {
+  let cause = err;
+  if (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
+  if (cause instanceof ApplicationFailure) {
+    if (cause.type && /^(AI|RC)\d{4}$/.test(cause.type)) return { code: cause.type, message: cause.message };
+    // A retryable failure (429, 5xx, network) that outlasted the model call's attempts.
+    const attempts = err instanceof ActivityFailure ? " after its retries" : "";
+    return { code: "AI1003", message: `[AI1003] The model call failed${attempts}: ${cause.message}` };
+  }
+  return { message: cause instanceof Error ? cause.message : String(cause) };
+}
