@@ -2,10 +2,13 @@ import type { Client } from "@temporalio/client";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/model/model.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
+import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AgentActivities } from "../workflows/contracts.js";
+import type { ThreadActivities } from "../workflows/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { createCallModel, systemPrompt } from "./model-call.js";
+import { createThreadActivities } from "./thread-activities.js";
 import { ThreadCache } from "./thread-cache.js";
 import { createCallTool } from "./tool-call.js";
 
@@ -15,10 +18,12 @@ export interface ActivityDeps {
   client: Client;
   threadCacheSize?: number;
   deferral?: ResolvedDeferralConfig;
+  /** Settings of the thread activities (status hook, streaming, stop latency). */
+  threads?: ResolvedThreadWorkerOptions;
 }
 
 /** The activities an agent worker registers, bound to its agents, model and client. */
-export function createActivities({ registry, model, client, threadCacheSize, deferral }: ActivityDeps): AgentActivities {
+export function createActivities({ registry, model, client, threadCacheSize, deferral, threads }: ActivityDeps): AgentActivities & ThreadActivities {
   const cache = new ThreadCache(threadCacheSize);
   const overhead = new Map<string, Promise<number>>();
   // Only agents that declare a context window need their prompt overhead counted.
@@ -51,5 +56,6 @@ export function createActivities({ registry, model, client, threadCacheSize, def
     },
     callModel: createCallModel({ registry, model, cache, client }),
     callTool: createCallTool(registry, deferral, client),
+    ...createThreadActivities({ registry, model, client, cache, threads: threads ?? resolveThreadWorkerOptions() }),
   };
 }

@@ -12,6 +12,7 @@ import type { DurableAgentsSinks } from "../../workflows/sinks.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../define-agent.js";
 import type { Model } from "../model/model.js";
+import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "../threads/worker-options.js";
 
 /** The workflow bundle's entry: `.ts` when running from source, `.js` once built. */
 export function agentWorkflowsPath(): string {
@@ -77,6 +78,8 @@ export interface AgentWorkerOptions {
   workflowBundle?: Awaited<ReturnType<typeof bundleWorkflowCode>>;
   /** How many threads the worker keeps in memory so model calls carry only new messages. Default 1000. */
   threadCacheSize?: number;
+  /** Chat threads: status hook, how fast a stop lands, streaming batches, model retries. */
+  threads?: ThreadWorkerOptions;
   /** Anything else for Temporal's `Worker.create` (concurrency, cache size, identity, …). */
   worker?: Omit<Partial<WorkerOptions>, "connection" | "namespace" | "taskQueue" | "activities" | "workflowsPath" | "workflowBundle">;
 }
@@ -87,7 +90,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const registry = new AgentRegistry(options.agents);
   const deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
   const client = new Client({ connection: options.connection, namespace });
+  const threads = resolveThreadWorkerOptions(options.threads);
   const activities = createActivities({
+    threads,
     registry,
     model: options.model,
     client,
@@ -97,6 +102,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const workflowBundle =
     options.workflowBundle ?? (await bundleAgentWorkflows(options.workflowsPath ? { workflowsPath: options.workflowsPath } : {}));
   return Worker.create({
+    // Cancellation reaches an activity only in answer to a heartbeat: this bounds how long a stopped thread's calls run on.
+    maxHeartbeatThrottleInterval: threads.stopLatencyMs,
     ...options.worker,
     connection: options.connection,
     namespace,

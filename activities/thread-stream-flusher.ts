@@ -1,0 +1,69 @@
+import type { ModelDelta } from "../src/model/model.js";
+import { mergeDeltas } from "../workflows/thread-stream-log.js";
+
+/** Batches after which the interval between batches doubles. */
+const BATCHES_PER_STEP = 20;
+
+/**
+ * Sends a streaming answer's deltas to its thread in throttled batches: the first at
+ * once (time to first token), then at most one per interval, the interval doubling
+ * every 20 batches, and never more than `maxBatches` for one answer. Each batch costs a
+ * signal in the thread's history, so this is what keeps streaming's cost bounded. The
+ * rest of the answer arrives with the finished message anyway.
+ */
+export class DeltaFlusher {
+  #buffer: ModelDelta[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight: Promise<void> | undefined;
+  #batches = 0;
+  #lastSentAt = 0;
+  #closed = false;
+
+  constructor(
+    private readonly send: (parts: ModelDelta[]) => Promise<void>,
+    private readonly intervalMs: number,
+    private readonly maxBatches: number,
+  ) {}
+
+  /** Batches sent so far. */
+  get batches(): number {
+    return this.#batches;
+  }
+
+  push(delta: ModelDelta): void {
+    if (this.#closed || this.#batches >= this.maxBatches) return;
+    this.#buffer.push(delta);
+    this.#schedule();
+  }
+
+  /** Stops sending and waits for a batch in flight, so no delta lands after the answer. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#buffer = [];
+    await this.#inFlight;
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#inFlight) return;
+    const interval = this.intervalMs * 2 ** Math.floor(this.#batches / BATCHES_PER_STEP);
+    const wait = Math.max(0, this.#lastSentAt + interval - Date.now());
+    this.#timer = setTimeout(() => this.#flush(), wait);
+  }
+
+  #flush(): void {
+    this.#timer = undefined;
+    if (this.#closed || this.#buffer.length === 0) return;
+    const parts = mergeDeltas(this.#buffer.splice(0));
+    this.#batches += 1;
+    this.#lastSentAt = Date.now();
+    this.#inFlight = this.send(parts)
+      // A lost batch only delays what readers see: the finished message carries everything.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#inFlight = undefined;
+        if (this.#buffer.length > 0 && this.#batches < this.maxBatches) this.#schedule();
+      });
+  }
+}

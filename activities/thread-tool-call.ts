@@ -1,0 +1,195 @@
+import { Context } from "@temporalio/activity";
+import type { Client } from "@temporalio/client";
+import { ApplicationFailure } from "@temporalio/common";
+import { z } from "zod";
+import { DeferError, isDeferSignal } from "../src/deferral/defer.js";
+import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
+import { AgentClient } from "../src/client/agent-client.js";
+import { startAgentRun } from "../src/client/start-run.js";
+import { DurableAgentsError } from "../src/errors/base.js";
+import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
+import { DeferInThreadError } from "../src/errors/defer-in-thread.js";
+import { isAsyncTool, type AsyncToolContext } from "../src/threads/define-async-tool.js";
+import { backoffDelayMs, resolveToolRetry, type ResolvedToolRetry } from "../src/threads/tool-retry.js";
+import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { AsyncToolStartOutput, ThreadToolCallInput, ThreadToolCallOutput } from "../workflows/thread-contracts.js";
+import type { AgentRegistry } from "./agent-registry.js";
+import { toActivityFailure } from "./failures.js";
+import { withFrequentHeartbeat } from "./thread-heartbeat.js";
+
+/** Type of the failure that asks Temporal for another attempt of a tool handler. */
+export const TOOL_RETRY_FAILURE = "ToolAttemptFailed";
+
+/** What a retried attempt's failure carries, for `getThread` to show. */
+export interface ToolRetryDetails {
+  toolCallId: string;
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+}
+
+type Parsed = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };
+
+export function createThreadToolActivities(registry: AgentRegistry, client: Client, threads: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">) {
+  const heartbeatEvery = threads.stopLatencyMs / 2;
+
+  /**
+   * One sync tool call of a thread. Mistakes the model can fix come back as tool errors.
+   * A handler that throws is retried per the tool's `retry` (Temporal waits the backoff
+   * between attempts); the last failure goes to the model. `ctx.defer()` fails the turn.
+   */
+  async function threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput> {
+    try {
+      const parsed = parse(input);
+      if (!parsed.ok) return { content: parsed.content, isError: true };
+      const { tool, args } = parsed;
+      const ctx = toolContext(input, tool.name);
+      try {
+        const out = await withFrequentHeartbeat(heartbeatEvery, async () => tool.handler(args, ctx));
+        if (isDeferSignal(out)) throw new DeferInThreadError({ threadId: input.threadId, toolName: tool.name });
+        return { content: typeof out === "string" ? out : JSON.stringify(out ?? null), isError: false };
+      } catch (err) {
+        if (DeferError.isInstance(err)) throw new DeferInThreadError({ threadId: input.threadId, toolName: tool.name });
+        // SDK errors are misuse, and a cancelled call is the thread's business, not the model's.
+        if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
+        await retryOrGiveUp(input, tool, args, err);
+        const attempt = Context.current().info.attempt;
+        return { content: `Error: "${tool.name}" failed${attempt > 1 ? ` after ${attempt} attempts` : ""}: ${messageOf(err)}`, isError: true };
+      }
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  }
+
+  /**
+   * Runs an async tool's callback (notify someone); its result arrives later through
+   * addToolResult. A callback that keeps failing gives the model a tool error instead.
+   */
+  async function threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput> {
+    try {
+      const parsed = parse(input);
+      if (!parsed.ok) return { started: false, content: parsed.content };
+      const { tool, args } = parsed;
+      if (!isAsyncTool(tool)) return { started: false, content: `Error: "${tool.name}" is not an async tool on this worker.` };
+      const activity = Context.current();
+      const ctx: AsyncToolContext = {
+        threadId: input.threadId,
+        agentId: input.agentId,
+        toolCallId: input.toolCall.id,
+        idempotencyKey: `${input.threadId}/${input.toolCall.id}`,
+        principal: input.principal,
+        signal: activity.cancellationSignal,
+        attempt: activity.info.attempt,
+      };
+      try {
+        await withFrequentHeartbeat(heartbeatEvery, async () => tool.callback(args as never, ctx));
+        return { started: true };
+      } catch (err) {
+        if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
+        await retryOrGiveUp(input, tool, args, err);
+        return { started: false, content: `Error: "${tool.name}" could not be started: ${messageOf(err)}` };
+      }
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  }
+
+  function parse(input: ThreadToolCallInput): Parsed {
+    const definition = registry.get(input.agentId);
+    const { name, arguments: rawArgs } = input.toolCall.function;
+    const tool = definition.tools.get(name);
+    if (!tool) {
+      return { ok: false, content: `Error: unknown tool "${name}". Available tools: ${[...definition.tools.keys()].join(", ") || "none"}.` };
+    }
+    let args: unknown;
+    try {
+      args = rawArgs.trim() === "" ? {} : JSON.parse(rawArgs);
+    } catch (err) {
+      return { ok: false, content: `Error: the arguments for "${name}" are not valid JSON (${(err as Error).message}). Send a JSON object.` };
+    }
+    const result = tool.input.safeParse(args);
+    if (!result.success) return { ok: false, content: `Error: invalid arguments for "${name}":\n${z.prettifyError(result.error)}` };
+    return { ok: true, tool, args: result.data };
+  }
+
+  function toolContext(input: ThreadToolCallInput, toolName: string): ToolContext {
+    const activity = Context.current();
+    const refuse = () => {
+      throw new DeferInThreadError({ threadId: input.threadId, toolName });
+    };
+    return {
+      runId: input.threadId,
+      threadId: input.threadId,
+      agentId: input.agentId,
+      toolCallId: input.toolCall.id,
+      idempotencyKey: `${input.threadId}/${input.toolCall.id}`,
+      principal: input.principal,
+      signal: activity.cancellationSignal,
+      attempt: activity.info.attempt,
+      deferralId: "",
+      deferral: {
+        get token(): string {
+          return refuse();
+        },
+      },
+      defer: refuse,
+      restored: false,
+      dispatch: (agent, dispatchInput) => dispatch(input, typeof agent === "string" ? agent : agent.id, dispatchInput.prompt),
+    };
+  }
+
+  /** A sub-run for the thread's principal, named after this call so a retried call attaches to it. */
+  async function dispatch(input: ThreadToolCallInput, agentId: string, prompt: string) {
+    const { agent } = registry.get(agentId);
+    if (agent.authorize) {
+      const verdict = await agent.authorize({ principal: input.principal, restored: false });
+      if (verdict !== true) throw new DispatchRefusedError({ agentId, restored: false, reason: `authorize returned ${JSON.stringify(verdict)}` });
+    }
+    const runId = `${input.threadId}/${input.toolCall.id}/${agentId}`;
+    await startAgentRun(client, input.taskQueue, runId, { agentId, prompt, ...(input.principal ? { principal: input.principal } : {}) });
+    return new AgentClient({ client, taskQueue: input.taskQueue }).handle(runId).settled();
+  }
+
+  return { threadCallTool, threadStartAsyncTool };
+}
+
+/**
+ * Throws the failure that makes Temporal run the handler again after the backoff, when
+ * the tool retries and this error is worth it; returns when the error is final.
+ */
+async function retryOrGiveUp(input: ThreadToolCallInput, tool: ToolDefinition, args: unknown, error: unknown): Promise<void> {
+  const retry: ResolvedToolRetry | undefined = resolveToolRetry(tool.retry, `tool "${tool.name}"`);
+  if (!retry) return;
+  const attempt = Context.current().info.attempt;
+  if (attempt >= retry.maxAttempts) return;
+  if (retry.shouldRetryError) {
+    let verdict: unknown;
+    try {
+      verdict = await retry.shouldRetryError({
+        threadId: input.threadId,
+        toolCallId: input.toolCall.id,
+        toolName: tool.name,
+        args,
+        error,
+        attempt,
+        maxAttempts: retry.maxAttempts,
+      });
+    } catch {
+      verdict = false;
+    }
+    if (!verdict) return;
+  }
+  const delayMs = backoffDelayMs(attempt, retry.backoff);
+  const details: ToolRetryDetails = { toolCallId: input.toolCall.id, attempt, maxAttempts: retry.maxAttempts, delayMs };
+  throw ApplicationFailure.create({
+    type: TOOL_RETRY_FAILURE,
+    message: messageOf(error),
+    details: [details],
+    // Temporal waits this long before the next attempt; zero would mean "use the policy's interval".
+    nextRetryDelay: Math.max(1, delayMs),
+  });
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,74 @@
+import type { z } from "zod";
+import { defineTool, type ToolDefinition } from "../define-tool.js";
+import { AsyncToolOutsideThreadError } from "../errors/async-tool-outside-thread.js";
+import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import type { Principal } from "../json.js";
+import type { ToolRetry } from "./tool-retry.js";
+
+/** What an async tool's callback sees. */
+export interface AsyncToolContext {
+  threadId: string;
+  agentId: string;
+  /** Hand this to whoever answers: `addToolResult({ threadId, toolCallId, result })` names the call by it. */
+  toolCallId: string;
+  /** Stable across retries of the callback: pass it to the notification API so a retry does not notify twice. */
+  idempotencyKey: string;
+  /** Who the thread acts for, as given to `createThread`. */
+  principal: Principal | undefined;
+  /** Fires when the thread is stopped or deleted while the callback runs. */
+  signal: AbortSignal;
+  /** Which attempt of the callback this is (1 on the first). */
+  attempt: number;
+}
+
+export interface AsyncToolOptions<I extends z.ZodType> {
+  /** Name the model calls the tool by: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  /** What the tool does, for the model. */
+  description: string;
+  /** Schema of the arguments. Arguments the model gets wrong come back to it as a tool error. */
+  input: I;
+  /**
+   * Starts the work and returns: notify a person or a system, which answers later with
+   * `addToolResult` / `addToolError`. Runs durably as an activity (at least once, with
+   * `ctx.idempotencyKey`); if it keeps failing the model gets a tool error instead.
+   */
+  callback: (input: z.output<I>, ctx: AsyncToolContext) => Promise<void> | void;
+  /** Retries of the callback (not of the answer). Default `true`: 3 attempts, exponential backoff. */
+  retry?: ToolRetry;
+  /** Runs the callback on its own task queue (see `createToolWorker`). */
+  queue?: string;
+}
+
+/** A tool whose result arrives later, through the thread's `addToolResult` / `addToolError`. */
+export interface AsyncToolDefinition<I extends z.ZodType = z.ZodType> extends ToolDefinition<I, never> {
+  readonly mode: "async";
+  callback: AsyncToolOptions<I>["callback"];
+}
+
+/**
+ * Defines an async tool for threads: when the model calls it, `callback` runs (durably)
+ * and the thread waits in `awaiting_tool_results` until the result is added, possibly
+ * days later. In an agent run (which has no inbox) calling it fails the run with AI1026.
+ */
+export function defineAsyncTool<I extends z.ZodType>(options: AsyncToolOptions<I>): AsyncToolDefinition<I> {
+  if (typeof options?.callback !== "function") {
+    throw new InvalidDefinitionError({ subject: `tool "${String(options?.name)}"`, problem: "callback must be a function" });
+  }
+  const base = defineTool<I, never>({
+    name: options.name,
+    description: options.description,
+    input: options.input,
+    retry: options.retry ?? true,
+    ...(options.queue !== undefined ? { queue: options.queue } : {}),
+    handler: (_input, ctx) => {
+      throw new AsyncToolOutsideThreadError({ toolName: options.name, agentId: ctx.agentId });
+    },
+  });
+  return { ...base, mode: "async", callback: options.callback };
+}
+
+/** Realm-safe: is this tool an async one. */
+export function isAsyncTool(tool: ToolDefinition<any, any> | undefined): tool is AsyncToolDefinition {
+  return (tool as { mode?: unknown } | undefined)?.mode === "async" && typeof (tool as AsyncToolDefinition).callback === "function";
+}

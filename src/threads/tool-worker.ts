@@ -1,0 +1,48 @@
+import { Client } from "@temporalio/client";
+import { Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
+import { AgentRegistry } from "../../activities/agent-registry.js";
+import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
+import type { AgentDefinition } from "../define-agent.js";
+import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./worker-options.js";
+
+export interface ToolWorkerOptions {
+  connection: NativeConnection;
+  /** Default `"default"`. */
+  namespace?: string;
+  /** The queue named by the tools' `queue` option. */
+  taskQueue: string;
+  /** The agents whose tools this worker may run (it looks tools up by agent and name). */
+  agents: AgentDefinition[];
+  /** How many tool calls run at once on this worker: the work pool's size. */
+  concurrency: number;
+  /** Only `stopLatency` matters here: how soon a stopped thread's tool call is cancelled. */
+  threads?: Pick<ThreadWorkerOptions, "stopLatency">;
+  /** Anything else for Temporal's `Worker.create` (e.g. `maxTaskQueueActivitiesPerSecond` for a rate limit across workers). */
+  worker?: Omit<Partial<WorkerOptions>, "connection" | "namespace" | "taskQueue" | "activities" | "workflowsPath" | "workflowBundle">;
+}
+
+/**
+ * A worker that runs only thread tool calls from one task queue, at most `concurrency` at
+ * a time: Temporal's form of a work pool. Route tools to it with `defineTool({ queue })`;
+ * start as many of these as the pool needs, each adding its `concurrency`.
+ */
+export async function createToolWorker(options: ToolWorkerOptions): Promise<Worker> {
+  if (!Number.isInteger(options?.concurrency) || options.concurrency < 1) {
+    throw new InvalidDefinitionError({ subject: "createToolWorker", problem: "concurrency must be a positive integer" });
+  }
+  const namespace = options.namespace ?? "default";
+  const registry = new AgentRegistry(options.agents);
+  const threads = resolveThreadWorkerOptions(options.threads);
+  const client = new Client({ connection: options.connection, namespace });
+  const { threadCallTool, threadStartAsyncTool } = createThreadToolActivities(registry, client, threads);
+  return Worker.create({
+    maxHeartbeatThrottleInterval: threads.stopLatencyMs,
+    ...options.worker,
+    connection: options.connection,
+    namespace,
+    taskQueue: options.taskQueue,
+    activities: { threadCallTool, threadStartAsyncTool },
+    maxConcurrentActivityTaskExecutions: options.concurrency,
+  });
+}

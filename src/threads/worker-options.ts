@@ -1,0 +1,67 @@
+import type { Duration } from "@temporalio/common";
+import { msToNumber } from "@temporalio/common/lib/time.js";
+import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import type { ThreadStatusChange } from "../../workflows/thread-contracts.js";
+
+/** Worker settings for threads (`createAgentWorker({ threads })`). */
+export interface ThreadWorkerOptions {
+  /**
+   * Called on every status transition of every thread this worker runs, as a local
+   * activity: at least once, in order per thread, never again on replay. A hook that
+   * keeps throwing is given up after 5 attempts; the thread goes on.
+   */
+  onStatusChange?: (change: ThreadStatusChange) => void | Promise<void>;
+  /**
+   * How soon `stopThread` reaches a running model request or tool: their activities
+   * heartbeat this often, and the worker's `maxHeartbeatThrottleInterval` is set to it
+   * (unless you set that yourself). Default `"500ms"`.
+   */
+  stopLatency?: Duration;
+  /**
+   * Streaming of answers to `streamUpdates` readers. Deltas are sent to the thread in
+   * batches, at most one per `interval` (default `"250ms"`); the interval doubles after
+   * every 20 batches of one answer, and one answer sends at most `maxBatches` (default
+   * 60): what streaming adds to history stays bounded however long the answer. `false`
+   * turns streaming off on this worker.
+   */
+  stream?: false | { interval?: Duration; maxBatches?: number };
+  /**
+   * Attempts of one model call when it fails with something worth retrying (429, 5xx,
+   * network), honouring `retry-after`, before the turn fails. 400/401/403/404 and
+   * context overflow never retry. Default 8.
+   */
+  modelMaxAttempts?: number;
+}
+
+export interface ResolvedThreadWorkerOptions {
+  onStatusChange?: ThreadWorkerOptions["onStatusChange"];
+  stopLatencyMs: number;
+  stream: false | { intervalMs: number; maxBatches: number };
+  modelMaxAttempts: number;
+}
+
+export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): ResolvedThreadWorkerOptions {
+  const bad = (problem: string) => new InvalidDefinitionError({ subject: "createAgentWorker threads option", problem });
+  if (options.onStatusChange !== undefined && typeof options.onStatusChange !== "function") throw bad("onStatusChange must be a function");
+  const modelMaxAttempts = options.modelMaxAttempts ?? 8;
+  if (!Number.isInteger(modelMaxAttempts) || modelMaxAttempts < 1) throw bad("modelMaxAttempts must be a positive integer");
+  const maxBatches = options.stream === false ? 0 : (options.stream?.maxBatches ?? 60);
+  if (!Number.isInteger(maxBatches) || maxBatches < 0) throw bad("stream.maxBatches must be a whole number");
+  return {
+    ...(options.onStatusChange ? { onStatusChange: options.onStatusChange } : {}),
+    stopLatencyMs: ms(options.stopLatency ?? "500ms", "stopLatency", bad),
+    stream: options.stream === false ? false : { intervalMs: ms(options.stream?.interval ?? "250ms", "stream.interval", bad), maxBatches },
+    modelMaxAttempts,
+  };
+}
+
+function ms(value: Duration, name: string, bad: (problem: string) => Error): number {
+  let out = NaN;
+  try {
+    out = msToNumber(value);
+  } catch {
+    // reported below
+  }
+  if (!Number.isFinite(out) || out <= 0) throw bad(`${name} ${JSON.stringify(value)} is not a positive duration like "500ms"`);
+  return out;
+}
