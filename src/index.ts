@@ -25,3 +25,4 @@ export type {
 export type { ExpiredDeferral } from "./define-agent.js";
 export type { JsonValue, JsonObject, Principal } from "./json.js";
 export * from "./errors/index.js";
+export * from "./threads/index.js";

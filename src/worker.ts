@@ -3,3 +3,5 @@ export { createAgentWorker, bundleAgentWorkflows, agentWorkflowsPath, type Agent
 export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";
 export { mintResumeToken } from "./deferral/token.js";
 export type { DeferralConfig } from "./deferral/config.js";
+export { createToolWorker, type ToolWorkerOptions } from "./threads/tool-worker.js";
+export type { ThreadWorkerOptions } from "./threads/worker-options.js";

@@ -1,0 +1,17 @@
+// Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
+export { ThreadsClient, type ThreadsClientOptions, type ThreadAuthorizeHook, type CreateThreadOptions, type ThreadView, type ThreadSummary } from "./threads-client.js";
+export { defineAsyncTool, type AsyncToolDefinition, type AsyncToolOptions, type AsyncToolContext } from "./define-async-tool.js";
+export type { RetryState } from "./retry-state.js";
+export type { ToolRetry, ToolRetryOptions, ToolBackoff, FixedBackoff, ExponentialBackoff, RetryErrorInfo } from "./tool-retry.js";
+export type {
+  ThreadStatus,
+  ThreadMessage,
+  StreamUpdate,
+  StreamSnapshot,
+  ThreadStatusChange,
+  ThreadFailure,
+  OpenToolCall,
+  ThreadSendReply,
+  ThreadResumeReply,
+  ThreadStopReply,
+} from "../../workflows/thread-contracts.js";

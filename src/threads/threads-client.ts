@@ -1,0 +1,469 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type ConnectionLike,
+  type WorkflowHandle,
+} from "@temporalio/client";
+import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
+import type { temporal } from "@temporalio/proto";
+import type { agentThread } from "../../workflows/thread.js";
+import type {
+  StreamSnapshot,
+  ThreadInput,
+  ThreadMessage,
+  ThreadResumeReply,
+  ThreadSendReply,
+  ThreadSnapshot,
+  ThreadStatus,
+  ThreadStopReply,
+} from "../../workflows/thread-contracts.js";
+import {
+  threadDeleteUpdate,
+  threadMessagesQuery,
+  threadResumeUpdate,
+  threadSendUpdate,
+  threadSnapshotQuery,
+  threadStopUpdate,
+  threadStreamQuery,
+  threadToolResultUpdate,
+} from "../../workflows/thread-messages.js";
+import { messageProblem, transcriptProblem } from "../../workflows/thread-transcript.js";
+import { AgentIdKey } from "../../workflows/search-attributes.js";
+import type { AgentDefinition } from "../define-agent.js";
+import { unwrapFailure } from "../errors/from-failure.js";
+import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import { ThreadAlreadyExistsError } from "../errors/thread-already-exists.js";
+import { ThreadMessageInvalidError } from "../errors/thread-message-invalid.js";
+import { ThreadNotFoundError } from "../errors/thread-not-found.js";
+import { ThreadUnauthorizedError } from "../errors/thread-unauthorized.js";
+import { ToolResultDuplicateError } from "../errors/tool-result-duplicate.js";
+import type { JsonValue, Principal } from "../json.js";
+import { plainJsonProblem } from "../json-check.js";
+import type { ChatMessage } from "../model/messages.js";
+import { retryStateOf, type RetryState } from "./retry-state.js";
+
+/**
+ * Decides whether `principal` may touch thread `threadId`. Only an exact `true` allows;
+ * anything else (false, undefined, a thrown error) refuses with AI1021 and nothing is
+ * read or changed. Called by every call that names a thread; `listThreads` shows only
+ * the threads it allows.
+ */
+export type ThreadAuthorizeHook = (principal: Principal | undefined, threadId: string) => boolean | Promise<boolean>;
+
+export interface ThreadsClientOptions {
+  /** A `Connection` or `NativeConnection`; ignored when `client` is given. */
+  connection?: ConnectionLike;
+  /** An existing Temporal client to reuse (e.g. `agentClient.client`). */
+  client?: Client;
+  /** Default `"default"`. */
+  namespace?: string;
+  /** Task queue the agent workers poll. */
+  taskQueue: string;
+  /** The agent new threads run unless `createThread` names another. */
+  agent?: AgentDefinition | string;
+  /** Checked on every call that touches an existing thread. */
+  authorize?: ThreadAuthorizeHook;
+}
+
+/** Who is calling; what `authorize` is asked about. */
+interface Caller {
+  principal?: Principal;
+}
+
+export interface CreateThreadOptions {
+  /** The agent the thread runs; defaults to the client's `agent`. */
+  agent?: AgentDefinition | string;
+  /** The thread's id (its workflow id). Random when absent; an id in use is refused with AI1025. */
+  threadId?: string;
+  /** First user message. */
+  prompt?: string;
+  /** A transcript to start from (before `prompt`). */
+  messages?: ChatMessage[];
+  /** Run a turn at once when there is something to answer. Default true; false leaves the thread idle until sendMessage or resumeThread. */
+  autoStart?: boolean;
+  /** Who the thread acts for: tools read it as `ctx.principal`. Plain JSON. */
+  principal?: Principal;
+  /** Stream answers to `streamUpdates` readers. Default true. */
+  stream?: boolean;
+  /**
+   * Continue as new once the current run's history reaches this many events. Temporal
+   * suggests it by itself (at a few thousand events or a few MB); set this to roll sooner.
+   */
+  maxHistoryEvents?: number;
+}
+
+/** `getThread`: the thread's state, with retry state of what is running. */
+export interface ThreadView extends Omit<ThreadSnapshot, "toolCalls" | "modelCall" | "deleted"> {
+  toolCalls: Array<ThreadSnapshot["toolCalls"][number] & { retry?: RetryState }>;
+  /** The model call in flight; `retry` is set while it waits to be retried (429, 5xx, network). */
+  modelCall?: { messageId: string; attempt: number; retry?: RetryState };
+}
+
+export interface ThreadSummary {
+  threadId: string;
+  agentId?: string;
+  createdAt: string;
+}
+
+type ThreadHandle = WorkflowHandle<typeof agentThread>;
+
+/**
+ * Long-lived chat threads. Each thread is one workflow with an inbox: messages run the
+ * agent loop as turns, messages sent meanwhile queue, a stop interrupts the turn at once,
+ * async tools wait for results added later, and readers stream the answer as it is written.
+ */
+export class ThreadsClient {
+  readonly client: Client;
+  readonly taskQueue: string;
+  readonly #agentId: string | undefined;
+  readonly #authorize: ThreadAuthorizeHook | undefined;
+
+  constructor(options: ThreadsClientOptions) {
+    if (!options?.taskQueue) throw new InvalidDefinitionError({ subject: "ThreadsClient", problem: "taskQueue is required" });
+    this.taskQueue = options.taskQueue;
+    this.client =
+      options.client ??
+      new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
+    this.#agentId = agentIdOf(options.agent);
+    this.#authorize = options.authorize;
+  }
+
+  /** Starts a thread. With a prompt (and autoStart) its first turn starts right away. */
+  async createThread(options: CreateThreadOptions = {}): Promise<{ threadId: string; messageId?: string }> {
+    const agentId = agentIdOf(options.agent) ?? this.#agentId;
+    if (!agentId) throw new InvalidDefinitionError({ subject: "createThread", problem: "name the agent (createThread({ agent }) or new ThreadsClient({ agent }))" });
+    const threadId = options.threadId ?? `thread-${randomUUID()}`;
+    if (options.prompt !== undefined && typeof options.prompt !== "string") {
+      throw new ThreadMessageInvalidError({ threadId, problem: "prompt must be a string" });
+    }
+    if (options.messages !== undefined) {
+      const problem = transcriptProblem(options.messages);
+      if (problem) throw new ThreadMessageInvalidError({ threadId, problem });
+    }
+    const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
+    if (principalProblem) throw new InvalidDefinitionError({ subject: "createThread", problem: `principal is not plain JSON at ${principalProblem.path}` });
+    const messageId = options.prompt !== undefined ? newMessageId() : undefined;
+    const input: ThreadInput = {
+      agentId,
+      ...(options.principal ? { principal: options.principal } : {}),
+      ...(options.messages ? { messages: options.messages } : {}),
+      ...(messageId !== undefined ? { prompt: { id: messageId, content: options.prompt! } } : {}),
+      ...(options.autoStart !== undefined ? { autoStart: options.autoStart } : {}),
+      ...(options.stream !== undefined ? { stream: options.stream } : {}),
+      ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: options.maxHistoryEvents } : {}),
+    };
+    try {
+      await this.client.workflow.start<typeof agentThread>("agentThread", {
+        workflowId: threadId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
+        // Continue-as-new carries the memo: the thread's creation time survives its runs.
+        memo: { threadCreatedAt: new Date().toISOString() },
+        workflowIdConflictPolicy: "FAIL",
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ThreadAlreadyExistsError({ threadId });
+      throw err;
+    }
+    return { threadId, ...(messageId !== undefined ? { messageId } : {}) };
+  }
+
+  /**
+   * Sends a user message. While a turn runs it waits in the inbox (`queued: true`) and
+   * gets its own turn after; on a stopped or failed thread it moves on from the
+   * interrupted turn. The same `messageId` twice sends once.
+   */
+  async sendMessage(options: { threadId: string; prompt: string; messageId?: string } & Caller): Promise<ThreadSendReply> {
+    await this.#check(options, "sendMessage");
+    if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
+    return this.#update(options.threadId, threadSendUpdate, {
+      id: options.messageId ?? newMessageId(),
+      kind: "message",
+      message: { role: "user", content: options.prompt },
+    });
+  }
+
+  /** Adds a message without running the agent (user, assistant without tool calls, or system). Queued while a turn runs. */
+  async addMessage(options: { threadId: string; message: ChatMessage; messageId?: string } & Caller): Promise<ThreadSendReply> {
+    await this.#check(options, "addMessage");
+    const problem = messageProblem(options.message, false);
+    if (problem) throw new ThreadMessageInvalidError({ threadId: options.threadId, problem });
+    return this.#update(options.threadId, threadSendUpdate, { id: options.messageId ?? newMessageId(), kind: "add", message: options.message });
+  }
+
+  /**
+   * Continues a stopped or failed thread where it was: tools that were cut off run
+   * again, an unanswered message is answered, then the inbox. A prompt joins first (or
+   * after the interrupted tools). AI1024 when there is nothing to continue and no prompt.
+   */
+  async resumeThread(options: { threadId: string; prompt?: string } & Caller): Promise<ThreadResumeReply> {
+    await this.#check(options, "resumeThread");
+    if (options.prompt !== undefined && typeof options.prompt !== "string") {
+      throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
+    }
+    return this.#update(options.threadId, threadResumeUpdate, {
+      ...(options.prompt !== undefined ? { prompt: { id: newMessageId(), content: options.prompt } } : {}),
+    });
+  }
+
+  /** Stops the running turn: its model request and tools are cancelled at once. A thread with nothing running is left as it is. */
+  async stopThread(options: { threadId: string } & Caller): Promise<ThreadStopReply> {
+    await this.#check(options, "stopThread");
+    return this.#update(options.threadId, threadStopUpdate);
+  }
+
+  /** The thread's state: status, queue, open tool calls with their retry state, last error, usage. */
+  async getThread(options: { threadId: string } & Caller): Promise<ThreadView> {
+    await this.#check(options, "getThread");
+    const handle = this.#handle(options.threadId);
+    const [snapshot, description] = await Promise.all([
+      this.#query(options.threadId, () => handle.query(threadSnapshotQuery)),
+      this.#query(options.threadId, () => handle.describe()),
+    ]);
+    if (snapshot.deleted || description.status.name !== "RUNNING") throw new ThreadNotFoundError({ threadId: options.threadId });
+    const pending = new Map((description.raw.pendingActivities ?? []).map((p) => [p.activityId ?? "", p]));
+    const retry = (activityId: string | undefined) => {
+      const info = activityId ? pending.get(activityId) : undefined;
+      return info ? retryStateOf(info as temporal.api.workflow.v1.IPendingActivityInfo, this.client) : undefined;
+    };
+    const { deleted: _deleted, modelCall, toolCalls, ...rest } = snapshot;
+    const modelInfo = modelCall ? pending.get(modelCall.activityId) : undefined;
+    const modelRetry = retry(modelCall?.activityId);
+    return {
+      ...rest,
+      toolCalls: toolCalls.map((call) => {
+        const state = retry(call.activityId);
+        return state ? { ...call, retry: { ...state, maxAttempts: call.maxAttempts ?? state.maxAttempts } } : call;
+      }),
+      ...(modelCall
+        ? { modelCall: { messageId: modelCall.messageId, attempt: modelInfo?.attempt ?? 1, ...(modelRetry ? { retry: modelRetry } : {}) } }
+        : {}),
+    };
+  }
+
+  /** A page of the transcript, oldest first. Pass the returned `cursor` for the next page; none means the end. */
+  async listMessages(
+    options: { threadId: string; cursor?: string; limit?: number } & Caller,
+  ): Promise<{ messages: ThreadMessage[]; total: number; cursor?: string }> {
+    await this.#check(options, "listMessages");
+    const offset = options.cursor === undefined ? 0 : Number(options.cursor);
+    if (!Number.isInteger(offset) || offset < 0) throw new InvalidDefinitionError({ subject: "listMessages", problem: `cursor ${JSON.stringify(options.cursor)} is not one listMessages returned` });
+    const limit = options.limit ?? 100;
+    const page = await this.#query(options.threadId, () => this.#handle(options.threadId).query(threadMessagesQuery, { offset, limit }));
+    const next = offset + page.messages.length;
+    return { messages: page.messages, total: page.total, ...(next < page.total ? { cursor: String(next) } : {}) };
+  }
+
+  /**
+   * Stream entries after `fromSeq` (text and tool-input deltas of the answer being
+   * written, messages, status changes). Costs no history: poll it, passing the returned
+   * `lastSeq` as the next `fromSeq`, from any process.
+   */
+  async streamUpdates(options: { threadId: string; fromSeq?: number } & Caller): Promise<StreamSnapshot> {
+    await this.#check(options, "streamUpdates");
+    return this.#stream(options.threadId, options.fromSeq ?? 0);
+  }
+
+  /**
+   * Follows the stream: yields every batch of new entries until `signal` aborts or
+   * `until` returns true for a batch. Authorizes once, then polls `streamUpdates`.
+   */
+  async *followUpdates(
+    options: { threadId: string; fromSeq?: number; pollIntervalMs?: number; signal?: AbortSignal; until?: (batch: StreamSnapshot) => boolean } & Caller,
+  ): AsyncGenerator<StreamSnapshot> {
+    await this.#check(options, "streamUpdates");
+    let fromSeq = options.fromSeq ?? 0;
+    const interval = options.pollIntervalMs ?? 100;
+    while (!options.signal?.aborted) {
+      const batch = await this.#stream(options.threadId, fromSeq);
+      if (batch.updates.length > 0 || batch.truncated) {
+        fromSeq = batch.lastSeq;
+        yield batch;
+        if (options.until?.(batch)) return;
+      }
+      await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits until nothing runs: the turn (and every queued message) is done, or the thread
+   * stopped or failed. Polls the thread's state (no history).
+   */
+  async waitUntilSettled(options: { threadId: string; signal?: AbortSignal } & Caller): Promise<ThreadView> {
+    await this.#check(options, "getThread");
+    let interval = 20;
+    for (;;) {
+      const snapshot = await this.#query(options.threadId, () => this.#handle(options.threadId).query(threadSnapshotQuery));
+      if (snapshot.deleted) throw new ThreadNotFoundError({ threadId: options.threadId });
+      const halted = snapshot.status === "stopped" || snapshot.status === "failed";
+      if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return this.getThread(options);
+      options.signal?.throwIfAborted();
+      await sleep(interval);
+      interval = Math.min(250, interval * 1.5);
+    }
+  }
+
+  /** Threads on this task queue, newest first, that `authorize` allows. Pass `cursor` for the next page. */
+  async listThreads(options: { cursor?: string; limit?: number } & Caller = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
+    const namespace = this.client.options.namespace;
+    const query = `WorkflowType = "agentThread" AND TaskQueue = "${this.taskQueue.replace(/"/g, '\\"')}" AND ExecutionStatus = "Running"`;
+    const response = await this.client.workflowService.listWorkflowExecutions({
+      namespace,
+      query,
+      pageSize: options.limit ?? 50,
+      ...(options.cursor ? { nextPageToken: Buffer.from(options.cursor, "base64") } : {}),
+    });
+    const threads: ThreadSummary[] = [];
+    for (const execution of response.executions ?? []) {
+      const threadId = execution.execution?.workflowId;
+      if (!threadId) continue;
+      if (this.#authorize && !(await this.#allowed(options.principal, threadId))) continue;
+      const memo = execution.memo?.fields?.threadCreatedAt;
+      const agent = execution.searchAttributes?.indexedFields?.[AgentIdKey.name];
+      const createdAt = memo ? String(defaultPayloadConverter.fromPayload(memo)) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
+      const agentId = agent ? defaultPayloadConverter.fromPayload<string | string[]>(agent) : undefined;
+      threads.push({ threadId, createdAt, ...(agentId ? { agentId: Array.isArray(agentId) ? agentId[0]! : agentId } : {}) });
+    }
+    const token = response.nextPageToken;
+    return { threads, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64") } : {}) };
+  }
+
+  /** Deletes the thread: running work is cancelled, the workflow ends, and its history is deleted. */
+  async deleteThread(options: { threadId: string } & Caller): Promise<{ deleted: true }> {
+    await this.#check(options, "deleteThread");
+    await this.#update(options.threadId, threadDeleteUpdate);
+    const handle = this.#handle(options.threadId);
+    await handle.result().catch(() => undefined);
+    await this.client.workflowService
+      .deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId: options.threadId } })
+      .catch(() => undefined);
+    return { deleted: true };
+  }
+
+  /**
+   * The result of an async tool call, by its tool call id. A second result for the same
+   * call answers `duplicate` and changes nothing; an id no async call waits on is AI1022.
+   */
+  async addToolResult(options: { threadId: string; toolCallId: string; result: JsonValue } & Caller): Promise<{ status: "accepted" | "duplicate"; toolCallId: string }> {
+    await this.#check(options, "addToolResult");
+    const problem = plainJsonProblem(options.result);
+    if (problem || options.result === undefined) {
+      throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: `the result is not plain JSON${problem ? ` at ${problem.path}: ${problem.problem}` : ""}` });
+    }
+    return this.#toolResult(options.threadId, options.toolCallId, { result: options.result });
+  }
+
+  /** The failure of an async tool call; the model reads it as a tool error. Duplicates and unknown ids as for addToolResult. */
+  async addToolError(options: { threadId: string; toolCallId: string; error: string } & Caller): Promise<{ status: "accepted" | "duplicate"; toolCallId: string }> {
+    await this.#check(options, "addToolError");
+    if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
+    return this.#toolResult(options.threadId, options.toolCallId, { error: options.error });
+  }
+
+  /** The raw Temporal handle of a thread, for advanced use. */
+  workflowHandle(threadId: string): ThreadHandle {
+    return this.#handle(threadId);
+  }
+
+  async #toolResult(threadId: string, toolCallId: string, body: { result?: JsonValue; error?: string }) {
+    try {
+      await this.#update(threadId, threadToolResultUpdate, { toolCallId, ...body });
+      return { status: "accepted" as const, toolCallId };
+    } catch (err) {
+      if (ToolResultDuplicateError.isInstance(err)) return { status: "duplicate" as const, toolCallId };
+      throw err;
+    }
+  }
+
+  #handle(threadId: string): ThreadHandle {
+    return this.client.workflow.getHandle<typeof agentThread>(threadId);
+  }
+
+  async #stream(threadId: string, fromSeq: number): Promise<StreamSnapshot> {
+    return this.#query(threadId, () => this.#handle(threadId).query(threadStreamQuery, { fromSeq }));
+  }
+
+  async #check(options: { threadId?: string } & Caller, operation: string): Promise<void> {
+    const threadId = options?.threadId;
+    if (typeof threadId !== "string" || threadId === "") {
+      throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
+    }
+    if (!this.#authorize) return;
+    let verdict: unknown;
+    try {
+      verdict = await this.#authorize(options.principal, threadId);
+    } catch (err) {
+      verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
+    }
+    if (verdict !== true) {
+      throw new ThreadUnauthorizedError({ threadId, operation, returned: typeof verdict === "string" ? verdict : (JSON.stringify(verdict) ?? "undefined") });
+    }
+  }
+
+  async #allowed(principal: Principal | undefined, threadId: string): Promise<boolean> {
+    try {
+      return (await this.#authorize!(principal, threadId)) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #query<T>(threadId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw translate(threadId, err);
+    }
+  }
+
+  async #update<Ret, Args extends unknown[]>(threadId: string, definition: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
+    const handle = this.#handle(threadId);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // The definitions are typed where they are declared; the generic overloads cannot see it here.
+        return (await handle.executeUpdate(definition as unknown as UpdateDefinition<Ret, [unknown]>, { args: args as unknown as [unknown] })) as Ret;
+      } catch (err) {
+        // An update that lands while the thread continues as new is not admitted; the new run takes it.
+        if (attempt < 5 && isContinuedAsNew(err)) {
+          await sleep(50 * attempt);
+          continue;
+        }
+        throw translate(threadId, err);
+      }
+    }
+  }
+}
+
+function translate(threadId: string, err: unknown): unknown {
+  if (err instanceof WorkflowNotFoundError) return new ThreadNotFoundError({ threadId });
+  if (err instanceof WorkflowUpdateFailedError) return unwrapFailure(err);
+  if (isClosed(err)) return new ThreadNotFoundError({ threadId });
+  return err;
+}
+
+function isClosed(err: unknown): boolean {
+  return err instanceof Error && /workflow execution already completed|workflow execution is already completed/i.test(err.message);
+}
+
+function isContinuedAsNew(err: unknown): boolean {
+  return err instanceof Error && /continued as new|continue.?as.?new/i.test(err.message);
+}
+
+function isActive(status: ThreadStatus): boolean {
+  return status === "streaming" || status === "awaiting_tool_results";
+}
+
+function agentIdOf(agent: AgentDefinition | string | undefined): string | undefined {
+  if (agent === undefined) return undefined;
+  const id = typeof agent === "string" ? agent : agent?.id;
+  if (typeof id !== "string" || id === "") throw new InvalidDefinitionError({ subject: "thread", problem: "pass an agent from defineAgent() or its id" });
+  return id;
+}
+
+const newMessageId = () => `msg-${randomUUID()}`;

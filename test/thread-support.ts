@@ -1,0 +1,104 @@
+/**
+ * Thread test plumbing: a chat agent with sync, slow, async, deferring and failing tools,
+ * what those tools saw, and a worker + ThreadsClient pair on a fresh task queue.
+ */
+import { z } from "zod";
+import { defineAgent } from "../src/define-agent.js";
+import { defineTool } from "../src/define-tool.js";
+import { defineAsyncTool } from "../src/threads/define-async-tool.js";
+import { ThreadsClient, type ThreadAuthorizeHook } from "../src/threads/threads-client.js";
+import type { ThreadStatusChange } from "../workflows/thread-contracts.js";
+import type { Harness, WorkerOverrides } from "./harness.js";
+
+/** What the tools below saw, in order. */
+export const seen: Array<{ tool: string; threadId?: string; toolCallId: string; event: string; attempt: number; key?: string; principal?: string }> = [];
+
+const abortOf = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+
+export const lookup = defineTool({
+  name: "lookup",
+  description: "Looks a word up",
+  input: z.object({ word: z.string() }),
+  handler: ({ word }, ctx) => {
+    seen.push({ tool: "lookup", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: "ran", attempt: ctx.attempt, principal: ctx.principal?.id });
+    return `${word} means ${word.length} letters`;
+  },
+});
+
+/** Runs until its signal fires, the first time; returns at once afterwards. */
+export const slowTask = defineTool({
+  name: "slowTask",
+  description: "A slow task that stops when cancelled",
+  input: z.object({ job: z.string() }),
+  async handler({ job }, ctx) {
+    const earlier = seen.filter((s) => s.tool === "slowTask" && s.threadId === ctx.threadId && s.toolCallId === ctx.toolCallId && s.event === "started").length;
+    seen.push({ tool: "slowTask", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: "started", attempt: ctx.attempt });
+    if (earlier > 0) return `${job} done`;
+    const outcome = await Promise.race([new Promise((r) => setTimeout(r, 30_000, "finished")), abortOf(ctx.signal).then(() => "aborted")]);
+    seen.push({ tool: "slowTask", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: String(outcome), attempt: ctx.attempt });
+    if (outcome === "aborted") throw new Error("aborted");
+    return `${job} done slowly`;
+  },
+});
+
+/** An async tool: the callback notifies (records); the answer comes through addToolResult. */
+export const askHuman = defineAsyncTool({
+  name: "askHuman",
+  description: "Asks a human, who answers later",
+  input: z.object({ question: z.string() }),
+  callback: ({ question }, ctx) => {
+    seen.push({ tool: "askHuman", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: `asked: ${question}`, attempt: ctx.attempt, key: ctx.idempotencyKey });
+  },
+});
+
+export const deferrer = defineTool({
+  name: "deferrer",
+  description: "Tries to defer",
+  input: z.object({}),
+  handler: (_input, ctx) => ctx.defer({ ttl: "1h" }),
+});
+
+export const chatAgent = defineAgent({
+  id: "chat",
+  model: "gpt-4.1-mini",
+  system: "You chat and use tools.",
+  tools: [lookup, slowTask, askHuman, deferrer],
+  maxTurns: 4,
+});
+
+export interface ThreadRig {
+  threads: ThreadsClient;
+  taskQueue: string;
+  changes: ThreadStatusChange[];
+  /** The status transitions one thread went through, in order, as "from→to". */
+  transitions(threadId: string): string[];
+}
+
+/** A worker for `agents` on a fresh queue, with a status hook that records, and a ThreadsClient for it. */
+export async function threadRig(
+  h: Harness,
+  agents = [chatAgent],
+  options: { authorize?: ThreadAuthorizeHook; overrides?: WorkerOverrides } = {},
+): Promise<ThreadRig> {
+  const changes: ThreadStatusChange[] = [];
+  const { taskQueue } = await h.worker(agents, {
+    ...options.overrides,
+    threads: {
+      onStatusChange: (change) => void changes.push(change),
+      ...options.overrides?.threads,
+    },
+  });
+  const threads = new ThreadsClient({
+    connection: h.connection,
+    namespace: h.namespace,
+    taskQueue,
+    agent: agents[0]!,
+    ...(options.authorize ? { authorize: options.authorize } : {}),
+  });
+  return {
+    threads,
+    taskQueue,
+    changes,
+    transitions: (threadId) => changes.filter((c) => c.threadId === threadId).map((c) => `${c.previousStatus}→${c.status}`),
+  };
+}
