@@ -25,7 +25,13 @@ export const lookup = defineTool({
   },
 });
 
-/** Runs until its signal fires, the first time; returns at once afterwards. */
+/** Threads whose running slowTask should finish now (see `release`). */
+const released = new Map<string, () => void>();
+const releasedOf = (threadId: string) => new Promise<void>((resolve) => released.set(threadId, resolve));
+/** Lets the slowTask running in this thread finish normally. */
+export const release = (threadId: string) => released.get(threadId)?.();
+
+/** Runs until its signal fires or the test releases it, the first time; returns at once afterwards. */
 export const slowTask = defineTool({
   name: "slowTask",
   description: "A slow task that stops when cancelled",
@@ -34,7 +40,7 @@ export const slowTask = defineTool({
     const earlier = seen.filter((s) => s.tool === "slowTask" && s.threadId === ctx.threadId && s.toolCallId === ctx.toolCallId && s.event === "started").length;
     seen.push({ tool: "slowTask", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: "started", attempt: ctx.attempt });
     if (earlier > 0) return `${job} done`;
-    const outcome = await Promise.race([new Promise((r) => setTimeout(r, 30_000, "finished")), abortOf(ctx.signal).then(() => "aborted")]);
+    const outcome = await Promise.race([releasedOf(ctx.threadId!).then(() => "finished"), abortOf(ctx.signal).then(() => "aborted")]);
     seen.push({ tool: "slowTask", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: String(outcome), attempt: ctx.attempt });
     if (outcome === "aborted") throw new Error("aborted");
     return `${job} done slowly`;
