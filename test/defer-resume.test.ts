@@ -83,6 +83,8 @@ describe("defer and resume", () => {
     const first = await agents.resume({ token: link.token, payload: { approved: true } });
     const again = await agents.resume({ token: link.token, payload: { approved: true } });
     expect(again).toEqual({ ...first, status: "duplicate" });
+    // Lifecycle comes before payload checks: a late click with junk still learns the outcome.
+    await expect(agents.resume({ token: link.token, payload: { n: Number.NaN } })).resolves.toEqual({ ...first, status: "duplicate" });
   });
 
   it("resolves 20 concurrent resumes to exactly one resumed and 19 duplicates with the same outcome", async () => {

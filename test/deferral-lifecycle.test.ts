@@ -74,6 +74,27 @@ describe("expiry", () => {
   });
 });
 
+describe("events", () => {
+  it("fire once per transition: a worker that replays the run does not fire them again", async () => {
+    const firstEvents: DeferralEvent[] = [];
+    const secondEvents: DeferralEvent[] = [];
+    const record = (into: DeferralEvent[]) => ({ deferred: (e: DeferralEvent) => into.push(e), resumed: (e: DeferralEvent) => into.push(e) });
+    const first = await h.worker([payoutAgent], { ...withSecret, on: record(firstEvents) });
+    const runId = uid("events");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }, { text: "done" }]);
+    await first.agents.run(payoutAgent, { prompt: runId, runId });
+    first.worker.shutdown();
+    await first.running;
+
+    // The second worker has no cached copy: it replays the whole history before resuming.
+    const second = await h.worker([payoutAgent], { ...withSecret, taskQueue: first.taskQueue, on: record(secondEvents) });
+    await second.agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
+    await second.agents.result(runId);
+    expect(firstEvents.map((e) => e.type)).toEqual(["deferred"]);
+    expect(secondEvents.map((e) => e.type)).toEqual(["resumed"]);
+  });
+});
+
 describe("a definition that changes while deferred", () => {
   it("refuses the resume with RC5048, denies the record (RC5050 afterwards) and fails the run", async () => {
     const first = await h.worker([payoutAgent], withSecret);

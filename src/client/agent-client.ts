@@ -8,32 +8,21 @@ import {
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import type { DeferralView, DeferredAck } from "../../workflows/deferral-record.js";
-import { cancelUpdate, resumeUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
+import type { DeferredAck } from "../../workflows/deferral-record.js";
+import { cancelUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
 import type { AgentResult, AgentRunInput, RunState } from "../../workflows/run-state.js";
 import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
-import { parseDeferralId } from "../deferral/deferral-id.js";
-import { verifyResumeToken } from "../deferral/token.js";
 import type { AgentDefinition } from "../define-agent.js";
 import { ttlMs } from "../deferral/config.js";
 import type { Duration } from "@temporalio/common";
-import { DeferralDeniedError } from "../errors/deferral-denied.js";
-import { DeferralExpiredError } from "../errors/deferral-expired.js";
-import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
-import { DeferralSecretError } from "../errors/deferral-secret.js";
 import { unwrapFailure } from "../errors/from-failure.js";
 import { InvalidDefinitionError } from "../errors/invalid-definition.js";
-import { NotPlainJsonError } from "../errors/not-plain-json.js";
-import { ResumeUnauthorizedError } from "../errors/resume-unauthorized.js";
 import { RunNotFoundError } from "../errors/run-not-found.js";
-import { ToolCallMismatchError } from "../errors/tool-call-mismatch.js";
 import type { Principal } from "../json.js";
 import { plainJsonProblem } from "../json-check.js";
-import { estimateMessageTokens } from "../model/token-estimate.js";
-import { ContextOverflowError } from "../errors/context-overflow.js";
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
-import type { AuthorizeHook, ResumeOptions, ResumeResult } from "./resume.js";
+import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions {
   /** A `Connection` or `NativeConnection`; ignored when `client` is given. */
@@ -186,99 +175,20 @@ export class AgentClient {
    * Resumes a deferral with the token its tool handed out. Checks, in order, each
    * refusing with its code and changing nothing: token (RC5041), record exists (RC5046),
    * call binding (RC5055), authorize hook (RC5056), lifecycle (a duplicate gets the first
-   * outcome; RC5050 denied), deadline (RC5047), definition (RC5048, denies), schema
-   * (RC5049, token not spent), plain JSON (RC5042). Then the run continues, and this
-   * returns its next settled state.
+   * outcome; RC5050 denied), deadline (RC5047), fits the context window (AI1009), definition
+   * (RC5048, denies), schema (RC5049, token not spent), plain JSON (RC5042). Then the run
+   * continues, and this returns its next settled state.
    */
-  async resume(options: ResumeOptions): Promise<ResumeResult> {
-    if (!this.#deferral) {
-      throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
-    }
-    const claims = verifyResumeToken(this.#deferral.secret, options?.token);
-    const located = parseDeferralId(claims.deferralId);
-    if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
-    const view = await this.deferrals.get(claims.deferralId);
-    if (view.toolCallId !== claims.toolCallId) {
-      throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
-    }
-    await this.#authorizeResume(options, view);
-    if (options.reverify !== undefined && options.reverify?.id !== view.principal?.id) {
-      throw new ResumeUnauthorizedError({ deferralId: view.id, returned: "a reverify principal that is not the one the run deferred as" });
-    }
-    if (view.status === "denied") throw new DeferralDeniedError({ deferralId: view.id, reason: view.deniedReason ?? "denied" });
-    if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
-      throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
-    }
-    for (const [what, value] of [["payload", options.payload], ["payload", options.principal ?? null], ["payload", options.reverify ?? null]] as const) {
-      const problem = plainJsonProblem(value);
-      if (problem) throw new NotPlainJsonError({ what, ...problem });
-    }
-    await refuseOverflow(view, options.payload);
-    try {
-      return await this.workflowHandle(located.runId).executeUpdate(resumeUpdate, {
-        args: [
-          {
-            deferralId: view.id,
-            toolCallId: claims.toolCallId,
-            payload: options.payload,
-            ...(options.principal ? { resumedBy: options.principal } : {}),
-            ...(options.reverify ? { reverify: options.reverify } : {}),
-          },
-        ],
-      });
-    } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
-      // The run closed after the first resume: duplicates are answered from the record.
-      const after = await this.deferrals.get(view.id);
-      if (after.status === "resumed" && after.outcome) return { status: "duplicate", deferralId: view.id, outcome: after.outcome };
-      throw err;
-    }
-  }
-
-  async #authorizeResume(options: ResumeOptions, view: DeferralView): Promise<void> {
-    const authorize = options.authorize ?? this.#authorize;
-    if (!authorize) return;
-    let verdict: unknown;
-    try {
-      verdict = await authorize({
-        principal: options.principal,
-        deferred: view.principal ? { ...view.principal, restored: true } : undefined,
-        payload: options.payload,
-        record: {
-          id: view.id,
-          meta: view.meta,
-          ...(view.agentId ? { agentId: view.agentId } : {}),
-          deferredAt: view.deferredAt,
-          expiresAt: view.expiresAt,
-        },
-      });
-    } catch (err) {
-      verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
-    }
-    if (verdict !== true) {
-      throw new ResumeUnauthorizedError({ deferralId: view.id, returned: typeof verdict === "string" ? verdict : JSON.stringify(verdict) ?? "undefined" });
-    }
+  resume(options: ResumeOptions): Promise<ResumeResult> {
+    return resumeDeferral(
+      { client: this.client, deferrals: this.deferrals, secret: this.#deferral?.secret, authorize: this.#authorize },
+      options,
+    );
   }
 
   /** Exposed for advanced use: the raw Temporal handle of a run. */
   workflowHandle(runId: string): WorkflowHandle<typeof agentRun> {
     return this.client.workflow.getHandle<typeof agentRun>(runId);
-  }
-}
-
-/** Refuses, before the approval is spent, a resume whose thread plus payload cannot fit the model. */
-async function refuseOverflow(view: DeferralView, payload: unknown): Promise<void> {
-  if (!view.contextWindow || !view.stepState || view.status !== "deferred") return;
-  const content = typeof payload === "string" ? payload : JSON.stringify(payload);
-  const estimatedTokens =
-    (view.overheadTokens ?? 0) +
-    (await estimateMessageTokens([...view.stepState.messages, { role: "tool", tool_call_id: view.toolCallId, content }]));
-  if (estimatedTokens > view.contextWindow) {
-    throw new ContextOverflowError({
-      detail: `the thread plus this payload is about ${estimatedTokens} tokens, over the agent's ${view.contextWindow}-token window; nothing was spent, compact the thread (replaceDeferredThread) and resume again with the same token`,
-      estimatedTokens,
-      contextWindow: view.contextWindow,
-    });
   }
 }
 

@@ -1,3 +1,21 @@
+import type { Client } from "@temporalio/client";
+import { WorkflowUpdateFailedError } from "@temporalio/client";
+import type { DeferralView } from "../../workflows/deferral-record.js";
+import { resumeUpdate } from "../../workflows/messages.js";
+import { parseDeferralId } from "../deferral/deferral-id.js";
+import { verifyResumeToken } from "../deferral/token.js";
+import { ContextOverflowError } from "../errors/context-overflow.js";
+import { DeferralDeniedError } from "../errors/deferral-denied.js";
+import { DeferralExpiredError } from "../errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
+import { DeferralSecretError } from "../errors/deferral-secret.js";
+import { unwrapFailure } from "../errors/from-failure.js";
+import { NotPlainJsonError } from "../errors/not-plain-json.js";
+import { ResumeUnauthorizedError } from "../errors/resume-unauthorized.js";
+import { ToolCallMismatchError } from "../errors/tool-call-mismatch.js";
+import { plainJsonProblem } from "../json-check.js";
+import { estimateMessageTokens } from "../model/token-estimate.js";
+import type { DeferralStore } from "./deferral-store.js";
 import type { JsonObject, JsonValue, Principal } from "../json.js";
 import type { RunOutcome } from "../../workflows/deferral-record.js";
 
@@ -39,4 +57,102 @@ export interface ResumeResult {
   deferralId: string;
   /** The run's next settled state after the resume: completed, failed, or deferred again. */
   outcome: RunOutcome;
+}
+
+/** What a resume needs from the client it runs on. */
+export interface ResumeDeps {
+  client: Client;
+  deferrals: DeferralStore;
+  /** The deferral secret; absent when the client was made without one (RC5040). */
+  secret: Buffer | undefined;
+  authorize: AuthorizeHook | undefined;
+}
+
+/** `AgentClient.resume()`: the checks in their documented order, then the resume update. */
+export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): Promise<ResumeResult> {
+  if (!deps.secret) {
+    throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
+  }
+  const claims = verifyResumeToken(deps.secret, options?.token);
+  const located = parseDeferralId(claims.deferralId);
+  if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
+  const view = await deps.deferrals.get(claims.deferralId);
+  if (view.toolCallId !== claims.toolCallId) {
+    throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
+  }
+  await authorizeResume(options.authorize ?? deps.authorize, options, view);
+  if (options.reverify !== undefined && options.reverify?.id !== view.principal?.id) {
+    throw new ResumeUnauthorizedError({ deferralId: view.id, returned: "a reverify principal that is not the one the run deferred as" });
+  }
+  if (view.status === "denied") throw new DeferralDeniedError({ deferralId: view.id, reason: view.deniedReason ?? "denied" });
+  if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
+    throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
+  }
+  // A duplicate is answered with the first outcome whatever it carries; the rest checks a first resume.
+  const duplicate = view.status !== "deferred";
+  if (duplicate && view.outcome) return { status: "duplicate", deferralId: view.id, outcome: view.outcome };
+  for (const value of duplicate ? [] : [options.payload, options.principal ?? null, options.reverify ?? null]) {
+    const problem = plainJsonProblem(value);
+    if (problem) throw new NotPlainJsonError({ what: "payload", ...problem });
+  }
+  if (!duplicate) await refuseOverflow(view, options.payload);
+  try {
+    return await deps.client.workflow.getHandle(located.runId).executeUpdate(resumeUpdate, {
+      args: [
+        {
+          deferralId: view.id,
+          toolCallId: claims.toolCallId,
+          payload: duplicate ? null : options.payload,
+          ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
+          ...(options.reverify && !duplicate ? { reverify: options.reverify } : {}),
+        },
+      ],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+    // The run closed after the first resume: duplicates are answered from the record.
+    const after = await deps.deferrals.get(view.id);
+    if (after.status !== "deferred" && after.outcome) return { status: "duplicate", deferralId: view.id, outcome: after.outcome };
+    throw err;
+  }
+}
+
+async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralView): Promise<void> {
+  if (!authorize) return;
+  let verdict: unknown;
+  try {
+    verdict = await authorize({
+      principal: options.principal,
+      deferred: view.principal ? { ...view.principal, restored: true } : undefined,
+      payload: options.payload,
+      record: {
+        id: view.id,
+        meta: view.meta,
+        ...(view.agentId ? { agentId: view.agentId } : {}),
+        deferredAt: view.deferredAt,
+        expiresAt: view.expiresAt,
+      },
+    });
+  } catch (err) {
+    verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
+  }
+  if (verdict !== true) {
+    throw new ResumeUnauthorizedError({ deferralId: view.id, returned: typeof verdict === "string" ? verdict : JSON.stringify(verdict) ?? "undefined" });
+  }
+}
+
+/** Refuses, before the approval is spent, a resume whose thread plus payload cannot fit the model. */
+async function refuseOverflow(view: DeferralView, payload: unknown): Promise<void> {
+  if (!view.contextWindow || !view.stepState || view.status !== "deferred") return;
+  const content = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const estimatedTokens =
+    (view.overheadTokens ?? 0) +
+    (await estimateMessageTokens([...view.stepState.messages, { role: "tool", tool_call_id: view.toolCallId, content }]));
+  if (estimatedTokens > view.contextWindow) {
+    throw new ContextOverflowError({
+      detail: `the thread plus this payload is about ${estimatedTokens} tokens, over the agent's ${view.contextWindow}-token window; nothing was spent, compact the thread (replaceDeferredThread) and resume again with the same token`,
+      estimatedTokens,
+      contextWindow: view.contextWindow,
+    });
+  }
 }
