@@ -1,0 +1,137 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import proto from "@temporalio/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StreamSnapshot, StreamUpdate } from "../workflows/thread-contracts.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { threadRig, type ThreadRig } from "./thread-support.js";
+import { kill, spawnWorker } from "./workers/spawn.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+let h: Harness;
+let rig: ThreadRig;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  rig = await threadRig(h);
+});
+afterAll(async () => {
+  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await h?.close();
+});
+
+const STORY =
+  "The thread kept its history linear while it streamed: every batch of deltas went to the workflow, " +
+  "readers polled a query that costs nothing, and the finished answer replaced the pieces they had seen.";
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
+
+/** The text readers would show: deltas of each message, replaced by the message once it is complete. */
+function render(updates: StreamUpdate[]): Map<string, string> {
+  const text = new Map<string, string>();
+  for (const u of updates) {
+    if (u.type === "text-delta") text.set(u.messageId, (text.get(u.messageId) ?? "") + u.text);
+    if (u.type === "reset") text.delete(u.messageId);
+    if (u.type === "message" && u.message.role === "assistant") text.set(u.message.id, u.message.content ?? "");
+  }
+  return text;
+}
+
+describe("streaming a thread's answer", () => {
+  it("reaches a reader in another process while the answer is written, in sequence, ending with the whole message", async () => {
+    const prompt = uid("tell a story");
+    h.model.script(prompt, [{ delayMs: 500, chunkDelayMs: 60, text: STORY }]);
+    const threadId = uid("streamed");
+    const out = join(mkdtempSync(join(tmpdir(), "reader-")), "batches.jsonl");
+    const reader = await spawnWorker("thread-reader", {
+      TEMPORAL_ADDRESS: h.address,
+      NAMESPACE: h.namespace,
+      TASK_QUEUE: rig.taskQueue,
+      THREAD_ID: threadId,
+      FROM_SEQ: "0",
+      OUT: out,
+    });
+    children.push(reader);
+    await rig.threads.createThread({ threadId, prompt });
+    expect(await exited(reader)).toBe(0);
+
+    const batches = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as StreamSnapshot & { pid: number });
+    expect(batches.every((b) => b.pid === reader.pid)).toBe(true);
+    const updates = batches.flatMap((b) => b.updates);
+    // Sequence numbers only grow, and the reader never saw one twice.
+    const seqs = updates.map((u) => u.seq);
+    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+    // Deltas arrived while the thread was still streaming, in several batches.
+    const live = batches.filter((b) => b.status === "streaming" && b.updates.some((u) => u.type === "text-delta"));
+    expect(live.length).toBeGreaterThanOrEqual(2);
+    const answerId = live[0]!.updates.find((u) => u.type === "text-delta")!.messageId;
+    const streamed = updates.flatMap((u) => (u.type === "text-delta" && u.messageId === answerId ? [u.text] : [])).join("");
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(STORY.startsWith(streamed)).toBe(true);
+    // Then the whole message, with the id the deltas had, then the status change.
+    const message = updates.find((u) => u.type === "message" && u.message.role === "assistant");
+    expect(message).toMatchObject({ message: { id: answerId, content: STORY } });
+    expect(updates.at(-1)).toMatchObject({ type: "status", status: "completed", previousStatus: "streaming" });
+    expect(render(updates).get(answerId)).toBe(STORY);
+
+    // A reader that comes back with the last seq it saw gets only what is newer.
+    const mid = seqs[Math.floor(seqs.length / 2)]!;
+    const resumed = await rig.threads.streamUpdates({ threadId, fromSeq: mid });
+    expect(resumed.updates.every((u) => u.seq > mid)).toBe(true);
+    expect(resumed.lastSeq).toBe(seqs.at(-1));
+    expect(resumed.truncated).toBe(false);
+    // Once the message is complete its deltas are folded into it.
+    const folded = await rig.threads.streamUpdates({ threadId });
+    expect(folded.updates.some((u) => u.type === "text-delta")).toBe(false);
+    expect(render(folded.updates).get(answerId)).toBe(STORY);
+    h.model.assertNoFailures();
+  });
+
+  it("streams tool-call arguments as they are written", async () => {
+    const prompt = uid("look up a long word");
+    const word = "pneumonoultramicroscopicsilicovolcanoconiosis".repeat(2);
+    h.model.script(prompt, [{ chunkDelayMs: 40, toolCalls: [{ name: "lookup", arguments: { word } }] }, { text: "it is long" }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    const seen: StreamUpdate[] = [];
+    for await (const batch of rig.threads.followUpdates({ threadId, pollIntervalMs: 30, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+      seen.push(...batch.updates);
+    }
+    const argumentDeltas = seen.filter((u) => u.type === "tool-input-delta");
+    expect(argumentDeltas.length).toBeGreaterThanOrEqual(2);
+    expect(argumentDeltas[0]).toMatchObject({ toolName: "lookup", toolCallId: expect.any(String) });
+    const args = argumentDeltas.map((u) => (u.type === "tool-input-delta" ? u.argumentsDelta : "")).join("");
+    expect(JSON.stringify({ word }).startsWith(args)).toBe(true);
+  });
+});
+
+describe("what streaming costs in history", () => {
+  it("is bounded: one signal per batch, at most maxBatches per answer however long it streams", async () => {
+    const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { interval: "50ms", maxBatches: 3 } } } });
+    const prompt = uid("a very long answer");
+    const long = STORY.repeat(4);
+    h.model.script(prompt, [{ chunkDelayMs: 20, text: long }]);
+    const { threadId } = await capped.threads.createThread({ prompt });
+    const done = await capped.threads.waitUntilSettled({ threadId });
+    expect(done.status).toBe("completed");
+    expect((await capped.threads.listMessages({ threadId })).messages.at(-1)?.content).toBe(long);
+    const history = await capped.threads.workflowHandle(threadId).fetchHistory();
+    const signals = (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    expect(signals).toHaveLength(3);
+  });
+
+  it("is nothing for a thread created with stream: false", async () => {
+    const prompt = uid("no streaming");
+    h.model.script(prompt, [{ chunkDelayMs: 20, text: STORY }]);
+    const { threadId } = await rig.threads.createThread({ prompt, stream: false });
+    await rig.threads.waitUntilSettled({ threadId });
+    const history = await rig.threads.workflowHandle(threadId).fetchHistory();
+    expect((history.events ?? []).some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(false);
+    const stream = await rig.threads.streamUpdates({ threadId });
+    expect(stream.updates.map((u) => u.type)).toEqual(["status", "message", "status"]);
+  });
+});

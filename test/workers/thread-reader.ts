@@ -1,0 +1,41 @@
+/**
+ * A stream reader in its own process: follows a thread's updates from FROM_SEQ until a
+ * status entry says the turn completed, appending each batch it got (with the status it
+ * read alongside) to OUT as a JSON line. Env: TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE,
+ * THREAD_ID, FROM_SEQ, OUT. Prints "ready" before it starts polling.
+ */
+import { appendFileSync } from "node:fs";
+import { Connection } from "@temporalio/client";
+import { ThreadsClient } from "../../src/threads/threads-client.js";
+import { ThreadNotFoundError } from "../../src/errors/thread-not-found.js";
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is required`);
+  return value;
+};
+
+const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
+const threads = new ThreadsClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE") });
+const threadId = env("THREAD_ID");
+console.log("ready");
+let fromSeq = Number(env("FROM_SEQ"));
+for (;;) {
+  try {
+    for await (const batch of threads.followUpdates({
+      threadId,
+      fromSeq,
+      pollIntervalMs: 50,
+      until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed"),
+    })) {
+      appendFileSync(env("OUT"), `${JSON.stringify({ pid: process.pid, status: batch.status, lastSeq: batch.lastSeq, updates: batch.updates })}\n`);
+      fromSeq = batch.lastSeq;
+    }
+    break;
+  } catch (err) {
+    // The thread may not exist yet when the reader starts.
+    if (!ThreadNotFoundError.isInstance(err)) throw err;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+await connection.close();
