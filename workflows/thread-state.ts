@@ -99,8 +99,13 @@ export class ThreadState {
   prepared: ThreadPrepared | undefined;
   turnScope: CancellationScope | undefined;
   deleteRequested = false;
-  /** Status hooks run one after another; continue-as-new and delete wait for the last. */
-  hookChain: Promise<void> = Promise.resolve();
+  /**
+   * Local activities (preparation, status hooks) run one at a time, in order: replay
+   * resolves local activities in the order they were scheduled, so two in flight at once
+   * could resolve differently on replay than they did live. Continue-as-new and delete
+   * wait for the last.
+   */
+  localChain: Promise<unknown> = Promise.resolve();
   /** Whether the worker has a status hook; unknown until this run's first preparation. */
   #statusHook: boolean | undefined;
   #unannounced: ThreadStatusChange[] = [];
@@ -161,6 +166,13 @@ export class ThreadState {
       }
     }
     this.#register();
+  }
+
+  /** Runs a local activity after those already queued. */
+  local<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.localChain.then(run);
+    this.localChain = next.catch(() => undefined);
+    return next;
   }
 
   // ----- reading ------------------------------------------------------------------------
@@ -462,9 +474,7 @@ export class ThreadState {
     }
     if (!this.#statusHook) return;
     // In order, at least once, outside any turn scope: a stop must not cancel its own announcement.
-    this.hookChain = this.hookChain.then(() =>
-      CancellationScope.nonCancellable(() => threadStatusChanged(change)).catch(() => undefined),
-    );
+    void this.local(() => CancellationScope.nonCancellable(() => threadStatusChanged(change))).catch(() => undefined);
   }
 
   #now(): string {

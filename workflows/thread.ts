@@ -54,14 +54,14 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     await condition(() => thread.deleteRequested || thread.turnActive() || thread.canTakeNext() || thread.rolloverDue());
   }
   // Deleted: let the status hook and the delete update finish before the workflow closes.
-  await thread.hookChain;
+  await thread.localChain;
   await condition(allHandlersFinished);
   return { deleted: true };
 }
 
 /** Continues as new with everything the thread holds; returns only if a delete came first. */
 async function rollover(thread: ThreadState): Promise<void> {
-  await thread.hookChain;
+  await thread.localChain;
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();
@@ -103,7 +103,7 @@ async function runTurn(thread: ThreadState): Promise<TurnEnd> {
 async function advance(thread: ThreadState): Promise<TurnEnd> {
   for (;;) {
     if (thread.rolloverDue()) return "rollover";
-    if (!thread.prepared) thread.prepare(await prepareThread({ agentId: thread.agentId }));
+    if (!thread.prepared) thread.prepare(await thread.local(() => prepareThread({ agentId: thread.agentId })));
     const prepared = thread.prepared!;
     const open = openToolCalls(thread.messages);
     if (open.length > 0) {
