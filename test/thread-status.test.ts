@@ -6,7 +6,7 @@ import { ThreadNotFoundError } from "../src/errors/thread-not-found.js";
 import { ThreadNotResumableError } from "../src/errors/thread-not-resumable.js";
 import { MOVED_ON } from "../workflows/thread-state.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { replayFailures, seen, threadRig, type ThreadRig } from "./thread-support.js";
 
 let h: Harness;
 let rig: ThreadRig;
@@ -242,5 +242,11 @@ describe("the thread status machine", () => {
       timeout: 10_000,
     });
     expect(ThreadNotFoundError.isInstance(await rig.threads.sendMessage({ threadId, prompt: "hello?" }).catch((e: unknown) => e))).toBe(true);
+  });
+
+  it("every thread above replays against the current workflow code (stops, failures and resumes included)", async () => {
+    const { threads } = await rig.threads.listThreads({ limit: 100 });
+    expect(threads.length).toBeGreaterThan(5);
+    expect(await replayFailures(h, rig.threads, threads.map((t) => t.threadId))).toEqual([]);
   });
 });

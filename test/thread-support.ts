@@ -2,6 +2,7 @@
  * Thread test plumbing: a chat agent with sync, slow, async, deferring and failing tools,
  * what those tools saw, and a worker + ThreadsClient pair on a fresh task queue.
  */
+import { Worker } from "@temporalio/worker";
 import { z } from "zod";
 import { defineAgent } from "../src/define-agent.js";
 import { defineTool } from "../src/define-tool.js";
@@ -107,4 +108,29 @@ export async function threadRig(
     changes,
     transitions: (threadId) => changes.filter((c) => c.threadId === threadId).map((c) => `${c.previousStatus}→${c.status}`),
   };
+}
+
+/** Every run of a thread, oldest first, following the continue-as-new chain. */
+export async function runsOf(threads: ThreadsClient, threadId: string) {
+  const runs: Array<{ runId: string; history: Awaited<ReturnType<ReturnType<ThreadsClient["workflowHandle"]>["fetchHistory"]>> }> = [];
+  let runId: string | undefined = (await threads.workflowHandle(threadId).describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+  while (runId) {
+    const history = await threads.client.workflow.getHandle(threadId, runId).fetchHistory();
+    runs.push({ runId, history });
+    runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return runs;
+}
+
+/** Replays every run of these threads against the current workflow code; returns the failures. */
+export async function replayFailures(h: Harness, threads: ThreadsClient, threadIds: string[]): Promise<string[]> {
+  const histories = [];
+  for (const threadId of threadIds) {
+    for (const run of await runsOf(threads, threadId)) histories.push({ workflowId: threadId, history: run.history });
+  }
+  const failures: string[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle: h.bundle, replayName: "thread-replay" }, histories as never)) {
+    if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
+  }
+  return failures;
 }

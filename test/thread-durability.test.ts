@@ -1,0 +1,147 @@
+import type { ChildProcess } from "node:child_process";
+import proto from "@temporalio/proto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ChatMessage } from "../src/model/messages.js";
+import type { ScriptStep } from "../src/testing/scripted-model-server.js";
+import { ThreadsClient } from "../src/threads/threads-client.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { replayFailures, runsOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { kill, spawnWorker } from "./workers/spawn.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+let h: Harness;
+let rig: ThreadRig;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  rig = await threadRig(h);
+});
+afterAll(async () => {
+  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await h?.close();
+});
+
+describe("long threads", () => {
+  it("continue as new under load without losing a message, a queued message or a pending tool result", async () => {
+    const first = uid("busy thread");
+    const lastUser = (req: { messages: ChatMessage[] }) => [...req.messages].reverse().find((m) => m.role === "user")!.content as string;
+    h.model.respond(first, (req): ScriptStep => {
+      const last = req.messages.at(-1)!;
+      const asked = lastUser(req);
+      if (last.role === "user" && asked === "message 6") return { toolCalls: [{ name: "askHuman", arguments: { question: "wait for me" } }] };
+      if (last.role === "user" && /[05]$/.test(asked)) return { toolCalls: [{ name: "lookup", arguments: { word: asked } }] };
+      return { text: `answer to ${asked}` };
+    });
+    const { threadId } = await rig.threads.createThread({ prompt: first, maxHistoryEvents: 60 });
+    const sent = Array.from({ length: 24 }, (_, i) => `message ${i + 1}`);
+    // Sent while turns run and the thread rolls over: some land in the inbox of one run and are carried to the next.
+    for (const prompt of sent) await rig.threads.sendMessage({ threadId, prompt });
+
+    await vi.waitFor(async () => expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ name: "askHuman", state: "waiting" }]), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    const toolCallId = seen.find((s) => s.threadId === threadId && s.tool === "askHuman")!.toolCallId;
+    // Messages keep arriving while the call waits; the history they add makes the thread
+    // roll over mid-turn, carrying the pending call and the queue.
+    const before = (await rig.threads.getThread({ threadId })).generation;
+    for (let i = 1; (await rig.threads.getThread({ threadId })).generation === before; i++) {
+      expect(i).toBeLessThan(60);
+      const prompt = `late ${i}`;
+      await rig.threads.sendMessage({ threadId, prompt });
+      sent.push(prompt);
+    }
+    expect(await rig.threads.getThread({ threadId })).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, state: "waiting" }] });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "done waiting" })).toMatchObject({ status: "accepted" });
+
+    const done = await rig.threads.waitUntilSettled({ threadId });
+    expect(done).toMatchObject({ status: "completed", queued: [] });
+    expect(done.generation).toBeGreaterThanOrEqual(3);
+    const { messages } = await rig.threads.listMessages({ threadId, limit: 1000 });
+    const users = messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(users).toEqual([first, ...sent]);
+    // Every message got its own answer, in order.
+    const answers = messages.filter((m) => m.role === "assistant" && m.content !== null).map((m) => m.content);
+    expect(answers).toEqual([first, ...sent].map((p) => `answer to ${p}`));
+    expect(messages.find((m) => m.role === "tool" && m.tool_call_id === toolCallId)?.content).toBe("done waiting");
+    expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
+    // The stream continued across the runs: one growing sequence, from the first run's entries on.
+    const stream = await rig.threads.streamUpdates({ threadId });
+    const seqs = stream.updates.map((u) => u.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(stream.updates.some((u) => u.type === "message" && u.message.content === `answer to ${first}`)).toBe(true);
+    expect(stream.truncated).toBe(false);
+
+    // Every run replays against the current workflow code.
+    expect(await runsOf(rig.threads, threadId)).toHaveLength(done.generation + 1);
+    expect(await replayFailures(h, rig.threads, [threadId])).toEqual([]);
+    h.model.assertNoFailures();
+  });
+
+  it("work at 1,000 messages, and model calls never carry the transcript", async () => {
+    const first = uid("thousand");
+    const transcript: ChatMessage[] = [];
+    for (let i = 0; i < 499; i++) {
+      transcript.push({ role: "user", content: i === 0 ? first : `question ${i} ${"x".repeat(100)}` });
+      transcript.push({ role: "assistant", content: `answer ${i} ${"y".repeat(100)}` });
+    }
+    h.model.script(first, [
+      ...Array.from({ length: 499 }, () => ({ text: "unused" })),
+      { check: (req) => expect(req.messages).toHaveLength(1 + 999), text: "the 1000th message" },
+      { check: (req) => expect(req.messages).toHaveLength(1 + 1001), text: "still going" },
+    ]);
+    const { threadId } = await rig.threads.createThread({ messages: transcript, prompt: "question 499", maxHistoryEvents: 30 });
+    expect((await rig.threads.waitUntilSettled({ threadId })).messageCount).toBe(1000);
+    await rig.threads.sendMessage({ threadId, prompt: "one more" });
+    const done = await rig.threads.waitUntilSettled({ threadId });
+    expect(done).toMatchObject({ status: "completed", messageCount: 1002 });
+
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await rig.threads.listMessages({ threadId, limit: 300, ...(cursor ? { cursor } : {}) });
+      pages.push(page.messages.map((m) => m.content ?? ""));
+      cursor = page.cursor;
+    } while (cursor);
+    expect(pages.map((p) => p.length)).toEqual([300, 300, 300, 102]);
+    expect(pages.flat().slice(-4)).toEqual(["question 499", "the 1000th message", "one more", "still going"]);
+
+    // The transcript is ~100 KB; each model call's recorded input holds only what was new.
+    for (const { history } of await runsOf(rig.threads, threadId)) {
+      for (const event of history.events ?? []) {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || scheduled?.activityType?.name !== "threadCallModel") continue;
+        const inputBytes = (scheduled.input?.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0);
+        expect(inputBytes).toBeLessThan(2_000);
+      }
+    }
+    h.model.assertNoFailures();
+  });
+
+  it("survive their worker being killed mid-turn: a new worker process answers, once", async () => {
+    const taskQueue = uid("thread-crash");
+    const env = { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url };
+    const story = "A worker died while this answer was streaming, and another one told it again from the start. ".repeat(2);
+    const prompt = uid("crash story");
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
+    const firstWorker = await spawnWorker("thread-worker", env);
+    children.push(firstWorker);
+    const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "storyteller" });
+    const { threadId } = await threads.createThread({ prompt });
+    await vi.waitFor(async () => expect((await threads.streamUpdates({ threadId })).updates.some((u) => u.type === "text-delta")).toBe(true), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    await kill(firstWorker, "SIGKILL");
+    children.push(await spawnWorker("thread-worker", env));
+
+    const done = await threads.waitUntilSettled({ threadId });
+    expect(done).toMatchObject({ status: "completed", messageCount: 2, modelCalls: 1 });
+    const { messages } = await threads.listMessages({ threadId });
+    expect(messages.map((m) => m.content)).toEqual([prompt, story]);
+    expect(h.model.requests.filter((r) => r.conversation === prompt).map((r) => r.attempt)).toEqual([0, 1]);
+    h.model.assertNoFailures();
+  });
+});

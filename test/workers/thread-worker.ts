@@ -1,0 +1,32 @@
+/**
+ * A thread worker in its own process, so a test can SIGKILL it mid-turn. Env:
+ * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, MODEL_URL. Prints "ready" when polling.
+ */
+import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
+import { defineAgent } from "../../src/define-agent.js";
+import { openaiModel } from "../../src/model/openai.js";
+import { createAgentWorker } from "../../src/worker/create-agent-worker.js";
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+/** A short heartbeat timeout: a call on a killed worker is retried elsewhere within seconds. */
+export const storyteller = defineAgent({ id: "storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "2s" } });
+
+Runtime.install({ logger: new DefaultLogger("ERROR") });
+const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
+const worker = await createAgentWorker({
+  connection,
+  namespace: env("NAMESPACE"),
+  taskQueue: env("TASK_QUEUE"),
+  agents: [storyteller],
+  model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+});
+const running = worker.run();
+console.log("ready");
+process.on("SIGTERM", () => worker.shutdown());
+await running;
+await connection.close();
