@@ -1,0 +1,67 @@
+import { Context } from "@temporalio/activity";
+import type { Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineAgent } from "../src/define-agent.js";
+import { defineTool } from "../src/define-tool.js";
+import { createToolWorker } from "../src/threads/tool-worker.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { threadRig, type ThreadRig } from "./thread-support.js";
+
+/** The work pool's queue: its own task queue, served by a tool worker with a concurrency limit. */
+const POOL = uid("render-pool");
+const runs: Array<{ job: number; taskQueue: string }> = [];
+let active = 0;
+let mostAtOnce = 0;
+
+const render = defineTool({
+  name: "render",
+  description: "Renders a page (expensive)",
+  input: z.object({ job: z.number() }),
+  queue: POOL,
+  async handler({ job }) {
+    active += 1;
+    mostAtOnce = Math.max(mostAtOnce, active);
+    runs.push({ job, taskQueue: Context.current().info.taskQueue });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    active -= 1;
+    return `page ${job} rendered`;
+  },
+});
+
+const publisher = defineAgent({ id: "publisher", model: "gpt-4.1-mini", system: "You render pages.", tools: [render] });
+
+let h: Harness;
+let rig: ThreadRig;
+let pool: { worker: Worker; running: Promise<void> };
+
+beforeAll(async () => {
+  h = await startHarness();
+  rig = await threadRig(h, [publisher]);
+  const worker = await createToolWorker({ connection: h.native, namespace: h.namespace, taskQueue: POOL, agents: [publisher], concurrency: 1 });
+  pool = { worker, running: worker.run() };
+});
+afterAll(async () => {
+  pool?.worker.shutdown();
+  await pool?.running;
+  await h?.close();
+});
+
+describe("tool work pools", () => {
+  it("run a tool's calls on its own queue, never more at once than the pool's concurrency", async () => {
+    const prompt = uid("render four pages");
+    h.model.script(prompt, [
+      { toolCalls: [1, 2, 3, 4].map((job) => ({ name: "render", arguments: { job } })) },
+      {
+        check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content).sort()).toEqual([1, 2, 3, 4].map((j) => `page ${j} rendered`)),
+        text: "all four rendered",
+      },
+    ]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect(runs.map((r) => r.job).sort()).toEqual([1, 2, 3, 4]);
+    expect(runs.every((r) => r.taskQueue === POOL)).toBe(true);
+    expect(mostAtOnce).toBe(1);
+    h.model.assertNoFailures();
+  });
+});
