@@ -4,18 +4,10 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { z } from "zod";
 import { defineAgent } from "../../src/define-agent.js";
 import { defineTool } from "../../src/define-tool.js";
-import { openaiModel } from "../../src/model/openai.js";
-import { createAgentWorker } from "../../src/worker/create-agent-worker.js";
-
-const env = (name: string) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
+import { env, serveAgents } from "./serve.js";
 
 const slowStep = defineTool({
   name: "slowStep",
@@ -31,7 +23,7 @@ const slowStep = defineTool({
   },
 });
 
-export const slowAgent = defineAgent({
+const slowAgent = defineAgent({
   id: "slow",
   model: "gpt-4.1-mini",
   system: "You run slow steps.",
@@ -39,16 +31,4 @@ export const slowAgent = defineAgent({
   timeouts: { heartbeat: "2s" },
 });
 
-Runtime.install({ logger: new DefaultLogger("WARN") });
-const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
-const worker = await createAgentWorker({
-  connection,
-  taskQueue: env("TASK_QUEUE"),
-  agents: [slowAgent],
-  model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
-});
-const running = worker.run();
-console.log("ready");
-process.on("SIGTERM", () => worker.shutdown());
-await running;
-await connection.close();
+await serveAgents([slowAgent]);

@@ -1,0 +1,32 @@
+/**
+ * What every child-process worker does: read its env, connect, run an agent worker until
+ * SIGTERM, and print "ready" once polling so spawnWorker() knows it can go on.
+ */
+import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
+import type { AgentDefinition } from "../../src/define-agent.js";
+import { openaiModel } from "../../src/model/openai.js";
+import { createAgentWorker, type AgentWorkerOptions } from "../../src/worker/create-agent-worker.js";
+
+export function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+/** Serves `agents` on TASK_QUEUE at TEMPORAL_ADDRESS with the model at MODEL_URL. */
+export async function serveAgents(agents: AgentDefinition[], extra: Partial<AgentWorkerOptions> = {}): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
+  const worker = await createAgentWorker({
+    connection,
+    taskQueue: env("TASK_QUEUE"),
+    agents,
+    model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+    ...extra,
+  });
+  const running = worker.run();
+  console.log("ready");
+  process.on("SIGTERM", () => worker.shutdown());
+  await running;
+  await connection.close();
+}
