@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import type { Model } from "../src/model/model.js";
 import { isAsyncTool } from "../src/threads/define-async-tool.js";
 import { resolveToolRetry } from "../src/threads/tool-retry.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { ThreadActivities, ThreadPrepared } from "../workflows/thread-contracts.js";
+import type { ThreadActivities, ThreadPrepared, ThreadPrepareOutput } from "../workflows/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { ThreadCache } from "./thread-cache.js";
@@ -21,7 +22,7 @@ export interface ThreadActivityDeps {
 /** The activities thread workflows use, bound to the worker's agents, model and settings. */
 export function createThreadActivities({ registry, model, client, cache, threads }: ThreadActivityDeps): ThreadActivities {
   return {
-    async prepareThread({ agentId }): Promise<ThreadPrepared> {
+    async prepareThread({ agentId, knownHash }): Promise<ThreadPrepareOutput> {
       try {
         const { agent } = registry.get(agentId);
         const tools: ThreadPrepared["tools"] = {};
@@ -32,13 +33,16 @@ export function createThreadActivities({ registry, model, client, cache, threads
             maxAttempts: resolveToolRetry(tool.retry, `tool "${tool.name}"`)?.maxAttempts ?? 1,
           };
         }
-        return {
+        const settings: Omit<ThreadPrepared, "hash"> = {
           maxTurns: agent.maxTurns,
           timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
           tools,
           modelMaxAttempts: threads.modelMaxAttempts,
           statusHook: threads.onStatusChange !== undefined,
         };
+        // Recorded in history every turn: when nothing changed, say only that.
+        const hash = createHash("sha256").update(JSON.stringify(settings)).digest("base64url").slice(0, 16);
+        return hash === knownHash ? { unchanged: true } : { ...settings, hash };
       } catch (err) {
         throw toActivityFailure(err);
       }

@@ -6,6 +6,7 @@ import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.
 import type { ModelCallOutput } from "../workflows/contracts.js";
 import type { ThreadModelCallInput } from "../workflows/thread-contracts.js";
 import { threadStreamSignal, threadTranscriptQuery } from "../workflows/thread-messages.js";
+import { fingerprint } from "../workflows/thread-transcript.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { systemPrompt } from "./model-call.js";
@@ -29,12 +30,14 @@ export function createThreadCallModel({ registry, model, cache, client, threads 
    */
   return async function threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput> {
     const ctx = Context.current();
+    // The run that scheduled this call: a thread never continues as new with a model call in flight.
+    const runId = ctx.info.workflowExecution?.runId;
     const flusher =
       input.stream && threads.stream
         ? new DeltaFlusher(
             (parts) =>
               client.workflow
-                .getHandle(input.threadId, input.runId)
+                .getHandle(input.threadId, runId)
                 .signal(threadStreamSignal, { streamId: input.streamId, attempt: ctx.info.attempt, parts }),
             threads.stream.intervalMs,
             threads.stream.maxBatches,
@@ -42,7 +45,7 @@ export function createThreadCallModel({ registry, model, cache, client, threads 
         : undefined;
     try {
       const { agent, toolSpecs } = registry.get(input.agentId);
-      const thread = await transcriptOf(input);
+      const thread = await transcriptOf(input, runId);
       const response = await withFrequentHeartbeat(threads.stopLatencyMs / 2, () =>
         model.complete({
           model: agent.model,
@@ -52,6 +55,8 @@ export function createThreadCallModel({ registry, model, cache, client, threads 
           ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
         }),
       );
+      // The thread appends exactly this answer, so its next call sends only what follows it.
+      cache.set(ThreadCache.key(input.threadId, input.firstRunId, 0), [...thread, response.message]);
       return { message: response.message, usage: response.usage };
     } catch (err) {
       throw toActivityFailure(err);
@@ -60,14 +65,16 @@ export function createThreadCallModel({ registry, model, cache, client, threads 
     }
   };
 
-  async function transcriptOf(input: ThreadModelCallInput): Promise<ChatMessage[]> {
+  async function transcriptOf(input: ThreadModelCallInput, runId: string | undefined): Promise<ChatMessage[]> {
     // Keyed by the first run: a thread's transcript only grows, across continue-as-new too.
     const key = ThreadCache.key(input.threadId, input.firstRunId, 0);
-    const base =
-      input.baseLength === 0
-        ? []
-        : (cache.prefix(key, input.baseLength) ??
-          (await client.workflow.getHandle(input.threadId, input.runId).query(threadTranscriptQuery, { length: input.baseLength })));
+    const cached = input.baseLength === 0 ? [] : cache.prefix(key, input.baseLength);
+    // A copy that does not end where the thread's transcript does (an answer the thread
+    // never took, from a call that was stopped or lost) is not used.
+    const fresh = cached && (input.baseTail === undefined || (cached.length > 0 && fingerprint(cached.at(-1)!) === input.baseTail));
+    const base = fresh
+      ? cached
+      : await client.workflow.getHandle(input.threadId, runId).query(threadTranscriptQuery, { length: input.baseLength });
     const thread = base.concat(input.delta);
     cache.set(key, thread);
     return thread;

@@ -122,6 +122,9 @@ export interface ThreadMessagePage {
   total: number;
 }
 
+/** A stream entry as continue-as-new carries it. */
+export type CarriedStreamEntry = Exclude<StreamUpdate, { type: "message" }> | { seq: number; type: "message-ref"; messageId: string };
+
 /** Everything a thread carries into its next run when it continues as new. */
 export interface ThreadCarry {
   status: ThreadStatus;
@@ -135,8 +138,11 @@ export interface ThreadCarry {
   usage: Usage;
   lastError?: ThreadFailure;
   generation: number;
-  /** The stream's recent entries and counters, so readers resume across the boundary. */
-  stream: { seq: number; droppedThrough: number; entries: StreamUpdate[] };
+  /**
+   * The stream's recent entries and counters, so readers resume across the boundary.
+   * `message` entries carry only the message id: the message itself is in `messages`.
+   */
+  stream: { seq: number; droppedThrough: number; entries: CarriedStreamEntry[] };
   createdAt: string;
   updatedAt: string;
 }
@@ -162,6 +168,8 @@ export interface ThreadInput {
 
 /** What the thread's worker tells it about the agent, once per turn. */
 export interface ThreadPrepared {
+  /** Identifies these settings: the next preparation answers `unchanged` when they still hold. */
+  hash: string;
   maxTurns: number;
   timeouts: { startToCloseMs: number; heartbeatMs: number };
   tools: Record<string, { async: boolean; queue?: string; maxAttempts: number }>;
@@ -174,12 +182,12 @@ export interface ThreadPrepared {
 export interface ThreadModelCallInput {
   agentId: string;
   threadId: string;
-  /** The run whose transcript a cache miss reads (by query). */
-  runId: string;
   /** The thread's first run id: transcripts only grow, so the worker cache outlives continue-as-new. */
   firstRunId: string;
   /** Transcript length before `delta`: the worker has it cached or queries it. */
   baseLength: number;
+  /** Fingerprint of the last message before `delta`, so a stale cached copy is never used. */
+  baseTail?: string;
   /** Only the messages added since the previous model call: keeps history linear. */
   delta: ChatMessage[];
   /** The id the answer will have; deltas are sent under it. */
@@ -214,8 +222,11 @@ export interface ThreadStatusChange {
   at: string;
 }
 
+/** Preparation asks with the hash it holds; the answer is tiny when nothing changed (it is recorded every turn). */
+export type ThreadPrepareOutput = ThreadPrepared | { unchanged: true };
+
 export interface ThreadActivities {
-  prepareThread(input: { agentId: string }): Promise<ThreadPrepared>;
+  prepareThread(input: { agentId: string; knownHash?: string }): Promise<ThreadPrepareOutput>;
   threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput>;
   threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput>;
   threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput>;

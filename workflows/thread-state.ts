@@ -22,6 +22,7 @@ import type {
   ThreadInput,
   ThreadMessage,
   ThreadPrepared,
+  ThreadPrepareOutput,
   ThreadResumeReply,
   ThreadResumeRequest,
   ThreadSendReply,
@@ -97,6 +98,8 @@ export class ThreadState {
   sentLength: number;
   /** The agent as the worker described it at the start of the current turn. */
   prepared: ThreadPrepared | undefined;
+  /** The last description this run got, kept so an unchanged one need not be recorded again. */
+  lastPrepared: ThreadPrepared | undefined;
   turnScope: CancellationScope | undefined;
   deleteRequested = false;
   /**
@@ -131,7 +134,7 @@ export class ThreadState {
       this.usage = carried.usage;
       this.lastError = carried.lastError;
       this.generation = carried.generation + 1;
-      this.stream = new StreamLog(carried.stream);
+      this.stream = new StreamLog(carried.stream, carried.messages);
       this.createdAt = carried.createdAt;
       this.updatedAt = carried.updatedAt;
       // The worker's cache outlives the run, and a miss reads the transcript by query:
@@ -156,6 +159,7 @@ export class ThreadState {
     }
     this.modelCall = undefined;
     this.prepared = undefined;
+    this.lastPrepared = undefined;
     this.turnScope = undefined;
     if (!carried && (input.autoStart ?? true)) {
       // Before the handlers exist: a message sent right after createThread must find the first turn running.
@@ -267,8 +271,10 @@ export class ThreadState {
   }
 
   /** Records what the worker said about the agent; announces transitions held back until now. */
-  prepare(prepared: ThreadPrepared): void {
+  prepare(answer: ThreadPrepareOutput): void {
+    const prepared = "unchanged" in answer ? this.lastPrepared! : answer;
     this.prepared = prepared;
+    this.lastPrepared = prepared;
     this.#statusHook = prepared.statusHook;
     const held = this.#unannounced.splice(0);
     for (const change of held) this.#announce(change);

@@ -1,5 +1,5 @@
 import type { ModelDelta } from "../src/model/model.js";
-import type { StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadStatus } from "./thread-contracts.js";
+import type { StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "./thread-contracts.js";
 
 /** Entries kept for readers; older ones are dropped and a reader that far behind is told so. */
 const CAPACITY = 500;
@@ -16,10 +16,15 @@ export class StreamLog {
   /** The answer being written, and which activity attempt is writing it. */
   #current: { messageId: string; attempt: number } | undefined;
 
-  constructor(carried?: ThreadCarry["stream"]) {
+  constructor(carried?: ThreadCarry["stream"], messages: readonly ThreadMessage[] = []) {
     this.#seq = carried?.seq ?? 0;
     this.#droppedThrough = carried?.droppedThrough ?? 0;
-    this.#entries = carried ? [...carried.entries] : [];
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    this.#entries = (carried?.entries ?? []).flatMap((e): StreamUpdate[] => {
+      if (e.type !== "message-ref") return [e];
+      const message = byId.get(e.messageId);
+      return message ? [{ seq: e.seq, type: "message", message }] : [];
+    });
   }
 
   get lastSeq(): number {
@@ -99,8 +104,13 @@ export class StreamLog {
     };
   }
 
+  /** What continue-as-new carries: message entries by reference, so the transcript is not carried twice. */
   carry(): ThreadCarry["stream"] {
-    return { seq: this.#seq, droppedThrough: this.#droppedThrough, entries: this.#entries };
+    return {
+      seq: this.#seq,
+      droppedThrough: this.#droppedThrough,
+      entries: this.#entries.map((e) => (e.type === "message" ? { seq: e.seq, type: "message-ref", messageId: e.message.id } : e)),
+    };
   }
 
   #fold(messageId: string): void {

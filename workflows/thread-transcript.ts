@@ -20,6 +20,21 @@ export function toChat(message: ThreadMessage): ChatMessage {
   }
 }
 
+/**
+ * A short fingerprint of one message (FNV-1a over its fields, not over JSON key order):
+ * lets a worker check that its cached transcript ends where the thread's does.
+ */
+export function fingerprint(message: ChatMessage): string {
+  const calls = message.role === "assistant" ? (message.tool_calls ?? []).map((c) => `${c.id}\u0001${c.function.name}\u0001${c.function.arguments}`).join("\u0002") : "";
+  const text = `${message.role}\u0000${message.content ?? ""}\u0000${message.role === "tool" ? message.tool_call_id : ""}\u0000${calls}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `${hash.toString(36)}.${text.length.toString(36)}`;
+}
+
 /** Tool calls of the last assistant message that have no result yet, in the model's order. */
 export function openToolCalls(messages: readonly ChatMessage[]): ToolCall[] {
   for (let i = messages.length - 1; i >= 0; i--) {

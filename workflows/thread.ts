@@ -16,15 +16,10 @@ import { addUsage, type ToolCall } from "../src/model/messages.js";
 import type { ActivityOptions } from "@temporalio/common";
 import type { ThreadActivities, ThreadInput, ThreadPrepared } from "./thread-contracts.js";
 import { ThreadState } from "./thread-state.js";
-import { needsAnswer, openToolCalls, toChat } from "./thread-transcript.js";
+import { fingerprint, needsAnswer, openToolCalls, toChat } from "./thread-transcript.js";
 
-/** Failures no retry can fix: the turn fails at once. */
-const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1009", "AI1023", "AI1026"];
-
-const { prepareThread } = proxyLocalActivities<ThreadActivities>({
-  startToCloseTimeout: "30s",
-  retry: { nonRetryableErrorTypes: NON_RETRYABLE },
-});
+// An agent this worker does not know (AI1002) is not worth retrying; SDK failures say so themselves.
+const { prepareThread } = proxyLocalActivities<ThreadActivities>({ startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } });
 
 type TurnEnd = "settled" | "rollover";
 
@@ -103,7 +98,10 @@ async function runTurn(thread: ThreadState): Promise<TurnEnd> {
 async function advance(thread: ThreadState): Promise<TurnEnd> {
   for (;;) {
     if (thread.rolloverDue()) return "rollover";
-    if (!thread.prepared) thread.prepare(await thread.local(() => prepareThread({ agentId: thread.agentId })));
+    if (!thread.prepared) {
+      const knownHash = thread.lastPrepared?.hash;
+      thread.prepare(await thread.local(() => prepareThread({ agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) })));
+    }
     const prepared = thread.prepared!;
     const open = openToolCalls(thread.messages);
     if (open.length > 0) {
@@ -130,36 +128,32 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared): Promise
   const { threadCallModel } = proxyActivities<ThreadActivities>({
     ...callOptions(prepared),
     activityId,
-    retry: {
-      initialInterval: "1s",
-      backoffCoefficient: 2,
-      maximumInterval: "1m",
-      maximumAttempts: prepared.modelMaxAttempts,
-      nonRetryableErrorTypes: NON_RETRYABLE,
-    },
+    // Failures no retry can fix (400, 401, 403, context overflow) arrive marked non-retryable.
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: prepared.modelMaxAttempts },
   });
   thread.stream.begin(messageId);
   thread.modelCall = { activityId, messageId };
   const baseLength = thread.sentLength;
   const delta = thread.messages.slice(baseLength).map(toChat);
-  const { runId, firstExecutionRunId } = workflowInfo();
+  const tail = thread.messages[baseLength - 1];
   const reply = await threadCallModel({
     agentId: thread.agentId,
     threadId: thread.threadId,
-    runId,
-    firstRunId: firstExecutionRunId,
+    firstRunId: thread.firstRunId,
     baseLength,
+    ...(tail ? { baseTail: fingerprint(toChat(tail)) } : {}),
     delta,
     streamId: messageId,
     stream: thread.streamEnabled,
     ...(thread.principal ? { principal: thread.principal } : {}),
   });
-  thread.sentLength = baseLength + delta.length;
   thread.modelCall = undefined;
   thread.turnSteps += 1;
   thread.modelCalls += 1;
   thread.usage = addUsage(thread.usage, reply.usage);
   thread.append(reply.message, messageId);
+  // The worker cached its own answer too: the next call need not send it back.
+  thread.sentLength = thread.messages.length;
 }
 
 /**
@@ -202,7 +196,7 @@ async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: Tool
     ...(spec?.queue ? { taskQueue: spec.queue } : {}),
     // The activity decides about handler failures itself (it knows the tool's retry
     // settings); this policy covers a worker that died or a call that timed out.
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
   });
   const input = {
     agentId: thread.agentId,
