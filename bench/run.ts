@@ -8,6 +8,7 @@ type BenchModule = { main(): Promise<Record<string, unknown>> };
 const BENCHES: Record<string, () => Promise<BenchModule>> = {
   history: () => import("./history.js"),
   overhead: () => import("./overhead.js"),
+  thread: () => import("./thread.js"),
 };
 
 const name = process.argv[2];
