@@ -54,9 +54,10 @@ export const MOVED_ON = "Error: this call got no result: the thread moved on to 
 /** The most messages one listMessages page returns. */
 const MAX_PAGE = 1000;
 
+// Hooks run in line with the thread's other local activities: a failing one gives up soon.
 const { threadStatusChanged } = proxyLocalActivities<ThreadActivities>({
-  startToCloseTimeout: "30s",
-  retry: { maximumAttempts: 5 },
+  startToCloseTimeout: "10s",
+  retry: { maximumAttempts: 3, initialInterval: "200ms" },
 });
 
 /** A tool call of the current turn that has an activity in flight. */

@@ -7,8 +7,9 @@ import type { ThreadStatusChange } from "../../workflows/thread-contracts.js";
 export interface ThreadWorkerOptions {
   /**
    * Called on every status transition of every thread this worker runs, as a local
-   * activity: at least once, in order per thread, never again on replay. A hook that
-   * keeps throwing is given up after 5 attempts; the thread goes on.
+   * activity: at least once, in order per thread, never again on replay. Keep it quick
+   * (hand the change to a queue): the thread's next preparation waits for it. A hook
+   * that throws is tried 3 times (10 s each at most), then given up; the thread goes on.
    */
   onStatusChange?: (change: ThreadStatusChange) => void | Promise<void>;
   /**
