@@ -83,8 +83,12 @@ export interface OpenToolCall {
   toolCallId: string;
   name: string;
   kind: "sync" | "async";
-  /** `running`: the handler (or async callback) runs. `waiting`: an async result is awaited. `pending`: not started (stopped or failed turn). */
-  state: "pending" | "running" | "waiting";
+  /**
+   * `running`: the handler (or async callback) runs. `waiting`: an async result is awaited.
+   * `answered`: its result is in, held until the calls before it have theirs. `pending`:
+   * not started (a stopped or failed turn).
+   */
+  state: "pending" | "running" | "waiting" | "answered";
   /** Temporal activity id while it runs, to find its retry state. */
   activityId?: string;
   /** Attempts allowed for the handler (1 without retry). */
@@ -132,6 +136,8 @@ export interface ThreadCarry {
   messages: ThreadMessage[];
   inbox: InboxItem[];
   asyncCalls: AsyncCallState[];
+  /** Results held until earlier calls of their batch have theirs. */
+  held: Array<{ toolCallId: string; content: string }>;
   /** Model calls of the current turn (checked against the agent's maxTurns). */
   turnSteps: number;
   modelCalls: number;

@@ -85,6 +85,11 @@ export class ThreadState {
   readonly messages: ThreadMessage[];
   readonly inbox: InboxItem[];
   readonly asyncCalls: Map<string, AsyncCallState>;
+  /**
+   * Results that came in before an earlier call of the same batch had its own: they join
+   * the transcript in the model's call order, whatever order the tools finish in.
+   */
+  readonly held: Map<string, string>;
   readonly running = new Map<string, RunningCall>();
   modelCall: { activityId: string; messageId: string } | undefined;
   turnSteps: number;
@@ -130,6 +135,7 @@ export class ThreadState {
       this.messages = carried.messages;
       this.inbox = carried.inbox;
       this.asyncCalls = new Map(carried.asyncCalls.map((c) => [c.toolCallId, c]));
+      this.held = new Map((carried.held ?? []).map((r) => [r.toolCallId, r.content]));
       this.turnSteps = carried.turnSteps;
       this.modelCalls = carried.modelCalls;
       this.usage = carried.usage;
@@ -149,6 +155,7 @@ export class ThreadState {
       if (input.prompt) this.messages.push({ role: "user", content: input.prompt.content, id: input.prompt.id, createdAt: now });
       this.inbox = [];
       this.asyncCalls = new Map();
+      this.held = new Map();
       this.turnSteps = 0;
       this.modelCalls = 0;
       this.usage = emptyUsage();
@@ -224,7 +231,7 @@ export class ThreadState {
           toolCallId: call.id,
           name: call.function.name,
           kind: async ? "async" : "sync",
-          state: running ? "running" : waiting?.callbackDone ? "waiting" : "pending",
+          state: this.held.has(call.id) ? "answered" : running ? "running" : waiting?.callbackDone ? "waiting" : "pending",
           ...(running ? { activityId: running.activityId } : {}),
           ...(maxAttempts !== undefined ? { maxAttempts } : {}),
         };
@@ -247,6 +254,7 @@ export class ThreadState {
       messages: this.messages,
       inbox: this.inbox,
       asyncCalls: [...this.asyncCalls.values()],
+      held: [...this.held].map(([toolCallId, content]) => ({ toolCallId, content })),
       turnSteps: this.turnSteps,
       modelCalls: this.modelCalls,
       usage: this.usage,
@@ -309,12 +317,32 @@ export class ThreadState {
     this.lastError = undefined;
   }
 
-  /** Gives every open call a result so the transcript stays valid for the model. */
+  /** Gives every open call a result (its own if it came in) so the transcript stays valid for the model. */
   closeOpenCalls(content: string): void {
     for (const call of openToolCalls(this.messages)) {
-      this.append({ role: "tool", tool_call_id: call.id, content });
+      this.append({ role: "tool", tool_call_id: call.id, content: this.held.get(call.id) ?? content });
+      this.held.delete(call.id);
       this.asyncCalls.delete(call.id);
     }
+  }
+
+  /** True once the call has its result, in the transcript or held for its turn. */
+  answered(toolCallId: string): boolean {
+    return this.held.has(toolCallId) || findToolCall(this.messages, toolCallId)?.answered === true;
+  }
+
+  /** Lands a call's result, in call order; false when it already had one (an async result can beat its callback). */
+  answer(toolCallId: string, content: string): boolean {
+    if (this.answered(toolCallId) || !openToolCalls(this.messages).some((c) => c.id === toolCallId)) return false;
+    this.held.set(toolCallId, content);
+    this.asyncCalls.delete(toolCallId);
+    for (const call of openToolCalls(this.messages)) {
+      const result = this.held.get(call.id);
+      if (result === undefined) break;
+      this.held.delete(call.id);
+      this.append({ role: "tool", tool_call_id: call.id, content: result });
+    }
+    return true;
   }
 
   /** The turn failed: the thread halts with the error until resume or a new message. */
@@ -457,19 +485,18 @@ export class ThreadState {
     if (!found) {
       throw new ToolCallNotFoundError({ threadId: this.threadId, toolCallId, reason: "no call with this id" }).toFailure();
     }
-    if (found.answered) throw new ToolResultDuplicateError({ threadId: this.threadId, toolCallId }).toFailure();
+    if (this.answered(toolCallId)) throw new ToolResultDuplicateError({ threadId: this.threadId, toolCallId }).toFailure();
     if (!this.asyncCalls.has(toolCallId)) {
       throw new ToolCallNotFoundError({ threadId: this.threadId, toolCallId, reason: `it is a call of the sync tool "${found.call.function.name}", whose handler returns its result` }).toFailure();
     }
   }
 
   #toolResult(request: ThreadToolResultRequest): { status: "accepted" } {
-    const found = findToolCall(this.messages, request.toolCallId);
-    if (found?.answered) throw new ToolResultDuplicateError({ threadId: this.threadId, toolCallId: request.toolCallId }).toFailure();
     const content =
       typeof request.error === "string" ? `Error: ${request.error}` : typeof request.result === "string" ? request.result : JSON.stringify(request.result);
-    this.append({ role: "tool", tool_call_id: request.toolCallId, content });
-    this.asyncCalls.delete(request.toolCallId);
+    if (!this.answer(request.toolCallId, content)) {
+      throw new ToolResultDuplicateError({ threadId: this.threadId, toolCallId: request.toolCallId }).toFailure();
+    }
     return { status: "accepted" };
   }
 

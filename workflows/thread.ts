@@ -166,7 +166,7 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
   for (const call of open) {
-    if (thread.running.has(call.id)) continue;
+    if (thread.running.has(call.id) || thread.held.has(call.id)) continue;
     const spec = prepared.tools[call.function.name];
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
@@ -209,7 +209,7 @@ async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: Tool
   try {
     if (kind === "sync") {
       const out = await activities.threadCallTool(input);
-      answer(thread, call.id, out.content);
+      thread.answer(call.id, out.content);
       return;
     }
     const out = await activities.threadStartAsyncTool(input);
@@ -217,18 +217,11 @@ async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: Tool
     if (out.started) {
       if (state) state.callbackDone = true;
     } else {
-      answer(thread, call.id, out.content);
+      thread.answer(call.id, out.content);
     }
   } finally {
     thread.running.delete(call.id);
   }
-}
-
-/** Lands a result unless the call already has one (an async result can beat its callback). */
-function answer(thread: ThreadState, toolCallId: string, content: string): void {
-  if (!openToolCalls(thread.messages).some((c) => c.id === toolCallId)) return;
-  thread.append({ role: "tool", tool_call_id: toolCallId, content });
-  thread.asyncCalls.delete(toolCallId);
 }
 
 function callOptions(prepared: ThreadPrepared): ActivityOptions {
