@@ -196,15 +196,49 @@ describe("the thread status machine", () => {
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
   });
 
-  it("refuses ctx.defer() inside a thread turn: the turn fails with AI1023 naming runs and async tools", async () => {
+  it("refuses ctx.defer() inside a thread turn (awaiting_tool_results → failed, AI1023); resume runs the call again (failed → awaiting_tool_results)", async () => {
     const prompt = uid("try to defer");
-    h.model.script(prompt, [{ toolCalls: [{ name: "deferrer", arguments: {} }] }]);
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "deferrer", arguments: {} }] },
+      { check: (req) => expect(req.messages.at(-1)?.content).toBe("answered without deferring"), text: "fine without it" },
+    ]);
     const { threadId } = await rig.threads.createThread({ prompt });
     const failed = await rig.threads.waitUntilSettled({ threadId });
     expect(failed.status).toBe("failed");
     expect(failed.lastError?.code).toBe(DeferInThreadError.code);
     expect(failed.lastError?.message).toMatch(/AgentClient\.run\(\).*defineAsyncTool\(\)/);
-    expect(rig.transitions(threadId)).toEqual(["idle→streaming", "streaming→awaiting_tool_results", "awaiting_tool_results→failed"]);
+    expect(failed.toolCalls).toMatchObject([{ name: "deferrer", state: "pending" }]);
+
+    expect(await rig.threads.resumeThread({ threadId })).toEqual({ status: "awaiting_tool_results", previousStatus: "failed" });
+    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect(rig.transitions(threadId)).toEqual([
+      "idle→streaming",
+      "streaming→awaiting_tool_results",
+      "awaiting_tool_results→failed",
+      "failed→awaiting_tool_results",
+      "awaiting_tool_results→streaming",
+      "streaming→completed",
+    ]);
+    h.model.assertNoFailures();
+  });
+
+  it("starts from a transcript that ends in tool calls: idle → awaiting_tool_results runs them first", async () => {
+    const prompt = uid("carry on");
+    h.model.script(prompt, [
+      // The scripted server counts turns by assistant messages: the given transcript already has one.
+      { text: "never asked" },
+      { check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "owl means 3 letters" }), text: "an owl has 3 letters" },
+    ]);
+    const { threadId } = await rig.threads.createThread({
+      messages: [
+        { role: "user", content: prompt },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_given", type: "function", function: { name: "lookup", arguments: '{"word":"owl"}' } }] },
+      ],
+    });
+    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect(await roles(threadId)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(rig.transitions(threadId)).toEqual(["idle→awaiting_tool_results", "awaiting_tool_results→streaming", "streaming→completed"]);
+    h.model.assertNoFailures();
   });
 
   it("fails a turn that uses all of the agent's maxTurns with AI1004; the next message gets a fresh budget", async () => {

@@ -58,11 +58,16 @@ export const askHuman = defineAsyncTool({
   },
 });
 
+/** Defers on its first call in a thread (which fails the turn); answers plainly after that. */
 export const deferrer = defineTool({
   name: "deferrer",
   description: "Tries to defer",
   input: z.object({}),
-  handler: (_input, ctx) => ctx.defer({ ttl: "1h" }),
+  handler: (_input, ctx) => {
+    const earlier = seen.filter((s) => s.tool === "deferrer" && s.threadId === ctx.threadId).length;
+    seen.push({ tool: "deferrer", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: "called", attempt: ctx.attempt });
+    return earlier === 0 ? ctx.defer({ ttl: "1h" }) : "answered without deferring";
+  },
 });
 
 export const chatAgent = defineAgent({
