@@ -233,13 +233,13 @@ function callOptions(prepared: ThreadPrepared): ActivityOptions {
 
 /** What `getThread` shows as the failed turn's error: the typed code when there is one. */
 function failureOf(err: unknown): { code?: string; message: string } {
-  let cause = err;
-  if (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
-  if (cause instanceof ApplicationFailure) {
-    if (cause.type && /^(AI|RC)\d{4}$/.test(cause.type)) return { code: cause.type, message: cause.message };
-    // A retryable failure (429, 5xx, network) that outlasted the model call's attempts.
-    const attempts = err instanceof ActivityFailure ? " after its retries" : "";
-    return { code: "AI1003", message: `[AI1003] The model call failed${attempts}: ${cause.message}` };
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type && /^(AI|RC)\d{4}$/.test(cause.type)) {
+    return { code: cause.type, message: cause.message };
+  }
+  // A retryable failure (429, 5xx, network, a timeout) that outlasted the model call's attempts.
+  if (err instanceof ActivityFailure && err.activityType === "threadCallModel") {
+    return { code: "AI1003", message: `[AI1003] The model call failed after its retries: ${cause instanceof Error ? cause.message : String(cause)}` };
   }
   return { message: cause instanceof Error ? cause.message : String(cause) };
 }
