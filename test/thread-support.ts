@@ -93,20 +93,16 @@ export async function threadRig(
   options: { authorize?: ThreadAuthorizeHook; overrides?: WorkerOverrides } = {},
 ): Promise<ThreadRig> {
   const changes: ThreadStatusChange[] = [];
-  const { taskQueue } = await h.worker(agents, {
+  // Threads hang off the AgentClient the harness makes, as users reach them: `agents.threads`.
+  const { taskQueue, agents: client } = await h.worker(agents, {
     ...options.overrides,
     threads: {
       onStatusChange: (change) => void changes.push(change),
       ...options.overrides?.threads,
     },
+    client: { threads: { agent: agents[0]!, ...(options.authorize ? { authorize: options.authorize } : {}) } },
   });
-  const threads = new ThreadsClient({
-    connection: h.connection,
-    namespace: h.namespace,
-    taskQueue,
-    agent: agents[0]!,
-    ...(options.authorize ? { authorize: options.authorize } : {}),
-  });
+  const threads = client.threads;
   return {
     threads,
     taskQueue,

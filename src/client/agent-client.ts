@@ -20,6 +20,7 @@ import { InvalidDefinitionError } from "../errors/invalid-definition.js";
 import { RunNotFoundError } from "../errors/run-not-found.js";
 import type { Principal } from "../json.js";
 import { plainJsonProblem } from "../json-check.js";
+import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
 import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
@@ -37,6 +38,8 @@ export interface AgentClientOptions {
   deferral?: { secret: string | Uint8Array };
   /** Client-wide resume check; a per-call `authorize` replaces it. */
   authorize?: AuthorizeHook;
+  /** Options of `agents.threads`: the default agent of new threads and their authorize hook. */
+  threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
 }
 
 export interface RunOptions {
@@ -75,6 +78,8 @@ export class AgentClient {
   readonly deferrals: DeferralStore;
   readonly #deferral: ResolvedDeferralConfig | undefined;
   readonly #authorize: AuthorizeHook | undefined;
+  readonly #threadOptions: AgentClientOptions["threads"];
+  #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
     if (!options?.taskQueue) {
@@ -86,7 +91,13 @@ export class AgentClient {
       new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
+    this.#threadOptions = options.threads;
     this.deferrals = new DeferralStore(this.client);
+  }
+
+  /** Long-lived chat threads on the same connection and task queue. */
+  get threads(): ThreadsClient {
+    return (this.#threads ??= new ThreadsClient({ client: this.client, taskQueue: this.taskQueue, ...this.#threadOptions }));
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
