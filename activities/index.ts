@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import type { AgentDefinition } from "../src/define-agent.js";
 import type { Model } from "../src/model/model.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
 import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
@@ -47,6 +48,7 @@ export function createActivities({ registry, model, client, threadCacheSize, def
           maxTurns: agent.maxTurns,
           hasOnExpired: agent.onExpired !== undefined,
           overheadTokens: await overheadTokens(definition),
+          ...toolQueuesOf(agent),
           ...(agent.contextWindow ? { contextWindow: agent.contextWindow } : {}),
           timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
         };
@@ -58,4 +60,9 @@ export function createActivities({ registry, model, client, threadCacheSize, def
     callTool: createCallTool(registry, deferral, client),
     ...createThreadActivities({ registry, model, client, cache, threads: threads ?? resolveThreadWorkerOptions() }),
   };
+}
+
+function toolQueuesOf(agent: AgentDefinition): { toolQueues?: Record<string, string> } {
+  const queues = Object.fromEntries(agent.tools.flatMap((t) => (t.queue ? [[t.name, t.queue] as const] : [])));
+  return Object.keys(queues).length > 0 ? { toolQueues: queues } : {};
 }

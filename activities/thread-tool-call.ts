@@ -10,23 +10,12 @@ import { DurableAgentsError } from "../src/errors/base.js";
 import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
 import { DeferInThreadError } from "../src/errors/defer-in-thread.js";
 import { isAsyncTool, type AsyncToolContext } from "../src/threads/define-async-tool.js";
-import { backoffDelayMs, resolveToolRetry, type ResolvedToolRetry } from "../src/threads/tool-retry.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AsyncToolStartOutput, ThreadToolCallInput, ThreadToolCallOutput } from "../workflows/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withFrequentHeartbeat } from "./thread-heartbeat.js";
-
-/** Type of the failure that asks Temporal for another attempt of a tool handler. */
-export const TOOL_RETRY_FAILURE = "ToolAttemptFailed";
-
-/** What a retried attempt's failure carries, for `getThread` to show. */
-export interface ToolRetryDetails {
-  toolCallId: string;
-  attempt: number;
-  maxAttempts: number;
-  delayMs: number;
-}
+import { retryOrGiveUp } from "./tool-retry.js";
 
 type Parsed = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };
 
@@ -52,7 +41,7 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
         if (DeferError.isInstance(err)) throw new DeferInThreadError({ threadId: input.threadId, toolName: tool.name });
         // SDK errors are misuse, and a cancelled call is the thread's business, not the model's.
         if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
-        await retryOrGiveUp(input, tool, args, err);
+        await retryOrGiveUp({ threadId: input.threadId, toolCallId: input.toolCall.id }, tool, args, err);
         const attempt = Context.current().info.attempt;
         return { content: `Error: "${tool.name}" failed${attempt > 1 ? ` after ${attempt} attempts` : ""}: ${messageOf(err)}`, isError: true };
       }
@@ -86,7 +75,7 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
         return { started: true };
       } catch (err) {
         if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
-        await retryOrGiveUp(input, tool, args, err);
+        await retryOrGiveUp({ threadId: input.threadId, toolCallId: input.toolCall.id }, tool, args, err);
         return { started: false, content: `Error: "${tool.name}" could not be started: ${messageOf(err)}` };
       }
     } catch (err) {
@@ -151,43 +140,6 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
   }
 
   return { threadCallTool, threadStartAsyncTool };
-}
-
-/**
- * Throws the failure that makes Temporal run the handler again after the backoff, when
- * the tool retries and this error is worth it; returns when the error is final.
- */
-async function retryOrGiveUp(input: ThreadToolCallInput, tool: ToolDefinition, args: unknown, error: unknown): Promise<void> {
-  const retry: ResolvedToolRetry | undefined = resolveToolRetry(tool.retry, `tool "${tool.name}"`);
-  if (!retry) return;
-  const attempt = Context.current().info.attempt;
-  if (attempt >= retry.maxAttempts) return;
-  if (retry.shouldRetryError) {
-    let verdict: unknown;
-    try {
-      verdict = await retry.shouldRetryError({
-        threadId: input.threadId,
-        toolCallId: input.toolCall.id,
-        toolName: tool.name,
-        args,
-        error,
-        attempt,
-        maxAttempts: retry.maxAttempts,
-      });
-    } catch {
-      verdict = false;
-    }
-    if (!verdict) return;
-  }
-  const delayMs = backoffDelayMs(attempt, retry.backoff);
-  const details: ToolRetryDetails = { toolCallId: input.toolCall.id, attempt, maxAttempts: retry.maxAttempts, delayMs };
-  throw ApplicationFailure.create({
-    type: TOOL_RETRY_FAILURE,
-    message: messageOf(error),
-    details: [details],
-    // Temporal waits this long before the next attempt; zero would mean "use the policy's interval".
-    nextRetryDelay: Math.max(1, delayMs),
-  });
 }
 
 function messageOf(err: unknown): string {

@@ -18,6 +18,7 @@ import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { deferralRequest } from "./deferral-request.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
+import { retryOrGiveUp } from "./tool-retry.js";
 
 export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined, client: Client) {
   /**
@@ -62,7 +63,9 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
       if (DeferError.isInstance(err)) return deferSignal(err.options);
       // SDK errors are misuse (no deferral config, …) and cancellation is not the model's business.
       if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
-      return toolError(`"${name}" failed: ${err instanceof Error ? err.message : String(err)}`);
+      await retryOrGiveUp({ runId: input.workflowId, toolCallId: input.toolCall.id }, tool, parsed.data, err);
+      const attempt = Context.current().info.attempt;
+      return toolError(`"${name}" failed${attempt > 1 ? ` after ${attempt} attempts` : ""}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

@@ -68,15 +68,15 @@ export interface ToolOptions<I extends z.ZodType, O> {
    */
   handler: (input: z.output<I>, ctx: ToolContext) => Promise<O> | O;
   /**
-   * Threads: retries a handler that throws before the model sees the error. `true` means
-   * 3 attempts with exponential backoff (250 ms ×2, at most 4 s, jittered). Agent runs do
-   * not read it yet.
+   * Retries a handler that throws before the model sees the error, durably (Temporal waits
+   * the backoff between attempts). `true` means 3 attempts with exponential backoff
+   * (250 ms ×2, at most 4 s, jittered). Applies in agent runs and thread turns alike.
    */
   retry?: ToolRetry;
   /**
-   * Threads: runs this tool's calls on their own task queue, served by
+   * Runs this tool's calls on their own task queue, served by
    * `createToolWorker({ taskQueue, concurrency })`: a work pool with its own concurrency
-   * limit. Default: the agent's task queue. Agent runs do not read it yet.
+   * limit. Default: the agent's task queue. Applies in agent runs and thread turns alike.
    */
   queue?: string;
 }

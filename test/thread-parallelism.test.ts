@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent } from "../src/define-agent.js";
 import { defineTool } from "../src/define-tool.js";
+import { AgentClient } from "../src/client/agent-client.js";
 import { createToolWorker } from "../src/threads/tool-worker.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
@@ -63,5 +64,22 @@ describe("tool work pools", () => {
     expect(runs.every((r) => r.taskQueue === POOL)).toBe(true);
     expect(mostAtOnce).toBe(1);
     h.model.assertNoFailures();
+  });
+
+  it("route an agent run's tool calls to the pool too", async () => {
+    const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: rig.taskQueue });
+    const prompt = uid("render two pages in a run");
+    h.model.script(prompt, [
+      { toolCalls: [5, 6].map((job) => ({ name: "render", arguments: { job } })) },
+      { text: "both rendered" },
+    ]);
+    const before = runs.length;
+    mostAtOnce = 0;
+    await expect(agents.run(publisher, { prompt, runId: prompt })).resolves.toMatchObject({ status: "completed", text: "both rendered" });
+    expect(runs.slice(before).map((r) => [r.job, r.taskQueue]).sort()).toEqual([
+      [5, POOL],
+      [6, POOL],
+    ]);
+    expect(mostAtOnce).toBe(1);
   });
 });

@@ -130,13 +130,25 @@ async function loop(
   prepared: () => PreparedAgent,
   deferralRefused: string | undefined,
 ): Promise<AgentResult> {
-  const { callModel, callTool } = proxyActivities<AgentActivities>({
+  const options = {
     startToCloseTimeout: prepared().timeouts.startToCloseMs,
     heartbeatTimeout: prepared().timeouts.heartbeatMs,
     // The run reports AI1005 only once the call in flight has really stopped.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  };
+  const { callModel } = proxyActivities<AgentActivities>(options);
+  const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
+  // A tool with its own `queue` runs on that task queue's work pool.
+  const callTool: AgentActivities["callTool"] = (input) => {
+    const queue = prepared().toolQueues?.[input.toolCall.function.name];
+    let call = onQueue.get(queue);
+    if (!call) {
+      call = proxyActivities<AgentActivities>({ ...options, ...(queue ? { taskQueue: queue } : {}) }).callTool;
+      onQueue.set(queue, call);
+    }
+    return call(input);
+  };
   const { workflowId, runId } = workflowInfo();
   const toolInput = (toolCall: ToolCall) => ({
     agentId: state.agentId,

@@ -15,6 +15,8 @@ export interface PreparedAgent {
   overheadTokens: number;
   /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
   hasOnExpired: boolean;
+  /** Tools routed to their own task queue (a work pool), by name. */
+  toolQueues?: Record<string, string>;
   /** Activity timeouts for this agent's model and tool calls. */
   timeouts: { startToCloseMs: number; heartbeatMs: number };
 }

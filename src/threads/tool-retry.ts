@@ -30,7 +30,10 @@ export type ToolBackoff = FixedBackoff | ExponentialBackoff;
 
 /** What `shouldRetryError` learns about a failed attempt. */
 export interface RetryErrorInfo {
-  threadId: string;
+  /** Set for a thread turn's call. */
+  threadId?: string;
+  /** Set for an agent run's call. */
+  runId?: string;
   toolCallId: string;
   toolName: string;
   /** The parsed arguments the handler was called with. */

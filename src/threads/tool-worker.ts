@@ -2,6 +2,8 @@ import { Client } from "@temporalio/client";
 import { Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
+import { createCallTool } from "../../activities/tool-call.js";
+import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../define-agent.js";
 import { InvalidDefinitionError } from "../errors/invalid-definition.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./worker-options.js";
@@ -16,6 +18,8 @@ export interface ToolWorkerOptions {
   agents: AgentDefinition[];
   /** How many tool calls run at once on this worker: the work pool's size. */
   concurrency: number;
+  /** Needed when a tool on this queue defers an agent run: the same secret as the agent workers. */
+  deferral?: DeferralConfig;
   /** Only `stopLatency` matters here: how soon a stopped thread's tool call is cancelled. */
   threads?: Pick<ThreadWorkerOptions, "stopLatency">;
   /** Anything else for Temporal's `Worker.create` (e.g. `maxTaskQueueActivitiesPerSecond` for a rate limit across workers). */
@@ -23,9 +27,10 @@ export interface ToolWorkerOptions {
 }
 
 /**
- * A worker that runs only thread tool calls from one task queue, at most `concurrency` at
- * a time: Temporal's form of a work pool. Route tools to it with `defineTool({ queue })`;
- * start as many of these as the pool needs, each adding its `concurrency`.
+ * A worker that runs only tool calls (of agent runs and thread turns) from one task queue,
+ * at most `concurrency` at a time: Temporal's form of a work pool. Route tools to it with
+ * `defineTool({ queue })`; start as many of these as the pool needs, each adding its
+ * `concurrency`.
  */
 export async function createToolWorker(options: ToolWorkerOptions): Promise<Worker> {
   if (!Number.isInteger(options?.concurrency) || options.concurrency < 1) {
@@ -36,13 +41,14 @@ export async function createToolWorker(options: ToolWorkerOptions): Promise<Work
   const threads = resolveThreadWorkerOptions(options.threads);
   const client = new Client({ connection: options.connection, namespace });
   const { threadCallTool, threadStartAsyncTool } = createThreadToolActivities(registry, client, threads);
+  const callTool = createCallTool(registry, options.deferral ? resolveDeferralConfig(options.deferral) : undefined, client);
   return Worker.create({
     maxHeartbeatThrottleInterval: threads.stopLatencyMs,
     ...options.worker,
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue,
-    activities: { threadCallTool, threadStartAsyncTool },
+    activities: { threadCallTool, threadStartAsyncTool, callTool },
     maxConcurrentActivityTaskExecutions: options.concurrency,
   });
 }

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentClient } from "../src/client/agent-client.js";
+import { defineAgent } from "../src/define-agent.js";
+import { defineTool } from "../src/define-tool.js";
+import type { RetryErrorInfo } from "../src/threads/tool-retry.js";
+import { completed, startHarness, uid, type Harness } from "./harness.js";
+
+const attempts = new Map<string, number>();
+const asked: RetryErrorInfo[] = [];
+
+/** Fails until its `okAt` attempt: a flaky upstream. */
+const flaky = defineTool({
+  name: "flaky",
+  description: "Calls a flaky upstream",
+  input: z.object({ okAt: z.number() }),
+  retry: {
+    maxAttempts: 3,
+    backoff: { delayMs: 20, jitter: false },
+    shouldRetryError: (info) => {
+      asked.push(info);
+      return !String(info.error).includes("permanent");
+    },
+  },
+  handler({ okAt }, ctx) {
+    const n = (attempts.get(ctx.idempotencyKey) ?? 0) + 1;
+    attempts.set(ctx.idempotencyKey, n);
+    if (okAt === 0) throw new Error("permanent: bad account");
+    if (n < okAt) throw new Error(`upstream 503 (attempt ${n})`);
+    return `ok on attempt ${n}`;
+  },
+});
+
+const agent = defineAgent({ id: "retrying-run", model: "gpt-4.1-mini", system: "You call flaky things.", tools: [flaky] });
+
+let h: Harness;
+let agents: AgentClient;
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents } = await h.worker([agent]));
+});
+afterAll(() => h?.close());
+
+describe("tool retries in an agent run", () => {
+  it("retry a throwing handler durably before the model sees anything", async () => {
+    const runId = uid("retry-ok");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "flaky", arguments: { okAt: 3 } }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toBe("ok on attempt 3"), text: "done" },
+    ]);
+    await expect(completed(agents.run(agent, { prompt: runId, runId }))).resolves.toMatchObject({ text: "done" });
+    expect(asked.filter((a) => a.runId === runId).map((a) => a.attempt)).toEqual([1, 2]);
+  });
+
+  it("hand the last error to the model when attempts run out, or when shouldRetryError says no", async () => {
+    const runId = uid("retry-out");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "flaky", arguments: { okAt: 9 } }, { name: "flaky", arguments: { okAt: 0 } }] },
+      {
+        check: (req) =>
+          expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([
+            'Error: "flaky" failed after 3 attempts: upstream 503 (attempt 3)',
+            'Error: "flaky" failed: permanent: bad account',
+          ]),
+        text: "gave up",
+      },
+    ]);
+    await expect(completed(agents.run(agent, { prompt: runId, runId }))).resolves.toMatchObject({ text: "gave up" });
+    h.model.assertNoFailures();
+  });
+});
