@@ -1,6 +1,5 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import { ApplicationFailure } from "@temporalio/common";
 import { z } from "zod";
 import { DeferError, isDeferSignal } from "../src/deferral/defer.js";
 import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
