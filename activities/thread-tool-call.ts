@@ -3,10 +3,7 @@ import type { Client } from "@temporalio/client";
 import { z } from "zod";
 import { DeferError, isDeferSignal } from "../src/deferral/defer.js";
 import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
-import { AgentClient } from "../src/client/agent-client.js";
-import { startAgentRun } from "../src/client/start-run.js";
 import { DurableAgentsError } from "../src/errors/base.js";
-import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
 import { DeferInThreadError } from "../src/errors/defer-in-thread.js";
 import { isAsyncTool, type AsyncToolContext } from "../src/threads/define-async-tool.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
@@ -15,6 +12,7 @@ import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withFrequentHeartbeat } from "./thread-heartbeat.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { dispatchSubRun } from "./dispatch.js";
 
 type Parsed = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };
 
@@ -122,20 +120,14 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
       },
       defer: refuse,
       restored: false,
-      dispatch: (agent, dispatchInput) => dispatch(input, typeof agent === "string" ? agent : agent.id, dispatchInput.prompt),
+      dispatch: (agent, { prompt }) =>
+        dispatchSubRun(
+          { registry, client },
+          { parentId: input.threadId, toolCallId: input.toolCall.id, taskQueue: input.taskQueue, principal: input.principal, restored: false },
+          typeof agent === "string" ? agent : agent.id,
+          prompt,
+        ),
     };
-  }
-
-  /** A sub-run for the thread's principal, named after this call so a retried call attaches to it. */
-  async function dispatch(input: ThreadToolCallInput, agentId: string, prompt: string) {
-    const { agent } = registry.get(agentId);
-    if (agent.authorize) {
-      const verdict = await agent.authorize({ principal: input.principal, restored: false });
-      if (verdict !== true) throw new DispatchRefusedError({ agentId, restored: false, reason: `authorize returned ${JSON.stringify(verdict)}` });
-    }
-    const runId = `${input.threadId}/${input.toolCall.id}/${agentId}`;
-    await startAgentRun(client, input.taskQueue, runId, { agentId, prompt, ...(input.principal ? { principal: input.principal } : {}) });
-    return new AgentClient({ client, taskQueue: input.taskQueue }).handle(runId).settled();
   }
 
   return { threadCallTool, threadStartAsyncTool };

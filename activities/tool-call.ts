@@ -9,9 +9,6 @@ import { DurableAgentsError } from "../src/errors/base.js";
 import { DeferralCancelledError } from "../src/errors/deferral-cancelled.js";
 import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { DeferInFanOutError } from "../src/errors/defer-in-fan-out.js";
-import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
-import { AgentClient } from "../src/client/agent-client.js";
-import { startAgentRun } from "../src/client/start-run.js";
 import { DeferralNotConfiguredError } from "../src/errors/deferral-not-configured.js";
 import type { ToolCallInput, ToolCallOutput } from "../workflows/contracts.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
@@ -19,6 +16,7 @@ import { deferralRequest } from "./deferral-request.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { dispatchSubRun } from "./dispatch.js";
 
 export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined, client: Client) {
   /**
@@ -113,29 +111,21 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
       },
       restored: input.restored ?? false,
       ...(input.resumedBy ? { resumedBy: input.resumedBy } : {}),
-      dispatch: (agent, dispatchInput) => dispatch(input, typeof agent === "string" ? agent : agent.id, dispatchInput.prompt),
+      dispatch: (agent, { prompt }) =>
+        dispatchSubRun(
+          { registry, client },
+          {
+            parentId: input.workflowId,
+            toolCallId: input.toolCall.id,
+            taskQueue: input.taskQueue ?? Context.current().info.taskQueue,
+            principal: input.principal,
+            restored: input.restored ?? false,
+            ...(input.deferralRefused ? { deferralRefused: input.deferralRefused } : {}),
+          },
+          typeof agent === "string" ? agent : agent.id,
+          prompt,
+        ),
     };
-  }
-
-  /** A sub-run for the same principal, named after this call so a retried call attaches to it. */
-  async function dispatch(input: ToolCallInput, agentId: string, prompt: string) {
-    const { agent } = registry.get(agentId);
-    const restored = input.restored ?? false;
-    if (agent.authorize) {
-      if (restored) throw new DispatchRefusedError({ agentId, restored, reason: "a restored principal is data, not a credential" });
-      const verdict = await agent.authorize({ principal: input.principal, restored });
-      if (verdict !== true) throw new DispatchRefusedError({ agentId, restored, reason: `authorize returned ${JSON.stringify(verdict)}` });
-    }
-    const taskQueue = Context.current().info.taskQueue;
-    const runId = `${input.workflowId}/${input.toolCall.id}/${agentId}`;
-    await startAgentRun(client, taskQueue, runId, {
-      agentId,
-      prompt,
-      ...(input.principal ? { principal: input.principal } : {}),
-      ...(restored ? { restored } : {}),
-      ...(input.deferralRefused ? { deferralRefused: input.deferralRefused } : {}),
-    });
-    return new AgentClient({ client, taskQueue }).handle(runId).settled();
   }
 }
 

@@ -149,10 +149,11 @@ async function loop(
     }
     return call(input);
   };
-  const { workflowId, runId } = workflowInfo();
+  const { workflowId, runId, taskQueue } = workflowInfo();
   const toolInput = (toolCall: ToolCall) => ({
     agentId: state.agentId,
     workflowId,
+    taskQueue,
     toolCall,
     deferralId: book.nextDeferralId(),
     restored: state.restored,

@@ -47,6 +47,8 @@ export interface ModelCallOutput {
 export interface ToolCallInput {
   agentId: string;
   workflowId: string;
+  /** The run's task queue: where sub-runs a tool dispatches go, even from a tool's own queue. */
+  taskQueue?: string;
   toolCall: ToolCall;
   principal?: Principal;
   /** The id the run's next deferral will have: the same for every call of a batch. */
