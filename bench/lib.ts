@@ -83,15 +83,19 @@ export interface Bench {
 
 let runtimeInstalled = false;
 
+/** Installs Temporal's runtime once per process, logging only warnings and worse. */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  runtimeInstalled = true;
+}
+
 /**
  * Starts a Temporal server (or uses TEMPORAL_ADDRESS), the scripted model server, and an
  * SDK worker and a bare worker in this process on separate task queues.
  */
 export async function startBench(options: { maxTurns: number; toolResultBytes: number }): Promise<Bench> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger("WARN") });
-    runtimeInstalled = true;
-  }
+  installRuntime();
   const temporal = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
   const cleanup: Array<() => Promise<unknown>> = [() => temporal.stop()];
   const close = async (): Promise<void> => {
@@ -216,6 +220,21 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (`p` in 0..100). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** A positive integer from an env var, or `fallback` when unset or not one. */
+export function envInt(name: string, fallback: number): number {
+  const value = process.env[name];
+  const n = Number(value);
+  if (value === undefined || value === "") return fallback;
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
 }
 
 export const round = (value: number, digits = 2): number => Number(value.toFixed(digits));

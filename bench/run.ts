@@ -9,6 +9,8 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   history: () => import("./history.js"),
   overhead: () => import("./overhead.js"),
   thread: () => import("./thread.js"),
+  parked: () => import("./parked.js"),
+  resume: () => import("./resume.js"),
 };
 
 const name = process.argv[2];

@@ -2,9 +2,10 @@
  * The hand-written baseline workflow: the usual agent loop with the thread held in the
  * workflow and passed whole into every model activity. No SDK code.
  */
-import { ApplicationFailure, proxyActivities } from "@temporalio/workflow";
+import { ApplicationFailure, condition, proxyActivities, setHandler } from "@temporalio/workflow";
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
 import type { BareActivities } from "./activities.js";
+import { approveUpdate, parkedUpdate, pingUpdate } from "./messages.js";
 
 export interface BareAgentInput {
   system: string;
@@ -42,4 +43,36 @@ export async function bareAgent({ system, prompt, maxTurns }: BareAgentInput): P
     messages.push(...results);
   }
   throw ApplicationFailure.nonRetryable(`maxTurns ${maxTurns} reached`, "MaxTurns");
+}
+
+export interface BareResumeInput {
+  system: string;
+  prompt: string;
+}
+
+/**
+ * The resume baseline: one model call whose tool call waits for a human, an update handler
+ * that only sets the answer, and then, straight away, the next model call. No SDK code.
+ */
+export async function bareResume({ system, prompt }: BareResumeInput): Promise<string> {
+  let parked = false;
+  let answer: string | undefined;
+  setHandler(approveUpdate, (payload) => {
+    answer = payload;
+  });
+  setHandler(parkedUpdate, () => condition(() => parked));
+  setHandler(pingUpdate, () => undefined);
+  const messages: ChatCompletionMessageParam[] = [
+    { role: "system", content: system },
+    { role: "user", content: prompt },
+  ];
+  const reply = await callModel({ messages });
+  messages.push(reply);
+  const call = (reply.tool_calls ?? []).find((c) => c.type === "function");
+  if (!call) throw ApplicationFailure.nonRetryable("expected a tool call to wait on", "NoToolCall");
+  parked = true;
+  await condition(() => answer !== undefined);
+  messages.push({ role: "tool", tool_call_id: call.id, content: answer! });
+  const last = await callModel({ messages });
+  return typeof last.content === "string" ? last.content : "";
 }
