@@ -3,6 +3,8 @@ import type { Client } from "@temporalio/client";
 import type { AgentDefinition } from "../src/define-agent.js";
 import type { Principal } from "../src/json.js";
 import type { ChatMessage } from "../src/model/messages.js";
+import { DefinitionChangedError } from "../src/errors/definition-changed.js";
+import { StepStateError } from "../src/errors/step-state.js";
 import type { Model } from "../src/model/model.js";
 import type { ModelCallInput, ModelCallOutput } from "../workflows/contracts.js";
 import { threadQuery } from "../workflows/messages.js";
@@ -27,7 +29,7 @@ export function createCallModel({ registry, model, cache, client }: ModelCallDep
   /** One model call. Its input holds only the thread's delta; the rest comes from cache or a query. */
   return async function callModel(input: ModelCallInput): Promise<ModelCallOutput> {
     try {
-      const { agent, toolSpecs } = registry.get(input.agentId);
+      const { agent, toolSpecs } = definitionFor(input);
       const thread = await threadOf(input);
       const response = await withHeartbeat(() =>
         model.complete({
@@ -42,6 +44,27 @@ export function createCallModel({ registry, model, cache, client }: ModelCallDep
       throw toActivityFailure(err);
     }
   };
+
+  /** The agent as registered now; after a resume it must be the one the run deferred with. */
+  function definitionFor(input: ModelCallInput) {
+    const check = input.definitionCheck;
+    if (!check) return registry.get(input.agentId);
+    let definition;
+    try {
+      definition = registry.get(input.agentId);
+    } catch {
+      throw new StepStateError({ agentId: input.agentId, reason: `no agent "${input.agentId}" is registered on the worker any more` });
+    }
+    if (definition.definitionHash !== check.definitionHash) {
+      throw new DefinitionChangedError({
+        deferralId: check.deferralId,
+        agentId: input.agentId,
+        deferredHash: check.definitionHash,
+        currentHash: definition.definitionHash,
+      });
+    }
+    return definition;
+  }
 
   async function threadOf(input: ModelCallInput): Promise<ChatMessage[]> {
     const key = ThreadCache.key(input.workflowId, input.runId, input.epoch);

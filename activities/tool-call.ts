@@ -98,7 +98,9 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
       deferral: {
         get token() {
           if (!deferral) throw new DeferralNotConfiguredError({ where });
-          return mintResumeToken(deferral.secret, input.deferralId, input.toolCall.id);
+          // The token says whether resume must estimate the thread first, so it can skip reading the record otherwise.
+          const window = registry.get(input.agentId).agent.contextWindow !== undefined;
+          return mintResumeToken(deferral.secret, input.deferralId, input.toolCall.id, { window });
         },
       },
       defer: (options) => {

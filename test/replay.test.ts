@@ -53,6 +53,13 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
     await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
   },
+  // Runs started at version 2: the definition check after a resume rides on the first model call.
+  "v2-resumed": async (prompt) => {
+    h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2 } }] }, { text: "paid" }]);
+    await agents.run(payoutAgent, { prompt, runId: prompt });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
+    await agents.result(prompt);
+  },
   "compacted-then-resumed": async (prompt) => {
     h.model.script(prompt, [
       { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "askApproval", arguments: { amount: 2 } }] },
@@ -72,6 +79,10 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     await agents.result(prompt).catch(() => undefined);
   },
 };
+
+// Version 2 runs take other paths through a resume; keep a recorded history of each.
+scenarios["v2-deferred-then-resumed"] = scenarios["deferred-then-resumed"]!;
+scenarios["v2-compacted-then-resumed"] = scenarios["compacted-then-resumed"]!;
 
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {

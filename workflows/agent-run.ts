@@ -53,8 +53,20 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   let prepared: PreparedAgent | undefined;
   // What the worker's thread cache knows: `epoch` changes when a rewrite replaces the thread.
   const thread = { epoch: 0, sentLength: 0 };
+  // The claimed deferral whose definition the next model call must still match.
+  const definitionCheck: { record?: DeferralRecord } = {};
+  const current = input.version !== undefined && input.version >= 2;
   const book = new DeferralBook({
+    deferResumedStatus: current,
     async verify(record) {
+      // Runs started with this version check the definition in the first model call after
+      // the resume: one round trip less between resume() and the model than a local
+      // activity before the claim, which older runs (and their histories) still use. It is
+      // an input field rather than a patch so it adds no search-attribute write per resume.
+      if (current) {
+        definitionCheck.record = record;
+        return;
+      }
       prepared = await reprepare(state.agentId, record);
     },
     stepState: (record) => ({
@@ -96,7 +108,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
         return await scope.run(async () => {
           prepared = await prepareAgent({ agentId: input.agentId });
           state.maxTurns = prepared.maxTurns;
-          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused);
+          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused, definitionCheck);
         });
       } catch (err) {
         if (cancellation.reason !== undefined || scope.consideredCancelled || isCancellation(err)) {
@@ -129,6 +141,7 @@ async function loop(
   cancellation: Cancellation,
   prepared: () => PreparedAgent,
   deferralRefused: string | undefined,
+  definitionCheck: { record?: DeferralRecord },
 ): Promise<AgentResult> {
   const options = {
     startToCloseTimeout: prepared().timeouts.startToCloseMs,
@@ -165,6 +178,7 @@ async function loop(
   const modelCall = async () => {
     for (;;) {
       const delta = state.messages.slice(thread.sentLength);
+      const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
       const input = {
         agentId: state.agentId,
         workflowId,
@@ -174,12 +188,21 @@ async function loop(
         delta,
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
+        ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
       try {
         const reply = await callModel(input);
         thread.sentLength = state.messages.length;
+        definitionCheck.record = undefined;
+        book.flushStatus();
         return reply;
       } catch (err) {
+        const failure = err instanceof ActivityFailure ? err.cause : err;
+        if (check && failure instanceof ApplicationFailure && (failure.type === "RC5048" || failure.type === "AI1007")) {
+          // The resumed step cannot continue: the deferral is denied and the resume refused with this code.
+          book.denyClaimed(check, failure.type, failure);
+          throw failure;
+        }
         // After a resume the approval is spent: an overflow parks the run for compaction instead of failing it.
         const resumed = book.lastResumed();
         if (!resumed || !isContextOverflow(err)) throw err;

@@ -37,6 +37,11 @@ export interface ModelCallInput {
   /** Who the run acts for, for a system prompt that is a function of it. */
   principal?: Principal;
   restored?: boolean;
+  /**
+   * Set on the first model call after a resume: the agent must still hash as it did when
+   * the run deferred (RC5048) and still be registered (AI1007).
+   */
+  definitionCheck?: { deferralId: string; definitionHash: string };
 }
 
 export interface ModelCallOutput {

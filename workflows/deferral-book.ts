@@ -17,6 +17,7 @@ import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
 import { DeferralNotFoundError } from "../src/errors/deferral-not-found.js";
 import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
 import { ResumePayloadError } from "../src/errors/resume-payload.js";
+import { ResumeUnauthorizedError } from "../src/errors/resume-unauthorized.js";
 import { StepStateError } from "../src/errors/step-state.js";
 import { ToolCallMismatchError } from "../src/errors/tool-call-mismatch.js";
 import type { JsonObject, JsonValue, Principal } from "../src/json.js";
@@ -43,6 +44,12 @@ export interface DeferralHooks {
   verify?(record: DeferralRecord): Promise<void>;
   /** The step state of a waiting record (deferred or needs-compaction), for the store. */
   stepState?(record: DeferralRecord): StepState | undefined;
+  /**
+   * Write a claim's "resumed" status with the run's next step (`flushStatus()`) instead of
+   * in the claim's own workflow task, which is on the path from resume() to the next
+   * model call. Runs from before this existed write it at once, as their histories say.
+   */
+  deferResumedStatus?: boolean;
   /** Replaces the thread of a waiting record; only agent runs have one. */
   replaceMessages?(record: DeferralRecord, messages: StepState["messages"]): void;
 }
@@ -80,6 +87,8 @@ export class DeferralBook {
   readonly #denials = new Map<string, unknown>();
   readonly #verifying = new Map<string, Promise<void>>();
   readonly #events = proxySinks<DurableAgentsSinks>().durableAgents;
+  // A claim's "resumed" status, when it is written with the run's next step.
+  #pendingStatus: string | undefined;
 
   constructor(private readonly hooks: DeferralHooks = {}) {
     setHandler(deferralQuery, (id) => this.view(id));
@@ -115,7 +124,7 @@ export class DeferralBook {
   /** Parks the run until a resume claims the deferral or its TTL runs out. */
   async park(request: ParkRequest): Promise<ParkResult> {
     const record = this.newRecord(request, "deferred");
-    upsertSearchAttributes([
+    this.#write([
       { key: DeferralStatusKey, value: "deferred" },
       { key: DeferralIdKey, value: record.id },
       { key: DeferralExpiresAtKey, value: new Date(record.expiresAt) },
@@ -126,7 +135,7 @@ export class DeferralBook {
     const settled = await condition(() => record.status !== "deferred", request.ttlMs);
     if (!settled) {
       record.status = "expired";
-      upsertSearchAttributes([{ key: DeferralStatusKey, value: "expired" }]);
+      this.#write([{ key: DeferralStatusKey, value: "expired" }]);
       this.emit("expired", record);
       this.phase = "running";
       return { kind: "expired", record };
@@ -149,7 +158,7 @@ export class DeferralBook {
   refuse(request: ParkRequest, reason: string): DeferralRecord {
     const record = this.newRecord(request, "denied");
     record.deniedReason = reason;
-    upsertSearchAttributes([
+    this.#write([
       { key: DeferralStatusKey, value: "denied" },
       { key: DeferralIdKey, value: record.id },
     ]);
@@ -189,7 +198,7 @@ export class DeferralBook {
    */
   async awaitCompaction(record: DeferralRecord): Promise<void> {
     record.status = "needs-compaction";
-    upsertSearchAttributes([{ key: DeferralStatusKey, value: "needs-compaction" }]);
+    this.#write([{ key: DeferralStatusKey, value: "needs-compaction" }]);
     this.settle({ status: "needs-compaction", deferralId: record.id });
     await condition(() => record.status !== "needs-compaction");
     this.phase = "running";
@@ -200,13 +209,39 @@ export class DeferralBook {
     return [...this.records].reverse().find((r) => r.status === "resumed");
   }
 
+  // Any status written now supersedes one a claim left for later.
+  #write(attributes: Parameters<typeof upsertSearchAttributes>[0]): void {
+    this.#pendingStatus = undefined;
+    upsertSearchAttributes(attributes);
+  }
+
+  /** Writes a status the claim left for later (call once the run has taken its next step). */
+  flushStatus(): void {
+    if (this.#pendingStatus === undefined) return;
+    upsertSearchAttributes([{ key: DeferralStatusKey, value: this.#pendingStatus }]);
+    this.#pendingStatus = undefined;
+  }
+
   /** Records the run's settled state; answers the resume that led here. */
   settle(outcome: RunOutcome): void {
+    this.flushStatus();
     this.#last = outcome;
     this.phase = outcome.status;
     for (const record of this.records) {
       if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
     }
+  }
+
+  /**
+   * Denies a deferral whose resume was claimed but whose step then could not continue
+   * (the definition changed): the resume waiting on it is refused with `failure`.
+   */
+  denyClaimed(record: DeferralRecord, reason: string, failure: unknown): void {
+    if (record.status !== "resumed") return;
+    record.status = "denied";
+    record.deniedReason = reason;
+    this.#denials.set(record.id, failure);
+    this.#write([{ key: DeferralStatusKey, value: "denied" }]);
   }
 
   /** Denies the waiting deferral: its tokens read RC5050 from then on. */
@@ -215,7 +250,7 @@ export class DeferralBook {
     record.status = "denied";
     record.deniedReason = reason;
     if (failure !== undefined) this.#denials.set(record.id, failure);
-    upsertSearchAttributes([{ key: DeferralStatusKey, value: "denied" }]);
+    this.#write([{ key: DeferralStatusKey, value: "denied" }]);
   }
 
   /**
@@ -247,6 +282,9 @@ export class DeferralBook {
     if (record.toolCallId !== request.toolCallId) {
       throw new ToolCallMismatchError({ deferralId: record.id, toolCallId: request.toolCallId }).toFailure();
     }
+    if (request.reverify !== undefined && request.reverify?.id !== record.principal?.id) {
+      throw new ResumeUnauthorizedError({ deferralId: record.id, returned: "a reverify principal that is not the one the run deferred as" }).toFailure();
+    }
     const problem =
       plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
@@ -257,8 +295,9 @@ export class DeferralBook {
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
     for (;;) {
       if (record.status === "resumed" || record.status === "needs-compaction") {
-        await condition(() => record.outcome !== undefined);
-        return { status: "duplicate", deferralId: record.id, outcome: record.outcome! };
+        await condition(() => record.outcome !== undefined || record.status === "denied");
+        if (record.outcome) return { status: "duplicate", deferralId: record.id, outcome: record.outcome };
+        continue;
       }
       if (record.status === "denied") {
         throw new DeferralDeniedError({ deferralId: record.id, reason: record.deniedReason ?? "denied" }).toFailure();
@@ -283,11 +322,13 @@ export class DeferralBook {
     record.resumedAt = new Date(Date.now()).toISOString();
     if (request.resumedBy) record.resumedBy = request.resumedBy;
     if (request.reverify) record.reverified = request.reverify;
-    upsertSearchAttributes([{ key: DeferralStatusKey, value: "resumed" }]);
+    if (this.hooks.deferResumedStatus) this.#pendingStatus = "resumed";
+    else this.#write([{ key: DeferralStatusKey, value: "resumed" }]);
     this.emit("resumed", record);
     this.phase = "running";
-    await condition(() => record.outcome !== undefined);
-    return { status: "resumed", deferralId: record.id, outcome: record.outcome! };
+    await condition(() => record.outcome !== undefined || record.status === "denied");
+    if (!record.outcome) throw this.#denials.get(record.id);
+    return { status: "resumed", deferralId: record.id, outcome: record.outcome };
   }
 
   // Malformed threads and other agents' state are refused before anything is recorded.
@@ -326,7 +367,7 @@ export class DeferralBook {
     // A compacted thread lets a run that overflowed after its resume continue.
     if (record.status === "needs-compaction") {
       record.status = "resumed";
-      upsertSearchAttributes([{ key: DeferralStatusKey, value: "resumed" }]);
+      this.#write([{ key: DeferralStatusKey, value: "resumed" }]);
     }
     return { won: true, deferral: this.view(record.id)! };
   }

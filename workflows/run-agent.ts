@@ -2,7 +2,7 @@ import { executeChild, uuid4, workflowInfo } from "@temporalio/workflow";
 import type { Principal } from "../src/json.js";
 import type { agentRun } from "./agent-run.js";
 import { inFanOut } from "./fan-out.js";
-import type { AgentResult, AgentRunInput } from "./run-state.js";
+import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "./run-state.js";
 import { AgentIdKey } from "./search-attributes.js";
 
 export interface RunAgentOptions {
@@ -20,6 +20,7 @@ export interface RunAgentOptions {
  */
 export function runAgent(agentId: string, options: RunAgentOptions): Promise<AgentResult> {
   const input: AgentRunInput = {
+    version: AGENT_RUN_VERSION,
     agentId,
     prompt: options.prompt,
     ...(options.principal ? { principal: options.principal } : {}),

@@ -3,6 +3,9 @@ import type { Principal } from "../src/json.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
+/** The version new runs are started with (see `AgentRunInput.version`). */
+export const AGENT_RUN_VERSION = 2;
+
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
   agentId: string;
@@ -12,6 +15,12 @@ export interface AgentRunInput {
   restored?: boolean;
   /** Deferring is refused in this run (RC5051); names the fan-out it runs in. */
   deferralRefused?: string;
+  /**
+   * What this run's workflow code may rely on, set by whoever starts it (the client, a
+   * dispatch). 2: the definition check after a resume happens in the first model call.
+   * Absent on runs started before versions existed.
+   */
+  version?: number;
   /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */
   timeoutMs?: number;
 }

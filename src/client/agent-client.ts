@@ -186,9 +186,10 @@ export class AgentClient {
    * Resumes a deferral with the token its tool handed out. Checks, in order, each
    * refusing with its code and changing nothing: token (RC5041), record exists (RC5046),
    * call binding (RC5055), authorize hook (RC5056), lifecycle (a duplicate gets the first
-   * outcome; RC5050 denied), deadline (RC5047), fits the context window (AI1009), definition
-   * (RC5048, denies), schema (RC5049, token not spent), plain JSON (RC5042). Then the run
-   * continues, and this returns its next settled state.
+   * outcome; RC5050 denied), deadline (RC5047), fits the context window (AI1009), schema
+   * (RC5049, token not spent), plain JSON (RC5042). Then the run continues, and this
+   * returns its next settled state; if the agent's definition changed while it waited, the
+   * deferral is denied as the step starts and this fails with RC5048.
    */
   resume(options: ResumeOptions): Promise<ResumeResult> {
     return resumeDeferral(

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import type { AgentRunInput } from "../../workflows/run-state.js";
+import { AGENT_RUN_VERSION, type AgentRunInput } from "../../workflows/run-state.js";
 import { AgentIdKey } from "../../workflows/search-attributes.js";
 
 /**
@@ -12,7 +12,7 @@ export async function startAgentRun(client: Client, taskQueue: string, runId: st
     await client.workflow.start<typeof agentRun>("agentRun", {
       workflowId: runId,
       taskQueue,
-      args: [input],
+      args: [{ version: AGENT_RUN_VERSION, ...input }],
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE",

@@ -9,14 +9,21 @@ export interface TokenClaims {
   deferralId: string;
   toolCallId: string;
   version: number;
+  /** The agent declares a context window: resume must estimate the thread before claiming. */
+  window: boolean;
 }
 
 /**
  * Mints a token: `v1.<claims>.<HMAC-SHA256>`. Only the secret's holders (workers and
  * clients) can mint or check one; the workflow never sees the secret or the token.
  */
-export function mintResumeToken(secret: string | Uint8Array, deferralId: string, toolCallId: string): string {
-  const claims = Buffer.from(JSON.stringify({ d: deferralId, c: toolCallId })).toString("base64url");
+export function mintResumeToken(
+  secret: string | Uint8Array,
+  deferralId: string,
+  toolCallId: string,
+  options: { window?: boolean } = {},
+): string {
+  const claims = Buffer.from(JSON.stringify({ d: deferralId, c: toolCallId, ...(options.window ? { w: 1 } : {}) })).toString("base64url");
   return `v${VERSION}.${claims}.${sign(secret, claims)}`;
 }
 
@@ -33,7 +40,7 @@ export function verifyResumeToken(secret: Buffer, token: unknown): TokenClaims {
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new ResumeTokenError({ reason: "the signature does not match" });
   }
-  let parsed: { d?: unknown; c?: unknown };
+  let parsed: { d?: unknown; c?: unknown; w?: unknown };
   try {
     parsed = JSON.parse(Buffer.from(claims, "base64url").toString("utf8"));
   } catch {
@@ -42,7 +49,7 @@ export function verifyResumeToken(secret: Buffer, token: unknown): TokenClaims {
   if (typeof parsed.d !== "string" || typeof parsed.c !== "string") {
     throw new ResumeTokenError({ reason: "its claims are incomplete" });
   }
-  return { deferralId: parsed.d, toolCallId: parsed.c, version: VERSION };
+  return { deferralId: parsed.d, toolCallId: parsed.c, version: VERSION, window: parsed.w === 1 };
 }
 
 function sign(secret: string | Uint8Array, claims: string): string {
