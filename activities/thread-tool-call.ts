@@ -1,8 +1,7 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import { z } from "zod";
 import { DeferError, isDeferSignal } from "../src/deferral/defer.js";
-import type { ToolContext, ToolDefinition } from "../src/define-tool.js";
+import type { ToolContext } from "../src/define-tool.js";
 import { DurableAgentsError } from "../src/errors/base.js";
 import { DeferInThreadError } from "../src/errors/defer-in-thread.js";
 import { isAsyncTool, type AsyncToolContext } from "../src/threads/define-async-tool.js";
@@ -12,9 +11,8 @@ import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withFrequentHeartbeat } from "./thread-heartbeat.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { parseToolCall, type ParsedToolCall } from "./tool-arguments.js";
 import { dispatchSubRun } from "./dispatch.js";
-
-type Parsed = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };
 
 export function createThreadToolActivities(registry: AgentRegistry, client: Client, threads: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">) {
   const heartbeatEvery = threads.stopLatencyMs / 2;
@@ -80,22 +78,8 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
     }
   }
 
-  function parse(input: ThreadToolCallInput): Parsed {
-    const definition = registry.get(input.agentId);
-    const { name, arguments: rawArgs } = input.toolCall.function;
-    const tool = definition.tools.get(name);
-    if (!tool) {
-      return { ok: false, content: `Error: unknown tool "${name}". Available tools: ${[...definition.tools.keys()].join(", ") || "none"}.` };
-    }
-    let args: unknown;
-    try {
-      args = rawArgs.trim() === "" ? {} : JSON.parse(rawArgs);
-    } catch (err) {
-      return { ok: false, content: `Error: the arguments for "${name}" are not valid JSON (${(err as Error).message}). Send a JSON object.` };
-    }
-    const result = tool.input.safeParse(args);
-    if (!result.success) return { ok: false, content: `Error: invalid arguments for "${name}":\n${z.prettifyError(result.error)}` };
-    return { ok: true, tool, args: result.data };
+  function parse(input: ThreadToolCallInput): ParsedToolCall {
+    return parseToolCall(registry.get(input.agentId), input.toolCall);
   }
 
   function toolContext(input: ThreadToolCallInput, toolName: string): ToolContext {

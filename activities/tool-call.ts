@@ -1,6 +1,5 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import { z } from "zod";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { DeferError, deferSignal, isDeferSignal } from "../src/deferral/defer.js";
 import { mintResumeToken } from "../src/deferral/token.js";
@@ -16,6 +15,7 @@ import { deferralRequest } from "./deferral-request.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { parseToolCall } from "./tool-arguments.js";
 import { dispatchSubRun } from "./dispatch.js";
 
 export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferralConfig | undefined, client: Client) {
@@ -39,29 +39,18 @@ export function createCallTool(registry: AgentRegistry, deferral: ResolvedDeferr
   };
 
   async function runHandler(definition: PreparedDefinition, input: ToolCallInput) {
-    const { name, arguments: rawArgs } = input.toolCall.function;
-    const tool = definition.tools.get(name);
-    if (!tool) {
-      return toolError(`unknown tool "${name}". Available tools: ${[...definition.tools.keys()].join(", ") || "none"}.`);
-    }
-    let args: unknown;
-    try {
-      args = rawArgs.trim() === "" ? {} : JSON.parse(rawArgs);
-    } catch (err) {
-      return toolError(`the arguments for "${name}" are not valid JSON (${(err as Error).message}). Send a JSON object.`);
-    }
-    const parsed = tool.input.safeParse(args);
-    if (!parsed.success) {
-      return toolError(`invalid arguments for "${name}":\n${z.prettifyError(parsed.error)}`);
-    }
+    const parsed = parseToolCall(definition, input.toolCall);
+    if (!parsed.ok) return { content: parsed.content, isError: true };
+    const { tool, args } = parsed;
+    const name = tool.name;
     const ctx = toolContext(input, tool);
     try {
-      return toolResult(await withHeartbeat(async () => tool.handler(parsed.data, ctx)));
+      return toolResult(await withHeartbeat(async () => tool.handler(args, ctx)));
     } catch (err) {
       if (DeferError.isInstance(err)) return deferSignal(err.options);
       // SDK errors are misuse (no deferral config, …) and cancellation is not the model's business.
       if (DurableAgentsError.isDurableAgentsError(err) || ctx.signal.aborted) throw err;
-      await retryOrGiveUp({ runId: input.workflowId, toolCallId: input.toolCall.id }, tool, parsed.data, err);
+      await retryOrGiveUp({ runId: input.workflowId, toolCallId: input.toolCall.id }, tool, args, err);
       const attempt = Context.current().info.attempt;
       return toolError(`"${name}" failed${attempt > 1 ? ` after ${attempt} attempts` : ""}: ${err instanceof Error ? err.message : String(err)}`);
     }

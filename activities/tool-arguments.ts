@@ -1,0 +1,27 @@
+import { z } from "zod";
+import type { ToolDefinition } from "../src/define-tool.js";
+import type { ToolCall } from "../src/model/messages.js";
+import type { PreparedDefinition } from "./agent-registry.js";
+
+export type ParsedToolCall = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };
+
+/**
+ * Finds the called tool and checks its arguments. Mistakes the model can fix (an unknown
+ * tool, arguments that are not JSON or fail the schema) come back as a tool error it reads.
+ */
+export function parseToolCall(definition: PreparedDefinition, call: ToolCall): ParsedToolCall {
+  const { name, arguments: rawArgs } = call.function;
+  const tool = definition.tools.get(name);
+  if (!tool) {
+    return { ok: false, content: `Error: unknown tool "${name}". Available tools: ${[...definition.tools.keys()].join(", ") || "none"}.` };
+  }
+  let args: unknown;
+  try {
+    args = rawArgs.trim() === "" ? {} : JSON.parse(rawArgs);
+  } catch (err) {
+    return { ok: false, content: `Error: the arguments for "${name}" are not valid JSON (${(err as Error).message}). Send a JSON object.` };
+  }
+  const result = tool.input.safeParse(args);
+  if (!result.success) return { ok: false, content: `Error: invalid arguments for "${name}":\n${z.prettifyError(result.error)}` };
+  return { ok: true, tool, args: result.data };
+}
