@@ -55,16 +55,7 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
       if (!parsed.ok) return { started: false, content: parsed.content };
       const { tool, args } = parsed;
       if (!isAsyncTool(tool)) return { started: false, content: `Error: "${tool.name}" is not an async tool on this worker.` };
-      const activity = Context.current();
-      const ctx: AsyncToolContext = {
-        threadId: input.threadId,
-        agentId: input.agentId,
-        toolCallId: input.toolCall.id,
-        idempotencyKey: `${input.threadId}/${input.toolCall.id}`,
-        principal: input.principal,
-        signal: activity.cancellationSignal,
-        attempt: activity.info.attempt,
-      };
+      const ctx: AsyncToolContext = callBasics(input);
       try {
         await withFrequentHeartbeat(heartbeatEvery, async () => tool.callback(args as never, ctx));
         return { started: true };
@@ -83,19 +74,12 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
   }
 
   function toolContext(input: ThreadToolCallInput, toolName: string): ToolContext {
-    const activity = Context.current();
     const refuse = () => {
       throw new DeferInThreadError({ threadId: input.threadId, toolName });
     };
     return {
+      ...callBasics(input),
       runId: input.threadId,
-      threadId: input.threadId,
-      agentId: input.agentId,
-      toolCallId: input.toolCall.id,
-      idempotencyKey: `${input.threadId}/${input.toolCall.id}`,
-      principal: input.principal,
-      signal: activity.cancellationSignal,
-      attempt: activity.info.attempt,
       deferralId: "",
       deferral: {
         get token(): string {
@@ -115,6 +99,20 @@ export function createThreadToolActivities(registry: AgentRegistry, client: Clie
   }
 
   return { threadCallTool, threadStartAsyncTool };
+}
+
+/** What every thread tool call's context knows: the thread, the call and this attempt. */
+function callBasics(input: ThreadToolCallInput): AsyncToolContext {
+  const activity = Context.current();
+  return {
+    threadId: input.threadId,
+    agentId: input.agentId,
+    toolCallId: input.toolCall.id,
+    idempotencyKey: `${input.threadId}/${input.toolCall.id}`,
+    principal: input.principal,
+    signal: activity.cancellationSignal,
+    attempt: activity.info.attempt,
+  };
 }
 
 function messageOf(err: unknown): string {

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,15 +11,14 @@ import { startTemporal } from "../src/testing/dev-server.js";
 import { createAgentWorker } from "../src/worker/create-agent-worker.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { kill, spawnWorker } from "./workers/spawn.js";
+import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 let h: Harness;
-const children: ChildProcess[] = [];
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
-  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await killAll();
   await h?.close();
 });
 
@@ -43,7 +41,6 @@ describe("deferred runs survive", () => {
     const taskQueue = uid("kill-deferred");
     const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET };
     const first = await spawnWorker("approval-worker", env);
-    children.push(first);
     const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET } });
     const runIds = [uid("k"), uid("k"), uid("k")];
     const acks = await Promise.all(
@@ -54,8 +51,7 @@ describe("deferred runs survive", () => {
     );
     expect(acks.map((a) => a.status)).toEqual(["deferred", "deferred", "deferred"]);
     await kill(first, "SIGKILL");
-
-    children.push(await spawnWorker("approval-worker", env));
+    await spawnWorker("approval-worker", env);
     const resumed = await Promise.all(
       acks.map(async (ack) => {
         if (ack.status !== "deferred") throw new Error("not deferred");

@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../src/model/messages.js";
@@ -6,20 +5,19 @@ import type { ScriptStep } from "../src/testing/scripted-model-server.js";
 import { ThreadsClient } from "../src/threads/threads-client.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { replayFailures, runsOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
-import { kill, spawnWorker } from "./workers/spawn.js";
+import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
 let h: Harness;
 let rig: ThreadRig;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
   rig = await threadRig(h);
 });
 afterAll(async () => {
-  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await killAll();
   await h?.close();
 });
 
@@ -127,7 +125,6 @@ describe("long threads", () => {
     const prompt = uid("crash story");
     h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
     const firstWorker = await spawnWorker("thread-worker", env);
-    children.push(firstWorker);
     const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "storyteller" });
     const { threadId } = await threads.createThread({ prompt });
     await vi.waitFor(async () => expect((await threads.streamUpdates({ threadId })).updates.some((u) => u.type === "text-delta")).toBe(true), {
@@ -135,7 +132,7 @@ describe("long threads", () => {
       interval: 50,
     });
     await kill(firstWorker, "SIGKILL");
-    children.push(await spawnWorker("thread-worker", env));
+    await spawnWorker("thread-worker", env);
 
     const done = await threads.waitUntilSettled({ threadId });
     expect(done).toMatchObject({ status: "completed", messageCount: 2, modelCalls: 1 });

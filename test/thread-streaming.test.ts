@@ -7,20 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StreamSnapshot, StreamUpdate } from "../workflows/thread-contracts.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
-import { kill, spawnWorker } from "./workers/spawn.js";
+import { killAll, spawnWorker } from "./workers/spawn.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
 let h: Harness;
 let rig: ThreadRig;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
   rig = await threadRig(h);
 });
 afterAll(async () => {
-  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await killAll();
   await h?.close();
 });
 
@@ -56,7 +55,6 @@ describe("streaming a thread's answer", () => {
       FROM_SEQ: "0",
       OUT: out,
     });
-    children.push(reader);
     await rig.threads.createThread({ threadId, prompt });
     expect(await exited(reader)).toBe(0);
 

@@ -1,19 +1,17 @@
 import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { AgentClient } from "../src/client/agent-client.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { kill, spawnWorker } from "./workers/spawn.js";
+import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 let h: Harness;
-const children: ChildProcess[] = [];
 beforeAll(async () => {
   h = await startHarness();
 });
 afterAll(async () => {
-  await Promise.all(children.map((c) => kill(c, "SIGKILL")));
+  await killAll();
   await h?.close();
 });
 
@@ -34,7 +32,6 @@ it("a worker killed with SIGKILL during a tool call loses nothing: a new worker 
     },
   ]);
   const first = await spawnWorker("agent-worker", { ...env, WORKER_NAME: "first" });
-  children.push(first);
   const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue });
   const run = await agents.start("slow", { prompt, runId: uid("crash-run") });
 
@@ -47,7 +44,6 @@ it("a worker killed with SIGKILL during a tool call loses nothing: a new worker 
   await kill(first, "SIGKILL");
 
   const second = await spawnWorker("agent-worker", { ...env, WORKER_NAME: "second" });
-  children.push(second);
   const result = await run.result();
   expect(result.text).toBe("both steps done");
   expect(result.turnsUsed).toBe(3);
