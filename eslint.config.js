@@ -1,41 +1,86 @@
-import { builtinModules } from "node:module";
+import { dirname, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import tseslint from "typescript-eslint";
 
-// Workflow code runs in Temporal's deterministic sandbox: no Node, no I/O, no activity,
-// client or worker code. Types may still be shared (`import type`).
-const forbiddenInWorkflows = {
-  paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].map((name) => ({
-    name,
-    message: "Workflow code must not import Node built-ins: it runs in Temporal's deterministic sandbox.",
-  })),
-  patterns: [
-    {
-      group: ["@temporalio/client", "@temporalio/worker", "@temporalio/activity", "@temporalio/testing", "openai"],
-      message: "Workflow code must not import the client, the worker, activities or network clients.",
-      allowTypeImports: true,
-    },
-    {
-      group: ["**/activities/**", "**/src/client/**", "**/src/worker/**", "**/src/testing/**", "**/src/model/openai*"],
-      message: "Workflow code must not import activity, client, worker or testing code; share types with `import type`.",
-      allowTypeImports: true,
-    },
-  ],
+const root = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The layout by runtime boundary, as an allow-list: each zone names the only folders and
+ * packages its files may import. Workflow code runs in Temporal's deterministic sandbox,
+ * so it (and the kernel it shares with the rest) may reach nothing that does I/O; an
+ * import that is not on the list fails lint here instead of failing the bundle later.
+ */
+const SANDBOX_PACKAGES = ["@temporalio/workflow", "@temporalio/common", "@cfworker/json-schema"];
+const zones = [
+  {
+    name: "workflow code",
+    files: ["workflows/"],
+    dirs: ["workflows/", "src/core/"],
+    packages: SANDBOX_PACKAGES,
+    why: "it runs in Temporal's deterministic sandbox: import only workflows/, src/core/ and Temporal's workflow packages",
+  },
+  {
+    name: "the sandbox-safe kernel (src/core/)",
+    files: ["src/core/"],
+    dirs: ["src/core/"],
+    packages: [...SANDBOX_PACKAGES, "zod"],
+    why: "workflow code imports it: keep Node, clients, workers and activities out of it",
+  },
+  {
+    name: "activity code",
+    files: ["activities/"],
+    deniedDirs: ["workflows/"],
+    why: "activities share contracts with workflows through src/core/, never workflow modules",
+  },
+  {
+    name: "the public API",
+    files: ["src/"],
+    except: ["src/core/", "src/workflow.ts"],
+    deniedDirs: ["workflows/"],
+    allowTypeImports: true,
+    why: "clients and the worker reach workflows through src/core/ (messages, contracts); only `import type` of a workflow function",
+  },
+];
+
+const packageOf = (spec) => spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/");
+
+const layoutRule = {
+  meta: { type: "problem", schema: [], messages: { refused: "{{where}} must not import \"{{spec}}\": {{why}}." } },
+  create(context) {
+    const file = relative(root, context.filename);
+    const zone = zones.find((z) => z.files.some((f) => file.startsWith(f)) && !(z.except ?? []).some((e) => file.startsWith(e)));
+    if (!zone) return {};
+    const check = (node, source, typeOnly) => {
+      const spec = source?.value;
+      if (typeof spec !== "string") return;
+      if (typeOnly && zone.allowTypeImports) return;
+      let ok;
+      if (spec.startsWith(".")) {
+        const target = relative(root, resolve(dirname(context.filename), spec));
+        ok = zone.dirs ? zone.dirs.some((d) => target.startsWith(d)) : !zone.deniedDirs.some((d) => target.startsWith(d));
+      } else {
+        ok = zone.packages ? zone.packages.includes(packageOf(spec)) : true;
+      }
+      if (!ok) context.report({ node, messageId: "refused", data: { where: zone.name, spec, why: zone.why } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source, node.importKind === "type"),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source, node.exportKind === "type"),
+      ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === "type"),
+      ImportExpression: (node) => check(node, node.source, false),
+    };
+  },
 };
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "coverage/**"] },
   ...tseslint.configs.recommended,
   {
+    plugins: { layout: { rules: { boundaries: layoutRule } } },
     rules: {
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
-    },
-  },
-  {
-    files: ["workflows/**/*.ts"],
-    rules: {
-      "no-restricted-imports": "off",
-      "@typescript-eslint/no-restricted-imports": ["error", forbiddenInWorkflows],
+      "layout/boundaries": "error",
     },
   },
 );

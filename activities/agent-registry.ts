@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { AgentDefinition } from "../src/define-agent.js";
-import type { ToolDefinition } from "../src/define-tool.js";
-import { AgentNotRegisteredError } from "../src/errors/agent-not-registered.js";
-import { InvalidDefinitionError } from "../src/errors/invalid-definition.js";
-import type { ToolSpec } from "../src/model/model.js";
+import type { AgentDefinition } from "../src/core/define-agent.js";
+import type { ToolDefinition } from "../src/core/define-tool.js";
+import { AgentNotRegisteredError } from "../src/core/errors/agent-not-registered.js";
+import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import type { ToolSpec } from "../src/core/model.js";
 
 /** An agent as the worker serves it: its definition plus what is derived once at start-up. */
 export interface PreparedDefinition {

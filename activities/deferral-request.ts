@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { ttlMs } from "../src/deferral/config.js";
-import type { DeferOptions } from "../src/deferral/defer.js";
-import { DeferralNotConfiguredError } from "../src/errors/deferral-not-configured.js";
-import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
-import type { JsonObject } from "../src/json.js";
-import { plainJsonProblem } from "../src/json-check.js";
-import type { DeferralRequest } from "../workflows/contracts.js";
+import type { DeferOptions } from "../src/core/defer.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
+import type { JsonObject } from "../src/core/json.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
+import type { DeferralRequest } from "../src/core/contracts.js";
 import { toolParameters } from "./agent-registry.js";
 
 /**

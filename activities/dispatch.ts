@@ -1,10 +1,10 @@
 import type { Client } from "@temporalio/client";
 import { AgentClient } from "../src/client/agent-client.js";
 import { startAgentRun } from "../src/client/start-run.js";
-import { DispatchRefusedError } from "../src/errors/dispatch-refused.js";
-import type { Principal } from "../src/json.js";
-import type { AgentResult } from "../workflows/run-state.js";
-import type { DeferredAck } from "../workflows/deferral-record.js";
+import { DispatchRefusedError } from "../src/core/errors/dispatch-refused.js";
+import type { Principal } from "../src/core/json.js";
+import type { AgentResult } from "../src/core/run-state.js";
+import type { DeferredAck } from "../src/core/deferral-record.js";
 import type { AgentRegistry } from "./agent-registry.js";
 
 /** Where a tool call that dispatches a sub-run stands. */

@@ -1,8 +1,8 @@
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import { APIError } from "openai";
-import { DurableAgentsError } from "../src/errors/base.js";
-import { ModelCallFailedError } from "../src/errors/model-call-failed.js";
+import { DurableAgentsError } from "../src/core/errors/base.js";
+import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 
 /** Statuses a retry cannot fix: bad request, bad credentials, unknown model. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);

@@ -1,11 +1,11 @@
 import type { Client } from "@temporalio/client";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import type { AgentDefinition } from "../src/define-agent.js";
-import type { Model } from "../src/model/model.js";
+import type { AgentDefinition } from "../src/core/define-agent.js";
+import type { Model } from "../src/core/model.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
 import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { AgentActivities } from "../workflows/contracts.js";
-import type { ThreadActivities } from "../workflows/thread-contracts.js";
+import type { AgentActivities } from "../src/core/contracts.js";
+import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { createCallModel, systemPrompt } from "./model-call.js";

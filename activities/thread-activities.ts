@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
-import type { Model } from "../src/model/model.js";
-import { isAsyncTool } from "../src/threads/define-async-tool.js";
-import { resolveToolRetry } from "../src/threads/tool-retry.js";
+import type { Model } from "../src/core/model.js";
+import { isAsyncTool } from "../src/core/define-async-tool.js";
+import { resolveToolRetry } from "../src/core/tool-retry.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { ThreadActivities, ThreadPrepared, ThreadPrepareOutput } from "../workflows/thread-contracts.js";
+import type { ThreadActivities, ThreadPrepared, ThreadPrepareOutput } from "../src/core/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { ThreadCache } from "./thread-cache.js";

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../src/core/messages.js";
 
 /**
  * The worker's copy of each active thread, so a model call's input carries only what

@@ -1,12 +1,12 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import type { ChatMessage } from "../src/model/messages.js";
-import type { Model } from "../src/model/model.js";
+import type { ChatMessage } from "../src/core/messages.js";
+import type { Model } from "../src/core/model.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { ModelCallOutput } from "../workflows/contracts.js";
-import type { ThreadModelCallInput } from "../workflows/thread-contracts.js";
-import { threadStreamSignal, threadTranscriptQuery } from "../workflows/thread-messages.js";
-import { fingerprint } from "../workflows/thread-transcript.js";
+import type { ModelCallOutput } from "../src/core/contracts.js";
+import type { ThreadModelCallInput } from "../src/core/thread-contracts.js";
+import { threadStreamSignal, threadTranscriptQuery } from "../src/core/wire/thread.js";
+import { fingerprint } from "../src/core/thread-transcript.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { systemPrompt } from "./model-call.js";

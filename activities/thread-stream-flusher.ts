@@ -1,5 +1,5 @@
-import type { ModelDelta } from "../src/model/model.js";
-import { mergeDeltas } from "../workflows/thread-stream-log.js";
+import type { ModelDelta } from "../src/core/model.js";
+import { mergeDeltas } from "../src/core/model-deltas.js";
 
 /** Batches after which the interval between batches doubles. */
 const BATCHES_PER_STEP = 20;

@@ -1,12 +1,12 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import { DeferError, isDeferSignal } from "../src/deferral/defer.js";
-import type { ToolContext } from "../src/define-tool.js";
-import { DurableAgentsError } from "../src/errors/base.js";
-import { DeferInThreadError } from "../src/errors/defer-in-thread.js";
-import { isAsyncTool, type AsyncToolContext } from "../src/threads/define-async-tool.js";
+import { DeferError, isDeferSignal } from "../src/core/defer.js";
+import type { ToolContext } from "../src/core/define-tool.js";
+import { DurableAgentsError } from "../src/core/errors/base.js";
+import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
+import { isAsyncTool, type AsyncToolContext } from "../src/core/define-async-tool.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { AsyncToolStartOutput, ThreadToolCallInput, ThreadToolCallOutput } from "../workflows/thread-contracts.js";
+import type { AsyncToolStartOutput, ThreadToolCallInput, ThreadToolCallOutput } from "../src/core/thread-contracts.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withFrequentHeartbeat } from "./thread-heartbeat.js";

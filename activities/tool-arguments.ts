@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ToolDefinition } from "../src/define-tool.js";
-import type { ToolCall } from "../src/model/messages.js";
+import type { ToolDefinition } from "../src/core/define-tool.js";
+import type { ToolCall } from "../src/core/messages.js";
 import type { PreparedDefinition } from "./agent-registry.js";
 
 export type ParsedToolCall = { ok: true; tool: ToolDefinition; args: unknown } | { ok: false; content: string };

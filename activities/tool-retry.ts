@@ -1,7 +1,7 @@
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
-import type { ToolDefinition } from "../src/define-tool.js";
-import { backoffDelayMs, resolveToolRetry, type ResolvedToolRetry } from "../src/threads/tool-retry.js";
+import type { ToolDefinition } from "../src/core/define-tool.js";
+import { backoffDelayMs, resolveToolRetry, type ResolvedToolRetry } from "../src/core/tool-retry.js";
 
 /** Type of the failure that asks Temporal for another attempt of a tool handler. */
 export const TOOL_RETRY_FAILURE = "ToolAttemptFailed";

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { AgentClient, defineAgent, defineTool } from "../src/index.js";
 import { startScriptedModelServer, startTemporal, type Responder } from "../src/testing/index.js";
 import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
-import { resumeUpdate } from "../workflows/messages.js";
+import { resumeUpdate } from "../src/core/wire/run.js";
 import { createBareActivities, type BareTool } from "./bare/activities.js";
 import { approveUpdate, parkedUpdate, pingUpdate } from "./bare/messages.js";
 import type { bareResume } from "./bare/workflows.js";

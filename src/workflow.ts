@@ -2,9 +2,9 @@
 export { deferrable, defer, nextDeferralId, type WorkflowDeferOptions } from "../workflows/plain-defer.js";
 export { fanOut, inFanOut } from "../workflows/fan-out.js";
 export { runAgent, type RunAgentOptions } from "../workflows/run-agent.js";
-export { runStateQuery, threadQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate } from "../workflows/messages.js";
-export type { AgentResult, AgentRunInput, RunState, RunStatus } from "../workflows/run-state.js";
-export type { DeferralRecord, DeferralView, DeferredAck, RunOutcome, StepState, DeferralEvent } from "../workflows/deferral-record.js";
+export { runStateQuery, threadQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate } from "./core/wire/run.js";
+export type { AgentResult, AgentRunInput, RunState, RunStatus } from "./core/run-state.js";
+export type { DeferralRecord, DeferralView, DeferredAck, RunOutcome, StepState, DeferralEvent } from "./core/deferral-record.js";
 export {
   threadSnapshotQuery,
   threadMessagesQuery,
@@ -16,5 +16,5 @@ export {
   threadToolResultUpdate,
   threadDeleteUpdate,
   threadStreamSignal,
-} from "../workflows/thread-messages.js";
-export type { ThreadInput, ThreadStatus, ThreadMessage, StreamUpdate, StreamSnapshot, ThreadSnapshot } from "../workflows/thread-contracts.js";
+} from "./core/wire/thread.js";
+export type { ThreadInput, ThreadStatus, ThreadMessage, StreamUpdate, StreamSnapshot, ThreadSnapshot } from "./core/thread-contracts.js";

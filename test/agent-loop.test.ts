@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/client/agent-client.js";
-import { MaxTurnsError } from "../src/errors/max-turns.js";
-import { AgentNotRegisteredError } from "../src/errors/agent-not-registered.js";
+import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import { AgentNotRegisteredError } from "../src/core/errors/agent-not-registered.js";
 import { completed, startHarness, uid, type Harness } from "./harness.js";
 import { toolLog, weatherAgent } from "./fixtures/agents.js";
 

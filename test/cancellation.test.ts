@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
-import { RunCancelledError } from "../src/errors/run-cancelled.js";
+import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { cancellableAgent, control, seen } from "./fixtures/cancellable.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";

@@ -2,9 +2,9 @@ import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
 import { mintResumeToken } from "../src/deferral/token.js";
-import { defineAgent } from "../src/define-agent.js";
-import { ErrorCode } from "../src/errors/codes.js";
-import type { DeferralEvent } from "../workflows/deferral-record.js";
+import { defineAgent } from "../src/core/define-agent.js";
+import { ErrorCode } from "../src/core/errors/codes.js";
+import type { DeferralEvent } from "../src/core/deferral-record.js";
 import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 

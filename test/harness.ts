@@ -7,7 +7,7 @@ import { Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { AgentClient, type AgentClientOptions } from "../src/client/agent-client.js";
-import type { AgentDefinition } from "../src/define-agent.js";
+import type { AgentDefinition } from "../src/core/define-agent.js";
 import { openaiModel } from "../src/model/openai.js";
 import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/scripted-model-server.js";
 import { bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker/create-agent-worker.js";

@@ -11,7 +11,7 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../src/core/messages.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertResumableThread } from "../src/deferral/assert-resumable-thread.js";
-import { ThreadRewriteError } from "../src/errors/thread-rewrite.js";
+import { assertResumableThread } from "../src/core/assert-resumable-thread.js";
+import { ThreadRewriteError } from "../src/core/errors/thread-rewrite.js";
 import { MUTATIONS, mutate, threadArb } from "./fixtures/threads.js";
 
 const defectOf = (fn: () => void): string | undefined => {

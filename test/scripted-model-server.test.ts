@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../src/core/messages.js";
 import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/scripted-model-server.js";
 
 const MODEL = "gpt-test";

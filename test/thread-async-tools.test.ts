@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AsyncToolOutsideThreadError } from "../src/errors/async-tool-outside-thread.js";
-import { ThreadMessageInvalidError } from "../src/errors/thread-message-invalid.js";
-import { ToolCallNotFoundError } from "../src/errors/tool-call-not-found.js";
-import { defineAgent } from "../src/define-agent.js";
-import type { ThreadMessage } from "../workflows/thread-contracts.js";
+import { AsyncToolOutsideThreadError } from "../src/core/errors/async-tool-outside-thread.js";
+import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
+import { ToolCallNotFoundError } from "../src/core/errors/tool-call-not-found.js";
+import { defineAgent } from "../src/core/define-agent.js";
+import type { ThreadMessage } from "../src/core/thread-contracts.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { askHuman, chatAgent, lookup, release, seen, threadRig, type ThreadRig } from "./thread-support.js";
 

@@ -1,6 +1,6 @@
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../src/core/messages.js";
 import type { ScriptStep } from "../src/testing/scripted-model-server.js";
 import { ThreadsClient } from "../src/threads/threads-client.js";
 import { startHarness, uid, type Harness } from "./harness.js";

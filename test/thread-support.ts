@@ -4,11 +4,11 @@
  */
 import { Worker } from "@temporalio/worker";
 import { z } from "zod";
-import { defineAgent } from "../src/define-agent.js";
-import { defineTool } from "../src/define-tool.js";
-import { defineAsyncTool } from "../src/threads/define-async-tool.js";
+import { defineAgent } from "../src/core/define-agent.js";
+import { defineTool } from "../src/core/define-tool.js";
+import { defineAsyncTool } from "../src/core/define-async-tool.js";
 import { ThreadsClient, type ThreadAuthorizeHook } from "../src/threads/threads-client.js";
-import type { ThreadStatusChange } from "../workflows/thread-contracts.js";
+import type { ThreadStatusChange } from "../src/core/thread-contracts.js";
 import type { Harness, WorkerOverrides } from "./harness.js";
 
 /** What the tools below saw, in order. */

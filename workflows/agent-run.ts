@@ -11,17 +11,17 @@ import {
   sleep,
   workflowInfo,
 } from "@temporalio/workflow";
-import { DefinitionChangedError } from "../src/errors/definition-changed.js";
-import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
-import { MaxTurnsError } from "../src/errors/max-turns.js";
-import { RunCancelledError } from "../src/errors/run-cancelled.js";
-import { StepStateError } from "../src/errors/step-state.js";
-import { addUsage, emptyUsage, type ToolCall } from "../src/model/messages.js";
-import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "./contracts.js";
+import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
+import { StepStateError } from "../src/core/errors/step-state.js";
+import { addUsage, emptyUsage, type ToolCall } from "../src/core/messages.js";
+import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { DeferralBook, type ParkRequest } from "./deferral-book.js";
-import type { DeferralRecord } from "./deferral-record.js";
-import { cancelUpdate, runStateQuery, threadQuery } from "./messages.js";
-import type { AgentResult, AgentRunInput, RunState } from "./run-state.js";
+import type { DeferralRecord } from "../src/core/deferral-record.js";
+import { cancelUpdate, runStateQuery, threadQuery } from "../src/core/wire/run.js";
+import type { AgentResult, AgentRunInput, RunState } from "../src/core/run-state.js";
 
 const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
 

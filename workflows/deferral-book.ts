@@ -9,19 +9,19 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from "@temporalio/workflow";
-import { assertResumableThread } from "../src/deferral/assert-resumable-thread.js";
-import { deferralIdOf } from "../src/deferral/deferral-id.js";
-import { fingerprintOf } from "../src/deferral/fingerprint.js";
-import { DeferralDeniedError } from "../src/errors/deferral-denied.js";
-import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
-import { DeferralNotFoundError } from "../src/errors/deferral-not-found.js";
-import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
-import { ResumePayloadError } from "../src/errors/resume-payload.js";
-import { ResumeUnauthorizedError } from "../src/errors/resume-unauthorized.js";
-import { StepStateError } from "../src/errors/step-state.js";
-import { ToolCallMismatchError } from "../src/errors/tool-call-mismatch.js";
-import type { JsonObject, JsonValue, Principal } from "../src/json.js";
-import { plainJsonProblem } from "../src/json-check.js";
+import { assertResumableThread } from "../src/core/assert-resumable-thread.js";
+import { deferralIdOf } from "../src/core/deferral-id.js";
+import { fingerprintOf } from "../src/core/fingerprint.js";
+import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
+import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
+import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
+import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
+import { StepStateError } from "../src/core/errors/step-state.js";
+import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
+import type { JsonObject, JsonValue, Principal } from "../src/core/json.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
 import type {
   DeferralEvent,
   DeferralRecord,
@@ -34,10 +34,10 @@ import type {
   ResumeRequest,
   RunOutcome,
   StepState,
-} from "./deferral-record.js";
-import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "./messages.js";
-import { DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "./search-attributes.js";
-import type { DurableAgentsSinks } from "./sinks.js";
+} from "../src/core/deferral-record.js";
+import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
+import { DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../src/core/search-attributes.js";
+import type { DurableAgentsSinks } from "../src/core/sinks.js";
 
 export interface DeferralHooks {
   /** Checks that the deferred step can still continue; throws a typed failure to deny it. */

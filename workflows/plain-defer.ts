@@ -1,11 +1,11 @@
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
-import { DeferInFanOutError } from "../src/errors/defer-in-fan-out.js";
-import { DeferralExpiredError } from "../src/errors/deferral-expired.js";
-import { InvalidDefinitionError } from "../src/errors/invalid-definition.js";
-import { NotPlainJsonError } from "../src/errors/not-plain-json.js";
-import type { JsonObject, JsonValue } from "../src/json.js";
-import { plainJsonProblem } from "../src/json-check.js";
+import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
+import type { JsonObject, JsonValue } from "../src/core/json.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
 import { DeferralBook } from "./deferral-book.js";
 import { inFanOut } from "./fan-out.js";
 

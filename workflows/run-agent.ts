@@ -1,9 +1,9 @@
 import { executeChild, uuid4, workflowInfo } from "@temporalio/workflow";
-import type { Principal } from "../src/json.js";
+import type { Principal } from "../src/core/json.js";
 import type { agentRun } from "./agent-run.js";
 import { inFanOut } from "./fan-out.js";
-import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "./run-state.js";
-import { AgentIdKey } from "./search-attributes.js";
+import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
+import { AgentIdKey } from "../src/core/search-attributes.js";
 
 export interface RunAgentOptions {
   prompt: string;

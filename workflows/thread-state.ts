@@ -5,14 +5,14 @@ import {
   uuid4,
   workflowInfo,
 } from "@temporalio/workflow";
-import { ThreadMessageInvalidError } from "../src/errors/thread-message-invalid.js";
-import { ThreadNotFoundError } from "../src/errors/thread-not-found.js";
-import { ThreadNotResumableError } from "../src/errors/thread-not-resumable.js";
-import { ToolCallNotFoundError } from "../src/errors/tool-call-not-found.js";
-import { ToolResultDuplicateError } from "../src/errors/tool-result-duplicate.js";
-import type { Principal } from "../src/json.js";
-import { plainJsonProblem } from "../src/json-check.js";
-import { emptyUsage, type ChatMessage, type Usage } from "../src/model/messages.js";
+import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
+import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
+import { ThreadNotResumableError } from "../src/core/errors/thread-not-resumable.js";
+import { ToolCallNotFoundError } from "../src/core/errors/tool-call-not-found.js";
+import { ToolResultDuplicateError } from "../src/core/errors/tool-result-duplicate.js";
+import type { Principal } from "../src/core/json.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
+import { emptyUsage, type ChatMessage, type Usage } from "../src/core/messages.js";
 import type {
   AsyncCallState,
   InboxItem,
@@ -32,7 +32,7 @@ import type {
   ThreadStatusChange,
   ThreadStopReply,
   ThreadToolResultRequest,
-} from "./thread-contracts.js";
+} from "../src/core/thread-contracts.js";
 import {
   threadDeleteUpdate,
   threadMessagesQuery,
@@ -44,9 +44,9 @@ import {
   threadStreamSignal,
   threadToolResultUpdate,
   threadTranscriptQuery,
-} from "./thread-messages.js";
+} from "../src/core/wire/thread.js";
 import { StreamLog } from "./thread-stream-log.js";
-import { findToolCall, messageProblem, needsAnswer, openToolCalls, toChat } from "./thread-transcript.js";
+import { findToolCall, messageProblem, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 
 /** Result the model sees for a call the thread gave up on when the user moved on. */
 export const MOVED_ON = "Error: this call got no result: the thread moved on to a new message before it finished.";

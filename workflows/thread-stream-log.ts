@@ -1,5 +1,5 @@
-import type { ModelDelta } from "../src/model/model.js";
-import type { StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "./thread-contracts.js";
+import { mergeDeltas } from "../src/core/model-deltas.js";
+import type { StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "../src/core/thread-contracts.js";
 
 /** Entries kept for readers; older ones are dropped and a reader that far behind is told so. */
 const CAPACITY = 500;
@@ -120,20 +120,4 @@ export class StreamLog {
 
 function isDeltaOf(entry: StreamUpdate, messageId: string): boolean {
   return (entry.type === "text-delta" || entry.type === "tool-input-delta") && entry.messageId === messageId;
-}
-
-/** Adjacent text pieces, and adjacent pieces of one tool call's arguments, become one entry each. */
-export function mergeDeltas(parts: ModelDelta[]): ModelDelta[] {
-  const out: ModelDelta[] = [];
-  for (const part of parts) {
-    const last = out.at(-1);
-    if (last?.kind === "text" && part.kind === "text") {
-      out[out.length - 1] = { kind: "text", text: last.text + part.text };
-    } else if (last?.kind === "tool-input" && part.kind === "tool-input" && last.toolCallId === part.toolCallId && !part.name) {
-      out[out.length - 1] = { ...last, argumentsDelta: last.argumentsDelta + part.argumentsDelta };
-    } else {
-      out.push({ ...part });
-    }
-  }
-  return out;
 }

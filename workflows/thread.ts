@@ -11,12 +11,12 @@ import {
   uuid4,
   workflowInfo,
 } from "@temporalio/workflow";
-import { MaxTurnsError } from "../src/errors/max-turns.js";
-import { addUsage, type ToolCall } from "../src/model/messages.js";
+import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { ActivityOptions } from "@temporalio/common";
-import type { ThreadActivities, ThreadInput, ThreadPrepared } from "./thread-contracts.js";
+import type { ThreadActivities, ThreadInput, ThreadPrepared } from "../src/core/thread-contracts.js";
 import { ThreadState } from "./thread-state.js";
-import { fingerprint, needsAnswer, openToolCalls, toChat } from "./thread-transcript.js";
+import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 
 // An agent this worker does not know (AI1002) is not worth retrying; SDK failures say so themselves.
 const { prepareThread } = proxyLocalActivities<ThreadActivities>({ startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } });

@@ -8,18 +8,18 @@ import {
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import type { DeferredAck } from "../../workflows/deferral-record.js";
-import { cancelUpdate, runStateQuery, settledUpdate } from "../../workflows/messages.js";
-import type { AgentResult, AgentRunInput, RunState } from "../../workflows/run-state.js";
+import type { DeferredAck } from "../core/deferral-record.js";
+import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js";
+import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
 import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
-import type { AgentDefinition } from "../define-agent.js";
+import type { AgentDefinition } from "../core/define-agent.js";
 import { ttlMs } from "../deferral/config.js";
 import type { Duration } from "@temporalio/common";
-import { unwrapFailure } from "../errors/from-failure.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
-import { RunNotFoundError } from "../errors/run-not-found.js";
-import type { Principal } from "../json.js";
-import { plainJsonProblem } from "../json-check.js";
+import { unwrapFailure } from "../core/errors/from-failure.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import type { Principal } from "../core/json.js";
+import { plainJsonProblem } from "../core/json-check.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";

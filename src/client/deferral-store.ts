@@ -1,12 +1,12 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
-import type { DeferralStatus, DeferralView, ReplaceStepStateReply, StepState } from "../../workflows/deferral-record.js";
-import { deferralQuery, replaceStepStateUpdate } from "../../workflows/messages.js";
-import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../../workflows/search-attributes.js";
-import { parseDeferralId } from "../deferral/deferral-id.js";
-import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
-import { unwrapFailure } from "../errors/from-failure.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import type { DeferralStatus, DeferralView, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
+import { deferralQuery, replaceStepStateUpdate } from "../core/wire/run.js";
+import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import { parseDeferralId } from "../core/deferral-id.js";
+import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
+import { unwrapFailure } from "../core/errors/from-failure.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 
 const STATUSES: DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
 

@@ -1,7 +1,7 @@
-import type { DeferralView, ReplaceStepStateReply } from "../../workflows/deferral-record.js";
-import { assertResumableThread } from "../deferral/assert-resumable-thread.js";
-import { StepStateError } from "../errors/step-state.js";
-import type { ChatMessage } from "../model/messages.js";
+import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-record.js";
+import { assertResumableThread } from "../core/assert-resumable-thread.js";
+import { StepStateError } from "../core/errors/step-state.js";
+import type { ChatMessage } from "../core/messages.js";
 import type { DeferralStore } from "./deferral-store.js";
 
 /** Rewrites a thread, e.g. by summarising old turns. Gets a copy it may change freely. */

@@ -1,23 +1,23 @@
 import type { Client } from "@temporalio/client";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
-import type { DeferralView } from "../../workflows/deferral-record.js";
-import { resumeUpdate } from "../../workflows/messages.js";
-import { parseDeferralId } from "../deferral/deferral-id.js";
+import type { DeferralView } from "../core/deferral-record.js";
+import { resumeUpdate } from "../core/wire/run.js";
+import { parseDeferralId } from "../core/deferral-id.js";
 import { verifyResumeToken, type TokenClaims } from "../deferral/token.js";
-import { ContextOverflowError } from "../errors/context-overflow.js";
-import { DeferralDeniedError } from "../errors/deferral-denied.js";
-import { DeferralExpiredError } from "../errors/deferral-expired.js";
-import { DeferralNotFoundError } from "../errors/deferral-not-found.js";
-import { DeferralSecretError } from "../errors/deferral-secret.js";
-import { unwrapFailure } from "../errors/from-failure.js";
-import { NotPlainJsonError } from "../errors/not-plain-json.js";
-import { ResumeUnauthorizedError } from "../errors/resume-unauthorized.js";
-import { ToolCallMismatchError } from "../errors/tool-call-mismatch.js";
-import { plainJsonProblem } from "../json-check.js";
+import { ContextOverflowError } from "../core/errors/context-overflow.js";
+import { DeferralDeniedError } from "../core/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../core/errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
+import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { unwrapFailure } from "../core/errors/from-failure.js";
+import { NotPlainJsonError } from "../core/errors/not-plain-json.js";
+import { ResumeUnauthorizedError } from "../core/errors/resume-unauthorized.js";
+import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
+import { plainJsonProblem } from "../core/json-check.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
-import type { JsonObject, JsonValue, Principal } from "../json.js";
-import type { RunOutcome } from "../../workflows/deferral-record.js";
+import type { JsonObject, JsonValue, Principal } from "../core/json.js";
+import type { RunOutcome } from "../core/deferral-record.js";
 
 /** What the authorize hook sees. */
 export interface AuthorizeRequest {

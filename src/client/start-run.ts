@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import { AGENT_RUN_VERSION, type AgentRunInput } from "../../workflows/run-state.js";
-import { AgentIdKey } from "../../workflows/search-attributes.js";
+import { AGENT_RUN_VERSION, type AgentRunInput } from "../core/run-state.js";
+import { AgentIdKey } from "../core/search-attributes.js";
 
 /**
  * Starts an agent run under `runId`, or attaches to the run that already has it: the same

@@ -1,6 +1,6 @@
 import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
-import { DeferralSecretError } from "../errors/deferral-secret.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 
 /** Deferral settings. Worker and client must share the same `secret`. */
 export interface DeferralConfig {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { DeferralSecretError } from "../errors/deferral-secret.js";
-import { ResumeTokenError } from "../errors/resume-token.js";
+import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { ResumeTokenError } from "../core/errors/resume-token.js";
 
 const VERSION = 1;
 

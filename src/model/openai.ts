@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import { ContextOverflowError } from "../errors/context-overflow.js";
-import { isContextOverflow } from "./context-overflow.js";
-import type { AssistantMessage, ToolCall, Usage } from "./messages.js";
-import type { Model, ModelRequest, ModelResponse } from "./model.js";
+import { ContextOverflowError } from "../core/errors/context-overflow.js";
+import { isContextOverflow } from "../core/context-overflow.js";
+import type { AssistantMessage, ToolCall, Usage } from "../core/messages.js";
+import type { Model, ModelRequest, ModelResponse } from "../core/model.js";
 
 export interface OpenAIModelOptions {
   /** Any OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1`. Defaults to OpenAI's. */

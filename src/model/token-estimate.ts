@@ -1,4 +1,4 @@
-import type { ChatMessage } from "./messages.js";
+import type { ChatMessage } from "../core/messages.js";
 
 // Loaded on first use: the encoder's tables are megabytes that most processes never need.
 let tokenizer: Promise<typeof import("gpt-tokenizer")> | undefined;

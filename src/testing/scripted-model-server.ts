@@ -9,7 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatMessage, ToolCall } from "../model/messages.js";
+import type { ChatMessage, ToolCall } from "../core/messages.js";
 
 export interface ScriptedToolCall {
   name: string;

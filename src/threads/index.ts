@@ -1,8 +1,8 @@
 // Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
 export { ThreadsClient, type ThreadsClientOptions, type ThreadAuthorizeHook, type CreateThreadOptions, type ThreadView, type ThreadSummary } from "./threads-client.js";
-export { defineAsyncTool, type AsyncToolDefinition, type AsyncToolOptions, type AsyncToolContext } from "./define-async-tool.js";
+export { defineAsyncTool, type AsyncToolDefinition, type AsyncToolOptions, type AsyncToolContext } from "../core/define-async-tool.js";
 export type { RetryState } from "./retry-state.js";
-export type { ToolRetry, ToolRetryOptions, ToolBackoff, FixedBackoff, ExponentialBackoff, RetryErrorInfo } from "./tool-retry.js";
+export type { ToolRetry, ToolRetryOptions, ToolBackoff, FixedBackoff, ExponentialBackoff, RetryErrorInfo } from "../core/tool-retry.js";
 export type {
   ThreadStatus,
   ThreadMessage,
@@ -14,4 +14,4 @@ export type {
   ThreadSendReply,
   ThreadResumeReply,
   ThreadStopReply,
-} from "../../workflows/thread-contracts.js";
+} from "../core/thread-contracts.js";

@@ -20,7 +20,7 @@ import type {
   ThreadSnapshot,
   ThreadStatus,
   ThreadStopReply,
-} from "../../workflows/thread-contracts.js";
+} from "../core/thread-contracts.js";
 import {
   threadDeleteUpdate,
   threadMessagesQuery,
@@ -30,20 +30,20 @@ import {
   threadStopUpdate,
   threadStreamQuery,
   threadToolResultUpdate,
-} from "../../workflows/thread-messages.js";
-import { messageProblem, transcriptProblem } from "../../workflows/thread-transcript.js";
-import { AgentIdKey } from "../../workflows/search-attributes.js";
-import type { AgentDefinition } from "../define-agent.js";
-import { unwrapFailure } from "../errors/from-failure.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
-import { ThreadAlreadyExistsError } from "../errors/thread-already-exists.js";
-import { ThreadMessageInvalidError } from "../errors/thread-message-invalid.js";
-import { ThreadNotFoundError } from "../errors/thread-not-found.js";
-import { ThreadUnauthorizedError } from "../errors/thread-unauthorized.js";
-import { ToolResultDuplicateError } from "../errors/tool-result-duplicate.js";
-import type { JsonValue, Principal } from "../json.js";
-import { plainJsonProblem } from "../json-check.js";
-import type { ChatMessage } from "../model/messages.js";
+} from "../core/wire/thread.js";
+import { messageProblem, transcriptProblem } from "../core/thread-transcript.js";
+import { AgentIdKey } from "../core/search-attributes.js";
+import type { AgentDefinition } from "../core/define-agent.js";
+import { unwrapFailure } from "../core/errors/from-failure.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { ThreadAlreadyExistsError } from "../core/errors/thread-already-exists.js";
+import { ThreadMessageInvalidError } from "../core/errors/thread-message-invalid.js";
+import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
+import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
+import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
+import type { JsonValue, Principal } from "../core/json.js";
+import { plainJsonProblem } from "../core/json-check.js";
+import type { ChatMessage } from "../core/messages.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
 /**

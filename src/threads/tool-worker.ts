@@ -4,8 +4,8 @@ import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
 import { createCallTool } from "../../activities/tool-call.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
-import type { AgentDefinition } from "../define-agent.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
+import type { AgentDefinition } from "../core/define-agent.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./worker-options.js";
 
 export interface ToolWorkerOptions {

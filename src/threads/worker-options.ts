@@ -1,7 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
-import type { ThreadStatusChange } from "../../workflows/thread-contracts.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import type { ThreadStatusChange } from "../core/thread-contracts.js";
 
 /** Worker settings for threads (`createAgentWorker({ threads })`). */
 export interface ThreadWorkerOptions {

@@ -7,11 +7,11 @@ import { Client } from "@temporalio/client";
 import { bundleWorkflowCode, Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createActivities } from "../../activities/index.js";
-import type { DeferralEvent } from "../../workflows/deferral-record.js";
-import type { DurableAgentsSinks } from "../../workflows/sinks.js";
+import type { DeferralEvent } from "../core/deferral-record.js";
+import type { DurableAgentsSinks } from "../core/sinks.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
-import type { AgentDefinition } from "../define-agent.js";
-import type { Model } from "../model/model.js";
+import type { AgentDefinition } from "../core/define-agent.js";
+import type { Model } from "../core/model.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "../threads/worker-options.js";
 
 /** The workflow bundle's entry: `.ts` when running from source, `.js` once built. */

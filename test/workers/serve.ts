@@ -3,7 +3,7 @@
  * SIGTERM, and print "ready" once polling so spawnWorker() knows it can go on.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import type { AgentDefinition } from "../../src/define-agent.js";
+import type { AgentDefinition } from "../../src/core/define-agent.js";
 import { openaiModel } from "../../src/model/openai.js";
 import { createAgentWorker, type AgentWorkerOptions } from "../../src/worker/create-agent-worker.js";
 

@@ -7,7 +7,7 @@
 import { appendFileSync } from "node:fs";
 import { Connection } from "@temporalio/client";
 import { ThreadsClient } from "../../src/threads/threads-client.js";
-import { ThreadNotFoundError } from "../../src/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../src/core/errors/thread-not-found.js";
 
 const env = (name: string) => {
   const value = process.env[name];

@@ -3,7 +3,7 @@
  * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, MODEL_URL. Prints "ready" when polling.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import { defineAgent } from "../../src/define-agent.js";
+import { defineAgent } from "../../src/core/define-agent.js";
 import { openaiModel } from "../../src/model/openai.js";
 import { createAgentWorker } from "../../src/worker/create-agent-worker.js";
 

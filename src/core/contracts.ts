@@ -2,8 +2,8 @@
  * The contract between the agent workflow and its activities. Types only: the workflow
  * bundle must not pull activity code (or Node) into the deterministic sandbox.
  */
-import type { ChatMessage, ToolCall, Usage } from "../src/model/messages.js";
-import type { JsonObject, Principal } from "../src/json.js";
+import type { ChatMessage, ToolCall, Usage } from "./messages.js";
+import type { JsonObject, Principal } from "./json.js";
 
 /** What preparation tells the workflow about the agent as the worker knows it now. */
 export interface PreparedAgent {

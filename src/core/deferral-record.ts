@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue, Principal } from "../src/json.js";
-import type { ChatMessage, Usage } from "../src/model/messages.js";
+import type { JsonObject, JsonValue, Principal } from "./json.js";
+import type { ChatMessage, Usage } from "./messages.js";
 
 /**
  * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's

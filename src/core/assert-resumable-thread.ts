@@ -1,5 +1,5 @@
-import { ThreadRewriteError } from "../errors/thread-rewrite.js";
-import type { ChatMessage } from "../model/messages.js";
+import { ThreadRewriteError } from "./errors/thread-rewrite.js";
+import type { ChatMessage } from "./messages.js";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 

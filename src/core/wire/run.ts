@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../messages.js";
 import type {
   DeferralView,
   ReplaceStepStateReply,
@@ -7,8 +7,8 @@ import type {
   ResumeReply,
   ResumeRequest,
   RunOutcome,
-} from "./deferral-record.js";
-import type { RunState } from "./run-state.js";
+} from "../deferral-record.js";
+import type { RunState } from "../run-state.js";
 
 /** The run's live state (status, messages, turns, usage). */
 export const runStateQuery = defineQuery<RunState>("durable-agents.runState");

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
-import type { ChatMessage } from "../src/model/messages.js";
+import type { ChatMessage } from "../messages.js";
 import type {
   StreamFlush,
   StreamSnapshot,
@@ -11,7 +11,7 @@ import type {
   ThreadSnapshot,
   ThreadStopReply,
   ThreadToolResultRequest,
-} from "./thread-contracts.js";
+} from "../thread-contracts.js";
 
 /** The thread's state: status, queue, open tool calls, last error, usage. */
 export const threadSnapshotQuery = defineQuery<ThreadSnapshot>("durable-agents.thread.snapshot");

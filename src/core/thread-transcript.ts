@@ -3,7 +3,7 @@
  * which is what lets a stopped, failed or continued-as-new thread pick up where it was.
  * Sandbox-safe; the client uses the same checks before it sends anything.
  */
-import type { ChatMessage, ToolCall } from "../src/model/messages.js";
+import type { ChatMessage, ToolCall } from "./messages.js";
 import type { ThreadMessage } from "./thread-contracts.js";
 
 /** The model-facing form of a stored message. */

@@ -1,5 +1,5 @@
-import type { ChatMessage, Usage } from "../src/model/messages.js";
-import type { Principal } from "../src/json.js";
+import type { ChatMessage, Usage } from "./messages.js";
+import type { Principal } from "./json.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { defineTool, type ToolDefinition } from "../define-tool.js";
-import { AsyncToolOutsideThreadError } from "../errors/async-tool-outside-thread.js";
-import { InvalidDefinitionError } from "../errors/invalid-definition.js";
-import type { Principal } from "../json.js";
+import { defineTool, type ToolDefinition } from "./define-tool.js";
+import { AsyncToolOutsideThreadError } from "./errors/async-tool-outside-thread.js";
+import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import type { Principal } from "./json.js";
 import type { ToolRetry } from "./tool-retry.js";
 
 /** What an async tool's callback sees. */

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
-import type { DeferOptions, DeferSignal } from "./deferral/defer.js";
+import type { DeferOptions, DeferSignal } from "./defer.js";
 import type { Principal } from "./json.js";
-import type { AgentResult } from "../workflows/run-state.js";
-import type { DeferredAck } from "../workflows/deferral-record.js";
-import { resolveToolRetry, type ToolRetry } from "./threads/tool-retry.js";
+import type { AgentResult } from "./run-state.js";
+import type { DeferredAck } from "./deferral-record.js";
+import { resolveToolRetry, type ToolRetry } from "./tool-retry.js";
 
 /** What a tool handler can see and use while it runs inside an agent run. */
 export interface ToolContext {

@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import type { z } from "zod";
-import type { JsonObject } from "../json.js";
+import type { JsonObject } from "./json.js";
 
 const SENTINEL = Symbol.for("durable-agents.defer");
 

@@ -2,9 +2,9 @@
  * The shapes a thread workflow shares with its activities and its client. Types only:
  * the workflow bundle must not pull activity code (or Node) into the sandbox.
  */
-import type { Principal } from "../src/json.js";
-import type { ChatMessage, ToolCall, Usage } from "../src/model/messages.js";
-import type { ModelDelta } from "../src/model/model.js";
+import type { Principal } from "./json.js";
+import type { ChatMessage, ToolCall, Usage } from "./messages.js";
+import type { ModelDelta } from "./model.js";
 import type { ModelCallOutput } from "./contracts.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Usage } from "../model/messages.js";
+import type { Usage } from "../messages.js";
 import { DurableAgentsError } from "./base.js";
 import { ErrorCode } from "./codes.js";
 
