@@ -1,5 +1,5 @@
-import { ApplicationFailure } from "@temporalio/common";
-import type { ErrorCode } from "./codes.js";
+import { ApplicationFailure, ApplicationFailureCategory } from "@temporalio/common";
+import { codeInfo, type ErrorCode } from "./codes.js";
 
 // A symbol from the global registry survives the workflow sandbox's separate realm,
 // where `instanceof` against a class from the outer realm is always false.
@@ -35,13 +35,18 @@ export abstract class DurableAgentsError<F extends object = object> extends Erro
     return DurableAgentsError.isDurableAgentsError(err) && err.code === code;
   }
 
-  /** The Temporal form: an `ApplicationFailure` whose `type` is the code. */
+  /**
+   * The Temporal form: an `ApplicationFailure` whose `type` is the code, retryable and
+   * categorised as the code table says (expected refusals are `BENIGN`: logged at debug).
+   */
   toFailure(): ApplicationFailure {
+    const { retryable, benign } = codeInfo(this.code);
     return ApplicationFailure.create({
       type: this.code,
       message: this.message,
       details: [this.fields],
-      nonRetryable: true,
+      nonRetryable: !retryable,
+      ...(benign ? { category: ApplicationFailureCategory.BENIGN } : {}),
     });
   }
 }

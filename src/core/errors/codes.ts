@@ -1,74 +1,81 @@
 /**
- * Every stable error code, in one place. A code never changes meaning once shipped;
- * across the Temporal wire it travels as the `type` of an `ApplicationFailure`.
+ * The code table: every stable error code, and what it means for behaviour. A code never
+ * changes meaning once shipped; across the Temporal wire it travels as the `type` of an
+ * `ApplicationFailure`. Retry policies, log levels, HTTP statuses, the error registry
+ * and the README's table all read this one table (a test checks the last three).
+ *
+ * - `retryable`: whether Temporal may retry an activity that failed with this code. Every
+ *   code the SDK raises today is a verdict a retry cannot change.
+ * - `benign`: an expected refusal or outcome, not a fault: it travels with Temporal's
+ *   `BENIGN` category, so workers log it at debug level instead of a warning with a stack.
+ * - `http`: the status the HTTP front door answers with.
  */
-export const ErrorCode = {
-  /** Deferral secret missing or shorter than 32 bytes. */
-  DeferralSecretInvalid: "RC5040",
-  /** Resume token malformed or forged. */
-  ResumeTokenInvalid: "RC5041",
-  /** Payload or meta is not plain JSON. */
-  NotPlainJson: "RC5042",
-  /** No deferral with that id. */
-  DeferralNotFound: "RC5046",
-  /** Deferral expired. */
-  DeferralExpired: "RC5047",
-  /** The agent definition changed while the run was deferred. */
-  DefinitionChanged: "RC5048",
-  /** Resume payload fails the deferral's schema. */
-  ResumePayloadInvalid: "RC5049",
-  /** Deferral denied. */
-  DeferralDenied: "RC5050",
-  /** Defer from inside a fan-out. */
-  DeferInFanOut: "RC5051",
-  /** A deferral happened where no deferral configuration exists. */
-  DeferralNotConfigured: "RC5052",
-  /** Cancellation raced the deferral. */
-  DeferralCancelled: "RC5054",
-  /** The token belongs to a different tool call than the one that won the deferral. */
-  ToolCallMismatch: "RC5055",
-  /** The authorize hook did not return exactly `true`. */
-  ResumeUnauthorized: "RC5056",
-  /** An agent or tool definition is invalid. */
-  InvalidDefinition: "AI1001",
-  /** The run names an agent this worker does not know. */
-  AgentNotRegistered: "AI1002",
-  /** The model call failed for good (after retries). */
-  ModelCallFailed: "AI1003",
-  /** The run used all of its `maxTurns`. */
-  MaxTurnsExceeded: "AI1004",
-  /** The run was cancelled. */
-  RunCancelled: "AI1005",
-  /** `ctx.defer()` outside a real agent dispatch. */
-  DeferOutsideRun: "AI1006",
-  /** Stored step state cannot be re-entered. */
-  StepStateInvalid: "AI1007",
-  /** Thread rewrite refused. */
-  ThreadRewriteInvalid: "AI1008",
-  /** The prompt exceeds the model's context window. */
-  ContextOverflow: "AI1009",
-  /** The run id is unknown to the server. */
-  RunNotFound: "AI1010",
-  /** A dispatched agent's `authorize` refused the principal (e.g. restored, not re-verified). */
-  DispatchRefused: "AI1011",
-  /** No thread with that id (never created, or deleted). */
-  ThreadNotFound: "AI1020",
-  /** The threads client's authorize hook did not return exactly `true`. */
-  ThreadUnauthorized: "AI1021",
-  /** No async tool call with that id waits for a result in the thread. */
-  ToolCallNotFound: "AI1022",
-  /** `ctx.defer()` inside a thread turn. */
-  DeferInThread: "AI1023",
-  /** `resumeThread` on a thread with nothing to continue. */
-  ThreadNotResumable: "AI1024",
-  /** `createThread` with an id that is taken. */
-  ThreadAlreadyExists: "AI1025",
-  /** An async tool called from an agent run instead of a thread. */
-  AsyncToolOutsideThread: "AI1026",
-  /** A message that is malformed or breaks the call/result pairing. */
-  ThreadMessageInvalid: "AI1027",
-  /** The async tool call already has its result. */
-  ToolResultDuplicate: "AI1028",
-} as const;
+export const CODE_TABLE = {
+  RC5040: { name: "DeferralSecretInvalid", retryable: false, benign: false, http: 500, when: "deferral secret missing or shorter than 32 bytes" },
+  RC5041: { name: "ResumeTokenInvalid", retryable: false, benign: true, http: 401, when: "resume token malformed or forged" },
+  RC5042: { name: "NotPlainJson", retryable: false, benign: true, http: 400, when: "payload or meta is not plain JSON" },
+  RC5046: { name: "DeferralNotFound", retryable: false, benign: true, http: 404, when: "no deferral with that id" },
+  RC5047: { name: "DeferralExpired", retryable: false, benign: true, http: 410, when: "deferral expired (also the run's failure when nothing handles the expiry)" },
+  RC5048: { name: "DefinitionChanged", retryable: false, benign: true, http: 409, when: "the agent definition changed while deferred; the deferral is denied" },
+  RC5049: { name: "ResumePayloadInvalid", retryable: false, benign: true, http: 400, when: "payload fails the deferral's schema; the token is not spent" },
+  RC5050: { name: "DeferralDenied", retryable: false, benign: true, http: 409, when: "deferral denied; its tokens read this from then on" },
+  RC5051: { name: "DeferInFanOut", retryable: false, benign: false, http: 409, when: "defer inside a `fanOut()` branch (or an agent dispatched from one)" },
+  RC5052: { name: "DeferralNotConfigured", retryable: false, benign: false, http: 500, when: "a tool deferred on a worker without `deferral: { secret }`" },
+  RC5054: { name: "DeferralCancelled", retryable: false, benign: true, http: 409, when: "cancellation raced the deferral; it is refused or denied" },
+  RC5055: { name: "ToolCallMismatch", retryable: false, benign: true, http: 409, when: "the token belongs to a tool call that did not win the deferral" },
+  RC5056: { name: "ResumeUnauthorized", retryable: false, benign: true, http: 403, when: "the authorize hook did not return exactly `true`" },
+  AI1001: { name: "InvalidDefinition", retryable: false, benign: false, http: 400, when: "invalid agent, tool or option" },
+  AI1002: { name: "AgentNotRegistered", retryable: false, benign: false, http: 500, when: "the worker does not know the run's agent" },
+  AI1003: { name: "ModelCallFailed", retryable: false, benign: false, http: 502, when: "the model call failed for good: the provider refused it (400/401/403/404) or its retries ran out" },
+  AI1004: { name: "MaxTurnsExceeded", retryable: false, benign: false, http: 422, when: "`maxTurns` reached" },
+  AI1005: { name: "RunCancelled", retryable: false, benign: true, http: 409, when: "run cancelled (or timed out); carries turns and the whole run's usage" },
+  AI1006: { name: "DeferOutsideRun", retryable: false, benign: false, http: 400, when: "`ctx.defer()` outside an agent run (e.g. `testTool`)" },
+  AI1007: { name: "StepStateInvalid", retryable: false, benign: true, http: 409, when: "stored step state cannot be re-entered (agent gone, other agent's or call's state, budget rewritten)" },
+  AI1008: { name: "ThreadRewriteInvalid", retryable: false, benign: true, http: 400, when: "transcript rewrite refused (names the defect)" },
+  AI1009: { name: "ContextOverflow", retryable: false, benign: true, http: 413, when: "prompt exceeds the model's context window (`isContextOverflow(err)`)" },
+  AI1010: { name: "RunNotFound", retryable: false, benign: true, http: 404, when: "no run with that id" },
+  AI1011: { name: "DispatchRefused", retryable: false, benign: true, http: 403, when: "a dispatched agent's `authorize` refused the principal (restored, not re-verified)" },
+  AI1020: { name: "ThreadNotFound", retryable: false, benign: true, http: 404, when: "no thread with that id (never created, or deleted)" },
+  AI1021: { name: "ThreadUnauthorized", retryable: false, benign: true, http: 403, when: "the threads client's `authorize` did not return exactly `true`" },
+  AI1022: { name: "ToolCallNotFound", retryable: false, benign: true, http: 404, when: "no async tool call with that id waits for a result (unknown id, or a sync tool's call)" },
+  AI1023: { name: "DeferInThread", retryable: false, benign: false, http: 409, when: "`ctx.defer()` inside a thread turn; the turn fails" },
+  AI1024: { name: "ThreadNotResumable", retryable: false, benign: true, http: 409, when: "`resumeThread` without a prompt on a thread with nothing to continue" },
+  AI1025: { name: "ThreadAlreadyExists", retryable: false, benign: true, http: 409, when: "`createThread` with an id that is taken" },
+  AI1026: { name: "AsyncToolOutsideThread", retryable: false, benign: false, http: 409, when: "an async tool called by an agent run" },
+  AI1027: { name: "ThreadMessageInvalid", retryable: false, benign: true, http: 400, when: "a message, prompt or tool result that is malformed (not plain JSON, unpaired tool result, …)" },
+  AI1028: { name: "ToolResultDuplicate", retryable: false, benign: true, http: 409, when: "the async call already has its result (answered as `{ status: \"duplicate\" }`)" },
+} as const satisfies Record<string, CodeInfo>;
 
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+export interface CodeInfo {
+  /** The key of the code in `ErrorCode`. */
+  name: string;
+  retryable: boolean;
+  benign: boolean;
+  http: number;
+  /** When a user meets it: the README's table is generated from this. */
+  when: string;
+}
+
+type Table = typeof CODE_TABLE;
+
+/** Every stable error code, by name: `ErrorCode.DeferralExpired === "RC5047"`. */
+export const ErrorCode = Object.fromEntries(Object.entries(CODE_TABLE).map(([code, info]) => [info.name, code])) as {
+  readonly [K in keyof Table as Table[K]["name"]]: K;
+};
+
+export type ErrorCode = keyof Table;
+
+/** True when `type` (a failure's type, anything) is one of the SDK's codes. Own keys only. */
+export function isErrorCode(type: unknown): type is ErrorCode {
+  return typeof type === "string" && Object.prototype.hasOwnProperty.call(CODE_TABLE, type);
+}
+
+/** The table row of a code. */
+export function codeInfo(code: ErrorCode): CodeInfo {
+  return CODE_TABLE[code];
+}
+
+/** The codes Temporal must not retry: what activity retry policies list as non-retryable. */
+export function nonRetryableCodes(): ErrorCode[] {
+  return (Object.keys(CODE_TABLE) as ErrorCode[]).filter((code) => !CODE_TABLE[code].retryable);
+}

@@ -1,5 +1,6 @@
 import { ApplicationFailure, TemporalFailure } from "@temporalio/common";
 import type { DurableAgentsError } from "./base.js";
+import { isErrorCode } from "./codes.js";
 import { errorClasses } from "./registry.js";
 
 /**
@@ -8,8 +9,9 @@ import { errorClasses } from "./registry.js";
  */
 export function fromFailure(err: unknown): DurableAgentsError | undefined {
   for (let cur: unknown = err; cur; cur = (cur as { cause?: unknown }).cause) {
-    if (cur instanceof ApplicationFailure && cur.type && cur.type in errorClasses) {
-      const Cls = errorClasses[cur.type as keyof typeof errorClasses];
+    // An own-key check: a failure typed "constructor" or "__proto__" is not one of ours.
+    if (cur instanceof ApplicationFailure && isErrorCode(cur.type)) {
+      const Cls = errorClasses[cur.type];
       const fields = (cur.details?.[0] ?? {}) as never;
       return new Cls(fields);
     }

@@ -1,4 +1,4 @@
-export { ErrorCode } from "./codes.js";
+export { ErrorCode, CODE_TABLE, codeInfo, isErrorCode, type CodeInfo } from "./codes.js";
 export { DurableAgentsError } from "./base.js";
 export { fromFailure, unwrapFailure } from "./from-failure.js";
 export { InvalidDefinitionError, type InvalidDefinitionFields } from "./invalid-definition.js";

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "./codes.js";
 import { DeferralSecretError } from "./deferral-secret.js";
 import { ResumeTokenError } from "./resume-token.js";
 import { NotPlainJsonError } from "./not-plain-json.js";
@@ -32,7 +33,10 @@ import { AsyncToolOutsideThreadError } from "./async-tool-outside-thread.js";
 import { ThreadMessageInvalidError } from "./thread-message-invalid.js";
 import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 
-/** Code → class, so a failure that crossed the wire can be rebuilt as the typed error. */
+/**
+ * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
+ * Typed against the code table: a code without its class (or a class under another code) fails to compile.
+ */
 export const errorClasses = {
   [InvalidDefinitionError.code]: InvalidDefinitionError,
   [AgentNotRegisteredError.code]: AgentNotRegisteredError,
@@ -67,4 +71,4 @@ export const errorClasses = {
   [ThreadMessageInvalidError.code]: ThreadMessageInvalidError,
   [ToolResultDuplicateError.code]: ToolResultDuplicateError,
   [DispatchRefusedError.code]: DispatchRefusedError,
-} as const;
+} as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
