@@ -11,7 +11,7 @@ export type { DeferralConfig } from "./deferral/config.js";
 export type { AuthorizeHook, AuthorizeRequest, ResumeOptions, ResumeResult } from "./client/resume.js";
 export { DeferralStore, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
 export { replaceDeferredThread, type ThreadRewrite } from "./client/replace-deferred-thread.js";
-export { assertResumableThread } from "./core/assert-resumable-thread.js";
+export { assertResumableThread } from "./core/thread-transcript.js";
 export type {
   DeferralRecord,
   DeferralStatus,

@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from "@temporalio/workflow";
-import { assertResumableThread } from "../src/core/assert-resumable-thread.js";
+import { assertResumableThread } from "../src/core/thread-transcript.js";
 import { deferralIdOf } from "../src/core/deferral-id.js";
 import { fingerprintOf } from "../src/core/fingerprint.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";

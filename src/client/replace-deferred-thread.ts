@@ -1,5 +1,5 @@
 import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-record.js";
-import { assertResumableThread } from "../core/assert-resumable-thread.js";
+import { assertResumableThread } from "../core/thread-transcript.js";
 import { StepStateError } from "../core/errors/step-state.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { DeferralStore } from "./deferral-store.js";

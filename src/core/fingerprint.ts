@@ -1,10 +1,9 @@
 /**
- * A fingerprint of a deferral's step state: two FNV-1a 32-bit hashes over its JSON,
- * so the workflow (no Node crypto in the sandbox) and the client compute the same value.
- * It is a compare-and-swap stamp, not a security measure.
+ * The SDK's one non-cryptographic hash: two FNV-1a style 32-bit lanes over a string, so
+ * workflow code (no Node crypto in the sandbox), workers and clients compute the same
+ * value. Used for compare-and-swap stamps and cache checks, never for security.
  */
-export function fingerprintOf(value: unknown): string {
-  const text = JSON.stringify(value) ?? "";
+export function fnvHash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;
   for (let i = 0; i < text.length; i++) {
@@ -13,4 +12,9 @@ export function fingerprintOf(value: unknown): string {
     b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
   }
   return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+/** A fingerprint of a deferral's step state (its JSON): the compare-and-swap stamp of a rewrite. */
+export function fingerprintOf(value: unknown): string {
+  return fnvHash(JSON.stringify(value) ?? "");
 }

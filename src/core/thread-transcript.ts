@@ -3,7 +3,9 @@
  * which is what lets a stopped, failed or continued-as-new thread pick up where it was.
  * Sandbox-safe; the client uses the same checks before it sends anything.
  */
-import type { ChatMessage, ToolCall } from "./messages.js";
+import { fnvHash } from "./fingerprint.js";
+import { ThreadRewriteError } from "./errors/thread-rewrite.js";
+import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 import type { ThreadMessage } from "./thread-contracts.js";
 
 /** The model-facing form of a stored message. */
@@ -21,18 +23,12 @@ export function toChat(message: ThreadMessage): ChatMessage {
 }
 
 /**
- * A short fingerprint of one message (FNV-1a over its fields, not over JSON key order):
- * lets a worker check that its cached transcript ends where the thread's does.
+ * A fingerprint of one message (over its fields, not over JSON key order): lets a worker
+ * check that its cached transcript ends where the workflow's does.
  */
 export function fingerprint(message: ChatMessage): string {
   const calls = message.role === "assistant" ? (message.tool_calls ?? []).map((c) => `${c.id}\u0001${c.function.name}\u0001${c.function.arguments}`).join("\u0002") : "";
-  const text = `${message.role}\u0000${message.content ?? ""}\u0000${message.role === "tool" ? message.tool_call_id : ""}\u0000${calls}`;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return `${hash.toString(36)}.${text.length.toString(36)}`;
+  return fnvHash(`${message.role}\u0000${message.content ?? ""}\u0000${message.role === "tool" ? message.tool_call_id : ""}\u0000${calls}`);
 }
 
 /** Tool calls of the last assistant message that have no result yet, in the model's order. */
@@ -71,35 +67,93 @@ export function findToolCall(messages: readonly ChatMessage[], toolCallId: strin
   return undefined;
 }
 
+/** What is wrong with a transcript: the first defect met, where, and which call it concerns. */
+export interface TranscriptDefect {
+  defect: string;
+  index?: number;
+  toolCallId?: string;
+}
+
+/** Which tool calls may end a transcript without their results. */
+export interface OpenCallRules {
+  /**
+   * `"any"`: calls of the last batch may all be open (a thread's starting transcript: its
+   * first turn runs them). Otherwise only the ids listed (a deferred run's deferred call).
+   */
+  openAtEnd: "any" | readonly string[];
+  /** A call that must be present and still open at the end: a deferred call, whose result is the resume payload. */
+  mustBeOpen?: string;
+}
+
 /**
- * Why `messages` cannot be a thread's transcript, or undefined: malformed messages, a
- * result without its call, a call id used twice, or a message wedged between calls and
- * their results. Open calls at the very end are fine (the first turn runs them).
+ * The one transcript check, for runs and threads: every message well-formed; each tool
+ * result follows its call's batch (results of a batch come right after it, any order, one
+ * each); call ids unique; calls without results only where `rules` allow.
  */
-export function transcriptProblem(messages: unknown): string | undefined {
-  if (!Array.isArray(messages)) return "messages must be an array";
-  const seen = new Set<string>();
-  let open = new Set<string>();
-  for (const [i, m] of messages.entries()) {
+export function transcriptDefect(messages: unknown, rules: OpenCallRules): TranscriptDefect | undefined {
+  if (!Array.isArray(messages) || messages.length === 0) return { defect: "the transcript is empty" };
+  const calls = new Set<string>();
+  const answered = new Set<string>();
+  let open: string[] = [];
+  const laterCall = (id: string, from: number) =>
+    messages.slice(from).some((m) => (m as ChatMessage)?.role === "assistant" && (m as AssistantMessage).tool_calls?.some((c) => c?.id === id));
+  for (const [index, m] of messages.entries()) {
     const problem = messageProblem(m, true);
-    if (problem) return `messages[${i}]: ${problem}`;
+    if (problem) return { defect: `message ${index} is malformed: ${problem}`, index };
     const message = m as ChatMessage;
     if (message.role === "tool") {
-      if (!open.has(message.tool_call_id)) return `messages[${i}]: a tool result for "${message.tool_call_id}", which no open tool call has`;
-      open.delete(message.tool_call_id);
+      const id = message.tool_call_id;
+      if (answered.has(id)) return { defect: `tool call "${id}" has two results`, index, toolCallId: id };
+      if (!open.includes(id)) {
+        if (calls.has(id)) return { defect: `the tool result for "${id}" does not follow its call's batch`, index, toolCallId: id };
+        const defect = laterCall(id, index) ? `the tool result for "${id}" comes before its call` : `the tool result for "${id}" has no tool call`;
+        return { defect, index, toolCallId: id };
+      }
+      open = open.filter((c) => c !== id);
+      answered.add(id);
       continue;
     }
-    if (open.size > 0) return `messages[${i}]: a ${message.role} message before the results of tool calls ${[...open].join(", ")}`;
+    if (open.length > 0) return { defect: `tool call "${open[0]}" has no result`, index, toolCallId: open[0]! };
     if (message.role === "assistant" && message.tool_calls) {
-      open = new Set();
       for (const call of message.tool_calls) {
-        if (seen.has(call.id)) return `messages[${i}]: tool call id "${call.id}" is used twice`;
-        seen.add(call.id);
-        open.add(call.id);
+        if (calls.has(call.id)) return { defect: `tool call id "${call.id}" appears twice`, index, toolCallId: call.id };
+        calls.add(call.id);
       }
+      open = message.tool_calls.map((c) => c.id);
     }
   }
-  return undefined;
+  const must = rules.mustBeOpen;
+  if (must !== undefined) {
+    if (answered.has(must)) return { defect: `the deferred tool call "${must}" already has a result; its result is the resume payload`, toolCallId: must };
+    if (!open.includes(must)) return { defect: `the deferred tool call "${must}" was dropped`, toolCallId: must };
+  }
+  const stray = rules.openAtEnd === "any" ? undefined : open.find((id) => !rules.openAtEnd.includes(id));
+  return stray === undefined ? undefined : { defect: `tool call "${stray}" has no result`, toolCallId: stray };
+}
+
+/** Why `messages` cannot start a thread, or undefined. Open calls at the very end are fine (the first turn runs them). */
+export function transcriptProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return "messages must be an array";
+  if (messages.length === 0) return undefined;
+  const found = transcriptDefect(messages, { openAtEnd: "any" });
+  return found && (found.index !== undefined ? `messages[${found.index}]: ${found.defect}` : found.defect);
+}
+
+/**
+ * Refuses (AI1008, naming the defect) a transcript a deferred run could not continue from:
+ * empty; malformed; a tool result without its call, before it, or away from its batch; a
+ * call without its result (other than the deferred call, whose result is the resume
+ * payload); a duplicate call id or result; the deferred call dropped or already answered.
+ *
+ * Without `deferredToolCallId` (a resumed run whose payload already landed), every call
+ * needs its result.
+ */
+export function assertResumableThread(messages: unknown, deferredToolCallId?: string): asserts messages is ChatMessage[] {
+  const found = transcriptDefect(
+    messages,
+    deferredToolCallId === undefined ? { openAtEnd: [] } : { openAtEnd: [deferredToolCallId], mustBeOpen: deferredToolCallId },
+  );
+  if (found) throw new ThreadRewriteError(found);
 }
 
 /**
@@ -126,7 +180,8 @@ export function messageProblem(m: unknown, withTools: boolean): string | undefin
         }
         return message.content === null || typeof message.content === "string" ? undefined : "content must be a string or null";
       }
-      return typeof message.content === "string" ? undefined : "content must be a string";
+      // A model may answer with no text at all; content is null then.
+      return message.content === null || typeof message.content === "string" ? undefined : "content must be a string or null";
     }
     case "tool":
       if (!withTools) return "tool results cannot be added as messages; use addToolResult";
