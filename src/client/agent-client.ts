@@ -4,7 +4,6 @@ import {
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  type ConnectionLike,
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
@@ -13,27 +12,20 @@ import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js"
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
 import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
-import { ttlMs } from "../deferral/config.js";
+import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
 import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
 
-export interface AgentClientOptions {
-  /** A `Connection` or `NativeConnection`; ignored when `client` is given. */
-  connection?: ConnectionLike;
-  /** An existing Temporal client to reuse. */
-  client?: Client;
-  /** Default `"default"`. */
-  namespace?: string;
-  /** Task queue the agent workers poll. */
-  taskQueue: string;
+export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the same secret the workers sign tokens with (32+ bytes). */
   deferral?: { secret: string | Uint8Array };
   /** Client-wide resume check; a per-call `authorize` replaces it. */
@@ -82,13 +74,7 @@ export class AgentClient {
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
-    if (!options?.taskQueue) {
-      throw new InvalidDefinitionError({ subject: "AgentClient", problem: "taskQueue is required" });
-    }
-    this.taskQueue = options.taskQueue;
-    this.client =
-      options.client ??
-      new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
+    ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "AgentClient"));
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
@@ -118,7 +104,7 @@ export class AgentClient {
       agentId,
       prompt: options.prompt,
       ...(options.principal ? { principal: options.principal } : {}),
-      ...(options.timeout !== undefined ? { timeoutMs: ttlMs(options.timeout, `run of agent "${agentId}" timeout`) } : {}),
+      ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
     };
     await startAgentRun(this.client, this.taskQueue, runId, input);
     return this.handle(runId);

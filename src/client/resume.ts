@@ -14,6 +14,7 @@ import { NotPlainJsonError } from "../core/errors/not-plain-json.js";
 import { ResumeUnauthorizedError } from "../core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { askAuthorize } from "./authorize.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
 import type { JsonObject, JsonValue, Principal } from "../core/json.js";
@@ -134,9 +135,8 @@ async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, 
 
 async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralView): Promise<void> {
   if (!authorize) return;
-  let verdict: unknown;
-  try {
-    verdict = await authorize({
+  const verdict = await askAuthorize(() =>
+    authorize({
       principal: options.principal,
       deferred: view.principal ? { ...view.principal, restored: true } : undefined,
       payload: options.payload,
@@ -147,13 +147,9 @@ async function authorizeResume(authorize: AuthorizeHook | undefined, options: Re
         deferredAt: view.deferredAt,
         expiresAt: view.expiresAt,
       },
-    });
-  } catch (err) {
-    verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
-  }
-  if (verdict !== true) {
-    throw new ResumeUnauthorizedError({ deferralId: view.id, returned: typeof verdict === "string" ? verdict : JSON.stringify(verdict) ?? "undefined" });
-  }
+    }),
+  );
+  if (!verdict.allowed) throw new ResumeUnauthorizedError({ deferralId: view.id, returned: verdict.returned });
 }
 
 /** Refuses, before the approval is spent, a resume whose thread plus payload cannot fit the model. */

@@ -1,4 +1,5 @@
-import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
+import type { Duration } from "@temporalio/common";
+import { durationMs } from "./duration.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
 import type { JsonObject, Principal } from "./json.js";
@@ -100,7 +101,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     }
     seen.add(tool.name);
   }
-  const timeouts = { callMs: duration(subject, options.timeouts?.call ?? "10m"), heartbeatMs: duration(subject, options.timeouts?.heartbeat ?? "30s") };
+  const timeouts = { callMs: durationMs(options.timeouts?.call ?? "10m", `${subject} timeouts.call`, "10m"), heartbeatMs: durationMs(options.timeouts?.heartbeat ?? "30s", `${subject} timeouts.heartbeat`, "30s") };
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 1)) {
     throw new InvalidDefinitionError({ subject, problem: "contextWindow must be a positive integer (tokens)" });
   }
@@ -119,17 +120,4 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     ...(options.authorize ? { authorize: options.authorize } : {}),
   };
-}
-
-function duration(subject: string, value: Duration): number {
-  let ms: number;
-  try {
-    ms = msToNumber(value);
-  } catch {
-    ms = NaN;
-  }
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new InvalidDefinitionError({ subject, problem: `timeout ${JSON.stringify(value)} is not a positive duration like "30s"` });
-  }
-  return ms;
 }

@@ -1,6 +1,6 @@
-import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
+import type { Duration } from "@temporalio/common";
+import { durationMs } from "../core/duration.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 
 /** Deferral settings. Worker and client must share the same `secret`. */
 export interface DeferralConfig {
@@ -33,14 +33,5 @@ export function resolveDeferralConfig(config: DeferralConfig | undefined): Resol
 
 /** A TTL in milliseconds; AI1001 for anything that is not a positive duration. */
 export function ttlMs(value: Duration, subject: string): number {
-  let ms = NaN;
-  try {
-    ms = msToNumber(value);
-  } catch {
-    // reported below
-  }
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new InvalidDefinitionError({ subject, problem: `${JSON.stringify(value)} is not a positive duration like "72h"` });
-  }
-  return ms;
+  return durationMs(value, subject);
 }

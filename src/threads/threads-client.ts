@@ -5,7 +5,6 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
-  type ConnectionLike,
   type WorkflowHandle,
 } from "@temporalio/client";
 import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
@@ -44,6 +43,8 @@ import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.j
 import type { JsonValue, Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import type { ChatMessage } from "../core/messages.js";
+import { askAuthorize } from "../client/authorize.js";
+import { connect, type ClientConnectionOptions } from "../client/connection.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
 /**
@@ -54,15 +55,7 @@ import { retryStateOf, type RetryState } from "./retry-state.js";
  */
 export type ThreadAuthorizeHook = (principal: Principal | undefined, threadId: string) => boolean | Promise<boolean>;
 
-export interface ThreadsClientOptions {
-  /** A `Connection` or `NativeConnection`; ignored when `client` is given. */
-  connection?: ConnectionLike;
-  /** An existing Temporal client to reuse (e.g. `agentClient.client`). */
-  client?: Client;
-  /** Default `"default"`. */
-  namespace?: string;
-  /** Task queue the agent workers poll. */
-  taskQueue: string;
+export interface ThreadsClientOptions extends ClientConnectionOptions {
   /** The agent new threads run unless `createThread` names another. */
   agent?: AgentDefinition | string;
   /** Checked on every call that touches an existing thread. */
@@ -123,11 +116,7 @@ export class ThreadsClient {
   readonly #authorize: ThreadAuthorizeHook | undefined;
 
   constructor(options: ThreadsClientOptions) {
-    if (!options?.taskQueue) throw new InvalidDefinitionError({ subject: "ThreadsClient", problem: "taskQueue is required" });
-    this.taskQueue = options.taskQueue;
-    this.client =
-      options.client ??
-      new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
+    ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "ThreadsClient"));
     this.#agentId = agentIdOf(options.agent);
     this.#authorize = options.authorize;
   }
@@ -395,23 +384,12 @@ export class ThreadsClient {
       throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
     }
     if (!this.#authorize) return;
-    let verdict: unknown;
-    try {
-      verdict = await this.#authorize(options.principal, threadId);
-    } catch (err) {
-      verdict = `an error (${err instanceof Error ? err.message : String(err)})`;
-    }
-    if (verdict !== true) {
-      throw new ThreadUnauthorizedError({ threadId, operation, returned: typeof verdict === "string" ? verdict : (JSON.stringify(verdict) ?? "undefined") });
-    }
+    const verdict = await askAuthorize(() => this.#authorize!(options.principal, threadId));
+    if (!verdict.allowed) throw new ThreadUnauthorizedError({ threadId, operation, returned: verdict.returned });
   }
 
   async #allowed(principal: Principal | undefined, threadId: string): Promise<boolean> {
-    try {
-      return (await this.#authorize!(principal, threadId)) === true;
-    } catch {
-      return false;
-    }
+    return (await askAuthorize(() => this.#authorize!(principal, threadId))).allowed;
   }
 
   async #query<T>(threadId: string, call: () => Promise<T>): Promise<T> {
