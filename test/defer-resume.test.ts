@@ -1,6 +1,6 @@
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AgentClient } from "../src/client/agent-client.js";
+import { AgentClient } from "../src/index.js";
 import { mintResumeToken } from "../src/deferral/token.js";
 import { defineAgent } from "../src/core/define-agent.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
@@ -10,11 +10,12 @@ import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
 let agents: AgentClient;
+let taskQueue: string;
 const events: DeferralEvent[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([payoutAgent], {
+  ({ agents, taskQueue } = await h.worker([payoutAgent], {
     deferral: { secret: SECRET },
     on: { deferred: (e) => events.push(e), resumed: (e) => events.push(e), expired: (e) => events.push(e) },
     client: { deferral: { secret: SECRET } },
@@ -42,6 +43,8 @@ async function deferredRun(amount = 250) {
   if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
   return { runId, ack, link: linkFor(runId) };
 }
+
+const ROTATED = "rotated-secret-0123456789-abcdefghijklmn";
 
 const codeOf = (err: unknown) => (err as { code?: string }).code;
 
@@ -114,6 +117,16 @@ describe("defer and resume", () => {
     const tampered = link.token.slice(0, -2) + (link.token.endsWith("AA") ? "BB" : "AA");
     await expect(agents.resume({ token: tampered, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
     expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+  });
+
+  it("keeps parked links working across a secret rotation: the old secret verifies, the new one mints", async () => {
+    const { runId, link } = await deferredRun();
+    const rotated = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secrets: [ROTATED, SECRET] } });
+    await expect(rotated.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
+    await expect(rotated.result(runId)).resolves.toMatchObject({ text: "Paid 250." });
+    // A client that dropped the old secret refuses the old link as a forgery.
+    const dropped = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secrets: [ROTATED] } });
+    await expect(dropped.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
   });
 
   it("refuses a token for a deferral that does not exist with RC5046", async () => {

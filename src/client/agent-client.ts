@@ -10,7 +10,7 @@ import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
-import { resolveDeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
+import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
@@ -26,8 +26,8 @@ import { startAgentRun } from "./start-run.js";
 import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
-  /** Needed to resume: the same secret the workers sign tokens with (32+ bytes). */
-  deferral?: { secret: string | Uint8Array };
+  /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */
+  deferral?: Pick<DeferralConfig, "secret" | "secrets">;
   /** Client-wide resume check; a per-call `authorize` replaces it. */
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook. */
@@ -179,7 +179,7 @@ export class AgentClient {
    */
   resume(options: ResumeOptions): Promise<ResumeResult> {
     return resumeDeferral(
-      { client: this.client, deferrals: this.deferrals, secret: this.#deferral?.secret, authorize: this.#authorize },
+      { client: this.client, deferrals: this.deferrals, secrets: this.#deferral?.secrets, authorize: this.#authorize },
       options,
     );
   }

@@ -64,17 +64,17 @@ export interface ResumeResult {
 export interface ResumeDeps {
   client: Client;
   deferrals: DeferralStore;
-  /** The deferral secret; absent when the client was made without one (RC5040). */
-  secret: Buffer | undefined;
+  /** The deferral secrets (current first); absent when the client was made without them (RC5040). */
+  secrets: Buffer[] | undefined;
   authorize: AuthorizeHook | undefined;
 }
 
 /** `AgentClient.resume()`: the checks in their documented order, then the resume update. */
 export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): Promise<ResumeResult> {
-  if (!deps.secret) {
+  if (!deps.secrets) {
     throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
   }
-  const claims = verifyResumeToken(deps.secret, options?.token);
+  const claims = verifyResumeToken(deps.secrets, options?.token);
   const located = parseDeferralId(claims.deferralId);
   if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
   const authorize = options.authorize ?? deps.authorize;

@@ -2,33 +2,47 @@ import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 
-/** Deferral settings. Worker and client must share the same `secret`. */
+type Secret = string | Uint8Array;
+
+/** Deferral settings. Workers and clients must share the secrets. */
 export interface DeferralConfig {
   /**
    * Signs resume tokens: at least 32 bytes, the same on every worker and client, never
-   * stored in workflow state. Rotating it invalidates every outstanding token.
+   * stored in workflow state. Give either this or `secrets`.
    */
-  secret: string | Uint8Array;
+  secret?: Secret;
+  /**
+   * For rotation: `[current, ...previous]`. Tokens are minted with the first and verified
+   * against any of them (each token names its key), so parked runs keep their links while
+   * a new secret rolls out. Drop an old secret once no deferral minted with it is left.
+   */
+  secrets?: readonly Secret[];
   /** How long a deferral stays resumable when `ctx.defer()` names no `ttl`. Default `"72h"`. */
   defaultTtl?: Duration;
 }
 
 export interface ResolvedDeferralConfig {
+  /** The secret new tokens are minted with. */
   secret: Buffer;
+  /** Every secret a token may have been minted with, current first. */
+  secrets: Buffer[];
   defaultTtlMs: number;
 }
 
 /** Checks the config: RC5040 for a missing or short secret. */
 export function resolveDeferralConfig(config: DeferralConfig | undefined): ResolvedDeferralConfig {
-  const raw = config?.secret;
-  if (raw === undefined || raw === null || (typeof raw !== "string" && !(raw instanceof Uint8Array))) {
-    throw new DeferralSecretError({ reason: "no secret was given" });
+  const given = config?.secrets ?? (config?.secret === undefined ? undefined : [config.secret]);
+  if (config?.secret !== undefined && config.secrets !== undefined) {
+    throw new DeferralSecretError({ reason: "both secret and secrets were given; pass secrets: [current, ...previous] alone" });
   }
-  const secret = typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw);
-  if (secret.length < 32) {
-    throw new DeferralSecretError({ reason: `it is ${secret.length} bytes long, at least 32 are needed` });
-  }
-  return { secret, defaultTtlMs: ttlMs(config?.defaultTtl ?? "72h", "deferral.defaultTtl") };
+  if (!Array.isArray(given) || given.length === 0) throw new DeferralSecretError({ reason: "no secret was given" });
+  const secrets = given.map((raw, i) => {
+    if (typeof raw !== "string" && !(raw instanceof Uint8Array)) throw new DeferralSecretError({ reason: `secret ${i} is not a string or bytes` });
+    const secret = typeof raw === "string" ? Buffer.from(raw, "utf8") : Buffer.from(raw);
+    if (secret.length < 32) throw new DeferralSecretError({ reason: `secret ${i} is ${secret.length} bytes long, at least 32 are needed` });
+    return secret;
+  });
+  return { secret: secrets[0]!, secrets, defaultTtlMs: durationMs(config?.defaultTtl ?? "72h", "deferral.defaultTtl") };
 }
 
 /** A TTL in milliseconds; AI1001 for anything that is not a positive duration. */

@@ -1,21 +1,33 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
-
-const VERSION = 1;
 
 /** What a resume token is bound to: one deferral and the one tool call that handed it out. */
 export interface TokenClaims {
   deferralId: string;
   toolCallId: string;
   version: number;
-  /** The agent declares a context window: resume must estimate the thread before claiming. */
+  /** The agent declares a context window: resume must estimate the transcript before claiming. */
   window: boolean;
 }
 
+/** No token we mint comes near this; anything longer is refused before any work. */
+export const MAX_TOKEN_LENGTH = 2048;
+
+const B64URL = /^[A-Za-z0-9_-]+$/;
+
 /**
- * Mints a token: `v1.<claims>.<HMAC-SHA256>`. Only the secret's holders (workers and
- * clients) can mint or check one; the workflow never sees the secret or the token.
+ * A key id: which secret minted a token, so verification picks that secret and secrets can
+ * rotate (mint with the new one, keep verifying the old). Derived from the secret, so
+ * nobody has to name keys; 48 bits say nothing useful about the secret.
+ */
+export function keyIdOf(secret: string | Uint8Array): string {
+  return createHash("sha256").update("durable-agents/key-id\n").update(secret).digest("base64url").slice(0, 8);
+}
+
+/**
+ * Mints a token: `v2.<key id>.<claims>.<HMAC-SHA256>`. Only the secret's holders (workers
+ * and clients) can mint or check one; the workflow never sees the secret or the token.
  */
 export function mintResumeToken(
   secret: string | Uint8Array,
@@ -23,22 +35,40 @@ export function mintResumeToken(
   toolCallId: string,
   options: { window?: boolean } = {},
 ): string {
+  assertSecret(secret);
+  const kid = keyIdOf(secret);
   const claims = Buffer.from(JSON.stringify({ d: deferralId, c: toolCallId, ...(options.window ? { w: 1 } : {}) })).toString("base64url");
-  return `v${VERSION}.${claims}.${sign(secret, claims)}`;
+  return `v2.${kid}.${claims}.${sign(secret, `v2\n${kid}.${claims}`)}`;
 }
 
-/** Verifies a token and returns its claims; RC5041 when malformed or forged. */
-export function verifyResumeToken(secret: Buffer, token: unknown): TokenClaims {
+/**
+ * Verifies a token against the current and previous secrets and returns its claims;
+ * RC5041 when it is malformed, not canonical, or forged. Tokens minted before key ids
+ * existed (`v1.`) are still accepted, checked against every secret.
+ */
+export function verifyResumeToken(secrets: readonly Buffer[], token: unknown): TokenClaims {
   if (typeof token !== "string") throw new ResumeTokenError({ reason: "the token is not a string" });
+  if (token.length > MAX_TOKEN_LENGTH) throw new ResumeTokenError({ reason: `it is longer than ${MAX_TOKEN_LENGTH} characters` });
   const parts = token.split(".");
-  if (parts.length !== 3 || parts[0] !== `v${VERSION}`) {
-    throw new ResumeTokenError({ reason: "it does not have the v1.<claims>.<signature> shape" });
+  const [version] = parts;
+  const shaped = (version === "v2" && parts.length === 4) || (version === "v1" && parts.length === 3);
+  if (!shaped || !parts.slice(1).every(canonicalBase64url)) {
+    throw new ResumeTokenError({ reason: "it does not have the v2.<key id>.<claims>.<signature> shape in canonical base64url" });
   }
-  const [, claims, signature] = parts as [string, string, string];
-  const expected = Buffer.from(sign(secret, claims), "base64url");
-  const given = Buffer.from(signature, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new ResumeTokenError({ reason: "the signature does not match" });
+  let claims: string;
+  if (version === "v2") {
+    const [, kid, body, signature] = parts as [string, string, string, string];
+    const secret = secrets.find((s) => keyIdOf(s) === kid);
+    if (!secret || !matches(signature, sign(secret, `v2\n${kid}.${body}`))) {
+      throw new ResumeTokenError({ reason: "the signature does not match (or it was minted with a secret this client does not hold)" });
+    }
+    claims = body;
+  } else {
+    const [, body, signature] = parts as [string, string, string];
+    if (!secrets.some((s) => matches(signature, sign(s, `v1\n${body}`)))) {
+      throw new ResumeTokenError({ reason: "the signature does not match" });
+    }
+    claims = body;
   }
   let parsed: { d?: unknown; c?: unknown; w?: unknown };
   try {
@@ -46,15 +76,30 @@ export function verifyResumeToken(secret: Buffer, token: unknown): TokenClaims {
   } catch {
     throw new ResumeTokenError({ reason: "its claims are not readable" });
   }
-  if (typeof parsed.d !== "string" || typeof parsed.c !== "string") {
+  if (typeof parsed?.d !== "string" || typeof parsed.c !== "string") {
     throw new ResumeTokenError({ reason: "its claims are incomplete" });
   }
-  return { deferralId: parsed.d, toolCallId: parsed.c, version: VERSION, window: parsed.w === 1 };
+  return { deferralId: parsed.d, toolCallId: parsed.c, version: version === "v2" ? 2 : 1, window: parsed.w === 1 };
 }
 
-function sign(secret: string | Uint8Array, claims: string): string {
-  if ((typeof secret === "string" ? Buffer.byteLength(secret) : secret.length) < 32) {
+// Base64url has spare bits in its last character: only the one encoding that decodes and
+// re-encodes to itself is accepted, so a token has exactly one spelling.
+function canonicalBase64url(part: string): boolean {
+  return B64URL.test(part) && Buffer.from(part, "base64url").toString("base64url") === part;
+}
+
+function matches(given: string, expected: string): boolean {
+  const a = Buffer.from(given, "base64url");
+  const b = Buffer.from(expected, "base64url");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function sign(secret: string | Uint8Array, text: string): string {
+  return createHmac("sha256", secret).update(`durable-agents/resume/${text}`).digest("base64url");
+}
+
+function assertSecret(secret: string | Uint8Array): void {
+  if ((typeof secret === "string" ? Buffer.byteLength(secret) : secret?.length ?? 0) < 32) {
     throw new DeferralSecretError({ reason: "it is shorter than 32 bytes" });
   }
-  return createHmac("sha256", secret).update(`durable-agents/resume/v${VERSION}\n${claims}`).digest("base64url");
 }
