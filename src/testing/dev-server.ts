@@ -4,19 +4,16 @@
  * Resolution order (first that works wins):
  *  1. `TEMPORAL_ADDRESS` is set: use that server as-is (we do not own it).
  *  2. A `temporal` CLI binary is found: run `temporal server start-dev`.
- *  3. Go is installed: `go install` the CLI into our cache dir, then (2).
+ *  3. Go is installed: `go install` the CLI into our cache dir (scripts/temporal-binary.ts), then (2).
  *  4. `@temporalio/testing` downloads a dev server (needs internet).
  * Otherwise a {@link TemporalUnavailableError} explains the four options.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { constants as fsConstants } from "node:fs";
-import { access, mkdir } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Connection } from "@temporalio/client";
+import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "../../scripts/temporal-binary.js";
 
 /** Custom search attributes the agent workflows rely on; registered at server start. */
 export const SEARCH_ATTRIBUTES = {
@@ -52,10 +49,6 @@ export interface TemporalServerHandle {
   restart(): Promise<void>;
 }
 
-/** The CLI version we install; pinned so every machine runs the same server. */
-export const TEMPORAL_CLI_VERSION = "v1.5.1";
-const TEMPORAL_CLI_MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
-
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
 /** Lines of server output kept so a failed start can say why. */
@@ -84,79 +77,11 @@ const defaultLog = (line: string): void => {
   process.stderr.write(`[temporal] ${line}\n`);
 };
 
-function cacheBinDir(): string {
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(cacheHome, "durable-agents", "bin");
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** PATH `temporal`, then our cache dir (where {@link installTemporalBinary} puts it), then `~/go/bin`. */
-export async function findTemporalBinary(log?: (line: string) => void): Promise<string | undefined> {
-  const exe = process.platform === "win32" ? "temporal.exe" : "temporal";
-  const pathDirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  const candidates = [
-    ...pathDirs.map((dir) => join(dir, exe)),
-    join(cacheBinDir(), exe),
-    join(homedir(), "go", "bin", exe),
-  ];
-  for (const candidate of candidates) {
-    if (await isExecutable(candidate)) {
-      log?.(`using temporal CLI at ${candidate}`);
-      return candidate;
-    }
-  }
-  return undefined;
-}
-
 /** Streams a child's output to `onLine` one line at a time. */
 function forwardLines(child: ChildProcess, onLine: (line: string) => void): void {
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on("line", onLine);
   }
-}
-
-/**
- * Builds the pinned CLI from source into our cache dir. Takes a few minutes on a cold Go
- * cache; `go install` is quiet while compiling, so we also log a heartbeat.
- */
-export async function installTemporalBinary(log: (line: string) => void = defaultLog): Promise<string> {
-  const binDir = cacheBinDir();
-  await mkdir(binDir, { recursive: true });
-  log(`building ${TEMPORAL_CLI_MODULE} with go install (a few minutes on first run)...`);
-  const startedAt = Date.now();
-  const child = spawn("go", ["install", TEMPORAL_CLI_MODULE], {
-    env: { ...process.env, GOBIN: binDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  forwardLines(child, (line) => log(line));
-  const heartbeat = setInterval(() => {
-    log(`still building temporal CLI (${Math.round((Date.now() - startedAt) / 1000)}s)...`);
-  }, 30_000);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("error", (err: NodeJS.ErrnoException) => {
-        reject(err.code === "ENOENT" ? new Error("`go` is not installed (not found on PATH)") : err);
-      });
-      child.once("exit", (code, signal) => {
-        if (code === 0) resolve();
-        else reject(new Error(`go install failed (${signal ?? `exit code ${code}`})`));
-      });
-    });
-  } finally {
-    clearInterval(heartbeat);
-  }
-  const binary = join(binDir, process.platform === "win32" ? "temporal.exe" : "temporal");
-  if (!(await isExecutable(binary))) throw new Error(`go install succeeded but ${binary} is missing`);
-  log(`built ${binary} in ${Math.round((Date.now() - startedAt) / 1000)}s`);
-  return binary;
 }
 
 /**
