@@ -1,17 +1,17 @@
 /**
- * Shared bench plumbing: a Temporal server, a scripted model server, an SDK worker and a
- * bare (hand-written) worker side by side, the tool both paths run, and history sizes.
+ * Shared bench plumbing: the agent stack the tests also use (test/agent-stack.ts) with an SDK
+ * worker and a bare (hand-written) worker side by side, the tool both paths run, and history sizes.
  */
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
 import { tsToMs } from "@temporalio/common/lib/time.js";
 import proto from "@temporalio/proto";
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions } from "@temporalio/worker";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, type AgentDefinition } from "../src/index.js";
-import { startScriptedModelServer, startTemporal, type Responder, type ScriptedModelServer } from "../src/testing/index.js";
-import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
+import { defineAgent, defineTool, type AgentDefinition } from "../src/index.js";
+import type { Responder, ScriptedModelServer } from "../src/testing/index.js";
+import { startAgentStack, type AgentStack, type AgentStackOptions } from "../test/agent-stack.js";
 import { createBareActivities, type BareTool } from "./bare/activities.js";
 import type { bareAgent } from "./bare/workflows.js";
 
@@ -22,10 +22,10 @@ export const progress = (line: string): void => {
   process.stderr.write(`[bench] ${line}\n`);
 };
 
-const MODEL = "bench-model";
+export const MODEL = "bench-model";
 const SYSTEM = "You research questions with the search tool, then answer briefly.";
 // The scripted server would otherwise estimate usage by scanning every request's thread.
-const USAGE = { promptTokens: 100, completionTokens: 10 };
+export const USAGE = { promptTokens: 100, completionTokens: 10 };
 
 /** The one tool of the bench conversations: a search returning `resultBytes` of text. */
 export function searchTool(resultBytes: number) {
@@ -90,62 +90,45 @@ export function installRuntime(): void {
   runtimeInstalled = true;
 }
 
-/**
- * Starts a Temporal server (or uses TEMPORAL_ADDRESS), the scripted model server, and an
- * SDK worker and a bare worker in this process on separate task queues.
- */
-export async function startBench(options: { maxTurns: number; toolResultBytes: number }): Promise<Bench> {
+/** The agent stack on a server of its own (or TEMPORAL_ADDRESS's), after {@link installRuntime}. */
+export async function startBenchStack(connection?: AgentStackOptions["connection"]): Promise<AgentStack> {
   installRuntime();
-  const temporal = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
-  const cleanup: Array<() => Promise<unknown>> = [() => temporal.stop()];
-  const close = async (): Promise<void> => {
-    for (const step of cleanup.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${String(err)}`));
-  };
+  return startAgentStack({ log: (line) => progress(`temporal: ${line}`), connection });
+}
+
+/** The bare worker on a fresh task queue, running until the stack closes; resolves to that queue. */
+export async function startBareWorker(stack: AgentStack, tools: BareTool[], interceptors?: WorkerOptions["interceptors"]): Promise<string> {
+  const taskQueue = `bench-bare-${randomUUID()}`;
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL("./bare/workflows.ts", import.meta.url)),
+    logger: new DefaultLogger("WARN"),
+  });
+  const worker = await Worker.create({
+    connection: stack.native,
+    namespace: stack.namespace,
+    taskQueue,
+    workflowBundle,
+    activities: createBareActivities({ baseURL: stack.model.url, model: MODEL, tools }),
+    interceptors,
+  });
+  void stack.run(worker);
+  return taskQueue;
+}
+
+/** A Temporal server, the scripted model server, and an SDK worker and a bare worker in this process. */
+export async function startBench(options: { maxTurns: number; toolResultBytes: number }): Promise<Bench> {
+  // The client's own 128 MB default is set under a key grpc-js ignores, leaving 4 MB:
+  // too small for one page of a naive long conversation's history.
+  const stack = await startBenchStack({ channelArgs: { "grpc.max_receive_message_length": 256 * 1024 * 1024 } });
   try {
-    const { address, namespace } = temporal;
-    const [connection, native, model, sdkBundle, bareBundle] = await Promise.all([
-      // The client's own 128 MB default is set under a key grpc-js ignores, leaving 4 MB:
-      // too small for one page of a naive long conversation's history.
-      Connection.connect({ address, channelArgs: { "grpc.max_receive_message_length": 256 * 1024 * 1024 } }),
-      NativeConnection.connect({ address }),
-      startScriptedModelServer(),
-      bundleAgentWorkflows(),
-      bundleWorkflowCode({
-        workflowsPath: fileURLToPath(new URL("./bare/workflows.ts", import.meta.url)),
-        logger: new DefaultLogger("WARN"),
-      }),
-    ]);
-    cleanup.push(() => connection.close(), () => native.close(), () => model.close());
-    const client = new Client({ connection, namespace });
+    const { model, namespace } = stack;
+    const client = new Client({ connection: stack.connection, namespace });
     const tool = searchTool(options.toolResultBytes);
     const agent: AgentDefinition = defineAgent({ id: "bench", model: MODEL, system: SYSTEM, tools: [tool.sdk], maxTurns: options.maxTurns });
-    const sdkQueue = `bench-sdk-${randomUUID()}`;
-    const bareQueue = `bench-bare-${randomUUID()}`;
-    const workers = await Promise.all([
-      createAgentWorker({
-        connection: native,
-        namespace,
-        taskQueue: sdkQueue,
-        agents: [agent],
-        model: openaiModel({ baseURL: model.url, apiKey: "bench" }),
-        workflowBundle: sdkBundle,
-      }),
-      Worker.create({
-        connection: native,
-        namespace,
-        taskQueue: bareQueue,
-        workflowBundle: bareBundle,
-        activities: createBareActivities({ baseURL: model.url, model: MODEL, tools: [tool.bare] }),
-      }),
+    const [{ agents }, bareQueue] = await Promise.all([
+      stack.worker([agent], { taskQueue: `bench-sdk-${randomUUID()}`, client: { client } }),
+      startBareWorker(stack, [tool.bare]),
     ]);
-    for (const worker of workers) {
-      const running = worker.run();
-      cleanup.push(async () => {
-        worker.shutdown();
-        await running;
-      });
-    }
-    const agents = new AgentClient({ client, taskQueue: sdkQueue });
     // Scripted requests keep whole threads; drop them so long benches do not hoard memory.
     const forgetRequests = (): void => void model.requests.splice(0);
     return {
@@ -167,10 +150,10 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
         forgetRequests();
         return workflowId;
       },
-      close,
+      close: () => stack.close(),
     };
   } catch (err) {
-    await close();
+    await stack.close();
     throw err;
   }
 }

@@ -13,19 +13,17 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
-import { Client, Connection, type WorkflowClientInterceptor } from "@temporalio/client";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type ActivityInterceptorsFactory } from "@temporalio/worker";
+import type { ActivityInterceptorsFactory } from "@temporalio/worker";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool } from "../src/index.js";
-import { startScriptedModelServer, startTemporal, type Responder } from "../src/testing/index.js";
-import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
+import { defineAgent, defineTool } from "../src/index.js";
+import type { Responder } from "../src/testing/index.js";
 import { resumeUpdate } from "../src/core/wire/run.js";
-import { createBareActivities, type BareTool } from "./bare/activities.js";
+import type { BareTool } from "./bare/activities.js";
 import { approveUpdate, parkedUpdate, pingUpdate } from "./bare/messages.js";
 import type { bareResume } from "./bare/workflows.js";
-import { envInt, installRuntime, median, percentile, progress, prompt, round } from "./lib.js";
+import { envInt, median, MODEL, percentile, progress, prompt, round, startBareWorker, startBenchStack, USAGE } from "./lib.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
@@ -34,9 +32,7 @@ const WARMUP = 3;
 /** Quiet time between parking and resuming, so the deferral's own tasks are done. */
 const SETTLE_MS = 100;
 const TARGET = 1.2;
-const MODEL = "bench-model";
 const SYSTEM = "You pay out money, but only after a human approves.";
-const USAGE = { promptTokens: 100, completionTokens: 10 };
 const PAYLOAD = { approved: true };
 
 /** A timestamp (performance.now()) of one leg, per workflow id. */
@@ -55,7 +51,6 @@ interface Sample {
 }
 
 export async function main(): Promise<Record<string, unknown>> {
-  installRuntime();
   const marks: Mark[] = [];
   const mark = (workflowId: string, what: string): void => void marks.push({ workflowId, what, at: performance.now() });
   /** When each conversation's post-resume model request arrived at the model server. */
@@ -63,22 +58,10 @@ export async function main(): Promise<Record<string, unknown>> {
   /** Tokens the SDK tool handler handed out (ctx.deferral.token), with their tool call, by run id. */
   const tokens = new Map<string, { token: string; toolCallId: string }>();
 
-  const temporal = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
-  const cleanup: Array<() => Promise<unknown>> = [() => temporal.stop()];
+  const stack = await startBenchStack();
   try {
-    const { address, namespace } = temporal;
+    const { model, namespace } = stack;
     const secret = randomBytes(32).toString("base64url");
-    const [connection, native, model, sdkBundle, bareBundle] = await Promise.all([
-      Connection.connect({ address }),
-      NativeConnection.connect({ address }),
-      startScriptedModelServer(),
-      bundleAgentWorkflows(),
-      bundleWorkflowCode({
-        workflowsPath: fileURLToPath(new URL("./bare/workflows.ts", import.meta.url)),
-        logger: new DefaultLogger("WARN"),
-      }),
-    ]);
-    cleanup.push(() => connection.close(), () => native.close(), () => model.close());
 
     // Client legs: the SDK's deferral query and the update call, the bare update call.
     const clientTiming: WorkflowClientInterceptor = {
@@ -109,7 +92,7 @@ export async function main(): Promise<Record<string, unknown>> {
         },
       },
     });
-    const client = new Client({ connection, namespace, interceptors: { workflow: [clientTiming] } });
+    const client = new Client({ connection: stack.connection, namespace, interceptors: { workflow: [clientTiming] } });
 
     const description = "Ask a human to approve a payout";
     const askApproval = defineTool({
@@ -133,36 +116,15 @@ export async function main(): Promise<Record<string, unknown>> {
       handler: () => "unused: the bare workflow parks instead of running the tool",
     };
     const agent = defineAgent({ id: "resume-bench", model: MODEL, system: SYSTEM, tools: [askApproval], maxTurns: 4 });
-    const sdkQueue = `bench-resume-sdk-${randomUUID()}`;
-    const bareQueue = `bench-resume-bare-${randomUUID()}`;
-    const workers = await Promise.all([
-      createAgentWorker({
-        connection: native,
-        namespace,
-        taskQueue: sdkQueue,
-        agents: [agent],
-        model: openaiModel({ baseURL: model.url, apiKey: "bench" }),
-        workflowBundle: sdkBundle,
+    const [{ agents }, bareQueue] = await Promise.all([
+      stack.worker([agent], {
+        taskQueue: `bench-resume-sdk-${randomUUID()}`,
         deferral: { secret },
         worker: { interceptors: { activity: [activityTiming] } },
+        client: { client, deferral: { secret } },
       }),
-      Worker.create({
-        connection: native,
-        namespace,
-        taskQueue: bareQueue,
-        workflowBundle: bareBundle,
-        activities: createBareActivities({ baseURL: model.url, model: MODEL, tools: [bareTool] }),
-        interceptors: { activity: [activityTiming] },
-      }),
+      startBareWorker(stack, [bareTool], { activity: [activityTiming] }),
     ]);
-    for (const worker of workers) {
-      const running = worker.run();
-      cleanup.push(async () => {
-        worker.shutdown();
-        await running;
-      });
-    }
-    const agents = new AgentClient({ client, taskQueue: sdkQueue, deferral: { secret } });
 
     // Turn 0 asks for approval; turn 1 is the call after the resume, timestamped on arrival.
     const responder: Responder = (_request, turn) =>
@@ -333,7 +295,7 @@ export async function main(): Promise<Record<string, unknown>> {
       updateOnlyRatio: round(median(updateOnly.map((s) => s.ms)) / bareMedianMs, 3),
     };
   } finally {
-    for (const step of cleanup.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${String(err)}`));
+    await stack.close();
   }
 }
 

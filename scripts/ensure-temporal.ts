@@ -5,11 +5,8 @@
  *
  *   npx tsx scripts/ensure-temporal.ts
  */
-import {
-  findTemporalBinary,
-  installTemporalBinary,
-  TemporalUnavailableError,
-} from "../src/testing/dev-server.js";
+import { TemporalUnavailableError } from "../src/testing/dev-server.js";
+import { findTemporalBinary, installTemporalBinary } from "./temporal-binary.js";
 
 const log = (line: string): void => {
   process.stderr.write(`[ensure-temporal] ${line}\n`);

@@ -3,28 +3,14 @@
  *
  * Resolution order (first that works wins):
  *  1. `TEMPORAL_ADDRESS` is set: use that server as-is (we do not own it).
- *  2. A `temporal` CLI binary is found: run `temporal server start-dev`.
- *  3. Go is installed: `go install` the CLI into our cache dir, then (2).
- *  4. `@temporalio/testing` downloads a dev server (needs internet).
+ *  2. A `temporal` CLI binary is found, or built with Go (scripts/temporal-binary.ts): run its
+ *     dev server through @temporalio/testing's `TestWorkflowEnvironment.createLocal`.
+ *  3. `createLocal` downloads a dev server (needs internet).
  * Otherwise a {@link TemporalUnavailableError} explains the four options.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { constants as fsConstants } from "node:fs";
-import { access, mkdir } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
-import { createInterface } from "node:readline";
-import { setTimeout as sleep } from "node:timers/promises";
-import { Connection } from "@temporalio/client";
-
-/** Custom search attributes the agent workflows rely on; registered at server start. */
-export const SEARCH_ATTRIBUTES = {
-  DeferralStatus: "Keyword",
-  AgentId: "Keyword",
-  DeferralExpiresAt: "Datetime",
-  DeferralId: "Keyword",
-} as const;
+import type { TestWorkflowEnvironment } from "@temporalio/testing";
+import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "../../scripts/temporal-binary.js";
+import * as searchAttributeKeys from "../core/search-attributes.js";
 
 export interface DevServerOptions {
   /** SQLite file to persist state in; without it state is lost when the server stops. */
@@ -47,19 +33,11 @@ export interface TemporalServerHandle {
   namespace: string;
   /** true when we started it */
   owned: boolean;
+  /** Stops a server we started; a no-op for an external one and when already stopped. */
   stop(): Promise<void>;
   /** stop and start again on the same port and db file (only when owned, needs dbFilename) */
   restart(): Promise<void>;
 }
-
-/** The CLI version we install; pinned so every machine runs the same server. */
-export const TEMPORAL_CLI_VERSION = "v1.5.1";
-const TEMPORAL_CLI_MODULE = `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`;
-
-const READY_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 10_000;
-/** Lines of server output kept so a failed start can say why. */
-const OUTPUT_TAIL_LINES = 40;
 
 export class TemporalUnavailableError extends Error {
   readonly code = "TEMPORAL_UNAVAILABLE";
@@ -80,305 +58,110 @@ export class TemporalUnavailableError extends Error {
   }
 }
 
-const defaultLog = (line: string): void => {
-  process.stderr.write(`[temporal] ${line}\n`);
-};
-
-function cacheBinDir(): string {
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(cacheHome, "durable-agents", "bin");
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** PATH `temporal`, then our cache dir (where {@link installTemporalBinary} puts it), then `~/go/bin`. */
-export async function findTemporalBinary(log?: (line: string) => void): Promise<string | undefined> {
-  const exe = process.platform === "win32" ? "temporal.exe" : "temporal";
-  const pathDirs = (process.env.PATH ?? "").split(delimiter).filter(Boolean);
-  const candidates = [
-    ...pathDirs.map((dir) => join(dir, exe)),
-    join(cacheBinDir(), exe),
-    join(homedir(), "go", "bin", exe),
-  ];
-  for (const candidate of candidates) {
-    if (await isExecutable(candidate)) {
-      log?.(`using temporal CLI at ${candidate}`);
-      return candidate;
-    }
-  }
-  return undefined;
-}
-
-/** Streams a child's output to `onLine` one line at a time. */
-function forwardLines(child: ChildProcess, onLine: (line: string) => void): void {
-  for (const stream of [child.stdout, child.stderr]) {
-    if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on("line", onLine);
-  }
-}
-
-/**
- * Builds the pinned CLI from source into our cache dir. Takes a few minutes on a cold Go
- * cache; `go install` is quiet while compiling, so we also log a heartbeat.
- */
-export async function installTemporalBinary(log: (line: string) => void = defaultLog): Promise<string> {
-  const binDir = cacheBinDir();
-  await mkdir(binDir, { recursive: true });
-  log(`building ${TEMPORAL_CLI_MODULE} with go install (a few minutes on first run)...`);
-  const startedAt = Date.now();
-  const child = spawn("go", ["install", TEMPORAL_CLI_MODULE], {
-    env: { ...process.env, GOBIN: binDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  forwardLines(child, (line) => log(line));
-  const heartbeat = setInterval(() => {
-    log(`still building temporal CLI (${Math.round((Date.now() - startedAt) / 1000)}s)...`);
-  }, 30_000);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("error", (err: NodeJS.ErrnoException) => {
-        reject(err.code === "ENOENT" ? new Error("`go` is not installed (not found on PATH)") : err);
-      });
-      child.once("exit", (code, signal) => {
-        if (code === 0) resolve();
-        else reject(new Error(`go install failed (${signal ?? `exit code ${code}`})`));
-      });
-    });
-  } finally {
-    clearInterval(heartbeat);
-  }
-  const binary = join(binDir, process.platform === "win32" ? "temporal.exe" : "temporal");
-  if (!(await isExecutable(binary))) throw new Error(`go install succeeded but ${binary} is missing`);
-  log(`built ${binary} in ${Math.round((Date.now() - startedAt) / 1000)}s`);
-  return binary;
-}
-
-/**
- * Picks `count` distinct free ports. All listeners stay open until every port is chosen
- * so the OS cannot hand out the same port twice.
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once("error", reject);
-          server.listen(0, "127.0.0.1", () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
-
-/**
- * Waits until the frontend answers and our search attributes are registered: start-dev
- * opens the port before it has finished registering them, and workflows that upsert an
- * unknown attribute would fail.
- */
-async function waitUntilReady(
-  address: string,
-  namespace: string,
-  timeoutMs: number,
-  hasExited: () => string | undefined,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    const exited = hasExited();
-    if (exited) throw new Error(`temporal server exited during startup (${exited})`);
-    let connection: Connection | undefined;
-    try {
-      connection = await Connection.connect({ address, connectTimeout: 2_000 });
-      const conn = connection;
-      const attemptDeadline = Date.now() + 5_000;
-      await conn.withDeadline(attemptDeadline, () => conn.workflowService.getSystemInfo({}));
-      const { customAttributes } = await conn.withDeadline(attemptDeadline, () =>
-        conn.operatorService.listSearchAttributes({ namespace }),
-      );
-      const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !(name in (customAttributes ?? {})));
-      if (missing.length === 0) return;
-      lastError = new Error(`search attributes not registered yet: ${missing.join(", ")}`);
-    } catch (err) {
-      lastError = err;
-    } finally {
-      await connection?.close().catch(() => undefined);
-    }
-    await sleep(200);
-  }
-  throw new Error(`temporal server at ${address} not ready after ${timeoutMs / 1000}s: ${String(lastError)}`);
-}
-
-/** A `temporal server start-dev` child process that can be stopped and started again with the same args. */
-class CliDevServer implements TemporalServerHandle {
-  readonly owned = true;
-  private child: ChildProcess | undefined;
-  private exitInfo: string | undefined;
-  private readonly outputTail: string[] = [];
-  /** Kills the child if the parent exits without calling stop(); only sync work is possible here. */
-  private readonly killOnExit = (): void => {
-    this.child?.kill("SIGTERM");
-  };
-
-  constructor(
-    private readonly binary: string,
-    private readonly args: string[],
-    readonly address: string,
-    readonly namespace: string,
-    private readonly dbFilename: string | undefined,
-    private readonly log: (line: string) => void,
-  ) {}
-
-  async start(): Promise<void> {
-    const startedAt = Date.now();
-    this.exitInfo = undefined;
-    this.outputTail.length = 0;
-    // Own stdin pipe and the same process group: a terminal Ctrl+C reaches the server too.
-    const child = spawn(this.binary, this.args, { stdio: ["ignore", "pipe", "pipe"] });
-    this.child = child;
-    process.on("exit", this.killOnExit);
-    forwardLines(child, (line) => {
-      this.outputTail.push(line);
-      if (this.outputTail.length > OUTPUT_TAIL_LINES) this.outputTail.shift();
-    });
-    child.once("error", (err) => {
-      this.exitInfo = `spawn failed: ${err.message}`;
-    });
-    child.once("exit", (code, signal) => {
-      this.exitInfo ??= signal ? `signal ${signal}` : `exit code ${code}`;
-      process.off("exit", this.killOnExit);
-    });
-    try {
-      await waitUntilReady(this.address, this.namespace, READY_TIMEOUT_MS, () => this.exitInfo);
-    } catch (err) {
-      await this.stop();
-      const tail = this.outputTail.join("\n");
-      throw new Error(`${(err as Error).message}\nserver output (tail):\n${tail || "(none)"}`, { cause: err });
-    }
-    this.log(`temporal dev server ready at ${this.address} in ${Date.now() - startedAt}ms`);
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    this.child = undefined;
-    if (child.exitCode === null && child.signalCode === null && this.exitInfo === undefined) {
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
-      // A graceful stop lets SQLite close cleanly; SIGKILL only if the server hangs.
-      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    process.off("exit", this.killOnExit);
-  }
-
-  async restart(): Promise<void> {
-    if (!this.dbFilename) {
-      throw new Error("restart() needs dbFilename: without it the server would come back empty");
-    }
-    await this.stop();
-    await this.start();
-  }
-}
-
 /**
  * The dev server runs one history shard whose task-queue readers poll at most 20 times a
  * second, so every task waits ~40 ms before a worker sees it. Lifting the cap makes the
  * local server behave like a real cluster's latency, for tests and benchmarks alike.
  */
-export const DEV_DYNAMIC_CONFIG: Record<string, number> = {
+const DEV_DYNAMIC_CONFIG: Record<string, number> = {
   "history.transferProcessorMaxPollRPS": 10_000,
   "history.timerProcessorMaxPollRPS": 10_000,
   "history.visibilityProcessorMaxPollRPS": 10_000,
 };
 
-function dynamicConfigArgs(): string[] {
-  return Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]);
+const defaultLog = (line: string): void => {
+  process.stderr.write(`[temporal] ${line}\n`);
+};
+
+/** `stop()` of every server this process started and has not stopped yet. */
+const running = new Set<() => Promise<void>>();
+const TERMINATION_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * The dev server is a child process: if the parent dies of a signal, nothing stops it and it
+ * keeps its port and db file. And Temporal's Runtime listens for these signals (to stop
+ * workers), so the parent would not even exit. We stop our servers first, then let the signal
+ * take its default course (exit; workers cannot finish without their server anyway) unless
+ * something else in the process still listens for it.
+ */
+async function stopServersOnSignal(signal: NodeJS.Signals): Promise<void> {
+  for (const s of TERMINATION_SIGNALS) process.off(s, stopServersOnSignal);
+  await Promise.allSettled([...running].map((stop) => stop()));
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
-function cliArgs(ports: { grpc: number; http: number; metrics: number }, namespace: string, dbFilename?: string): string[] {
-  const args = [
-    "server",
-    "start-dev",
-    "--headless",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(ports.grpc),
-    // Fixed (not random) so a restart comes back on exactly the same ports.
-    "--http-port",
-    String(ports.http),
-    "--metrics-port",
-    String(ports.metrics),
-    "--namespace",
-    namespace,
-    "--log-level",
-    "error",
-  ];
-  if (dbFilename) args.push("--db-filename", dbFilename);
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push("--search-attribute", `${name}=${type}`);
-  args.push(...dynamicConfigArgs());
-  return args;
+function track(stop: () => Promise<void>): void {
+  if (running.size === 0) for (const s of TERMINATION_SIGNALS) process.on(s, stopServersOnSignal);
+  running.add(stop);
 }
 
-async function startCli(binary: string, options: DevServerOptions, namespace: string, log: (line: string) => void) {
-  const [grpc = 0, http = 0, metrics = 0] = await freePorts(3);
-  const ports = { grpc: options.port ?? grpc, http, metrics };
-  const address = `127.0.0.1:${ports.grpc}`;
-  const server = new CliDevServer(binary, cliArgs(ports, namespace, options.dbFilename), address, namespace, options.dbFilename, log);
-  await server.start();
-  return server;
+function untrack(stop: () => Promise<void>): void {
+  running.delete(stop);
+  if (running.size === 0) for (const s of TERMINATION_SIGNALS) process.off(s, stopServersOnSignal);
 }
 
-/** Last resort: the SDK downloads a dev server binary (needs internet). */
-async function startSdkDownload(options: DevServerOptions, namespace: string, log: (line: string) => void) {
-  // Imported lazily: it pulls in the native worker runtime, which the other paths never need.
+/** A dev server from `executable`, or from the SDK's download when it is undefined. */
+async function startLocal(
+  executable: string | undefined,
+  options: DevServerOptions,
+  namespace: string,
+  log: (line: string) => void,
+): Promise<TemporalServerHandle> {
+  // Imported lazily: it loads Temporal's native runtime, which an external server never needs.
   const { TestWorkflowEnvironment } = await import("@temporalio/testing");
-  const extraArgs = [
-    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ["--search-attribute", `${name}=${type}`]),
-    ...dynamicConfigArgs(),
-  ];
-  const create = (port: number | undefined) =>
-    TestWorkflowEnvironment.createLocal({
-      server: { namespace, port, dbFilename: options.dbFilename, ip: "127.0.0.1", extraArgs },
+  const launch = async (port: number | undefined): Promise<TestWorkflowEnvironment> => {
+    const startedAt = Date.now();
+    const started = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: executable ? { type: "existing-path", path: executable } : undefined,
+        namespace,
+        port,
+        dbFilename: options.dbFilename,
+        searchAttributes: Object.values(searchAttributeKeys),
+        log: { format: "pretty", level: "error" },
+        extraArgs: [
+          ...Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]),
+          // The server's banner would land on our stdout, which benches keep for their result.
+          "--output",
+          "none",
+        ],
+      },
     });
-  const startedAt = Date.now();
-  let env = await create(options.port);
-  try {
-    await waitUntilReady(env.address, namespace, READY_TIMEOUT_MS, () => undefined);
-  } catch (err) {
-    await env.teardown();
-    throw err;
-  }
-  log(`downloaded temporal dev server ready at ${env.address} in ${Date.now() - startedAt}ms`);
-  const port = Number(env.address.split(":").pop());
-  const handle: TemporalServerHandle = {
-    address: env.address,
+    log(`temporal dev server ready at ${started.address} in ${Date.now() - startedAt}ms`);
+    return started;
+  };
+
+  let env: TestWorkflowEnvironment | undefined = await launch(options.port);
+  const { address } = env;
+  const stop = async (): Promise<void> => {
+    const stopping = env;
+    env = undefined;
+    untrack(stop);
+    await stopping?.teardown();
+  };
+  track(stop);
+  return {
+    address,
     namespace,
     owned: true,
-    stop: () => env.teardown(),
+    stop,
     async restart() {
       if (!options.dbFilename) {
         throw new Error("restart() needs dbFilename: without it the server would come back empty");
       }
-      await env.teardown();
-      env = await create(port);
-      await waitUntilReady(env.address, namespace, READY_TIMEOUT_MS, () => undefined);
+      await stop();
+      env = await launch(Number(address.slice(address.lastIndexOf(":") + 1)));
+      track(stop);
     },
   };
-  return handle;
 }
 
+/**
+ * A Temporal server with the SDK's search attributes registered (see the module comment for
+ * where it comes from). A server started here is stopped by `stop()`, or when this process
+ * gets SIGINT or SIGTERM. It loads Temporal's `Runtime`: call `Runtime.install()`, if at all,
+ * before this.
+ */
 export async function startTemporal(options: DevServerOptions = {}): Promise<TemporalServerHandle> {
   const log = options.log ?? defaultLog;
   const externalAddress = options.local ? undefined : process.env.TEMPORAL_ADDRESS;
@@ -398,7 +181,6 @@ export async function startTemporal(options: DevServerOptions = {}): Promise<Tem
 
   const namespace = options.namespace ?? "default";
   const attempts: string[] = [];
-
   let binary = await findTemporalBinary(log);
   if (!binary) {
     attempts.push("no `temporal` on PATH, in the cache dir or in ~/go/bin");
@@ -408,14 +190,12 @@ export async function startTemporal(options: DevServerOptions = {}): Promise<Tem
       attempts.push(`go install: ${(err as Error).message}`);
     }
   }
-  if (binary) {
-    // A binary that exists but fails to start is a real error, not a reason to download another.
-    return startCli(binary, options, namespace, log);
-  }
+  // A binary that exists but fails to start is a real error, not a reason to download another.
+  if (binary) return startLocal(binary, options, namespace, log);
 
   try {
-    log("falling back to the @temporalio/testing dev server download...");
-    return await startSdkDownload(options, namespace, log);
+    log("falling back to the dev server @temporalio/testing downloads...");
+    return await startLocal(undefined, options, namespace, log);
   } catch (err) {
     attempts.push(`@temporalio/testing download: ${(err as Error).message}`);
   }

@@ -1,0 +1,122 @@
+/**
+ * What the tests and the benchmarks both run agents against: a Temporal server (given, or
+ * started here), a client and a native connection to it, one scripted model server, the SDK's
+ * workflow bundle, and workers that run in the background until `close()`.
+ * No vitest here: the benchmarks import it too.
+ */
+import { randomUUID } from "node:crypto";
+import { Connection, type ConnectionOptions } from "@temporalio/client";
+import { NativeConnection, type Worker } from "@temporalio/worker";
+import { AgentClient, type AgentClientOptions } from "../src/client/agent-client.js";
+import type { AgentDefinition } from "../src/core/define-agent.js";
+import { openaiModel } from "../src/model/openai.js";
+import { startTemporal } from "../src/testing/dev-server.js";
+import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/scripted-model-server.js";
+import { bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker/create-agent-worker.js";
+
+export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents" | "model">> {
+  /** Options for the AgentClient made alongside. */
+  client?: Partial<AgentClientOptions>;
+}
+
+export interface AgentStackOptions {
+  /** A running server to use and leave running; without it one is started and `close()` stops it. */
+  temporal?: { address: string; namespace: string };
+  /** Progress lines of the server start. */
+  log?: (line: string) => void;
+  /** Options of the client connection beyond its address. */
+  connection?: Omit<ConnectionOptions, "address">;
+}
+
+export interface AgentStack {
+  address: string;
+  namespace: string;
+  connection: Connection;
+  native: NativeConnection;
+  model: ScriptedModelServer;
+  bundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>;
+  /** A worker for `agents` on a fresh task queue, running until `close()`, and a client for it. */
+  worker(
+    agents: AgentDefinition[],
+    overrides?: WorkerOverrides,
+  ): Promise<{ worker: Worker; agents: AgentClient; taskQueue: string; running: Promise<void> }>;
+  /** Runs any worker in the background until `close()`. */
+  run(worker: Worker): Promise<void>;
+  /** Stops the workers, then closes what was opened here, the server last if it was started here. */
+  close(): Promise<void>;
+}
+
+export async function startAgentStack(options: AgentStackOptions = {}): Promise<AgentStack> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const close = async (): Promise<void> => {
+    const errors: unknown[] = [];
+    for (const step of cleanup.splice(0).reverse()) await step().catch((err: unknown) => errors.push(err));
+    if (errors.length > 0) throw errors[0];
+  };
+  try {
+    let temporal = options.temporal;
+    if (!temporal) {
+      const started = await startTemporal({ log: options.log });
+      cleanup.push(() => started.stop());
+      temporal = started;
+    }
+    const { address, namespace } = temporal;
+    const opened = <T extends { close(): Promise<unknown> }>(resource: Promise<T>): Promise<T> =>
+      resource.then((value) => {
+        cleanup.push(() => value.close());
+        return value;
+      });
+    const pending = {
+      connection: opened(Connection.connect({ ...options.connection, address })),
+      native: opened(NativeConnection.connect({ address })),
+      model: opened(startScriptedModelServer()),
+      bundle: bundleAgentWorkflows(),
+    };
+    // Everything settles before the first failure is thrown, so close() finds all that did open.
+    await Promise.allSettled(Object.values(pending));
+    const connection = await pending.connection;
+    const native = await pending.native;
+    const model = await pending.model;
+    const bundle = await pending.bundle;
+
+    const workers: Array<{ worker: Worker; running: Promise<void> }> = [];
+    cleanup.push(async () => {
+      // A test may have shut its worker down already; shutting down twice throws.
+      for (const w of workers) if (w.worker.getState() === "RUNNING") w.worker.shutdown();
+      await Promise.allSettled(workers.map((w) => w.running));
+    });
+    const run = (worker: Worker): Promise<void> => {
+      const running = worker.run();
+      workers.push({ worker, running });
+      return running;
+    };
+    return {
+      address,
+      namespace,
+      connection,
+      native,
+      model,
+      bundle,
+      async worker(agentDefs, { client: clientOptions, ...overrides } = {}) {
+        const taskQueue = overrides.taskQueue ?? `tq-${randomUUID()}`;
+        const worker = await createAgentWorker({
+          connection: native,
+          namespace,
+          agents: agentDefs,
+          model: openaiModel({ baseURL: model.url, apiKey: "scripted" }),
+          workflowBundle: bundle,
+          ...overrides,
+          taskQueue,
+        });
+        const running = run(worker);
+        const agents = new AgentClient({ connection, namespace, taskQueue, ...clientOptions });
+        return { worker, agents, taskQueue, running };
+      },
+      run,
+      close,
+    };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+}
