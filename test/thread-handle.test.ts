@@ -1,5 +1,6 @@
+import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ThreadNotFoundError, ThreadUnauthorizedError, type Principal } from "../src/index.js";
+import { ThreadNotFoundError, ThreadUnauthorizedError, ThreadsClient, type Principal } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { seen, threadRig, type ThreadRig } from "./thread-support.js";
 
@@ -89,5 +90,53 @@ describe("threads.handle(threadId, { principal })", () => {
     // The owner's handle still finds the thread untouched; a handle needs an id.
     expect(await rig.threads.handle(threadId, { principal: alice }).getThread()).toMatchObject({ status: "idle", messageCount: 0 });
     expect(() => rig.threads.handle("")).toThrow(/threadId/);
+  });
+});
+
+describe("deleteThread", () => {
+  it("throws what the server refuses, leaves the thread ended, and a second call deletes it", async () => {
+    const threadId = await alicesThread();
+    // A client whose deletes the server refuses, as a namespace role without delete rights would.
+    const connection = await Connection.connect({ address: h.address });
+    try {
+      const client = new Client({ connection, namespace: h.namespace });
+      const refused = Object.assign(new Error("7 PERMISSION_DENIED: Request unauthorized."), { code: 7, details: "Request unauthorized.", metadata: {} });
+      const service = client.workflowService as unknown as { deleteWorkflowExecution: (request: { workflowExecution?: { workflowId?: string } }) => Promise<unknown> };
+      const serverDelete = service.deleteWorkflowExecution.bind(service);
+      service.deleteWorkflowExecution = () => Promise.reject(refused);
+      const threads = new ThreadsClient({ client, taskQueue: rig.taskQueue, authorize: (p, id) => owners.get(id) === p?.id });
+
+      await expect(threads.deleteThread({ threadId, principal: alice })).rejects.toBe(refused);
+      // Ended: it takes no more messages, but its history is still there to delete.
+      expect(ThreadNotFoundError.isInstance(await threads.getThread({ threadId, principal: alice }).catch((e: unknown) => e))).toBe(true);
+      expect((await client.workflow.getHandle(threadId).describe()).status.name).toBe("COMPLETED");
+
+      // Allowed again: the next call has the server delete the history (which it does in the background).
+      const accepted: string[] = [];
+      service.deleteWorkflowExecution = async (request) => {
+        const response = await serverDelete(request);
+        accepted.push(request.workflowExecution?.workflowId ?? "");
+        return response;
+      };
+      expect(await threads.deleteThread({ threadId, principal: alice })).toEqual({ deleted: true });
+      expect(accepted).toEqual([threadId]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it("answers deleted to racing deletes (or AI1020 to one that finds it gone), and AI1020 for a thread that never existed", async () => {
+    const threadId = await alicesThread();
+    const thread = rig.threads.handle(threadId, { principal: alice });
+    const outcomes = await Promise.allSettled([thread.deleteThread(), thread.deleteThread(), thread.deleteThread()]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).not.toHaveLength(0);
+    for (const o of outcomes) {
+      if (o.status === "fulfilled") expect(o.value).toEqual({ deleted: true });
+      else expect(ThreadNotFoundError.isInstance(o.reason), String(o.reason)).toBe(true);
+    }
+
+    const never = uid("never-created");
+    owners.set(never, "alice");
+    expect(ThreadNotFoundError.isInstance(await rig.threads.deleteThread({ threadId: never, principal: alice }).catch((e: unknown) => e))).toBe(true);
   });
 });

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client,
+  isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type ConnectionLike,
@@ -404,15 +406,39 @@ export class ThreadsClient {
     return { threads, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64") } : {}) };
   }
 
-  /** Deletes the thread: running work is cancelled, the workflow ends, and its history is deleted. */
+  /**
+   * Deletes the thread: running work is cancelled, the workflow ends, and its history is
+   * deleted. AI1020 when there is no such thread. When the server refuses to delete the
+   * history (a permission, say), its error is thrown; the thread has ended by then, and
+   * calling again deletes its history.
+   */
   async deleteThread(options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
     await this.#check(options, "deleteThread");
-    await this.#update(options.threadId, threadDeleteUpdate);
-    const handle = this.#handle(options.threadId);
-    await handle.result().catch(() => undefined);
-    await this.client.workflowService
-      .deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId: options.threadId } })
-      .catch(() => undefined);
+    const { threadId } = options;
+    // Refused as not found: it never existed, or it ended without its history being deleted
+    // (an earlier delete the server refused, a delete racing this one, a terminate).
+    const accepted = await this.#update(threadId, threadDeleteUpdate).then(
+      () => true,
+      (err: unknown) => {
+        if (ThreadNotFoundError.isInstance(err)) return false;
+        throw err;
+      },
+    );
+    // Deleting a running execution terminates it: let it finish its own way first (status hook, replies).
+    try {
+      await this.#handle(threadId).result();
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError) && !(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    let removed = true;
+    try {
+      await this.client.workflowService.deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId: threadId } });
+    } catch (err) {
+      // Not found: a delete racing this one removed it first. The thread is gone either way, as asked.
+      if (!(isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND)) throw err;
+      removed = false;
+    }
+    if (!accepted && !removed) throw new ThreadNotFoundError({ threadId });
     return { deleted: true };
   }
 
@@ -564,3 +590,6 @@ function agentIdOf(agent: AgentDefinition | string | undefined): string | undefi
 }
 
 const newMessageId = () => `msg-${randomUUID()}`;
+
+// gRPC's status code, as Temporal's service errors carry it.
+const GRPC_NOT_FOUND = 5;
