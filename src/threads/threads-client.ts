@@ -11,6 +11,7 @@ import {
   type WorkflowHandle,
 } from "@temporalio/client";
 import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
+import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { temporal } from "@temporalio/proto";
 import type { agentThread } from "../../workflows/thread.js";
 import type {
@@ -396,9 +397,10 @@ export class ThreadsClient {
       const threadId = execution.execution?.workflowId;
       if (!threadId) continue;
       if (this.#authorize && !(await this.#allowed(options.principal, threadId))) continue;
-      const memo = execution.memo?.fields?.threadCreatedAt;
+      // The memo went through the client's data converter, a payload codec included; search attributes never do.
+      const memo = await decodeOptionalSinglePayload<string>(this.client.options.loadedDataConverter, execution.memo?.fields?.threadCreatedAt);
       const agent = execution.searchAttributes?.indexedFields?.[AgentIdKey.name];
-      const createdAt = memo ? String(defaultPayloadConverter.fromPayload(memo)) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
+      const createdAt = memo ? String(memo) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
       const agentId = agent ? defaultPayloadConverter.fromPayload<string | string[]>(agent) : undefined;
       threads.push({ threadId, createdAt, ...(agentId ? { agentId: Array.isArray(agentId) ? agentId[0]! : agentId } : {}) });
     }
