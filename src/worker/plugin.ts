@@ -114,7 +114,7 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
  * });
  * ```
  *
- * Your workflows must not export a name the agent workflows use (`agentRun`, `agentThread`, …).
+ * Your workflows must not export a name the agent workflows use (`agentRun`, `agentThread`).
  */
 export function durableAgentsPlugin(options: DurableAgentsPluginOptions): DurableAgentsPlugin {
   return new DurableAgentsPlugin(options);
