@@ -173,6 +173,30 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
   });
 });
 
+describe("a user workflow named like an agent workflow", () => {
+  it("fails the workflow tasks with an error that names the clash, instead of hiding either workflow", async () => {
+    const taskQueue = uid("tq-clash");
+    const worker = await Worker.create({
+      connection: h.native,
+      namespace: h.namespace,
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL("./fixtures/clashing-workflows.ts", import.meta.url)),
+      plugins: [durableAgentsPlugin({ agents: [agent], model: openaiModel({ baseURL: h.model.url, apiKey: "test" }) })],
+    });
+    ownWorkers.push({ worker, running: worker.run() });
+    const client = new Client({ connection: h.connection, namespace: h.namespace });
+    const handle = await client.workflow.start("hello", { workflowId: uid("clash"), taskQueue });
+    await vi.waitFor(
+      async () => {
+        const failures = (await handle.fetchHistory()).events!.flatMap((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? []);
+        expect(failures.join("\n")).toMatch(/clashing-workflows\.ts exports agentRun, already the name of an agent workflow/);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    await handle.terminate("test over");
+  });
+});
+
 /** A reversible codec, as an encrypting one would be: the whole payload, reversed, under an encoding of its own. */
 class MarkingCodec implements PayloadCodec {
   static readonly encoding = "binary/test-reversed";
