@@ -1,5 +1,6 @@
 // `durable-agents/worker`: what a worker process needs.
 export { createAgentWorker, bundleAgentWorkflows, agentWorkflowsPath, type AgentWorkerOptions } from "./worker/create-agent-worker.js";
+export { durableAgentsPlugin, DurableAgentsPlugin, type DurableAgentsPluginOptions } from "./worker/plugin.js";
 export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";
 export { mintResumeToken } from "./deferral/token.js";
 export type { DeferralConfig } from "./deferral/config.js";

@@ -1,5 +1,25 @@
 // Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
-export { ThreadsClient, type ThreadsClientOptions, type ThreadAuthorizeHook, type CreateThreadOptions, type ThreadView, type ThreadSummary } from "./threads-client.js";
+export {
+  ThreadsClient,
+  type ThreadsClientOptions,
+  type ThreadAuthorizeHook,
+  type CreateThreadOptions,
+  type ThreadView,
+  type ThreadSummary,
+  type ThreadHandle,
+  type ThreadCaller,
+  type SendMessageOptions,
+  type AddMessageOptions,
+  type ResumeThreadOptions,
+  type ListMessagesOptions,
+  type StreamUpdatesOptions,
+  type FollowUpdatesOptions,
+  type WaitUntilSettledOptions,
+  type AddToolResultOptions,
+  type AddToolErrorOptions,
+  type MessagePage,
+  type ToolResultReply,
+} from "./threads-client.js";
 export { defineAsyncTool, type AsyncToolDefinition, type AsyncToolOptions, type AsyncToolContext } from "../core/define-async-tool.js";
 export type { RetryState } from "./retry-state.js";
 export type { ToolRetry, ToolRetryOptions, ToolBackoff, FixedBackoff, ExponentialBackoff, RetryErrorInfo } from "../core/tool-retry.js";

@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   Client,
+  isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
 import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
+import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { temporal } from "@temporalio/proto";
 import type { agentThread } from "../../workflows/thread.js";
 import type {
@@ -63,7 +66,8 @@ export interface ThreadsClientOptions extends ClientConnectionOptions {
 }
 
 /** Who is calling; what `authorize` is asked about. */
-interface Caller {
+export interface ThreadCaller {
+  /** Who the call is made for: what `authorize` is asked about. */
   principal?: Principal;
 }
 
@@ -102,7 +106,80 @@ export interface ThreadSummary {
   createdAt: string;
 }
 
-type ThreadHandle = WorkflowHandle<typeof agentThread>;
+type ThreadWorkflowHandle = WorkflowHandle<typeof agentThread>;
+
+/** The options of a `ThreadHandle` method: the `ThreadsClient` method's, less what the handle binds. */
+type Bound<Options> = Omit<Options, "threadId" | "principal">;
+
+/**
+ * One thread's operations, bound to its id and to the principal they are made for
+ * (`threads.handle(threadId, { principal })`). Each is the `ThreadsClient` method of the
+ * same name, authorized the same way on every call.
+ */
+export interface ThreadHandle {
+  readonly threadId: string;
+  /** See `ThreadsClient.sendMessage`. */
+  sendMessage(options: Bound<SendMessageOptions>): Promise<ThreadSendReply>;
+  /** See `ThreadsClient.addMessage`. */
+  addMessage(options: Bound<AddMessageOptions>): Promise<ThreadSendReply>;
+  /** See `ThreadsClient.resumeThread`. */
+  resumeThread(options?: Bound<ResumeThreadOptions>): Promise<ThreadResumeReply>;
+  /** See `ThreadsClient.stopThread`. */
+  stopThread(): Promise<ThreadStopReply>;
+  /** See `ThreadsClient.getThread`. */
+  getThread(): Promise<ThreadView>;
+  /** See `ThreadsClient.listMessages`. */
+  listMessages(options?: Bound<ListMessagesOptions>): Promise<MessagePage>;
+  /** See `ThreadsClient.streamUpdates`. */
+  streamUpdates(options?: Bound<StreamUpdatesOptions>): Promise<StreamSnapshot>;
+  /** See `ThreadsClient.followUpdates`. */
+  followUpdates(options?: Bound<FollowUpdatesOptions>): AsyncGenerator<StreamSnapshot>;
+  /** See `ThreadsClient.waitUntilSettled`. */
+  waitUntilSettled(options?: Bound<WaitUntilSettledOptions>): Promise<ThreadView>;
+  /** See `ThreadsClient.deleteThread`. */
+  deleteThread(): Promise<{ deleted: true }>;
+  /** See `ThreadsClient.addToolResult`. */
+  addToolResult(options: Bound<AddToolResultOptions>): Promise<ToolResultReply>;
+  /** See `ThreadsClient.addToolError`. */
+  addToolError(options: Bound<AddToolErrorOptions>): Promise<ToolResultReply>;
+}
+
+/** `sendMessage`: the message and, to send it at most once, its id. */
+export type SendMessageOptions = { threadId: string; prompt: string; messageId?: string } & ThreadCaller;
+/** `addMessage`: a message that does not start a turn. */
+export type AddMessageOptions = { threadId: string; message: ChatMessage; messageId?: string } & ThreadCaller;
+/** `resumeThread`: an optional prompt to continue with. */
+export type ResumeThreadOptions = { threadId: string; prompt?: string } & ThreadCaller;
+/** `listMessages`: the page to read. */
+export type ListMessagesOptions = { threadId: string; cursor?: string; limit?: number } & ThreadCaller;
+/** `streamUpdates`: the last seq already seen. */
+export type StreamUpdatesOptions = { threadId: string; fromSeq?: number } & ThreadCaller;
+/** `followUpdates`: where to start, how often to poll, and when to stop. */
+export type FollowUpdatesOptions = {
+  threadId: string;
+  fromSeq?: number;
+  pollIntervalMs?: number;
+  signal?: AbortSignal;
+  until?: (batch: StreamSnapshot) => boolean;
+} & ThreadCaller;
+/** `waitUntilSettled`: a signal to give up waiting. */
+export type WaitUntilSettledOptions = { threadId: string; signal?: AbortSignal } & ThreadCaller;
+/** `addToolResult`: the async call answered and its result. */
+export type AddToolResultOptions = { threadId: string; toolCallId: string; result: JsonValue } & ThreadCaller;
+/** `addToolError`: the async call answered and its failure. */
+export type AddToolErrorOptions = { threadId: string; toolCallId: string; error: string } & ThreadCaller;
+/** A page of the transcript (`listMessages`). */
+export interface MessagePage {
+  messages: ThreadMessage[];
+  total: number;
+  /** Pass it for the next page; absent on the last one. */
+  cursor?: string;
+}
+/** What `addToolResult` and `addToolError` answer. */
+export interface ToolResultReply {
+  status: "accepted" | "duplicate";
+  toolCallId: string;
+}
 
 /**
  * Long-lived chat threads. Each thread is one workflow with an inbox: messages run the
@@ -168,7 +245,7 @@ export class ThreadsClient {
    * gets its own turn after; on a stopped or failed thread it moves on from the
    * interrupted turn. The same `messageId` twice sends once.
    */
-  async sendMessage(options: { threadId: string; prompt: string; messageId?: string } & Caller): Promise<ThreadSendReply> {
+  async sendMessage(options: SendMessageOptions): Promise<ThreadSendReply> {
     await this.#check(options, "sendMessage");
     if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
     return this.#update(options.threadId, threadSendUpdate, {
@@ -179,7 +256,7 @@ export class ThreadsClient {
   }
 
   /** Adds a message without running the agent (user, assistant without tool calls, or system). Queued while a turn runs. */
-  async addMessage(options: { threadId: string; message: ChatMessage; messageId?: string } & Caller): Promise<ThreadSendReply> {
+  async addMessage(options: AddMessageOptions): Promise<ThreadSendReply> {
     await this.#check(options, "addMessage");
     const problem = messageProblem(options.message, false);
     if (problem) throw new ThreadMessageInvalidError({ threadId: options.threadId, problem });
@@ -191,7 +268,7 @@ export class ThreadsClient {
    * again, an unanswered message is answered, then the inbox. A prompt joins first (or
    * after the interrupted tools). AI1024 when there is nothing to continue and no prompt.
    */
-  async resumeThread(options: { threadId: string; prompt?: string } & Caller): Promise<ThreadResumeReply> {
+  async resumeThread(options: ResumeThreadOptions): Promise<ThreadResumeReply> {
     await this.#check(options, "resumeThread");
     if (options.prompt !== undefined && typeof options.prompt !== "string") {
       throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
@@ -202,13 +279,13 @@ export class ThreadsClient {
   }
 
   /** Stops the running turn: its model request and tools are cancelled at once. A thread with nothing running is left as it is. */
-  async stopThread(options: { threadId: string } & Caller): Promise<ThreadStopReply> {
+  async stopThread(options: { threadId: string } & ThreadCaller): Promise<ThreadStopReply> {
     await this.#check(options, "stopThread");
     return this.#update(options.threadId, threadStopUpdate);
   }
 
   /** The thread's state: status, queue, open tool calls with their retry state, last error, usage. */
-  async getThread(options: { threadId: string } & Caller): Promise<ThreadView> {
+  async getThread(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
     await this.#check(options, "getThread");
     const handle = this.#handle(options.threadId);
     const [snapshot, description] = await Promise.all([
@@ -237,9 +314,7 @@ export class ThreadsClient {
   }
 
   /** A page of the transcript, oldest first. Pass the returned `cursor` for the next page; none means the end. */
-  async listMessages(
-    options: { threadId: string; cursor?: string; limit?: number } & Caller,
-  ): Promise<{ messages: ThreadMessage[]; total: number; cursor?: string }> {
+  async listMessages(options: ListMessagesOptions): Promise<MessagePage> {
     await this.#check(options, "listMessages");
     const offset = options.cursor === undefined ? 0 : Number(options.cursor);
     if (!Number.isInteger(offset) || offset < 0) throw new InvalidDefinitionError({ subject: "listMessages", problem: `cursor ${JSON.stringify(options.cursor)} is not one listMessages returned` });
@@ -254,7 +329,7 @@ export class ThreadsClient {
    * written, messages, status changes). Costs no history: poll it, passing the returned
    * `lastSeq` as the next `fromSeq`, from any process.
    */
-  async streamUpdates(options: { threadId: string; fromSeq?: number } & Caller): Promise<StreamSnapshot> {
+  async streamUpdates(options: StreamUpdatesOptions): Promise<StreamSnapshot> {
     await this.#check(options, "streamUpdates");
     return this.#stream(options.threadId, options.fromSeq ?? 0);
   }
@@ -263,9 +338,7 @@ export class ThreadsClient {
    * Follows the stream: yields every batch of new entries until `signal` aborts or
    * `until` returns true for a batch. Authorizes once, then polls `streamUpdates`.
    */
-  async *followUpdates(
-    options: { threadId: string; fromSeq?: number; pollIntervalMs?: number; signal?: AbortSignal; until?: (batch: StreamSnapshot) => boolean } & Caller,
-  ): AsyncGenerator<StreamSnapshot> {
+  async *followUpdates(options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
     await this.#check(options, "streamUpdates");
     let fromSeq = options.fromSeq ?? 0;
     const interval = options.pollIntervalMs ?? 100;
@@ -284,7 +357,7 @@ export class ThreadsClient {
    * Waits until nothing runs: the turn (and every queued message) is done, or the thread
    * stopped or failed. Polls the thread's state (no history).
    */
-  async waitUntilSettled(options: { threadId: string; signal?: AbortSignal } & Caller): Promise<ThreadView> {
+  async waitUntilSettled(options: WaitUntilSettledOptions): Promise<ThreadView> {
     await this.#check(options, "getThread");
     let interval = 20;
     for (;;) {
@@ -299,7 +372,7 @@ export class ThreadsClient {
   }
 
   /** Threads on this task queue, newest first, that `authorize` allows. Pass `cursor` for the next page. */
-  async listThreads(options: { cursor?: string; limit?: number } & Caller = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
+  async listThreads(options: { cursor?: string; limit?: number } & ThreadCaller = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
     const namespace = this.client.options.namespace;
     const query = `WorkflowType = "agentThread" AND TaskQueue = "${this.taskQueue.replace(/"/g, '\\"')}" AND ExecutionStatus = "Running"`;
     const response = await this.client.workflowService.listWorkflowExecutions({
@@ -313,9 +386,10 @@ export class ThreadsClient {
       const threadId = execution.execution?.workflowId;
       if (!threadId) continue;
       if (this.#authorize && !(await this.#allowed(options.principal, threadId))) continue;
-      const memo = execution.memo?.fields?.threadCreatedAt;
+      // The memo went through the client's data converter, a payload codec included; search attributes never do.
+      const memo = await decodeOptionalSinglePayload<string>(this.client.options.loadedDataConverter, execution.memo?.fields?.threadCreatedAt);
       const agent = execution.searchAttributes?.indexedFields?.[AgentIdKey.name];
-      const createdAt = memo ? String(defaultPayloadConverter.fromPayload(memo)) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
+      const createdAt = memo ? String(memo) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
       const agentId = agent ? defaultPayloadConverter.fromPayload<string | string[]>(agent) : undefined;
       threads.push({ threadId, createdAt, ...(agentId ? { agentId: Array.isArray(agentId) ? agentId[0]! : agentId } : {}) });
     }
@@ -323,15 +397,39 @@ export class ThreadsClient {
     return { threads, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64") } : {}) };
   }
 
-  /** Deletes the thread: running work is cancelled, the workflow ends, and its history is deleted. */
-  async deleteThread(options: { threadId: string } & Caller): Promise<{ deleted: true }> {
+  /**
+   * Deletes the thread: running work is cancelled, the workflow ends, and its history is
+   * deleted. AI1020 when there is no such thread. When the server refuses to delete the
+   * history (a permission, say), its error is thrown; the thread has ended by then, and
+   * calling again deletes its history.
+   */
+  async deleteThread(options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
     await this.#check(options, "deleteThread");
-    await this.#update(options.threadId, threadDeleteUpdate);
-    const handle = this.#handle(options.threadId);
-    await handle.result().catch(() => undefined);
-    await this.client.workflowService
-      .deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId: options.threadId } })
-      .catch(() => undefined);
+    const { threadId } = options;
+    // Refused as not found: it never existed, or it ended without its history being deleted
+    // (an earlier delete the server refused, a delete racing this one, a terminate).
+    const accepted = await this.#update(threadId, threadDeleteUpdate).then(
+      () => true,
+      (err: unknown) => {
+        if (ThreadNotFoundError.isInstance(err)) return false;
+        throw err;
+      },
+    );
+    // Deleting a running execution terminates it: let it finish its own way first (status hook, replies).
+    try {
+      await this.#handle(threadId).result();
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError) && !(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    let removed = true;
+    try {
+      await this.client.workflowService.deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId: threadId } });
+    } catch (err) {
+      // Not found: a delete racing this one removed it first. The thread is gone either way, as asked.
+      if (!(isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND)) throw err;
+      removed = false;
+    }
+    if (!accepted && !removed) throw new ThreadNotFoundError({ threadId });
     return { deleted: true };
   }
 
@@ -339,7 +437,7 @@ export class ThreadsClient {
    * The result of an async tool call, by its tool call id. A second result for the same
    * call answers `duplicate` and changes nothing; an id no async call waits on is AI1022.
    */
-  async addToolResult(options: { threadId: string; toolCallId: string; result: JsonValue } & Caller): Promise<{ status: "accepted" | "duplicate"; toolCallId: string }> {
+  async addToolResult(options: AddToolResultOptions): Promise<ToolResultReply> {
     await this.#check(options, "addToolResult");
     const problem = plainJsonProblem(options.result);
     if (problem || options.result === undefined) {
@@ -349,18 +447,45 @@ export class ThreadsClient {
   }
 
   /** The failure of an async tool call; the model reads it as a tool error. Duplicates and unknown ids as for addToolResult. */
-  async addToolError(options: { threadId: string; toolCallId: string; error: string } & Caller): Promise<{ status: "accepted" | "duplicate"; toolCallId: string }> {
+  async addToolError(options: AddToolErrorOptions): Promise<ToolResultReply> {
     await this.#check(options, "addToolError");
     if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
     return this.#toolResult(options.threadId, options.toolCallId, { error: options.error });
   }
 
+  /**
+   * A handle on an existing thread: its operations bound to `threadId` and, when given, to
+   * `principal`, e.g. the signed-in user of a request. Every call is authorized as it is
+   * made, as the client's own methods are; the handle itself reads and checks nothing.
+   */
+  handle(threadId: string, caller: ThreadCaller = {}): ThreadHandle {
+    if (typeof threadId !== "string" || threadId === "") {
+      throw new InvalidDefinitionError({ subject: "threads.handle", problem: "threadId must be a non-empty string" });
+    }
+    const bound = { threadId, ...(caller.principal !== undefined ? { principal: caller.principal } : {}) };
+    return {
+      threadId,
+      sendMessage: (options) => this.sendMessage({ ...options, ...bound }),
+      addMessage: (options) => this.addMessage({ ...options, ...bound }),
+      resumeThread: (options = {}) => this.resumeThread({ ...options, ...bound }),
+      stopThread: () => this.stopThread(bound),
+      getThread: () => this.getThread(bound),
+      listMessages: (options = {}) => this.listMessages({ ...options, ...bound }),
+      streamUpdates: (options = {}) => this.streamUpdates({ ...options, ...bound }),
+      followUpdates: (options = {}) => this.followUpdates({ ...options, ...bound }),
+      waitUntilSettled: (options = {}) => this.waitUntilSettled({ ...options, ...bound }),
+      deleteThread: () => this.deleteThread(bound),
+      addToolResult: (options) => this.addToolResult({ ...options, ...bound }),
+      addToolError: (options) => this.addToolError({ ...options, ...bound }),
+    };
+  }
+
   /** The raw Temporal handle of a thread, for advanced use. */
-  workflowHandle(threadId: string): ThreadHandle {
+  workflowHandle(threadId: string): ThreadWorkflowHandle {
     return this.#handle(threadId);
   }
 
-  async #toolResult(threadId: string, toolCallId: string, body: { result?: JsonValue; error?: string }) {
+  async #toolResult(threadId: string, toolCallId: string, body: { result?: JsonValue; error?: string }): Promise<ToolResultReply> {
     try {
       await this.#update(threadId, threadToolResultUpdate, { toolCallId, ...body });
       return { status: "accepted" as const, toolCallId };
@@ -370,7 +495,7 @@ export class ThreadsClient {
     }
   }
 
-  #handle(threadId: string): ThreadHandle {
+  #handle(threadId: string): ThreadWorkflowHandle {
     return this.client.workflow.getHandle<typeof agentThread>(threadId);
   }
 
@@ -378,7 +503,7 @@ export class ThreadsClient {
     return this.#query(threadId, () => this.#handle(threadId).query(threadStreamQuery, { fromSeq }));
   }
 
-  async #check(options: { threadId?: string } & Caller, operation: string): Promise<void> {
+  async #check(options: { threadId?: string } & ThreadCaller, operation: string): Promise<void> {
     const threadId = options?.threadId;
     if (typeof threadId !== "string" || threadId === "") {
       throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
@@ -445,3 +570,6 @@ function agentIdOf(agent: AgentDefinition | string | undefined): string | undefi
 }
 
 const newMessageId = () => `msg-${randomUUID()}`;
+
+// gRPC's status code, as Temporal's service errors carry it.
+const GRPC_NOT_FOUND = 5;

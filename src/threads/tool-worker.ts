@@ -1,4 +1,3 @@
-import { Client } from "@temporalio/client";
 import { Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
@@ -6,9 +5,12 @@ import { createCallTool } from "../../activities/tool-call.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { ToolWorkerPlugin } from "../worker/tool-plugin.js";
+import { workerClient } from "../worker/worker-client.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./worker-options.js";
 
 export interface ToolWorkerOptions {
+  /** A `NativeConnection` to the Temporal server. */
   connection: NativeConnection;
   /** Default `"default"`. */
   namespace?: string;
@@ -22,7 +24,11 @@ export interface ToolWorkerOptions {
   deferral?: DeferralConfig;
   /** Only `stopLatency` matters here: how soon a stopped thread's tool call is cancelled. */
   threads?: Pick<ThreadWorkerOptions, "stopLatency">;
-  /** Anything else for Temporal's `Worker.create` (e.g. `maxTaskQueueActivitiesPerSecond` for a rate limit across workers). */
+  /**
+   * Anything else for Temporal's `Worker.create`, e.g. `maxTaskQueueActivitiesPerSecond` for
+   * a rate limit across workers, or the agent workers' `dataConverter` (required when they
+   * use a payload codec: tool calls' inputs and results pass through it).
+   */
   worker?: Omit<Partial<WorkerOptions>, "connection" | "namespace" | "taskQueue" | "activities" | "workflowsPath" | "workflowBundle">;
 }
 
@@ -39,16 +45,16 @@ export async function createToolWorker(options: ToolWorkerOptions): Promise<Work
   const namespace = options.namespace ?? "default";
   const registry = new AgentRegistry(options.agents);
   const threads = resolveThreadWorkerOptions(options.threads);
-  const client = new Client({ connection: options.connection, namespace });
+  // The worker's own client: its data converter and codec reach the tools' signals and queries too.
+  const client = workerClient();
   const { threadCallTool, threadStartAsyncTool } = createThreadToolActivities(registry, client, threads);
   const callTool = createCallTool(registry, options.deferral ? resolveDeferralConfig(options.deferral) : undefined, client);
   return Worker.create({
-    maxHeartbeatThrottleInterval: threads.stopLatencyMs,
     ...options.worker,
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue,
-    activities: { threadCallTool, threadStartAsyncTool, callTool },
     maxConcurrentActivityTaskExecutions: options.concurrency,
+    plugins: [...(options.worker?.plugins ?? []), new ToolWorkerPlugin({ threadCallTool, threadStartAsyncTool, callTool }, threads.stopLatencyMs)],
   });
 }

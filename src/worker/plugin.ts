@@ -1,0 +1,145 @@
+import { SimplePlugin } from "@temporalio/plugin";
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from "@temporalio/worker";
+import { AgentRegistry } from "../../activities/agent-registry.js";
+import { createActivities } from "../../activities/index.js";
+import type { AgentDefinition } from "../core/define-agent.js";
+import type { DeferralEvent } from "../core/deferral-record.js";
+import type { Model } from "../core/model.js";
+import type { DurableAgentsSinks } from "../core/sinks.js";
+import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
+import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "../threads/worker-options.js";
+import { workerClient } from "./worker-client.js";
+import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
+
+/** What `durableAgentsPlugin` needs: the agents a worker runs and how. */
+export interface DurableAgentsPluginOptions {
+  /** The agents the worker runs. Every worker on a task queue should register the same ones. */
+  agents: AgentDefinition[];
+  /** The model provider, e.g. `openaiModel({ baseURL, apiKey })`. */
+  model: Model;
+  /**
+   * Enables deferral: the secret that signs resume tokens (the same on every client) and
+   * the default TTL. Without it, a tool that defers fails with RC5052.
+   */
+  deferral?: DeferralConfig;
+  /**
+   * Listeners for deferral transitions. Each fires once per transition in the worker that
+   * made it, never again when a workflow replays.
+   */
+  on?: Partial<Record<DeferralEvent["type"], (event: DeferralEvent) => void>>;
+  /** How many threads the worker keeps in memory so model calls carry only new messages. Default 1000. */
+  threadCacheSize?: number;
+  /** Chat threads: status hook, how fast a stop lands, streaming batches, model retries. */
+  threads?: ThreadWorkerOptions;
+}
+
+/**
+ * What every durable-agents worker adds: its activities, and a heartbeat throttle short
+ * enough for a stop to reach them. Cancellation reaches an activity only in answer to a
+ * heartbeat, so the throttle bounds how long a stopped thread's calls run on; a worker
+ * that sets `maxHeartbeatThrottleInterval` itself keeps its own.
+ */
+export class DurableAgentsActivitiesPlugin extends SimplePlugin {
+  readonly #stopLatencyMs: number;
+
+  constructor(name: string, activities: object, stopLatencyMs: number) {
+    super({ name, activities });
+    this.#stopLatencyMs = stopLatencyMs;
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    return { ...configured, maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? this.#stopLatencyMs };
+  }
+}
+
+/**
+ * The durable-agents worker as a Temporal plugin. Added to a worker it registers the
+ * agent activities and the event sink, puts the agent workflows next to the worker's own
+ * `workflowsPath` (in the bundle Temporal builds, without writing any file), and sets
+ * `maxHeartbeatThrottleInterval` to the threads' `stopLatency` unless the worker sets it.
+ * Everything else stays the worker's: its data converter and codec (the activities'
+ * queries and signals go through the worker's own client), its interceptors, workflow
+ * interceptor modules included, and its other plugins.
+ *
+ * It is a bundler plugin too: `bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`
+ * builds a bundle holding both, for `workflowBundle`.
+ *
+ * @experimental Temporal's plugin API is experimental; this follows it.
+ */
+export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
+  readonly #sinks: InjectedSinks<DurableAgentsSinks>;
+
+  constructor(options: DurableAgentsPluginOptions) {
+    const threads = resolveThreadWorkerOptions(options.threads);
+    const activities = createActivities({
+      registry: new AgentRegistry(options.agents),
+      model: options.model,
+      client: workerClient(),
+      threads,
+      ...(options.deferral ? { deferral: resolveDeferralConfig(options.deferral) } : {}),
+      ...(options.threadCacheSize !== undefined ? { threadCacheSize: options.threadCacheSize } : {}),
+    });
+    super("durable-agents", activities, threads.stopLatencyMs);
+    this.#sinks = eventSinks(options.on);
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    return {
+      ...configured,
+      ...withAgentWorkflowsPath(configured),
+      sinks: { ...configured.sinks, ...this.#sinks },
+    };
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = super.configureReplayWorker(options);
+    return { ...configured, ...withAgentWorkflowsPath(configured) };
+  }
+
+  override configureBundler(options: BundleOptions): BundleOptions {
+    return withAgentWorkflows(super.configureBundler(options));
+  }
+}
+
+/**
+ * The durable-agents worker as a Temporal plugin, for your own `Worker.create`:
+ *
+ * ```ts
+ * const worker = await Worker.create({
+ *   connection, taskQueue: "agents", workflowsPath: require.resolve("./workflows"),
+ *   dataConverter, interceptors,
+ *   plugins: [durableAgentsPlugin({ agents: [weather], model: openaiModel() })],
+ * });
+ * ```
+ *
+ * Your workflows must not export a name the agent workflows use (`agentRun`, `agentThread`).
+ */
+export function durableAgentsPlugin(options: DurableAgentsPluginOptions): DurableAgentsPlugin {
+  return new DurableAgentsPlugin(options);
+}
+
+// A worker given neither workflows nor a bundle runs the agent workflows alone; the bundler
+// plugin hook adds ours to a path of the user's, and a prebuilt bundle already holds them.
+function withAgentWorkflowsPath(options: { workflowsPath?: string; workflowBundle?: unknown }): { workflowsPath?: string } {
+  return options.workflowsPath || options.workflowBundle ? {} : { workflowsPath: agentWorkflowsPath() };
+}
+
+function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}): InjectedSinks<DurableAgentsSinks> {
+  return {
+    durableAgents: {
+      event: {
+        fn: (_info, event) => {
+          try {
+            listeners[event.type]?.(event);
+          } catch (err) {
+            // A failing listener must not fail the workflow task that reported the event.
+            console.error(`durable-agents: the "${event.type}" listener threw`, err);
+          }
+        },
+        callDuringReplay: false,
+      },
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BundleOptions } from "@temporalio/worker";
+
+/** The agent workflows' module: `.ts` when running from source, `.js` once built. */
+export function agentWorkflowsPath(): string {
+  const base = new URL("../../workflows/index", import.meta.url);
+  const js = fileURLToPath(`${base.href}.js`);
+  return existsSync(js) ? js : fileURLToPath(`${base.href}.ts`);
+}
+
+const NAME = "durable-agents";
+const COMBINED_ID = "durable-agents/workflows";
+
+/**
+ * Bundle options whose workflows are the agent workflows plus those of
+ * `options.workflowsPath`, if it names a module of the user's.
+ *
+ * A Temporal bundle takes its workflows from one module: the entry the bundler generates
+ * (in memory) requires `workflowsPath` and nothing else. So the entry's request for the
+ * user's module is answered by a virtual module, built in memory, that merges the user's
+ * exports with ours. Nothing is written to disk, and the bundler keeps doing everything
+ * else its own way (interceptor modules, payload and failure converters, ignored modules).
+ */
+export function withAgentWorkflows(options: BundleOptions): BundleOptions {
+  const agentsPath = agentWorkflowsPath();
+  const userPath = options.workflowsPath;
+  if (!userPath || resolve(userPath) === agentsPath) return { ...options, workflowsPath: agentsPath };
+  const userHook = options.webpackConfigHook;
+  return {
+    ...options,
+    webpackConfigHook(config) {
+      // The bundler's generated entry: the only module whose request for `userPath` is redirected.
+      const entries = new Set(Array.isArray(config.entry) ? config.entry.filter((e): e is string => typeof e === "string") : []);
+      if (entries.size === 0) {
+        throw new Error(`${NAME}: Temporal's bundler no longer names its entry in config.entry; the agent workflows cannot be added to ${userPath}`);
+      }
+      const combined: NonNullable<typeof config.plugins>[number] = {
+        apply(compiler) {
+          // The bundler's own webpack: no second copy, whatever version Temporal resolved.
+          new compiler.webpack.experiments.schemes.VirtualUrlPlugin({ [COMBINED_ID]: combinedSource(agentsPath, resolve(userPath)) }).apply(compiler);
+          compiler.hooks.normalModuleFactory.tap(NAME, (factory) => {
+            factory.hooks.beforeResolve.tap(NAME, (data) => {
+              if (data.request === userPath && entries.has(data.contextInfo.issuer)) data.request = `virtual:${COMBINED_ID}`;
+            });
+          });
+        },
+      };
+      const withCombined = { ...config, plugins: [...(config.plugins ?? []), combined] };
+      return userHook ? userHook(withCombined) : withCombined;
+    },
+  };
+}
+
+/**
+ * The merged workflows module. A name exported by both would silently hide one of the two
+ * workflows (`export *` drops ambiguous names), so a clash fails every workflow task with
+ * an error that says which names to change.
+ */
+function combinedSource(agentsPath: string, userPath: string): string {
+  return `const agents = require(${JSON.stringify(agentsPath)});
+const user = require(${JSON.stringify(userPath)});
+const clash = Object.keys(user).filter((name) => Object.prototype.hasOwnProperty.call(agents, name));
+if (clash.length > 0) {
+  throw new Error("durable-agents: " + ${JSON.stringify(userPath)} + " exports " + clash.join(", ") + ", already the name of an agent workflow: rename it");
+}
+module.exports = { ...user, ...agents };
+`;
+}
