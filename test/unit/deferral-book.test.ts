@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import type { DeferralRecord, ResumeRequest, StepState } from "../../src/core/deferral-record.js";
 import { DeferralBook, type DeferralHooks } from "../../workflows/deferral-book.js";
 import type { ParkRequest } from "../../workflows/deferral-records.js";
-import { codeOf, FakeDeferralRuntime } from "./fake-deferral-runtime.js";
+import { codeOf } from "./code-of.js";
+import { FakeDeferralRuntime } from "./fake-deferral-runtime.js";
 
 const park: ParkRequest = {
   toolCallId: "call-1",

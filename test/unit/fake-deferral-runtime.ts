@@ -66,13 +66,3 @@ export class FakeDeferralRuntime implements DeferralRuntime {
     return this.written.flatMap((write) => write.filter((a) => a.key.name === "DeferralStatus").map((a) => a.value));
   }
 }
-
-/** The error code an ApplicationFailure carries (`type`), or what was thrown when it is not one. */
-export async function codeOf(run: () => unknown): Promise<unknown> {
-  try {
-    await run();
-  } catch (err) {
-    return (err as { type?: string }).type ?? err;
-  }
-  return "no error";
-}
