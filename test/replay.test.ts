@@ -138,6 +138,17 @@ Object.assign(scenarios, {
     await rig.threads.waitUntilSettled({ threadId: id });
     await deleteThread(id);
   },
+  // Deltas stream in by signal; a stop aborts the model call mid-answer, and resume answers again.
+  "thread-stop-mid-stream": async (id: string) => {
+    const story = "A thread streamed this answer slowly, was stopped halfway, and told it again. ".repeat(2);
+    h.model.respond(id, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await waitFor(async () => expect((await rig.threads.streamUpdates({ threadId: id })).updates.some((u) => u.type === "text-delta")).toBe(true));
+    await rig.threads.stopThread({ threadId: id });
+    await rig.threads.resumeThread({ threadId: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
   // An async tool waits for its answer while a message queues behind it.
   "thread-async-tool": async (id: string) => {
     h.model.script(id, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, { text: "shipping" }, { text: "and noted" }]);
