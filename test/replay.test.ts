@@ -2,34 +2,65 @@
  * Determinism guard. Runs a set of scenarios on a real server, then replays their
  * histories, and every history recorded earlier under test/histories/, against the
  * current workflow code. A change that would break a running (or deferred) workflow
- * fails here. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts` refreshes the
- * recorded set with new scenarios (existing files are never overwritten: they are the point).
+ * fails here: agent runs, chat threads (every run of a thread that continued as new)
+ * and plain deferrable workflows. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts`
+ * refreshes the recorded set with new scenarios (existing files are never overwritten:
+ * they are the point).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { temporal } from "@temporalio/proto";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
 import type { ChatMessage } from "../src/core/messages.js";
+import { bundleAgentWorkflows } from "../src/worker/create-agent-worker.js";
+import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
+import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET } from "./harness.js";
 import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
+import { seen, threadRig, type ThreadRig } from "./thread-support.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
 let agents: AgentClient;
+let rig: ThreadRig;
+let plain: AgentClient;
+// Agent workflows and a plain deferrable one in one bundle, so every recorded history replays against it.
+let bundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>;
+const expenseMail: Parameters<Outbox>[0][] = [];
 
 beforeAll(async () => {
   h = await startHarness();
+  bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
   ({ agents } = await h.worker([weatherAgent, payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  rig = await threadRig(h);
+  ({ agents: plain } = await h.worker([], {
+    workflowBundle: bundle,
+    deferral: { secret: SECRET },
+    activities: createExpenseActivities(SECRET, (m) => expenseMail.push(m)),
+    client: { deferral: { secret: SECRET } },
+  }));
 });
 afterAll(() => h?.close());
 
-/** Each scenario leaves one closed run behind whose history is replayed. */
-const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
+const waitFor = (check: () => unknown | Promise<unknown>) => vi.waitFor(check, { timeout: 20_000, interval: 50 });
+
+/** A thread is deleted at the end of its scenario, so every run of it is closed. */
+async function deleteThread(threadId: string): Promise<void> {
+  await rig.threads.deleteThread({ threadId });
+  await rig.threads.workflowHandle(threadId).result();
+}
+
+/**
+ * Each scenario leaves one closed workflow behind, whose id is the scenario's argument and
+ * whose histories (one per run, when it continued as new) are replayed.
+ */
+const scenarios: Record<string, (id: string) => Promise<unknown>> = {
   "parallel-tools": async (prompt) => {
     h.model.script(prompt, [
       { toolCalls: [{ name: "getWeather", arguments: { city: "Oslo" } }, { name: "add", arguments: { a: 1, b: 2 } }] },
@@ -84,20 +115,104 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
 scenarios["v2-deferred-then-resumed"] = scenarios["deferred-then-resumed"]!;
 scenarios["v2-compacted-then-resumed"] = scenarios["compacted-then-resumed"]!;
 
+// Threads live for months: a change to the thread workflow must not break one mid-conversation.
+Object.assign(scenarios, {
+  // A turn with a tool call, then a second message.
+  "thread-tool-turn": async (id: string) => {
+    h.model.script(id, [{ toolCalls: [{ name: "lookup", arguments: { word: "durable" } }] }, { text: "seven letters" }, { text: "you are welcome" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.sendMessage({ threadId: id, prompt: "thanks" });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // A stop while a tool runs (the tool is cancelled), then resume runs it again.
+  "thread-stop-resume": async (id: string) => {
+    h.model.script(id, [{ toolCalls: [{ name: "slowTask", arguments: { job: "report" } }] }, { text: "the report is done" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    const events = () => seen.filter((s) => s.threadId === id).map((s) => s.event);
+    await waitFor(() => expect(events()).toEqual(["started"]));
+    await rig.threads.stopThread({ threadId: id });
+    await waitFor(() => expect(events()).toEqual(["started", "aborted"]));
+    await rig.threads.resumeThread({ threadId: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // Deltas stream in by signal; a stop aborts the model call mid-answer, and resume answers again.
+  "thread-stop-mid-stream": async (id: string) => {
+    const story = "A thread streamed this answer slowly, was stopped halfway, and told it again. ".repeat(2);
+    h.model.respond(id, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await waitFor(async () => expect((await rig.threads.streamUpdates({ threadId: id })).updates.some((u) => u.type === "text-delta")).toBe(true));
+    await rig.threads.stopThread({ threadId: id });
+    await rig.threads.resumeThread({ threadId: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // An async tool waits for its answer while a message queues behind it.
+  "thread-async-tool": async (id: string) => {
+    h.model.script(id, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, { text: "shipping" }, { text: "and noted" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await waitFor(async () => expect((await rig.threads.getThread({ threadId: id })).toolCalls).toMatchObject([{ state: "waiting" }]));
+    await rig.threads.sendMessage({ threadId: id, prompt: "one more thing" });
+    const toolCallId = seen.find((s) => s.threadId === id && s.tool === "askHuman")!.toolCallId;
+    await rig.threads.addToolResult({ threadId: id, toolCallId, result: { approved: true } });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // A turn the model refuses for good, resumed.
+  "thread-failed-then-resumed": async (id: string) => {
+    h.model.script(id, [{ errors: [401], text: "works now" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.resumeThread({ threadId: id });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // A thread that continues as new between turns, carrying its transcript and stream.
+  "thread-rollover": async (id: string) => {
+    h.model.respond(id, (req) =>
+      req.messages.at(-1)?.role === "user" ? { toolCalls: [{ name: "lookup", arguments: { word: `w${req.turn}` } }] } : { text: `answer ${req.turn}` },
+    );
+    await rig.threads.createThread({ threadId: id, prompt: id, maxHistoryEvents: 30 });
+    for (let i = 1; (await rig.threads.getThread({ threadId: id })).generation < 2; i++) {
+      expect(i).toBeLessThan(20);
+      await rig.threads.waitUntilSettled({ threadId: id });
+      await rig.threads.sendMessage({ threadId: id, prompt: `message ${i}` });
+    }
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // defer() in a plain workflow, a refused payload, then the resume.
+  "plain-deferred-then-resumed": async (id: string) => {
+    const handle = await plain.client.workflow.start<typeof expenseApproval>("expenseApproval", {
+      workflowId: id,
+      taskQueue: plain.taskQueue,
+      args: [{ expenseId: id, amount: 120, approver: "carol" }],
+    });
+    await plain.handle(id).settled();
+    const { token } = expenseMail.find((m) => m.expenseId === id)!;
+    await plain.resume({ token, payload: { approved: "yes" } }).catch(() => undefined);
+    await plain.resume({ token, payload: { approved: true, note: "fine" } });
+    await handle.result();
+  },
+});
+
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {
     const histories = [];
     for (const [name, scenario] of Object.entries(scenarios)) {
-      const runId = uid(name);
-      await scenario(runId);
-      const history = await h.connection.workflowService
-        .getWorkflowExecutionHistory({ namespace: h.namespace, execution: { workflowId: runId } })
-        .then((r) => r.history!);
-      histories.push({ workflowId: runId, history });
-      // Recording adds new scenarios only: an existing file is a history some deployed code produced.
-      if (process.env.RECORD_HISTORIES && !existsSync(`${dir}${name}.json`)) {
-        // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
-        writeFileSync(`${dir}${name}.json`, JSON.stringify({ workflowId: runId, history: JSON.parse(historyToJSON(history)) }));
+      const workflowId = uid(name);
+      await scenario(workflowId);
+      const runs = await historiesOf(workflowId);
+      for (const [i, history] of runs.entries()) {
+        histories.push({ workflowId, history });
+        const file = `${dir}${name}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
+        // Recording adds new scenarios only: an existing file is a history some deployed code produced.
+        if (process.env.RECORD_HISTORIES && !existsSync(file)) {
+          // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
+          writeFileSync(file, JSON.stringify({ workflowId, history: JSON.parse(historyToJSON(history)) }));
+        }
       }
     }
     await expectReplays(histories);
@@ -115,9 +230,28 @@ describe("replay", () => {
   });
 });
 
+/** Every run of a workflow, oldest first, following continue-as-new. */
+async function historiesOf(workflowId: string): Promise<temporal.api.history.v1.IHistory[]> {
+  const { namespace, connection } = h;
+  const described = await connection.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
+  const runs = [];
+  for (let runId = described.workflowExecutionInfo?.firstRunId ?? undefined; runId; ) {
+    const events = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await connection.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId, runId }, nextPageToken });
+      events.push(...(page.history?.events ?? []));
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+    runs.push({ events });
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return runs;
+}
+
 async function expectReplays(histories: Array<{ workflowId: string; history: unknown }>): Promise<void> {
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle: h.bundle, replayName: "replay" }, histories as never)) {
+  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle, replayName: "replay" }, histories as never)) {
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }
   expect(failures).toEqual([]);

@@ -12,16 +12,16 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
-import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, emptyUsage, type ToolCall } from "../src/core/messages.js";
+import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
-import { DeferralBook, type ParkRequest } from "./deferral-book.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
-import { cancelUpdate, runStateQuery, threadQuery } from "../src/core/wire/run.js";
-import type { AgentResult, AgentRunInput, RunState } from "../src/core/run-state.js";
+import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, threadQuery } from "../src/core/wire/run.js";
+import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
+import { initialRunState, RunCancellation, ThreadSync, type RunContext } from "./run-context.js";
+import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
 const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
 
@@ -40,67 +40,37 @@ const { prepareAgent } = proxyLocalActivities<AgentActivities>({
  * list are never in workflow state: the worker prepares them for each model call.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
-  const state: RunState = {
-    agentId: input.agentId,
-    status: "running",
-    messages: [{ role: "user", content: input.prompt }],
-    turnsUsed: 0,
-    maxTurns: undefined,
-    usage: emptyUsage(),
-    restored: input.restored ?? false,
-    ...(input.principal ? { principal: input.principal } : {}),
-  };
+  const state = initialRunState(input);
   let prepared: PreparedAgent | undefined;
-  // What the worker's thread cache knows: `epoch` changes when a rewrite replaces the thread.
-  const thread = { epoch: 0, sentLength: 0 };
-  // The claimed deferral whose definition the next model call must still match.
-  const definitionCheck: { record?: DeferralRecord } = {};
-  const current = input.version !== undefined && input.version >= 2;
-  const book = new DeferralBook({
-    deferResumedStatus: current,
-    async verify(record) {
-      // Runs started with this version check the definition in the first model call after
-      // the resume: one round trip less between resume() and the model than a local
-      // activity before the claim, which older runs (and their histories) still use. It is
-      // an input field rather than a patch so it adds no search-attribute write per resume.
-      if (current) {
-        definitionCheck.record = record;
-        return;
-      }
-      prepared = await reprepare(state.agentId, record);
-    },
-    stepState: (record) => ({
-      agentId: state.agentId,
-      messages: state.messages,
-      deferredToolCallId: record.toolCallId,
-      turnsUsed: state.turnsUsed,
-      usage: state.usage,
-    }),
-    replaceMessages(_record, messages) {
-      state.messages = messages;
-      thread.epoch += 1;
-      thread.sentLength = messages.length;
+  const thread = new ThreadSync();
+  const definitionCheck: RunContext["definitionCheck"] = {};
+  const book = agentDeferralBook({ state, thread, definitionCheck }, input.version, {
+    reprepare,
+    reprepared(agent) {
+      prepared = agent;
     },
   });
-  setHandler(runStateQuery, () => ({ ...state, status: book.phase, ...deferralIdOf(book.current()) }));
-  setHandler(threadQuery, ({ epoch, length }) => {
-    // A model call prepared before a rewrite must not read the rewritten thread as its prefix.
-    if (epoch !== thread.epoch) throw new Error(`thread epoch ${epoch} is stale (now ${thread.epoch})`);
-    return state.messages.slice(0, length);
-  });
-
   // Everything the run does happens in this scope, so `cancel()`, a timeout and a cancel
   // from Temporal itself all reach the model call or tool in flight, or the deferral.
   const scope = new CancellationScope();
-  const cancellation: Cancellation = { scope };
-  const cancel = (reason: string) => {
-    cancellation.reason ??= reason;
-    scope.cancel();
-  };
-  setHandler(cancelUpdate, ({ reason } = {}) => cancel(reason || "cancelled"));
+  const cancellation = new RunCancellation(scope);
+
+  // All registered before the first await: an update that came with the start sees the run before it has done anything.
+  setHandler(deferralQuery, (id) => book.records.view(id));
+  setHandler(settledUpdate, () => book.outcome.settled());
+  setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
+  setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
+  setHandler(runStateQuery, () => {
+    const waiting = book.current();
+    return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };
+  });
+  setHandler(threadQuery, ({ epoch, length }) => thread.prefix(state.messages, epoch, length));
+  setHandler(cancelUpdate, ({ reason } = {}) => cancellation.cancel(reason || "cancelled"));
+
   if (input.timeoutMs) {
-    void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancel(`timed out after ${input.timeoutMs}ms`));
+    void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
+  const run: RunContext = { state, book, thread, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck };
 
   return book.run(
     async () => {
@@ -108,10 +78,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
         return await scope.run(async () => {
           prepared = await prepareAgent({ agentId: input.agentId });
           state.maxTurns = prepared.maxTurns;
-          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused, definitionCheck);
+          return loop(run);
         });
       } catch (err) {
-        if (cancellation.reason !== undefined || scope.consideredCancelled || isCancellation(err)) {
+        if (cancellation.requested() || isCancellation(err)) {
           // A cancelled run leaves no live approval link behind.
           book.denyWaiting("AI1005");
           throw new RunCancelledError({
@@ -129,20 +99,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   );
 }
 
-interface Cancellation {
-  scope: CancellationScope;
-  reason?: string;
-}
-
-async function loop(
-  state: RunState,
-  book: DeferralBook,
-  thread: { epoch: number; sentLength: number },
-  cancellation: Cancellation,
-  prepared: () => PreparedAgent,
-  deferralRefused: string | undefined,
-  definitionCheck: { record?: DeferralRecord },
-): Promise<AgentResult> {
+async function loop(run: RunContext): Promise<AgentResult> {
+  const { state, book, thread, cancellation, prepared, deferralRefused, definitionCheck } = run;
   const options = {
     startToCloseTimeout: prepared().timeouts.startToCloseMs,
     heartbeatTimeout: prepared().timeouts.heartbeatMs,
@@ -212,7 +170,7 @@ async function loop(
   };
 
   const stopIfCancelled = () => {
-    if (cancellation.reason !== undefined || cancellation.scope.consideredCancelled) throw new CancelledFailure("cancelled");
+    if (cancellation.requested()) throw new CancelledFailure("cancelled");
   };
 
   for (;;) {
@@ -234,7 +192,7 @@ async function loop(
     // Siblings all finish (their results persist) before a deferral parks the run.
     const settled = await Promise.allSettled(calls.map((call) => callTool(toolInput(call))));
     const outputs = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
-    const cancelled = cancellation.reason !== undefined || cancellation.scope.consideredCancelled;
+    const cancelled = cancellation.requested();
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (cancelled || failed) {
       // Calls that did finish keep their results in the thread, even though the run stops.
@@ -261,64 +219,8 @@ async function loop(
         state.messages.push({ role: "tool", tool_call_id: call.id, content: out.content });
       }
     });
-    if (winner) await deferUntilAnswered(state, book, prepared, winner, (input) => callTool(input), toolInput);
+    if (winner) await deferUntilAnswered(run, winner, (input) => callTool(input), toolInput);
   }
-}
-
-/** Parks the run for `winner`'s deferral and lands its answer (resume or onExpired) in the thread. */
-async function deferUntilAnswered(
-  state: RunState,
-  book: DeferralBook,
-  prepared: () => PreparedAgent,
-  winner: { call: ToolCall; request: DeferralRequest },
-  callTool: AgentActivities["callTool"],
-  toolInput: (call: ToolCall) => Parameters<AgentActivities["callTool"]>[0],
-): Promise<void> {
-  let request = winner.request;
-  for (;;) {
-    const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
-    if (parked.kind === "resumed") {
-      const { payload } = parked;
-      state.messages.push({
-        role: "tool",
-        tool_call_id: winner.call.id,
-        content: typeof payload === "string" ? payload : JSON.stringify(payload),
-      });
-      // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
-      state.restored = !parked.reverified;
-      if (parked.reverified) state.principal = parked.reverified;
-      if (parked.resumedBy) state.resumedBy = parked.resumedBy;
-      return;
-    }
-    const { record } = parked;
-    if (!prepared().hasOnExpired) {
-      throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
-    }
-    const out = await callTool({
-      ...toolInput(winner.call),
-      expired: { deferralId: record.id, expiresAt: record.expiresAt, meta: record.meta },
-    });
-    if ("deferred" in out) {
-      request = out.deferred;
-      continue;
-    }
-    state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: out.content });
-    return;
-  }
-}
-
-function parkRequest(state: RunState, prepared: PreparedAgent, call: ToolCall, request: DeferralRequest): ParkRequest {
-  return {
-    toolCallId: call.id,
-    toolName: call.function.name,
-    agentId: state.agentId,
-    ...(request.schema ? { schema: request.schema } : {}),
-    meta: request.meta,
-    ttlMs: request.ttlMs,
-    definitionHash: prepared.definitionHash,
-    ...(state.principal ? { principal: state.principal } : {}),
-    ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
-  };
 }
 
 /** Preparation again at resume: the agent must still exist and hash as it did when it deferred. */
@@ -347,8 +249,4 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
 function isContextOverflow(err: unknown): boolean {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   return cause instanceof ApplicationFailure && cause.type === "AI1009";
-}
-
-function deferralIdOf(record: DeferralRecord | undefined): { deferralId?: string } {
-  return record ? { deferralId: record.id } : {};
 }

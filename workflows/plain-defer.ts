@@ -1,12 +1,15 @@
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
+import { setHandler } from "@temporalio/workflow";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
 import { DeferralBook } from "./deferral-book.js";
+import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import { inFanOut } from "./fan-out.js";
 
 export interface WorkflowDeferOptions {
@@ -32,8 +35,16 @@ let book: DeferralBook | undefined;
  */
 export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   const wrapped = async (...args: A): Promise<R> => {
-    book = new DeferralBook();
-    return book.run(() => fn(...args));
+    const deferrals = new DeferralBook(workflowDeferralRuntime());
+    book = deferrals;
+    // Before `fn` runs: a resume that came with the start is answered from this book.
+    setHandler(deferralQuery, (id) => deferrals.records.view(id));
+    setHandler(settledUpdate, () => deferrals.outcome.settled());
+    setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });
+    setHandler(replaceStepStateUpdate, (request) => deferrals.stepStates.replace(request), {
+      validator: (request) => deferrals.stepStates.validate(request),
+    });
+    return deferrals.run(() => fn(...args));
   };
   // Temporal registers a workflow under its function name.
   Object.defineProperty(wrapped, "name", { value: fn.name });

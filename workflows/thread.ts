@@ -1,13 +1,12 @@
 import {
-  ActivityFailure,
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
   makeContinueAsNewFunc,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   uuid4,
   workflowInfo,
 } from "@temporalio/workflow";
@@ -15,7 +14,14 @@ import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { ActivityOptions } from "@temporalio/common";
 import type { ThreadActivities, ThreadInput, ThreadPrepared } from "../src/core/thread-contracts.js";
+import * as wire from "../src/core/wire/thread.js";
 import { ThreadState } from "./thread-state.js";
+import { nextRunInput } from "./thread-carry.js";
+import { ThreadControls } from "./thread-controls.js";
+import { failureOf } from "./thread-failure.js";
+import { ThreadInbox } from "./thread-inbox.js";
+import { ThreadQueries } from "./thread-queries.js";
+import { workflowThreadRuntime } from "./thread-runtime.js";
 import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 
 // An agent this worker does not know (AI1002) is not worth retrying; SDK failures say so themselves.
@@ -30,7 +36,22 @@ type TurnEnd = "settled" | "rollover";
  * pending async calls and stream position. It ends only when deleted.
  */
 export async function agentThread(input: ThreadInput): Promise<{ deleted: true }> {
-  const thread = new ThreadState(input);
+  // A first turn starts here, before the handlers exist: a message sent right after createThread finds it running.
+  const thread = new ThreadState(input, workflowThreadRuntime());
+  const queries = new ThreadQueries(thread);
+  const inbox = new ThreadInbox(thread);
+  const controls = new ThreadControls(thread);
+  // All registered before the first await: an update that came with the start sees the thread as it starts.
+  setHandler(wire.threadSnapshotQuery, () => queries.snapshot());
+  setHandler(wire.threadMessagesQuery, (page) => queries.messages(page));
+  setHandler(wire.threadStreamQuery, ({ fromSeq }) => queries.stream(fromSeq));
+  setHandler(wire.threadTranscriptQuery, ({ length }) => queries.transcript(length));
+  setHandler(wire.threadStreamSignal, (flush) => thread.stream.accept(flush));
+  setHandler(wire.threadSendUpdate, (request) => inbox.send(request), { validator: (request) => inbox.validate(request) });
+  setHandler(wire.threadResumeUpdate, (request) => controls.resume(request), { validator: (request) => controls.validateResume(request) });
+  setHandler(wire.threadStopUpdate, () => controls.stop(), { validator: () => thread.assertNotDeleted() });
+  setHandler(wire.threadToolResultUpdate, (request) => controls.toolResult(request), { validator: (request) => controls.validateToolResult(request) });
+  setHandler(wire.threadDeleteUpdate, () => controls.delete(), { validator: () => thread.assertNotDeleted() });
 
   for (;;) {
     if (thread.deleteRequested) break;
@@ -38,15 +59,15 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       if ((await runTurn(thread)) === "rollover") await rollover(thread);
       continue;
     }
-    if (thread.canTakeNext()) {
-      thread.takeNext();
+    if (inbox.canTakeNext()) {
+      inbox.takeNext();
       continue;
     }
     if (thread.rolloverDue()) {
       await rollover(thread);
       continue;
     }
-    await condition(() => thread.deleteRequested || thread.turnActive() || thread.canTakeNext() || thread.rolloverDue());
+    await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || thread.rolloverDue());
   }
   // Deleted: let the status hook and the delete update finish before the workflow closes.
   await thread.localChain;
@@ -60,17 +81,10 @@ async function rollover(thread: ThreadState): Promise<void> {
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();
-  const next: ThreadInput = {
-    agentId: thread.agentId,
-    stream: thread.streamEnabled,
-    carried: thread.carry(),
-    ...(thread.principal ? { principal: thread.principal } : {}),
-    ...(thread.maxHistoryEvents !== undefined ? { maxHistoryEvents: thread.maxHistoryEvents } : {}),
-  };
   await makeContinueAsNewFunc<typeof agentThread>({
     ...(info.memo ? { memo: info.memo } : {}),
     typedSearchAttributes: info.typedSearchAttributes,
-  })(next);
+  })(nextRunInput(thread));
 }
 
 /**
@@ -80,7 +94,7 @@ async function rollover(thread: ThreadState): Promise<void> {
  */
 async function runTurn(thread: ThreadState): Promise<TurnEnd> {
   const scope = new CancellationScope();
-  thread.turnScope = scope;
+  thread.turnStarted(scope);
   try {
     return await scope.run(() => advance(thread));
   } catch (err) {
@@ -89,9 +103,7 @@ async function runTurn(thread: ThreadState): Promise<TurnEnd> {
     thread.fail(failureOf(err));
     return "settled";
   } finally {
-    thread.turnScope = undefined;
-    thread.running.clear();
-    thread.modelCall = undefined;
+    thread.turnEnded();
   }
 }
 
@@ -229,17 +241,4 @@ function callOptions(prepared: ThreadPrepared): ActivityOptions {
     startToCloseTimeout: prepared.timeouts.startToCloseMs,
     heartbeatTimeout: prepared.timeouts.heartbeatMs,
   };
-}
-
-/** What `getThread` shows as the failed turn's error: the typed code when there is one. */
-function failureOf(err: unknown): { code?: string; message: string } {
-  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  if (cause instanceof ApplicationFailure && cause.type && /^(AI|RC)\d{4}$/.test(cause.type)) {
-    return { code: cause.type, message: cause.message };
-  }
-  // A retryable failure (429, 5xx, network, a timeout) that outlasted the model call's attempts.
-  if (err instanceof ActivityFailure && err.activityType === "threadCallModel") {
-    return { code: "AI1003", message: `[AI1003] The model call failed after its retries: ${cause instanceof Error ? cause.message : String(cause)}` };
-  }
-  return { message: cause instanceof Error ? cause.message : String(cause) };
 }

@@ -1,0 +1,50 @@
+import { ApplicationFailure } from "@temporalio/workflow";
+import type { FailureInfo, RunOutcome } from "../src/core/deferral-record.js";
+import type { RunStatus } from "../src/core/run-state.js";
+import type { DeferralRecords } from "./deferral-records.js";
+import type { DeferralRuntime } from "./deferral-runtime.js";
+import type { DeferralVisibility } from "./deferral-visibility.js";
+
+/**
+ * The run's settled state (deferred, parked for compaction, completed, failed): what
+ * `settled()` waits for, and what resumes and their duplicates are answered with.
+ */
+export class SettledOutcome {
+  phase: RunStatus = "running";
+  #last: RunOutcome | undefined;
+
+  constructor(
+    private readonly runtime: Pick<DeferralRuntime, "condition">,
+    private readonly records: DeferralRecords,
+    private readonly visibility: DeferralVisibility,
+  ) {}
+
+  /** Records the run's settled state; answers the resume that led here. */
+  settle(outcome: RunOutcome): void {
+    this.visibility.flush();
+    this.#last = outcome;
+    this.phase = outcome.status;
+    for (const record of this.records.list) {
+      if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
+    }
+  }
+
+  /** The run moves again (resumed, expired, compacted): `settled()` waits for its next state. */
+  moving(): void {
+    this.phase = "running";
+  }
+
+  /** The `settled` update: the run's state once it next settles (at once if it has). */
+  async settled(): Promise<RunOutcome> {
+    await this.runtime.condition(() => this.phase !== "running");
+    return this.#last!;
+  }
+}
+
+/** How a failed run is told in its outcome: the typed code and fields when there are some. */
+export function failureInfo(err: unknown): FailureInfo {
+  if (err instanceof ApplicationFailure) {
+    return { ...(err.type ? { code: err.type } : {}), message: err.message, ...(err.details?.[0] !== undefined ? { fields: err.details[0] } : {}) };
+  }
+  return { message: err instanceof Error ? err.message : String(err) };
+}

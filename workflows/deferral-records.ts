@@ -1,0 +1,106 @@
+import { deferralIdOf } from "../src/core/deferral-id.js";
+import type { DeferralRecord, DeferralView, DeferredAck, StepState } from "../src/core/deferral-record.js";
+import { fingerprintOf } from "../src/core/fingerprint.js";
+import type { JsonObject, Principal } from "../src/core/json.js";
+
+/** What a run asks for when it parks (or refuses) a deferral. */
+export interface ParkRequest {
+  toolCallId: string;
+  toolName?: string;
+  agentId?: string;
+  schema?: JsonObject;
+  meta: JsonObject;
+  ttlMs: number;
+  definitionHash?: string;
+  principal?: Principal;
+  contextWindow?: number;
+  overheadTokens?: number;
+}
+
+/** Statuses in which the record has a step state a rewrite may replace. */
+export const WAITING: ReadonlySet<string> = new Set(["deferred", "needs-compaction"]);
+
+/**
+ * A run's deferral records, in the order it made them, and how the store sees them.
+ * Ids are derived from the run and the record's position, so a tool handler knows the id
+ * of the deferral it is about to make.
+ */
+export class DeferralRecords {
+  readonly list: DeferralRecord[] = [];
+
+  constructor(
+    private readonly clock: { workflowId(): string; now(): number },
+    /** The step state of a waiting record, for runs that have one (agent runs). */
+    private readonly stepStateHook?: (record: DeferralRecord) => StepState | undefined,
+  ) {}
+
+  /** The id the next deferral of this run will have. */
+  nextId(): string {
+    return deferralIdOf(this.clock.workflowId(), this.list.length + 1);
+  }
+
+  find(id: string): DeferralRecord | undefined {
+    return this.list.find((r) => r.id === id);
+  }
+
+  /** The record currently waiting for its resume, if any. */
+  current(): DeferralRecord | undefined {
+    const last = this.list.at(-1);
+    return last?.status === "deferred" ? last : undefined;
+  }
+
+  /** The most recently resumed record, if the run has been resumed. */
+  lastResumed(): DeferralRecord | undefined {
+    return [...this.list].reverse().find((r) => r.status === "resumed");
+  }
+
+  add(request: ParkRequest, status: "deferred" | "denied"): DeferralRecord {
+    const now = this.clock.now();
+    const record: DeferralRecord = {
+      id: this.nextId(),
+      runId: this.clock.workflowId(),
+      ...(request.agentId ? { agentId: request.agentId } : {}),
+      toolCallId: request.toolCallId,
+      ...(request.toolName ? { toolName: request.toolName } : {}),
+      status,
+      ...(request.schema ? { schema: request.schema } : {}),
+      meta: request.meta,
+      deferredAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + request.ttlMs).toISOString(),
+      ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
+      ...(request.principal ? { principal: request.principal } : {}),
+      ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
+    };
+    this.list.push(record);
+    return record;
+  }
+
+  /** Whether records of this run have a step state at all (a plain workflow's do not). */
+  get hasStepState(): boolean {
+    return this.stepStateHook !== undefined;
+  }
+
+  /** The step state a waiting record would resume from; none once it stopped waiting. */
+  stepStateOf(record: DeferralRecord): StepState | undefined {
+    return WAITING.has(record.status) ? this.stepStateHook?.(record) : undefined;
+  }
+
+  /** The record as the store shows it, with a fingerprint for compare-and-swap; null when unknown. */
+  view(id: string): DeferralView | null {
+    const record = this.find(id);
+    if (!record) return null;
+    const stepState = this.stepStateOf(record);
+    const fingerprint = fingerprintOf({ id: record.id, status: record.status, stepState: stepState ?? null });
+    return stepState ? { ...record, stepState, fingerprint } : { ...record, fingerprint };
+  }
+}
+
+/** What the caller of a parked run is told: never meta, never a token. */
+export function ackOf(record: DeferralRecord): DeferredAck {
+  return {
+    status: "deferred",
+    deferralId: record.id,
+    ...(record.schema ? { schema: record.schema } : {}),
+    expiresAt: record.expiresAt,
+  };
+}

@@ -1,0 +1,34 @@
+import type { SearchAttributeUpdatePair } from "@temporalio/common";
+import { condition, proxySinks, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
+import type { DeferralEvent } from "../src/core/deferral-record.js";
+import type { DurableAgentsSinks } from "../src/core/sinks.js";
+
+export type SearchAttributeWrite = SearchAttributeUpdatePair[];
+
+/**
+ * What the deferral classes take from the workflow they run in. It is passed in, so the
+ * classes run in unit tests with a fake clock and no Temporal server; in a workflow each
+ * member is the Temporal call itself, so the commands a run produces are the same.
+ */
+export interface DeferralRuntime {
+  /** The run's workflow id; deferral ids are derived from it. */
+  workflowId(): string;
+  now(): number;
+  upsertSearchAttributes(attributes: SearchAttributeWrite): void;
+  /** Hands an event to worker-side listeners (a sink: never delivered twice on replay). */
+  emit(event: DeferralEvent): void;
+  /** Temporal's `condition`: with a timeout it starts a timer and resolves false when it fires. */
+  condition(fn: () => boolean, timeoutMs?: number): Promise<boolean | void>;
+}
+
+/** The runtime of the workflow this is called in. */
+export function workflowDeferralRuntime(): DeferralRuntime {
+  const sink = proxySinks<DurableAgentsSinks>().durableAgents;
+  return {
+    workflowId: () => workflowInfo().workflowId,
+    now: () => Date.now(),
+    upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
+    emit: (event) => sink.event(event),
+    condition: (fn, timeoutMs) => (timeoutMs === undefined ? condition(fn) : condition(fn, timeoutMs)),
+  };
+}

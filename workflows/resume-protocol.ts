@@ -1,0 +1,123 @@
+import { Validator } from "@cfworker/json-schema";
+import { ApplicationFailure } from "@temporalio/workflow";
+import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
+import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
+import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
+import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
+import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
+import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
+import type { DeferralDenials } from "./deferral-denials.js";
+import type { SettledOutcome } from "./deferral-outcome.js";
+import type { DeferralRecords } from "./deferral-records.js";
+import type { DeferralRuntime } from "./deferral-runtime.js";
+import type { DeferralVisibility } from "./deferral-visibility.js";
+
+export interface ResumeOptions {
+  /** Checks that the deferred step can still continue; throws a typed failure to deny it. */
+  verify?(record: DeferralRecord): Promise<void>;
+  /**
+   * Write a claim's "resumed" status with the run's next step instead of in the claim's
+   * own workflow task, which is on the path from resume() to the next model call. Runs
+   * from before this existed write it at once, as their histories say.
+   */
+  deferResumedStatus?: boolean;
+}
+
+/**
+ * The resume update. The token, and the authorize hook, were checked by the client; here
+ * the rest of the documented order: record exists → call binding (→ reverified principal
+ * → plain JSON) in the validator, then lifecycle (a duplicate gets the first outcome) →
+ * deadline → continuation check → schema → claim. Each refusal leaves the record as it was.
+ */
+export class ResumeProtocol {
+  // Concurrent resumes of one deferral share one check instead of one activity each.
+  readonly #verifying = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly runtime: Pick<DeferralRuntime, "condition" | "now">,
+    private readonly records: DeferralRecords,
+    private readonly visibility: DeferralVisibility,
+    private readonly denials: DeferralDenials,
+    private readonly outcome: SettledOutcome,
+    private readonly options: ResumeOptions = {},
+  ) {}
+
+  // Cheap refusals: a rejected update leaves no trace in history.
+  validate(request: ResumeRequest): void {
+    const record = this.records.find(request?.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
+    if (record.toolCallId !== request.toolCallId) {
+      throw new ToolCallMismatchError({ deferralId: record.id, toolCallId: request.toolCallId }).toFailure();
+    }
+    if (request.reverify !== undefined && request.reverify?.id !== record.principal?.id) {
+      throw new ResumeUnauthorizedError({ deferralId: record.id, returned: "a reverify principal that is not the one the run deferred as" }).toFailure();
+    }
+    const problem =
+      plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
+    if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
+  }
+
+  async resume(request: ResumeRequest): Promise<ResumeReply> {
+    const record = this.records.find(request.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
+    for (;;) {
+      if (record.status === "resumed" || record.status === "needs-compaction") {
+        await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
+        if (record.outcome) return { status: "duplicate", deferralId: record.id, outcome: record.outcome };
+        continue;
+      }
+      if (record.status === "denied") {
+        throw new DeferralDeniedError({ deferralId: record.id, reason: record.deniedReason ?? "denied" }).toFailure();
+      }
+      if (record.status === "expired" || this.runtime.now() >= Date.parse(record.expiresAt)) {
+        throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+      }
+      if (!this.options.verify) break;
+      await this.verifyOnce(record);
+      // Another resume, the timer or a denial may have moved the record while we waited.
+      if (record.status === "deferred") break;
+    }
+    if (record.schema) {
+      const result = new Validator(record.schema as never, "2020-12", false).validate(request.payload);
+      if (!result.valid) {
+        const issues = result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
+        throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
+      }
+    }
+    this.#claim(record, request);
+    await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
+    if (!record.outcome) throw this.denials.failureOf(record);
+    return { status: "resumed", deferralId: record.id, outcome: record.outcome };
+  }
+
+  /** Runs the continuation check once for all resumes waiting on `record`; a failure denies it. */
+  verifyOnce(record: DeferralRecord): Promise<void> {
+    let pending = this.#verifying.get(record.id);
+    if (!pending) {
+      pending = this.options.verify!(record)
+        .catch((err: unknown) => {
+          this.denials.deny(record, err instanceof ApplicationFailure && err.type ? err.type : "verification failed", err);
+          throw err;
+        })
+        .finally(() => this.#verifying.delete(record.id));
+      this.#verifying.set(record.id, pending);
+    }
+    return pending;
+  }
+
+  // The payload lands in the record, which wakes the parked run.
+  #claim(record: DeferralRecord, request: ResumeRequest): void {
+    record.status = "resumed";
+    record.payload = request.payload;
+    record.resumedAt = new Date(this.runtime.now()).toISOString();
+    if (request.resumedBy) record.resumedBy = request.resumedBy;
+    if (request.reverify) record.reverified = request.reverify;
+    if (this.options.deferResumedStatus) this.visibility.statusLater("resumed");
+    else this.visibility.status("resumed");
+    this.visibility.emit("resumed", record);
+    this.outcome.moving();
+  }
+}

@@ -1,0 +1,76 @@
+import type { PreparedAgent } from "../src/core/contracts.js";
+import type { DeferralRecord } from "../src/core/deferral-record.js";
+import type { ChatMessage } from "../src/core/messages.js";
+import { emptyUsage } from "../src/core/messages.js";
+import type { AgentRunInput, RunState } from "../src/core/run-state.js";
+import type { DeferralBook } from "./deferral-book.js";
+
+/** Everything one agent run's loop reads and changes, passed as one object. */
+export interface RunContext {
+  readonly state: RunState;
+  readonly book: DeferralBook;
+  readonly thread: ThreadSync;
+  readonly cancellation: RunCancellation;
+  /** The agent as the worker prepared it for this run (again at a resume, for older runs). */
+  readonly prepared: () => PreparedAgent;
+  /** Set when deferring is refused in this run (RC5051): names the fan-out it runs in. */
+  readonly deferralRefused: string | undefined;
+  /** The claimed deferral whose definition the next model call must still match. */
+  readonly definitionCheck: { record?: DeferralRecord };
+}
+
+/** A run's state as it starts, before its first model call. */
+export function initialRunState(input: AgentRunInput): RunState {
+  return {
+    agentId: input.agentId,
+    status: "running",
+    messages: [{ role: "user", content: input.prompt }],
+    turnsUsed: 0,
+    maxTurns: undefined,
+    usage: emptyUsage(),
+    restored: input.restored ?? false,
+    ...(input.principal ? { principal: input.principal } : {}),
+  };
+}
+
+/**
+ * What the worker's thread cache knows of the run's thread, so a model call sends only
+ * what is new: `epoch` changes when a rewrite replaces the thread.
+ */
+export class ThreadSync {
+  epoch = 0;
+  sentLength = 0;
+
+  /** A rewrite replaced the thread: the cache's copy is stale, and the new one counts as sent. */
+  replaced(messages: readonly ChatMessage[]): void {
+    this.epoch += 1;
+    this.sentLength = messages.length;
+  }
+
+  /** The `thread` query: the first `length` messages, as of `epoch`. */
+  prefix(messages: readonly ChatMessage[], epoch: number, length: number): ChatMessage[] {
+    // A model call prepared before a rewrite must not read the rewritten thread as its prefix.
+    if (epoch !== this.epoch) throw new Error(`thread epoch ${epoch} is stale (now ${this.epoch})`);
+    return messages.slice(0, length);
+  }
+}
+
+/**
+ * Cancellation of a run: everything the run does happens in `scope`, so `cancel()`, a
+ * timeout and a cancel from Temporal itself all reach the model call or tool in flight,
+ * or the deferral. The first reason given is the one reported.
+ */
+export class RunCancellation {
+  reason: string | undefined;
+
+  constructor(readonly scope: { cancel(): void; readonly consideredCancelled: boolean }) {}
+
+  cancel(reason: string): void {
+    this.reason ??= reason;
+    this.scope.cancel();
+  }
+
+  requested(): boolean {
+    return this.reason !== undefined || this.scope.consideredCancelled;
+  }
+}

@@ -1,0 +1,35 @@
+import type { ThreadCarry, ThreadInput } from "../src/core/thread-contracts.js";
+import type { ThreadState } from "./thread-state.js";
+
+/**
+ * The input of the thread's next run: everything it holds (transcript, inbox, pending
+ * async calls, stream position), for continue-as-new. `new ThreadState` reads it back.
+ */
+export function nextRunInput(thread: ThreadState): ThreadInput {
+  return {
+    agentId: thread.agentId,
+    stream: thread.streamEnabled,
+    carried: carryOf(thread),
+    ...(thread.principal ? { principal: thread.principal } : {}),
+    ...(thread.maxHistoryEvents !== undefined ? { maxHistoryEvents: thread.maxHistoryEvents } : {}),
+  };
+}
+
+function carryOf(thread: ThreadState): ThreadCarry {
+  return {
+    status: thread.status,
+    halted: thread.halted,
+    messages: thread.messages,
+    inbox: thread.inbox,
+    asyncCalls: [...thread.asyncCalls.values()],
+    held: [...thread.held].map(([toolCallId, content]) => ({ toolCallId, content })),
+    turnSteps: thread.turnSteps,
+    modelCalls: thread.modelCalls,
+    usage: thread.usage,
+    ...(thread.lastError ? { lastError: thread.lastError } : {}),
+    generation: thread.generation,
+    stream: thread.stream.carry(),
+    createdAt: thread.createdAt,
+    updatedAt: thread.updatedAt,
+  };
+}

@@ -1,0 +1,67 @@
+import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
+import type { ThreadSendReply, ThreadSendRequest } from "../src/core/thread-contracts.js";
+import { messageProblem, openToolCalls } from "../src/core/thread-transcript.js";
+import { MOVED_ON, type ThreadState } from "./thread-state.js";
+
+/**
+ * Messages sent to a thread. While a turn runs (or the thread is halted) they wait in the
+ * inbox, and each `message` then gets a turn of its own; an `add` on an idle thread joins
+ * the transcript at once. The same id twice sends once.
+ */
+export class ThreadInbox {
+  constructor(private readonly thread: ThreadState) {}
+
+  // Validators refuse cheaply: a refused update leaves nothing in history.
+  validate(request: ThreadSendRequest): void {
+    this.thread.assertNotDeleted();
+    const problem =
+      typeof request?.id !== "string" || request.id === ""
+        ? "the message id must be a non-empty string"
+        : request.kind !== "message" && request.kind !== "add"
+          ? "kind must be message or add"
+          : request.kind === "message" && request.message?.role !== "user"
+            ? "sendMessage sends a user message"
+            : messageProblem(request.message, false);
+    if (problem) throw new ThreadMessageInvalidError({ threadId: this.thread.threadId, problem }).toFailure();
+  }
+
+  send(request: ThreadSendRequest): ThreadSendReply {
+    const thread = this.thread;
+    // A retried call (same id) changes nothing and gets the first answer again.
+    const queuedIndex = thread.inbox.findIndex((i) => i.id === request.id);
+    if (queuedIndex >= 0 || thread.messages.some((m) => m.id === request.id)) {
+      return { messageId: request.id, queued: queuedIndex >= 0, duplicate: true };
+    }
+    if (request.kind === "message" && thread.halted) {
+      // A new message after a stop or failure moves on: open calls get a result, the
+      // thread runs again (resumeThread is the way to continue the interrupted turn).
+      thread.closeOpenCalls(MOVED_ON);
+      thread.halted = false;
+    }
+    const at = thread.now();
+    if (request.kind === "add" && !thread.turnActive() && thread.inbox.length === 0 && openToolCalls(thread.messages).length === 0) {
+      thread.append(request.message, request.id);
+      return { messageId: request.id, queued: false, duplicate: false };
+    }
+    thread.inbox.push({ id: request.id, kind: request.kind, message: request.message, at });
+    return { messageId: request.id, queued: thread.turnActive() || thread.halted || thread.inbox.length > 1, duplicate: false };
+  }
+
+  /** Whether the next queued item can be taken: no turn runs and the thread is not halted. */
+  canTakeNext(): boolean {
+    return !this.thread.turnActive() && !this.thread.halted && this.thread.inbox.length > 0;
+  }
+
+  /** Takes the next item into the transcript; a `message` starts a turn. */
+  takeNext(): void {
+    const thread = this.thread;
+    const item = thread.inbox.shift();
+    if (!item) return;
+    thread.closeOpenCalls(MOVED_ON);
+    thread.append(item.message, item.id);
+    if (item.kind === "message") {
+      thread.beginTurn();
+      thread.setStatus("streaming");
+    }
+  }
+}

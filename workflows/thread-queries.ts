@@ -1,0 +1,65 @@
+import type { ChatMessage } from "../src/core/messages.js";
+import type { StreamSnapshot, ThreadMessagePage, ThreadSnapshot } from "../src/core/thread-contracts.js";
+import { openToolCalls, toChat } from "../src/core/thread-transcript.js";
+import type { ThreadState } from "./thread-state.js";
+
+/** The most messages one listMessages page returns. */
+const MAX_PAGE = 1000;
+
+/** What readers of a thread see, by query: nothing here changes the thread or its history. */
+export class ThreadQueries {
+  constructor(private readonly thread: ThreadState) {}
+
+  snapshot(): ThreadSnapshot {
+    const thread = this.thread;
+    return {
+      threadId: thread.threadId,
+      agentId: thread.agentId,
+      status: thread.status,
+      createdAt: thread.createdAt,
+      updatedAt: thread.updatedAt,
+      ...(thread.principal ? { principal: thread.principal } : {}),
+      messageCount: thread.messages.length,
+      queued: thread.inbox.map((i) => ({ id: i.id, kind: i.kind, at: i.at })),
+      toolCalls: openToolCalls(thread.messages).map((call) => {
+        const running = thread.running.get(call.id);
+        const waiting = thread.asyncCalls.get(call.id);
+        const async = running?.kind === "async" || waiting !== undefined || thread.prepared?.tools[call.function.name]?.async === true;
+        const maxAttempts = running?.maxAttempts ?? thread.prepared?.tools[call.function.name]?.maxAttempts;
+        return {
+          toolCallId: call.id,
+          name: call.function.name,
+          kind: async ? "async" : "sync",
+          state: thread.held.has(call.id) ? "answered" : running ? "running" : waiting?.callbackDone ? "waiting" : "pending",
+          ...(running ? { activityId: running.activityId } : {}),
+          ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+        };
+      }),
+      ...(thread.modelCall ? { modelCall: thread.modelCall } : {}),
+      ...(thread.lastError ? { lastError: thread.lastError } : {}),
+      usage: thread.usage,
+      modelCalls: thread.modelCalls,
+      generation: thread.generation,
+      lastSeq: thread.stream.lastSeq,
+      stream: thread.streamEnabled,
+      deleted: thread.deleteRequested,
+    };
+  }
+
+  /** One page of the transcript; offset and limit are clamped, never refused. */
+  messages({ offset, limit }: { offset: number; limit: number }): ThreadMessagePage {
+    const from = Math.max(0, Math.floor(Number(offset) || 0));
+    const size = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(limit) || 100)));
+    return { messages: this.thread.messages.slice(from, from + size), total: this.thread.messages.length };
+  }
+
+  /** Stream updates after `fromSeq`. */
+  stream(fromSeq: number): StreamSnapshot {
+    return this.thread.stream.since(this.thread.threadId, this.thread.status, Number(fromSeq));
+  }
+
+  /** The first `length` messages as the model sees them: what a worker whose cache missed reads. */
+  transcript(length: number): ChatMessage[] {
+    return this.thread.messages.slice(0, length).map(toChat);
+  }
+}
