@@ -1,8 +1,8 @@
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
 import { setHandler } from "@temporalio/workflow";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { durationMs } from "../src/core/duration.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
@@ -80,16 +80,11 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
 }
 
 function ttlOf(ttl: Duration): number {
-  let ms = NaN;
   try {
-    ms = msToNumber(ttl);
-  } catch {
-    // reported below
+    return durationMs(ttl, "defer() ttl");
+  } catch (err) {
+    throw (err as InvalidDefinitionError).toFailure();
   }
-  if (!Number.isFinite(ms) || ms <= 0) {
-    throw new InvalidDefinitionError({ subject: "defer()", problem: `ttl ${JSON.stringify(ttl)} is not a positive duration like "72h"` }).toFailure();
-  }
-  return ms;
 }
 
 function requireBook(): DeferralBook {
