@@ -17,14 +17,19 @@ import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET } from "./harness.js";
 import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
+import type { ThreadsClient } from "../src/threads/threads-client.js";
+import { threadRig } from "./thread-support.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
 let agents: AgentClient;
+let threads: ThreadsClient;
 
 beforeAll(async () => {
   h = await startHarness();
   ({ agents } = await h.worker([weatherAgent, payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  // With a status hook, so the histories hold its local activities too.
+  ({ threads } = await threadRig(h));
 });
 afterAll(() => h?.close());
 
@@ -78,7 +83,51 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.result(prompt).catch(() => undefined);
   },
+  // A thread: sync and async tools, a second turn, a stop mid model call, then delete.
+  "thread-turns": async (threadId) => {
+    h.model.script(threadId, [
+      { toolCalls: [{ name: "lookup", arguments: { word: "durable" } }, { name: "askHuman", arguments: { question: "ok?" } }] },
+      { text: "first answer" },
+      { text: "second answer" },
+      { delayMs: 30_000, text: "never" },
+    ]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const toolCallId = await until(async () => (await threads.getThread({ threadId })).toolCalls.find((c) => c.state === "waiting")?.toolCallId);
+    await threads.addToolResult({ threadId, toolCallId, result: { ok: true } });
+    await threads.waitUntilSettled({ threadId });
+    await threads.sendMessage({ threadId, prompt: "again" });
+    await threads.waitUntilSettled({ threadId });
+    await threads.sendMessage({ threadId, prompt: "and stop" });
+    await until(async () => h.model.requests.filter((r) => r.conversation === threadId).length === 4 || undefined);
+    await threads.stopThread({ threadId });
+    await threads.deleteThread({ threadId });
+    await threads.workflowHandle(threadId).result();
+  },
+  // A thread that continued as new: its last run starts from what the first carried.
+  "thread-rollover": async (threadId) => {
+    h.model.respond(threadId, (_req, turn) => ({ toolCalls: turn % 2 === 0 ? [{ name: "lookup", arguments: { word: `w${turn}` } }] : undefined, text: `answer ${turn}` }));
+    await threads.createThread({ threadId, prompt: threadId, maxHistoryEvents: 30 });
+    await threads.waitUntilSettled({ threadId });
+    for (let i = 0; (await threads.getThread({ threadId })).generation === 0; i++) {
+      await threads.sendMessage({ threadId, prompt: `message ${i}` });
+      await threads.waitUntilSettled({ threadId });
+    }
+    await threads.sendMessage({ threadId, prompt: "after the rollover" });
+    await threads.waitUntilSettled({ threadId });
+    await threads.deleteThread({ threadId });
+    await threads.workflowHandle(threadId).result();
+  },
 };
+
+/** Polls until `probe` returns something defined. */
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("gave up waiting");
+}
 
 // Version 2 runs take other paths through a resume; keep a recorded history of each.
 scenarios["v2-deferred-then-resumed"] = scenarios["deferred-then-resumed"]!;
