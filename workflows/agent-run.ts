@@ -1,5 +1,4 @@
 import {
-  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -16,22 +15,20 @@ import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, emptyUsage, type ToolCall } from "../src/core/messages.js";
-import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import { addUsage, emptyUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
+import type { AgentActivities, AgentModelCallInput, DeferralRequest, ModelCallInput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import { fingerprint } from "../src/core/thread-transcript.js";
+import { legacyOptions } from "./activity-options.js";
+import { agentSteps, type AgentSteps } from "./agent-steps.js";
 import { DeferralBook, type ParkRequest } from "./deferral-book.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, runStateQuery, threadQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../src/core/run-state.js";
 
-const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
-
 const SIBLING_DEFERRED =
   "Error: a sibling tool call already deferred this run, so this call did not run. Call it again after the run resumes.";
 
-const { prepareAgent } = proxyLocalActivities<AgentActivities>({
-  startToCloseTimeout: "30s",
-  retry: { nonRetryableErrorTypes: NON_RETRYABLE },
-});
+const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.runPrepare);
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
@@ -56,6 +53,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // The claimed deferral whose definition the next model call must still match.
   const definitionCheck: { record?: DeferralRecord } = {};
   const current = input.version !== undefined && input.version >= 2;
+  // From version 3 on the run's steps go through the agent-step layer; older runs keep
+  // scheduling the activities their histories hold.
+  const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
   const book = new DeferralBook({
     deferResumedStatus: current,
     async verify(record) {
@@ -106,9 +106,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     async () => {
       try {
         return await scope.run(async () => {
-          prepared = await prepareAgent({ agentId: input.agentId });
+          prepared = steps ? await steps.describe({ agentId: input.agentId }) : await prepareAgent({ agentId: input.agentId });
           state.maxTurns = prepared.maxTurns;
-          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused, definitionCheck);
+          return loop(state, book, thread, cancellation, () => prepared!, input.deferralRefused, definitionCheck, steps);
         });
       } catch (err) {
         if (cancellation.reason !== undefined || scope.consideredCancelled || isCancellation(err)) {
@@ -142,18 +142,14 @@ async function loop(
   prepared: () => PreparedAgent,
   deferralRefused: string | undefined,
   definitionCheck: { record?: DeferralRecord },
+  steps: AgentSteps | undefined,
 ): Promise<AgentResult> {
-  const options = {
-    startToCloseTimeout: prepared().timeouts.startToCloseMs,
-    heartbeatTimeout: prepared().timeouts.heartbeatMs,
-    // The run reports AI1005 only once the call in flight has really stopped.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
-  };
+  const options = legacyOptions.runCall(prepared().timeouts);
   const { callModel } = proxyActivities<AgentActivities>(options);
   const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
   // A tool with its own `queue` runs on that task queue's work pool.
   const callTool: AgentActivities["callTool"] = (input) => {
+    if (steps) return steps.callTool({ ...input, host: "run", taskQueue });
     const queue = prepared().toolQueues?.[input.toolCall.function.name];
     let call = onQueue.get(queue);
     if (!call) {
@@ -191,8 +187,9 @@ async function loop(
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
       try {
-        const reply = await callModel(input);
-        thread.sentLength = state.messages.length;
+        const reply = steps ? await steps.callModel(stepModelInput(input, state.messages)) : await callModel(input);
+        // From version 3 on the worker caches its own answer too: the next call need not send it back.
+        thread.sentLength = state.messages.length + (steps ? 1 : 0);
         definitionCheck.record = undefined;
         book.flushStatus();
         return reply;
@@ -225,6 +222,8 @@ async function loop(
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
+    // A cancel that came while the model answered stops the run here, with the answer counted.
+    if (steps) stopIfCancelled();
 
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
@@ -342,6 +341,12 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     }).toFailure();
   }
   return prepared;
+}
+
+/** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
+function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
+  const tail = messages[input.baseLength - 1];
+  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: fingerprint(tail) } : {}) };
 }
 
 function isContextOverflow(err: unknown): boolean {

@@ -11,15 +11,16 @@ import {
 import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
 import type { temporal } from "@temporalio/proto";
 import type { agentThread } from "../../workflows/thread.js";
-import type {
-  StreamSnapshot,
-  ThreadInput,
-  ThreadMessage,
-  ThreadResumeReply,
-  ThreadSendReply,
-  ThreadSnapshot,
-  ThreadStatus,
-  ThreadStopReply,
+import {
+  AGENT_THREAD_VERSION,
+  type StreamSnapshot,
+  type ThreadInput,
+  type ThreadMessage,
+  type ThreadResumeReply,
+  type ThreadSendReply,
+  type ThreadSnapshot,
+  type ThreadStatus,
+  type ThreadStopReply,
 } from "../core/thread-contracts.js";
 import {
   threadDeleteUpdate,
@@ -148,6 +149,7 @@ export class ThreadsClient {
     if (principalProblem) throw new InvalidDefinitionError({ subject: "createThread", problem: `principal is not plain JSON at ${principalProblem.path}` });
     const messageId = options.prompt !== undefined ? newMessageId() : undefined;
     const input: ThreadInput = {
+      version: AGENT_THREAD_VERSION,
       agentId,
       ...(options.principal ? { principal: options.principal } : {}),
       ...(options.messages ? { messages: options.messages } : {}),

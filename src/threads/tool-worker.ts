@@ -1,8 +1,7 @@
 import { Client } from "@temporalio/client";
 import { Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
-import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
-import { createCallTool } from "../../activities/tool-call.js";
+import { createToolActivities } from "../../activities/index.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
@@ -40,15 +39,15 @@ export async function createToolWorker(options: ToolWorkerOptions): Promise<Work
   const registry = new AgentRegistry(options.agents);
   const threads = resolveThreadWorkerOptions(options.threads);
   const client = new Client({ connection: options.connection, namespace });
-  const { threadCallTool, threadStartAsyncTool } = createThreadToolActivities(registry, client, threads);
-  const callTool = createCallTool(registry, options.deferral ? resolveDeferralConfig(options.deferral) : undefined, client);
+  const deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
+  const activities = createToolActivities({ registry, client, deferral, settings: threads });
   return Worker.create({
     maxHeartbeatThrottleInterval: threads.stopLatencyMs,
     ...options.worker,
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue,
-    activities: { threadCallTool, threadStartAsyncTool, callTool },
+    activities,
     maxConcurrentActivityTaskExecutions: options.concurrency,
   });
 }

@@ -1,0 +1,87 @@
+/**
+ * How both hosts (runs and threads) schedule their steps: one place for timeouts,
+ * retries and cancellation, so the two cannot drift apart again. Options never break
+ * replay; activity names and the order of commands do (see agent-steps.ts).
+ */
+import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from "@temporalio/workflow";
+import type { AgentDescription } from "../src/core/contracts.js";
+
+/**
+ * Failure types no retry can fix. Typed SDK failures say so themselves (they arrive
+ * non-retryable); this list also covers those raised before that was so.
+ */
+export const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
+
+/** A worker that died or a call that timed out is retried after 1 s, 2 s, 4 s … at most 1 min apart. */
+const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" } as const;
+
+/**
+ * Describing the agent reads the worker's memory, so it is a local activity; the few
+ * retries cover a worker that was busy or restarting.
+ */
+export const describeOptions: LocalActivityOptions = {
+  startToCloseTimeout: "30s",
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/**
+ * A model call: bounded attempts for what a retry may fix (429 and 5xx honour the
+ * provider's retry-after; the activity turns the last failure into AI1003), none for
+ * what it cannot (400, 401, 403, 404, context overflow arrive non-retryable).
+ */
+export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">, activityId?: string): ActivityOptions {
+  return {
+    ...stepOptions(described),
+    ...(activityId ? { activityId } : {}),
+    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts, nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+}
+
+/**
+ * A tool call, on its tool's own queue when it has one. The activity decides about a
+ * failing handler itself (it knows the tool's `retry`); this policy only covers a worker
+ * that died or a call that timed out, for as long as it takes.
+ */
+export function toolCallOptions(described: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId?: string): ActivityOptions {
+  return {
+    ...stepOptions(described),
+    ...(activityId ? { activityId } : {}),
+    ...(queue ? { taskQueue: queue } : {}),
+    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+}
+
+function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): ActivityOptions {
+  return {
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    // A cancelled run or a stopped turn goes on only once the call in flight has really
+    // stopped (its heartbeats bring the cancel within about a second): a run then reports
+    // AI1005 with every finished call counted, and a thread never has a stopped call
+    // still running beside its next turn.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+}
+
+/** What runs started before version 3 and threads before version 1 schedule their steps with, kept as it was for them. */
+export const legacyOptions = {
+  runPrepare: { startToCloseTimeout: "30s", retry: { nonRetryableErrorTypes: NON_RETRYABLE } } satisfies LocalActivityOptions,
+  runCall: (timeouts: AgentDescription["timeouts"]): ActivityOptions => ({
+    ...stepOptions({ timeouts }),
+    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
+  }),
+  threadPrepare: { startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } } satisfies LocalActivityOptions,
+  threadModel: ({ timeouts, modelMaxAttempts }: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">, activityId: string): ActivityOptions => ({
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    activityId,
+    retry: { ...BACKOFF, maximumAttempts: modelMaxAttempts },
+  }),
+  threadTool: ({ timeouts }: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId: string): ActivityOptions => ({
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    activityId,
+    ...(queue ? { taskQueue: queue } : {}),
+    retry: BACKOFF,
+  }),
+};
