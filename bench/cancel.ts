@@ -5,12 +5,9 @@
  * The target: both reach the call within about a second.
  */
 import { randomUUID } from "node:crypto";
-import { Client, Connection } from "@temporalio/client";
-import { NativeConnection } from "@temporalio/worker";
-import { AgentClient, defineAgent, ThreadsClient } from "../src/index.js";
-import { startScriptedModelServer, startTemporal, type ScriptedModelServer } from "../src/testing/index.js";
-import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
-import { envInt, installRuntime, median, percentile, progress, prompt, round } from "./lib.js";
+import { AgentClient, ThreadsClient } from "../src/index.js";
+import type { ScriptedModelServer } from "../src/testing/index.js";
+import { envInt, median, percentile, progress, prompt, round, startBench } from "./lib.js";
 
 const SAMPLES = envInt("CANCEL_SAMPLES", 7);
 const TARGET_MS = 1000;
@@ -18,33 +15,9 @@ const TARGET_MS = 1000;
 const MODEL_DELAY_MS = 60_000;
 
 export async function main(): Promise<Record<string, unknown>> {
-  installRuntime();
-  const temporal = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
-  const cleanup: Array<() => Promise<unknown>> = [() => temporal.stop()];
+  const bench = await startBench({ maxTurns: 2, toolResultBytes: 100 });
   try {
-    const [connection, native, model, bundle] = await Promise.all([
-      Connection.connect({ address: temporal.address }),
-      NativeConnection.connect({ address: temporal.address }),
-      startScriptedModelServer(),
-      bundleAgentWorkflows(),
-    ]);
-    cleanup.push(() => connection.close(), () => native.close(), () => model.close());
-    const client = new Client({ connection, namespace: temporal.namespace });
-    const agent = defineAgent({ id: "bench-cancel", model: "bench-model", system: "You answer slowly.", tools: [], maxTurns: 2 });
-    const taskQueue = `bench-cancel-${randomUUID()}`;
-    const worker = await createAgentWorker({
-      connection: native,
-      namespace: temporal.namespace,
-      taskQueue,
-      agents: [agent],
-      model: openaiModel({ baseURL: model.url, apiKey: "bench" }),
-      workflowBundle: bundle,
-    });
-    const running = worker.run();
-    cleanup.push(async () => {
-      worker.shutdown();
-      await running;
-    });
+    const { model, client, agent, sdkQueue: taskQueue } = bench;
     const agents = new AgentClient({ client, taskQueue });
     const threads = new ThreadsClient({ client, taskQueue, agent });
 
@@ -96,7 +69,7 @@ export async function main(): Promise<Record<string, unknown>> {
       pass: runMedianMs <= TARGET_MS && threadMedianMs <= TARGET_MS,
     };
   } finally {
-    for (const step of cleanup.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${String(err)}`));
+    await bench.close();
   }
 }
 

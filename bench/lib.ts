@@ -74,6 +74,9 @@ export function toolLoop(turns: number): Responder {
 export interface Bench {
   model: ScriptedModelServer;
   client: Client;
+  /** The SDK worker's agent and task queue, for benches that drive it themselves. */
+  agent: AgentDefinition;
+  sdkQueue: string;
   /** Runs a conversation through the SDK's agentRun; resolves to its workflow id once done. */
   runSdk(prompt: string): Promise<string>;
   /** Runs it through the bare workflow; resolves to its workflow id once done. */
@@ -151,6 +154,8 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
     return {
       model,
       client,
+      agent,
+      sdkQueue,
       async runSdk(prompt) {
         const runId = `sdk-${randomUUID()}`;
         await agents.run(agent, { prompt, runId });
