@@ -2,8 +2,9 @@
  * Determinism guard. Runs a set of scenarios on a real server, then replays their
  * histories, and every history recorded earlier under test/histories/, against the
  * current workflow code. A change that would break a running (or deferred) workflow
- * fails here. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts` refreshes the
- * recorded set with new scenarios (existing files are never overwritten: they are the point).
+ * fails here. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts` adds the fresh
+ * histories to the recorded set, named after the version they ran at (existing files are
+ * never overwritten: they are the point).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,8 @@ import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET } from "./harness.js";
 import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
 import type { ThreadsClient } from "../src/threads/threads-client.js";
+import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
+import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
 import { threadRig } from "./thread-support.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
@@ -58,8 +61,8 @@ const scenarios: Record<string, (prompt: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
     await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
   },
-  // Runs started at version 2: the definition check after a resume rides on the first model call.
-  "v2-resumed": async (prompt) => {
+  // One resume: from version 2 on, the definition check rides on the first model call after it.
+  resumed: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2 } }] }, { text: "paid" }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
@@ -129,9 +132,9 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   throw new Error("gave up waiting");
 }
 
-// Version 2 runs take other paths through a resume; keep a recorded history of each.
-scenarios["v2-deferred-then-resumed"] = scenarios["deferred-then-resumed"]!;
-scenarios["v2-compacted-then-resumed"] = scenarios["compacted-then-resumed"]!;
+/** Where a fresh history is recorded: under the version new runs (or threads) start at now. */
+const recordedAs = (name: string) =>
+  name.startsWith("thread-") ? `thread-v${AGENT_THREAD_VERSION}-${name.slice("thread-".length)}` : `v${AGENT_RUN_VERSION}-${name}`;
 
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {
@@ -144,9 +147,10 @@ describe("replay", () => {
         .then((r) => r.history!);
       histories.push({ workflowId: runId, history });
       // Recording adds new scenarios only: an existing file is a history some deployed code produced.
-      if (process.env.RECORD_HISTORIES && !existsSync(`${dir}${name}.json`)) {
+      const file = `${dir}${recordedAs(name)}.json`;
+      if (process.env.RECORD_HISTORIES && !existsSync(file)) {
         // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
-        writeFileSync(`${dir}${name}.json`, JSON.stringify({ workflowId: runId, history: JSON.parse(historyToJSON(history)) }));
+        writeFileSync(file, JSON.stringify({ workflowId: runId, history: JSON.parse(historyToJSON(history)) }));
       }
     }
     await expectReplays(histories);
