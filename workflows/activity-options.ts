@@ -55,10 +55,10 @@ function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): Activity
   return {
     startToCloseTimeout: timeouts.startToCloseMs,
     heartbeatTimeout: timeouts.heartbeatMs,
-    // A cancelled run or a stopped turn goes on only once the call in flight has really
-    // stopped (its heartbeats bring the cancel within about a second): a run then reports
-    // AI1005 with every finished call counted, and a thread never has a stopped call
-    // still running beside its next turn.
+    // A cancelled run or a stopped turn learns how its calls really ended (heartbeats
+    // bring the cancel within about a second): a run reports AI1005 with every finished
+    // call counted, a thread's stopped model call has ended before its next one starts,
+    // and a tool that finished anyway keeps its result, so it is not run again.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
 }

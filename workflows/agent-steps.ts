@@ -9,6 +9,7 @@ import type {
   AgentDescription,
   AgentModelCallInput,
   AgentStepActivities,
+  AgentToolCallOutput,
   DescribeAgentInput,
   DescribeAgentOutput,
   ModelCallOutput,
@@ -42,12 +43,19 @@ export function agentSteps(): AgentSteps {
     if (!described) throw new Error("the agent must be described before its steps run");
     return described;
   };
+  // One implementation behind each overload: the activity answers a run's tool call with
+  // a run's outputs and a thread's with a thread's, and without a known hash in full.
+  const describe = async (input: DescribeAgentInput): Promise<DescribeAgentOutput> => {
+    const answer = await describeAgent(input);
+    if (!("unchanged" in answer)) described = answer;
+    return answer;
+  };
+  const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
+    const queue = current().tools[input.toolCall.function.name]?.queue;
+    return proxyActivities<AgentStepActivities>(toolCallOptions(current(), queue, activityId)).callAgentTool(input);
+  };
   return {
-    async describe(input: DescribeAgentInput) {
-      const answer = await describeAgent(input);
-      if (!("unchanged" in answer)) described = answer;
-      return answer as AgentDescription;
-    },
+    describe: describe as AgentSteps["describe"],
     async callModel(input, activityId) {
       const { callAgentModel } = proxyActivities<AgentStepActivities>(modelCallOptions(current(), activityId));
       try {
@@ -56,11 +64,7 @@ export function agentSteps(): AgentSteps {
         throw exhausted(err) ?? err;
       }
     },
-    callTool(input: RunToolCall | ThreadToolCall, activityId?: string) {
-      const queue = current().tools[input.toolCall.function.name]?.queue;
-      const { callAgentTool } = proxyActivities<AgentStepActivities>(toolCallOptions(current(), queue, activityId));
-      return callAgentTool(input) as Promise<RunToolCallOutput & ThreadToolCallResult>;
-    },
+    callTool: callTool as AgentSteps["callTool"],
   };
 }
 
