@@ -5,6 +5,7 @@ import type { ToolDefinition } from "../src/core/define-tool.js";
 import { AgentNotRegisteredError } from "../src/core/errors/agent-not-registered.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import type { ToolSpec } from "../src/core/model.js";
+import type { StandardSchema } from "../src/core/schema.js";
 
 /** An agent as the worker serves it: its definition plus what is derived once at start-up. */
 export interface PreparedDefinition {
@@ -15,10 +16,30 @@ export interface PreparedDefinition {
   definitionHash: string;
 }
 
-/** JSON Schema of a tool's input, without the `$schema` key model APIs reject. */
-export function toolParameters(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+/**
+ * JSON Schema of what a schema accepts, without the `$schema` key model APIs reject; or
+ * undefined when the schema's library cannot describe it.
+ */
+export function jsonSchemaOf(schema: StandardSchema): Record<string, unknown> | undefined {
+  let json: Record<string, unknown> | undefined;
+  if ("_zod" in schema) {
+    // Any zod 4 schema (this package's copy, the user's, zod/mini) converts with this copy,
+    // exactly as before, so definition hashes of deferred runs do not change.
+    json = z.toJSONSchema(schema as unknown as z.ZodType, { io: "input" }) as Record<string, unknown>;
+  } else {
+    json = schema["~standard"].jsonSchema?.input({ target: "draft-2020-12" });
+  }
+  if (!json) return undefined;
+  const { $schema: _drop, ...rest } = json;
   return rest;
+}
+
+function parametersOf(tool: ToolDefinition): Record<string, unknown> {
+  const parameters = jsonSchemaOf(tool.input as unknown as StandardSchema);
+  if (!parameters) {
+    throw new InvalidDefinitionError({ subject: `tool "${tool.name}"`, problem: "its input schema cannot be described as JSON Schema (use zod, or a Standard JSON Schema library)" });
+  }
+  return parameters;
 }
 
 export class AgentRegistry {
@@ -44,7 +65,7 @@ export class AgentRegistry {
 }
 
 function prepare(agent: AgentDefinition): PreparedDefinition {
-  const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: toolParameters(t.input) }));
+  const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: parametersOf(t) }));
   const definitionHash = createHash("sha256")
     .update(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs }))
     .digest("hex");

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { ttlMs } from "../src/deferral/config.js";
 import type { DeferOptions } from "../src/core/defer.js";
@@ -7,7 +6,8 @@ import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import type { DeferralRequest } from "../src/core/contracts.js";
-import { toolParameters } from "./agent-registry.js";
+import { isSchema } from "../src/core/schema.js";
+import { jsonSchemaOf } from "./agent-registry.js";
 
 /**
  * Turns what a handler passed to `ctx.defer()` into what the workflow persists:
@@ -29,15 +29,16 @@ export function deferralRequest(
     ttlMs: options.ttl === undefined ? config.defaultTtlMs : ttlMs(options.ttl, `${where} ctx.defer({ ttl })`),
     meta: meta as JsonObject,
   };
-  if (options.schema !== undefined) request.schema = jsonSchemaOf(options.schema);
+  if (options.schema !== undefined) request.schema = payloadSchema(options.schema);
   return request;
 }
 
-function jsonSchemaOf(schema: DeferOptions["schema"]): JsonObject {
-  if (schema instanceof z.ZodType) return toolParameters(schema) as JsonObject;
-  const problem = plainJsonProblem(schema);
-  if (problem || typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+function payloadSchema(schema: DeferOptions["schema"]): JsonObject {
+  // By `~standard`, not `instanceof`: the handler's zod may be another copy than this package's.
+  const json = isSchema(schema) ? jsonSchemaOf(schema) : schema;
+  const problem = plainJsonProblem(json);
+  if (problem || typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new NotPlainJsonError({ what: "meta", path: "schema", problem: problem?.problem ?? "schema must be a zod schema or a JSON Schema object" });
   }
-  return schema as JsonObject;
+  return json as JsonObject;
 }

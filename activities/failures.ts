@@ -29,6 +29,28 @@ export function toActivityFailure(err: unknown): unknown {
   return err;
 }
 
+/**
+ * What a model call throws for `err`: what any activity throws, except that once the
+ * call's bounded attempts are spent, what kept failing (429, 5xx, the network) becomes
+ * AI1003, for a run and a thread alike.
+ */
+export function toModelFailure(err: unknown): unknown {
+  const failure = toActivityFailure(err);
+  // Cancellation and a worker shutting down are no verdict on the model.
+  if (stopFailure() || !retryable(failure)) return failure;
+  const { attempt, retryPolicy } = Context.current().info;
+  const maxAttempts = retryPolicy?.maximumAttempts ?? 0;
+  if (maxAttempts <= 0 || attempt < maxAttempts) return failure;
+  return new ModelCallFailedError({
+    ...(err instanceof APIError && typeof err.status === "number" ? { status: err.status } : {}),
+    detail: `${err instanceof Error ? err.message : String(err)} (gave up after ${attempt} attempts)`,
+  }).toFailure();
+}
+
+function retryable(failure: unknown): boolean {
+  return failure instanceof ApplicationFailure ? !failure.nonRetryable : !(failure instanceof CancelledFailure);
+}
+
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const ms = Number(headers?.get("retry-after-ms"));
   if (Number.isFinite(ms) && ms > 0) return ms;

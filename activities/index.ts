@@ -1,17 +1,15 @@
 import type { Client } from "@temporalio/client";
-import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import type { AgentDefinition } from "../src/core/define-agent.js";
-import type { Model } from "../src/core/model.js";
-import { estimateTextTokens } from "../src/model/token-estimate.js";
-import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
-import type { AgentActivities } from "../src/core/contracts.js";
+import type { AgentActivities, AgentStepActivities } from "../src/core/contracts.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import type { Model } from "../src/core/model.js";
+import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AgentRegistry } from "./agent-registry.js";
-import { toActivityFailure } from "./failures.js";
-import { createCallModel, systemPrompt } from "./model-call.js";
-import { createThreadActivities } from "./thread-activities.js";
-import { ThreadCache } from "./thread-cache.js";
-import { createCallTool } from "./tool-call.js";
+import { createCallAgentModel } from "./call-model.js";
+import { createCallAgentTool } from "./call-tool.js";
+import { createDescribeAgent } from "./describe-agent.js";
+import { legacyStepActivities, legacyToolActivities } from "./legacy.js";
+import { TranscriptSync } from "./transcript-sync.js";
 
 export interface ActivityDeps {
   registry: AgentRegistry;
@@ -19,50 +17,40 @@ export interface ActivityDeps {
   client: Client;
   threadCacheSize?: number;
   deferral?: ResolvedDeferralConfig;
-  /** Settings of the thread activities (status hook, streaming, stop latency). */
+  /**
+   * The worker's settings for every step, of runs and threads alike: how soon a cancel or
+   * stop reaches a call, model call attempts, streaming batches, the status hook.
+   */
   threads?: ResolvedThreadWorkerOptions;
 }
 
-/** The activities an agent worker registers, bound to its agents, model and client. */
-export function createActivities({ registry, model, client, threadCacheSize, deferral, threads }: ActivityDeps): AgentActivities & ThreadActivities {
-  const cache = new ThreadCache(threadCacheSize);
-  const overhead = new Map<string, Promise<number>>();
-  // Only agents that declare a context window need their prompt overhead counted.
-  const overheadTokens = (definition: ReturnType<AgentRegistry["get"]>): Promise<number> => {
-    const { agent, toolSpecs } = definition;
-    if (!agent.contextWindow) return Promise.resolve(0);
-    let count = overhead.get(agent.id);
-    if (!count) {
-      count = estimateTextTokens(systemPrompt(agent, { restored: false }) + JSON.stringify(toolSpecs));
-      overhead.set(agent.id, count);
-    }
-    return count;
+/**
+ * The activities an agent worker registers, bound to its agents, model and client: the
+ * agent-step layer, under the names older runs and threads schedule too.
+ */
+export function createActivities({ registry, model, client, threadCacheSize, deferral, threads }: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
+  const settings = threads ?? resolveThreadWorkerOptions();
+  const steps: AgentStepActivities = {
+    describeAgent: createDescribeAgent(registry, settings),
+    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts: new TranscriptSync(client, threadCacheSize) }),
+    callAgentTool: createCallAgentTool({ registry, client, deferral, settings }),
   };
   return {
-    async prepareAgent({ agentId }) {
-      try {
-        const definition = registry.get(agentId);
-        const { agent, definitionHash } = definition;
-        return {
-          definitionHash,
-          maxTurns: agent.maxTurns,
-          hasOnExpired: agent.onExpired !== undefined,
-          overheadTokens: await overheadTokens(definition),
-          ...toolQueuesOf(agent),
-          ...(agent.contextWindow ? { contextWindow: agent.contextWindow } : {}),
-          timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
-        };
-      } catch (err) {
-        throw toActivityFailure(err);
-      }
+    ...steps,
+    ...legacyStepActivities(steps),
+    async threadStatusChanged(change) {
+      await settings.onStatusChange?.(change);
     },
-    callModel: createCallModel({ registry, model, cache, client }),
-    callTool: createCallTool(registry, deferral, client),
-    ...createThreadActivities({ registry, model, client, cache, threads: threads ?? resolveThreadWorkerOptions() }),
   };
 }
 
-function toolQueuesOf(agent: AgentDefinition): { toolQueues?: Record<string, string> } {
-  const queues = Object.fromEntries(agent.tools.flatMap((t) => (t.queue ? [[t.name, t.queue] as const] : [])));
-  return Object.keys(queues).length > 0 ? { toolQueues: queues } : {};
+/** The activities a tool worker (a work pool) registers: tool calls of runs and threads, under every name they are scheduled by. */
+export function createToolActivities(deps: {
+  registry: AgentRegistry;
+  client: Client;
+  deferral: ResolvedDeferralConfig | undefined;
+  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
+}): Pick<AgentStepActivities, "callAgentTool"> & ReturnType<typeof legacyToolActivities> {
+  const callAgentTool = createCallAgentTool(deps);
+  return { callAgentTool, ...legacyToolActivities(callAgentTool) };
 }

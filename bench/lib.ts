@@ -74,6 +74,9 @@ export function toolLoop(turns: number): Responder {
 export interface Bench {
   model: ScriptedModelServer;
   client: Client;
+  /** The SDK worker's agent and task queue, for benches that drive it themselves. */
+  agent: AgentDefinition;
+  sdkQueue: string;
   /** Runs a conversation through the SDK's agentRun; resolves to its workflow id once done. */
   runSdk(prompt: string): Promise<string>;
   /** Runs it through the bare workflow; resolves to its workflow id once done. */
@@ -125,8 +128,9 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
     const client = new Client({ connection: stack.connection, namespace });
     const tool = searchTool(options.toolResultBytes);
     const agent: AgentDefinition = defineAgent({ id: "bench", model: MODEL, system: SYSTEM, tools: [tool.sdk], maxTurns: options.maxTurns });
+    const sdkQueue = `bench-sdk-${randomUUID()}`;
     const [{ agents }, bareQueue] = await Promise.all([
-      stack.worker([agent], { taskQueue: `bench-sdk-${randomUUID()}`, client: { client } }),
+      stack.worker([agent], { taskQueue: sdkQueue, client: { client } }),
       startBareWorker(stack, [tool.bare]),
     ]);
     // Scripted requests keep whole threads; drop them so long benches do not hoard memory.
@@ -134,6 +138,8 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
     return {
       model,
       client,
+      agent,
+      sdkQueue,
       async runSdk(prompt) {
         const runId = `sdk-${randomUUID()}`;
         await agents.run(agent, { prompt, runId });

@@ -176,9 +176,9 @@ export async function main(): Promise<Record<string, unknown>> {
         "query:start",
         "query:end",
         "update:start",
-        "prepareAgent:start",
-        "prepareAgent:end",
-        "callModel:start",
+        "describeAgent:start",
+        "describeAgent:end",
+        "callAgentModel:start",
         "request",
       ]);
       await trace(client, "sdk", runId, t0, marks);
@@ -196,7 +196,7 @@ export async function main(): Promise<Record<string, unknown>> {
         throw new Error(`the resume update did not complete the run: ${JSON.stringify(resumed)}`);
       }
       model.assertNoFailures();
-      const legs = legsOf(runId, t0, t1, ["executeUpdate()", "update:start", "prepareAgent:start", "prepareAgent:end", "callModel:start", "request"]);
+      const legs = legsOf(runId, t0, t1, ["executeUpdate()", "update:start", "describeAgent:start", "describeAgent:end", "callAgentModel:start", "request"]);
       return { ms: t1 - t0, legs, activityWaitMs: await lastModelActivityWait(client, runId) };
     };
 
@@ -335,7 +335,7 @@ async function lastModelActivityWait(client: Client, workflowId: string): Promis
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const ms = eventMs;
   const scheduled = events.filter(
-    (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === "callModel",
+    (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === "callAgentModel",
   ).at(-1);
   const started = events.find(
     (e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId),

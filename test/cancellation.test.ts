@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AgentClient } from "../src/client/agent-client.js";
+import { defineAgent } from "../src/core/define-agent.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { cancellableAgent, control, seen } from "./fixtures/cancellable.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+/** An agent with the default timeouts (heartbeat timeout 30 s), as most are. */
+const slowModelAgent = defineAgent({ id: "slow-model", model: "gpt-4.1-mini", system: "You think for a long time.", tools: [], maxTurns: 2 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -11,7 +15,7 @@ const secretOptions = { deferral: { secret: SECRET }, client: { deferral: { secr
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([cancellableAgent, payoutAgent], secretOptions));
+  ({ agents } = await h.worker([cancellableAgent, payoutAgent, slowModelAgent], secretOptions));
   control.agents = agents;
 });
 afterAll(() => h?.close());
@@ -51,6 +55,18 @@ describe("cancel()", () => {
     const err = await cancelled(runId);
     expect(err.fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId));
+  });
+
+  it("reaches the model call in flight within about a second, whatever the agent's heartbeat timeout", async () => {
+    const runId = uid("cancel-latency");
+    h.model.script(runId, [{ delayMs: 30_000, text: "too slow" }]);
+    await agents.start(slowModelAgent, { prompt: runId, runId });
+    await vi.waitFor(() => expect(requestsOf(runId)).toHaveLength(1));
+    const cancelledAt = performance.now();
+    await agents.cancel(runId, { reason: "user left" });
+    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 15_000, interval: 10 });
+    expect(performance.now() - cancelledAt).toBeLessThan(1500);
+    expect((await cancelled(runId)).fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
   });
 
   it("mid tool: the tool's AbortSignal fires", async () => {

@@ -4,8 +4,8 @@
  * current workflow code. A change that would break a running (or deferred) workflow
  * fails here: agent runs, chat threads (every run of a thread that continued as new)
  * and plain deferrable workflows. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts`
- * refreshes the recorded set with new scenarios (existing files are never overwritten:
- * they are the point).
+ * adds the fresh histories to the recorded set, named after the version they ran at
+ * (existing files are never overwritten: they are the point).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -24,6 +24,8 @@ import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET } from "./harness.js";
 import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
 import { seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
+import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
@@ -84,8 +86,8 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
     await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
   },
-  // Runs started at version 2: the definition check after a resume rides on the first model call.
-  "v2-resumed": async (prompt) => {
+  // The definition check after a resume rides on the first model call (from version 2 on).
+  resumed: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2 } }] }, { text: "paid" }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
@@ -110,10 +112,6 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.result(prompt).catch(() => undefined);
   },
 };
-
-// Version 2 runs take other paths through a resume; keep a recorded history of each.
-scenarios["v2-deferred-then-resumed"] = scenarios["deferred-then-resumed"]!;
-scenarios["v2-compacted-then-resumed"] = scenarios["compacted-then-resumed"]!;
 
 // Threads live for months: a change to the thread workflow must not break one mid-conversation.
 Object.assign(scenarios, {
@@ -198,6 +196,14 @@ Object.assign(scenarios, {
   },
 });
 
+/** Where a fresh history is recorded: under the version new runs (or threads) start at now. */
+const recordedAs = (name: string) =>
+  name.startsWith("thread-")
+    ? `thread-v${AGENT_THREAD_VERSION}-${name.slice("thread-".length)}`
+    : name.startsWith("plain-")
+      ? name
+      : `v${AGENT_RUN_VERSION}-${name}`;
+
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {
     const histories = [];
@@ -207,7 +213,7 @@ describe("replay", () => {
       const runs = await historiesOf(workflowId);
       for (const [i, history] of runs.entries()) {
         histories.push({ workflowId, history });
-        const file = `${dir}${name}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
+        const file = `${dir}${recordedAs(name)}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
         // Recording adds new scenarios only: an existing file is a history some deployed code produced.
         if (process.env.RECORD_HISTORIES && !existsSync(file)) {
           // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.

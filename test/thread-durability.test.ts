@@ -110,7 +110,7 @@ describe("long threads", () => {
     for (const { history } of await runsOf(rig.threads, threadId)) {
       for (const event of history.events ?? []) {
         const scheduled = event.activityTaskScheduledEventAttributes;
-        if (event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || scheduled?.activityType?.name !== "threadCallModel") continue;
+        if (event.eventType !== EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED || scheduled?.activityType?.name !== "callAgentModel") continue;
         const inputBytes = (scheduled.input?.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0);
         expect(inputBytes).toBeLessThan(2_000);
       }

@@ -110,8 +110,12 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
     for await (const batch of thread.followUpdates({ pollIntervalMs: 20, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
       for (const u of batch.updates) if (u.type === "text-delta") streamed.push(u.text);
     }
-    expect(streamed.join("")).toBe(story);
-    expect((await thread.listMessages()).messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    // Deltas arrive in batches through the codec; the finished message carries the rest.
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(story.startsWith(streamed.join(""))).toBe(true);
+    const messages = (await thread.listMessages()).messages;
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(messages.at(-1)?.content).toBe(story);
     // listThreads reads each thread's creation time from its memo, which the codec encoded.
     await vi.waitFor(
       async () => {
@@ -162,7 +166,7 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
     const runId = uid("intercepted");
     await completed(agents.run(agent, { prompt, runId }));
     expect(started).toContainEqual({ type: "agentRun", id: runId });
-    expect(scheduled.filter((s) => s.id === runId).map((s) => s.activity)).toEqual(expect.arrayContaining(["callModel", "callTool"]));
+    expect(scheduled.filter((s) => s.id === runId).map((s) => s.activity)).toEqual(expect.arrayContaining(["callAgentModel", "callAgentTool"]));
 
     const threadPrompt = uid("hello thread");
     h.model.script(threadPrompt, [{ text: "hi" }]);

@@ -1,5 +1,4 @@
 import {
-  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -11,27 +10,26 @@ import {
   sleep,
   workflowInfo,
 } from "@temporalio/workflow";
+import { ErrorCode } from "../src/core/errors/codes.js";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, type ToolCall } from "../src/core/messages.js";
-import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
+import type { AgentActivities, AgentModelCallInput, DeferralRequest, ModelCallInput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import { fingerprint } from "../src/core/thread-transcript.js";
+import { legacyOptions } from "./activity-options.js";
+import { agentSteps } from "./agent-steps.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, threadQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, ThreadSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
-const NON_RETRYABLE = ["AI1001", "AI1002", "AI1003", "AI1007", "AI1009", "RC5042", "RC5047", "RC5052"];
-
 const SIBLING_DEFERRED =
   "Error: a sibling tool call already deferred this run, so this call did not run. Call it again after the run resumes.";
 
-const { prepareAgent } = proxyLocalActivities<AgentActivities>({
-  startToCloseTimeout: "30s",
-  retry: { nonRetryableErrorTypes: NON_RETRYABLE },
-});
+const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.runPrepare);
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
@@ -43,6 +41,9 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const state = initialRunState(input);
   let prepared: PreparedAgent | undefined;
   const thread = new ThreadSync();
+  // From version 3 on the run's steps go through the agent-step layer; older runs keep
+  // scheduling the activities their histories hold.
+  const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
   const definitionCheck: RunContext["definitionCheck"] = {};
   const book = agentDeferralBook({ state, thread, definitionCheck }, input.version, {
     reprepare,
@@ -70,20 +71,20 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   if (input.timeoutMs) {
     void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
-  const run: RunContext = { state, book, thread, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck };
+  const run: RunContext = { state, book, thread, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps };
 
   return book.run(
     async () => {
       try {
         return await scope.run(async () => {
-          prepared = await prepareAgent({ agentId: input.agentId });
+          prepared = steps ? await steps.describe({ agentId: input.agentId }) : await prepareAgent({ agentId: input.agentId });
           state.maxTurns = prepared.maxTurns;
           return loop(run);
         });
       } catch (err) {
         if (cancellation.requested() || isCancellation(err)) {
           // A cancelled run leaves no live approval link behind.
-          book.denyWaiting("AI1005");
+          book.denyWaiting(ErrorCode.RunCancelled);
           throw new RunCancelledError({
             reason: cancellation.reason ?? "the workflow was cancelled",
             turnsUsed: state.turnsUsed,
@@ -100,18 +101,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
 }
 
 async function loop(run: RunContext): Promise<AgentResult> {
-  const { state, book, thread, cancellation, prepared, deferralRefused, definitionCheck } = run;
-  const options = {
-    startToCloseTimeout: prepared().timeouts.startToCloseMs,
-    heartbeatTimeout: prepared().timeouts.heartbeatMs,
-    // The run reports AI1005 only once the call in flight has really stopped.
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", nonRetryableErrorTypes: NON_RETRYABLE },
-  };
+  const { state, book, thread, cancellation, prepared, deferralRefused, definitionCheck, steps } = run;
+  const options = legacyOptions.runCall(prepared().timeouts);
   const { callModel } = proxyActivities<AgentActivities>(options);
   const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
   // A tool with its own `queue` runs on that task queue's work pool.
   const callTool: AgentActivities["callTool"] = (input) => {
+    if (steps) return steps.callTool({ ...input, host: "run", taskQueue });
     const queue = prepared().toolQueues?.[input.toolCall.function.name];
     let call = onQueue.get(queue);
     if (!call) {
@@ -149,14 +145,15 @@ async function loop(run: RunContext): Promise<AgentResult> {
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
       try {
-        const reply = await callModel(input);
-        thread.sentLength = state.messages.length;
+        const reply = steps ? await steps.callModel(stepModelInput(input, state.messages)) : await callModel(input);
+        // From version 3 on the worker caches its own answer too: the next call need not send it back.
+        thread.sentLength = state.messages.length + (steps ? 1 : 0);
         definitionCheck.record = undefined;
         book.flushStatus();
         return reply;
       } catch (err) {
         const failure = err instanceof ActivityFailure ? err.cause : err;
-        if (check && failure instanceof ApplicationFailure && (failure.type === "RC5048" || failure.type === "AI1007")) {
+        if (check && failure instanceof ApplicationFailure && (failure.type === ErrorCode.DefinitionChanged || failure.type === ErrorCode.StepStateInvalid)) {
           // The resumed step cannot continue: the deferral is denied and the resume refused with this code.
           book.denyClaimed(check, failure.type, failure);
           throw failure;
@@ -183,6 +180,8 @@ async function loop(run: RunContext): Promise<AgentResult> {
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
+    // A cancel that came while the model answered stops the run here, with the answer counted.
+    if (steps) stopIfCancelled();
 
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
@@ -204,7 +203,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
       const deferred = calls.findIndex((_, i) => outputs[i] && "deferred" in outputs[i]!);
       if (cancelled && deferred >= 0) {
         const request = (outputs[deferred] as { deferred: DeferralRequest }).deferred;
-        book.refuse(parkRequest(state, prepared(), calls[deferred]!, request), "RC5054");
+        book.refuse(parkRequest(state, prepared(), calls[deferred]!, request), ErrorCode.DeferralCancelled);
       }
       throw cancelled ? new CancelledFailure("cancelled") : failed!.reason;
     }
@@ -230,7 +229,7 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     prepared = await prepareAgent({ agentId });
   } catch (err) {
     const cause = err instanceof ActivityFailure ? err.cause : err;
-    if (cause instanceof ApplicationFailure && cause.type === "AI1002") {
+    if (cause instanceof ApplicationFailure && cause.type === ErrorCode.AgentNotRegistered) {
       throw new StepStateError({ agentId, reason: `no agent "${agentId}" is registered on the worker any more` }).toFailure();
     }
     throw err;
@@ -246,7 +245,13 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
   return prepared;
 }
 
+/** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
+function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
+  const tail = messages[input.baseLength - 1];
+  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: fingerprint(tail) } : {}) };
+}
+
 function isContextOverflow(err: unknown): boolean {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof ApplicationFailure && cause.type === "AI1009";
+  return cause instanceof ApplicationFailure && cause.type === ErrorCode.ContextOverflow;
 }

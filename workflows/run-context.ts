@@ -3,6 +3,7 @@ import type { DeferralRecord } from "../src/core/deferral-record.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { emptyUsage } from "../src/core/messages.js";
 import type { AgentRunInput, RunState } from "../src/core/run-state.js";
+import type { AgentSteps } from "./agent-steps.js";
 import type { DeferralBook } from "./deferral-book.js";
 
 /** Everything one agent run's loop reads and changes, passed as one object. */
@@ -17,6 +18,8 @@ export interface RunContext {
   readonly deferralRefused: string | undefined;
   /** The claimed deferral whose definition the next model call must still match. */
   readonly definitionCheck: { record?: DeferralRecord };
+  /** The agent-step layer, for runs started at version 3 or later; older runs schedule what their histories hold. */
+  readonly steps: AgentSteps | undefined;
 }
 
 /** A run's state as it starts, before its first model call. */

@@ -1,15 +1,18 @@
 import { ActivityFailure, ApplicationFailure } from "@temporalio/workflow";
+import { isErrorCode } from "../src/core/errors/codes.js";
+import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import type { ThreadFailure } from "../src/core/thread-contracts.js";
 
 /** What `getThread` shows as the failed turn's error: the typed code when there is one. */
 export function failureOf(err: unknown): Omit<ThreadFailure, "at"> {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  if (cause instanceof ApplicationFailure && cause.type && /^(AI|RC)\d{4}$/.test(cause.type)) {
-    return { code: cause.type, message: cause.message };
-  }
-  // A retryable failure (429, 5xx, network, a timeout) that outlasted the model call's attempts.
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return { code: cause.type, message };
+  // A retryable failure (429, 5xx, network, a timeout) that outlasted a legacy thread's model
+  // call attempts; threads from version 1 on get AI1003 from the agent-step layer itself.
   if (err instanceof ActivityFailure && err.activityType === "threadCallModel") {
-    return { code: "AI1003", message: `[AI1003] The model call failed after its retries: ${cause instanceof Error ? cause.message : String(cause)}` };
+    const failed = new ModelCallFailedError({ detail: `${message} (after its retries)` });
+    return { code: failed.code, message: failed.message };
   }
-  return { message: cause instanceof Error ? cause.message : String(cause) };
+  return { message };
 }

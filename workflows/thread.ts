@@ -1,6 +1,7 @@
 import {
   allHandlersFinished,
   CancellationScope,
+  CancelledFailure,
   condition,
   isCancellation,
   makeContinueAsNewFunc,
@@ -12,7 +13,6 @@ import {
 } from "@temporalio/workflow";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
-import type { ActivityOptions } from "@temporalio/common";
 import type { ThreadActivities, ThreadInput, ThreadPrepared } from "../src/core/thread-contracts.js";
 import * as wire from "../src/core/wire/thread.js";
 import { ThreadState } from "./thread-state.js";
@@ -23,9 +23,10 @@ import { ThreadInbox } from "./thread-inbox.js";
 import { ThreadQueries } from "./thread-queries.js";
 import { workflowThreadRuntime } from "./thread-runtime.js";
 import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
+import { legacyOptions } from "./activity-options.js";
+import { agentSteps, type AgentSteps } from "./agent-steps.js";
 
-// An agent this worker does not know (AI1002) is not worth retrying; SDK failures say so themselves.
-const { prepareThread } = proxyLocalActivities<ThreadActivities>({ startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } });
+const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
 type TurnEnd = "settled" | "rollover";
 
@@ -52,11 +53,14 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   setHandler(wire.threadStopUpdate, () => controls.stop(), { validator: () => thread.assertNotDeleted() });
   setHandler(wire.threadToolResultUpdate, (request) => controls.toolResult(request), { validator: (request) => controls.validateToolResult(request) });
   setHandler(wire.threadDeleteUpdate, () => controls.delete(), { validator: () => thread.assertNotDeleted() });
+  // From version 1 on a turn's steps go through the agent-step layer; older threads keep
+  // scheduling the activities their histories hold.
+  const steps = input.version !== undefined && input.version >= 1 ? agentSteps() : undefined;
 
   for (;;) {
     if (thread.deleteRequested) break;
     if (thread.turnActive()) {
-      if ((await runTurn(thread)) === "rollover") await rollover(thread);
+      if ((await runTurn(thread, steps)) === "rollover") await rollover(thread, input.version);
       continue;
     }
     if (inbox.canTakeNext()) {
@@ -64,7 +68,7 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       continue;
     }
     if (thread.rolloverDue()) {
-      await rollover(thread);
+      await rollover(thread, input.version);
       continue;
     }
     await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || thread.rolloverDue());
@@ -76,7 +80,7 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
 }
 
 /** Continues as new with everything the thread holds; returns only if a delete came first. */
-async function rollover(thread: ThreadState): Promise<void> {
+async function rollover(thread: ThreadState, version: number | undefined): Promise<void> {
   await thread.localChain;
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
@@ -84,7 +88,7 @@ async function rollover(thread: ThreadState): Promise<void> {
   await makeContinueAsNewFunc<typeof agentThread>({
     ...(info.memo ? { memo: info.memo } : {}),
     typedSearchAttributes: info.typedSearchAttributes,
-  })(nextRunInput(thread));
+  })(nextRunInput(thread, version));
 }
 
 /**
@@ -92,11 +96,11 @@ async function rollover(thread: ThreadState): Promise<void> {
  * Everything it needs is in the transcript, so it works the same for a fresh turn, a
  * resumed one, and one that continued as new halfway.
  */
-async function runTurn(thread: ThreadState): Promise<TurnEnd> {
+async function runTurn(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
   const scope = new CancellationScope();
   thread.turnStarted(scope);
   try {
-    return await scope.run(() => advance(thread));
+    return await scope.run(() => advance(thread, steps));
   } catch (err) {
     // Stop and delete cancel the scope; they already set the state they want.
     if (thread.deleteRequested || (thread.status === "stopped" && isCancellation(err))) return "settled";
@@ -107,18 +111,19 @@ async function runTurn(thread: ThreadState): Promise<TurnEnd> {
   }
 }
 
-async function advance(thread: ThreadState): Promise<TurnEnd> {
+async function advance(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
   for (;;) {
     if (thread.rolloverDue()) return "rollover";
     if (!thread.prepared) {
       const knownHash = thread.lastPrepared?.hash;
-      thread.prepare(await thread.local(() => prepareThread({ agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) })));
+      const ask = { agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) };
+      thread.prepare(await thread.local(() => (steps ? steps.describe(ask) : prepareThread(ask))));
     }
     const prepared = thread.prepared!;
     const open = openToolCalls(thread.messages);
     if (open.length > 0) {
       thread.setStatus("awaiting_tool_results");
-      if ((await runTools(thread, prepared, open)) === "rollover") return "rollover";
+      if ((await runTools(thread, prepared, open, steps)) === "rollover") return "rollover";
       continue;
     }
     if (needsAnswer(thread.messages)) {
@@ -126,7 +131,7 @@ async function advance(thread: ThreadState): Promise<TurnEnd> {
         throw new MaxTurnsError({ maxTurns: prepared.maxTurns, turnsUsed: thread.turnSteps, usage: thread.usage }).toFailure();
       }
       thread.setStatus("streaming");
-      await callModel(thread, prepared);
+      await callModel(thread, prepared, steps);
       continue;
     }
     thread.setStatus("completed");
@@ -134,31 +139,37 @@ async function advance(thread: ThreadState): Promise<TurnEnd> {
   }
 }
 
-async function callModel(thread: ThreadState, prepared: ThreadPrepared): Promise<void> {
+async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: AgentSteps | undefined): Promise<void> {
   const messageId = uuid4();
   const activityId = `model-${messageId}`;
-  const { threadCallModel } = proxyActivities<ThreadActivities>({
-    ...callOptions(prepared),
-    activityId,
-    // Failures no retry can fix (400, 401, 403, context overflow) arrive marked non-retryable.
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: prepared.modelMaxAttempts },
-  });
+  const { threadCallModel } = proxyActivities<ThreadActivities>(legacyOptions.threadModel(prepared, activityId));
   thread.stream.begin(messageId);
   thread.modelCall = { activityId, messageId };
   const baseLength = thread.sentLength;
   const delta = thread.messages.slice(baseLength).map(toChat);
   const tail = thread.messages[baseLength - 1];
-  const reply = await threadCallModel({
+  const call = {
     agentId: thread.agentId,
-    threadId: thread.threadId,
-    firstRunId: thread.firstRunId,
     baseLength,
     ...(tail ? { baseTail: fingerprint(toChat(tail)) } : {}),
     delta,
-    streamId: messageId,
-    stream: thread.streamEnabled,
     ...(thread.principal ? { principal: thread.principal } : {}),
-  });
+  };
+  const reply = steps
+    ? await steps.callModel(
+        {
+          ...call,
+          host: "thread",
+          workflowId: thread.threadId,
+          transcriptId: thread.firstRunId,
+          epoch: 0,
+          ...(thread.streamEnabled ? { streamId: messageId } : {}),
+        },
+        activityId,
+      )
+    : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: thread.streamEnabled });
+  // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.
+  if (steps && CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
   thread.modelCall = undefined;
   thread.turnSteps += 1;
   thread.modelCalls += 1;
@@ -173,7 +184,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared): Promise
  * their end. Returns once every call has a result, or early to roll over while only
  * async results are awaited (nothing runs then, and the calls are carried).
  */
-async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[]): Promise<TurnEnd | "done"> {
+async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[], steps: AgentSteps | undefined): Promise<TurnEnd | "done"> {
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
@@ -186,7 +197,7 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
       // Registered before anything awaits, so a result arriving early is recognised.
       thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
     }
-    started.push(batch.run(() => runCall(thread, prepared, call, spec)).catch((err: unknown) => void failures.push(err)));
+    started.push(batch.run(() => runCall(thread, prepared, call, spec, steps)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
   await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && thread.rolloverDue()));
@@ -198,18 +209,17 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   return allAnswered() ? "done" : "rollover";
 }
 
-async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: ToolCall, spec: ThreadPrepared["tools"][string] | undefined) {
+async function runCall(
+  thread: ThreadState,
+  prepared: ThreadPrepared,
+  call: ToolCall,
+  spec: ThreadPrepared["tools"][string] | undefined,
+  steps: AgentSteps | undefined,
+) {
   const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
   const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
   const maxAttempts = spec?.maxAttempts ?? 1;
-  const activities = proxyActivities<ThreadActivities>({
-    ...callOptions(prepared),
-    activityId,
-    ...(spec?.queue ? { taskQueue: spec.queue } : {}),
-    // The activity decides about handler failures itself (it knows the tool's retry
-    // settings); this policy covers a worker that died or a call that timed out.
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
-  });
+  const activities = proxyActivities<ThreadActivities>(legacyOptions.threadTool(prepared, spec?.queue, activityId));
   const input = {
     agentId: thread.agentId,
     threadId: thread.threadId,
@@ -217,28 +227,24 @@ async function runCall(thread: ThreadState, prepared: ThreadPrepared, call: Tool
     toolCall: call,
     ...(thread.principal ? { principal: thread.principal } : {}),
   };
+  const { threadId, ...rest } = input;
+  const stepCall = { ...rest, host: "thread" as const, workflowId: threadId };
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {
     if (kind === "sync") {
-      const out = await activities.threadCallTool(input);
-      thread.answer(call.id, out.content);
+      const out = steps ? await steps.callTool(stepCall, activityId) : await activities.threadCallTool(input);
+      if ("content" in out) thread.answer(call.id, out.content);
       return;
     }
-    const out = await activities.threadStartAsyncTool(input);
+    const out = steps ? await steps.callTool({ ...stepCall, start: true }, activityId) : await activities.threadStartAsyncTool(input);
     const state = thread.asyncCalls.get(call.id);
-    if (out.started) {
+    if ("started" in out && out.started) {
       if (state) state.callbackDone = true;
-    } else {
+    } else if ("content" in out) {
       thread.answer(call.id, out.content);
     }
   } finally {
-    thread.running.delete(call.id);
+    // A stopped call may end after the next turn started it again: leave that one's entry alone.
+    if (thread.running.get(call.id)?.activityId === activityId) thread.running.delete(call.id);
   }
-}
-
-function callOptions(prepared: ThreadPrepared): ActivityOptions {
-  return {
-    startToCloseTimeout: prepared.timeouts.startToCloseMs,
-    heartbeatTimeout: prepared.timeouts.heartbeatMs,
-  };
 }

@@ -1,11 +1,163 @@
 /**
- * The contract between the agent workflow and its activities. Types only: the workflow
- * bundle must not pull activity code (or Node) into the deterministic sandbox.
+ * The contract between the agent workflows (runs and threads) and their activities.
+ * Types only: the workflow bundle must not pull activity code (or Node) into the
+ * deterministic sandbox.
+ *
+ * One agent-step layer serves both hosts: `describeAgent`, `callAgentModel` and
+ * `callAgentTool`. Runs started before version 3 and threads before version 1 keep
+ * scheduling the activities they were started with (`AgentActivities` below and
+ * `ThreadActivities`), which the worker still registers, as adapters over that layer.
  */
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 
-/** What preparation tells the workflow about the agent as the worker knows it now. */
+/** How a host schedules calls of one tool. */
+export interface ToolDescription {
+  /** An async tool: its callback runs, and its result arrives later (threads only). */
+  async: boolean;
+  /** The task queue (a work pool) its calls run on, when it is not the host's own. */
+  queue?: string;
+  /** Attempts the tool's own `retry` allows its handler (1 without retry). */
+  maxAttempts: number;
+}
+
+/** What `describeAgent` tells a run or a thread about its agent, as the worker knows it now. */
+export interface AgentDescription {
+  /** Identifies this description: describing again with it as `knownHash` answers `{ unchanged: true }`. */
+  hash: string;
+  /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
+  definitionHash: string;
+  maxTurns: number;
+  /** Activity timeouts for this agent's model and tool calls. */
+  timeouts: { startToCloseMs: number; heartbeatMs: number };
+  tools: Record<string, ToolDescription>;
+  /** Attempts of a model call for retryable failures (429, 5xx, network) before the run or turn fails with AI1003. */
+  modelMaxAttempts: number;
+  /** The agent's declared context window, and the tokens its system prompt and tool list take. */
+  contextWindow?: number;
+  overheadTokens: number;
+  /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
+  hasOnExpired: boolean;
+  /** Whether the worker has an `onStatusChange` hook to call (threads announce their transitions through it). */
+  statusHook: boolean;
+}
+
+export interface DescribeAgentInput {
+  agentId: string;
+  /** The hash of the description the host holds: recorded in history every turn, so an unchanged one is not sent again. */
+  knownHash?: string;
+}
+
+export type DescribeAgentOutput = AgentDescription | { unchanged: true };
+
+/**
+ * One model call of a run or a thread. It carries only what the transcript gained since
+ * the host's previous call (history stays linear); the worker has the rest cached, or
+ * reads it from the host by query.
+ */
+export interface AgentModelCallInput {
+  /** Whose transcript: decides which query a worker without a cached copy reads it by. */
+  host: "run" | "thread";
+  agentId: string;
+  /** The run's or thread's workflow id. */
+  workflowId: string;
+  /**
+   * With the workflow id, names the transcript in the worker's cache: a run's run id, a
+   * thread's first run id (a thread's transcript only grows, across continue-as-new too).
+   */
+  transcriptId: string;
+  /** Bumped whenever the transcript is rewritten (a compacted run) rather than appended to. */
+  epoch: number;
+  /** Transcript length before `delta`. */
+  baseLength: number;
+  /**
+   * Fingerprint of the message before `delta`: a cached copy that ends elsewhere (holding
+   * an answer the host never took, from a call that was retried or stopped) is not used.
+   */
+  baseTail?: string;
+  /** Only what was appended since the previous call; the worker caches its own answer, so that is never sent back. */
+  delta: ChatMessage[];
+  /** Who the host acts for, for a system prompt that is a function of it. */
+  principal?: Principal;
+  /** True once a run was resumed: its principal was restored, not re-verified. */
+  restored?: boolean;
+  /**
+   * Set on a run's first model call after a resume: the agent must still hash as it did
+   * when the run deferred (RC5048) and still be registered (AI1007).
+   */
+  definitionCheck?: { deferralId: string; definitionHash: string };
+  /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
+  streamId?: string;
+}
+
+export interface ModelCallOutput {
+  message: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
+  usage: Usage;
+}
+
+/** What a handler asked for when it deferred: everything but the token, which never enters history. */
+export interface DeferralRequest {
+  schema?: JsonObject;
+  ttlMs: number;
+  meta: JsonObject;
+}
+
+interface ToolCallBasics {
+  agentId: string;
+  /** The run's or thread's workflow id: with the call id it makes the idempotency key and names sub-runs. */
+  workflowId: string;
+  /** The host's task queue: where sub-runs a tool dispatches go, even from a tool's own queue. */
+  taskQueue: string;
+  toolCall: ToolCall;
+  principal?: Principal;
+}
+
+/** A tool call of an agent run: its handler may defer the run. */
+export interface RunToolCall extends ToolCallBasics {
+  host: "run";
+  /** The id the run's next deferral will have: the same for every call of a batch. */
+  deferralId: string;
+  /** True once the run has been resumed: its principal was restored, not re-verified. */
+  restored?: boolean;
+  resumedBy?: Principal;
+  /** Set inside a fan-out branch: deferring is refused there (RC5051). Names where. */
+  deferralRefused?: string;
+  /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
+  expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
+}
+
+/** A tool call of a thread turn: deferring fails the turn (AI1023); async tools start here. */
+export interface ThreadToolCall extends ToolCallBasics {
+  host: "thread";
+  /** Runs an async tool's callback; its result arrives later through `addToolResult`. */
+  start?: boolean;
+}
+
+export type AgentToolCallInput = RunToolCall | ThreadToolCall;
+
+/** A tool's result as the model reads it. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/** A run's tool call ends in a result, or in the deferral its handler asked for. */
+export type RunToolCallOutput = ToolResult | { deferred: DeferralRequest };
+
+/** A thread's tool call ends in a result; an async tool's start in `started` (or a result when its callback gave up). */
+export type ThreadToolCallResult = ToolResult | { started: true };
+
+export type AgentToolCallOutput = RunToolCallOutput | ThreadToolCallResult;
+
+export interface AgentStepActivities {
+  describeAgent(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
+  callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
+  callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
+}
+
+// ---- runs started before version 3 ------------------------------------------------------
+
+/** What `prepareAgent` told runs before version 3 about their agent. */
 export interface PreparedAgent {
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
@@ -44,38 +196,12 @@ export interface ModelCallInput {
   definitionCheck?: { deferralId: string; definitionHash: string };
 }
 
-export interface ModelCallOutput {
-  message: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
-  usage: Usage;
-}
+/** A tool call of a run before version 3 (`taskQueue` was added later, so older calls lack it). */
+export type ToolCallInput = Omit<RunToolCall, "host" | "taskQueue"> & { taskQueue?: string };
 
-export interface ToolCallInput {
-  agentId: string;
-  workflowId: string;
-  /** The run's task queue: where sub-runs a tool dispatches go, even from a tool's own queue. */
-  taskQueue?: string;
-  toolCall: ToolCall;
-  principal?: Principal;
-  /** The id the run's next deferral will have: the same for every call of a batch. */
-  deferralId: string;
-  /** True once the run has been resumed: its principal was restored, not re-verified. */
-  restored?: boolean;
-  resumedBy?: Principal;
-  /** Set inside a fan-out branch: deferring is refused there (RC5051). Names where. */
-  deferralRefused?: string;
-  /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
-  expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
-}
+export type ToolCallOutput = RunToolCallOutput;
 
-/** What a handler asked for when it deferred: everything but the token, which never enters history. */
-export interface DeferralRequest {
-  schema?: JsonObject;
-  ttlMs: number;
-  meta: JsonObject;
-}
-
-export type ToolCallOutput = { content: string; isError: boolean } | { deferred: DeferralRequest };
-
+/** The activities runs before version 3 schedule. */
 export interface AgentActivities {
   prepareAgent(input: { agentId: string }): Promise<PreparedAgent>;
   callModel(input: ModelCallInput): Promise<ModelCallOutput>;

@@ -1,27 +1,16 @@
 import type { z } from "zod";
-import { defineTool, type ToolDefinition } from "./define-tool.js";
+import { defineTool, type ToolCallContext, type ToolDefinition } from "./define-tool.js";
 import { AsyncToolOutsideThreadError } from "./errors/async-tool-outside-thread.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
-import type { Principal } from "./json.js";
 import type { ToolRetry } from "./tool-retry.js";
 
 /** What an async tool's callback sees. */
-export interface AsyncToolContext {
+export interface AsyncToolContext extends ToolCallContext {
+  /** The thread the call belongs to: whoever answers names the call by it and `toolCallId` in `addToolResult`. */
   threadId: string;
-  agentId: string;
-  /** Hand this to whoever answers: `addToolResult({ threadId, toolCallId, result })` names the call by it. */
-  toolCallId: string;
-  /** Stable across retries of the callback: pass it to the notification API so a retry does not notify twice. */
-  idempotencyKey: string;
-  /** Who the thread acts for, as given to `createThread`. */
-  principal: Principal | undefined;
-  /** Fires when the thread is stopped or deleted while the callback runs. */
-  signal: AbortSignal;
-  /** Which attempt of the callback this is (1 on the first). */
-  attempt: number;
 }
 
-export interface AsyncToolOptions<I extends z.ZodType> {
+export interface AsyncToolOptions<I extends z.core.$ZodType> {
   /** Name the model calls the tool by: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the tool does, for the model. */
@@ -41,7 +30,7 @@ export interface AsyncToolOptions<I extends z.ZodType> {
 }
 
 /** A tool whose result arrives later, through the thread's `addToolResult` / `addToolError`. */
-export interface AsyncToolDefinition<I extends z.ZodType = z.ZodType> extends ToolDefinition<I, never> {
+export interface AsyncToolDefinition<I extends z.core.$ZodType = z.core.$ZodType> extends ToolDefinition<I, never> {
   readonly mode: "async";
   callback: AsyncToolOptions<I>["callback"];
 }
@@ -51,7 +40,7 @@ export interface AsyncToolDefinition<I extends z.ZodType = z.ZodType> extends To
  * and the thread waits in `awaiting_tool_results` until the result is added, possibly
  * days later. In an agent run (which has no inbox) calling it fails the run with AI1026.
  */
-export function defineAsyncTool<I extends z.ZodType>(options: AsyncToolOptions<I>): AsyncToolDefinition<I> {
+export function defineAsyncTool<I extends z.core.$ZodType>(options: AsyncToolOptions<I>): AsyncToolDefinition<I> {
   if (typeof options?.callback !== "function") {
     throw new InvalidDefinitionError({ subject: `tool "${String(options?.name)}"`, problem: "callback must be a function" });
   }

@@ -1,30 +1,35 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { DeferOptions, DeferSignal } from "./defer.js";
 import type { Principal } from "./json.js";
 import type { AgentResult } from "./run-state.js";
 import type { DeferredAck } from "./deferral-record.js";
+import { isSchema } from "./schema.js";
 import { resolveToolRetry, type ToolRetry } from "./tool-retry.js";
 
-/** What a tool handler can see and use while it runs inside an agent run. */
-export interface ToolContext {
-  /** The run (workflow id) this call belongs to. */
-  runId: string;
+/** What every tool call sees, in an agent run or a thread turn: the call, its attempt, who it acts for. */
+export interface ToolCallContext {
   /** The agent executing the call. */
   agentId: string;
   /** The model-assigned id of this tool call. */
   toolCallId: string;
   /**
    * Stable across activity retries and worker restarts: pass it to side-effecting
-   * APIs (payments, emails) so a retried call is not applied twice.
+   * APIs (payments, emails, notifications) so a retried call is not applied twice.
    */
   idempotencyKey: string;
-  /** Who the run acts for, as given to `AgentClient.run()`. */
+  /** Who the run or thread acts for, as given to `AgentClient.run()` or `createThread`. */
   principal: Principal | undefined;
-  /** Fires when the run is cancelled or the call times out; pass it to fetch() and friends. */
+  /** Fires when the run is cancelled, the thread stopped or deleted, or the call times out; pass it to fetch() and friends. */
   signal: AbortSignal;
   /** Which attempt of this call this is (1 on the first). */
   attempt: number;
+}
+
+/** What a tool handler can see and use while it runs inside an agent run (or a thread turn). */
+export interface ToolContext extends ToolCallContext {
+  /** The run (workflow id) this call belongs to. */
+  runId: string;
   /**
    * The id the run's deferral will have if this call defers. Known before deferring, so a
    * notification can carry a working link. Every call of one batch reads the same id.
@@ -55,7 +60,7 @@ export interface ToolContext {
   threadId?: string;
 }
 
-export interface ToolOptions<I extends z.ZodType, O> {
+export interface ToolOptions<I extends z.core.$ZodType, O> {
   /** Name the model calls the tool by: letters, digits, `_` and `-`, at most 64 characters. */
   name: string;
   /** What the tool does, for the model. */
@@ -82,14 +87,14 @@ export interface ToolOptions<I extends z.ZodType, O> {
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
-export interface ToolDefinition<I extends z.ZodType = z.ZodType, O = unknown> extends ToolOptions<I, O> {
+export interface ToolDefinition<I extends z.core.$ZodType = z.core.$ZodType, O = unknown> extends ToolOptions<I, O> {
   readonly kind: "tool";
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Defines a tool. Throws AI1001 for a name the model APIs refuse or a missing schema. */
-export function defineTool<I extends z.ZodType, O>(options: ToolOptions<I, O>): ToolDefinition<I, O> {
+export function defineTool<I extends z.core.$ZodType, O>(options: ToolOptions<I, O>): ToolDefinition<I, O> {
   const subject = `tool "${String(options?.name)}"`;
   if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
     throw new InvalidDefinitionError({ subject, problem: "name must match /^[a-zA-Z0-9_-]{1,64}$/" });
@@ -97,7 +102,8 @@ export function defineTool<I extends z.ZodType, O>(options: ToolOptions<I, O>): 
   if (typeof options.description !== "string" || options.description.trim() === "") {
     throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
   }
-  if (!(options.input instanceof z.ZodType)) {
+  // Duck-typed: `instanceof` refuses schemas from the user's own copy of zod (or zod/mini).
+  if (!isSchema(options.input)) {
     throw new InvalidDefinitionError({ subject, problem: "input must be a zod schema" });
   }
   if (typeof options.handler !== "function") {

@@ -4,7 +4,7 @@ import type { Principal } from "./json.js";
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
 /** The version new runs are started with (see `AgentRunInput.version`). */
-export const AGENT_RUN_VERSION = 2;
+export const AGENT_RUN_VERSION = 3;
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
@@ -18,7 +18,9 @@ export interface AgentRunInput {
   /**
    * What this run's workflow code may rely on, set by whoever starts it (the client, a
    * dispatch). 2: the definition check after a resume happens in the first model call.
-   * Absent on runs started before versions existed.
+   * 3: the steps go through the agent-step layer threads use too (`describeAgent`,
+   * `callAgentModel`, `callAgentTool`), and a model call never sends back the answer the
+   * worker cached. Absent on runs started before versions existed.
    */
   version?: number;
   /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */

@@ -1,11 +1,19 @@
 /**
- * The shapes a thread workflow shares with its activities and its client. Types only:
- * the workflow bundle must not pull activity code (or Node) into the sandbox.
+ * The shapes a thread workflow shares with its activities and its client: types, and the
+ * version new threads start at. Nothing here may pull activity code (or Node) into the
+ * workflow sandbox.
  */
 import type { Principal } from "./json.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { ModelDelta } from "./model.js";
-import type { ModelCallOutput } from "./contracts.js";
+import type { AgentDescription, ModelCallOutput, ToolResult } from "./contracts.js";
+
+/**
+ * The version new threads are started with (see `ThreadInput.version`). 1: the turn's
+ * steps go through the agent-step layer runs use too (`describeAgent`, `callAgentModel`,
+ * `callAgentTool`).
+ */
+export const AGENT_THREAD_VERSION = 1;
 
 /**
  * Where a thread is. `idle`: created, no turn yet. `streaming`: a model call is being
@@ -170,20 +178,39 @@ export interface ThreadInput {
   maxHistoryEvents?: number;
   /** Set on continue-as-new. */
   carried?: ThreadCarry;
+  /**
+   * What this thread's workflow code may rely on, set by the client that creates it and
+   * carried through continue-as-new (see `AGENT_THREAD_VERSION`). Absent on threads
+   * created before versions existed: they keep scheduling the activities they started with.
+   */
+  version?: number;
 }
 
-/** What the thread's worker tells it about the agent, once per turn. */
-export interface ThreadPrepared {
-  /** Identifies these settings: the next preparation answers `unchanged` when they still hold. */
-  hash: string;
-  maxTurns: number;
-  timeouts: { startToCloseMs: number; heartbeatMs: number };
-  tools: Record<string, { async: boolean; queue?: string; maxAttempts: number }>;
-  /** Attempts of a model call for retryable failures (429, 5xx, network) before the turn fails. */
-  modelMaxAttempts: number;
-  /** Whether the worker has an `onStatusChange` hook to call. */
-  statusHook: boolean;
+/** What a thread reads from the agent's description, once per turn. */
+export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook">;
+
+/** What `onStatusChange` receives. */
+export interface ThreadStatusChange {
+  threadId: string;
+  agentId: string;
+  status: ThreadStatus;
+  previousStatus: ThreadStatus;
+  at: string;
 }
+
+/** Preparation asks with the hash it holds; the answer is tiny when nothing changed (it is recorded every turn). */
+export type ThreadPrepareOutput = ThreadPrepared | { unchanged: true };
+
+/** The thread activities by their first names: threads created before version 1 schedule them all, newer ones only the status hook. */
+export interface ThreadActivities {
+  prepareThread(input: { agentId: string; knownHash?: string }): Promise<ThreadPrepareOutput>;
+  threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput>;
+  threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput>;
+  threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput>;
+  threadStatusChanged(change: ThreadStatusChange): Promise<void>;
+}
+
+// ---- threads created before version 1 ---------------------------------------------------
 
 export interface ThreadModelCallInput {
   agentId: string;
@@ -212,32 +239,11 @@ export interface ThreadToolCallInput {
   principal?: Principal;
 }
 
-export interface ThreadToolCallOutput {
-  content: string;
-  isError: boolean;
-}
+export type ThreadToolCallOutput = ToolResult;
 
 export type AsyncToolStartOutput = { started: true } | { started: false; content: string };
 
-/** What `onStatusChange` receives. */
-export interface ThreadStatusChange {
-  threadId: string;
-  agentId: string;
-  status: ThreadStatus;
-  previousStatus: ThreadStatus;
-  at: string;
-}
-
-/** Preparation asks with the hash it holds; the answer is tiny when nothing changed (it is recorded every turn). */
-export type ThreadPrepareOutput = ThreadPrepared | { unchanged: true };
-
-export interface ThreadActivities {
-  prepareThread(input: { agentId: string; knownHash?: string }): Promise<ThreadPrepareOutput>;
-  threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput>;
-  threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput>;
-  threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput>;
-  threadStatusChanged(change: ThreadStatusChange): Promise<void>;
-}
+// -----------------------------------------------------------------------------------------
 
 /** sendMessage / addMessage. */
 export interface ThreadSendRequest {

@@ -13,15 +13,16 @@ import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/comm
 import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { temporal } from "@temporalio/proto";
 import type { agentThread } from "../../workflows/thread.js";
-import type {
-  StreamSnapshot,
-  ThreadInput,
-  ThreadMessage,
-  ThreadResumeReply,
-  ThreadSendReply,
-  ThreadSnapshot,
-  ThreadStatus,
-  ThreadStopReply,
+import {
+  AGENT_THREAD_VERSION,
+  type StreamSnapshot,
+  type ThreadInput,
+  type ThreadMessage,
+  type ThreadResumeReply,
+  type ThreadSendReply,
+  type ThreadSnapshot,
+  type ThreadStatus,
+  type ThreadStopReply,
 } from "../core/thread-contracts.js";
 import {
   threadDeleteUpdate,
@@ -214,6 +215,7 @@ export class ThreadsClient {
     if (principalProblem) throw new InvalidDefinitionError({ subject: "createThread", problem: `principal is not plain JSON at ${principalProblem.path}` });
     const messageId = options.prompt !== undefined ? newMessageId() : undefined;
     const input: ThreadInput = {
+      version: AGENT_THREAD_VERSION,
       agentId,
       ...(options.principal ? { principal: options.principal } : {}),
       ...(options.messages ? { messages: options.messages } : {}),
@@ -533,7 +535,10 @@ export class ThreadsClient {
         return (await handle.executeUpdate(definition as unknown as UpdateDefinition<Ret, [unknown]>, { args: args as unknown as [unknown] })) as Ret;
       } catch (err) {
         // An update that lands while the thread continues as new is not admitted; the new run takes it.
-        if (attempt < 5 && isContinuedAsNew(err)) {
+        // The same when the server dropped the update because the workflow task it rode in
+        // failed (e.g. the workflow completed a command as new events arrived): nothing was
+        // applied, and every thread update is safe to send again.
+        if (attempt < 5 && (isContinuedAsNew(err) || isWorkflowTaskRace(err))) {
           await sleep(50 * attempt);
           continue;
         }
@@ -552,6 +557,11 @@ function translate(threadId: string, err: unknown): unknown {
 
 function isClosed(err: unknown): boolean {
   return err instanceof Error && /workflow execution already completed|workflow execution is already completed/i.test(err.message);
+}
+
+function isWorkflowTaskRace(err: unknown): boolean {
+  const cause = (err as { cause?: unknown })?.cause;
+  return [err, cause].some((e) => e instanceof Error && /unexpected workflow task failure/i.test(e.message));
 }
 
 function isContinuedAsNew(err: unknown): boolean {

@@ -1,7 +1,6 @@
 import { Worker, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
-import { createThreadToolActivities } from "../../activities/thread-tool-call.js";
-import { createCallTool } from "../../activities/tool-call.js";
+import { createToolActivities } from "../../activities/index.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
@@ -47,14 +46,14 @@ export async function createToolWorker(options: ToolWorkerOptions): Promise<Work
   const threads = resolveThreadWorkerOptions(options.threads);
   // The worker's own client: its data converter and codec reach the tools' signals and queries too.
   const client = workerClient();
-  const { threadCallTool, threadStartAsyncTool } = createThreadToolActivities(registry, client, threads);
-  const callTool = createCallTool(registry, options.deferral ? resolveDeferralConfig(options.deferral) : undefined, client);
+  const deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
+  const activities = createToolActivities({ registry, client, deferral, settings: threads });
   return Worker.create({
     ...options.worker,
     connection: options.connection,
     namespace,
     taskQueue: options.taskQueue,
     maxConcurrentActivityTaskExecutions: options.concurrency,
-    plugins: [...(options.worker?.plugins ?? []), new ToolWorkerPlugin({ threadCallTool, threadStartAsyncTool, callTool }, threads.stopLatencyMs)],
+    plugins: [...(options.worker?.plugins ?? []), new ToolWorkerPlugin(activities, threads.stopLatencyMs)],
   });
 }

@@ -3,7 +3,11 @@ import { msToNumber } from "@temporalio/common/lib/time.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
 
-/** Worker settings for threads (`createAgentWorker({ threads })`). */
+/**
+ * Worker settings for threads (`createAgentWorker({ threads })`). `stopLatency` and
+ * `modelMaxAttempts` apply to agent runs' calls as well: runs and threads share one
+ * agent-step layer.
+ */
 export interface ThreadWorkerOptions {
   /**
    * Called on every status transition of every thread this worker runs, as a local
@@ -13,9 +17,10 @@ export interface ThreadWorkerOptions {
    */
   onStatusChange?: (change: ThreadStatusChange) => void | Promise<void>;
   /**
-   * How soon `stopThread` reaches a running model request or tool: their activities
-   * heartbeat this often, and the worker's `maxHeartbeatThrottleInterval` is set to it
-   * (unless you set that yourself). Default `"500ms"`.
+   * How soon `stopThread` and `agents.cancel()` reach a running model request or tool:
+   * their activities heartbeat twice in this time, and the worker's
+   * `maxHeartbeatThrottleInterval` is set to it (unless you set that yourself). Default
+   * `"500ms"`, so a cancel lands within about a second.
    */
   stopLatency?: Duration;
   /**
@@ -28,8 +33,9 @@ export interface ThreadWorkerOptions {
   stream?: false | { interval?: Duration; maxBatches?: number };
   /**
    * Attempts of one model call when it fails with something worth retrying (429, 5xx,
-   * network), honouring `retry-after`, before the turn fails. 400/401/403/404 and
-   * context overflow never retry. Default 8.
+   * network), honouring `retry-after`, before the thread's turn or the agent run fails
+   * with AI1003. 400/401/403/404 and context overflow never retry. Default 8. Runs and
+   * threads started before this worker's version keep the policy they started with.
    */
   modelMaxAttempts?: number;
 }

@@ -1,0 +1,85 @@
+import { Context } from "@temporalio/activity";
+import type { Client } from "@temporalio/client";
+import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
+import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { StepStateError } from "../src/core/errors/step-state.js";
+import type { Model } from "../src/core/model.js";
+import { threadStreamSignal } from "../src/core/wire/thread.js";
+import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
+import { toModelFailure } from "./failures.js";
+import { withHeartbeat } from "./heartbeat.js";
+import { systemPrompt } from "./system-prompt.js";
+import { DeltaFlusher } from "./thread-stream-flusher.js";
+import type { TranscriptSync } from "./transcript-sync.js";
+
+export interface ModelCallDeps {
+  registry: AgentRegistry;
+  model: Model;
+  client: Client;
+  transcripts: TranscriptSync;
+  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs" | "stream">;
+}
+
+/** `callAgentModel`: one model call of a run or of a thread turn. */
+export function createCallAgentModel({ registry, model, client, transcripts, settings }: ModelCallDeps) {
+  /**
+   * Its input holds only what the transcript gained since the host's previous call; the
+   * rest comes from this worker's cache or a query. While the answer is written, a host
+   * that asked for it gets the deltas in throttled batches (signals).
+   */
+  return async function callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput> {
+    const ctx = Context.current();
+    const flusher =
+      input.streamId !== undefined && settings.stream
+        ? new DeltaFlusher(
+            (parts) =>
+              client.workflow
+                .getHandle(input.workflowId, ctx.info.workflowExecution?.runId)
+                .signal(threadStreamSignal, { streamId: input.streamId!, attempt: ctx.info.attempt, parts }),
+            settings.stream.intervalMs,
+            settings.stream.maxBatches,
+          )
+        : undefined;
+    try {
+      const { agent, toolSpecs } = definitionFor(registry, input);
+      const transcript = await transcripts.load(input);
+      const response = await withHeartbeat(settings.stopLatencyMs, () =>
+        model.complete({
+          model: agent.model,
+          messages: [{ role: "system", content: systemPrompt(agent, input) }, ...transcript],
+          tools: toolSpecs,
+          signal: ctx.cancellationSignal,
+          ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
+        }),
+      );
+      transcripts.remember(input, transcript, response.message);
+      return { message: response.message, usage: response.usage };
+    } catch (err) {
+      throw toModelFailure(err);
+    } finally {
+      await flusher?.close();
+    }
+  };
+}
+
+/** The agent as registered now; after a run's resume it must be the one the run deferred with. */
+function definitionFor(registry: AgentRegistry, input: AgentModelCallInput): PreparedDefinition {
+  const check = input.definitionCheck;
+  if (!check) return registry.get(input.agentId);
+  let definition;
+  try {
+    definition = registry.get(input.agentId);
+  } catch {
+    throw new StepStateError({ agentId: input.agentId, reason: `no agent "${input.agentId}" is registered on the worker any more` });
+  }
+  if (definition.definitionHash !== check.definitionHash) {
+    throw new DefinitionChangedError({
+      deferralId: check.deferralId,
+      agentId: input.agentId,
+      deferredHash: check.definitionHash,
+      currentHash: definition.definitionHash,
+    });
+  }
+  return definition;
+}

@@ -1,0 +1,117 @@
+import { Context } from "@temporalio/activity";
+import type {
+  AgentToolCallInput,
+  AgentToolCallOutput,
+  RunToolCall,
+  RunToolCallOutput,
+  ThreadToolCall,
+  ThreadToolCallResult,
+  ToolResult,
+} from "../src/core/contracts.js";
+import { DeferError, deferSignal, isDeferSignal } from "../src/core/defer.js";
+import { isAsyncTool } from "../src/core/define-async-tool.js";
+import type { ToolDefinition } from "../src/core/define-tool.js";
+import { DurableAgentsError } from "../src/core/errors/base.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { PreparedDefinition } from "./agent-registry.js";
+import { toActivityFailure } from "./failures.js";
+import { withHeartbeat } from "./heartbeat.js";
+import { parseToolCall } from "./tool-arguments.js";
+import { asyncToolContext, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
+import { retryOrGiveUp } from "./tool-retry.js";
+
+export interface ToolCallDeps extends ToolHostDeps {
+  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
+}
+
+/** `callAgentTool`: one tool call of a run or of a thread turn. */
+export function createCallAgentTool(deps: ToolCallDeps) {
+  /**
+   * Mistakes the model can fix (an unknown tool, bad arguments, a handler that keeps
+   * throwing) come back as tool errors it reads, never as failures of the run or turn. A
+   * handler that throws is first retried per the tool's `retry` (Temporal waits the
+   * backoff between attempts). What `ctx.defer()` means is the host's to say.
+   */
+  return async function callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
+    try {
+      const definition = deps.registry.get(input.agentId);
+      const host = toolHost(input, deps);
+      if (input.host === "run" && input.expired) return await onExpired(definition, input, host);
+      const parsed = await parseToolCall(definition, input.toolCall);
+      if (!parsed.ok) return { content: parsed.content, isError: true };
+      const { tool, args } = parsed;
+      if (input.host === "thread" && input.start) return await start(tool, args, input, host);
+      const ctx = host.context(tool.name);
+      const run = async (): Promise<RunToolCallOutput> => {
+        let out: unknown;
+        try {
+          out = await tool.handler(args, ctx);
+        } catch (err) {
+          if (DeferError.isInstance(err)) return host.deferred(err.options, tool.name);
+          throw err;
+        }
+        return isDeferSignal(out) ? host.deferred(out.options, tool.name) : toolResult(out);
+      };
+      return await attempt(host, tool, args, ctx.signal, run, (why, attempts) => `"${tool.name}" failed${attempts > 1 ? ` after ${attempts} attempts` : ""}: ${why}`);
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  };
+
+  /** An async tool's callback (notify someone); its result arrives later through addToolResult. */
+  async function start(tool: ToolDefinition, args: unknown, input: ThreadToolCall, host: ToolHost): Promise<ThreadToolCallResult> {
+    if (!isAsyncTool(tool)) return { content: `Error: "${tool.name}" is not an async tool on this worker.`, isError: true };
+    const ctx = asyncToolContext(input);
+    const run = async () => {
+      await tool.callback(args as never, ctx);
+      return { started: true as const };
+    };
+    return attempt(host, tool, args, ctx.signal, run, (why) => `"${tool.name}" could not be started: ${why}`);
+  }
+
+  /** A run's deferral expired: the agent's `onExpired` answers for the call (or defers it again). */
+  async function onExpired(definition: PreparedDefinition, input: RunToolCall, host: ToolHost): Promise<RunToolCallOutput> {
+    const expired = input.expired!;
+    const toolName = input.toolCall.function.name;
+    const handler = definition.agent.onExpired;
+    const expiredError = () => new DeferralExpiredError({ deferralId: expired.deferralId, expiresAt: expired.expiresAt });
+    if (!handler) throw expiredError();
+    const ctx = host.context(toolName);
+    let out: unknown;
+    try {
+      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...expired, toolName }, ctx));
+    } catch (err) {
+      if (!DeferError.isInstance(err)) throw expiredError();
+      out = deferSignal(err.options);
+    }
+    return isDeferSignal(out) ? host.deferred(out.options, toolName) : toolResult(out);
+  }
+
+  /**
+   * Runs a handler or callback with heartbeats. When it throws, the tool's retry decides:
+   * another attempt (a failure Temporal retries after the backoff), or the error for the
+   * model, worded by `failed`.
+   */
+  async function attempt<T>(
+    host: ToolHost,
+    tool: ToolDefinition,
+    args: unknown,
+    signal: AbortSignal,
+    work: () => Promise<T>,
+    failed: (why: string, attempts: number) => string,
+  ): Promise<T | ToolResult> {
+    try {
+      return await withHeartbeat(deps.settings.stopLatencyMs, work);
+    } catch (err) {
+      // SDK errors are misuse (no deferral config, …), and a cancelled call is the host's business, not the model's.
+      if (DurableAgentsError.isDurableAgentsError(err) || signal.aborted) throw err;
+      await retryOrGiveUp(host.scope, tool, args, err);
+      return { content: `Error: ${failed(err instanceof Error ? err.message : String(err), Context.current().info.attempt)}`, isError: true };
+    }
+  }
+}
+
+function toolResult(out: unknown): ToolResult {
+  return { content: typeof out === "string" ? out : JSON.stringify(out ?? null), isError: false };
+}

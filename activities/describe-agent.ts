@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import type { AgentDescription, DescribeAgentInput, DescribeAgentOutput, ToolDescription } from "../src/core/contracts.js";
+import { isAsyncTool } from "../src/core/define-async-tool.js";
+import { resolveToolRetry } from "../src/core/tool-retry.js";
+import { estimateTextTokens } from "../src/model/token-estimate.js";
+import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
+import { toActivityFailure } from "./failures.js";
+import { systemPrompt } from "./system-prompt.js";
+
+/** `describeAgent`: what a run or a thread needs to know about its agent to schedule its steps. */
+export function createDescribeAgent(registry: AgentRegistry, settings: Pick<ResolvedThreadWorkerOptions, "modelMaxAttempts" | "onStatusChange">) {
+  const overhead = new Map<string, Promise<number>>();
+  // Only agents that declare a context window need their prompt overhead counted.
+  const overheadTokens = ({ agent, toolSpecs }: PreparedDefinition): Promise<number> => {
+    if (!agent.contextWindow) return Promise.resolve(0);
+    let count = overhead.get(agent.id);
+    if (!count) {
+      count = estimateTextTokens(systemPrompt(agent, { restored: false }) + JSON.stringify(toolSpecs));
+      overhead.set(agent.id, count);
+    }
+    return count;
+  };
+
+  return async function describeAgent({ agentId, knownHash }: DescribeAgentInput): Promise<DescribeAgentOutput> {
+    try {
+      const definition = registry.get(agentId);
+      const { agent, definitionHash } = definition;
+      const tools: Record<string, ToolDescription> = {};
+      for (const tool of agent.tools) {
+        tools[tool.name] = {
+          async: isAsyncTool(tool),
+          ...(tool.queue ? { queue: tool.queue } : {}),
+          maxAttempts: resolveToolRetry(tool.retry, `tool "${tool.name}"`)?.maxAttempts ?? 1,
+        };
+      }
+      const facts: Omit<AgentDescription, "hash"> = {
+        definitionHash,
+        maxTurns: agent.maxTurns,
+        timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
+        tools,
+        modelMaxAttempts: settings.modelMaxAttempts,
+        ...(agent.contextWindow ? { contextWindow: agent.contextWindow } : {}),
+        overheadTokens: await overheadTokens(definition),
+        hasOnExpired: agent.onExpired !== undefined,
+        statusHook: settings.onStatusChange !== undefined,
+      };
+      // A thread records its description every turn: when nothing changed, say only that.
+      const hash = createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 16);
+      return hash === knownHash ? { unchanged: true } : { hash, ...facts };
+    } catch (err) {
+      throw toActivityFailure(err);
+    }
+  };
+}

@@ -1,0 +1,137 @@
+import { Context } from "@temporalio/activity";
+import type { Client } from "@temporalio/client";
+import type { AgentToolCallInput, RunToolCall, RunToolCallOutput, ThreadToolCall } from "../src/core/contracts.js";
+import { deferSignal, type DeferOptions } from "../src/core/defer.js";
+import type { AsyncToolContext } from "../src/core/define-async-tool.js";
+import type { ToolContext } from "../src/core/define-tool.js";
+import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
+import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
+import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import { mintResumeToken } from "../src/deferral/token.js";
+import type { AgentRegistry } from "./agent-registry.js";
+import { deferralRequest } from "./deferral-request.js";
+import { dispatchSubRun } from "./dispatch.js";
+import type { ToolCallScope } from "./tool-retry.js";
+
+export interface ToolHostDeps {
+  registry: AgentRegistry;
+  client: Client;
+  deferral: ResolvedDeferralConfig | undefined;
+}
+
+/**
+ * The part of a tool call that depends on its host: what the handler's context holds,
+ * and what `ctx.defer()` means. A run parks: the call ends in the deferral request (a
+ * fan-out branch refuses with RC5051). A thread has no deferral to park in: the turn
+ * fails with AI1023.
+ */
+export interface ToolHost {
+  /** Whose call this is, for the tool's `shouldRetryError`. */
+  scope: ToolCallScope;
+  context(toolName: string): ToolContext;
+  /** What the call ends in when the handler asks to defer (returned or thrown). */
+  deferred(options: DeferOptions, toolName: string): RunToolCallOutput;
+}
+
+export function toolHost(input: AgentToolCallInput, deps: ToolHostDeps): ToolHost {
+  return input.host === "run" ? runHost(input, deps) : threadHost(input, deps);
+}
+
+/** What an async tool's callback sees (threads only). */
+export function asyncToolContext(input: ThreadToolCall): AsyncToolContext {
+  return { threadId: input.workflowId, ...callBasics(input) };
+}
+
+function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
+  const activity = Context.current();
+  const restored = input.restored ?? false;
+  const refuseInFanOut = () => {
+    if (input.deferralRefused) throw new DeferInFanOutError({ where: input.deferralRefused });
+  };
+  return {
+    scope: { runId: input.workflowId, toolCallId: input.toolCall.id },
+    context: (toolName) => ({
+      ...callBasics(input),
+      runId: input.workflowId,
+      deferralId: input.deferralId,
+      deferral: {
+        get token() {
+          if (!deps.deferral) throw new DeferralNotConfiguredError({ where: `tool "${toolName}"` });
+          // The token says whether resume must estimate the transcript first, so it can skip reading the record otherwise.
+          const window = deps.registry.get(input.agentId).agent.contextWindow !== undefined;
+          return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window });
+        },
+      },
+      defer: (options) => {
+        refuseInFanOut();
+        // Cancellation already reached this call: refuse, so no link to a dead run goes out.
+        if (activity.cancellationSignal.aborted && activity.cancellationDetails?.cancelRequested) {
+          throw new DeferralCancelledError({ deferralId: input.deferralId });
+        }
+        return deferSignal(options);
+      },
+      restored,
+      ...(input.resumedBy ? { resumedBy: input.resumedBy } : {}),
+      dispatch: dispatcher(input, deps, restored, input.deferralRefused),
+    }),
+    deferred(options, toolName) {
+      refuseInFanOut();
+      return { deferred: deferralRequest(options, deps.deferral, `tool "${toolName}"`) };
+    },
+  };
+}
+
+function threadHost(input: ThreadToolCall, deps: ToolHostDeps): ToolHost {
+  const refuse = (toolName: string): never => {
+    throw new DeferInThreadError({ threadId: input.workflowId, toolName });
+  };
+  return {
+    scope: { threadId: input.workflowId, toolCallId: input.toolCall.id },
+    context: (toolName) => ({
+      ...asyncToolContext(input),
+      runId: input.workflowId,
+      deferralId: "",
+      deferral: {
+        get token(): string {
+          return refuse(toolName);
+        },
+      },
+      defer: () => refuse(toolName),
+      restored: false,
+      dispatch: dispatcher(input, deps, false, undefined),
+    }),
+    deferred: (_options, toolName) => refuse(toolName),
+  };
+}
+
+/** What every tool call's context knows: the call, its host and this attempt. */
+function callBasics(input: AgentToolCallInput) {
+  const activity = Context.current();
+  return {
+    agentId: input.agentId,
+    toolCallId: input.toolCall.id,
+    idempotencyKey: `${input.workflowId}/${input.toolCall.id}`,
+    principal: input.principal,
+    signal: activity.cancellationSignal,
+    attempt: activity.info.attempt,
+  };
+}
+
+function dispatcher(input: AgentToolCallInput, deps: ToolHostDeps, restored: boolean, deferralRefused: string | undefined): ToolContext["dispatch"] {
+  return (agent, { prompt }) =>
+    dispatchSubRun(
+      deps,
+      {
+        parentId: input.workflowId,
+        toolCallId: input.toolCall.id,
+        taskQueue: input.taskQueue,
+        principal: input.principal,
+        restored,
+        ...(deferralRefused ? { deferralRefused } : {}),
+      },
+      typeof agent === "string" ? agent : agent.id,
+      prompt,
+    );
+}

@@ -1,0 +1,89 @@
+/**
+ * How both hosts (runs and threads) schedule their steps: one place for timeouts,
+ * retries and cancellation, so the two cannot drift apart again. Options never break
+ * replay; activity names and the order of commands do (see agent-steps.ts).
+ */
+import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from "@temporalio/workflow";
+import type { AgentDescription } from "../src/core/contracts.js";
+import { nonRetryableCodes } from "../src/core/errors/codes.js";
+
+/**
+ * Failure types no retry can fix: every SDK code, from the code table. Typed failures say
+ * so themselves (they arrive non-retryable); the list also covers failures raised before
+ * that was so, which recorded histories still hold.
+ */
+export const NON_RETRYABLE = nonRetryableCodes();
+
+/** A worker that died or a call that timed out is retried after 1 s, 2 s, 4 s … at most 1 min apart. */
+const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" } as const;
+
+/**
+ * Describing the agent reads the worker's memory, so it is a local activity; the few
+ * retries cover a worker that was busy or restarting.
+ */
+export const describeOptions: LocalActivityOptions = {
+  startToCloseTimeout: "30s",
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+/**
+ * A model call: bounded attempts for what a retry may fix (429 and 5xx honour the
+ * provider's retry-after; the activity turns the last failure into AI1003), none for
+ * what it cannot (400, 401, 403, 404, context overflow arrive non-retryable).
+ */
+export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">, activityId?: string): ActivityOptions {
+  return {
+    ...stepOptions(described),
+    ...(activityId ? { activityId } : {}),
+    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts, nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+}
+
+/**
+ * A tool call, on its tool's own queue when it has one. The activity decides about a
+ * failing handler itself (it knows the tool's `retry`); this policy only covers a worker
+ * that died or a call that timed out, for as long as it takes.
+ */
+export function toolCallOptions(described: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId?: string): ActivityOptions {
+  return {
+    ...stepOptions(described),
+    ...(activityId ? { activityId } : {}),
+    ...(queue ? { taskQueue: queue } : {}),
+    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
+  };
+}
+
+function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): ActivityOptions {
+  return {
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    // A cancelled run or a stopped turn learns how its calls really ended (heartbeats
+    // bring the cancel within about a second): a run reports AI1005 with every finished
+    // call counted, a thread's stopped model call has ended before its next one starts,
+    // and a tool that finished anyway keeps its result, so it is not run again.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+}
+
+/** What runs started before version 3 and threads before version 1 schedule their steps with, kept as it was for them. */
+export const legacyOptions = {
+  runPrepare: { startToCloseTimeout: "30s", retry: { nonRetryableErrorTypes: NON_RETRYABLE } } satisfies LocalActivityOptions,
+  runCall: (timeouts: AgentDescription["timeouts"]): ActivityOptions => ({
+    ...stepOptions({ timeouts }),
+    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
+  }),
+  threadPrepare: { startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } } satisfies LocalActivityOptions,
+  threadModel: ({ timeouts, modelMaxAttempts }: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">, activityId: string): ActivityOptions => ({
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    activityId,
+    retry: { ...BACKOFF, maximumAttempts: modelMaxAttempts },
+  }),
+  threadTool: ({ timeouts }: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId: string): ActivityOptions => ({
+    startToCloseTimeout: timeouts.startToCloseMs,
+    heartbeatTimeout: timeouts.heartbeatMs,
+    activityId,
+    ...(queue ? { taskQueue: queue } : {}),
+    retry: BACKOFF,
+  }),
+};

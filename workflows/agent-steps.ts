@@ -1,0 +1,82 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+} from "@temporalio/workflow";
+import type {
+  AgentDescription,
+  AgentModelCallInput,
+  AgentStepActivities,
+  AgentToolCallOutput,
+  DescribeAgentInput,
+  DescribeAgentOutput,
+  ModelCallOutput,
+  RunToolCall,
+  RunToolCallOutput,
+  ThreadToolCall,
+  ThreadToolCallResult,
+} from "../src/core/contracts.js";
+import { isErrorCode } from "../src/core/errors/codes.js";
+import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
+import { describeOptions, modelCallOptions, toolCallOptions } from "./activity-options.js";
+
+/**
+ * The agent-step layer as a run or a thread sees it: describe the agent, call the model,
+ * call a tool, under one set of options. It holds the agent's latest description, which
+ * says how each call is scheduled (timeouts, attempts, a tool's own queue).
+ */
+export interface AgentSteps {
+  describe(input: { agentId: string; knownHash?: undefined }): Promise<AgentDescription>;
+  describe(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
+  /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. */
+  callModel(input: AgentModelCallInput, activityId?: string): Promise<ModelCallOutput>;
+  callTool(input: RunToolCall, activityId?: string): Promise<RunToolCallOutput>;
+  callTool(input: ThreadToolCall, activityId?: string): Promise<ThreadToolCallResult>;
+}
+
+const { describeAgent } = proxyLocalActivities<AgentStepActivities>(describeOptions);
+
+export function agentSteps(): AgentSteps {
+  let described: AgentDescription | undefined;
+  const current = (): AgentDescription => {
+    if (!described) throw new Error("the agent must be described before its steps run");
+    return described;
+  };
+  // One implementation behind each overload: the activity answers a run's tool call with
+  // a run's outputs and a thread's with a thread's, and without a known hash in full.
+  const describe = async (input: DescribeAgentInput): Promise<DescribeAgentOutput> => {
+    const answer = await describeAgent(input);
+    if (!("unchanged" in answer)) described = answer;
+    return answer;
+  };
+  const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
+    const queue = current().tools[input.toolCall.function.name]?.queue;
+    return proxyActivities<AgentStepActivities>(toolCallOptions(current(), queue, activityId)).callAgentTool(input);
+  };
+  return {
+    describe: describe as AgentSteps["describe"],
+    async callModel(input, activityId) {
+      const { callAgentModel } = proxyActivities<AgentStepActivities>(modelCallOptions(current(), activityId));
+      try {
+        return await callAgentModel(input);
+      } catch (err) {
+        throw exhausted(err) ?? err;
+      }
+    },
+    callTool: callTool as AgentSteps["callTool"],
+  };
+}
+
+/**
+ * AI1003 for a model call that gave up without a typed failure (its last attempt timed
+ * out, or its worker shut down): the activity itself reports AI1003 for what the
+ * provider kept answering.
+ */
+function exhausted(err: unknown): ApplicationFailure | undefined {
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return undefined;
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return undefined;
+  return new ModelCallFailedError({ detail: `${cause?.message ?? err.message} (the call's attempts are spent)` }).toFailure();
+}
