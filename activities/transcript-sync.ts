@@ -3,7 +3,7 @@ import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput } from "../src/core/contracts.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { fingerprint } from "../src/core/thread-transcript.js";
-import { threadQuery } from "../src/core/wire/run.js";
+import { transcriptQuery } from "../src/core/wire/run.js";
 import { threadTranscriptQuery } from "../src/core/wire/thread.js";
 import { TranscriptCache } from "./transcript-cache.js";
 
@@ -46,7 +46,7 @@ export class TranscriptSync {
     const handle = this.client.workflow.getHandle(input.workflowId, Context.current().info.workflowExecution?.runId);
     return input.host === "run"
       ? // A run refuses a stale epoch: a call prepared before a rewrite must not read the rewritten transcript.
-        handle.query(threadQuery, { epoch: input.epoch, length: input.baseLength })
+        handle.query(transcriptQuery, { epoch: input.epoch, length: input.baseLength })
       : handle.query(threadTranscriptQuery, { length: input.baseLength });
   }
 }

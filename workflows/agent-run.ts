@@ -21,9 +21,9 @@ import { fingerprint } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps } from "./agent-steps.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
-import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, threadQuery } from "../src/core/wire/run.js";
+import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
-import { initialRunState, RunCancellation, ThreadSync, type RunContext } from "./run-context.js";
+import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
 const SIBLING_DEFERRED =
@@ -40,12 +40,12 @@ const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.run
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const state = initialRunState(input);
   let prepared: PreparedAgent | undefined;
-  const thread = new ThreadSync();
+  const transcript = new TranscriptSync();
   // From version 3 on the run's steps go through the agent-step layer; older runs keep
   // scheduling the activities their histories hold.
   const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
   const definitionCheck: RunContext["definitionCheck"] = {};
-  const book = agentDeferralBook({ state, thread, definitionCheck }, input.version, {
+  const book = agentDeferralBook({ state, transcript, definitionCheck }, input.version, {
     reprepare,
     reprepared(agent) {
       prepared = agent;
@@ -65,13 +65,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const waiting = book.current();
     return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };
   });
-  setHandler(threadQuery, ({ epoch, length }) => thread.prefix(state.messages, epoch, length));
+  setHandler(transcriptQuery, ({ epoch, length }) => transcript.prefix(state.messages, epoch, length));
   setHandler(cancelUpdate, ({ reason } = {}) => cancellation.cancel(reason || "cancelled"));
 
   if (input.timeoutMs) {
     void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
-  const run: RunContext = { state, book, thread, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps };
 
   return book.run(
     async () => {
@@ -95,13 +95,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
         throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
       }
     },
-    // Resumes are answered with this; the full thread stays available through the run's result.
+    // Resumes are answered with this; the full transcript stays available through the run's result.
     (result) => ({ status: result.status, text: result.text, turnsUsed: result.turnsUsed, usage: result.usage }),
   );
 }
 
 async function loop(run: RunContext): Promise<AgentResult> {
-  const { state, book, thread, cancellation, prepared, deferralRefused, definitionCheck, steps } = run;
+  const { state, book, transcript, cancellation, prepared, deferralRefused, definitionCheck, steps } = run;
   const options = legacyOptions.runCall(prepared().timeouts);
   const { callModel } = proxyActivities<AgentActivities>(options);
   const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
@@ -131,14 +131,14 @@ async function loop(run: RunContext): Promise<AgentResult> {
 
   const modelCall = async () => {
     for (;;) {
-      const delta = state.messages.slice(thread.sentLength);
+      const delta = state.messages.slice(transcript.sentLength);
       const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
       const input = {
         agentId: state.agentId,
         workflowId,
         runId,
-        epoch: thread.epoch,
-        baseLength: thread.sentLength,
+        epoch: transcript.epoch,
+        baseLength: transcript.sentLength,
         delta,
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
@@ -147,7 +147,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
       try {
         const reply = steps ? await steps.callModel(stepModelInput(input, state.messages)) : await callModel(input);
         // From version 3 on the worker caches its own answer too: the next call need not send it back.
-        thread.sentLength = state.messages.length + (steps ? 1 : 0);
+        transcript.sentLength = state.messages.length + (steps ? 1 : 0);
         definitionCheck.record = undefined;
         book.flushStatus();
         return reply;
@@ -194,7 +194,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
     const cancelled = cancellation.requested();
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (cancelled || failed) {
-      // Calls that did finish keep their results in the thread, even though the run stops.
+      // Calls that did finish keep their results in the transcript, even though the run stops.
       calls.forEach((call, i) => {
         const out = outputs[i];
         if (out && "content" in out) state.messages.push({ role: "tool", tool_call_id: call.id, content: out.content });

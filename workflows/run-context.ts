@@ -10,7 +10,7 @@ import type { DeferralBook } from "./deferral-book.js";
 export interface RunContext {
   readonly state: RunState;
   readonly book: DeferralBook;
-  readonly thread: ThreadSync;
+  readonly transcript: TranscriptSync;
   readonly cancellation: RunCancellation;
   /** The agent as the worker prepared it for this run (again at a resume, for older runs). */
   readonly prepared: () => PreparedAgent;
@@ -37,23 +37,23 @@ export function initialRunState(input: AgentRunInput): RunState {
 }
 
 /**
- * What the worker's thread cache knows of the run's thread, so a model call sends only
- * what is new: `epoch` changes when a rewrite replaces the thread.
+ * What the worker's transcript cache knows of the run's transcript, so a model call sends
+ * only what is new: `epoch` changes when a rewrite replaces the transcript.
  */
-export class ThreadSync {
+export class TranscriptSync {
   epoch = 0;
   sentLength = 0;
 
-  /** A rewrite replaced the thread: the cache's copy is stale, and the new one counts as sent. */
+  /** A rewrite replaced the transcript: the cache's copy is stale, and the new one counts as sent. */
   replaced(messages: readonly ChatMessage[]): void {
     this.epoch += 1;
     this.sentLength = messages.length;
   }
 
-  /** The `thread` query: the first `length` messages, as of `epoch`. */
+  /** The `transcript` query: the first `length` messages, as of `epoch`. */
   prefix(messages: readonly ChatMessage[], epoch: number, length: number): ChatMessage[] {
-    // A model call prepared before a rewrite must not read the rewritten thread as its prefix.
-    if (epoch !== this.epoch) throw new Error(`thread epoch ${epoch} is stale (now ${this.epoch})`);
+    // A model call prepared before a rewrite must not read the rewritten transcript as its prefix.
+    if (epoch !== this.epoch) throw new Error(`transcript epoch ${epoch} is stale (now ${this.epoch})`);
     return messages.slice(0, length);
   }
 }

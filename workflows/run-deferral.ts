@@ -9,11 +9,11 @@ import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import type { RunContext } from "./run-context.js";
 
 /**
- * An agent run's deferrals: a waiting one's step state is the run's thread, which a
+ * An agent run's deferrals: a waiting one's step state is the run's transcript, which a
  * rewrite may replace, and a resume continues only if the agent's definition is unchanged.
  */
 export function agentDeferralBook(
-  { state, thread, definitionCheck }: Pick<RunContext, "state" | "thread" | "definitionCheck">,
+  { state, transcript, definitionCheck }: Pick<RunContext, "state" | "transcript" | "definitionCheck">,
   version: number | undefined,
   preparation: {
     reprepare(agentId: string, record: DeferralRecord): Promise<PreparedAgent>;
@@ -43,12 +43,12 @@ export function agentDeferralBook(
     }),
     replaceMessages(_record, messages) {
       state.messages = messages;
-      thread.replaced(messages);
+      transcript.replaced(messages);
     },
   });
 }
 
-/** Parks the run for `winner`'s deferral and lands its answer (resume or onExpired) in the thread. */
+/** Parks the run for `winner`'s deferral and lands its answer (resume or onExpired) in the transcript. */
 export async function deferUntilAnswered(
   { state, book, prepared }: RunContext,
   winner: { call: ToolCall; request: DeferralRequest },

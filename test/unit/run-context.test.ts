@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState, RunCancellation, ThreadSync } from "../../workflows/run-context.js";
+import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/run-context.js";
 
 describe("an agent run's context", () => {
   it("starts from the prompt, with no turns used and the principal it was started for", () => {
@@ -12,8 +12,8 @@ describe("an agent run's context", () => {
     });
   });
 
-  it("refuses a thread prefix asked for at an epoch a rewrite has replaced", () => {
-    const sync = new ThreadSync();
+  it("refuses a transcript prefix asked for at an epoch a rewrite has replaced", () => {
+    const sync = new TranscriptSync();
     const messages = [{ role: "user" as const, content: "a" }, { role: "assistant" as const, content: "b" }];
     expect(sync.prefix(messages, 0, 1)).toEqual([messages[0]]);
     sync.replaced(messages);

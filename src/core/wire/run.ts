@@ -14,10 +14,11 @@ import type { RunState } from "../run-state.js";
 export const runStateQuery = defineQuery<RunState>("durable-agents.runState");
 
 /**
- * The first `length` messages of the thread. A model activity that has no cached copy
- * (another worker, a restart) reads the thread through this instead of its own input.
+ * The first `length` messages of the run's transcript. A model activity that has no cached
+ * copy (another worker, a restart) reads it through this instead of its own input. The
+ * wire name predates the vocabulary and stays, so running workflows keep answering it.
  */
-export const threadQuery = defineQuery<ChatMessage[], [{ epoch: number; length: number }]>("durable-agents.thread");
+export const transcriptQuery = defineQuery<ChatMessage[], [{ epoch: number; length: number }]>("durable-agents.thread");
 
 /** One deferral record (with step state for agent runs), or null when the run has no such deferral. */
 export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable-agents.deferral");
