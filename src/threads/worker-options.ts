@@ -1,5 +1,5 @@
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
+import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
 
@@ -56,19 +56,8 @@ export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): R
   if (!Number.isInteger(maxBatches) || maxBatches < 0) throw bad("stream.maxBatches must be a whole number");
   return {
     ...(options.onStatusChange ? { onStatusChange: options.onStatusChange } : {}),
-    stopLatencyMs: ms(options.stopLatency ?? "500ms", "stopLatency", bad),
-    stream: options.stream === false ? false : { intervalMs: ms(options.stream?.interval ?? "250ms", "stream.interval", bad), maxBatches },
+    stopLatencyMs: durationMs(options.stopLatency ?? "500ms", "createAgentWorker threads.stopLatency", "500ms"),
+    stream: options.stream === false ? false : { intervalMs: durationMs(options.stream?.interval ?? "250ms", "createAgentWorker threads.stream.interval", "250ms"), maxBatches },
     modelMaxAttempts,
   };
-}
-
-function ms(value: Duration, name: string, bad: (problem: string) => Error): number {
-  let out = NaN;
-  try {
-    out = msToNumber(value);
-  } catch {
-    // reported below
-  }
-  if (!Number.isFinite(out) || out <= 0) throw bad(`${name} ${JSON.stringify(value)} is not a positive duration like "500ms"`);
-  return out;
 }
