@@ -19,7 +19,7 @@ import type { ActivityInterceptorsFactory } from "@temporalio/worker";
 import { z } from "zod";
 import { defineAgent, defineTool } from "../src/index.js";
 import type { Responder } from "../src/testing/index.js";
-import { resumeUpdate } from "../src/core/wire/run.js";
+import { resumeUpdate } from "../src/workflow.js";
 import type { BareTool } from "./bare/activities.js";
 import { approveUpdate, parkedUpdate, pingUpdate } from "./bare/messages.js";
 import type { bareResume } from "./bare/workflows.js";

@@ -11,7 +11,7 @@ import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { AgentClient, defineAgent, ThreadsClient } from "../src/index.js";
 import { startScriptedModelServer, startTemporal, type ScriptStep } from "../src/testing/index.js";
 import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
-import { threadSnapshotQuery } from "../src/core/wire/thread.js";
+import { threadSnapshotQuery } from "../src/workflow.js";
 import { median, progress, prompt, round, searchTool, toolLoop } from "./lib.js";
 
 const { History, HistoryEvent } = proto.temporal.api.history.v1;

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentClient } from "../src/client/agent-client.js";
-import { MaxTurnsError } from "../src/core/errors/max-turns.js";
-import { AgentNotRegisteredError } from "../src/core/errors/agent-not-registered.js";
+import { AgentClient, MaxTurnsError, AgentNotRegisteredError } from "../src/index.js";
 import { completed, startHarness, uid, type Harness } from "./harness.js";
 import { toolLog, weatherAgent } from "./fixtures/agents.js";
 

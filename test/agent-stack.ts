@@ -7,12 +7,9 @@
 import { randomUUID } from "node:crypto";
 import { Connection, type ConnectionOptions } from "@temporalio/client";
 import { NativeConnection, type Worker } from "@temporalio/worker";
-import { AgentClient, type AgentClientOptions } from "../src/client/agent-client.js";
-import type { AgentDefinition } from "../src/core/define-agent.js";
-import { openaiModel } from "../src/model/openai.js";
-import { startTemporal } from "../src/testing/dev-server.js";
-import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/scripted-model-server.js";
-import { bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker/create-agent-worker.js";
+import { AgentClient, type AgentClientOptions, type AgentDefinition } from "../src/index.js";
+import { openaiModel, bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker.js";
+import { startTemporal, startScriptedModelServer, type ScriptedModelServer } from "../src/testing/index.js";
 
 export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents" | "model">> {
   /** Options for the AgentClient made alongside. */

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
+import { type AgentClient, defineAgent, RunCancelledError } from "../src/index.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { cancellableAgent, control, seen } from "./fixtures/cancellable.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";

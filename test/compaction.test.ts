@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { replaceDeferredThread } from "../src/client/replace-deferred-thread.js";
+import { type AgentClient, replaceDeferredThread, defineAgent, defineTool, ContextOverflowError, isContextOverflow, type ChatMessage } from "../src/index.js";
 import { z } from "zod";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import { ContextOverflowError } from "../src/core/errors/context-overflow.js";
-import { isContextOverflow } from "../src/core/context-overflow.js";
-import type { ChatMessage } from "../src/core/messages.js";
 import { approvalOptions, linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { MUTATIONS, mutate } from "./fixtures/threads.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";

@@ -1,10 +1,7 @@
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient } from "../src/index.js";
-import { mintResumeToken } from "../src/deferral/token.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import { ErrorCode } from "../src/core/errors/codes.js";
-import type { DeferralEvent } from "../src/core/deferral-record.js";
+import { AgentClient, defineAgent, ErrorCode, type DeferralEvent } from "../src/index.js";
+import { mintResumeToken } from "../src/worker.js";
 import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient } from "../src/client/agent-client.js";
-import { mintResumeToken } from "../src/deferral/token.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
-import { openaiModel } from "../src/model/openai.js";
-import { createAgentWorker } from "../src/worker/create-agent-worker.js";
-import type { DeferralEvent } from "../src/core/deferral-record.js";
+import { AgentClient, defineAgent, DeferralExpiredError, type DeferralEvent } from "../src/index.js";
+import { mintResumeToken, openaiModel, createAgentWorker } from "../src/worker.js";
 import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTemporal, TemporalUnavailableError, type TemporalServerHandle } from "../src/testing/dev-server.js";
+import { startTemporal, TemporalUnavailableError, type TemporalServerHandle } from "../src/testing/index.js";
 import * as searchAttributeKeys from "../src/core/search-attributes.js";
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;

@@ -7,11 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as zm from "zod/mini";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import type { JsonObject } from "../src/core/json.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { type AgentClient, defineAgent, defineTool, type JsonObject, InvalidDefinitionError } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 /** A schema from "another library": Standard Schema plus Standard JSON Schema, and nothing of zod. */

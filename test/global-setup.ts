@@ -3,7 +3,7 @@
  * its address to the tests: `inject("temporalAddress")`, `inject("temporalNamespace")`.
  */
 import type { TestProject } from "vitest/node";
-import { startTemporal } from "../src/testing/dev-server.js";
+import { startTemporal } from "../src/testing/index.js";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startTemporal({

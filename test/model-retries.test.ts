@@ -4,9 +4,7 @@
  * then the run or the turn fails with AI1003; what it cannot fix fails at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import type { ThreadsClient } from "../src/threads/threads-client.js";
+import { type AgentClient, defineAgent, type ThreadsClient } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 
 const plain = defineAgent({ id: "plain", model: "gpt-4.1-mini", system: "You answer.", tools: [], maxTurns: 2 });

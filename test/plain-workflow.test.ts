@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentClient } from "../src/client/agent-client.js";
-import { bundleAgentWorkflows } from "../src/worker/create-agent-worker.js";
+import { AgentClient } from "../src/index.js";
+import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";

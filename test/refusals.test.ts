@@ -1,10 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { DeferOutsideRunError } from "../src/core/errors/defer-outside-run.js";
-import { fromFailure } from "../src/core/errors/from-failure.js";
-import { testTool } from "../src/testing/test-tool.js";
-import { bundleAgentWorkflows } from "../src/worker/create-agent-worker.js";
+import { type AgentClient, DeferOutsideRunError, fromFailure } from "../src/index.js";
+import { testTool } from "../src/testing/index.js";
+import { bundleAgentWorkflows } from "../src/worker.js";
 import { add } from "./fixtures/agents.js";
 import { askApproval, askManager, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
 import type { fanOutAgents, fanOutThenDefer, singleAgent } from "./fixtures/fan-out-workflows.js";

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertResumableThread } from "../src/core/thread-transcript.js";
-import { ThreadRewriteError } from "../src/core/errors/thread-rewrite.js";
+import { assertResumableThread, ThreadRewriteError } from "../src/index.js";
 import { MUTATIONS, mutate, threadArb } from "./fixtures/threads.js";
 
 const defectOf = (fn: () => void): string | undefined => {

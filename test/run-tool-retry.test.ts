@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { AgentClient } from "../src/client/agent-client.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import type { RetryErrorInfo } from "../src/core/tool-retry.js";
+import { type AgentClient, defineAgent, defineTool, type RetryErrorInfo } from "../src/index.js";
 import { completed, startHarness, uid, type Harness } from "./harness.js";
 
 const attempts = new Map<string, number>();

@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AsyncToolOutsideThreadError } from "../src/core/errors/async-tool-outside-thread.js";
-import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
-import { ToolCallNotFoundError } from "../src/core/errors/tool-call-not-found.js";
-import { defineAgent } from "../src/core/define-agent.js";
-import type { ThreadMessage } from "../src/core/thread-contracts.js";
+import { AsyncToolOutsideThreadError, ThreadMessageInvalidError, ToolCallNotFoundError, defineAgent, type ThreadMessage } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { askHuman, chatAgent, lookup, release, seen, threadRig, type ThreadRig } from "./thread-support.js";
 

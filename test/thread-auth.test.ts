@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ThreadUnauthorizedError } from "../src/core/errors/thread-unauthorized.js";
-import type { Principal } from "../src/core/json.js";
-import type { ThreadsClient } from "../src/threads/threads-client.js";
+import { ThreadUnauthorizedError, type Principal, type ThreadsClient } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { seen, threadRig, type ThreadRig } from "./thread-support.js";
 

@@ -1,8 +1,7 @@
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ChatMessage } from "../src/core/messages.js";
-import type { ScriptStep } from "../src/testing/scripted-model-server.js";
-import { ThreadsClient } from "../src/threads/threads-client.js";
+import { type ChatMessage, ThreadsClient } from "../src/index.js";
+import { type ScriptStep } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { replayFailures, runsOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";

@@ -2,10 +2,8 @@ import { Context } from "@temporalio/activity";
 import type { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import { AgentClient } from "../src/client/agent-client.js";
-import { createToolWorker } from "../src/threads/tool-worker.js";
+import { defineAgent, defineTool, AgentClient } from "../src/index.js";
+import { createToolWorker } from "../src/worker.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 

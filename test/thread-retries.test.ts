@@ -2,13 +2,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
-import { openaiModel } from "../src/model/openai.js";
-import { ThreadsClient } from "../src/threads/threads-client.js";
-import { createAgentWorker } from "../src/worker/create-agent-worker.js";
-import { backoffDelayMs, resolveToolRetry, type RetryErrorInfo } from "../src/core/tool-retry.js";
+import { defineAgent, defineTool, InvalidDefinitionError, ThreadsClient, type RetryErrorInfo } from "../src/index.js";
+import { openaiModel, createAgentWorker } from "../src/worker.js";
+import { backoffDelayMs, resolveToolRetry } from "../src/core/tool-retry.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 

@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
-import { MaxTurnsError } from "../src/core/errors/max-turns.js";
-import { ThreadAlreadyExistsError } from "../src/core/errors/thread-already-exists.js";
-import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
-import { ThreadNotResumableError } from "../src/core/errors/thread-not-resumable.js";
+import { DeferInThreadError, MaxTurnsError, ThreadAlreadyExistsError, ThreadNotFoundError, ThreadNotResumableError } from "../src/index.js";
 import { MOVED_ON } from "../workflows/thread-state.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { replayFailures, seen, threadRig, type ThreadRig } from "./thread-support.js";

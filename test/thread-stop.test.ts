@@ -4,8 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
+import { defineAgent, defineTool } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 

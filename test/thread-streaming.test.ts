@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StreamSnapshot, StreamUpdate } from "../src/core/thread-contracts.js";
+import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";

@@ -4,11 +4,7 @@
  */
 import { Worker } from "@temporalio/worker";
 import { z } from "zod";
-import { defineAgent } from "../src/core/define-agent.js";
-import { defineTool } from "../src/core/define-tool.js";
-import { defineAsyncTool } from "../src/core/define-async-tool.js";
-import { ThreadsClient, type ThreadAuthorizeHook } from "../src/threads/threads-client.js";
-import type { ThreadStatusChange } from "../src/core/thread-contracts.js";
+import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type ThreadAuthorizeHook, type ThreadStatusChange } from "../src/index.js";
 import type { Harness, WorkerOverrides } from "./harness.js";
 
 /** What the tools below saw, in order. */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { AgentClient } from "../src/client/agent-client.js";
+import { AgentClient } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 

@@ -1,4 +1,4 @@
-import { mintResumeToken } from "../../src/deferral/token.js";
+import { mintResumeToken } from "../../src/worker.js";
 
 /** Where approval links go; a real system would email or post them. */
 export type Outbox = (message: { to: string; deferralId: string; token: string; expenseId: string }) => void;

@@ -3,7 +3,7 @@
  * attributes and events it wrote, and a `condition` that, like Temporal's, re-checks
  * waiting predicates once the code that ran has settled (`settle()`).
  */
-import type { DeferralEvent } from "../../src/core/deferral-record.js";
+import { type DeferralEvent } from "../../src/index.js";
 import type { DeferralRuntime, SearchAttributeWrite } from "../../workflows/deferral-runtime.js";
 
 interface Waiter {

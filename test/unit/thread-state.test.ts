@@ -6,7 +6,9 @@
  */
 import { ActivityFailure, ApplicationFailure, RetryState } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
-import type { ThreadInput, ThreadPrepared, ThreadStatusChange } from "../../src/core/thread-contracts.js";
+import { type ThreadInput } from "../../src/workflow.js";
+import { type ThreadStatusChange } from "../../src/index.js";
+import { type ThreadPrepared } from "../../src/core/thread-contracts.js";
 import { nextRunInput } from "../../workflows/thread-carry.js";
 import { ThreadControls } from "../../workflows/thread-controls.js";
 import { failureOf } from "../../workflows/thread-failure.js";

@@ -5,8 +5,7 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineAgent } from "../../src/core/define-agent.js";
-import { defineTool } from "../../src/core/define-tool.js";
+import { defineAgent, defineTool } from "../../src/index.js";
 import { env, serveAgents } from "./serve.js";
 
 const slowStep = defineTool({

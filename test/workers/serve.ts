@@ -3,9 +3,8 @@
  * SIGTERM, and print "ready" once polling so spawnWorker() knows it can go on.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import type { AgentDefinition } from "../../src/core/define-agent.js";
-import { openaiModel } from "../../src/model/openai.js";
-import { createAgentWorker, type AgentWorkerOptions } from "../../src/worker/create-agent-worker.js";
+import { type AgentDefinition } from "../../src/index.js";
+import { openaiModel, createAgentWorker, type AgentWorkerOptions } from "../../src/worker.js";
 
 export function env(name: string): string {
   const value = process.env[name];

@@ -6,8 +6,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { Connection } from "@temporalio/client";
-import { ThreadsClient } from "../../src/threads/threads-client.js";
-import { ThreadNotFoundError } from "../../src/core/errors/thread-not-found.js";
+import { ThreadsClient, ThreadNotFoundError } from "../../src/index.js";
 
 const env = (name: string) => {
   const value = process.env[name];

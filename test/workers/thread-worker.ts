@@ -3,9 +3,8 @@
  * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, MODEL_URL. Prints "ready" when polling.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import { defineAgent } from "../../src/core/define-agent.js";
-import { openaiModel } from "../../src/model/openai.js";
-import { createAgentWorker } from "../../src/worker/create-agent-worker.js";
+import { defineAgent } from "../../src/index.js";
+import { openaiModel, createAgentWorker } from "../../src/worker.js";
 
 const env = (name: string) => {
   const value = process.env[name];
