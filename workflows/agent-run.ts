@@ -15,11 +15,10 @@ import { DefinitionChangedError } from "../src/core/errors/definition-changed.js
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
-import type { AgentActivities, AgentModelCallInput, DeferralRequest, ModelCallInput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
-import { fingerprint } from "../src/core/thread-transcript.js";
+import { addUsage, type ToolCall } from "../src/core/messages.js";
+import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
-import { agentSteps } from "./agent-steps.js";
+import { agentSteps, stepModelInput } from "./agent-steps.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
@@ -243,12 +242,6 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     }).toFailure();
   }
   return prepared;
-}
-
-/** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
-function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
-  const tail = messages[input.baseLength - 1];
-  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: fingerprint(tail) } : {}) };
 }
 
 function isContextOverflow(err: unknown): boolean {

@@ -8,6 +8,7 @@ import {
 import type {
   AgentDescription,
   AgentModelCallInput,
+  ModelCallInput,
   AgentStepActivities,
   AgentToolCallOutput,
   DescribeAgentInput,
@@ -19,6 +20,8 @@ import type {
   ThreadToolCallResult,
 } from "../src/core/contracts.js";
 import { isErrorCode } from "../src/core/errors/codes.js";
+import type { ChatMessage } from "../src/core/messages.js";
+import { fingerprint } from "../src/core/thread-transcript.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { describeOptions, modelCallOptions, toolCallOptions } from "./activity-options.js";
 
@@ -79,4 +82,10 @@ function exhausted(err: unknown): ApplicationFailure | undefined {
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return undefined;
   return new ModelCallFailedError({ detail: `${cause?.message ?? err.message} (the call's attempts are spent)` }).toFailure();
+}
+
+/** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
+export function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
+  const tail = messages[input.baseLength - 1];
+  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: fingerprint(tail) } : {}) };
 }
