@@ -68,4 +68,18 @@ describe("defer() in a plain workflow", () => {
       outcome: { status: "completed", result: { status: "rejected" } },
     });
   });
+
+  it("with defer({ digest }), refuses a raw resume update without the token's proof (RC5041)", async () => {
+    const { expenseId, link } = await startExpense(7);
+    const { resumeUpdate } = await import("../src/core/wire/run.js");
+    const { proofOf, resumeDigest } = await import("../src/core/proof.js");
+    expect((await agents.deferrals.get(link.deferralId)).digest).toBe(resumeDigest(link.token));
+    const handle = agents.client.workflow.getHandle(expenseId);
+    const request = { deferralId: link.deferralId, toolCallId: "approval", payload: { approved: true } };
+    await expect(handle.executeUpdate(resumeUpdate, { args: [request] })).rejects.toMatchObject({ cause: { type: "RC5041" } });
+    await expect(handle.executeUpdate(resumeUpdate, { args: [{ ...request, proof: proofOf(link.token) }] })).resolves.toMatchObject({
+      status: "resumed",
+      outcome: { status: "completed", result: { status: "booked" } },
+    });
+  });
 });

@@ -14,6 +14,7 @@ import { NotPlainJsonError } from "../core/errors/not-plain-json.js";
 import { ResumeUnauthorizedError } from "../core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { proofOf } from "../core/proof.js";
 import { askAuthorize } from "./authorize.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
@@ -115,6 +116,8 @@ async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, 
         {
           deferralId: claims.deferralId,
           toolCallId: claims.toolCallId,
+          // The workflow checks it against the digest it stored; the token itself never leaves this process.
+          proof: proofOf(options.token),
           payload: duplicate ? null : options.payload,
           ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
           ...(options.reverify && !duplicate ? { reverify: options.reverify } : {}),

@@ -38,6 +38,11 @@ export interface DeferralRecord {
   overheadTokens?: number;
   /** Why it was denied (an error code). */
   deniedReason?: string;
+  /**
+   * SHA-256 of the proof derived from the token handed out for this deferral: a resume must
+   * carry that proof. Absent on records made before proofs existed, which resume as before.
+   */
+  digest?: string;
   /** The run's next settled state after the resume; what duplicates are answered with. */
   outcome?: RunOutcome;
 }
@@ -100,6 +105,8 @@ export interface ResumeRequest {
   resumedBy?: Principal;
   /** The deferring principal, re-verified live by the resuming service: the run stops being "restored". */
   reverify?: Principal;
+  /** `proofOf(token)`: proves the caller holds the token without the token entering history. */
+  proof?: string;
 }
 
 export interface ResumeReply {
