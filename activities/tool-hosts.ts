@@ -9,7 +9,7 @@ import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import { mintResumeToken } from "../src/deferral/token.js";
+import { activityBinding, mintResumeToken } from "../src/deferral/token.js";
 import { resumeDigest } from "../src/core/proof.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { deferralRequest } from "./deferral-request.js";
@@ -56,7 +56,8 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
     if (!deps.deferral) throw new DeferralNotConfiguredError({ where: `tool "${toolName}"` });
     // The token says whether resume must estimate the transcript first, so it can skip reading the record otherwise.
     const window = deps.registry.get(input.agentId).agent.contextWindow !== undefined;
-    return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window });
+    // Bound to this execution: the run id is the first run's, as runs never continue as new.
+    return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window, binding: activityBinding(activity.info) });
   };
   return {
     scope: { runId: input.workflowId, toolCallId: input.toolCall.id },

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient } from "../src/client/agent-client.js";
-import { mintResumeToken } from "../src/deferral/token.js";
 import { defineAgent } from "../src/core/define-agent.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { openaiModel } from "../src/model/openai.js";
@@ -172,7 +171,7 @@ describe("visibility", () => {
     await vi.waitFor(async () => expect(await list(`DeferralExpiresAt > "${new Date().toISOString()}" AND WorkflowId = "${runId}"`)).toEqual([runId]), {
       timeout: 15_000,
     });
-    await agents.resume({ token: mintResumeToken(SECRET, linkFor(runId).deferralId, linkFor(runId).toolCallId), payload: { approved: true } });
+    await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     await vi.waitFor(async () => expect(await list(`DeferralStatus = "resumed" AND WorkflowId = "${runId}"`)).toEqual([runId]), { timeout: 15_000 });
   });
 });

@@ -7,7 +7,7 @@ import { WorkflowUpdateFailedError } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/index.js";
 import { resumeUpdate } from "../src/core/wire/run.js";
-import { mintResumeToken } from "../src/deferral/token.js";
+import { mintResumeToken, verifyResumeToken } from "../src/deferral/token.js";
 import { proofOf, resumeDigest } from "../src/core/proof.js";
 import { unwrapFailure } from "../src/core/errors/from-failure.js";
 import type { ResumeRequest } from "../src/core/deferral-record.js";
@@ -114,5 +114,57 @@ describe("the workflow checks proof of possession", () => {
     await expect(
       rawResume(runId, { deferralId: link.deferralId, toolCallId: link.toolCallId, payload: { approved: true }, proof: proofOf(link.token) }),
     ).resolves.toMatchObject({ status: "resumed" });
+  });
+});
+
+describe("tokens are bound to one execution", () => {
+  it("binds the worker's tokens to the namespace, workflow id and first run id", async () => {
+    const { runId, link } = await deferredRun();
+    const { runId: firstRunId } = await agents.client.workflow.getHandle(runId).describe();
+    expect(verifyResumeToken([Buffer.from(SECRET)], link.token).binding).toEqual({ namespace: h.namespace, workflowId: runId, firstRunId });
+  });
+
+  it("(d) refuses a token minted for another workflow id, namespace or first run id, changing nothing", async () => {
+    const { runId, link } = await deferredRun();
+    const { runId: firstRunId } = await agents.client.workflow.getHandle(runId).describe();
+    const right = { namespace: h.namespace, workflowId: runId, firstRunId };
+    const before = await historyLength(runId);
+    const minted = (binding: typeof right) => mintResumeToken(SECRET, link.deferralId, link.toolCallId, { binding });
+    for (const binding of [
+      { ...right, workflowId: `${runId}-other` },
+      { ...right, namespace: "someone-elses" },
+      { ...right, firstRunId: "0192f0e0-0000-7000-8000-000000000000" },
+    ]) {
+      const token = minted(binding);
+      await expect(agents.resume({ token, payload: { approved: true } }), JSON.stringify(binding)).rejects.toMatchObject({ code: "RC5041" });
+      // Sent raw, claiming its binding or hiding it, it still lacks the proof of the token the deferral handed out.
+      for (const claimed of [{ binding }, {}]) {
+        await expect(
+          rawResume(runId, { deferralId: link.deferralId, toolCallId: link.toolCallId, payload: { approved: true }, proof: proofOf(token), ...claimed }),
+        ).rejects.toMatchObject({ code: "RC5041" });
+      }
+    }
+    // A binding claim that does not fit is refused before anything else, with a proof that does.
+    await expect(
+      rawResume(runId, {
+        deferralId: link.deferralId,
+        toolCallId: link.toolCallId,
+        payload: { approved: true },
+        proof: proofOf(link.token),
+        binding: { ...right, firstRunId: "earlier" },
+      }),
+    ).rejects.toMatchObject({ code: "RC5041", message: expect.stringMatching(/earlier run/) });
+    for (const binding of [null, "x", 42, { namespace: h.namespace }]) {
+      await expect(
+        rawResume(runId, { deferralId: link.deferralId, toolCallId: link.toolCallId, payload: { approved: true }, proof: proofOf(link.token), binding }),
+      ).rejects.toMatchObject({ code: "RC5041" });
+    }
+    expect(await historyLength(runId)).toBe(before);
+    await expect(agents.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
+  });
+
+  it("keeps accepting tokens minted before bindings (no binding claims) where no digest was stored", () => {
+    const legacy = mintResumeToken(SECRET, "dfr:1:r", "c");
+    expect(verifyResumeToken([Buffer.from(SECRET)], legacy).binding).toBeUndefined();
   });
 });

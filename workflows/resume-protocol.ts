@@ -9,7 +9,7 @@ import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
 import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
-import { proofMalformed, proofProblem } from "../src/core/proof.js";
+import { bindingProblem, proofMalformed, proofProblem } from "../src/core/proof.js";
 import { ResumeTokenError } from "../src/core/errors/resume-token.js";
 import type { DeferralDenials } from "./deferral-denials.js";
 import type { SettledOutcome } from "./deferral-outcome.js";
@@ -30,8 +30,8 @@ export interface ResumeOptions {
 
 /**
  * The resume update. The token's signature, and the authorize hook, were checked by the
- * client; here the documented order again where the state lives: a malformed proof →
- * record exists → call binding → proof of the token (→ reverified principal → plain JSON →
+ * client; here the documented order again where the state lives: a malformed proof or a
+ * token bound to another execution → record exists → call binding → proof of the token (→ reverified principal → plain JSON →
  * schema of a first resume) in the validator, then lifecycle (a duplicate gets the first
  * outcome) → deadline → continuation check → schema → claim. Each refusal leaves the
  * record as it was.
@@ -41,7 +41,7 @@ export class ResumeProtocol {
   readonly #verifying = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly runtime: Pick<DeferralRuntime, "condition" | "now">,
+    private readonly runtime: Pick<DeferralRuntime, "condition" | "now" | "execution">,
     private readonly records: DeferralRecords,
     private readonly visibility: DeferralVisibility,
     private readonly denials: DeferralDenials,
@@ -52,6 +52,7 @@ export class ResumeProtocol {
   // Cheap refusals: a rejected update leaves no trace in history.
   validate(request: ResumeRequest): void {
     if (proofMalformed(request?.proof)) throw new ResumeTokenError({ reason: "the proof is malformed" }).toFailure();
+    this.#checkBinding(request);
     const record = this.records.find(request?.deferralId);
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
     if (record.toolCallId !== request.toolCallId) {
@@ -77,6 +78,17 @@ export class ResumeProtocol {
   #checkPossession(record: DeferralRecord, request: ResumeRequest): void {
     if (record.digest === undefined) return;
     const problem = proofProblem(request.proof, record.digest);
+    if (problem) throw new ResumeTokenError({ reason: problem }).toFailure();
+  }
+
+  /**
+   * RC5041 for a token bound to another execution: the client checked the namespace and
+   * workflow id it can see; the first run id only the workflow knows. A token with no
+   * binding (minted before bindings) is not checked here.
+   */
+  #checkBinding(request: ResumeRequest): void {
+    const execution = this.runtime.execution?.();
+    const problem = execution ? bindingProblem(request?.binding, execution) : undefined;
     if (problem) throw new ResumeTokenError({ reason: problem }).toFailure();
   }
 

@@ -1,4 +1,5 @@
-import { mintResumeToken } from "../../src/deferral/token.js";
+import { Context } from "@temporalio/activity";
+import { activityBinding, mintResumeToken } from "../../src/deferral/token.js";
 import { resumeDigest } from "../../src/core/proof.js";
 
 /** Where approval links go; a real system would email or post them. */
@@ -9,7 +10,8 @@ export function createExpenseActivities(secret: string, outbox: Outbox) {
     async requestApproval(input: { deferralId: string; expenseId: string; approver: string }): Promise<{ digest: string }> {
       // The token is minted here, with the worker's secret, and never returned to the workflow:
       // only its digest is, so the workflow can check a resume's proof without being able to forge one.
-      const token = mintResumeToken(secret, input.deferralId, "approval");
+      // Bound to this execution, so a later run reusing the workflow id does not take this link.
+      const token = mintResumeToken(secret, input.deferralId, "approval", { binding: activityBinding(Context.current().info) });
       outbox({ to: input.approver, deferralId: input.deferralId, token, expenseId: input.expenseId });
       return { digest: resumeDigest(token) };
     },

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
+import type { TokenBinding } from "./proof.js";
 
 /**
  * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's
@@ -107,6 +108,8 @@ export interface ResumeRequest {
   reverify?: Principal;
   /** `proofOf(token)`: proves the caller holds the token without the token entering history. */
   proof?: string;
+  /** The verified token's binding claims: the workflow compares them with its own execution. */
+  binding?: TokenBinding;
 }
 
 export interface ResumeReply {

@@ -11,6 +11,28 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 
+/**
+ * Where a token may be used: one namespace, one workflow id, and the first run of that
+ * workflow id (a workflow id reused by a new run has another first run id). Runs never
+ * continue as new, so for them it is the run id the activity sees.
+ */
+export interface TokenBinding {
+  namespace: string;
+  workflowId: string;
+  firstRunId: string;
+}
+
+/** Why `claimed` (from a verified token) does not fit the execution the request reached, or undefined. */
+export function bindingProblem(claimed: unknown, actual: TokenBinding): string | undefined {
+  if (claimed === undefined) return undefined;
+  const c = claimed as Partial<Record<keyof TokenBinding, unknown>> | null;
+  if (typeof c !== "object" || c === null) return "its binding is malformed";
+  if (c.namespace !== actual.namespace) return "it was minted for another namespace";
+  if (c.workflowId !== actual.workflowId) return "it was minted for another workflow";
+  if (c.firstRunId !== actual.firstRunId) return "it was minted for an earlier run of this workflow id";
+  return undefined;
+}
+
 /** A proof is base64url of 32 bytes: exactly 43 characters, nothing else is hashed. */
 const PROOF_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
