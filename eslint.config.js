@@ -10,7 +10,7 @@ const root = dirname(fileURLToPath(import.meta.url));
  * so it (and the kernel it shares with the rest) may reach nothing that does I/O; an
  * import that is not on the list fails lint here instead of failing the bundle later.
  */
-const SANDBOX_PACKAGES = ["@temporalio/workflow", "@temporalio/common", "@cfworker/json-schema"];
+const SANDBOX_PACKAGES = ["@temporalio/workflow", "@temporalio/common", "@cfworker/json-schema", "@noble/hashes"];
 const zones = [
   {
     name: "workflow code",

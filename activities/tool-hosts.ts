@@ -9,7 +9,8 @@ import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import { mintResumeToken } from "../src/deferral/token.js";
+import { activityBinding, mintResumeToken } from "../src/deferral/token.js";
+import { resumeDigest } from "../src/core/proof.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { deferralRequest } from "./deferral-request.js";
 import { dispatchSubRun } from "./dispatch.js";
@@ -50,6 +51,14 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
   const refuseInFanOut = () => {
     if (input.deferralRefused) throw new DeferInFanOutError({ where: input.deferralRefused });
   };
+  // Deterministic for a call: the token a handler sent on any attempt is the one whose digest the deferral stores.
+  const token = (toolName: string): string => {
+    if (!deps.deferral) throw new DeferralNotConfiguredError({ where: `tool "${toolName}"` });
+    // The token says whether resume must estimate the transcript first, so it can skip reading the record otherwise.
+    const window = deps.registry.get(input.agentId).agent.contextWindow !== undefined;
+    // Bound to this execution: the run id is the first run's, as runs never continue as new.
+    return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window, binding: activityBinding(activity.info) });
+  };
   return {
     scope: { runId: input.workflowId, toolCallId: input.toolCall.id },
     context: (toolName) => ({
@@ -58,10 +67,7 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
       deferralId: input.deferralId,
       deferral: {
         get token() {
-          if (!deps.deferral) throw new DeferralNotConfiguredError({ where: `tool "${toolName}"` });
-          // The token says whether resume must estimate the transcript first, so it can skip reading the record otherwise.
-          const window = deps.registry.get(input.agentId).agent.contextWindow !== undefined;
-          return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window });
+          return token(toolName);
         },
       },
       defer: (options) => {
@@ -78,7 +84,9 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
     }),
     deferred(options, toolName) {
       refuseInFanOut();
-      return { deferred: deferralRequest(options, deps.deferral, `tool "${toolName}"`) };
+      const request = deferralRequest(options, deps.deferral, `tool "${toolName}"`);
+      // Only the digest goes to the workflow: it checks a resume's proof, and cannot forge one.
+      return { deferred: { ...request, digest: resumeDigest(token(toolName)) } };
     },
   };
 }

@@ -6,6 +6,7 @@ export type { AgentResult, RunState, RunStatus } from "./core/run-state.js";
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
+export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";
 export type { AuthorizeHook, AuthorizeRequest, ResumeOptions, ResumeResult } from "./client/resume.js";

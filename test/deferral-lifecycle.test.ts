@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, defineAgent, DeferralExpiredError, type DeferralEvent } from "../src/index.js";
-import { mintResumeToken, openaiModel, createAgentWorker } from "../src/worker.js";
+import { openaiModel, createAgentWorker } from "../src/worker.js";
 import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
@@ -167,7 +167,7 @@ describe("visibility", () => {
     await vi.waitFor(async () => expect(await list(`DeferralExpiresAt > "${new Date().toISOString()}" AND WorkflowId = "${runId}"`)).toEqual([runId]), {
       timeout: 15_000,
     });
-    await agents.resume({ token: mintResumeToken(SECRET, linkFor(runId).deferralId, linkFor(runId).toolCallId), payload: { approved: true } });
+    await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     await vi.waitFor(async () => expect(await list(`DeferralStatus = "resumed" AND WorkflowId = "${runId}"`)).toEqual([runId]), { timeout: 15_000 });
   });
 });

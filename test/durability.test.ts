@@ -28,10 +28,15 @@ function scriptPayout(runId: string, amount: number) {
   ]);
 }
 
-/** Mints the token the way an approval service holding the secret would, from the record. */
+/**
+ * Mints the token the worker handed out (in another process here) the way an approval
+ * service holding the secret would: from the record and the execution it is bound to.
+ */
 async function tokenFor(agents: AgentClient, deferralId: string) {
   const record = await agents.deferrals.get(deferralId);
-  return mintResumeToken(SECRET, deferralId, record.toolCallId);
+  const { runId: firstRunId } = await agents.client.workflow.getHandle(record.runId).describe();
+  const binding = { namespace: agents.client.options.namespace, workflowId: record.runId, firstRunId };
+  return mintResumeToken(SECRET, deferralId, record.toolCallId, { binding });
 }
 
 describe("deferred runs survive", () => {

@@ -68,4 +68,36 @@ describe("defer() in a plain workflow", () => {
       outcome: { status: "completed", result: { status: "rejected" } },
     });
   });
+
+  it("with defer({ digest }), refuses a raw resume update without the token's proof (RC5041)", async () => {
+    const { expenseId, link } = await startExpense(7);
+    const { resumeUpdate } = await import("../src/core/wire/run.js");
+    const { proofOf, resumeDigest } = await import("../src/core/proof.js");
+    expect((await agents.deferrals.get(link.deferralId)).digest).toBe(resumeDigest(link.token));
+    const handle = agents.client.workflow.getHandle(expenseId);
+    const request = { deferralId: link.deferralId, toolCallId: "approval", payload: { approved: true } };
+    await expect(handle.executeUpdate(resumeUpdate, { args: [request] })).rejects.toMatchObject({ cause: { type: "RC5041" } });
+    await expect(handle.executeUpdate(resumeUpdate, { args: [{ ...request, proof: proofOf(link.token) }] })).resolves.toMatchObject({
+      status: "resumed",
+      outcome: { status: "completed", result: { status: "booked" } },
+    });
+  });
+
+  it("refuses the link of an earlier run once the workflow id is reused (RC5041): the first run id differs", async () => {
+    const { expenseId, link } = await startExpense(3);
+    await expect(agents.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
+    await agents.client.workflow.start<typeof expenseApproval>("expenseApproval", {
+      workflowId: expenseId,
+      taskQueue: agents.taskQueue,
+      args: [{ expenseId, amount: 4, approver: "carol" }],
+    });
+    await expect(agents.handle(expenseId).settled()).resolves.toMatchObject({ status: "deferred", deferralId: link.deferralId });
+    const again = sent.filter((m) => m.expenseId === expenseId).at(-1)!;
+    expect(again.token).not.toBe(link.token);
+    await expect(agents.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
+    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    await expect(agents.resume({ token: again.token, payload: { approved: true } })).resolves.toMatchObject({
+      outcome: { status: "completed", result: { status: "booked" } },
+    });
+  });
 });

@@ -15,6 +15,8 @@ export interface ParkRequest {
   principal?: Principal;
   contextWindow?: number;
   overheadTokens?: number;
+  /** Digest of the token handed out for this deferral; absent for records made before proofs. */
+  digest?: string;
 }
 
 /** Statuses in which the record has a step state a rewrite may replace. */
@@ -70,6 +72,7 @@ export class DeferralRecords {
       ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
       ...(request.principal ? { principal: request.principal } : {}),
       ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
+      ...(request.digest ? { digest: request.digest } : {}),
     };
     this.list.push(record);
     return record;

@@ -2,6 +2,7 @@ import type { SearchAttributeUpdatePair } from "@temporalio/common";
 import { condition, proxySinks, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
 import type { DeferralEvent } from "../src/core/deferral-record.js";
 import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import type { TokenBinding } from "../src/core/proof.js";
 
 export type SearchAttributeWrite = SearchAttributeUpdatePair[];
 
@@ -19,6 +20,8 @@ export interface DeferralRuntime {
   emit(event: DeferralEvent): void;
   /** Temporal's `condition`: with a timeout it starts a timer and resolves false when it fires. */
   condition(fn: () => boolean, timeoutMs?: number): Promise<boolean | void>;
+  /** Where this execution lives, for the binding of resume tokens; fakes may leave it out (no binding check). */
+  execution?(): TokenBinding;
 }
 
 /** The runtime of the workflow this is called in. */
@@ -30,5 +33,9 @@ export function workflowDeferralRuntime(): DeferralRuntime {
     upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
     emit: (event) => sink.event(event),
     condition: (fn, timeoutMs) => (timeoutMs === undefined ? condition(fn) : condition(fn, timeoutMs)),
+    execution: () => {
+      const info = workflowInfo();
+      return { namespace: info.namespace, workflowId: info.workflowId, firstRunId: info.firstExecutionRunId };
+    },
   };
 }

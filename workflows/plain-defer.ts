@@ -7,6 +7,7 @@ import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { isDigest } from "../src/core/proof.js";
 import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
 import { DeferralBook } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
@@ -24,6 +25,13 @@ export interface WorkflowDeferOptions {
    * value (`mintResumeToken(secret, deferralId, callId)`). Default `"workflow"`.
    */
   callId?: string;
+  /**
+   * `resumeDigest(token)` of the token handed out for this deferral, computed where it was
+   * minted (an activity) and returned to the workflow: a resume must then prove it holds
+   * that token (RC5041 otherwise), checked here, where the state lives. Without it, any
+   * caller with access to the namespace can resume the deferral, as before this option.
+   */
+  digest?: string;
 }
 
 // Module state is per workflow execution inside Temporal's sandbox.
@@ -67,11 +75,15 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
   const problem = plainJsonProblem(meta) ?? plainJsonProblem(options.schema ?? null);
   if (problem) throw new NotPlainJsonError({ what: "meta", ...problem }).toFailure();
   const ttlMs = ttlOf(options.ttl ?? "72h");
+  if (options.digest !== undefined && !isDigest(options.digest)) {
+    throw new InvalidDefinitionError({ subject: "defer()", problem: "digest must be resumeDigest(token): 64 lowercase hex characters" }).toFailure();
+  }
   const parked = await deferrals.park({
     toolCallId: options.callId ?? "workflow",
     meta,
     ttlMs,
     ...(options.schema ? { schema: options.schema } : {}),
+    ...(options.digest ? { digest: options.digest } : {}),
   });
   if (parked.kind === "expired") {
     throw new DeferralExpiredError({ deferralId: parked.record.id, expiresAt: parked.record.expiresAt }).toFailure();

@@ -9,6 +9,8 @@ import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
 import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { bindingProblem, proofMalformed, proofProblem } from "../src/core/proof.js";
+import { ResumeTokenError } from "../src/core/errors/resume-token.js";
 import type { DeferralDenials } from "./deferral-denials.js";
 import type { SettledOutcome } from "./deferral-outcome.js";
 import type { DeferralRecords } from "./deferral-records.js";
@@ -27,17 +29,19 @@ export interface ResumeOptions {
 }
 
 /**
- * The resume update. The token, and the authorize hook, were checked by the client; here
- * the rest of the documented order: record exists → call binding (→ reverified principal
- * → plain JSON) in the validator, then lifecycle (a duplicate gets the first outcome) →
- * deadline → continuation check → schema → claim. Each refusal leaves the record as it was.
+ * The resume update. The token's signature, and the authorize hook, were checked by the
+ * client; here the documented order again where the state lives: a malformed proof or a
+ * token bound to another execution → record exists → call binding → proof of the token (→ reverified principal → plain JSON →
+ * schema of a first resume) in the validator, then lifecycle (a duplicate gets the first
+ * outcome) → deadline → continuation check → schema → claim. Each refusal leaves the
+ * record as it was.
  */
 export class ResumeProtocol {
   // Concurrent resumes of one deferral share one check instead of one activity each.
   readonly #verifying = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly runtime: Pick<DeferralRuntime, "condition" | "now">,
+    private readonly runtime: Pick<DeferralRuntime, "condition" | "now" | "execution">,
     private readonly records: DeferralRecords,
     private readonly visibility: DeferralVisibility,
     private readonly denials: DeferralDenials,
@@ -47,17 +51,57 @@ export class ResumeProtocol {
 
   // Cheap refusals: a rejected update leaves no trace in history.
   validate(request: ResumeRequest): void {
+    if (proofMalformed(request?.proof)) throw new ResumeTokenError({ reason: "the proof is malformed" }).toFailure();
+    this.#checkBinding(request);
     const record = this.records.find(request?.deferralId);
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
     if (record.toolCallId !== request.toolCallId) {
       throw new ToolCallMismatchError({ deferralId: record.id, toolCallId: request.toolCallId }).toFailure();
     }
+    this.#checkPossession(record, request);
     if (request.reverify !== undefined && request.reverify?.id !== record.principal?.id) {
       throw new ResumeUnauthorizedError({ deferralId: record.id, returned: "a reverify principal that is not the one the run deferred as" }).toFailure();
     }
     const problem =
       plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
+    this.#checkSchemaEarly(record, request);
+  }
+
+  // ---- proof of possession ---------------------------------------------------------------
+
+  /**
+   * RC5041 unless the request proves it holds the token this record handed out. Records
+   * made before proofs existed have no digest: they resume as before, so parked runs
+   * survive the upgrade (their tokens are the only check, done by the client).
+   */
+  #checkPossession(record: DeferralRecord, request: ResumeRequest): void {
+    if (record.digest === undefined) return;
+    const problem = proofProblem(request.proof, record.digest);
+    if (problem) throw new ResumeTokenError({ reason: problem }).toFailure();
+  }
+
+  /**
+   * RC5041 for a token bound to another execution: the client checked the namespace and
+   * workflow id it can see; the first run id only the workflow knows. A token with no
+   * binding (minted before bindings) is not checked here.
+   */
+  #checkBinding(request: ResumeRequest): void {
+    const execution = this.runtime.execution?.();
+    const problem = execution ? bindingProblem(request?.binding, execution) : undefined;
+    if (problem) throw new ResumeTokenError({ reason: problem }).toFailure();
+  }
+
+  /**
+   * An accepted update's arguments (the proof among them) enter history. Refusing a
+   * schema-invalid first resume here, rather than in the handler, keeps the proof of an
+   * unspent token out of history (RC5049 leaves the token unspent).
+   */
+  #checkSchemaEarly(record: DeferralRecord, request: ResumeRequest): void {
+    if (record.digest === undefined || !record.schema || record.status !== "deferred") return;
+    if (this.runtime.now() >= Date.parse(record.expiresAt)) return;
+    const issues = schemaIssues(record.schema, request.payload);
+    if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
   }
 
   async resume(request: ResumeRequest): Promise<ResumeReply> {
@@ -80,13 +124,8 @@ export class ResumeProtocol {
       // Another resume, the timer or a denial may have moved the record while we waited.
       if (record.status === "deferred") break;
     }
-    if (record.schema) {
-      const result = new Validator(record.schema as never, "2020-12", false).validate(request.payload);
-      if (!result.valid) {
-        const issues = result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
-        throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
-      }
-    }
+    const issues = record.schema ? schemaIssues(record.schema, request.payload) : undefined;
+    if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
     this.#claim(record, request);
     await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
     if (!record.outcome) throw this.denials.failureOf(record);
@@ -120,4 +159,10 @@ export class ResumeProtocol {
     this.visibility.emit("resumed", record);
     this.outcome.moving();
   }
+}
+
+function schemaIssues(schema: object, payload: unknown): string[] | undefined {
+  const result = new Validator(schema as never, "2020-12", false).validate(payload);
+  if (result.valid) return undefined;
+  return result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
 }

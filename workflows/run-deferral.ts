@@ -100,5 +100,6 @@ export function parkRequest(state: RunState, prepared: PreparedAgent, call: Tool
     definitionHash: prepared.definitionHash,
     ...(state.principal ? { principal: state.principal } : {}),
     ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
+    ...(request.digest ? { digest: request.digest } : {}),
   };
 }

@@ -16,9 +16,12 @@ export interface ExpenseInput {
 
 export const expenseApproval = deferrable(async function expenseApproval(input: ExpenseInput) {
   // The id is known before deferring, so the approval request carries a working link.
-  await requestApproval({ deferralId: nextDeferralId(), expenseId: input.expenseId, approver: input.approver });
+  const requested = await requestApproval({ deferralId: nextDeferralId(), expenseId: input.expenseId, approver: input.approver });
   const answer = await defer<{ approved: boolean; note?: string }>({
     callId: "approval",
+    // A resume must prove it holds the token the activity sent. Runs recorded before the
+    // activity returned a digest replay with none, and resume as they did then.
+    ...(requested?.digest ? { digest: requested.digest } : {}),
     ttl: "72h",
     meta: { approver: input.approver, amount: input.amount },
     schema: {

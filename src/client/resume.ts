@@ -14,6 +14,8 @@ import { NotPlainJsonError } from "../core/errors/not-plain-json.js";
 import { ResumeUnauthorizedError } from "../core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { bindingProblem, proofOf } from "../core/proof.js";
+import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { askAuthorize } from "./authorize.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
@@ -77,6 +79,9 @@ export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): 
   const claims = verifyResumeToken(deps.secrets, options?.token);
   const located = parseDeferralId(claims.deferralId);
   if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
+  // What this client can see of the binding; the workflow checks the first run id.
+  const problem = claims.binding && bindingProblem(claims.binding, { ...claims.binding, namespace: deps.client.options.namespace, workflowId: located.runId });
+  if (problem) throw new ResumeTokenError({ reason: problem });
   const authorize = options.authorize ?? deps.authorize;
   const plainJson = [options.payload, options.principal ?? null, options.reverify ?? null].every((v) => !plainJsonProblem(v));
   // The record is read only when something needs it: the authorize hook (meta, principal),
@@ -115,6 +120,9 @@ async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, 
         {
           deferralId: claims.deferralId,
           toolCallId: claims.toolCallId,
+          // The workflow checks it against the digest it stored; the token itself never leaves this process.
+          proof: proofOf(options.token),
+          ...(claims.binding ? { binding: claims.binding } : {}),
           payload: duplicate ? null : options.payload,
           ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
           ...(options.reverify && !duplicate ? { reverify: options.reverify } : {}),

@@ -100,6 +100,11 @@ export interface DeferralRequest {
   schema?: JsonObject;
   ttlMs: number;
   meta: JsonObject;
+  /**
+   * The digest of the winning call's token (`resumeDigest`): the workflow checks a resume's
+   * proof against it. Absent from requests made before proofs existed.
+   */
+  digest?: string;
 }
 
 interface ToolCallBasics {

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
+import type { TokenBinding } from "./proof.js";
 
 /**
  * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's
@@ -38,6 +39,11 @@ export interface DeferralRecord {
   overheadTokens?: number;
   /** Why it was denied (an error code). */
   deniedReason?: string;
+  /**
+   * SHA-256 of the proof derived from the token handed out for this deferral: a resume must
+   * carry that proof. Absent on records made before proofs existed, which resume as before.
+   */
+  digest?: string;
   /** The run's next settled state after the resume; what duplicates are answered with. */
   outcome?: RunOutcome;
 }
@@ -100,6 +106,10 @@ export interface ResumeRequest {
   resumedBy?: Principal;
   /** The deferring principal, re-verified live by the resuming service: the run stops being "restored". */
   reverify?: Principal;
+  /** `proofOf(token)`: proves the caller holds the token without the token entering history. */
+  proof?: string;
+  /** The verified token's binding claims: the workflow compares them with its own execution. */
+  binding?: TokenBinding;
 }
 
 export interface ResumeReply {

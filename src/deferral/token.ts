@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
+import type { TokenBinding } from "../core/proof.js";
 
 /** What a resume token is bound to: one deferral and the one tool call that handed it out. */
 export interface TokenClaims {
@@ -9,6 +10,8 @@ export interface TokenClaims {
   version: number;
   /** The agent declares a context window: resume must estimate the transcript before claiming. */
   window: boolean;
+  /** Where the token may be used; absent on tokens minted before bindings existed (no binding check). */
+  binding?: TokenBinding;
 }
 
 /** No token we mint comes near this; anything longer is refused before any work. */
@@ -33,11 +36,13 @@ export function mintResumeToken(
   secret: string | Uint8Array,
   deferralId: string,
   toolCallId: string,
-  options: { window?: boolean } = {},
+  options: { window?: boolean; binding?: TokenBinding | undefined } = {},
 ): string {
   assertSecret(secret);
   const kid = keyIdOf(secret);
-  const claims = Buffer.from(JSON.stringify({ d: deferralId, c: toolCallId, ...(options.window ? { w: 1 } : {}) })).toString("base64url");
+  const b = options.binding;
+  const bound = b ? { ns: b.namespace, wf: b.workflowId, fr: b.firstRunId } : {};
+  const claims = Buffer.from(JSON.stringify({ d: deferralId, c: toolCallId, ...(options.window ? { w: 1 } : {}), ...bound })).toString("base64url");
   return `v2.${kid}.${claims}.${sign(secret, `v2\n${kid}.${claims}`)}`;
 }
 
@@ -70,7 +75,7 @@ export function verifyResumeToken(secrets: readonly Buffer[], token: unknown): T
     }
     claims = body;
   }
-  let parsed: { d?: unknown; c?: unknown; w?: unknown };
+  let parsed: { d?: unknown; c?: unknown; w?: unknown; ns?: unknown; wf?: unknown; fr?: unknown };
   try {
     parsed = JSON.parse(Buffer.from(claims, "base64url").toString("utf8"));
   } catch {
@@ -79,7 +84,17 @@ export function verifyResumeToken(secrets: readonly Buffer[], token: unknown): T
   if (typeof parsed?.d !== "string" || typeof parsed.c !== "string") {
     throw new ResumeTokenError({ reason: "its claims are incomplete" });
   }
-  return { deferralId: parsed.d, toolCallId: parsed.c, version: version === "v2" ? 2 : 1, window: parsed.w === 1 };
+  const claimsBinding = parsed.ns !== undefined || parsed.wf !== undefined || parsed.fr !== undefined;
+  if (claimsBinding && ![parsed.ns, parsed.wf, parsed.fr].every((v) => typeof v === "string")) {
+    throw new ResumeTokenError({ reason: "its binding claims are incomplete" });
+  }
+  return {
+    deferralId: parsed.d,
+    toolCallId: parsed.c,
+    version: version === "v2" ? 2 : 1,
+    window: parsed.w === 1,
+    ...(claimsBinding ? { binding: { namespace: parsed.ns as string, workflowId: parsed.wf as string, firstRunId: parsed.fr as string } } : {}),
+  };
 }
 
 // Base64url has spare bits in its last character: only the one encoding that decodes and
@@ -102,4 +117,15 @@ function assertSecret(secret: string | Uint8Array): void {
   if ((typeof secret === "string" ? Buffer.byteLength(secret) : secret?.length ?? 0) < 32) {
     throw new DeferralSecretError({ reason: "it is shorter than 32 bytes" });
   }
+}
+
+/**
+ * The binding of a token minted inside an activity: its namespace, workflow id and run id
+ * (the first run's, for workflows that never continue as new, as agent runs and most
+ * plain workflows). Pass it to `mintResumeToken(..., { binding })`.
+ */
+export function activityBinding(info: { namespace: string; workflowExecution?: { workflowId: string; runId: string } }): TokenBinding | undefined {
+  const execution = info.workflowExecution;
+  // An activity no workflow scheduled has no execution to bind to: the token is unbound, as before.
+  return execution ? { namespace: info.namespace, workflowId: execution.workflowId, firstRunId: execution.runId } : undefined;
 }

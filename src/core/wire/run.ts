@@ -24,8 +24,9 @@ export const transcriptQuery = defineQuery<ChatMessage[], [{ epoch: number; leng
 export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable-agents.deferral");
 
 /**
- * Resumes a deferral. The validator refuses (with no history) an unknown id, a token
- * minted for another tool call, and a payload that is not plain JSON.
+ * Resumes a deferral. The validator refuses (with no history) a missing or wrong proof of
+ * the token (RC5041), a token bound to another execution, an unknown id, a token minted for
+ * another tool call, and a payload that is not plain JSON or fails the schema.
  */
 export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-agents.resume");
 
