@@ -63,3 +63,95 @@ export async function startHttp(options: Omit<AgentHttpOptions, "authenticate"> 
       }),
   };
 }
+
+/** One Server-Sent Event as a browser's EventSource would see it. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** An open `text/event-stream` response, read event by event. */
+export interface EventReader {
+  status: number;
+  /** Errors answered before the stream started (JSON). */
+  errorBody?: any;
+  /** Every event received so far, in order. */
+  events: SseEvent[];
+  /** Resolves once an event matching `test` has arrived (or rejects when the stream ends first). */
+  until(test: (event: SseEvent, all: SseEvent[]) => boolean): Promise<SseEvent>;
+  /** Hangs up, as a closed browser tab does. */
+  close(): void;
+  /** Resolves when the stream ended (server closed or close()). */
+  ended: Promise<void>;
+}
+
+export async function openEvents(url: string, options: { user?: string; lastEventId?: string } = {}): Promise<EventReader> {
+  const ac = new AbortController();
+  const response = await fetch(url, {
+    signal: ac.signal,
+    headers: { accept: "text/event-stream", ...(options.user ? { "x-user": options.user } : {}), ...(options.lastEventId ? { "last-event-id": options.lastEventId } : {}) },
+  });
+  const events: SseEvent[] = [];
+  const waiters = new Set<() => void>();
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const errorBody = await response.json().catch(() => undefined);
+    return { status: response.status, errorBody, events, until: () => Promise.reject(new Error("no stream")), close: () => ac.abort(), ended: Promise.resolve() };
+  }
+  let done = false;
+  const ended = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event: SseEvent = { event: "message", data: "" };
+          const data: string[] = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) continue;
+            const [field, ...rest] = line.split(":");
+            const value = rest.join(":").replace(/^ /, "");
+            if (field === "id") event.id = value;
+            if (field === "event") event.event = value;
+            if (field === "data") data.push(value);
+          }
+          if (data.length === 0) continue;
+          event.data = data.join("\n");
+          events.push(event);
+          for (const wake of waiters) wake();
+        }
+      }
+    } catch {
+      // aborted by close()
+    } finally {
+      done = true;
+      for (const wake of waiters) wake();
+    }
+  })();
+  return {
+    status: response.status,
+    events,
+    ended,
+    close: () => ac.abort(),
+    until(test) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find((e) => test(e, events));
+          if (found) {
+            waiters.delete(check);
+            resolve(found);
+          } else if (done) {
+            waiters.delete(check);
+            reject(new Error(`the stream ended first; it sent ${JSON.stringify(events.slice(-5))}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
