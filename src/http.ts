@@ -3,3 +3,5 @@ export { createAgentHttpHandler, buildApp, type AgentHttpHandler } from "./http/
 export type { AgentHttpOptions, EventStreamOptions } from "./http/options.js";
 export type { ErrorBody } from "./http/errors.js";
 export { approvalUrl } from "./deferral/approval-url.js";
+export type { ApprovalPageOptions } from "./http/approval/options.js";
+export type { ApprovalView, ApprovalState, RenderHints, FieldHint } from "./http/approval/view.js";

@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { RequestTooLargeError } from "../core/errors/request-too-large.js";
 import { RouteNotFoundError } from "../core/errors/route-not-found.js";
+import { approvalRoutes } from "./approval/routes.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
 import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
@@ -16,7 +17,8 @@ export type AgentHttpHandler = (request: Request) => Promise<Response>;
 const MiB = 1024 * 1024;
 
 /**
- * The HTTP front door: runs, deferrals, resume, threads (with an SSE event stream) as a `(Request) => Promise<Response>` handler. It authenticates each
+ * The HTTP front door: runs, deferrals, resume, threads (with an SSE event stream) and the
+ * approval page, as a `(Request) => Promise<Response>` handler. It authenticates each
  * request, then calls the clients, whose `authorize` hooks decide; it adds no authority of
  * its own. Errors answer `{ error: { code, message } }` with the code table's status.
  */
@@ -60,5 +62,6 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   app.route("/runs", runRoutes(options.agents));
   app.route("/", deferralRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));
+  if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { AgentClient } from "../client/agent-client.js";
 import type { Principal } from "../core/json.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ApprovalPageOptions } from "./approval/options.js";
 
 /** What `createAgentHttpHandler` takes. */
 export interface AgentHttpOptions {
@@ -19,6 +20,12 @@ export interface AgentHttpOptions {
   authenticate: (request: Request) => Principal | undefined | Promise<Principal | undefined>;
   /** Where the routes are mounted, e.g. `"/api/agents"`. Default `""` (the root). */
   basePath?: string;
+  /**
+   * The server-rendered approval page at `GET /approve?token=…` (under `basePath`): what is
+   * asked, the time left, and a form generated from the deferral's JSON Schema; `false`
+   * leaves it out. Point the workers' `deferral.approvalUrl` at it.
+   */
+  approvalPage?: ApprovalPageOptions | false;
   /** Largest request body accepted, in bytes; bigger ones are refused with AI1041 (413) before they are read. Default 1 MiB. */
   maxBodyBytes?: number;
   /**
