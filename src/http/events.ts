@@ -2,15 +2,16 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
-import type { StreamUpdate } from "../core/thread-contracts.js";
+import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
-import { retryWhileBusy } from "./query-busy.js";
-import { StreamHub } from "./stream-hub.js";
+import { StreamHub, type StreamReader } from "./stream-hub.js";
 
-/** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up in one read. */
+/** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;
+
+type Outgoing = { event?: string; id?: string; data: string };
 
 /**
  * `GET /threads/:id/events`: the thread's stream as Server-Sent Events. Each entry (delta,
@@ -26,46 +27,47 @@ export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOpt
     const threadId = c.req.param("id")!;
     const fromSeq = lastEventId(c.req.header("last-event-id") ?? c.req.query("lastEventId"));
     const principal = c.get("principal");
-    // The first read authorizes this reader and catches it up; refusals answer as JSON errors.
-    const first = await retryWhileBusy(() => threads.streamUpdates({ threadId, fromSeq, ...(principal ? { principal } : {}) }), c.req.raw.signal);
+
+    const queue: Outgoing[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    const end = () => {
+      ended = true;
+      wake?.();
+    };
+    const push = (message: Outgoing) => {
+      queue.push(message);
+      wake?.();
+    };
+    const reader: StreamReader = {
+      last: fromSeq,
+      deliver(updates: StreamUpdate[]) {
+        reader.last = updates.at(-1)!.seq;
+        for (const u of updates) push({ id: String(u.seq), data: JSON.stringify(u) });
+        if (queue.length > MAX_QUEUED) end();
+      },
+      truncated(snapshot: StreamSnapshot) {
+        push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
+      },
+      fail(err: unknown) {
+        const body = DurableAgentsError.isDurableAgentsError(err) ? { code: err.code, message: err.message } : { code: "internal", message: "the stream failed" };
+        push({ event: "error", data: JSON.stringify(body) });
+        end();
+      },
+    };
+    // The reader joins the thread's poller at once, so nothing written while it is being
+    // authorized is missed; what it collects is sent only once the hook allowed it. The
+    // authorizing read asks for nothing (a seq past the end): the poller carries the data.
+    const leave = hub.join(threadId, reader);
+    try {
+      await threads.streamUpdates({ threadId, fromSeq: Number.MAX_SAFE_INTEGER, ...(principal ? { principal } : {}) });
+    } catch (err) {
+      leave();
+      throw err;
+    }
     c.header("Cache-Control", "no-store");
     c.header("X-Accel-Buffering", "no");
     return streamSSE(c, async (stream) => {
-      const queue: Array<{ event?: string; id?: string; data: string }> = [];
-      let wake: (() => void) | undefined;
-      let ended = false;
-      const end = () => {
-        ended = true;
-        wake?.();
-      };
-      const push = (message: { event?: string; id?: string; data: string }) => {
-        queue.push(message);
-        wake?.();
-      };
-      const sendUpdates = (updates: StreamUpdate[]) => {
-        for (const u of updates) push({ id: String(u.seq), data: JSON.stringify(u) });
-      };
-
-      const reader = {
-        principal,
-        last: first.lastSeq,
-        deliver(updates: StreamUpdate[]) {
-          reader.last = updates.at(-1)!.seq;
-          sendUpdates(updates);
-          if (queue.length > MAX_QUEUED) end();
-        },
-        truncated(snapshot: { lastSeq: number }) {
-          push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
-        },
-        fail(err: unknown) {
-          const body = DurableAgentsError.isDurableAgentsError(err) ? { code: err.code, message: err.message } : { code: "internal", message: "the stream failed" };
-          push({ event: "error", data: JSON.stringify(body) });
-          end();
-        },
-      };
-      if (first.truncated) reader.truncated(first);
-      sendUpdates(first.updates);
-      const leave = hub.join(threadId, reader);
       stream.onAbort(end);
       const keepAlive = setInterval(() => void stream.write(": keep-alive\n\n"), keepAliveMs);
       try {

@@ -1,39 +1,40 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
-import { DurableAgentsError } from "../core/errors/base.js";
-import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
-import type { Principal } from "../core/json.js";
+import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
+import { threadStreamQuery } from "../core/wire/thread.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import { isQueryBusy } from "./query-busy.js";
+import { streamClient } from "./stream-client.js";
 
 /** One follower of a thread's stream, as the shared poller sees it. */
 export interface StreamReader {
-  principal: Principal | undefined;
   /** The last seq this reader has been given. */
   last: number;
   /** New entries (seq > last), in order; the reader advances `last` itself. */
-  deliver(updates: StreamUpdate[], snapshot: StreamSnapshot): void;
+  deliver(updates: StreamUpdate[]): void;
   /** The stream dropped entries this reader had not seen: it should re-read the messages. */
   truncated(snapshot: StreamSnapshot): void;
-  /** The poller can no longer serve this reader (refused, thread gone). */
+  /** The poller can no longer serve this reader (the thread is gone). */
   fail(err: unknown): void;
 }
 
 /**
  * One poller per thread per process, shared by every reader of that thread: each interval
  * it reads the stream once, from the position of the reader furthest behind, and hands each
- * reader what it has not seen. It stops when the last reader leaves. When Temporal refuses
- * a query because the workflow is busy (its query buffer holds one while a task runs), it
- * backs off with jitter instead of failing its readers.
+ * reader what it has not seen; it stops when the last reader leaves. Readers are
+ * authorized by the threads client before they see anything (see the events route); the
+ * poller reads on a fail-fast client (`streamClient`) and retries a read the workflow was
+ * too busy to answer after a few random milliseconds, so pollers in several processes
+ * interleave instead of starving each other.
  */
 export class StreamHub {
   readonly #pollers = new Map<string, ThreadPoller>();
-  /** Stream queries made so far, over all threads: what "one poll per interval" is measured by. */
-  polls = 0;
+  #reads: ReturnType<typeof streamClient> | undefined;
 
   constructor(
     private readonly threads: ThreadsClient,
-    private readonly intervalMs: number,
+    readonly intervalMs: number,
   ) {}
 
   /** Adds a reader; returns how to remove it. */
@@ -47,25 +48,37 @@ export class StreamHub {
     return () => poller.remove(reader);
   }
 
-  /** How many threads are polled right now. */
-  get pollerCount(): number {
-    return this.#pollers.size;
-  }
-
-  /** @internal */
-  read(threadId: string, fromSeq: number, principal: Principal | undefined): Promise<StreamSnapshot> {
-    this.polls++;
-    return this.threads.streamUpdates({ threadId, fromSeq, ...(principal ? { principal } : {}) });
-  }
-
-  /** @internal */
-  interval(): number {
-    return this.intervalMs;
+  /** @internal One read of the stream; retried while the workflow is busy. */
+  async read(threadId: string, fromSeq: number, stopped: () => boolean): Promise<StreamSnapshot | undefined> {
+    const client = (this.#reads ??= streamClient(this.threads.client)).client;
+    for (;;) {
+      try {
+        return await query(client, threadId, fromSeq);
+      } catch (err) {
+        if (!isQueryBusy(err)) throw err;
+        if (stopped()) return undefined;
+        await sleep(2 + Math.random() * 20);
+      }
+    }
   }
 
   /** @internal */
   done(threadId: string, poller: ThreadPoller): void {
     if (this.#pollers.get(threadId) === poller) this.#pollers.delete(threadId);
+    if (this.#pollers.size === 0 && this.#reads) {
+      const reads = this.#reads;
+      this.#reads = undefined;
+      void reads.close().catch(() => undefined);
+    }
+  }
+}
+
+async function query(client: Client, threadId: string, fromSeq: number): Promise<StreamSnapshot> {
+  try {
+    return await client.workflow.getHandle(threadId).query(threadStreamQuery, { fromSeq });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError({ threadId });
+    throw err;
   }
 }
 
@@ -81,6 +94,7 @@ class ThreadPoller {
 
   add(reader: StreamReader): void {
     this.#readers.add(reader);
+    this.#wake?.();
     if (!this.#running) {
       this.#running = true;
       void this.#loop();
@@ -93,50 +107,46 @@ class ThreadPoller {
   }
 
   async #loop(): Promise<void> {
-    let busyDelay = 0;
     try {
       while (this.#readers.size > 0) {
         const readers = [...this.#readers];
         const fromSeq = Math.min(...readers.map((r) => r.last));
-        // The poll is made as one of its readers, so a principal whose access was revoked
-        // is refused here and dropped, and never polls on the others' behalf.
-        const asReader = readers[0]!;
         let snapshot: StreamSnapshot | undefined;
         try {
-          snapshot = await this.hub.read(this.threadId, fromSeq, asReader.principal);
-          busyDelay = 0;
+          snapshot = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0);
         } catch (err) {
-          if (isQueryBusy(err)) {
-            busyDelay = Math.min(2000, Math.max(this.hub.interval(), busyDelay * 2));
-            await this.#pause(busyDelay / 2 + Math.random() * busyDelay);
-            continue;
-          }
-          const unauthorized = ThreadUnauthorizedError.isInstance(err);
-          for (const r of unauthorized ? [asReader] : readers) {
+          // The thread is gone (or the server refuses for good): every reader hears it.
+          for (const r of readers) {
             this.#readers.delete(r);
             r.fail(err);
           }
-          if (!unauthorized && !DurableAgentsError.isDurableAgentsError(err)) await this.#pause(this.hub.interval());
           continue;
         }
+        if (!snapshot) break;
         for (const reader of readers) {
           if (!this.#readers.has(reader)) continue;
           if (snapshot.truncated && reader.last === fromSeq) reader.truncated(snapshot);
           const fresh = snapshot.updates.filter((u) => u.seq > reader.last);
-          if (fresh.length > 0) reader.deliver(fresh, snapshot);
+          if (fresh.length > 0) reader.deliver(fresh);
         }
-        await this.#pause(this.hub.interval());
+        await this.#pause(this.hub.intervalMs);
       }
     } finally {
-      this.#running = false;
-      this.hub.done(this.threadId, this);
+      // A reader that joined while the loop was ending keeps this poller going.
+      if (this.#readers.size > 0) void this.#loop();
+      else {
+        this.#running = false;
+        this.hub.done(this.threadId, this);
+      }
     }
   }
 
   /** Waits `ms`, or less when the last reader leaves. */
   async #pause(ms: number): Promise<void> {
     const ac = new AbortController();
-    this.#wake = () => ac.abort();
+    this.#wake = () => {
+      if (this.#readers.size === 0) ac.abort();
+    };
     await sleep(ms, undefined, { signal: ac.signal }).catch(() => undefined);
     this.#wake = undefined;
   }
