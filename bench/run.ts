@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   thread: () => import("./thread.js"),
   parked: () => import("./parked.js"),
   resume: () => import("./resume.js"),
+  http: () => import("./http.js"),
 };
 
 const name = process.argv[2];
