@@ -37,7 +37,23 @@ const requestPayout = defineTool({
     });
   },
 });
-const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout], maxTurns: 4 });
+const Shipment = z.object({
+  decision: z.enum(["approve", "reject"]),
+  contact: z.object({ email: z.email(), callbackOn: z.iso.date().optional() }),
+  items: z.array(z.object({ sku: z.string().min(1), qty: z.number().int().min(1).max(10) })).min(1).max(2),
+  tags: z.array(z.enum(["urgent", "audit"])).optional(),
+  rush: z.boolean().optional(),
+});
+const requestShipment = defineTool({
+  name: "requestShipment",
+  description: "Asks a person to confirm a shipment",
+  input: z.object({ order: z.string() }),
+  handler: (_input, ctx) => {
+    links.set(ctx.runId, ctx.deferral.token);
+    return ctx.defer({ schema: Shipment, meta: { requires: ["payouts:approve"], render: { fields: { decision: { widget: "radio" } } } } });
+  },
+});
+const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment], maxTurns: 4 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -158,6 +174,61 @@ describe("the approval page in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}invalid-answer.png`, fullPage: true });
     expect((await agents.state(runId)).status).toBe("deferred");
     await context.close();
+  });
+
+  it("generates nested objects, arrays, string formats, radio enums and multi-choice arrays from the schema", async () => {
+    const runId = uid("ship");
+    h.model.script(runId, [{ toolCalls: [{ name: "requestShipment", arguments: { order: "O-9" } }] }, { text: "Shipped." }]);
+    expect((await agents.run(finance, { prompt: runId, runId })).status).toBe("deferred");
+    const { context, page } = await as("fiona");
+    await page.goto(approvalUrl(`${http.url}/approve`, links.get(runId)!));
+    // Types and bounds come from the schema; every control has an accessible name.
+    const email = page.getByLabel(/Email/);
+    expect(await email.getAttribute("type")).toBe("email");
+    expect(await email.getAttribute("required")).not.toBeNull();
+    expect(await page.getByLabel(/Callback on/i).getAttribute("type")).toBe("date");
+    const qty = page.getByRole("group", { name: /Item 1/ }).getByLabel(/Qty/);
+    expect([await qty.getAttribute("min"), await qty.getAttribute("max"), await qty.getAttribute("step")]).toEqual(["1", "10", "1"]);
+    expect(await page.getByRole("group", { name: /Item 2/ }).getByLabel(/Sku/).getAttribute("required")).toBeNull();
+    const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
+    expect(unlabelled).toBe(0);
+
+    await page.getByRole("group", { name: /Decision/ }).getByLabel("approve").check();
+    await email.fill("ops@example.com");
+    await page.getByLabel(/Callback on/i).fill("2026-12-24");
+    await page.getByRole("group", { name: /Item 1/ }).getByLabel(/Sku/).fill("SKU-1");
+    await qty.fill("3");
+    await page.getByRole("group", { name: /Tags/ }).getByLabel("audit").check();
+    await page.screenshot({ path: `${ARTIFACTS}nested-form.png`, fullPage: true });
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    await page.waitForSelector(".state-outcome");
+    const toolMessage = (await agents.result(runId)).messages.find((m) => m.role === "tool");
+    expect(JSON.parse(toolMessage!.content as string)).toEqual({
+      decision: "approve",
+      contact: { email: "ops@example.com", callbackOn: "2026-12-24" },
+      items: [{ sku: "SKU-1", qty: 3 }],
+      tags: ["audit"],
+    });
+    await context.close();
+  });
+
+  it("lets a custom renderer replace the page, under the same strict headers", async () => {
+    const { runId, link } = await deferredRun();
+    const custom = await startHttp({
+      agents,
+      approvalPage: { render: (view) => `<!doctype html><title>${view.state}</title><p id="custom">${view.state}: ${view.toolName} with ${Object.keys(view.hidden).join(",")}</p>` },
+    });
+    try {
+      const { context, page } = await as("fiona");
+      const response = await page.goto(link.replace(`${http.url}/approve`, `${custom.url}/approve`));
+      expect(await page.textContent("#custom")).toBe("form: requestPayout with ref");
+      expect(response!.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+      expect(response!.headers()["cache-control"]).toBe("no-store");
+      await context.close();
+    } finally {
+      await custom.close();
+    }
+    expect((await agents.state(runId)).status).toBe("deferred");
   });
 
   it("shows the expiry page for an expired link", async () => {

@@ -32,7 +32,7 @@ function hintFor(path: string[], hints: RenderHints): FieldHint {
 }
 
 function humanize(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim();
+  const words = key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim().toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -54,7 +54,9 @@ function field(raw: FieldSchema, path: string[], required: boolean, ctx: FormCon
   switch (kind) {
     case "object": {
       const requiredKeys = new Set(schema.required ?? []);
-      const children = Object.entries(schema.properties!).map(([k, child]) => field(child, [...path, k], requiredKeys.has(k), ctx));
+      // Inside an optional object (or an optional array slot) nothing is required until it is
+      // filled in: the resume's schema check still refuses a half-filled one (RC5049).
+      const children = Object.entries(schema.properties!).map(([k, child]) => field(child, [...path, k], required && requiredKeys.has(k), ctx));
       if (path.length === 0) return html`${helpText}${children}`;
       return html`<fieldset aria-describedby="${described}"><legend>${label}${req}</legend>${helpText}${children}</fieldset>`;
     }
