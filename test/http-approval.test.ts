@@ -257,6 +257,19 @@ describe("the approval page in a browser", () => {
     await context.close();
   });
 
+  it("shows a withdrawn request's page once the run was cancelled (its deferral denied)", async () => {
+    const { runId, link } = await deferredRun();
+    await agents.cancel(runId, { reason: "withdrawn by the requester" });
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const response = await page.reload();
+    expect(response!.status()).toBe(409);
+    expect(await page.textContent("main")).toContain("This request was withdrawn");
+    expect(await page.locator("form").count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}denied.png`, fullPage: true });
+    await context.close();
+  });
+
   it("refuses a form posted from another site (CSRF) and changes nothing", async () => {
     const { runId, link } = await deferredRun();
     const { context, page } = await as("fiona");

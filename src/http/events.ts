@@ -6,7 +6,7 @@ import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
-import { StreamHub, type StreamReader } from "./stream-hub.js";
+import { hubFor, type StreamReader } from "./stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;
@@ -21,7 +21,7 @@ type Outgoing = { event?: string; id?: string; data: string };
  * `event: error` carries `{ code, message }` before the server closes the stream.
  */
 export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOptions) {
-  const hub = new StreamHub(threads, options.pollIntervalMs ?? 100);
+  const hub = hubFor(threads, options.pollIntervalMs ?? 100);
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   return async (c: Context<HttpEnv>) => {
     const threadId = c.req.param("id")!;

@@ -7,6 +7,20 @@ import type { ThreadsClient } from "../threads/threads-client.js";
 import { isQueryBusy } from "./query-busy.js";
 import { streamClient } from "./stream-client.js";
 
+const hubs = new WeakMap<ThreadsClient, Map<number, StreamHub>>();
+
+/**
+ * The process's hub for this threads client and interval: handlers made twice over the
+ * same client (two mounts, a hot reload) still share one poller per thread.
+ */
+export function hubFor(threads: ThreadsClient, intervalMs: number): StreamHub {
+  let byInterval = hubs.get(threads);
+  if (!byInterval) hubs.set(threads, (byInterval = new Map()));
+  let hub = byInterval.get(intervalMs);
+  if (!hub) byInterval.set(intervalMs, (hub = new StreamHub(threads, intervalMs)));
+  return hub;
+}
+
 /** One follower of a thread's stream, as the shared poller sees it. */
 export interface StreamReader {
   /** The last seq this reader has been given. */
