@@ -23,7 +23,8 @@ const MiB = 1024 * 1024;
  * its own. Errors answer `{ error: { code, message } }` with the code table's status.
  */
 export function createAgentHttpHandler(options: AgentHttpOptions): AgentHttpHandler {
-  return buildApp(options).fetch as AgentHttpHandler;
+  const app = buildApp(options);
+  return async (request) => app.fetch(request);
 }
 
 /** The Hono app behind the handler, for mounting into an existing Hono app with `app.route()`. */
