@@ -4,8 +4,8 @@ import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
 import { threadStreamQuery } from "../core/wire/thread.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
-import { isQueryBusy } from "./query-busy.js";
-import { streamClient } from "./stream-client.js";
+import { isQueryBusy } from "../client/query-busy.js";
+import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 
 const hubs = new WeakMap<ThreadsClient, Map<number, StreamHub>>();
 
@@ -38,13 +38,13 @@ export interface StreamReader {
  * it reads the stream once, from the position of the reader furthest behind, and hands each
  * reader what it has not seen; it stops when the last reader leaves. Readers are
  * authorized by the threads client before they see anything (see the events route); the
- * poller reads on a fail-fast client (`streamClient`) and retries a read the workflow was
+ * poller reads on a fail-fast client (`acquireStreamClient`) and retries a read the workflow was
  * too busy to answer after a few random milliseconds, so pollers in several processes
  * interleave instead of starving each other.
  */
 export class StreamHub {
   readonly #pollers = new Map<string, ThreadPoller>();
-  #reads: ReturnType<typeof streamClient> | undefined;
+  #reads: ReturnType<typeof acquireStreamClient> | undefined;
 
   constructor(
     private readonly threads: ThreadsClient,
@@ -64,14 +64,14 @@ export class StreamHub {
 
   /** @internal One read of the stream; retried while the workflow is busy. */
   async read(threadId: string, fromSeq: number, stopped: () => boolean): Promise<StreamSnapshot | undefined> {
-    const client = (this.#reads ??= streamClient(this.threads.client)).client;
+    const client = (this.#reads ??= acquireStreamClient(this.threads.client)).client;
     for (;;) {
       try {
         return await query(client, threadId, fromSeq);
       } catch (err) {
         if (!isQueryBusy(err)) throw err;
         if (stopped()) return undefined;
-        await sleep(2 + Math.random() * 20);
+        await sleep(busyPauseMs());
       }
     }
   }
@@ -80,9 +80,8 @@ export class StreamHub {
   done(threadId: string, poller: ThreadPoller): void {
     if (this.#pollers.get(threadId) === poller) this.#pollers.delete(threadId);
     if (this.#pollers.size === 0 && this.#reads) {
-      const reads = this.#reads;
+      this.#reads.release();
       this.#reads = undefined;
-      void reads.close().catch(() => undefined);
     }
   }
 }
