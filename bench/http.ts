@@ -20,7 +20,7 @@ import { createAgentHttpHandler } from "../src/http.js";
 import type { Responder } from "../src/testing/index.js";
 import { envInt, median, MODEL, percentile, progress, prompt, round, startBenchStack, USAGE } from "./lib.js";
 
-const SAMPLES = envInt("HTTP_SAMPLES", 20);
+const SAMPLES = envInt("HTTP_SAMPLES", 40);
 const WARMUP = 3;
 const TARGET = 1.15;
 const POLL_MS = 100;
