@@ -33,6 +33,12 @@ const zones = [
     why: "activities share contracts with workflows through src/core/, never workflow modules",
   },
   {
+    name: "the HTTP front door (src/http/)",
+    files: ["src/http/", "src/http.ts"],
+    deniedDirs: ["workflows/", "activities/"],
+    why: "it sits on the clients (src/client/, src/threads/) and the kernel: never on workflow or activity code",
+  },
+  {
     name: "the public API",
     files: ["src/"],
     except: ["src/core/", "src/workflow.ts"],

@@ -6,6 +6,7 @@ import type { AsyncToolContext } from "../src/core/define-async-tool.js";
 import type { ToolContext } from "../src/core/define-tool.js";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
+import { approvalUrl } from "../src/deferral/approval-url.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
@@ -68,6 +69,11 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
       deferral: {
         get token() {
           return token(toolName);
+        },
+        // The approval link, when the worker knows where the HTTP front door's page lives.
+        get url() {
+          const base = deps.deferral?.approvalUrl;
+          return base === undefined ? undefined : approvalUrl(base, token(toolName));
         },
       },
       defer: (options) => {

@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   parked: () => import("./parked.js"),
   resume: () => import("./resume.js"),
   cancel: () => import("./cancel.js"),
+  http: () => import("./http.js"),
 };
 
 const name = process.argv[2];

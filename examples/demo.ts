@@ -3,11 +3,19 @@
  * (deferring the whole run), and pays once approved. Runs on an embedded default:
  * a Temporal dev server it starts itself (or TEMPORAL_ADDRESS), and a scripted
  * OpenAI-compatible model (or the real API when OPENAI_API_KEY is set).
+ *
+ * The approval goes through the HTTP front door (`durable-agents/http`): the demo prints
+ * the approval page's URL. `npm run demo -- --serve` (or `npm run serve`) then keeps the
+ * worker, the model and the server up so you can open the link, approve, and watch the
+ * run finish; without it, the demo clicks through the API itself.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
 import { Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import { AgentClient } from "../src/index.js";
+import { AgentClient, type Principal } from "../src/index.js";
+import { approvalUrl, createAgentHttpHandler } from "../src/http.js";
 import { approvalLinks, payouts } from "./payouts-agent.js";
 import { startScriptedModelServer, startTemporal, type ScriptedModelServer } from "../src/testing/index.js";
 import { createAgentWorker, openaiModel } from "../src/worker.js";
@@ -15,17 +23,33 @@ import { createAgentWorker, openaiModel } from "../src/worker.js";
 const say = (line: string) => console.log(line);
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
+const SERVE = process.argv.includes("--serve");
+const PORT = Number(process.env.PORT ?? 8787);
+
 // --- the embedded default ----------------------------------------------------------------
 const PROMPT = "Please pay invoice INV-1042.";
 
 function scriptDemo(model: ScriptedModelServer) {
-  model.script(PROMPT, [
+  const steps = [
     { toolCalls: [{ name: "lookupInvoice", arguments: { invoiceId: "INV-1042" } }] },
     { toolCalls: [{ name: "askApproval", arguments: { invoiceId: "INV-1042", amountEur: 4200, reason: "Acme Robotics invoice due 2026-12-15" } }] },
-    { toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-1042", amountEur: 4200 } }] },
-    { text: "Invoice INV-1042 (€4,200 to Acme Robotics) was approved and paid: reference PAY-INV-1042." },
-  ]);
+  ];
+  // After the approval, the scripted model reads the answer like a real one would.
+  model.respond(PROMPT, (request, turn) => {
+    if (turn < steps.length) return steps[turn]!;
+    const answer = JSON.parse(String(request.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "{}")) as { approved?: boolean; note?: string };
+    if (turn === steps.length && answer.approved) return { toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-1042", amountEur: 4200 } }] };
+    if (turn === steps.length) return { text: `Invoice INV-1042 was not approved${answer.note ? ` (“${answer.note}”)` : ""}; nothing was paid.` };
+    return { text: "Invoice INV-1042 (€4,200 to Acme Robotics) was approved and paid: reference PAY-INV-1042." };
+  });
 }
+
+// The demo's stand-in for your login: the browser is Fiona, the finance approver; the
+// scripted clicks below name another person in a header.
+const PEOPLE: Record<string, Principal> = {
+  fiona: { id: "fiona", roles: ["payouts:approve"] },
+  ian: { id: "ian", roles: [] },
+};
 
 async function main() {
   say("Starting Temporal (TEMPORAL_ADDRESS, or a local dev server) …");
@@ -42,6 +66,7 @@ async function main() {
 
   // Worker and client share the deferral secret; a real deployment reads it from a secret store.
   const secret = randomBytes(32).toString("base64");
+  const base = `http://localhost:${PORT}`;
   const taskQueue = "durable-agents-demo";
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await createAgentWorker({
@@ -50,7 +75,7 @@ async function main() {
     taskQueue,
     agents: [payouts],
     model,
-    deferral: { secret },
+    deferral: { secret, approvalUrl: `${base}/approve` },
     on: {
       deferred: (e) => say(`  [event] deferred ${e.deferralId} (expires ${e.expiresAt})`),
       resumed: (e) => say(`  [event] resumed ${e.deferralId} by ${e.resumedBy?.id}`),
@@ -68,38 +93,58 @@ async function main() {
       ((record.meta.requires as string[]) ?? []).every((role) => ((principal?.roles as string[]) ?? []).includes(role)),
   });
 
+  // The HTTP front door: the same client, behind authentication.
+  const handler = createAgentHttpHandler({ agents, authenticate: (request) => PEOPLE[request.headers.get("x-demo-user") ?? "fiona"] });
+  const http = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: handler, port: PORT, hostname: "127.0.0.1" }, () => resolve(s as Server));
+  });
+  say(`HTTP front door on ${base} (POST /runs, /resume, /threads …, GET /approve).`);
+  const post = async (path: string, body: unknown, user: string) => {
+    const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-demo-user": user }, body: JSON.stringify(body) });
+    return (await response.json()) as Record<string, any>;
+  };
+
   try {
     const runId = `demo-${randomUUID().slice(0, 8)}`;
     say(`\nRun ${runId}: "${PROMPT}" as requester "sam"`);
     let settled = await agents.run(payouts, { prompt: PROMPT, runId, principal: { id: "sam" } });
-    while (settled.status === "deferred") {
+    if (settled.status === "deferred") {
       const ack = settled;
       say(`\nThe run is parked: ${JSON.stringify({ deferralId: ack.deferralId, expiresAt: ack.expiresAt })}`);
       const link = approvalLinks.find((l) => l.deferralId === ack.deferralId)!;
       const state = await agents.state(runId);
       say(`  state: ${state.status}, ${state.turnsUsed} turns, ${state.usage.totalTokens} tokens so far`);
+      say(`\nApproval page: ${approvalUrl(`${base}/approve`, link.token)}`);
 
-      say(`\nAn intern clicks the link …`);
-      await agents
-        .resume({ token: link.token, payload: { approved: true }, principal: { id: "ian", roles: [] } })
-        .catch((err: { code?: string; message: string }) => say(`  refused: ${err.message}`));
+      if (SERVE) {
+        say(`\nOpen it in a browser, answer, and watch the run finish here. Ctrl-C to stop.`);
+        const result = await agents.result(runId);
+        say(`\nAnswer: ${result.text}`);
+        say(`Turns: ${result.turnsUsed}, tokens: ${result.usage.totalTokens}`);
+        say(`\nStill serving ${base}; the link now shows the answer. Ctrl-C to stop.`);
+        await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
+        return;
+      }
 
-      say(`The finance approver clicks the link …`);
-      const resumed = await agents.resume({
-        token: link.token,
-        payload: { approved: true, note: "Looks right." },
-        principal: { id: "fiona", roles: ["payouts:approve"] },
-      });
+      say(`\nAn intern posts an approval to ${base}/resume …`);
+      const refused = await post("/resume", { token: link.token, payload: { approved: true } }, "ian");
+      say(`  refused: ${refused.error?.code} ${refused.error?.message}`);
+
+      say(`The finance approver posts hers …`);
+      const resumed = await post("/resume", { token: link.token, payload: { approved: true, note: "Looks right." } }, "fiona");
       say(`  resume: ${resumed.status}; the run continues where it stopped.`);
-      const again = await agents.resume({ token: link.token, payload: { approved: true }, principal: { id: "fiona", roles: ["payouts:approve"] } });
+      const again = await post("/resume", { token: link.token, payload: { approved: true } }, "fiona");
       say(`  a second click: ${again.status} (same outcome, nothing runs twice)`);
-      settled = resumed.outcome.status === "deferred" ? resumed.outcome : await agents.result(runId);
+      settled = await agents.result(runId);
     }
     say(`\nAnswer: ${settled.text}`);
     say(`Turns: ${settled.turnsUsed}, tokens: ${settled.usage.totalTokens}`);
     scripted?.assertNoFailures();
   } finally {
-    worker.shutdown();
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+    // The worker stops itself on Ctrl-C (its default shutdown signals); shutting down twice throws.
+    if (worker.getState() === "RUNNING") worker.shutdown();
     await running;
     await native.close();
     await connection.close();

@@ -28,7 +28,14 @@ const askApproval = defineTool({
     return ctx.defer({
       schema: z.object({ approved: z.boolean(), note: z.string().optional() }),
       ttl: "72h",
-      meta: { requires: ["payouts:approve"], amountEur: input.amountEur },
+      meta: {
+        requires: ["payouts:approve"],
+        amountEur: input.amountEur,
+        // What the HTTP front door's approval page shows.
+        title: `Approve a payout of €${input.amountEur} for ${input.invoiceId}?`,
+        description: input.reason,
+        render: { fields: { note: { widget: "textarea", label: "Note for the requester" } } },
+      },
     });
   },
 });

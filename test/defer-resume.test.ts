@@ -1,6 +1,7 @@
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, defineAgent, ErrorCode, type DeferralEvent } from "../src/index.js";
+import { approvalUrl } from "../src/http.js";
 import { mintResumeToken } from "../src/worker.js";
 import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
@@ -124,6 +125,19 @@ describe("defer and resume", () => {
     // A client that dropped the old secret refuses the old link as a forgery.
     const dropped = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secrets: [ROTATED] } });
     await expect(dropped.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
+  });
+
+  it("hands the tool a ready approval link when the worker knows the approval page's address", async () => {
+    const base = "https://agents.example.com/approve";
+    const { agents: linked } = await h.worker([payoutAgent], { deferral: { secret: SECRET, approvalUrl: base }, client: { deferral: { secret: SECRET } } });
+    const runId = uid("payout-link");
+    scriptApproval(runId);
+    expect(await linked.run(payoutAgent, { prompt: runId, runId })).toMatchObject({ status: "deferred" });
+    const link = linkFor(runId);
+    expect(link.url).toBe(approvalUrl(base, link.token));
+    expect(new URL(link.url!).searchParams.get("token")).toBe(link.token);
+    // Without the option there is no link to hand out.
+    expect(linkFor((await deferredRun()).runId).url).toBeUndefined();
   });
 
   it("refuses a token for a deferral that does not exist with RC5046", async () => {

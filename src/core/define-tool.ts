@@ -40,7 +40,11 @@ export interface ToolContext extends ToolCallContext {
    * the deferral hands out a token that is refused (RC5055). Reading it without a deferral
    * configuration fails the call with RC5052.
    */
-  deferral: { readonly token: string };
+  deferral: {
+    readonly token: string;
+    /** The approval page's link for this token, when the worker has `deferral: { approvalUrl }` (the HTTP front door's `/approve`). */
+    readonly url?: string;
+  };
   /**
    * Parks the whole run until a resume (or the TTL). `return ctx.defer({...})` from the
    * handler; the resume payload becomes this call's result.

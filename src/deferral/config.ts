@@ -1,6 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { approvalUrlBase } from "./approval-url.js";
 
 type Secret = string | Uint8Array;
 
@@ -19,6 +20,12 @@ export interface DeferralConfig {
   secrets?: readonly Secret[];
   /** How long a deferral stays resumable when `ctx.defer()` names no `ttl`. Default `"72h"`. */
   defaultTtl?: Duration;
+  /**
+   * Where the HTTP front door's approval page is served, e.g. `"https://agents.example.com/approve"`
+   * (`createAgentHttpHandler`'s `GET /approve`, under its `basePath`). When set, tools read
+   * a ready link as `ctx.deferral.url` (built with `approvalUrl(base, token)`).
+   */
+  approvalUrl?: string;
 }
 
 export interface ResolvedDeferralConfig {
@@ -27,6 +34,8 @@ export interface ResolvedDeferralConfig {
   /** Every secret a token may have been minted with, current first. */
   secrets: Buffer[];
   defaultTtlMs: number;
+  /** The approval page's base URL, when configured. */
+  approvalUrl?: string;
 }
 
 /** Checks the config: RC5040 for a missing or short secret. */
@@ -42,7 +51,12 @@ export function resolveDeferralConfig(config: DeferralConfig | undefined): Resol
     if (secret.length < 32) throw new DeferralSecretError({ reason: `secret ${i} is ${secret.length} bytes long, at least 32 are needed` });
     return secret;
   });
-  return { secret: secrets[0]!, secrets, defaultTtlMs: durationMs(config?.defaultTtl ?? "72h", "deferral.defaultTtl") };
+  return {
+    secret: secrets[0]!,
+    secrets,
+    defaultTtlMs: durationMs(config?.defaultTtl ?? "72h", "deferral.defaultTtl"),
+    ...(config?.approvalUrl !== undefined ? { approvalUrl: approvalUrlBase(config.approvalUrl) } : {}),
+  };
 }
 
 /** A TTL in milliseconds; AI1001 for anything that is not a positive duration. */

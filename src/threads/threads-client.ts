@@ -49,6 +49,8 @@ import { plainJsonProblem } from "../core/json-check.js";
 import type { ChatMessage } from "../core/messages.js";
 import { askAuthorize } from "../client/authorize.js";
 import { connect, type ClientConnectionOptions } from "../client/connection.js";
+import { isQueryBusy } from "../client/query-busy.js";
+import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
 /**
@@ -344,14 +346,30 @@ export class ThreadsClient {
     await this.#check(options, "streamUpdates");
     let fromSeq = options.fromSeq ?? 0;
     const interval = options.pollIntervalMs ?? 100;
-    while (!options.signal?.aborted) {
-      const batch = await this.#stream(options.threadId, fromSeq);
-      if (batch.updates.length > 0 || batch.truncated) {
-        fromSeq = batch.lastSeq;
-        yield batch;
-        if (options.until?.(batch)) return;
+    // Polls fail fast when the workflow is busy and retry within milliseconds, so followers
+    // in several processes do not starve each other (see acquireStreamClient).
+    const reads = acquireStreamClient(this.client);
+    try {
+      while (!options.signal?.aborted) {
+        let batch: StreamSnapshot;
+        try {
+          batch = await this.#query(options.threadId, () =>
+            reads.client.workflow.getHandle<typeof agentThread>(options.threadId).query(threadStreamQuery, { fromSeq }),
+          );
+        } catch (err) {
+          if (!isQueryBusy(err)) throw err;
+          await sleep(busyPauseMs());
+          continue;
+        }
+        if (batch.updates.length > 0 || batch.truncated) {
+          fromSeq = batch.lastSeq;
+          yield batch;
+          if (options.until?.(batch)) return;
+        }
+        await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
       }
-      await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+    } finally {
+      reads.release();
     }
   }
 

@@ -44,6 +44,10 @@ export const CODE_TABLE = {
   AI1026: { name: "AsyncToolOutsideThread", retryable: false, benign: false, http: 409, when: "an async tool called by an agent run" },
   AI1027: { name: "ThreadMessageInvalid", retryable: false, benign: true, http: 400, when: "a message, prompt or tool result that is malformed (not plain JSON, unpaired tool result, …)" },
   AI1028: { name: "ToolResultDuplicate", retryable: false, benign: true, http: 409, when: "the async call already has its result (answered as `{ status: \"duplicate\" }`)" },
+  AI1040: { name: "RequestMalformed", retryable: false, benign: true, http: 400, when: "an HTTP request the front door cannot read: malformed JSON, wrong types, missing or oversized fields, bad ids or query parameters" },
+  AI1041: { name: "RequestTooLarge", retryable: false, benign: true, http: 413, when: "an HTTP request body over the front door's size limit" },
+  AI1042: { name: "RouteNotFound", retryable: false, benign: true, http: 404, when: "no HTTP route with that method and path" },
+  AI1043: { name: "CrossSiteRequest", retryable: false, benign: true, http: 403, when: "a state-changing HTTP request from another site (CSRF protection: Origin / Sec-Fetch-Site)" },
 } as const satisfies Record<string, CodeInfo>;
 
 export interface CodeInfo {

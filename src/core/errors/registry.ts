@@ -32,6 +32,10 @@ import { ThreadAlreadyExistsError } from "./thread-already-exists.js";
 import { AsyncToolOutsideThreadError } from "./async-tool-outside-thread.js";
 import { ThreadMessageInvalidError } from "./thread-message-invalid.js";
 import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
+import { RequestMalformedError } from "./request-malformed.js";
+import { RequestTooLargeError } from "./request-too-large.js";
+import { RouteNotFoundError } from "./route-not-found.js";
+import { CrossSiteRequestError } from "./cross-site-request.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -71,4 +75,8 @@ export const errorClasses = {
   [ThreadMessageInvalidError.code]: ThreadMessageInvalidError,
   [ToolResultDuplicateError.code]: ToolResultDuplicateError,
   [DispatchRefusedError.code]: DispatchRefusedError,
+  [RequestMalformedError.code]: RequestMalformedError,
+  [RequestTooLargeError.code]: RequestTooLargeError,
+  [RouteNotFoundError.code]: RouteNotFoundError,
+  [CrossSiteRequestError.code]: CrossSiteRequestError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };

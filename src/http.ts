@@ -1,0 +1,7 @@
+// `durable-agents/http`: the HTTP front door, a fetch-standard handler built on Hono.
+export { createAgentHttpHandler, buildApp, type AgentHttpHandler } from "./http/handler.js";
+export type { AgentHttpOptions, EventStreamOptions } from "./http/options.js";
+export type { ErrorBody } from "./http/errors.js";
+export { approvalUrl } from "./deferral/approval-url.js";
+export type { ApprovalPageOptions } from "./http/approval/options.js";
+export type { ApprovalView, ApprovalState, RenderHints, FieldHint } from "./http/approval/view.js";

@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AgentClient } from "../client/agent-client.js";
+import type { DeferralStatus } from "../core/deferral-record.js";
+import type { HttpEnv } from "./env.js";
+import { Id, JsonPresent, PageSize, valid } from "./validate.js";
+
+const STATUSES = ["deferred", "needs-compaction", "resumed", "expired", "denied"] as const satisfies readonly DeferralStatus[];
+
+const ListQuery = z.object({
+  /** One status, or several as repeated parameters (`?status=deferred&status=expired`). */
+  status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(STATUSES.length)]).optional(),
+  agentId: Id.optional(),
+  expiringBefore: z.iso.datetime({ offset: true }).optional(),
+  pageSize: PageSize(1000).optional(),
+  pageToken: z.string().max(4096).regex(/^[A-Za-z0-9_-]*$/, "is not a token this route returned").optional(),
+});
+
+const Resume = z.object({ token: z.string(), payload: JsonPresent });
+
+/** `/deferrals` (list, get) and `/resume`. */
+export function deferralRoutes(agents: AgentClient) {
+  return new Hono<HttpEnv>()
+    .get("/deferrals", valid("query", ListQuery), async (c) => {
+      const q = c.req.valid("query");
+      const page = await agents.deferrals.list({
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
+        ...(q.expiringBefore !== undefined ? { expiringBefore: q.expiringBefore } : {}),
+        ...(q.pageSize !== undefined ? { pageSize: q.pageSize } : {}),
+        ...(q.pageToken ? { nextPageToken: q.pageToken } : {}),
+      });
+      return c.json(page);
+    })
+    // Records never hold tokens; the step state is the transcript the run will continue from.
+    .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get(c.req.valid("param").id)))
+    .post("/resume", valid("json", Resume), async (c) => {
+      const { token, payload } = c.req.valid("json");
+      const principal = c.get("principal");
+      return c.json(await agents.resume({ token, payload: payload as never, ...(principal ? { principal } : {}) }));
+    });
+}

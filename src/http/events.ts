@@ -1,0 +1,92 @@
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { DurableAgentsError } from "../core/errors/base.js";
+import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
+import type { ThreadsClient } from "../threads/threads-client.js";
+import type { HttpEnv } from "./env.js";
+import type { EventStreamOptions } from "./options.js";
+import { hubFor, type StreamReader } from "./stream-hub.js";
+
+/** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
+const MAX_QUEUED = 10_000;
+
+type Outgoing = { event?: string; id?: string; data: string };
+
+/**
+ * `GET /threads/:id/events`: the thread's stream as Server-Sent Events. Each entry (delta,
+ * message, reset, status change) is one event whose `id` is its `seq` and whose data is
+ * the entry as JSON; a reconnect with `Last-Event-ID` (or `?lastEventId=`) continues
+ * exactly after it. `event: truncated` says entries were dropped (re-read the messages);
+ * `event: error` carries `{ code, message }` before the server closes the stream.
+ */
+export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOptions) {
+  const hub = hubFor(threads, options.pollIntervalMs ?? 100);
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  return async (c: Context<HttpEnv>) => {
+    const threadId = c.req.param("id")!;
+    const fromSeq = lastEventId(c.req.header("last-event-id") ?? c.req.query("lastEventId"));
+    const principal = c.get("principal");
+
+    const queue: Outgoing[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    const end = () => {
+      ended = true;
+      wake?.();
+    };
+    const push = (message: Outgoing) => {
+      queue.push(message);
+      wake?.();
+    };
+    const reader: StreamReader = {
+      last: fromSeq,
+      deliver(updates: StreamUpdate[]) {
+        reader.last = updates.at(-1)!.seq;
+        for (const u of updates) push({ id: String(u.seq), data: JSON.stringify(u) });
+        if (queue.length > MAX_QUEUED) end();
+      },
+      truncated(snapshot: StreamSnapshot) {
+        push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
+      },
+      fail(err: unknown) {
+        const body = DurableAgentsError.isDurableAgentsError(err) ? { code: err.code, message: err.message } : { code: "internal", message: "the stream failed" };
+        push({ event: "error", data: JSON.stringify(body) });
+        end();
+      },
+    };
+    // The reader joins the thread's poller at once, so nothing written while it is being
+    // authorized is missed; what it collects is sent only once the hook allowed it. The
+    // authorizing read asks for nothing (a seq past the end): the poller carries the data.
+    const leave = hub.join(threadId, reader);
+    try {
+      await threads.streamUpdates({ threadId, fromSeq: Number.MAX_SAFE_INTEGER, ...(principal ? { principal } : {}) });
+    } catch (err) {
+      leave();
+      throw err;
+    }
+    c.header("Cache-Control", "no-store");
+    c.header("X-Accel-Buffering", "no");
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(end);
+      const keepAlive = setInterval(() => void stream.write(": keep-alive\n\n"), keepAliveMs);
+      try {
+        while (!stream.aborted) {
+          while (queue.length > 0 && !stream.aborted) await stream.writeSSE(queue.shift()!);
+          if (ended) break;
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      } finally {
+        clearInterval(keepAlive);
+        leave();
+      }
+    });
+  };
+}
+
+function lastEventId(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 0;
+  if (!/^\d{1,15}$/.test(raw)) throw new RequestMalformedError({ where: "header last-event-id", problem: "must be the id of an event this stream sent" });
+  return Number(raw);
+}

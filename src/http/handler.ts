@@ -1,0 +1,68 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { RequestTooLargeError } from "../core/errors/request-too-large.js";
+import { RouteNotFoundError } from "../core/errors/route-not-found.js";
+import { approvalRoutes } from "./approval/routes.js";
+import { deferralRoutes } from "./deferrals.js";
+import type { HttpEnv } from "./env.js";
+import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
+import type { AgentHttpOptions } from "./options.js";
+import { runRoutes } from "./runs.js";
+import { threadRoutes } from "./threads.js";
+
+/** A fetch-standard request handler: mounts on Node, Bun, Deno, Next.js route handlers, or Express through an adapter. */
+export type AgentHttpHandler = (request: Request) => Promise<Response>;
+
+const MiB = 1024 * 1024;
+
+/**
+ * The HTTP front door: runs, deferrals, resume, threads (with an SSE event stream) and the
+ * approval page, as a `(Request) => Promise<Response>` handler. It authenticates each
+ * request, then calls the clients, whose `authorize` hooks decide; it adds no authority of
+ * its own. Errors answer `{ error: { code, message } }` with the code table's status.
+ */
+export function createAgentHttpHandler(options: AgentHttpOptions): AgentHttpHandler {
+  const app = buildApp(options);
+  return async (request) => app.fetch(request);
+}
+
+/** The Hono app behind the handler, for mounting into an existing Hono app with `app.route()`. */
+export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
+  const maxBodyBytes = options.maxBodyBytes ?? MiB;
+  const threads = options.threads ?? options.agents.threads;
+  const report = options.onError ?? ((err: unknown) => console.error("durable-agents/http:", err));
+  const app = new Hono<HttpEnv>().basePath(options.basePath ?? "");
+
+  app.onError((err, c) => {
+    const typed = typedError(err, c, maxBodyBytes);
+    if (typed) return errorResponse(c, typed);
+    report(err);
+    return internalErrorResponse(c);
+  });
+  app.notFound((c) => errorResponse(c, new RouteNotFoundError({ method: c.req.method, path: new URL(c.req.url).pathname })));
+
+  app.use(
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new RequestTooLargeError({ limitBytes: maxBodyBytes });
+      },
+    }),
+  );
+  // A form or text POST is what another site can send without a CORS preflight (other
+  // methods and JSON bodies need one): those must come from our own origin (Origin or
+  // Sec-Fetch-Site), so API clients POST with `Content-Type: application/json`.
+  const sameSite = csrf({ ...(options.trustedOrigins ? { origin: (origin, c) => origin === new URL(c.req.url).origin || options.trustedOrigins!.includes(origin) } : {}) });
+  app.use((c, next) => (c.req.method === "POST" ? sameSite(c, next) : next()));
+  app.use(async (c, next) => {
+    c.set("principal", await options.authenticate(c.req.raw));
+    await next();
+  });
+
+  app.route("/runs", runRoutes(options.agents));
+  app.route("/", deferralRoutes(options.agents));
+  app.route("/threads", threadRoutes(threads, options.events ?? {}));
+  if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
+  return app;
+}

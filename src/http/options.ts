@@ -1,0 +1,48 @@
+import type { AgentClient } from "../client/agent-client.js";
+import type { Principal } from "../core/json.js";
+import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ApprovalPageOptions } from "./approval/options.js";
+
+/** What `createAgentHttpHandler` takes. */
+export interface AgentHttpOptions {
+  /**
+   * The client every run, deferral and resume route calls. Its `authorize` hook (and its
+   * deferral secret) decide resumes; the handler adds no authority of its own.
+   */
+  agents: AgentClient;
+  /** The client of the thread routes. Default `agents.threads`; its `authorize(principal, threadId)` guards every thread route. */
+  threads?: ThreadsClient;
+  /**
+   * Who is calling: read a session cookie, a bearer token, mTLS headers … and return the
+   * principal, or `undefined` for an anonymous caller (the clients' authorize hooks then
+   * decide). Throw a `DurableAgentsError` to refuse with its code; any other error is a 500.
+   */
+  authenticate: (request: Request) => Principal | undefined | Promise<Principal | undefined>;
+  /** Where the routes are mounted, e.g. `"/api/agents"`. Default `""` (the root). */
+  basePath?: string;
+  /**
+   * The server-rendered approval page at `GET /approve?token=…` (under `basePath`): what is
+   * asked, the time left, and a form generated from the deferral's JSON Schema; `false`
+   * leaves it out. Point the workers' `deferral.approvalUrl` at it.
+   */
+  approvalPage?: ApprovalPageOptions | false;
+  /** Largest request body accepted, in bytes; bigger ones are refused with AI1041 (413) before they are read. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Origins allowed to send state-changing requests with form or text content types (the
+   * approval form). Default: only the request's own origin. Set it when a proxy rewrites
+   * the host the handler sees.
+   */
+  trustedOrigins?: string[];
+  /** `GET /threads/:id/events`. */
+  events?: EventStreamOptions;
+  /** Called with errors that are not the SDK's typed errors (answered as 500 `internal`). Default: `console.error`. */
+  onError?: (err: unknown) => void;
+}
+
+export interface EventStreamOptions {
+  /** How often the one shared poller of a thread reads its stream while anyone follows it. Default 100 ms. */
+  pollIntervalMs?: number;
+  /** Comment lines sent this often keep idle connections open through proxies. Default 15 s. */
+  keepAliveMs?: number;
+}

@@ -1,0 +1,166 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
+import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
+import { threadStreamQuery } from "../core/wire/thread.js";
+import type { ThreadsClient } from "../threads/threads-client.js";
+import { isQueryBusy } from "../client/query-busy.js";
+import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
+
+const hubs = new WeakMap<ThreadsClient, Map<number, StreamHub>>();
+
+/**
+ * The process's hub for this threads client and interval: handlers made twice over the
+ * same client (two mounts, a hot reload) still share one poller per thread.
+ */
+export function hubFor(threads: ThreadsClient, intervalMs: number): StreamHub {
+  let byInterval = hubs.get(threads);
+  if (!byInterval) hubs.set(threads, (byInterval = new Map()));
+  let hub = byInterval.get(intervalMs);
+  if (!hub) byInterval.set(intervalMs, (hub = new StreamHub(threads, intervalMs)));
+  return hub;
+}
+
+/** One follower of a thread's stream, as the shared poller sees it. */
+export interface StreamReader {
+  /** The last seq this reader has been given. */
+  last: number;
+  /** New entries (seq > last), in order; the reader advances `last` itself. */
+  deliver(updates: StreamUpdate[]): void;
+  /** The stream dropped entries this reader had not seen: it should re-read the messages. */
+  truncated(snapshot: StreamSnapshot): void;
+  /** The poller can no longer serve this reader (the thread is gone). */
+  fail(err: unknown): void;
+}
+
+/**
+ * One poller per thread per process, shared by every reader of that thread: each interval
+ * it reads the stream once, from the position of the reader furthest behind, and hands each
+ * reader what it has not seen; it stops when the last reader leaves. Readers are
+ * authorized by the threads client before they see anything (see the events route); the
+ * poller reads on a fail-fast client (`acquireStreamClient`) and retries a read the workflow was
+ * too busy to answer after a few random milliseconds, so pollers in several processes
+ * interleave instead of starving each other.
+ */
+export class StreamHub {
+  readonly #pollers = new Map<string, ThreadPoller>();
+  #reads: ReturnType<typeof acquireStreamClient> | undefined;
+
+  constructor(
+    private readonly threads: ThreadsClient,
+    readonly intervalMs: number,
+  ) {}
+
+  /** Adds a reader; returns how to remove it. */
+  join(threadId: string, reader: StreamReader): () => void {
+    let poller = this.#pollers.get(threadId);
+    if (!poller) {
+      poller = new ThreadPoller(this, threadId);
+      this.#pollers.set(threadId, poller);
+    }
+    poller.add(reader);
+    return () => poller.remove(reader);
+  }
+
+  /** @internal One read of the stream; retried while the workflow is busy. */
+  async read(threadId: string, fromSeq: number, stopped: () => boolean): Promise<StreamSnapshot | undefined> {
+    const client = (this.#reads ??= acquireStreamClient(this.threads.client)).client;
+    for (;;) {
+      try {
+        return await query(client, threadId, fromSeq);
+      } catch (err) {
+        if (!isQueryBusy(err)) throw err;
+        if (stopped()) return undefined;
+        await sleep(busyPauseMs());
+      }
+    }
+  }
+
+  /** @internal */
+  done(threadId: string, poller: ThreadPoller): void {
+    if (this.#pollers.get(threadId) === poller) this.#pollers.delete(threadId);
+    if (this.#pollers.size === 0 && this.#reads) {
+      this.#reads.release();
+      this.#reads = undefined;
+    }
+  }
+}
+
+async function query(client: Client, threadId: string, fromSeq: number): Promise<StreamSnapshot> {
+  try {
+    return await client.workflow.getHandle(threadId).query(threadStreamQuery, { fromSeq });
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError({ threadId });
+    throw err;
+  }
+}
+
+class ThreadPoller {
+  readonly #readers = new Set<StreamReader>();
+  #running = false;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly hub: StreamHub,
+    private readonly threadId: string,
+  ) {}
+
+  add(reader: StreamReader): void {
+    this.#readers.add(reader);
+    this.#wake?.();
+    if (!this.#running) {
+      this.#running = true;
+      void this.#loop();
+    }
+  }
+
+  remove(reader: StreamReader): void {
+    this.#readers.delete(reader);
+    if (this.#readers.size === 0) this.#wake?.();
+  }
+
+  async #loop(): Promise<void> {
+    try {
+      while (this.#readers.size > 0) {
+        const readers = [...this.#readers];
+        const fromSeq = Math.min(...readers.map((r) => r.last));
+        let snapshot: StreamSnapshot | undefined;
+        try {
+          snapshot = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0);
+        } catch (err) {
+          // The thread is gone (or the server refuses for good): every reader hears it.
+          for (const r of readers) {
+            this.#readers.delete(r);
+            r.fail(err);
+          }
+          continue;
+        }
+        if (!snapshot) break;
+        for (const reader of readers) {
+          if (!this.#readers.has(reader)) continue;
+          if (snapshot.truncated && reader.last === fromSeq) reader.truncated(snapshot);
+          const fresh = snapshot.updates.filter((u) => u.seq > reader.last);
+          if (fresh.length > 0) reader.deliver(fresh);
+        }
+        await this.#pause(this.hub.intervalMs);
+      }
+    } finally {
+      // A reader that joined while the loop was ending keeps this poller going.
+      if (this.#readers.size > 0) void this.#loop();
+      else {
+        this.#running = false;
+        this.hub.done(this.threadId, this);
+      }
+    }
+  }
+
+  /** Waits `ms`, or less when the last reader leaves. */
+  async #pause(ms: number): Promise<void> {
+    const ac = new AbortController();
+    this.#wake = () => {
+      if (this.#readers.size === 0) ac.abort();
+    };
+    await sleep(ms, undefined, { signal: ac.signal }).catch(() => undefined);
+    this.#wake = undefined;
+  }
+}

@@ -1,0 +1,286 @@
+import { mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
+import { approvalUrl } from "../src/http.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { requiresRoles, startHttp, type HttpServer } from "./http-support.js";
+
+/** Screenshots of each page state, for a person to look at; git-ignored. */
+const ARTIFACTS = new URL("../test-artifacts/approval/", import.meta.url).pathname;
+
+const links = new Map<string, string>();
+const Decision = z.object({
+  approved: z.boolean(),
+  priority: z.enum(["low", "normal", "high"]),
+  amount: z.number().min(0).max(10_000),
+  note: z.string().max(500).optional(),
+});
+const requestPayout = defineTool({
+  name: "requestPayout",
+  description: "Asks finance to approve a payout",
+  input: z.object({ vendor: z.string(), amountEur: z.number(), ttl: z.string().optional() }),
+  handler: ({ vendor, amountEur, ttl }, ctx) => {
+    links.set(ctx.runId, ctx.deferral.token);
+    return ctx.defer({
+      schema: Decision,
+      ...(ttl ? { ttl } : {}),
+      meta: {
+        requires: ["payouts:approve"],
+        title: `Approve €${amountEur} to ${vendor}?`,
+        description: "The invoice matched the purchase order.",
+        render: { fields: { note: { widget: "textarea", label: "Note for the requester" } } },
+      },
+    });
+  },
+});
+const Shipment = z.object({
+  decision: z.enum(["approve", "reject"]),
+  contact: z.object({ email: z.email(), callbackOn: z.iso.date().optional() }),
+  items: z.array(z.object({ sku: z.string().min(1), qty: z.number().int().min(1).max(10) })).min(1).max(2),
+  tags: z.array(z.enum(["urgent", "audit"])).optional(),
+  rush: z.boolean().optional(),
+});
+const requestShipment = defineTool({
+  name: "requestShipment",
+  description: "Asks a person to confirm a shipment",
+  input: z.object({ order: z.string() }),
+  handler: (_input, ctx) => {
+    links.set(ctx.runId, ctx.deferral.token);
+    return ctx.defer({ schema: Shipment, meta: { requires: ["payouts:approve"], render: { fields: { decision: { widget: "radio" } } } } });
+  },
+});
+const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment], maxTurns: 4 });
+
+let h: Harness;
+let agents: AgentClient;
+let http: HttpServer;
+let browser: Browser;
+let evil: Server;
+let evilUrl: string;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  h = await startHarness();
+  ({ agents } = await h.worker([finance], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } }));
+  http = await startHttp({ agents, basePath: "/agents" });
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
+  // Another site (localhost is not 127.0.0.1 to a browser) serving a forged form.
+  evil = createServer((req, res) => {
+    const target = new URL(req.url!, "http://x").searchParams.get("target");
+    if (!target) return void res.writeHead(404).end();
+    res.setHeader("content-type", "text/html");
+    res.end(`<form method="post" action="${target}"><input name="ref" value="${new URL(target).searchParams.get("ref")}"><input name="answer.approved" value="true"><input name="answer.priority" value="2"><input name="answer.amount" value="1"><button>win a prize</button></form>`);
+  });
+  await new Promise<void>((resolve) => evil.listen(0, "localhost", resolve));
+  evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => evil?.close(resolve));
+  await http?.close();
+  await h?.close();
+});
+
+async function deferredRun(ttl?: string) {
+  const runId = uid("approve");
+  h.model.script(runId, [
+    { toolCalls: [{ name: "requestPayout", arguments: { vendor: "Acme Robotics", amountEur: 4200, ...(ttl ? { ttl } : {}) } }] },
+    { text: "Paid Acme Robotics €4,200." },
+  ]);
+  const ack = await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } });
+  expect(ack.status).toBe("deferred");
+  return { runId, link: approvalUrl(`${http.url}/approve`, links.get(runId)!) };
+}
+
+async function as(user: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user } });
+  return { context, page: await context.newPage() };
+}
+
+describe("the approval page in a browser", () => {
+  it("shows what is asked, takes the generated form, resumes the run, and answers a second submission with the same outcome", async () => {
+    const { runId, link } = await deferredRun();
+    const { context, page } = await as("fiona");
+    const response = await page.goto(link);
+    // The token left the address bar; the page is not cached, framed or referred.
+    expect(page.url()).not.toContain(links.get(runId)!);
+    const headers = response!.headers();
+    expect(headers["cache-control"]).toBe("no-store");
+    expect(headers["referrer-policy"]).toBe("no-referrer");
+    expect(headers["content-security-policy"]).toMatch(/default-src 'none'/);
+    expect(headers["content-security-policy"]).toMatch(/form-action 'self'/);
+    expect(headers["x-frame-options"]).toBe("DENY");
+
+    await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Approve €4200 to Acme Robotics?");
+    const text = await page.textContent("main");
+    expect(text).toContain("The invoice matched the purchase order.");
+    expect(text).toContain("finance");
+    expect(text).toContain("requestPayout");
+    expect(text).toContain('"vendor": "Acme Robotics"');
+    expect(text).toMatch(/Time left\s*(2 days 23 hours|3 days)/);
+
+    // A second tab holds the same form, to submit after the first answer.
+    const second = await context.newPage();
+    await second.goto(link);
+
+    await page.getByRole("group", { name: /Approved/ }).getByLabel("Yes").check();
+    await page.getByLabel(/Priority/).selectOption({ label: "high" });
+    await page.getByLabel(/Amount/).fill("4200");
+    await page.getByLabel(/Note for the requester/).fill("Matches PO-77.");
+    await page.screenshot({ path: `${ARTIFACTS}form.png`, fullPage: true });
+    // The form is usable from the keyboard: the submit button takes focus and Enter submits.
+    await page.getByRole("button", { name: "Submit answer" }).focus();
+    await Promise.all([page.waitForLoadState("load"), page.keyboard.press("Enter")]);
+    await page.waitForSelector(".state-outcome");
+    expect(await page.textContent("main")).toContain("Paid Acme Robotics €4,200.");
+    await page.screenshot({ path: `${ARTIFACTS}outcome.png`, fullPage: true });
+
+    const result = await agents.result(runId);
+    expect(result.text).toBe("Paid Acme Robotics €4,200.");
+    const toolMessage = result.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(toolMessage!.content as string)).toEqual({ approved: true, priority: "high", amount: 4200, note: "Matches PO-77." });
+
+    await second.getByRole("group", { name: /Approved/ }).getByLabel("No").check();
+    await second.getByLabel(/Priority/).selectOption({ label: "low" });
+    await second.getByLabel(/Amount/).fill("1");
+    await second.getByRole("button", { name: "Submit answer" }).click();
+    await second.waitForSelector(".state-answered");
+    const answered = await second.textContent("main");
+    expect(answered).toContain("Already answered");
+    expect(answered).toContain("Paid Acme Robotics €4,200.");
+    await second.screenshot({ path: `${ARTIFACTS}already-answered.png`, fullPage: true });
+    // Re-opening the link shows the same.
+    await page.goto(link);
+    expect(await page.textContent("main")).toContain("Already answered");
+    await context.close();
+  });
+
+  it("shows the form again with the problem when the answer does not fit the schema, keeping the input", async () => {
+    const { runId, link } = await deferredRun();
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    await page.getByRole("group", { name: /Approved/ }).getByLabel("Yes").check();
+    await page.getByLabel(/Amount/).fill("99999");
+    await page.getByLabel(/Note for the requester/).fill("too much");
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    await page.waitForSelector(".errors");
+    expect(await page.textContent(".errors")).toContain("RC5049");
+    expect(await page.getByLabel(/Amount/).inputValue()).toBe("99999");
+    expect(await page.getByLabel(/Note for the requester/).inputValue()).toBe("too much");
+    await page.screenshot({ path: `${ARTIFACTS}invalid-answer.png`, fullPage: true });
+    expect((await agents.state(runId)).status).toBe("deferred");
+    await context.close();
+  });
+
+  it("generates nested objects, arrays, string formats, radio enums and multi-choice arrays from the schema", async () => {
+    const runId = uid("ship");
+    h.model.script(runId, [{ toolCalls: [{ name: "requestShipment", arguments: { order: "O-9" } }] }, { text: "Shipped." }]);
+    expect((await agents.run(finance, { prompt: runId, runId })).status).toBe("deferred");
+    const { context, page } = await as("fiona");
+    await page.goto(approvalUrl(`${http.url}/approve`, links.get(runId)!));
+    // Types and bounds come from the schema; every control has an accessible name.
+    const email = page.getByLabel(/Email/);
+    expect(await email.getAttribute("type")).toBe("email");
+    expect(await email.getAttribute("required")).not.toBeNull();
+    expect(await page.getByLabel(/Callback on/i).getAttribute("type")).toBe("date");
+    const qty = page.getByRole("group", { name: /Item 1/ }).getByLabel(/Qty/);
+    expect([await qty.getAttribute("min"), await qty.getAttribute("max"), await qty.getAttribute("step")]).toEqual(["1", "10", "1"]);
+    expect(await page.getByRole("group", { name: /Item 2/ }).getByLabel(/Sku/).getAttribute("required")).toBeNull();
+    const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
+    expect(unlabelled).toBe(0);
+
+    await page.getByRole("group", { name: /Decision/ }).getByLabel("approve").check();
+    await email.fill("ops@example.com");
+    await page.getByLabel(/Callback on/i).fill("2026-12-24");
+    await page.getByRole("group", { name: /Item 1/ }).getByLabel(/Sku/).fill("SKU-1");
+    await qty.fill("3");
+    await page.getByRole("group", { name: /Tags/ }).getByLabel("audit").check();
+    await page.screenshot({ path: `${ARTIFACTS}nested-form.png`, fullPage: true });
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    await page.waitForSelector(".state-outcome");
+    const toolMessage = (await agents.result(runId)).messages.find((m) => m.role === "tool");
+    expect(JSON.parse(toolMessage!.content as string)).toEqual({
+      decision: "approve",
+      contact: { email: "ops@example.com", callbackOn: "2026-12-24" },
+      items: [{ sku: "SKU-1", qty: 3 }],
+      tags: ["audit"],
+    });
+    await context.close();
+  });
+
+  it("lets a custom renderer replace the page, under the same strict headers", async () => {
+    const { runId, link } = await deferredRun();
+    const custom = await startHttp({
+      agents,
+      approvalPage: { render: (view) => `<!doctype html><title>${view.state}</title><p id="custom">${view.state}: ${view.toolName} with ${Object.keys(view.hidden).join(",")}</p>` },
+    });
+    try {
+      const { context, page } = await as("fiona");
+      const response = await page.goto(link.replace(`${http.url}/approve`, `${custom.url}/approve`));
+      expect(await page.textContent("#custom")).toBe("form: requestPayout with ref");
+      expect(response!.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+      expect(response!.headers()["cache-control"]).toBe("no-store");
+      await context.close();
+    } finally {
+      await custom.close();
+    }
+    expect((await agents.state(runId)).status).toBe("deferred");
+  });
+
+  it("shows the expiry page for an expired link", async () => {
+    const { runId, link } = await deferredRun("1s");
+    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5047" });
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const response = await page.reload();
+    expect(response!.status()).toBe(410);
+    expect(await page.textContent("main")).toContain("This approval link has expired");
+    await page.screenshot({ path: `${ARTIFACTS}expired.png`, fullPage: true });
+    await context.close();
+  });
+
+  it("shows a principal refused by authorize the refusal, and the run stays deferred", async () => {
+    const { runId, link } = await deferredRun();
+    const { context, page } = await as("ian");
+    await page.goto(link);
+    const response = await page.reload();
+    expect(response!.status()).toBe(403);
+    expect(await page.textContent("main")).toContain("You may not answer this request");
+    expect(await page.locator("form").count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}refused.png`, fullPage: true });
+    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.deferrals.get((await agents.state(runId)).deferralId!)).status).toBe("deferred");
+    await context.close();
+  });
+
+  it("shows a withdrawn request's page once the run was cancelled (its deferral denied)", async () => {
+    const { runId, link } = await deferredRun();
+    await agents.cancel(runId, { reason: "withdrawn by the requester" });
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const response = await page.reload();
+    expect(response!.status()).toBe(409);
+    expect(await page.textContent("main")).toContain("This request was withdrawn");
+    expect(await page.locator("form").count()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}denied.png`, fullPage: true });
+    await context.close();
+  });
+
+  it("refuses a form posted from another site (CSRF) and changes nothing", async () => {
+    const { runId, link } = await deferredRun();
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const target = page.url();
+    await page.goto(`${evilUrl}?target=${encodeURIComponent(target)}`);
+    const [response] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "win a prize" }).click()]);
+    expect(response!.status()).toBe(403);
+    expect(await page.textContent("body")).toContain("AI1043");
+    await page.screenshot({ path: `${ARTIFACTS}csrf-refused.png`, fullPage: true });
+    expect((await agents.state(runId)).status).toBe("deferred");
+    await context.close();
+  });
+});

@@ -1,0 +1,254 @@
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ThreadsClient, type StreamUpdate } from "../src/index.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
+import { chatAgent, seen } from "./thread-support.js";
+
+let h: Harness;
+let http: HttpServer;
+let threads: ThreadsClient;
+/** Stream queries this process made: what "one poll per interval" is counted in. */
+let streamQueries = 0;
+const POLL_MS = 100;
+
+beforeAll(async () => {
+  h = await startHarness();
+  const { agents, taskQueue } = await h.worker([chatAgent]);
+  const counting: WorkflowClientInterceptor = {
+    query(input, next) {
+      if (input.queryType === "durable-agents.thread.stream") streamQueries++;
+      return next(input);
+    },
+  };
+  const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
+  // A thread belongs to whoever's id prefixes it: the authorize hook every thread route asks.
+  threads = new ThreadsClient({ client, taskQueue, agent: chatAgent, authorize: (principal, threadId) => principal !== undefined && threadId.startsWith(`${principal.id}-`) });
+  http = await startHttp({ agents, threads, events: { pollIntervalMs: POLL_MS }, maxBodyBytes: 64 * 1024 });
+});
+afterAll(async () => {
+  await http?.close();
+  await h?.close();
+});
+
+const STORY = "A thread streamed its answer to every reader at once, and each reader saw each piece once, in order. ".repeat(2);
+const updatesOf = (events: SseEvent[]) => events.filter((e) => e.event === "message").map((e) => JSON.parse(e.data) as StreamUpdate);
+const completedStatus = (e: SseEvent) => e.event === "message" && JSON.parse(e.data).type === "status" && JSON.parse(e.data).status === "completed";
+
+async function settled(threadId: string, user = "alice") {
+  let view: any;
+  await vi.waitFor(
+    async () => {
+      view = (await http.call("GET", `/threads/${threadId}`, { user })).body;
+      expect(["completed", "stopped", "failed", "idle"]).toContain(view.status);
+      expect(view.queued).toEqual([]);
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  return view;
+}
+
+describe("threads over HTTP", () => {
+  it("covers the thread surface: create, get, list, send, add, page messages, stop, resume, delete", async () => {
+    const threadId = uid("alice-t");
+    const prompt = uid("hello");
+    h.model.script(prompt, [{ text: "hi there" }, { text: "second answer" }]);
+    const created = await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    expect(created).toMatchObject({ status: 201, body: { threadId, messageId: expect.any(String) } });
+    expect((await settled(threadId)).status).toBe("completed");
+    expect((await http.call("POST", "/threads", { user: "alice", body: { threadId } })).body.error.code).toBe("AI1025");
+
+    const listed = await http.call("GET", "/threads?limit=100", { user: "alice" });
+    expect(listed.body.threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
+    expect((await http.call("GET", "/threads?limit=100", { user: "bob" })).body.threads.map((t: { threadId: string }) => t.threadId)).not.toContain(threadId);
+
+    const added = await http.call("POST", `/threads/${threadId}/messages/add`, { user: "alice", body: { message: { role: "user", content: "a note, no turn" } } });
+    expect(added).toMatchObject({ status: 202, body: { queued: false, duplicate: false } });
+    const sent = await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again", messageId: "m-again" } });
+    expect(sent).toMatchObject({ status: 202, body: { messageId: "m-again" } });
+    expect((await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again", messageId: "m-again" } })).body.duplicate).toBe(true);
+    expect((await settled(threadId)).messageCount).toBe(5);
+
+    const page1 = await http.call("GET", `/threads/${threadId}/messages?limit=2`, { user: "alice" });
+    expect(page1.body).toMatchObject({ total: 5, cursor: "2" });
+    expect(page1.body.messages.map((m: { content: string }) => m.content)).toEqual([prompt, "hi there"]);
+    const page2 = await http.call("GET", `/threads/${threadId}/messages?limit=10&cursor=${page1.body.cursor}`, { user: "alice" });
+    expect(page2.body.messages.map((m: { content: string }) => m.content)).toEqual(["a note, no turn", "again", "second answer"]);
+    expect(page2.body.cursor).toBeUndefined();
+
+    expect((await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).body.error.code).toBe("AI1024");
+    const bad = await http.call("POST", `/threads/${threadId}/messages/add`, { user: "alice", body: { message: { role: "tool", tool_call_id: "nope", content: "x" } } });
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: "AI1027" } } });
+
+    expect(await http.call("DELETE", `/threads/${threadId}`, { user: "alice" })).toMatchObject({ status: 200, body: { deleted: true } });
+    expect(await http.call("GET", `/threads/${threadId}`, { user: "alice" })).toMatchObject({ status: 404, body: { error: { code: "AI1020" } } });
+  });
+
+  it("stops a streaming turn and resumes it", async () => {
+    const threadId = uid("alice-stop");
+    const prompt = uid("slow");
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, chunkDelayMs: 100 } : { text: STORY }));
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    await vi.waitFor(async () => expect((await http.call("GET", `/threads/${threadId}`, { user: "alice" })).body.status).toBe("streaming"), { timeout: 20_000, interval: 50 });
+    expect(await http.call("POST", `/threads/${threadId}/stop`, { user: "alice", body: {} })).toMatchObject({ status: 200, body: { status: "stopped" } });
+    expect(await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).toMatchObject({ status: 200, body: { status: "streaming", previousStatus: "stopped" } });
+    expect((await settled(threadId)).status).toBe("completed");
+  });
+
+  it("lands async tool results and errors by tool call id; duplicates and unknown calls change nothing", async () => {
+    const threadId = uid("alice-async");
+    const prompt = uid("ask two humans");
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "askHuman", arguments: { question: "yes?" } }, { name: "askHuman", arguments: { question: "no?" } }] },
+      { text: "both answered" },
+    ]);
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    await vi.waitFor(() => expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(2), { timeout: 20_000, interval: 50 });
+    const [first, second] = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman").map((s) => s.toolCallId);
+    const result = await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: true } } });
+    expect(result).toMatchObject({ status: 200, body: { status: "accepted", toolCallId: first } });
+    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: false } } })).body.status).toBe("duplicate");
+    const unknown = await http.call("POST", `/threads/${threadId}/tool-calls/no-such-call/error`, { user: "alice", body: { error: "x" } });
+    expect(unknown).toMatchObject({ status: 404, body: { error: { code: "AI1022" } } });
+    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${second}/error`, { user: "alice", body: { error: "nobody answered" } })).body.status).toBe("accepted");
+    expect((await settled(threadId)).status).toBe("completed");
+    const messages = (await http.call("GET", `/threads/${threadId}/messages`, { user: "alice" })).body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
+    const answerOf = (id: string) => messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;
+    expect(answerOf(first!)).toBe(JSON.stringify({ approved: true }));
+    expect(answerOf(second!)).toContain("nobody answered");
+  });
+
+  it("refuses another principal (AI1021, 403) and an unknown thread (AI1020, 404) on every route, changing nothing", async () => {
+    const threadId = uid("alice-guarded");
+    const prompt = uid("guarded");
+    h.model.script(prompt, [{ text: "mine" }]);
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    const before = await settled(threadId);
+    const routes: Array<[string, string, unknown?]> = [
+      ["GET", ""],
+      ["GET", "/messages"],
+      ["POST", "/messages", { prompt: "x" }],
+      ["POST", "/messages/add", { message: { role: "user", content: "x" } }],
+      ["POST", "/stop", {}],
+      ["POST", "/resume", { prompt: "x" }],
+      ["POST", "/tool-calls/c1/result", { result: 1 }],
+      ["POST", "/tool-calls/c1/error", { error: "x" }],
+      ["DELETE", ""],
+      ["GET", "/events"],
+    ];
+    for (const [method, suffix, body] of routes) {
+      for (const user of ["bob", undefined]) {
+        const res = await http.call(method, `/threads/${threadId}${suffix}`, { ...(user ? { user } : {}), ...(body !== undefined ? { body } : {}) });
+        expect(res, `${user} ${method} ${suffix}`).toMatchObject({ status: 403, body: { error: { code: "AI1021" } } });
+      }
+      const missing = await http.call(method, `/threads/alice-${uid("missing")}${suffix}`, { user: "alice", ...(body !== undefined ? { body } : {}) });
+      expect(missing, `missing ${method} ${suffix}`).toMatchObject({ status: 404, body: { error: { code: expect.stringMatching(/^AI1020$|^AI1022$/) } } });
+    }
+    const after = await settled(threadId);
+    expect(after).toMatchObject({ status: before.status, messageCount: before.messageCount, lastSeq: before.lastSeq });
+  });
+
+  it("refuses hostile input on every thread route with AI1040/AI1041, changing nothing", async () => {
+    const threadId = uid("alice-hostile");
+    const prompt = uid("hostile");
+    h.model.script(prompt, [{ text: "fine" }]);
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    const before = await settled(threadId);
+    const posts: Array<[string, unknown]> = [
+      ["/threads", { threadId: 5, prompt: ["x"], autoStart: "yes" }],
+      [`/threads/${threadId}/messages`, { prompt: 12 }],
+      [`/threads/${threadId}/messages/add`, { message: { role: "wizard", content: "x" } }],
+      [`/threads/${threadId}/resume`, { prompt: { no: 1 } }],
+      [`/threads/${threadId}/tool-calls/c1/result`, { notResult: 1 }],
+      [`/threads/${threadId}/tool-calls/c1/error`, { error: 5 }],
+    ];
+    for (const [path, wrong] of posts) {
+      expect((await http.call("POST", path, { user: "alice", raw: "{nope" })).body.error.code, `${path} malformed`).toBe("AI1040");
+      expect((await http.call("POST", path, { user: "alice", body: wrong })).body.error.code, `${path} wrong types`).toBe("AI1040");
+      expect((await http.call("POST", path, { user: "alice", body: { prompt: "x".repeat(70 * 1024) } })).status, `${path} huge`).toBe(413);
+    }
+    for (const id of ["__proto__", "constructor"]) {
+      expect((await http.call("GET", `/threads/${id}`, { user: "alice" })).body.error.code, id).toBe("AI1021");
+    }
+    expect((await http.call("GET", `/threads/${"a".repeat(2000)}`, { user: "alice" })).body.error.code).toBe("AI1040");
+    expect((await http.call("GET", `/threads/${threadId}/messages?cursor=abc`, { user: "alice" })).body.error.code).toBe("AI1040");
+    expect((await http.call("GET", `/threads/${threadId}/events`, { user: "alice", headers: { "last-event-id": "-3" } })).body.error.code).toBe("AI1040");
+    const after = await settled(threadId);
+    expect(after).toMatchObject({ messageCount: before.messageCount, lastSeq: before.lastSeq, status: before.status });
+  });
+});
+
+describe("the thread's event stream (SSE)", () => {
+  it("sends each entry with its seq as id; a reconnect with Last-Event-ID loses and repeats nothing across a stop and resume", async () => {
+    const threadId = uid("alice-sse");
+    const prompt = uid("sse story");
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, chunkDelayMs: 80 } : { text: STORY, chunkDelayMs: 20 }));
+    const first = await openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" }).catch(() => undefined);
+    // The thread does not exist yet: the stream is refused as JSON, not opened.
+    expect(first?.status).toBe(404);
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    const reader = await openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" });
+    expect(reader.status).toBe(200);
+    await reader.until((_e, all) => updatesOf(all).filter((u) => u.type === "text-delta").length >= 3);
+    reader.close();
+    const before = updatesOf(reader.events);
+    const lastId = reader.events.filter((e) => e.id).at(-1)!.id!;
+    expect(before.map((u) => String(u.seq))).toEqual(reader.events.filter((e) => e.event === "message").map((e) => e.id));
+
+    expect((await http.call("POST", `/threads/${threadId}/stop`, { user: "alice", body: {} })).body.status).toBe("stopped");
+    expect((await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).body.status).toBe("streaming");
+
+    const again = await openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice", lastEventId: lastId });
+    await again.until(completedStatus);
+    again.close();
+    const after = updatesOf(again.events);
+    const seqs = [...before, ...after].map((u) => u.seq);
+    // Nothing repeated, in order, and the reconnect started exactly after the last id.
+    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+    expect(after[0]!.seq).toBeGreaterThan(Number(lastId));
+    // Nothing lost: every entry the thread holds after that id reached the reconnected reader.
+    const held = await threads.streamUpdates({ threadId, fromSeq: Number(lastId), principal: { id: "alice" } });
+    expect(after.map((u) => u.seq)).toEqual(expect.arrayContaining(held.updates.map((u) => u.seq)));
+    // The stop and the resume are events too; the dropped partial answer is announced.
+    const statuses = after.flatMap((u) => (u.type === "status" ? [`${u.previousStatus}→${u.status}`] : []));
+    expect(statuses).toEqual(["streaming→stopped", "stopped→streaming", "streaming→completed"]);
+    expect(after.some((u) => u.type === "reset" && u.reason === "stopped")).toBe(true);
+    const answer = after.find((u) => u.type === "message" && u.message.role === "assistant");
+    expect(answer).toMatchObject({ message: { content: STORY } });
+  });
+
+  it("serves a hundred readers of one thread with one poll per interval, each seeing every entry in order", async () => {
+    const threadId = uid("alice-fanout");
+    const prompt = uid("fan-out story");
+    h.model.script(prompt, [{ text: STORY, chunkDelayMs: 40 }]);
+    // Idle until every reader is connected, so all of them see the whole answer being written.
+    await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt, autoStart: false } });
+    const readers = await Promise.all(Array.from({ length: 100 }, () => openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" })));
+    expect(readers.every((r) => r.status === 200)).toBe(true);
+    // Each reader's first read authorized it and caught it up; from here on they share one poller.
+    const queriesBefore = streamQueries;
+    const startedAt = performance.now();
+    expect((await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).body.status).toBe("streaming");
+    await Promise.all(readers.map((r) => r.until(completedStatus)));
+    const elapsed = performance.now() - startedAt;
+    const polls = streamQueries - queriesBefore;
+    expect(polls).toBeGreaterThan(0);
+    expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / POLL_MS) + 2);
+    // Every reader saw the same entries: every delta, in order, once.
+    const reference = updatesOf(readers[0]!.events).map((u) => u.seq);
+    expect(reference).toEqual([...new Set(reference)].sort((a, b) => a - b));
+    expect(updatesOf(readers[0]!.events).filter((u) => u.type === "text-delta").length).toBeGreaterThan(3);
+    for (const r of readers) {
+      const ids = updatesOf(r.events).map((u) => u.seq);
+      expect(ids.slice(ids.indexOf(reference[0]!))).toEqual(reference.slice(0, ids.length - ids.indexOf(reference[0]!)));
+      expect(ids.at(-1)).toBe(reference.at(-1));
+    }
+    // When the last reader leaves, the poller stops.
+    for (const r of readers) r.close();
+    await Promise.all(readers.map((r) => r.ended));
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 3));
+    const settledCount = streamQueries;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
+    expect(streamQueries).toBe(settledCount);
+  });
+});
