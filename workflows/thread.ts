@@ -102,8 +102,10 @@ async function runTurn(thread: ThreadState, steps: AgentSteps | undefined): Prom
   try {
     return await scope.run(() => advance(thread, steps));
   } catch (err) {
-    // Stop and delete cancel the scope; they already set the state they want.
-    if (thread.deleteRequested || (thread.status === "stopped" && isCancellation(err))) return "settled";
+    // Stop and delete cancel the scope; they already set the state they want. A stopped
+    // call reports its cancellation only once it has really ended, so a resume may already
+    // have set the thread going again: the cancelled scope, not the status, says it was a stop.
+    if (thread.deleteRequested || (isCancellation(err) && (thread.status === "stopped" || scope.consideredCancelled))) return "settled";
     thread.fail(failureOf(err));
     return "settled";
   } finally {
