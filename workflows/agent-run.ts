@@ -20,6 +20,7 @@ import type { AgentActivities, AgentModelCallInput, DeferralRequest, ModelCallIn
 import { fingerprint } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps } from "./agent-steps.js";
+import { ownEntry } from "../src/core/own.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, threadQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
@@ -108,7 +109,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
   // A tool with its own `queue` runs on that task queue's work pool.
   const callTool: AgentActivities["callTool"] = (input) => {
     if (steps) return steps.callTool({ ...input, host: "run", taskQueue });
-    const queue = prepared().toolQueues?.[input.toolCall.function.name];
+    const queue = ownEntry(prepared().toolQueues, input.toolCall.function.name);
     let call = onQueue.get(queue);
     if (!call) {
       call = proxyActivities<AgentActivities>({ ...options, ...(queue ? { taskQueue: queue } : {}) }).callTool;

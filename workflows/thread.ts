@@ -25,6 +25,7 @@ import { workflowThreadRuntime } from "./thread-runtime.js";
 import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, type AgentSteps } from "./agent-steps.js";
+import { ownEntry } from "../src/core/own.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
@@ -190,7 +191,7 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   const started: Array<Promise<void>> = [];
   for (const call of open) {
     if (thread.running.has(call.id) || thread.held.has(call.id)) continue;
-    const spec = prepared.tools[call.function.name];
+    const spec = ownEntry(prepared.tools, call.function.name);
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
       if (asyncState?.callbackDone) continue;
