@@ -10,7 +10,7 @@ import { AgentClient } from "../src/client/agent-client.js";
 import { startAgentRun } from "../src/client/start-run.js";
 import { defineAgent } from "../src/core/define-agent.js";
 import { defineTool } from "../src/core/define-tool.js";
-import { completed, startHarness, uid, type Harness } from "./harness.js";
+import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 
 let h: Harness;
@@ -34,11 +34,34 @@ const elsewhere = defineTool({
   handler: () => "ran elsewhere",
 });
 
+/** How often each run's misdefer handler ran: a refused deferral must not run its side effects again. */
+const misdeferCalls = new Map<string, number>();
+
+/** Defers with one kind of mistake in its options. */
+const misdefer = defineTool({
+  name: "misdefer",
+  description: "Defers wrongly",
+  input: z.object({ mistake: z.enum(["date", "custom", "invalidSchema", "badPattern", "danglingRef", "ttl", "options"]) }),
+  handler: ({ mistake }, ctx) => {
+    misdeferCalls.set(ctx.runId, (misdeferCalls.get(ctx.runId) ?? 0) + 1);
+    const options = {
+      date: { schema: z.object({ when: z.date() }) },
+      custom: { schema: z.custom<string>((v) => typeof v === "string") },
+      invalidSchema: { schema: { type: "object", enum: 5 } },
+      badPattern: { schema: { type: "string", pattern: "(" } },
+      danglingRef: { schema: { $ref: "#/$defs/nowhere" } },
+      ttl: { ttl: "300000y" },
+      options: null,
+    }[mistake];
+    return ctx.defer(options as never);
+  },
+});
+
 const hostileAgent = defineAgent({
   id: "hostile",
   model: "gpt-4.1-mini",
   system: "You are tested with hostile input.",
-  tools: [echo, elsewhere],
+  tools: [echo, elsewhere, misdefer],
   maxTurns: 6,
 });
 
@@ -53,7 +76,7 @@ export async function workflowTaskFailures(client: Client, workflowId: string): 
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents, taskQueue } = await h.worker([hostileAgent]));
+  ({ agents, taskQueue } = await h.worker([hostileAgent], { deferral: { secret: SECRET } }));
   rig = await threadRig(h, [hostileAgent]);
 });
 afterAll(() => h?.close());
@@ -90,4 +113,27 @@ describe("tool names the model chooses", () => {
     expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
     h.model.assertNoFailures();
   });
+});
+
+describe("ctx.defer() misuse", () => {
+  it.each(["date", "custom", "invalidSchema", "badPattern", "danglingRef", "ttl", "options"])(
+    "(%s) is refused with AI1001 once: the model reads it and the run goes on",
+    async (mistake) => {
+      const prompt = uid(`misdefer ${mistake}`);
+      h.model.script(prompt, [
+        { toolCalls: [{ name: "misdefer", arguments: { mistake } }] },
+        {
+          check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: .*ctx\.defer\(\) refused: \[AI1001\]/) }),
+          text: "I could not ask for approval",
+        },
+      ]);
+      const runId = uid("run");
+      const result = await completed(agents.run(hostileAgent, { prompt, runId }));
+      expect(result.text).toBe("I could not ask for approval");
+      // Not retried: the handler's side effects ran once.
+      expect(misdeferCalls.get(runId)).toBe(1);
+      expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+      h.model.assertNoFailures();
+    },
+  );
 });

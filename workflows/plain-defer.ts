@@ -3,6 +3,7 @@ import { setHandler } from "@temporalio/workflow";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { durationMs } from "../src/core/duration.js";
+import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
@@ -67,6 +68,9 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
   const problem = plainJsonProblem(meta) ?? plainJsonProblem(options.schema ?? null);
   if (problem) throw new NotPlainJsonError({ what: "meta", ...problem }).toFailure();
   const ttlMs = ttlOf(options.ttl ?? "72h");
+  // A schema the resume could not apply would throw in its handler, days later: refuse it here.
+  const invalid = options.schema ? jsonSchemaProblem(options.schema) : undefined;
+  if (invalid) throw new InvalidDefinitionError({ subject: "defer() schema", problem: `not a usable JSON Schema: ${invalid}` }).toFailure();
   const parked = await deferrals.park({
     toolCallId: options.callId ?? "workflow",
     meta,

@@ -81,11 +81,8 @@ export class ResumeProtocol {
       if (record.status === "deferred") break;
     }
     if (record.schema) {
-      const result = new Validator(record.schema as never, "2020-12", false).validate(request.payload);
-      if (!result.valid) {
-        const issues = result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
-        throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
-      }
+      const issues = payloadIssues(record.schema, request.payload);
+      if (issues.length > 0) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
     }
     this.#claim(record, request);
     await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
@@ -119,5 +116,18 @@ export class ResumeProtocol {
     else this.visibility.status("resumed");
     this.visibility.emit("resumed", record);
     this.outcome.moving();
+  }
+}
+
+/**
+ * Where `payload` fails `schema`. A schema that throws while it is applied (recorded before
+ * ctx.defer() checked schemas) refuses the payload instead of failing the workflow task.
+ */
+function payloadIssues(schema: object, payload: unknown): string[] {
+  try {
+    const result = new Validator(schema as never, "2020-12", false).validate(payload);
+    return result.valid ? [] : result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
+  } catch (err) {
+    return [`the deferral's schema cannot be applied: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`];
   }
 }
