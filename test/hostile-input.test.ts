@@ -3,7 +3,7 @@
  * answers and garbage updates, signals and queries each end in a typed refusal or a tool
  * error the model reads, never in a failed workflow task (which Temporal retries forever).
  */
-import type { Client } from "@temporalio/client";
+import { WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentClient } from "../src/client/agent-client.js";
@@ -12,6 +12,11 @@ import { defineAgent } from "../src/core/define-agent.js";
 import { defineTool } from "../src/core/define-tool.js";
 import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
+import type { Model, ModelRequest } from "../src/core/model.js";
+import { createAgentWorker } from "../src/worker/create-agent-worker.js";
+import { ThreadsClient } from "../src/threads/threads-client.js";
+import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, threadQuery } from "../src/core/wire/run.js";
+import * as threadWire from "../src/core/wire/thread.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -74,8 +79,55 @@ export async function workflowTaskFailures(client: Client, workflowId: string): 
   return (history.events ?? []).flatMap((e) => (e.workflowTaskFailedEventAttributes ? [e.workflowTaskFailedEventAttributes.failure?.message ?? "(no message)"] : []));
 }
 
+/** What the custom model answers, by the conversation's first user message. */
+const customAnswers = new Map<string, (request: ModelRequest) => unknown>();
+
+/** A `Model` that returns whatever a test scripted, well-formed or not. */
+const customModel: Model = {
+  async complete(request) {
+    const prompt = request.messages.find((m) => m.role === "user")?.content ?? "";
+    const answer = customAnswers.get(prompt);
+    if (!answer) throw new Error(`no custom answer for ${JSON.stringify(prompt)}`);
+    return answer(request) as never;
+  },
+};
+
+let custom: { agents: AgentClient; threads: ThreadsClient };
+
+/**
+ * The code a refused update or query carries, or "accepted". An update's arrives as its
+ * failure's `type`; a query's failure crosses gRPC as a message only, which every typed
+ * error starts with its code.
+ */
+export async function refusalCode(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+    return "accepted";
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? err.cause : err;
+    const message = (cause as Error)?.message ?? String(cause);
+    return (cause as { type?: string }).type ?? /^\[([A-Z]{2}\d{4})\]/.exec(message)?.[1] ?? `untyped: ${message}`;
+  }
+}
+
 beforeAll(async () => {
   h = await startHarness();
+  {
+    // The custom model gives up after one attempt, so a malformed answer reports at once.
+    const customQueue = uid("tq-custom");
+    const worker = await createAgentWorker({
+      connection: h.native,
+      namespace: h.namespace,
+      taskQueue: customQueue,
+      agents: [hostileAgent],
+      model: customModel,
+      workflowBundle: h.bundle,
+      threads: { modelMaxAttempts: 1 },
+    });
+    void h.run(worker);
+    const client = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: customQueue, threads: { agent: hostileAgent } });
+    custom = { agents: client, threads: client.threads };
+  }
   ({ agents, taskQueue } = await h.worker([hostileAgent], { deferral: { secret: SECRET } }));
   rig = await threadRig(h, [hostileAgent]);
 });
@@ -136,4 +188,89 @@ describe("ctx.defer() misuse", () => {
       h.model.assertNoFailures();
     },
   );
+});
+
+const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
+const answer = (text: string) => ({ message: { role: "assistant", content: text }, usage });
+
+/** Answers a custom model can give that a workflow must never see. */
+export const MALFORMED_ANSWERS: Record<string, unknown> = {
+  nothing: undefined,
+  null: null,
+  "no message": { usage },
+  "content not a string": { message: { role: "assistant", content: 42 }, usage },
+  "tool_calls not an array": { message: { role: "assistant", content: null, tool_calls: "echo" }, usage },
+  "tool call without id": { message: { role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: "echo", arguments: "{}" } }] }, usage },
+  "tool call without name": { message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { arguments: "{}" } }] }, usage },
+  "duplicate call ids": {
+    message: {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { id: "c1", type: "function", function: { name: "echo", arguments: "{}" } },
+        { id: "c1", type: "function", function: { name: "echo", arguments: "{}" } },
+      ],
+    },
+    usage,
+  },
+  "usage missing": { message: { role: "assistant", content: "hi" } },
+  "usage not numbers": { message: { role: "assistant", content: "hi" }, usage: { promptTokens: "1", completionTokens: 1, totalTokens: 2 } },
+};
+
+describe("a custom Model's malformed answer", () => {
+  it.each(Object.keys(MALFORMED_ANSWERS))("(%s) fails a run with AI1003, never its workflow task", async (kind) => {
+    const prompt = uid(`malformed ${kind}`);
+    customAnswers.set(prompt, () => MALFORMED_ANSWERS[kind]);
+    const runId = uid("run");
+    await expect(custom.agents.run(hostileAgent, { prompt, runId })).rejects.toMatchObject({ code: "AI1003" });
+    expect(await workflowTaskFailures(custom.agents.client, runId)).toEqual([]);
+  });
+
+  it("fails a thread's turn with AI1003; the thread goes on with the next message", async () => {
+    const prompt = uid("malformed in a thread");
+    customAnswers.set(prompt, (request) => (request.messages.length > 2 ? answer("fine now") : { message: { role: "assistant", content: 7 }, usage }));
+    const { threadId } = await custom.threads.createThread({ prompt });
+    const failed = await custom.threads.waitUntilSettled({ threadId });
+    expect(failed).toMatchObject({ status: "failed", lastError: { code: "AI1003" } });
+    await custom.threads.sendMessage({ threadId, prompt: "try again" });
+    expect((await custom.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect(await workflowTaskFailures(custom.threads.client, threadId)).toEqual([]);
+  });
+});
+
+describe("garbage sent around the clients", () => {
+  it("is refused by a run's updates and queries with a typed code, and changes nothing", async () => {
+    const prompt = uid("long-lived run");
+    h.model.script(prompt, [{ toolCalls: [{ name: "misdefer", arguments: { mistake: "ttl" } }], delayMs: 0 }, { text: "done", delayMs: 3_000 }]);
+    const runId = uid("run");
+    await agents.start(hostileAgent, { prompt, runId });
+    const handle = agents.client.workflow.getHandle(runId);
+    expect(await refusalCode(() => handle.executeUpdate(cancelUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.executeUpdate(cancelUpdate, { args: [{ reason: 5 } as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.executeUpdate(resumeUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.executeUpdate(replaceStepStateUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.query(deferralQuery, 5 as never))).toBe("AI1012");
+    expect(await refusalCode(() => handle.query(threadQuery, null as never))).toBe("AI1012");
+    expect((await completed(agents.handle(runId).settled())).text).toBe("done");
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("is dropped by a thread's stream signal and refused by its updates and queries", async () => {
+    const prompt = uid("long-lived thread");
+    h.model.script(prompt, [{ text: "hello" }, { text: "still here" }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    await rig.threads.waitUntilSettled({ threadId });
+    const handle = rig.threads.client.workflow.getHandle(threadId);
+    await handle.signal(threadWire.threadStreamSignal, null as never);
+    await handle.signal(threadWire.threadStreamSignal, { streamId: "x", attempt: 1, parts: [null] } as never);
+    expect(await refusalCode(() => handle.executeUpdate(threadWire.threadSendUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.executeUpdate(threadWire.threadResumeUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.executeUpdate(threadWire.threadToolResultUpdate, { args: [null as never] }))).toBe("AI1012");
+    expect(await refusalCode(() => handle.query(threadWire.threadMessagesQuery, null as never))).toBe("AI1012");
+    expect(await refusalCode(() => handle.query(threadWire.threadStreamQuery, null as never))).toBe("AI1012");
+    expect(await refusalCode(() => handle.query(threadWire.threadTranscriptQuery, { length: "all" } as never))).toBe("AI1012");
+    await rig.threads.sendMessage({ threadId, prompt: "are you there?" });
+    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
+  });
 });

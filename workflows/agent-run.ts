@@ -21,6 +21,7 @@ import { fingerprint } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
+import { cancelRequestProblem, deferralIdProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, threadQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
@@ -58,7 +59,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const cancellation = new RunCancellation(scope);
 
   // All registered before the first await: an update that came with the start sees the run before it has done anything.
-  setHandler(deferralQuery, (id) => book.records.view(id));
+  setHandler(deferralQuery, (id) => {
+    refuseMalformed(deferralQuery.name, deferralIdProblem(id));
+    return book.records.view(id);
+  });
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
@@ -66,8 +70,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const waiting = book.current();
     return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };
   });
-  setHandler(threadQuery, ({ epoch, length }) => thread.prefix(state.messages, epoch, length));
-  setHandler(cancelUpdate, ({ reason } = {}) => cancellation.cancel(reason || "cancelled"));
+  setHandler(threadQuery, (request) => {
+    refuseMalformed(threadQuery.name, threadPrefixProblem(request));
+    return thread.prefix(state.messages, request.epoch, request.length);
+  });
+  setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
+    validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
+  });
 
   if (input.timeoutMs) {
     void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));

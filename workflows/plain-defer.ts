@@ -4,6 +4,7 @@ import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { durationMs } from "../src/core/duration.js";
 import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
+import { deferralIdProblem, refuseMalformed } from "../src/core/request-shapes.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
@@ -39,7 +40,10 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     const deferrals = new DeferralBook(workflowDeferralRuntime());
     book = deferrals;
     // Before `fn` runs: a resume that came with the start is answered from this book.
-    setHandler(deferralQuery, (id) => deferrals.records.view(id));
+    setHandler(deferralQuery, (id) => {
+      refuseMalformed(deferralQuery.name, deferralIdProblem(id));
+      return deferrals.records.view(id);
+    });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });
     setHandler(replaceStepStateUpdate, (request) => deferrals.stepStates.replace(request), {

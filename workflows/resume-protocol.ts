@@ -9,6 +9,8 @@ import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
 import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { refuseMalformed, resumeRequestProblem } from "../src/core/request-shapes.js";
+import { resumeUpdate } from "../src/core/wire/run.js";
 import type { DeferralDenials } from "./deferral-denials.js";
 import type { SettledOutcome } from "./deferral-outcome.js";
 import type { DeferralRecords } from "./deferral-records.js";
@@ -47,6 +49,7 @@ export class ResumeProtocol {
 
   // Cheap refusals: a rejected update leaves no trace in history.
   validate(request: ResumeRequest): void {
+    refuseMalformed(resumeUpdate.name, resumeRequestProblem(request));
     const record = this.records.find(request?.deferralId);
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
     if (record.toolCallId !== request.toolCallId) {

@@ -11,6 +11,8 @@ import type {
   ThreadToolResultRequest,
 } from "../src/core/thread-contracts.js";
 import { findToolCall, openToolCalls } from "../src/core/thread-transcript.js";
+import { refuseMalformed, threadResumeRequestProblem, toolResultRequestProblem } from "../src/core/request-shapes.js";
+import { threadResumeUpdate, threadToolResultUpdate } from "../src/core/wire/thread.js";
 import type { ThreadState } from "./thread-state.js";
 
 /**
@@ -22,6 +24,7 @@ export class ThreadControls {
   constructor(private readonly thread: ThreadState) {}
 
   validateResume(request: ThreadResumeRequest): void {
+    refuseMalformed(threadResumeUpdate.name, threadResumeRequestProblem(request));
     const thread = this.thread;
     thread.assertNotDeleted();
     const prompt = request?.prompt;
@@ -36,7 +39,8 @@ export class ThreadControls {
   resume(request: ThreadResumeRequest): ThreadResumeReply {
     const thread = this.thread;
     const previousStatus = thread.status;
-    const prompt = request.prompt;
+    // The validator lets "no argument" through: resume with nothing new.
+    const prompt = request?.prompt;
     if (thread.turnActive()) {
       // Already running: the prompt waits its turn like any message sent now.
       if (prompt && !thread.inbox.some((i) => i.id === prompt.id)) {
@@ -72,6 +76,7 @@ export class ThreadControls {
   }
 
   validateToolResult(request: ThreadToolResultRequest): void {
+    refuseMalformed(threadToolResultUpdate.name, toolResultRequestProblem(request));
     const thread = this.thread;
     thread.assertNotDeleted();
     const toolCallId = String(request?.toolCallId);

@@ -34,3 +34,4 @@ export { AsyncToolOutsideThreadError, type AsyncToolOutsideThreadFields } from "
 export { ThreadMessageInvalidError, type ThreadMessageInvalidFields } from "./thread-message-invalid.js";
 export { ToolResultDuplicateError, type ToolResultDuplicateFields } from "./tool-result-duplicate.js";
 export { DispatchRefusedError, type DispatchRefusedFields } from "./dispatch-refused.js";
+export { RequestMalformedError, type RequestMalformedFields } from "./request-malformed.js";

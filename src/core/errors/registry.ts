@@ -23,6 +23,7 @@ import { InvalidDefinitionError } from "./invalid-definition.js";
 import { MaxTurnsError } from "./max-turns.js";
 import { ModelCallFailedError } from "./model-call-failed.js";
 import { RunNotFoundError } from "./run-not-found.js";
+import { RequestMalformedError } from "./request-malformed.js";
 import { ThreadNotFoundError } from "./thread-not-found.js";
 import { ThreadUnauthorizedError } from "./thread-unauthorized.js";
 import { ToolCallNotFoundError } from "./tool-call-not-found.js";
@@ -71,4 +72,5 @@ export const errorClasses = {
   [ThreadMessageInvalidError.code]: ThreadMessageInvalidError,
   [ToolResultDuplicateError.code]: ToolResultDuplicateError,
   [DispatchRefusedError.code]: DispatchRefusedError,
+  [RequestMalformedError.code]: RequestMalformedError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
