@@ -35,9 +35,8 @@ export function resumeRequestProblem(r: unknown): Problem {
 export function replaceStepStateProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
   if (typeof r.deferralId !== "string") return "deferralId must be a string";
-  if (typeof r.expectedFingerprint !== "string") return "expectedFingerprint must be a string";
-  if (!isObject(r.stepState)) return "stepState must be an object";
-  return Array.isArray(r.stepState.messages) ? undefined : "stepState.messages must be an array";
+  // The step state itself is the validator's to judge (AI1007, AI1008), as it always was.
+  return typeof r.expectedFingerprint === "string" ? undefined : "expectedFingerprint must be a string";
 }
 
 /** The cancel update: nothing, or `{ reason }`. */
