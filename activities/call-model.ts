@@ -9,6 +9,7 @@ import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
+import { assertModelResponse } from "./model-response.js";
 import { systemPrompt } from "./system-prompt.js";
 import { DeltaFlusher } from "./thread-stream-flusher.js";
 import type { TranscriptSync } from "./transcript-sync.js";
@@ -53,6 +54,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
           ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
         }),
       );
+      assertModelResponse(response);
       transcripts.remember(input, transcript, response.message);
       return { message: response.message, usage: response.usage };
     } catch (err) {

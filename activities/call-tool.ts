@@ -18,7 +18,7 @@ import type { PreparedDefinition } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { parseToolCall } from "./tool-arguments.js";
-import { asyncToolContext, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
+import { asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
@@ -104,6 +104,8 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     try {
       return await withHeartbeat(deps.settings.stopLatencyMs, work);
     } catch (err) {
+      // ctx.defer() refused its options: no attempt can fix the handler, and the model may try another way.
+      if (isRefusedDeferral(err)) return { content: `Error: ${failed(`ctx.defer() refused: ${err.message}`, 1)}`, isError: true };
       // SDK errors are misuse (no deferral config, …), and a cancelled call is the host's business, not the model's.
       if (DurableAgentsError.isDurableAgentsError(err) || signal.aborted) throw err;
       await retryOrGiveUp(host.scope, tool, args, err);

@@ -1,6 +1,8 @@
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { ttlMs } from "../src/deferral/config.js";
 import type { DeferOptions } from "../src/core/defer.js";
+import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject } from "../src/core/json.js";
@@ -19,6 +21,9 @@ export function deferralRequest(
   where: string,
 ): DeferralRequest {
   if (!config) throw new DeferralNotConfiguredError({ where });
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidDefinitionError({ subject: `${where} ctx.defer()`, problem: "its options must be an object" });
+  }
   const meta = options.meta ?? {};
   if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
     throw new NotPlainJsonError({ what: "meta", path: "$", problem: "meta must be a JSON object" });
@@ -29,16 +34,29 @@ export function deferralRequest(
     ttlMs: options.ttl === undefined ? config.defaultTtlMs : ttlMs(options.ttl, `${where} ctx.defer({ ttl })`),
     meta: meta as JsonObject,
   };
-  if (options.schema !== undefined) request.schema = payloadSchema(options.schema);
+  if (options.schema !== undefined) request.schema = payloadSchema(options.schema, where);
   return request;
 }
 
-function payloadSchema(schema: DeferOptions["schema"]): JsonObject {
+function payloadSchema(schema: DeferOptions["schema"], where: string): JsonObject {
+  const subject = `${where} ctx.defer({ schema })`;
+  let json: unknown = schema;
   // By `~standard`, not `instanceof`: the handler's zod may be another copy than this package's.
-  const json = isSchema(schema) ? jsonSchemaOf(schema) : schema;
+  if (isSchema(schema)) {
+    try {
+      json = jsonSchemaOf(schema);
+    } catch (err) {
+      // zod throws a plain Error for what JSON Schema cannot say (z.date(), z.custom()); retrying cannot change that.
+      throw new InvalidDefinitionError({ subject, problem: `the schema has no JSON Schema form (${err instanceof Error ? err.message : String(err)})` });
+    }
+    if (json === undefined) throw new InvalidDefinitionError({ subject, problem: "the schema's library cannot describe it as JSON Schema" });
+  }
   const problem = plainJsonProblem(json);
   if (problem || typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new NotPlainJsonError({ what: "meta", path: "schema", problem: problem?.problem ?? "schema must be a zod schema or a JSON Schema object" });
   }
+  // Checked now, where the handler can be told: the resume that applies it runs in workflow code.
+  const invalid = jsonSchemaProblem(json);
+  if (invalid) throw new InvalidDefinitionError({ subject, problem: `the schema is not a usable JSON Schema: ${invalid}` });
   return json as JsonObject;
 }

@@ -26,14 +26,17 @@ export function createDescribeAgent(registry: AgentRegistry, settings: Pick<Reso
     try {
       const definition = registry.get(agentId);
       const { agent, definitionHash } = definition;
-      const tools: Record<string, ToolDescription> = {};
-      for (const tool of agent.tools) {
-        tools[tool.name] = {
-          async: isAsyncTool(tool),
-          ...(tool.queue ? { queue: tool.queue } : {}),
-          maxAttempts: resolveToolRetry(tool.retry, `tool "${tool.name}"`)?.maxAttempts ?? 1,
-        };
-      }
+      // Own properties whatever the name: an assignment to `tools["__proto__"]` would set the prototype instead.
+      const tools: Record<string, ToolDescription> = Object.fromEntries(
+        agent.tools.map((tool) => [
+          tool.name,
+          {
+            async: isAsyncTool(tool),
+            ...(tool.queue ? { queue: tool.queue } : {}),
+            maxAttempts: resolveToolRetry(tool.retry, `tool "${tool.name}"`)?.maxAttempts ?? 1,
+          },
+        ]),
+      );
       const facts: Omit<AgentDescription, "hash"> = {
         definitionHash,
         maxTurns: agent.maxTurns,

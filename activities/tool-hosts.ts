@@ -8,6 +8,7 @@ import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
+import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { activityBinding, mintResumeToken } from "../src/deferral/token.js";
@@ -82,6 +83,8 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
         if (activity.cancellationSignal.aborted && activity.cancellationDetails?.cancelRequested) {
           throw new DeferralCancelledError({ deferralId: input.deferralId });
         }
+        // Checked now, so the handler (and then the model) hears of a bad schema or TTL at once.
+        deferralOf(options ?? {}, toolName);
         return deferSignal(options);
       },
       restored,
@@ -90,11 +93,27 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
     }),
     deferred(options, toolName) {
       refuseInFanOut();
-      const request = deferralRequest(options, deps.deferral, `tool "${toolName}"`);
       // Only the digest goes to the workflow: it checks a resume's proof, and cannot forge one.
-      return { deferred: { ...request, digest: resumeDigest(token(toolName)) } };
+      return { deferred: { ...deferralOf(options, toolName), digest: resumeDigest(token(toolName)) } };
     },
   };
+
+  function deferralOf(options: DeferOptions, toolName: string) {
+    try {
+      return deferralRequest(options, deps.deferral, `tool "${toolName}"`);
+    } catch (err) {
+      if (InvalidDefinitionError.isInstance(err)) refusedDeferrals.add(err);
+      throw err;
+    }
+  }
+}
+
+/** AI1001 refusals of `ctx.defer()` options (schema, TTL): the handler's mistake, told to the model once. */
+const refusedDeferrals = new WeakSet<object>();
+
+/** Whether `err` is `ctx.defer()` refusing its options (AI1001), whoever rethrew it. */
+export function isRefusedDeferral(err: unknown): err is InvalidDefinitionError {
+  return typeof err === "object" && err !== null && refusedDeferrals.has(err);
 }
 
 function threadHost(input: ThreadToolCall, deps: ToolHostDeps): ToolHost {

@@ -93,6 +93,10 @@ describe("async tools in a thread", () => {
     const after = await rig.threads.listMessages({ threadId });
     expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "again" })).toEqual({ status: "duplicate", toolCallId: asyncCall!.id });
     expect(await rig.threads.addToolError({ threadId, toolCallId: asyncCall!.id, error: "late" })).toMatchObject({ status: "duplicate" });
+    // A sync call's id stays AI1022 once it has its result: it never took one from a client.
+    const answeredSync = await rig.threads.addToolResult({ threadId, toolCallId: syncCall!.id, result: "late" }).catch((e: unknown) => e);
+    expect(ToolCallNotFoundError.isInstance(answeredSync)).toBe(true);
+    expect((answeredSync as Error).message).toMatch(/sync tool "slowTask"/);
     expect(await rig.threads.listMessages({ threadId })).toEqual(after);
     // Results join the transcript in the model's call order, whatever order they came in.
     expect(after.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["count done slowly", "yes"]);

@@ -19,6 +19,8 @@ import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput } from "./agent-steps.js";
+import { ownEntry } from "../src/core/own.js";
+import { cancelRequestProblem, deferralIdProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
@@ -56,7 +58,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const cancellation = new RunCancellation(scope);
 
   // All registered before the first await: an update that came with the start sees the run before it has done anything.
-  setHandler(deferralQuery, (id) => book.records.view(id));
+  setHandler(deferralQuery, (id) => {
+    refuseMalformed(deferralQuery.name, deferralIdProblem(id));
+    return book.records.view(id);
+  });
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
@@ -64,8 +69,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const waiting = book.current();
     return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };
   });
-  setHandler(transcriptQuery, ({ epoch, length }) => transcript.prefix(state.messages, epoch, length));
-  setHandler(cancelUpdate, ({ reason } = {}) => cancellation.cancel(reason || "cancelled"));
+  setHandler(transcriptQuery, (request) => {
+    refuseMalformed(transcriptQuery.name, threadPrefixProblem(request));
+    return transcript.prefix(state.messages, request.epoch, request.length);
+  });
+  setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
+    validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
+  });
 
   if (input.timeoutMs) {
     void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
@@ -107,7 +117,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
   // A tool with its own `queue` runs on that task queue's work pool.
   const callTool: AgentActivities["callTool"] = (input) => {
     if (steps) return steps.callTool({ ...input, host: "run", taskQueue });
-    const queue = prepared().toolQueues?.[input.toolCall.function.name];
+    const queue = ownEntry(prepared().toolQueues, input.toolCall.function.name);
     let call = onQueue.get(queue);
     if (!call) {
       call = proxyActivities<AgentActivities>({ ...options, ...(queue ? { taskQueue: queue } : {}) }).callTool;

@@ -23,6 +23,7 @@ import { isErrorCode } from "../src/core/errors/codes.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { fingerprint } from "../src/core/thread-transcript.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
+import { ownEntry } from "../src/core/own.js";
 import { describeOptions, modelCallOptions, toolCallOptions } from "./activity-options.js";
 
 /**
@@ -55,7 +56,7 @@ export function agentSteps(): AgentSteps {
     return answer;
   };
   const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
-    const queue = current().tools[input.toolCall.function.name]?.queue;
+    const queue = ownEntry(current().tools, input.toolCall.function.name)?.queue;
     return proxyActivities<AgentStepActivities>(toolCallOptions(current(), queue, activityId)).callAgentTool(input);
   };
   return {

@@ -3,6 +3,8 @@ import { setHandler } from "@temporalio/workflow";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { durationMs } from "../src/core/duration.js";
+import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
+import { deferralIdProblem, refuseMalformed } from "../src/core/request-shapes.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
@@ -46,7 +48,10 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     const deferrals = new DeferralBook(workflowDeferralRuntime());
     book = deferrals;
     // Before `fn` runs: a resume that came with the start is answered from this book.
-    setHandler(deferralQuery, (id) => deferrals.records.view(id));
+    setHandler(deferralQuery, (id) => {
+      refuseMalformed(deferralQuery.name, deferralIdProblem(id));
+      return deferrals.records.view(id);
+    });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });
     setHandler(replaceStepStateUpdate, (request) => deferrals.stepStates.replace(request), {
@@ -78,6 +83,9 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
   if (options.digest !== undefined && !isDigest(options.digest)) {
     throw new InvalidDefinitionError({ subject: "defer()", problem: "digest must be resumeDigest(token): 64 lowercase hex characters" }).toFailure();
   }
+  // A schema the resume could not apply would throw in its handler, days later: refuse it here.
+  const invalid = options.schema ? jsonSchemaProblem(options.schema) : undefined;
+  if (invalid) throw new InvalidDefinitionError({ subject: "defer() schema", problem: `not a usable JSON Schema: ${invalid}` }).toFailure();
   const parked = await deferrals.park({
     toolCallId: options.callId ?? "workflow",
     meta,

@@ -11,6 +11,8 @@ import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js"
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { bindingProblem, proofMalformed, proofProblem } from "../src/core/proof.js";
 import { ResumeTokenError } from "../src/core/errors/resume-token.js";
+import { refuseMalformed, resumeRequestProblem } from "../src/core/request-shapes.js";
+import { resumeUpdate } from "../src/core/wire/run.js";
 import type { DeferralDenials } from "./deferral-denials.js";
 import type { SettledOutcome } from "./deferral-outcome.js";
 import type { DeferralRecords } from "./deferral-records.js";
@@ -51,6 +53,7 @@ export class ResumeProtocol {
 
   // Cheap refusals: a rejected update leaves no trace in history.
   validate(request: ResumeRequest): void {
+    refuseMalformed(resumeUpdate.name, resumeRequestProblem(request));
     if (proofMalformed(request?.proof)) throw new ResumeTokenError({ reason: "the proof is malformed" }).toFailure();
     this.#checkBinding(request);
     const record = this.records.find(request?.deferralId);
@@ -161,8 +164,17 @@ export class ResumeProtocol {
   }
 }
 
+/**
+ * Where `payload` fails `schema`, or undefined when it fits. A schema that throws while it
+ * is applied (recorded before ctx.defer() checked schemas) refuses the payload instead of
+ * failing the workflow task.
+ */
 function schemaIssues(schema: object, payload: unknown): string[] | undefined {
-  const result = new Validator(schema as never, "2020-12", false).validate(payload);
-  if (result.valid) return undefined;
-  return result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
+  try {
+    const result = new Validator(schema as never, "2020-12", false).validate(payload);
+    if (result.valid) return undefined;
+    return result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation}: ${e.error}`);
+  } catch (err) {
+    return [`the deferral's schema cannot be applied: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`];
+  }
 }

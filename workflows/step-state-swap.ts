@@ -2,6 +2,8 @@ import { assertResumableThread } from "../src/core/thread-transcript.js";
 import type { DeferralRecord, ReplaceStepStateReply, ReplaceStepStateRequest, StepState } from "../src/core/deferral-record.js";
 import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
+import { refuseMalformed, replaceStepStateProblem } from "../src/core/request-shapes.js";
+import { replaceStepStateUpdate } from "../src/core/wire/run.js";
 import { WAITING, type DeferralRecords } from "./deferral-records.js";
 import type { DeferralVisibility } from "./deferral-visibility.js";
 
@@ -22,6 +24,7 @@ export class StepStateSwap {
 
   // Malformed threads and other agents' state are refused before anything is recorded.
   validate(request: ReplaceStepStateRequest): void {
+    refuseMalformed(replaceStepStateUpdate.name, replaceStepStateProblem(request));
     const record = this.records.find(request?.deferralId);
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request?.deferralId) }).toFailure();
     const agentId = record.agentId ?? "(plain workflow)";

@@ -11,6 +11,9 @@ import type {
   ThreadToolResultRequest,
 } from "../src/core/thread-contracts.js";
 import { findToolCall, openToolCalls } from "../src/core/thread-transcript.js";
+import { ownEntry } from "../src/core/own.js";
+import { refuseMalformed, threadResumeRequestProblem, toolResultRequestProblem } from "../src/core/request-shapes.js";
+import { threadResumeUpdate, threadToolResultUpdate } from "../src/core/wire/thread.js";
 import type { ThreadState } from "./thread-state.js";
 
 /**
@@ -22,6 +25,7 @@ export class ThreadControls {
   constructor(private readonly thread: ThreadState) {}
 
   validateResume(request: ThreadResumeRequest): void {
+    refuseMalformed(threadResumeUpdate.name, threadResumeRequestProblem(request));
     const thread = this.thread;
     thread.assertNotDeleted();
     const prompt = request?.prompt;
@@ -36,7 +40,8 @@ export class ThreadControls {
   resume(request: ThreadResumeRequest): ThreadResumeReply {
     const thread = this.thread;
     const previousStatus = thread.status;
-    const prompt = request.prompt;
+    // The validator lets "no argument" through: resume with nothing new.
+    const prompt = request?.prompt;
     if (thread.turnActive()) {
       // Already running: the prompt waits its turn like any message sent now.
       if (prompt && !thread.inbox.some((i) => i.id === prompt.id)) {
@@ -72,6 +77,7 @@ export class ThreadControls {
   }
 
   validateToolResult(request: ThreadToolResultRequest): void {
+    refuseMalformed(threadToolResultUpdate.name, toolResultRequestProblem(request));
     const thread = this.thread;
     thread.assertNotDeleted();
     const toolCallId = String(request?.toolCallId);
@@ -88,7 +94,11 @@ export class ThreadControls {
     if (!found) {
       throw new ToolCallNotFoundError({ threadId: thread.threadId, toolCallId, reason: "no call with this id" }).toFailure();
     }
-    if (thread.answered(toolCallId)) throw new ToolResultDuplicateError({ threadId: thread.threadId, toolCallId }).toFailure();
+    // An answered call is no longer among the async ones: the agent's description says
+    // whether it was, so a sync call's id reads AI1022 after its result as before it.
+    const described = thread.prepared ?? thread.lastPrepared;
+    const notAsync = !thread.asyncCalls.has(toolCallId) && described !== undefined && ownEntry(described.tools, found.call.function.name)?.async !== true;
+    if (thread.answered(toolCallId) && !notAsync) throw new ToolResultDuplicateError({ threadId: thread.threadId, toolCallId }).toFailure();
     if (!thread.asyncCalls.has(toolCallId)) {
       throw new ToolCallNotFoundError({ threadId: thread.threadId, toolCallId, reason: `it is a call of the sync tool "${found.call.function.name}", whose handler returns its result` }).toFailure();
     }

@@ -1,6 +1,8 @@
 import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
 import type { ThreadSendReply, ThreadSendRequest } from "../src/core/thread-contracts.js";
 import { messageProblem, openToolCalls } from "../src/core/thread-transcript.js";
+import { refuseMalformed, sendRequestProblem } from "../src/core/request-shapes.js";
+import { threadSendUpdate } from "../src/core/wire/thread.js";
 import { MOVED_ON, type ThreadState } from "./thread-state.js";
 
 /**
@@ -13,6 +15,7 @@ export class ThreadInbox {
 
   // Validators refuse cheaply: a refused update leaves nothing in history.
   validate(request: ThreadSendRequest): void {
+    refuseMalformed(threadSendUpdate.name, sendRequestProblem(request));
     this.thread.assertNotDeleted();
     const problem =
       typeof request?.id !== "string" || request.id === ""

@@ -2,6 +2,7 @@ import type { ChatMessage } from "../src/core/messages.js";
 import type { StreamSnapshot, ThreadMessagePage, ThreadSnapshot } from "../src/core/thread-contracts.js";
 import { openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import type { ThreadState } from "./thread-state.js";
+import { ownEntry } from "../src/core/own.js";
 
 /** The most messages one listMessages page returns. */
 const MAX_PAGE = 1000;
@@ -24,8 +25,9 @@ export class ThreadQueries {
       toolCalls: openToolCalls(thread.messages).map((call) => {
         const running = thread.running.get(call.id);
         const waiting = thread.asyncCalls.get(call.id);
-        const async = running?.kind === "async" || waiting !== undefined || thread.prepared?.tools[call.function.name]?.async === true;
-        const maxAttempts = running?.maxAttempts ?? thread.prepared?.tools[call.function.name]?.maxAttempts;
+        const spec = ownEntry(thread.prepared?.tools, call.function.name);
+        const async = running?.kind === "async" || waiting !== undefined || spec?.async === true;
+        const maxAttempts = running?.maxAttempts ?? spec?.maxAttempts;
         return {
           toolCallId: call.id,
           name: call.function.name,

@@ -25,6 +25,8 @@ import { workflowThreadRuntime } from "./thread-runtime.js";
 import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, type AgentSteps } from "./agent-steps.js";
+import { ownEntry } from "../src/core/own.js";
+import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
@@ -44,10 +46,22 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   const controls = new ThreadControls(thread);
   // All registered before the first await: an update that came with the start sees the thread as it starts.
   setHandler(wire.threadSnapshotQuery, () => queries.snapshot());
-  setHandler(wire.threadMessagesQuery, (page) => queries.messages(page));
-  setHandler(wire.threadStreamQuery, ({ fromSeq }) => queries.stream(fromSeq));
-  setHandler(wire.threadTranscriptQuery, ({ length }) => queries.transcript(length));
-  setHandler(wire.threadStreamSignal, (flush) => thread.stream.accept(flush));
+  setHandler(wire.threadMessagesQuery, (page) => {
+    refuseMalformed(wire.threadMessagesQuery.name, objectArgumentProblem(page));
+    return queries.messages(page);
+  });
+  setHandler(wire.threadStreamQuery, (request) => {
+    refuseMalformed(wire.threadStreamQuery.name, objectArgumentProblem(request));
+    return queries.stream(request.fromSeq);
+  });
+  setHandler(wire.threadTranscriptQuery, (request) => {
+    refuseMalformed(wire.threadTranscriptQuery.name, transcriptRequestProblem(request));
+    return queries.transcript(request.length);
+  });
+  // A signal cannot be refused, and one that throws stays in history: garbage is dropped.
+  setHandler(wire.threadStreamSignal, (flush) => {
+    if (streamFlushProblem(flush) === undefined) thread.stream.accept(flush);
+  });
   setHandler(wire.threadSendUpdate, (request) => inbox.send(request), { validator: (request) => inbox.validate(request) });
   setHandler(wire.threadResumeUpdate, (request) => controls.resume(request), { validator: (request) => controls.validateResume(request) });
   setHandler(wire.threadStopUpdate, () => controls.stop(), { validator: () => thread.assertNotDeleted() });
@@ -192,7 +206,7 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   const started: Array<Promise<void>> = [];
   for (const call of open) {
     if (thread.running.has(call.id) || thread.held.has(call.id)) continue;
-    const spec = prepared.tools[call.function.name];
+    const spec = ownEntry(prepared.tools, call.function.name);
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
       if (asyncState?.callbackDone) continue;

@@ -73,7 +73,9 @@ async function streamed(client: OpenAI, request: ModelRequest): Promise<ModelRes
   );
   let text = "";
   let sawText = false;
-  const calls: ToolCall[] = [];
+  // By the provider's index, in a Map: an index is the provider's to choose, and a plain
+  // array or object would hand `calls["constructor"]` the Array function.
+  const calls = new Map<number, ToolCall>();
   let usage: Usage = usageOf(undefined);
   for await (const chunk of stream) {
     if (chunk.usage) usage = usageOf(chunk.usage);
@@ -85,7 +87,15 @@ async function streamed(client: OpenAI, request: ModelRequest): Promise<ModelRes
       request.onDelta?.({ kind: "text", text: delta.content });
     }
     for (const tc of delta.tool_calls ?? []) {
-      const call = (calls[tc.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
+      const index: unknown = tc.index;
+      if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0) {
+        throw new Error(`The model streamed a tool call with index ${JSON.stringify(index)}, not a whole number`);
+      }
+      let call = calls.get(index);
+      if (!call) {
+        call = { id: "", type: "function", function: { name: "", arguments: "" } };
+        calls.set(index, call);
+      }
       if (tc.id) call.id = tc.id;
       if (tc.function?.name) call.function.name += tc.function.name;
       if (tc.function?.arguments) call.function.arguments += tc.function.arguments;
@@ -97,7 +107,8 @@ async function streamed(client: OpenAI, request: ModelRequest): Promise<ModelRes
       });
     }
   }
-  return { message: assistant(sawText ? text : null, calls.filter(Boolean)), usage };
+  const ordered = [...calls].sort(([a], [b]) => a - b).map(([, call]) => call);
+  return { message: assistant(sawText ? text : null, ordered), usage };
 }
 
 function assistant(content: string | null, toolCalls: ToolCall[]): AssistantMessage {

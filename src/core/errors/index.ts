@@ -38,3 +38,4 @@ export { RequestMalformedError, type RequestMalformedFields } from "./request-ma
 export { RequestTooLargeError, type RequestTooLargeFields } from "./request-too-large.js";
 export { RouteNotFoundError, type RouteNotFoundFields } from "./route-not-found.js";
 export { CrossSiteRequestError, type CrossSiteRequestFields } from "./cross-site-request.js";
+export { MessageMalformedError, type MessageMalformedFields } from "./message-malformed.js";

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "./codes.js";
+import { MessageMalformedError } from "./message-malformed.js";
 import { DeferralSecretError } from "./deferral-secret.js";
 import { ResumeTokenError } from "./resume-token.js";
 import { NotPlainJsonError } from "./not-plain-json.js";
@@ -23,6 +24,7 @@ import { InvalidDefinitionError } from "./invalid-definition.js";
 import { MaxTurnsError } from "./max-turns.js";
 import { ModelCallFailedError } from "./model-call-failed.js";
 import { RunNotFoundError } from "./run-not-found.js";
+import { RequestMalformedError } from "./request-malformed.js";
 import { ThreadNotFoundError } from "./thread-not-found.js";
 import { ThreadUnauthorizedError } from "./thread-unauthorized.js";
 import { ToolCallNotFoundError } from "./tool-call-not-found.js";
@@ -32,7 +34,6 @@ import { ThreadAlreadyExistsError } from "./thread-already-exists.js";
 import { AsyncToolOutsideThreadError } from "./async-tool-outside-thread.js";
 import { ThreadMessageInvalidError } from "./thread-message-invalid.js";
 import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
-import { RequestMalformedError } from "./request-malformed.js";
 import { RequestTooLargeError } from "./request-too-large.js";
 import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
@@ -76,6 +77,7 @@ export const errorClasses = {
   [ToolResultDuplicateError.code]: ToolResultDuplicateError,
   [DispatchRefusedError.code]: DispatchRefusedError,
   [RequestMalformedError.code]: RequestMalformedError,
+  [MessageMalformedError.code]: MessageMalformedError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,

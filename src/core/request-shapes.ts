@@ -1,0 +1,106 @@
+/**
+ * Shape checks of what updates, signals and queries carry. The clients only send
+ * well-formed arguments, but anyone with namespace access can send anything through a raw
+ * Temporal client: a handler that trusted the shape would throw in workflow code, and a
+ * signal that throws stays in history and fails every workflow task after it. Each
+ * returns what is wrong, or undefined. Sandbox-safe.
+ */
+
+import { MessageMalformedError } from "./errors/message-malformed.js";
+
+type Problem = string | undefined;
+
+/** Refuses `request` (an update's or query's name) with AI1012 when its argument has a `problem`. */
+export function refuseMalformed(request: string, problem: Problem): void {
+  if (problem !== undefined) throw new MessageMalformedError({ request, problem }).toFailure();
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): boolean => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+function principalProblem(v: unknown, name: string): Problem {
+  if (v === undefined) return undefined;
+  return isObject(v) && typeof v.id === "string" ? undefined : `${name} must be a principal: an object with a string id`;
+}
+
+/** The resume update: which deferral, which call, the payload, and who resumes. */
+export function resumeRequestProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  if (typeof r.deferralId !== "string") return "deferralId must be a string";
+  if (typeof r.toolCallId !== "string") return "toolCallId must be a string";
+  return principalProblem(r.resumedBy, "resumedBy") ?? principalProblem(r.reverify, "reverify");
+}
+
+/** The replaceStepState update: a compare-and-swap of a waiting record's thread. */
+export function replaceStepStateProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  if (typeof r.deferralId !== "string") return "deferralId must be a string";
+  // The step state itself is the validator's to judge (AI1007, AI1008), as it always was.
+  return typeof r.expectedFingerprint === "string" ? undefined : "expectedFingerprint must be a string";
+}
+
+/** The cancel update: nothing, or `{ reason }`. */
+export function cancelRequestProblem(r: unknown): Problem {
+  if (r === undefined) return undefined;
+  if (!isObject(r)) return "the request must be an object or nothing";
+  return r.reason === undefined || typeof r.reason === "string" ? undefined : "reason must be a string";
+}
+
+/** The deferral query: a deferral id. */
+export function deferralIdProblem(id: unknown): Problem {
+  return typeof id === "string" ? undefined : "the deferral id must be a string";
+}
+
+/** A run's thread query: `{ epoch, length }`. */
+export function threadPrefixProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  return isCount(r.epoch) && isCount(r.length) ? undefined : "epoch and length must be whole numbers";
+}
+
+/** Thread queries whose argument is one object (`{ offset, limit }`, `{ fromSeq }`): its fields are clamped, never refused. */
+export function objectArgumentProblem(r: unknown): Problem {
+  return isObject(r) ? undefined : "the request must be an object";
+}
+
+/** A thread's transcript query: `{ length }`. */
+export function transcriptRequestProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  return isCount(r.length) ? undefined : "length must be a whole number";
+}
+
+/** The thread's send update: its id, kind and message are checked by the inbox. */
+export function sendRequestProblem(r: unknown): Problem {
+  return isObject(r) ? undefined : "the request must be an object";
+}
+
+/** The thread's resume update: nothing, or `{ prompt? }` (the prompt is checked by the controls). */
+export function threadResumeRequestProblem(r: unknown): Problem {
+  return r === undefined || isObject(r) ? undefined : "the request must be an object or nothing";
+}
+
+/** The thread's tool result update: which call; result and error are checked by the controls. */
+export function toolResultRequestProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  return typeof r.toolCallId === "string" ? undefined : "toolCallId must be a string";
+}
+
+/** The thread's stream signal: a batch of deltas from the model activity. */
+export function streamFlushProblem(f: unknown): Problem {
+  if (!isObject(f)) return "the flush must be an object";
+  if (typeof f.streamId !== "string") return "streamId must be a string";
+  if (!isCount(f.attempt)) return "attempt must be a whole number";
+  if (!Array.isArray(f.parts)) return "parts must be an array";
+  for (const part of f.parts as unknown[]) {
+    if (!isObject(part)) return "every part must be an object";
+    if (part.kind === "text") {
+      if (typeof part.text !== "string") return "a text part needs its text";
+    } else if (part.kind === "tool-input") {
+      if (typeof part.toolCallId !== "string" || typeof part.argumentsDelta !== "string" || (part.name !== undefined && typeof part.name !== "string")) {
+        return "a tool-input part needs toolCallId and argumentsDelta strings";
+      }
+    } else {
+      return "a part's kind must be text or tool-input";
+    }
+  }
+  return undefined;
+}
