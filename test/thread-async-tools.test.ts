@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AsyncToolOutsideThreadError, ThreadMessageInvalidError, ToolCallNotFoundError, defineAgent, type ThreadMessage } from "../src/index.js";
-import { startHarness, uid, type Harness } from "./harness.js";
-import { askHuman, chatAgent, lookup, release, seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { answerTokenOf, askHuman, chatAgent, lookup, release, seen, threadRig, type ThreadRig } from "./thread-support.js";
 
 let h: Harness;
 let rig: ThreadRig;
@@ -22,13 +22,13 @@ async function waitingThread(prompt: string, second: Parameters<Harness["model"]
   });
   const asked = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman");
   expect(asked).toHaveLength(1);
-  return { threadId, toolCallId: asked[0]!.toolCallId, asked: asked[0]! };
+  return { threadId, toolCallId: asked[0]!.toolCallId, asked: asked[0]!, answerToken: asked[0]!.token! };
 }
 
 describe("async tools in a thread", () => {
   it("run their callback durably, wait in awaiting_tool_results, and continue when the result is added", async () => {
     const prompt = uid("ask a human");
-    const { threadId, toolCallId, asked } = await waitingThread(prompt, {
+    const { threadId, toolCallId, asked, answerToken } = await waitingThread(prompt, {
       check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: JSON.stringify({ approved: true, by: "maria" }) }),
       text: "approved by maria, shipping",
     });
@@ -36,7 +36,7 @@ describe("async tools in a thread", () => {
     const waiting = await rig.threads.getThread({ threadId });
     expect(waiting).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, name: "askHuman", kind: "async", state: "waiting" }] });
 
-    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: { approved: true, by: "maria" } })).toEqual({ status: "accepted", toolCallId });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: { approved: true, by: "maria" }, answerToken })).toEqual({ status: "accepted", toolCallId });
     const done = await rig.threads.waitUntilSettled({ threadId });
     expect(done.status).toBe("completed");
     expect(done.toolCalls).toEqual([]);
@@ -51,11 +51,11 @@ describe("async tools in a thread", () => {
 
   it("hand an added error to the model as a tool error", async () => {
     const prompt = uid("ask and be refused");
-    const { threadId, toolCallId } = await waitingThread(prompt, {
+    const { threadId, toolCallId, answerToken } = await waitingThread(prompt, {
       check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "Error: maria is on holiday" }),
       text: "nobody could approve",
     });
-    expect(await rig.threads.addToolError({ threadId, toolCallId, error: "maria is on holiday" })).toEqual({ status: "accepted", toolCallId });
+    expect(await rig.threads.addToolError({ threadId, toolCallId, error: "maria is on holiday", answerToken })).toEqual({ status: "accepted", toolCallId });
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
     h.model.assertNoFailures();
   });
@@ -73,26 +73,27 @@ describe("async tools in a thread", () => {
     );
     const assistant = (await rig.threads.listMessages({ threadId })).messages[1] as Extract<ThreadMessage, { role: "assistant" }>;
     const [syncCall, asyncCall] = assistant.tool_calls!;
+    const answerToken = answerTokenOf(threadId, asyncCall!.id);
     const before = await rig.threads.listMessages({ threadId });
 
-    const unknown = await rig.threads.addToolResult({ threadId, toolCallId: "call_nope", result: "x" }).catch((e: unknown) => e);
+    const unknown = await rig.threads.addToolResult({ threadId, toolCallId: "call_nope", result: "x", answerToken }).catch((e: unknown) => e);
     expect(ToolCallNotFoundError.isInstance(unknown)).toBe(true);
     expect((unknown as ToolCallNotFoundError).fields).toMatchObject({ toolCallId: "call_nope", reason: "no call with this id" });
-    const sync = await rig.threads.addToolError({ threadId, toolCallId: syncCall!.id, error: "x" }).catch((e: unknown) => e);
+    const sync = await rig.threads.addToolError({ threadId, toolCallId: syncCall!.id, error: "x", answerToken }).catch((e: unknown) => e);
     expect(ToolCallNotFoundError.isInstance(sync)).toBe(true);
     expect((sync as Error).message).toMatch(/sync tool "slowTask"/);
-    const notJson = await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: new Date() as never }).catch((e: unknown) => e);
+    const notJson = await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: new Date() as never, answerToken }).catch((e: unknown) => e);
     expect(ThreadMessageInvalidError.isInstance(notJson)).toBe(true);
     expect(await rig.threads.listMessages({ threadId })).toEqual(before);
 
-    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "yes" })).toMatchObject({ status: "accepted" });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "yes", answerToken })).toMatchObject({ status: "accepted" });
     expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ state: "running" }, { state: "answered" }]);
-    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "twice" })).toMatchObject({ status: "duplicate" });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "twice", answerToken })).toMatchObject({ status: "duplicate" });
     release(threadId);
     await rig.threads.waitUntilSettled({ threadId });
     const after = await rig.threads.listMessages({ threadId });
-    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "again" })).toEqual({ status: "duplicate", toolCallId: asyncCall!.id });
-    expect(await rig.threads.addToolError({ threadId, toolCallId: asyncCall!.id, error: "late" })).toMatchObject({ status: "duplicate" });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "again", answerToken })).toEqual({ status: "duplicate", toolCallId: asyncCall!.id });
+    expect(await rig.threads.addToolError({ threadId, toolCallId: asyncCall!.id, error: "late", answerToken })).toMatchObject({ status: "duplicate" });
     expect(await rig.threads.listMessages({ threadId })).toEqual(after);
     // Results join the transcript in the model's call order, whatever order they came in.
     expect(after.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["count done slowly", "yes"]);
@@ -101,9 +102,9 @@ describe("async tools in a thread", () => {
 
   it("keep a result added while the thread is stopped; resume continues with it", async () => {
     const prompt = uid("stopped while waiting");
-    const { threadId, toolCallId } = await waitingThread(prompt, { text: "got it after the stop" });
+    const { threadId, toolCallId, answerToken } = await waitingThread(prompt, { text: "got it after the stop" });
     expect(await rig.threads.stopThread({ threadId })).toEqual({ status: "stopped", previousStatus: "awaiting_tool_results" });
-    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "late yes" })).toMatchObject({ status: "accepted" });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "late yes", answerToken })).toMatchObject({ status: "accepted" });
     expect((await rig.threads.getThread({ threadId })).status).toBe("stopped");
     await rig.threads.resumeThread({ threadId });
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
@@ -114,7 +115,7 @@ describe("async tools in a thread", () => {
 
   it("fail an agent run that calls them with AI1026", async () => {
     const runAgent = defineAgent({ id: "asyncInRun", model: "m", system: "s", tools: [askHuman, lookup] });
-    const { agents } = await h.worker([runAgent, chatAgent]);
+    const { agents } = await h.worker([runAgent, chatAgent], { deferral: { secret: SECRET } });
     const prompt = uid("async in a run");
     h.model.script(prompt, [{ toolCalls: [{ name: "askHuman", arguments: { question: "?" } }] }]);
     const err = await agents.run(runAgent, { prompt }).catch((e: unknown) => e);
