@@ -1,5 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AsyncToolOutsideThreadError, ThreadMessageInvalidError, ToolCallNotFoundError, defineAgent, type ThreadMessage } from "../src/index.js";
+import { z } from "zod";
+import {
+  AsyncToolOutsideThreadError,
+  DeferralSecretError,
+  ResumeTokenError,
+  ThreadMessageInvalidError,
+  ToolCallNotFoundError,
+  defineAgent,
+  defineAsyncTool,
+  type ThreadMessage,
+} from "../src/index.js";
+import type { ThreadToolResultRequest } from "../src/core/thread-contracts.js";
+import { threadToolResultUpdate } from "../src/core/wire/thread.js";
+import { proofOf } from "../src/core/proof.js";
+import { createToolWorker } from "../src/worker.js";
+import { mintAnswerToken, mintResumeToken } from "../src/deferral/token.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { answerTokenOf, askHuman, chatAgent, lookup, release, seen, threadRig, type ThreadRig } from "./thread-support.js";
 
@@ -120,5 +135,95 @@ describe("async tools in a thread", () => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askHuman", arguments: { question: "?" } }] }]);
     const err = await agents.run(runAgent, { prompt }).catch((e: unknown) => e);
     expect(AsyncToolOutsideThreadError.isInstance(err)).toBe(true);
+  });
+});
+
+/** Releases the callbacks of slowAsk waiting in a thread. */
+const callbackGate = new Map<string, () => void>();
+const slowAsk = defineAsyncTool({
+  name: "slowAsk",
+  description: "Asks a human; notifying takes a while",
+  input: z.object({ question: z.string() }),
+  callback: async (_input, ctx) => {
+    seen.push({ tool: "slowAsk", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: "notifying", attempt: ctx.attempt, token: ctx.answerToken });
+    await new Promise<void>((resolve) => callbackGate.set(ctx.threadId, resolve));
+  },
+});
+
+describe("answer tokens of async calls", () => {
+  /** Everything an answer could change or write: refused ones must leave all of it as it was. */
+  const stateOf = async (threadId: string) => ({
+    messages: await rig.threads.listMessages({ threadId }),
+    view: await rig.threads.getThread({ threadId }),
+    events: (await rig.threads.workflowHandle(threadId).fetchHistory()).events?.length,
+  });
+  const refusal = (err: unknown) => {
+    expect(ResumeTokenError.isInstance(err), String(err)).toBe(true);
+    return (err as ResumeTokenError).fields;
+  };
+  /** The update as any client could send it, without ThreadsClient's own checks. */
+  const rawAnswer = (threadId: string, request: Record<string, unknown>) =>
+    rig.threads.workflowHandle(threadId).executeUpdate(threadToolResultUpdate, { args: [request as unknown as ThreadToolResultRequest] });
+
+  it("are refused (RC5041) when wrong, a resume token, another call's, or malformed, and the thread is unchanged", async () => {
+    const { threadId, toolCallId, answerToken } = await waitingThread(uid("tokens"), { text: "answered" });
+    const other = await waitingThread(uid("another call"), { text: "answered too" });
+    const before = await stateOf(threadId);
+
+    const [version, kid, claims] = answerToken.split(".");
+    const forged = `${version}.${kid}.${claims}.${Buffer.alloc(32, 7).toString("base64url")}`;
+    const binding = { namespace: h.namespace, workflowId: threadId, firstRunId: (await rig.threads.workflowHandle(threadId).describe()).runId };
+    const resumeToken = mintResumeToken(SECRET, "deferral-1", toolCallId, { binding });
+    const selfMinted = mintAnswerToken("another-secret-0123456789-abcdefghijkl", toolCallId, binding);
+
+    // Well-shaped tokens the thread did not hand out for this call: the validator refuses their proofs.
+    for (const token of [forged, selfMinted, other.answerToken]) {
+      expect(refusal(await rig.threads.addToolResult({ threadId, toolCallId, result: "x", answerToken: token }).catch((e: unknown) => e)).reason).toMatch(/does not match/);
+      expect(refusal(await rig.threads.addToolError({ threadId, toolCallId, error: "x", answerToken: token }).catch((e: unknown) => e)).reason).toMatch(/does not match/);
+    }
+    // A resume token and malformed values never leave the client...
+    for (const token of [resumeToken, null, 42, "x".repeat(100_000), "", {}]) {
+      const err = await rig.threads.addToolResult({ threadId, toolCallId, result: "x", answerToken: token as never }).catch((e: unknown) => e);
+      expect(refusal(err)).toMatchObject({ token: "answer" });
+    }
+    // ...and the workflow refuses them too, from a client that skips those checks.
+    for (const proof of [undefined, null, 42, "x".repeat(100_000), proofOf(resumeToken), proofOf(other.answerToken), answerToken]) {
+      await expect(rawAnswer(threadId, { toolCallId, result: "x", proof })).rejects.toMatchObject({ cause: { type: "RC5041" } });
+    }
+    expect(await stateOf(threadId)).toEqual(before);
+
+    // The right token still works afterwards: refusals spent nothing.
+    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken })).toEqual({ status: "accepted", toolCallId });
+    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    await rig.threads.addToolResult({ threadId: other.threadId, toolCallId: other.toolCallId, result: "ok", answerToken: other.answerToken });
+  });
+
+  it("refuse an answer that comes before the callback finished with retryLater; the same answer is accepted once it has", async () => {
+    const slow = await threadRig(h, [defineAgent({ id: "slowAsker", model: "m", system: "s", tools: [slowAsk] })]);
+    const prompt = uid("early answer");
+    h.model.script(prompt, [{ toolCalls: [{ name: "slowAsk", arguments: { question: "quick?" } }] }, { text: "got the early one" }]);
+    const { threadId } = await slow.threads.createThread({ prompt });
+    await vi.waitFor(() => expect(seen.some((s) => s.threadId === threadId && s.tool === "slowAsk")).toBe(true), { timeout: 20_000, interval: 50 });
+    const { toolCallId, token } = seen.find((s) => s.threadId === threadId && s.tool === "slowAsk")!;
+    const answer = () => slow.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken: token });
+
+    const before = await slow.threads.listMessages({ threadId });
+    expect(refusal(await answer().catch((e: unknown) => e))).toMatchObject({ token: "answer", retryLater: true });
+    expect(await slow.threads.listMessages({ threadId })).toEqual(before);
+
+    callbackGate.get(threadId)!();
+    await vi.waitFor(async () => expect(await answer()).toEqual({ status: "accepted", toolCallId }), { timeout: 20_000, interval: 100 });
+    expect((await slow.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+  });
+
+  it("need the deferral secret: a worker whose agents have async tools is refused at creation without one (RC5040)", async () => {
+    const err = await h.worker([chatAgent]).catch((e: unknown) => e);
+    expect(DeferralSecretError.isInstance(err), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/async tool "askHuman"/);
+    // A tool worker needs it only for the async tools on its own queue.
+    const queued = defineAsyncTool({ name: "queuedAsk", description: "d", input: z.object({}), queue: "approvals", callback: () => undefined });
+    const agent = defineAgent({ id: "queuedAsker", model: "m", system: "s", tools: [queued] });
+    const toolWorker = await createToolWorker({ connection: h.native, namespace: h.namespace, taskQueue: "approvals", agents: [agent], concurrency: 1 }).catch((e: unknown) => e);
+    expect(DeferralSecretError.isInstance(toolWorker), String(toolWorker)).toBe(true);
   });
 });
