@@ -4,6 +4,8 @@ import type { AgentDefinition } from "../src/core/define-agent.js";
 import type { ToolDefinition } from "../src/core/define-tool.js";
 import { AgentNotRegisteredError } from "../src/core/errors/agent-not-registered.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
+import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolSpec } from "../src/core/model.js";
 import type { StandardSchema } from "../src/core/schema.js";
 
@@ -54,6 +56,24 @@ export class AgentRegistry {
         throw new InvalidDefinitionError({ subject: "worker", problem: `two agents have the id "${agent.id}"` });
       }
       this.#agents.set(agent.id, prepare(agent));
+    }
+  }
+
+  /**
+   * Refuses (RC5040) a worker that would run async tools' callbacks without a secret to
+   * mint their answer tokens: better at start-up than at the first call. `queue` says which
+   * callbacks this worker runs: those on that tool queue (a tool worker), or undefined for
+   * those without one (an agent worker).
+   */
+  assertAnswerTokensMintable(deferral: unknown, queue: string | undefined): void {
+    if (deferral) return;
+    for (const { agent } of this.#agents.values()) {
+      const tool = agent.tools.find((t) => isAsyncTool(t) && t.queue === queue);
+      if (tool) {
+        throw new DeferralSecretError({
+          reason: `no secret was given, and agent "${agent.id}" has the async tool "${tool.name}", whose callbacks get answer tokens minted with it`,
+        });
+      }
     }
   }
 

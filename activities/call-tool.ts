@@ -13,12 +13,13 @@ import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolDefinition } from "../src/core/define-tool.js";
 import { DurableAgentsError } from "../src/core/errors/base.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { resumeDigest } from "../src/core/proof.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { PreparedDefinition } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { parseToolCall } from "./tool-arguments.js";
-import { asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
+import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
@@ -62,10 +63,12 @@ export function createCallAgentTool(deps: ToolCallDeps) {
   /** An async tool's callback (notify someone); its result arrives later through addToolResult. */
   async function start(tool: ToolDefinition, args: unknown, input: ThreadToolCall, host: ToolHost): Promise<ThreadToolCallResult> {
     if (!isAsyncTool(tool)) return { content: `Error: "${tool.name}" is not an async tool on this worker.`, isError: true };
-    const ctx = asyncToolContext(input);
+    const token = answerToken(input, deps, tool.name);
+    const ctx = { ...asyncToolContext(input), answerToken: token };
     const run = async () => {
       await tool.callback(args as never, ctx);
-      return { started: true as const };
+      // Only the digest goes to the thread: it checks an answer's proof, and cannot forge one.
+      return { started: true as const, digest: resumeDigest(token) };
     };
     return attempt(host, tool, args, ctx.signal, run, (why) => `"${tool.name}" could not be started: ${why}`);
   }

@@ -9,9 +9,10 @@ import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import { activityBinding, mintResumeToken } from "../src/deferral/token.js";
+import { activityBinding, mintAnswerToken, mintResumeToken } from "../src/deferral/token.js";
 import { resumeDigest } from "../src/core/proof.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { deferralRequest } from "./deferral-request.js";
@@ -42,9 +43,22 @@ export function toolHost(input: AgentToolCallInput, deps: ToolHostDeps): ToolHos
   return input.host === "run" ? runHost(input, deps) : threadHost(input, deps);
 }
 
-/** What an async tool's callback sees (threads only). */
-export function asyncToolContext(input: ThreadToolCall): AsyncToolContext {
+/** What an async tool's callback sees (threads only), but for its answer token. */
+export function asyncToolContext(input: ThreadToolCall): Omit<AsyncToolContext, "answerToken"> {
   return { threadId: input.workflowId, ...callBasics(input) };
+}
+
+/**
+ * The answer token of an async call, bound to this namespace, thread, the thread's first
+ * run and the call. Minted before the callback runs, so a worker without a secret fails
+ * before any link goes out (the worker check at creation makes that rare).
+ */
+export function answerToken(input: ThreadToolCall, deps: ToolHostDeps, toolName: string): string {
+  if (!deps.deferral) throw new DeferralSecretError({ reason: `no secret was given, and async tool "${toolName}" needs one to mint its answer token` });
+  const info = Context.current().info;
+  // The run id the activity sees is the current run's; a thread continues as new, so the workflow sends its first.
+  const firstRunId = input.firstRunId ?? info.workflowExecution?.runId ?? "";
+  return mintAnswerToken(deps.deferral.secret, input.toolCall.id, { namespace: info.namespace, workflowId: input.workflowId, firstRunId });
 }
 
 function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {

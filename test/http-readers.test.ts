@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StreamUpdate } from "../src/index.js";
-import { startHarness, uid, type Harness } from "./harness.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 
@@ -14,7 +14,7 @@ let agents: Awaited<ReturnType<Harness["worker"]>>["agents"];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ taskQueue, agents } = await h.worker([chatAgent], { threads: { stream: { interval: "50ms", maxBatches: 60 } } }));
+  ({ taskQueue, agents } = await h.worker([chatAgent], { deferral: { secret: SECRET }, threads: { stream: { interval: "50ms", maxBatches: 60 } } }));
 });
 afterAll(async () => {
   await killAll();

@@ -1,9 +1,9 @@
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ThreadsClient, type StreamUpdate } from "../src/index.js";
-import { startHarness, uid, type Harness } from "./harness.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
-import { chatAgent, seen } from "./thread-support.js";
+import { answerTokenOf, chatAgent, seen } from "./thread-support.js";
 
 let h: Harness;
 let http: HttpServer;
@@ -14,7 +14,7 @@ const POLL_MS = 100;
 
 beforeAll(async () => {
   h = await startHarness();
-  const { agents, taskQueue } = await h.worker([chatAgent]);
+  const { agents, taskQueue } = await h.worker([chatAgent], { deferral: { secret: SECRET } });
   const counting: WorkflowClientInterceptor = {
     query(input, next) {
       if (input.queryType === "durable-agents.thread.stream") streamQueries++;
@@ -105,12 +105,17 @@ describe("threads over HTTP", () => {
     await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
     await vi.waitFor(() => expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(2), { timeout: 20_000, interval: 50 });
     const [first, second] = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman").map((s) => s.toolCallId);
-    const result = await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: true } } });
+    // The thread's owner alone cannot answer: the answer token from the callback's link is needed.
+    const tokenless = await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: true } } });
+    expect(tokenless).toMatchObject({ status: 401, body: { error: { code: "RC5041" } } });
+    const answerToken = answerTokenOf(threadId, first!);
+    const result = await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: true }, answerToken } });
     expect(result).toMatchObject({ status: 200, body: { status: "accepted", toolCallId: first } });
-    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: false } } })).body.status).toBe("duplicate");
+    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${first}/result`, { user: "alice", body: { result: { approved: false }, answerToken } })).body.status).toBe("duplicate");
     const unknown = await http.call("POST", `/threads/${threadId}/tool-calls/no-such-call/error`, { user: "alice", body: { error: "x" } });
     expect(unknown).toMatchObject({ status: 404, body: { error: { code: "AI1022" } } });
-    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${second}/error`, { user: "alice", body: { error: "nobody answered" } })).body.status).toBe("accepted");
+    const secondToken = answerTokenOf(threadId, second!);
+    expect((await http.call("POST", `/threads/${threadId}/tool-calls/${second}/error`, { user: "alice", body: { error: "nobody answered", answerToken: secondToken } })).body.status).toBe("accepted");
     expect((await settled(threadId)).status).toBe("completed");
     const messages = (await http.call("GET", `/threads/${threadId}/messages`, { user: "alice" })).body.messages as Array<{ role: string; tool_call_id?: string; content: string }>;
     const answerOf = (id: string) => messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;

@@ -20,7 +20,7 @@ import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness, SECRET } from "./harness.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
-import { seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
 import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
 
@@ -151,7 +151,7 @@ Object.assign(scenarios, {
     await waitFor(async () => expect((await rig.threads.getThread({ threadId: id })).toolCalls).toMatchObject([{ state: "waiting" }]));
     await rig.threads.sendMessage({ threadId: id, prompt: "one more thing" });
     const toolCallId = seen.find((s) => s.threadId === id && s.tool === "askHuman")!.toolCallId;
-    await rig.threads.addToolResult({ threadId: id, toolCallId, result: { approved: true } });
+    await rig.threads.addToolResult({ threadId: id, toolCallId, result: { approved: true }, answerToken: answerTokenOf(id, toolCallId) });
     await rig.threads.waitUntilSettled({ threadId: id });
     await deleteThread(id);
   },

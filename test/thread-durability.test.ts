@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ChatMessage, ThreadsClient } from "../src/index.js";
 import { type ScriptStep } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { replayFailures, runsOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { answerTokenOf, replayFailures, runsOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -51,7 +51,7 @@ describe("long threads", () => {
       sent.push(prompt);
     }
     expect(await rig.threads.getThread({ threadId })).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, state: "waiting" }] });
-    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "done waiting" })).toMatchObject({ status: "accepted" });
+    expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "done waiting", answerToken: answerTokenOf(threadId, toolCallId) })).toMatchObject({ status: "accepted" });
 
     const done = await rig.threads.waitUntilSettled({ threadId });
     expect(done).toMatchObject({ status: "completed", queued: [] });

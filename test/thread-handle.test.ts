@@ -2,7 +2,7 @@ import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ThreadNotFoundError, ThreadUnauthorizedError, ThreadsClient, type Principal } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { seen, threadRig, type ThreadRig } from "./thread-support.js";
+import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 
 let h: Harness;
 let rig: ThreadRig;
@@ -50,10 +50,10 @@ describe("threads.handle(threadId, { principal })", () => {
     expect(await thread.sendMessage({ prompt })).toMatchObject({ queued: false, duplicate: false });
     await vi.waitFor(() => expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(1), { timeout: 20_000, interval: 50 });
     const first = callOf(threadId, "askHuman")!.toolCallId;
-    expect(await thread.addToolError({ toolCallId: first, error: "nobody home" })).toEqual({ status: "accepted", toolCallId: first });
+    expect(await thread.addToolError({ toolCallId: first, error: "nobody home", answerToken: answerTokenOf(threadId, first) })).toEqual({ status: "accepted", toolCallId: first });
     await vi.waitFor(() => expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(2), { timeout: 20_000, interval: 50 });
     const second = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[1]!.toolCallId;
-    expect(await thread.addToolResult({ toolCallId: second, result: "yes" })).toEqual({ status: "accepted", toolCallId: second });
+    expect(await thread.addToolResult({ toolCallId: second, result: "yes", answerToken: answerTokenOf(threadId, second) })).toEqual({ status: "accepted", toolCallId: second });
     expect(await thread.waitUntilSettled()).toMatchObject({ threadId, status: "completed" });
     expect((await thread.getThread()).status).toBe("completed");
 

@@ -5,10 +5,14 @@
 import { Worker } from "@temporalio/worker";
 import { z } from "zod";
 import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type ThreadAuthorizeHook, type ThreadStatusChange } from "../src/index.js";
-import type { Harness, WorkerOverrides } from "./harness.js";
+import { SECRET, type Harness, type WorkerOverrides } from "./harness.js";
 
 /** What the tools below saw, in order. */
-export const seen: Array<{ tool: string; threadId?: string; toolCallId: string; event: string; attempt: number; key?: string; principal?: string }> = [];
+export const seen: Array<{ tool: string; threadId?: string; toolCallId: string; event: string; attempt: number; key?: string; principal?: string; token?: string }> = [];
+
+/** The answer token askHuman's callback got for a call: what the link it sends would carry. */
+export const answerTokenOf = (threadId: string, toolCallId: string): string =>
+  seen.find((s) => s.tool === "askHuman" && s.threadId === threadId && s.toolCallId === toolCallId)!.token!;
 
 const abortOf = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 
@@ -50,7 +54,15 @@ export const askHuman = defineAsyncTool({
   description: "Asks a human, who answers later",
   input: z.object({ question: z.string() }),
   callback: ({ question }, ctx) => {
-    seen.push({ tool: "askHuman", threadId: ctx.threadId, toolCallId: ctx.toolCallId, event: `asked: ${question}`, attempt: ctx.attempt, key: ctx.idempotencyKey });
+    seen.push({
+      tool: "askHuman",
+      threadId: ctx.threadId,
+      toolCallId: ctx.toolCallId,
+      event: `asked: ${question}`,
+      attempt: ctx.attempt,
+      key: ctx.idempotencyKey,
+      token: ctx.answerToken,
+    });
   },
 });
 
@@ -91,6 +103,8 @@ export async function threadRig(
   const changes: ThreadStatusChange[] = [];
   // Threads hang off the AgentClient the harness makes, as users reach them: `agents.threads`.
   const { taskQueue, agents: client } = await h.worker(agents, {
+    // Async tools' callbacks get answer tokens minted with it.
+    deferral: { secret: SECRET },
     ...options.overrides,
     threads: {
       onStatusChange: (change) => void changes.push(change),

@@ -3,6 +3,8 @@ import { ThreadNotResumableError } from "../src/core/errors/thread-not-resumable
 import { ToolCallNotFoundError } from "../src/core/errors/tool-call-not-found.js";
 import { ToolResultDuplicateError } from "../src/core/errors/tool-result-duplicate.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { ResumeTokenError } from "../src/core/errors/resume-token.js";
+import { proofProblem } from "../src/core/proof.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type {
   ThreadResumeReply,
@@ -102,6 +104,23 @@ export class ThreadControls {
     if (!thread.asyncCalls.has(toolCallId)) {
       throw new ToolCallNotFoundError({ threadId: thread.threadId, toolCallId, reason: `it is a call of the sync tool "${found.call.function.name}", whose handler returns its result` }).toFailure();
     }
+    this.#checkAnswerToken(toolCallId, request);
+  }
+
+  /**
+   * RC5041 unless the request proves it holds the call's answer token: `authorize` says who
+   * may touch the thread, the token says who was asked. Calls older code registered have
+   * neither digest nor mark and take answers as they always did. A call whose callback has
+   * not returned its digest yet refuses with `retryLater`: there is nothing to check against.
+   */
+  #checkAnswerToken(toolCallId: string, request: ThreadToolResultRequest): void {
+    const call = this.thread.asyncCalls.get(toolCallId);
+    if (!call || (call.digest === undefined && !call.digestExpected)) return;
+    if (call.digest === undefined) {
+      throw new ResumeTokenError({ token: "answer", reason: "the call is not ready for answers yet (its callback has not finished); retry shortly", retryLater: true }).toFailure();
+    }
+    const problem = proofProblem(request?.proof, call.digest);
+    if (problem) throw new ResumeTokenError({ token: "answer", reason: problem }).toFailure();
   }
 
   toolResult(request: ThreadToolResultRequest): { status: "accepted" } {

@@ -5,6 +5,7 @@ import {
   condition,
   isCancellation,
   makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -12,6 +13,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import { isDigest } from "../src/core/proof.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { ThreadActivities, ThreadInput, ThreadPrepared } from "../src/core/thread-contracts.js";
 import * as wire from "../src/core/wire/thread.js";
@@ -31,6 +33,9 @@ import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptR
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
 type TurnEnd = "settled" | "rollover";
+
+/** Async calls registered from here on expect an answer-token digest (see runTools). */
+const ANSWER_TOKENS_PATCH = "async-answer-tokens";
 
 /**
  * A chat thread: one long-lived workflow with an inbox. Each message runs the agent loop
@@ -210,8 +215,11 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
       if (asyncState?.callbackDone) continue;
-      // Registered before anything awaits, so a result arriving early is recognised.
-      thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
+      // Registered before anything awaits, so a result arriving early is recognised. The patch
+      // marker is what tells, on replay, a call this code registered (its answers need the
+      // answer token, even before the digest arrives) from one older code did.
+      const digestExpected = asyncState?.digestExpected ?? (patched(ANSWER_TOKENS_PATCH) ? (true as const) : undefined);
+      thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false, ...(digestExpected ? { digestExpected } : {}) });
     }
     started.push(batch.run(() => runCall(thread, prepared, call, spec, steps)).catch((err: unknown) => void failures.push(err)));
   }
@@ -252,10 +260,21 @@ async function runCall(
       if ("content" in out) thread.answer(call.id, out.content);
       return;
     }
-    const out = steps ? await steps.callTool({ ...stepCall, start: true }, activityId) : await activities.threadStartAsyncTool(input);
+    const firstRunId = thread.asyncCalls.get(call.id)?.digestExpected ? { firstRunId: thread.firstRunId } : {};
+    const out = steps
+      ? await steps.callTool({ ...stepCall, start: true, ...firstRunId }, activityId)
+      : await activities.threadStartAsyncTool({ ...input, ...firstRunId });
     const state = thread.asyncCalls.get(call.id);
     if ("started" in out && out.started) {
-      if (state) state.callbackDone = true;
+      if (state) {
+        state.callbackDone = true;
+        if (isDigest(out.digest)) state.digest = out.digest;
+      }
+      // A worker older than answer tokens ran the callback: nobody holds a token this call
+      // would accept, so the model hears it failed rather than the thread waiting forever.
+      if (state?.digestExpected && state.digest === undefined) {
+        thread.answer(call.id, `Error: "${call.function.name}" could not be started: its worker handed out no answer token (upgrade the worker that runs its callback).`);
+      }
     } else if ("content" in out) {
       thread.answer(call.id, out.content);
     }

@@ -136,6 +136,8 @@ export interface ThreadToolCall extends ToolCallBasics {
   host: "thread";
   /** Runs an async tool's callback; its result arrives later through `addToolResult`. */
   start?: boolean;
+  /** The thread's first run id, which the call's answer token is bound to (the current run's may differ). */
+  firstRunId?: string;
 }
 
 export type AgentToolCallInput = RunToolCall | ThreadToolCall;
@@ -149,8 +151,12 @@ export interface ToolResult {
 /** A run's tool call ends in a result, or in the deferral its handler asked for. */
 export type RunToolCallOutput = ToolResult | { deferred: DeferralRequest };
 
-/** A thread's tool call ends in a result; an async tool's start in `started` (or a result when its callback gave up). */
-export type ThreadToolCallResult = ToolResult | { started: true };
+/**
+ * A thread's tool call ends in a result; an async tool's start in `started` (or a result
+ * when its callback gave up), with the digest of the answer token it handed out (absent
+ * from workers older than answer tokens).
+ */
+export type ThreadToolCallResult = ToolResult | { started: true; digest?: string };
 
 export type AgentToolCallOutput = RunToolCallOutput | ThreadToolCallResult;
 

@@ -8,6 +8,14 @@ import type { ToolRetry } from "./tool-retry.js";
 export interface AsyncToolContext extends ToolCallContext {
   /** The thread the call belongs to: whoever answers names the call by it and `toolCallId` in `addToolResult`. */
   threadId: string;
+  /**
+   * The call's answer token: put it in the link you send, whoever answers passes it as
+   * `answerToken` to `addToolResult` / `addToolError`. Without it an answer is refused
+   * (RC5041), whatever the thread's `authorize` says: the token is what says the answerer
+   * was asked. A secret like a password: send it only to who should answer. The same on
+   * every attempt of the callback.
+   */
+  answerToken: string;
 }
 
 export interface AsyncToolOptions<I extends z.core.$ZodType> {
@@ -19,7 +27,7 @@ export interface AsyncToolOptions<I extends z.core.$ZodType> {
   input: I;
   /**
    * Starts the work and returns: notify a person or a system, which answers later with
-   * `addToolResult` / `addToolError`. Runs durably as an activity (at least once, with
+   * `addToolResult` / `addToolError`, passing `ctx.answerToken`. Runs durably as an activity (at least once, with
    * `ctx.idempotencyKey`); if it keeps failing the model gets a tool error instead.
    */
   callback: (input: z.output<I>, ctx: AsyncToolContext) => Promise<void> | void;

@@ -69,7 +69,7 @@ export function isDigest(value: unknown): value is string {
 export function proofProblem(proof: unknown, digest: string): string | undefined {
   if (proof === undefined || proof === null) return "no proof of the token was sent";
   if (typeof proof !== "string" || !PROOF_SHAPE.test(proof)) return "the proof is malformed";
-  return sameText(digestOfProof(proof), digest) ? undefined : "the proof does not match the token this deferral handed out";
+  return sameText(digestOfProof(proof), digest) ? undefined : "the proof does not match the token handed out for it";
 }
 
 /** Only the shape, for checks that must come before the record is looked up. */

@@ -48,6 +48,17 @@ export interface AsyncCallState {
   name: string;
   /** The callback ran to the end; from then on only the result is awaited. */
   callbackDone: boolean;
+  /**
+   * Digest of the proof of the call's answer token (from the callback's result): an answer
+   * must prove it holds the token. Absent until the callback finished, and on calls older code started.
+   */
+  digest?: string;
+  /**
+   * Registered by code that hands out answer tokens: the call never takes an answer without
+   * one, even before its digest arrives. Absent on calls older code registered, which take
+   * answers without a token (as they always did).
+   */
+  digestExpected?: true;
 }
 
 /** One entry of the thread's update stream; `seq` grows by one per entry, across continue-as-new. */
@@ -237,11 +248,13 @@ export interface ThreadToolCallInput {
   taskQueue: string;
   toolCall: ToolCall;
   principal?: Principal;
+  /** See `ThreadToolCall.firstRunId`. */
+  firstRunId?: string;
 }
 
 export type ThreadToolCallOutput = ToolResult;
 
-export type AsyncToolStartOutput = { started: true } | { started: false; content: string };
+export type AsyncToolStartOutput = { started: true; digest?: string } | { started: false; content: string };
 
 // -----------------------------------------------------------------------------------------
 
@@ -280,4 +293,6 @@ export interface ThreadToolResultRequest {
   /** Exactly one of the two. */
   result?: unknown;
   error?: string;
+  /** `proofOf(answerToken)`: proves the caller holds the call's answer token, which itself never enters history. */
+  proof?: string;
 }

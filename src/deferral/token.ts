@@ -97,6 +97,33 @@ export function verifyResumeToken(secrets: readonly Buffer[], token: unknown): T
   };
 }
 
+/**
+ * Mints the answer token of one async tool call of a thread: `a1.<key id>.<claims>.<HMAC>`,
+ * signed under another purpose than resume tokens, so neither kind verifies as the other
+ * and their proofs never match each other's digests. Deterministic for a call and a secret:
+ * every attempt of the callback hands out the same token, whose digest the thread stores.
+ */
+export function mintAnswerToken(secret: string | Uint8Array, toolCallId: string, binding: TokenBinding): string {
+  assertSecret(secret);
+  const kid = keyIdOf(secret);
+  const claims = Buffer.from(JSON.stringify({ c: toolCallId, ns: binding.namespace, wf: binding.workflowId, fr: binding.firstRunId })).toString("base64url");
+  return `a1.${kid}.${claims}.${sign(secret, `a1\n${kid}.${claims}`, "answer")}`;
+}
+
+/**
+ * Why `token` cannot be an answer token, or undefined. Only its shape: the thread checks
+ * possession (its proof against the digest it stored), so clients need no secret.
+ */
+export function answerTokenProblem(token: unknown): string | undefined {
+  if (typeof token !== "string") return "the answer token is not a string";
+  if (token.length > MAX_TOKEN_LENGTH) return `the answer token is longer than ${MAX_TOKEN_LENGTH} characters`;
+  const parts = token.split(".");
+  if (parts.length !== 4 || parts[0] !== "a1" || !parts.slice(1).every(canonicalBase64url)) {
+    return "it does not have the a1.<key id>.<claims>.<signature> shape of an answer token (a resume token is not one)";
+  }
+  return undefined;
+}
+
 // Base64url has spare bits in its last character: only the one encoding that decodes and
 // re-encodes to itself is accepted, so a token has exactly one spelling.
 function canonicalBase64url(part: string): boolean {
@@ -109,8 +136,8 @@ function matches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function sign(secret: string | Uint8Array, text: string): string {
-  return createHmac("sha256", secret).update(`durable-agents/resume/${text}`).digest("base64url");
+function sign(secret: string | Uint8Array, text: string, purpose: "resume" | "answer" = "resume"): string {
+  return createHmac("sha256", secret).update(`durable-agents/${purpose}/${text}`).digest("base64url");
 }
 
 function assertSecret(secret: string | Uint8Array): void {

@@ -21,8 +21,10 @@ const Create = z.object({
 const Send = z.object({ prompt: z.string(), messageId: Id.optional() });
 const Add = z.object({ message: Message, messageId: Id.optional() });
 const ResumeThread = z.object({ prompt: z.string().optional() });
-const ToolResult = z.object({ result: JsonPresent });
-const ToolError = z.object({ error: z.string() });
+// The answer token from the callback's link (ctx.answerToken): without it the thread refuses the answer (RC5041).
+const AnswerToken = z.string().max(4096).optional();
+const ToolResult = z.object({ result: JsonPresent, answerToken: AnswerToken });
+const ToolError = z.object({ error: z.string(), answerToken: AnswerToken });
 const Page = z.object({ cursor: OffsetCursor.optional(), limit: PageSize(1000).optional() });
 const ListPage = z.object({ cursor: z.string().max(4096).regex(/^[A-Za-z0-9+/=]*$/, "is not a cursor this route returned").optional(), limit: PageSize(1000).optional() });
 const ThreadParam = z.object({ id: Id });
@@ -84,11 +86,13 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
     })
     .post("/:id/tool-calls/:toolCallId/result", valid("param", CallParam), valid("json", ToolResult), async (c) => {
       const { id, toolCallId } = c.req.valid("param");
-      return c.json(await threads.addToolResult({ threadId: id, toolCallId, result: c.req.valid("json").result as never, ...caller(c.get("principal")) }));
+      const { result, answerToken } = c.req.valid("json");
+      return c.json(await threads.addToolResult({ threadId: id, toolCallId, result: result as never, answerToken, ...caller(c.get("principal")) }));
     })
     .post("/:id/tool-calls/:toolCallId/error", valid("param", CallParam), valid("json", ToolError), async (c) => {
       const { id, toolCallId } = c.req.valid("param");
-      return c.json(await threads.addToolError({ threadId: id, toolCallId, error: c.req.valid("json").error, ...caller(c.get("principal")) }));
+      const { error, answerToken } = c.req.valid("json");
+      return c.json(await threads.addToolError({ threadId: id, toolCallId, error, answerToken, ...caller(c.get("principal")) }));
     })
     .get("/:id/events", valid("param", ThreadParam), eventStreamRoute(threads, events));
 }

@@ -46,6 +46,9 @@ import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
 import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
 import type { JsonValue, Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { ResumeTokenError } from "../core/errors/resume-token.js";
+import { proofOf } from "../core/proof.js";
+import { answerTokenProblem } from "../deferral/token.js";
 import type { ChatMessage } from "../core/messages.js";
 import { askAuthorize } from "../client/authorize.js";
 import { connect, type ClientConnectionOptions } from "../client/connection.js";
@@ -167,10 +170,17 @@ export type FollowUpdatesOptions = {
 } & ThreadCaller;
 /** `waitUntilSettled`: a signal to give up waiting. */
 export type WaitUntilSettledOptions = { threadId: string; signal?: AbortSignal } & ThreadCaller;
+/**
+ * Who answers an async call proves it was asked: `answerToken` is the token the callback got
+ * (`ctx.answerToken`, sent in its link). Required (the key, so no caller forgets it); it may
+ * be `undefined` only for calls registered before answer tokens existed, which take answers
+ * without one.
+ */
+export type AnswerTokenOption = { answerToken: string | undefined };
 /** `addToolResult`: the async call answered and its result. */
-export type AddToolResultOptions = { threadId: string; toolCallId: string; result: JsonValue } & ThreadCaller;
+export type AddToolResultOptions = { threadId: string; toolCallId: string; result: JsonValue } & AnswerTokenOption & ThreadCaller;
 /** `addToolError`: the async call answered and its failure. */
-export type AddToolErrorOptions = { threadId: string; toolCallId: string; error: string } & ThreadCaller;
+export type AddToolErrorOptions = { threadId: string; toolCallId: string; error: string } & AnswerTokenOption & ThreadCaller;
 /** A page of the transcript (`listMessages`). */
 export interface MessagePage {
   messages: ThreadMessage[];
@@ -454,23 +464,38 @@ export class ThreadsClient {
   }
 
   /**
-   * The result of an async tool call, by its tool call id. A second result for the same
-   * call answers `duplicate` and changes nothing; an id no async call waits on is AI1022.
+   * The result of an async tool call, by its tool call id, with the call's `answerToken`
+   * (`ctx.answerToken` in the callback). Only the token's proof is sent; the thread refuses
+   * (RC5041, changing nothing) an answer without the token or with another one, whoever
+   * `authorize` lets in, and one that comes before the callback finished (`retryLater`:
+   * send it again shortly). A second result for the same call answers `duplicate` and
+   * changes nothing; an id no async call waits on is AI1022.
    */
   async addToolResult(options: AddToolResultOptions): Promise<ToolResultReply> {
     await this.#check(options, "addToolResult");
+    const proof = this.#proof(options);
     const problem = plainJsonProblem(options.result);
     if (problem || options.result === undefined) {
       throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: `the result is not plain JSON${problem ? ` at ${problem.path}: ${problem.problem}` : ""}` });
     }
-    return this.#toolResult(options.threadId, options.toolCallId, { result: options.result });
+    return this.#toolResult(options.threadId, options.toolCallId, { result: options.result, ...proof });
   }
 
   /** The failure of an async tool call; the model reads it as a tool error. Duplicates and unknown ids as for addToolResult. */
   async addToolError(options: AddToolErrorOptions): Promise<ToolResultReply> {
     await this.#check(options, "addToolError");
+    const proof = this.#proof(options);
     if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
-    return this.#toolResult(options.threadId, options.toolCallId, { error: options.error });
+    return this.#toolResult(options.threadId, options.toolCallId, { error: options.error, ...proof });
+  }
+
+  /** RC5041 for what cannot be an answer token, before anything is sent; the thread checks possession. */
+  #proof(options: Partial<AnswerTokenOption>): { proof?: string } {
+    const token = options.answerToken;
+    if (token === undefined) return {};
+    const problem = answerTokenProblem(token);
+    if (problem) throw new ResumeTokenError({ token: "answer", reason: problem });
+    return { proof: proofOf(token) };
   }
 
   /**
@@ -505,7 +530,7 @@ export class ThreadsClient {
     return this.#handle(threadId);
   }
 
-  async #toolResult(threadId: string, toolCallId: string, body: { result?: JsonValue; error?: string }): Promise<ToolResultReply> {
+  async #toolResult(threadId: string, toolCallId: string, body: { result?: JsonValue; error?: string; proof?: string }): Promise<ToolResultReply> {
     try {
       await this.#update(threadId, threadToolResultUpdate, { toolCallId, ...body });
       return { status: "accepted" as const, toolCallId };

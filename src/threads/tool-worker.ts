@@ -19,7 +19,10 @@ export interface ToolWorkerOptions {
   agents: AgentDefinition[];
   /** How many tool calls run at once on this worker: the work pool's size. */
   concurrency: number;
-  /** Needed when a tool on this queue defers an agent run: the same secret as the agent workers. */
+  /**
+   * Needed when a tool on this queue defers an agent run, or is an async tool (its callback
+   * gets an answer token; without it creation fails with RC5040): the same secret as the agent workers.
+   */
   deferral?: DeferralConfig;
   /** Only `stopLatency` matters here: how soon a stopped thread's tool call is cancelled. */
   threads?: Pick<ThreadWorkerOptions, "stopLatency">;
@@ -47,6 +50,7 @@ export async function createToolWorker(options: ToolWorkerOptions): Promise<Work
   // The worker's own client: its data converter and codec reach the tools' signals and queries too.
   const client = workerClient();
   const deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
+  registry.assertAnswerTokensMintable(deferral, options.taskQueue);
   const activities = createToolActivities({ registry, client, deferral, settings: threads });
   return Worker.create({
     ...options.worker,

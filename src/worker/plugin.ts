@@ -18,8 +18,10 @@ export interface DurableAgentsPluginOptions {
   /** The model provider, e.g. `openaiModel({ baseURL, apiKey })`. */
   model: Model;
   /**
-   * Enables deferral: the secret that signs resume tokens (the same on every client) and
-   * the default TTL. Without it, a tool that defers fails with RC5052.
+   * Enables deferral: the secret that signs resume tokens and async tools' answer tokens
+   * (the same on every client) and the default TTL. Without it, a tool that defers fails
+   * with RC5052, and a worker whose agents have async tools (run on its queue) is refused
+   * at creation with RC5040.
    */
   deferral?: DeferralConfig;
   /**
@@ -72,8 +74,10 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
 
   constructor(options: DurableAgentsPluginOptions) {
     const threads = resolveThreadWorkerOptions(options.threads);
+    const registry = new AgentRegistry(options.agents);
+    registry.assertAnswerTokensMintable(options.deferral, undefined);
     const activities = createActivities({
-      registry: new AgentRegistry(options.agents),
+      registry,
       model: options.model,
       client: workerClient(),
       threads,

@@ -17,6 +17,7 @@ import { ThreadQueries } from "../../workflows/thread-queries.js";
 import type { ThreadRuntime } from "../../workflows/thread-runtime.js";
 import { MOVED_ON, ThreadState } from "../../workflows/thread-state.js";
 import { codeOf } from "./code-of.js";
+import { proofOf, resumeDigest } from "../../src/core/proof.js";
 
 class FakeThreadRuntime implements ThreadRuntime {
   readonly threadId = "thread-1";
@@ -192,6 +193,26 @@ describe("stop, resume and tool results", () => {
     expect(await validate({ toolCallId: "a", result: 1 })).toBe("AI1028");
     thread.answer("s", "S");
     expect(thread.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["S", "Error: on holiday"]);
+  });
+
+  it("checks an answer's proof against the call's digest; calls older code registered need none, marked ones wait for their digest", async () => {
+    const { thread, controls } = awaitingTools(["old", "early", "new"], ["askHuman", "askHuman", "askHuman"]);
+    const token = "a1.kid.claims.signature";
+    thread.asyncCalls.set("old", { toolCallId: "old", name: "askHuman", callbackDone: true });
+    thread.asyncCalls.set("early", { toolCallId: "early", name: "askHuman", callbackDone: false, digestExpected: true });
+    thread.asyncCalls.set("new", { toolCallId: "new", name: "askHuman", callbackDone: true, digestExpected: true, digest: resumeDigest(token) });
+    const validate = (request: object) => codeOf(() => controls.validateToolResult(request as never));
+    expect(await validate({ toolCallId: "old", result: 1 })).toBe("no error");
+    expect(await validate({ toolCallId: "early", result: 1, proof: proofOf(token) })).toBe("RC5041");
+    expect(await validate({ toolCallId: "new", result: 1 })).toBe("RC5041");
+    expect(await validate({ toolCallId: "new", result: 1, proof: proofOf("a1.kid.claims.other") })).toBe("RC5041");
+    expect(await validate({ toolCallId: "new", result: 1, proof: "x".repeat(100_000) })).toBe("RC5041");
+    expect(await validate({ toolCallId: "new", result: 1, proof: proofOf(token) })).toBe("no error");
+    // The digest and the mark cross continue-as-new with the call.
+    const next = threadOf(nextRunInput(thread, 1));
+    expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "new", result: 1 }))).toBe("RC5041");
+    expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "early", result: 1 }))).toBe("RC5041");
+    expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "new", result: 1, proof: proofOf(token) }))).toBe("no error");
   });
 });
 
