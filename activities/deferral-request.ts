@@ -1,5 +1,5 @@
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
-import { ttlMs } from "../src/deferral/config.js";
+import { durationMs } from "../src/core/duration.js";
 import type { DeferOptions } from "../src/core/defer.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
 import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
@@ -31,7 +31,7 @@ export function deferralRequest(
   const metaProblem = plainJsonProblem(meta);
   if (metaProblem) throw new NotPlainJsonError({ what: "meta", ...metaProblem });
   const request: DeferralRequest = {
-    ttlMs: options.ttl === undefined ? config.defaultTtlMs : ttlMs(options.ttl, `${where} ctx.defer({ ttl })`),
+    ttlMs: options.ttl === undefined ? config.defaultTtlMs : durationMs(options.ttl, `${where} ctx.defer({ ttl })`),
     meta: meta as JsonObject,
   };
   if (options.schema !== undefined) request.schema = payloadSchema(options.schema, where);

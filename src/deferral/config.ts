@@ -58,8 +58,3 @@ export function resolveDeferralConfig(config: DeferralConfig | undefined): Resol
     ...(config?.approvalUrl !== undefined ? { approvalUrl: approvalUrlBase(config.approvalUrl) } : {}),
   };
 }
-
-/** A TTL in milliseconds; AI1001 for anything that is not a positive duration. */
-export function ttlMs(value: Duration, subject: string): number {
-  return durationMs(value, subject);
-}
