@@ -20,6 +20,8 @@ import { z } from "zod";
 import { defineAgent, defineTool } from "../src/index.js";
 import type { Responder } from "../src/testing/index.js";
 import { resumeUpdate } from "../src/workflow.js";
+import { proofOf } from "../src/core/proof.js";
+import { verifyResumeToken } from "../src/deferral/token.js";
 import type { BareTool } from "./bare/activities.js";
 import { approveUpdate, parkedUpdate, pingUpdate } from "./bare/messages.js";
 import type { bareResume } from "./bare/workflows.js";
@@ -187,10 +189,13 @@ export async function main(): Promise<Record<string, unknown>> {
 
     // Diagnostic: the resume update AgentClient sends, sent without its deferral query first.
     const updateOnlySample = async (): Promise<Sample> => {
-      const { conversation, runId, deferralId, toolCallId } = await parkSdk("update-only");
+      const { conversation, runId, deferralId, toolCallId, token } = await parkSdk("update-only");
+      // What resume() sends besides the payload: the token's proof and its binding claims.
+      const { binding } = verifyResumeToken([Buffer.from(secret)], token);
+      const request = { deferralId, toolCallId, payload: PAYLOAD, proof: proofOf(token), ...(binding ? { binding } : {}) };
       marks.length = 0;
       const t0 = performance.now();
-      const resumed = await agents.workflowHandle(runId).executeUpdate(resumeUpdate, { args: [{ deferralId, toolCallId, payload: PAYLOAD }] });
+      const resumed = await agents.workflowHandle(runId).executeUpdate(resumeUpdate, { args: [request] });
       const t1 = arrivals.get(conversation);
       if (resumed.status !== "resumed" || resumed.outcome.status !== "completed" || t1 === undefined) {
         throw new Error(`the resume update did not complete the run: ${JSON.stringify(resumed)}`);
