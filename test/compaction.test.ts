@@ -196,6 +196,10 @@ describe("context overflow", () => {
       expect(isContextOverflow(new Error(message)), message).toBe(false);
     }
     expect(isContextOverflow({ code: "string_above_max_length", message: "x" })).toBe(true);
+    // A 429 worded like an overflow is throttling: retried, never refused as AI1009.
+    const throttled = Object.assign(new Error("Too many tokens, please wait before trying again"), { status: 429 });
+    expect(isContextOverflow(throttled)).toBe(false);
+    expect(isContextOverflow(new Error("Too many tokens in the prompt"))).toBe(true);
   });
 
   it("refuses a resume that would not fit before spending the approval; after compaction the same token works", async () => {

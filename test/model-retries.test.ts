@@ -46,6 +46,13 @@ describe("model call retries", () => {
     expect(requestsOf(runId)).toHaveLength(3);
   });
 
+  it("a 429 worded like an overflow is throttling: retried, not refused as AI1009", async () => {
+    const runId = uid("token-throttled run");
+    h.model.script(runId, [{ errors: [{ status: 429, retryAfterSeconds: 0.1, message: "Too many tokens, please wait before trying again." }], text: "after the wait" }]);
+    await expect(agents.run(plain, { prompt: runId, runId })).resolves.toMatchObject({ status: "completed", text: "after the wait" });
+    expect(requestsOf(runId)).toHaveLength(2);
+  });
+
   it("a refusal no retry can fix fails a run at once", async () => {
     const runId = uid("refused run");
     h.model.script(runId, [{ errors: [401], text: "never" }]);

@@ -40,7 +40,7 @@ export interface ScriptStep {
   /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
   chunkDelayMs?: number;
   /** Served one per attempt, in order, before the reply. */
-  errors?: Array<InjectedError | { status: InjectedError; retryAfterSeconds?: number }>;
+  errors?: Array<InjectedError | { status: InjectedError; retryAfterSeconds?: number; message?: string }>;
   /** Throw to fail loudly, e.g. to assert what the model was sent. Runs on every attempt. */
   check?: (request: ChatRequest) => void;
 }
@@ -389,14 +389,15 @@ async function streamReply(exchange: Exchange, reply: Reply, chunkDelayMs: numbe
 // Injected errors
 
 function sendInjectedError(res: ServerResponse, injected: NonNullable<ScriptStep["errors"]>[number]): void {
-  const { status, retryAfterSeconds } = typeof injected === "object" ? injected : { status: injected, retryAfterSeconds: undefined };
+  const { status, retryAfterSeconds, message } =
+    typeof injected === "object" ? injected : { status: injected, retryAfterSeconds: undefined, message: undefined };
   switch (status) {
     case 429:
       // retry-after is what the client (and our own retry policy) should honour.
       return sendJson(
         res,
         429,
-        errorBody("Rate limit reached for requests (scripted).", "requests", "rate_limit_exceeded"),
+        errorBody(message ?? "Rate limit reached for requests (scripted).", "requests", "rate_limit_exceeded"),
         { "retry-after": String(retryAfterSeconds ?? 0) },
       );
     case 500:
