@@ -14,8 +14,14 @@ export interface PreparedDefinition {
   agent: AgentDefinition;
   toolSpecs: ToolSpec[];
   tools: Map<string, ToolDefinition>;
-  /** Covers what a deferred step depends on: system, model, tool names, descriptions, schemas. */
+  /** Covers what a deferred step depends on: system, model, tool names, descriptions, schemas, `version`. */
   definitionHash: string;
+  /**
+   * Hashes a deferral may carry and still resume: `definitionHash`, plus, for a function
+   * system prompt, the hash runs deferred with before fingerprints stopped reading its
+   * source text (same build only), so those parked runs survive the upgrade.
+   */
+  acceptedHashes: ReadonlySet<string>;
 }
 
 /**
@@ -86,8 +92,32 @@ export class AgentRegistry {
 
 function prepare(agent: AgentDefinition): PreparedDefinition {
   const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: parametersOf(t) }));
-  const definitionHash = createHash("sha256")
-    .update(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs }))
-    .digest("hex");
-  return { agent, toolSpecs, tools: new Map(agent.tools.map((t) => [t.name, t])), definitionHash };
+  const definitionHash = sha256(fingerprintSource(agent, toolSpecs));
+  // What fingerprints were before: a function's source text, which differs between builds.
+  const legacy = typeof agent.system === "function" ? sha256(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs })) : undefined;
+  return {
+    agent,
+    toolSpecs,
+    tools: new Map(agent.tools.map((t) => [t.name, t])),
+    definitionHash,
+    acceptedHashes: new Set(legacy ? [definitionHash, legacy] : [definitionHash]),
+  };
+}
+
+/**
+ * What the definition fingerprint covers: only what is the same however the code was built.
+ * A string prompt is its text (hashed exactly as before, so parked runs keep their hash); a
+ * function prompt is represented by the agent's `version`, since its source text changes
+ * with the compiler and its output with the principal.
+ */
+function fingerprintSource(agent: AgentDefinition, tools: ToolSpec[]): string {
+  if (typeof agent.system === "string" && agent.version === undefined) {
+    return JSON.stringify({ system: agent.system, model: agent.model, tools });
+  }
+  const system = typeof agent.system === "string" ? agent.system : { function: true };
+  return JSON.stringify({ system, model: agent.model, tools, version: agent.version ?? null });
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

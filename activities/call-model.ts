@@ -75,7 +75,7 @@ function definitionFor(registry: AgentRegistry, input: AgentModelCallInput): Pre
   } catch {
     throw new StepStateError({ agentId: input.agentId, reason: `no agent "${input.agentId}" is registered on the worker any more` });
   }
-  if (definition.definitionHash !== check.definitionHash) {
+  if (!definition.acceptedHashes.has(check.definitionHash)) {
     throw new DefinitionChangedError({
       deferralId: check.deferralId,
       agentId: input.agentId,

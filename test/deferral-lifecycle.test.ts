@@ -108,6 +108,46 @@ describe("a definition that changes while deferred", () => {
     await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5048" });
   });
 
+  /** Parks a run on a first worker running `before`, then serves the same queue with `after`. */
+  async function parkThenSwap(before: ReturnType<typeof defineAgent>, after: ReturnType<typeof defineAgent>, runId: string) {
+    const first = await h.worker([before], withSecret);
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }, { text: "paid" }]);
+    await first.agents.run(before, { prompt: runId, runId });
+    first.worker.shutdown();
+    await first.running;
+    return (await h.worker([after], { ...withSecret, taskQueue: first.taskQueue })).agents;
+  }
+
+  it("resumes a function system prompt built another way: its source text is not fingerprinted", async () => {
+    // The same prompt as two builds would emit it: an arrow function and a transpiled one.
+    const built = defineAgent({ ...approvalOptions, id: "payouts-fn", system: (info) => `You pay out money for ${info.principal?.id ?? "anyone"}.` });
+    const rebuilt = defineAgent({
+      ...approvalOptions,
+      id: "payouts-fn",
+      system: function (info) {
+        const who = info.principal ? info.principal.id : "anyone";
+        return "You pay out money for " + who + ".";
+      },
+    });
+    const runId = uid("rebuilt");
+    const agents = await parkThenSwap(built, rebuilt, runId);
+    const resumed = await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "paid" } });
+  });
+
+  it("denies with RC5048 when the agent's declared version changed", async () => {
+    const v1 = defineAgent({ ...approvalOptions, id: "payouts-versioned", version: "1", system: () => "You pay out money." });
+    const v2 = defineAgent({ ...approvalOptions, id: "payouts-versioned", version: "2", system: () => "You pay out money." });
+    const runId = uid("versioned");
+    const agents = await parkThenSwap(v1, v2, runId);
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+  });
+
+  it("refuses an empty or non-string version with AI1001", () => {
+    expect(() => defineAgent({ ...approvalOptions, version: "" })).toThrow(/AI1001.*version/);
+    expect(() => defineAgent({ ...approvalOptions, version: 2 as unknown as string })).toThrow(/AI1001.*version/);
+  });
+
   it("refuses with AI1007 when the agent is no longer registered", async () => {
     const first = await h.worker([payoutAgent], withSecret);
     const runId = uid("gone");

@@ -30,6 +30,14 @@ export interface AgentOptions {
    */
   system: string | ((info: PrincipalInfo) => string);
   /**
+   * The version of what the definition fingerprint cannot see: a function system prompt's
+   * meaning, or anything else the agent's behaviour depends on. A run deferred under one
+   * version is denied (RC5048) when resumed under another; the same version resumes
+   * whatever build (tsx, tsc, a bundler) produced the code. String prompts, the model and the
+   * tools' names, descriptions and schemas are fingerprinted without it.
+   */
+  version?: string;
+  /**
    * Who may run this agent when a tool dispatches it (`ctx.dispatch`). Only an exact `true`
    * allows. A restored principal is refused before this is asked (AI1011).
    */
@@ -62,8 +70,9 @@ export interface AgentOptions {
 }
 
 /** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize">> {
+export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize" | "version">> {
   authorize?: AgentOptions["authorize"];
+  version?: string;
   onExpired?: AgentOptions["onExpired"];
   contextWindow?: number;
   readonly kind: "agent";
@@ -82,6 +91,9 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   }
   if (typeof options.system !== "string" && typeof options.system !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "system must be a string or a function of the principal" });
+  }
+  if (options.version !== undefined && (typeof options.version !== "string" || options.version === "")) {
+    throw new InvalidDefinitionError({ subject, problem: "version must be a non-empty string" });
   }
   if (options.authorize !== undefined && typeof options.authorize !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "authorize must be a function" });
@@ -119,5 +131,6 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(options.onExpired ? { onExpired: options.onExpired } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     ...(options.authorize ? { authorize: options.authorize } : {}),
+    ...(options.version !== undefined ? { version: options.version } : {}),
   };
 }
