@@ -240,7 +240,7 @@ describe("one deferral per batch", () => {
           const tools = req.messages.filter((m) => m.role === "tool");
           expect(tools.map((m) => m.content)).toEqual([
             "sent 1",
-            expect.stringMatching(/^Error: a sibling tool call already deferred this run/),
+            expect.stringMatching(/^Error: a sibling tool call deferred this run first, .*its handler ran/),
             "manager ok",
           ]);
         },

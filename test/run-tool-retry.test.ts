@@ -28,13 +28,28 @@ const flaky = defineTool({
   },
 });
 
+const hangs = new Map<string, number>();
+
+/** Never answers within the call timeout: a hung upstream, or a worker that keeps dying. */
+const hung = defineTool({
+  name: "hung",
+  description: "Calls an upstream that hangs",
+  input: z.object({}),
+  async handler(_input, ctx) {
+    hangs.set(ctx.runId, (hangs.get(ctx.runId) ?? 0) + 1);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    return "too late";
+  },
+});
+
 const agent = defineAgent({ id: "retrying-run", model: "gpt-4.1-mini", system: "You call flaky things.", tools: [flaky] });
+const impatient = defineAgent({ id: "impatient-run", model: "gpt-4.1-mini", system: "You call hung things.", tools: [hung], timeouts: { call: "300ms" } });
 
 let h: Harness;
 let agents: AgentClient;
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([agent]));
+  ({ agents } = await h.worker([agent, impatient]));
 });
 afterAll(() => h?.close());
 
@@ -65,4 +80,16 @@ describe("tool retries in an agent run", () => {
     await expect(completed(agents.run(agent, { prompt: runId, runId }))).resolves.toMatchObject({ text: "gave up" });
     h.model.assertNoFailures();
   });
+
+  it("tell the model, and go on, when a call that keeps timing out spends its bounded attempts", async () => {
+    const runId = uid("hung");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "hung", arguments: {} }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toMatch(/^Error: "hung" did not complete: .*\(its attempts are spent\)/), text: "it hangs" },
+    ]);
+    await expect(completed(agents.run(impatient, { prompt: runId, runId }))).resolves.toMatchObject({ text: "it hangs" });
+    // One attempt of the tool's own, plus the spare ones for timeouts: 5, not forever.
+    expect(hangs.get(runId)).toBe(5);
+    h.model.assertNoFailures();
+  }, 60_000);
 });

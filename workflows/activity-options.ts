@@ -40,16 +40,27 @@ export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | 
 }
 
 /**
- * A tool call, on its tool's own queue when it has one. The activity decides about a
- * failing handler itself (it knows the tool's `retry`); this policy only covers a worker
- * that died or a call that timed out, for as long as it takes.
+ * Attempts a tool call gets beyond its tool's own `retry.maxAttempts` for what is not its
+ * handler's fault: a worker that died or a call that timed out. Bounded, so a tool that
+ * always hangs ends (a run tells the model, a thread fails the turn) instead of spinning.
  */
-export function toolCallOptions(described: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId?: string): ActivityOptions {
+export const TOOL_SPARE_ATTEMPTS = 4;
+
+/**
+ * A tool call, on its tool's own queue when it has one. The activity decides about a
+ * failing handler itself (it knows the tool's `retry`, and the attempts count toward this
+ * policy's); the spare attempts cover a worker that died or a call that timed out.
+ */
+export function toolCallOptions(
+  described: Pick<AgentDescription, "timeouts">,
+  tool: { queue?: string; maxAttempts?: number } | undefined,
+  activityId?: string,
+): ActivityOptions {
   return {
     ...stepOptions(described),
     ...(activityId ? { activityId } : {}),
-    ...(queue ? { taskQueue: queue } : {}),
-    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
+    ...(tool?.queue ? { taskQueue: tool.queue } : {}),
+    retry: { ...BACKOFF, maximumAttempts: (tool?.maxAttempts ?? 1) + TOOL_SPARE_ATTEMPTS, nonRetryableErrorTypes: NON_RETRYABLE },
   };
 }
 

@@ -4,6 +4,7 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -18,7 +19,7 @@ import { StepStateError } from "../src/core/errors/step-state.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
-import { agentSteps, stepModelInput } from "./agent-steps.js";
+import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
 import { cancelRequestProblem, deferralIdProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
@@ -28,7 +29,10 @@ import { initialRunState, RunCancellation, TranscriptSync, type RunContext } fro
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
 const SIBLING_DEFERRED =
-  "Error: a sibling tool call already deferred this run, so this call did not run. Call it again after the run resumes.";
+  "Error: a sibling tool call deferred this run first, so this call's deferral was withdrawn: its handler ran, but its request was not kept and its link will not work. Call it again after the run resumes if it is still needed.";
+
+/** Marks runs in which a tool call that ran out of attempts is told to the model (before, it failed the run). */
+const TOOL_ATTEMPTS_PATCH = "tool-attempts-bounded";
 
 const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.runPrepare);
 
@@ -199,6 +203,11 @@ async function loop(run: RunContext): Promise<AgentResult> {
     stopIfCancelled();
     // Siblings all finish (their results persist) before a deferral parks the run.
     const settled = await Promise.allSettled(calls.map((call) => callTool(toolInput(call))));
+    // A call whose bounded attempts ran out is for the model to hear about, not the run's end.
+    settled.forEach((s, i) => {
+      const told = steps && s.status === "rejected" ? toolGaveUp(s.reason, calls[i]!.function.name) : undefined;
+      if (told && patched(TOOL_ATTEMPTS_PATCH)) settled[i] = { status: "fulfilled", value: { content: told, isError: true } };
+    });
     const outputs = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
     const cancelled = cancellation.requested();
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");

@@ -56,8 +56,8 @@ export function agentSteps(): AgentSteps {
     return answer;
   };
   const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
-    const queue = ownEntry(current().tools, input.toolCall.function.name)?.queue;
-    return proxyActivities<AgentStepActivities>(toolCallOptions(current(), queue, activityId)).callAgentTool(input);
+    const tool = ownEntry(current().tools, input.toolCall.function.name);
+    return proxyActivities<AgentStepActivities>(toolCallOptions(current(), tool, activityId)).callAgentTool(input);
   };
   return {
     describe: describe as AgentSteps["describe"],
@@ -83,6 +83,18 @@ function exhausted(err: unknown): ApplicationFailure | undefined {
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return undefined;
   return new ModelCallFailedError({ detail: `${cause?.message ?? err.message} (the call's attempts are spent)` }).toFailure();
+}
+
+/**
+ * What the model is told about a tool call that ended without an answer once its bounded
+ * attempts ran out (its worker kept dying, or it kept timing out): undefined for a typed
+ * SDK failure or a cancellation, which still end the run as they say.
+ */
+export function toolGaveUp(err: unknown, toolName: string): string | undefined {
+  if (!(err instanceof ActivityFailure) || isCancellation(err)) return undefined;
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return undefined;
+  return `Error: "${toolName}" did not complete: ${cause?.message ?? err.message} (its attempts are spent). It may have had effects before it stopped; check before calling it again.`;
 }
 
 /** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
