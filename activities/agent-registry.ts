@@ -107,15 +107,16 @@ function prepare(agent: AgentDefinition): PreparedDefinition {
 /**
  * What the definition fingerprint covers: only what is the same however the code was built.
  * A string prompt is its text (hashed exactly as before, so parked runs keep their hash); a
- * function prompt is represented by the agent's `version`, since its source text changes
- * with the compiler and its output with the principal.
+ * function prompt (and `transformMessages`) is represented by the agent's `version`, since
+ * its source text changes with the compiler and its output with the principal. Model
+ * settings count when declared.
  */
 function fingerprintSource(agent: AgentDefinition, tools: ToolSpec[]): string {
-  if (typeof agent.system === "string" && agent.version === undefined) {
+  if (typeof agent.system === "string" && agent.version === undefined && agent.settings === undefined) {
     return JSON.stringify({ system: agent.system, model: agent.model, tools });
   }
   const system = typeof agent.system === "string" ? agent.system : { function: true };
-  return JSON.stringify({ system, model: agent.model, tools, version: agent.version ?? null });
+  return JSON.stringify({ system, model: agent.model, tools, version: agent.version ?? null, settings: agent.settings ?? null });
 }
 
 function sha256(text: string): string {

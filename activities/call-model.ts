@@ -10,7 +10,7 @@ import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
-import { systemPrompt } from "./system-prompt.js";
+import { outgoingMessages } from "./system-prompt.js";
 import { DeltaFlusher } from "./thread-stream-flusher.js";
 import type { TranscriptSync } from "./transcript-sync.js";
 
@@ -48,8 +48,9 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       const response = await withHeartbeat(settings.stopLatencyMs, () =>
         model.complete({
           model: agent.model,
-          messages: [{ role: "system", content: systemPrompt(agent, input) }, ...transcript],
+          messages: outgoingMessages(agent, input, transcript),
           tools: toolSpecs,
+          ...(agent.settings ? { settings: agent.settings } : {}),
           signal: ctx.cancellationSignal,
           ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
         }),

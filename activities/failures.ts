@@ -15,18 +15,36 @@ export function toActivityFailure(err: unknown): unknown {
   const stopped = stopFailure();
   if (stopped) return stopped;
   if (DurableAgentsError.isDurableAgentsError(err)) return err.toFailure();
-  if (err instanceof APIError && typeof err.status === "number") {
-    if (FINAL_STATUSES.has(err.status)) {
-      return new ModelCallFailedError({ status: err.status, detail: err.message }).toFailure();
+  const answer = providerAnswer(err);
+  if (answer) {
+    if (FINAL_STATUSES.has(answer.status)) {
+      return new ModelCallFailedError({ status: answer.status, detail: (err as Error).message }).toFailure();
     }
-    const delayMs = retryAfterMs(err.headers);
+    const delayMs = retryAfterMs(answer.headers);
     return ApplicationFailure.create({
-      type: `HTTP${err.status}`,
-      message: err.message,
-      ...(delayMs !== undefined ? { nextRetryDelay: delayMs } : {}),
+      type: `HTTP${answer.status}`,
+      message: (err as Error).message,
+      // A zero delay ("retry-after: 0") would end the retries on Temporal's side: the policy's backoff retries it instead.
+      ...(delayMs !== undefined && delayMs > 0 ? { nextRetryDelay: delayMs } : {}),
     });
   }
   return err;
+}
+
+/**
+ * The HTTP status and headers a provider answered with: from the `openai` client's
+ * `APIError`, or the AI SDK's `APICallError` (recognised by its name, as `ai` is an
+ * optional peer), whatever provider is behind it.
+ */
+function providerAnswer(err: unknown): { status: number; headers: Headers | undefined } | undefined {
+  if (err instanceof APIError && typeof err.status === "number") return { status: err.status, headers: err.headers };
+  const e = err as { name?: unknown; statusCode?: unknown; responseHeaders?: unknown } | null;
+  if (err instanceof Error && e?.name === "AI_APICallError" && typeof e.statusCode === "number") {
+    const raw = e.responseHeaders;
+    const headers = typeof raw === "object" && raw !== null ? new Headers(Object.entries(raw).filter((kv): kv is [string, string] => typeof kv[1] === "string")) : undefined;
+    return { status: e.statusCode, headers };
+  }
+  return undefined;
 }
 
 /**
@@ -42,7 +60,7 @@ export function toModelFailure(err: unknown): unknown {
   const maxAttempts = retryPolicy?.maximumAttempts ?? 0;
   if (maxAttempts <= 0 || attempt < maxAttempts) return failure;
   return new ModelCallFailedError({
-    ...(err instanceof APIError && typeof err.status === "number" ? { status: err.status } : {}),
+    ...(providerAnswer(err) ? { status: providerAnswer(err)!.status } : {}),
     detail: `${err instanceof Error ? err.message : String(err)} (gave up after ${attempt} attempts)`,
   }).toFailure();
 }

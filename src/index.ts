@@ -4,7 +4,7 @@ export { defineAgent, type AgentDefinition, type AgentOptions } from "./core/def
 export { AgentClient, type AgentClientOptions, type RunHandle, type RunOptions } from "./client/agent-client.js";
 export type { AgentResult, RunState, RunStatus } from "./core/run-state.js";
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
-export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec } from "./core/model.js";
+export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
 export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";

@@ -11,7 +11,7 @@ import { AgentClient, type AgentClientOptions, type AgentDefinition } from "../s
 import { openaiModel, bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker.js";
 import { startTemporal, startScriptedModelServer, type ScriptedModelServer } from "../src/testing/index.js";
 
-export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents" | "model">> {
+export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents">> {
   /** Options for the AgentClient made alongside. */
   client?: Partial<AgentClientOptions>;
 }

@@ -143,6 +143,16 @@ describe("a definition that changes while deferred", () => {
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
   });
 
+  it("denies with RC5048 when the agent's model settings changed; the same settings resume", async () => {
+    const cool = defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 0 });
+    const warm = defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 1 });
+    const changed = uid("tuned");
+    await expect((await parkThenSwap(cool, warm, changed)).resume({ token: linkFor(changed).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+    const same = uid("tuned-same");
+    const resumed = await (await parkThenSwap(cool, defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 0 }), same)).resume({ token: linkFor(same).token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed" });
+  });
+
   it("refuses an empty or non-string version with AI1001", () => {
     expect(() => defineAgent({ ...approvalOptions, version: "" })).toThrow(/AI1001.*version/);
     expect(() => defineAgent({ ...approvalOptions, version: 2 as unknown as string })).toThrow(/AI1001.*version/);

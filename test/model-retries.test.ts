@@ -53,6 +53,13 @@ describe("model call retries", () => {
     expect(requestsOf(runId)).toHaveLength(2);
   });
 
+  it("a 429 saying retry-after: 0 is retried (the policy's backoff), not given up at once", async () => {
+    const runId = uid("retry-now run");
+    h.model.script(runId, [{ errors: [{ status: 429, retryAfterSeconds: 0 }], text: "again" }]);
+    await expect(agents.run(plain, { prompt: runId, runId })).resolves.toMatchObject({ status: "completed", text: "again" });
+    expect(requestsOf(runId)).toHaveLength(2);
+  });
+
   it("a refusal no retry can fix fails a run at once", async () => {
     const runId = uid("refused run");
     h.model.script(runId, [{ errors: [401], text: "never" }]);

@@ -19,10 +19,10 @@ const OVERFLOW_WORDING = [
 export function isContextOverflow(err: unknown): boolean {
   if (ContextOverflowError.isInstance(err)) return true;
   if (typeof err !== "object" || err === null) return false;
-  const e = err as { code?: unknown; error?: { code?: unknown }; message?: unknown; type?: unknown; status?: unknown };
+  const e = err as { code?: unknown; error?: { code?: unknown }; message?: unknown; type?: unknown; status?: unknown; statusCode?: unknown };
   // Throttling is never an overflow, whatever its wording ("Too many tokens, please wait"):
-  // it is retried, while an overflow is refused for good.
-  if (e.status === 429) return false;
+  // it is retried, while an overflow is refused for good. (`statusCode`: the AI SDK's errors.)
+  if (e.status === 429 || e.statusCode === 429) return false;
   const code = e.code ?? e.error?.code;
   if (typeof code === "string" && OVERFLOW_CODES.has(code)) return true;
   if (e.type === ContextOverflowError.code) return true;

@@ -3,6 +3,9 @@ import { durationMs } from "./duration.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
 import type { JsonObject, Principal } from "./json.js";
+import type { ChatMessage } from "./messages.js";
+import type { ModelSettings } from "./model.js";
+import { plainJsonProblem } from "./json-check.js";
 
 /** What a system prompt function and `authorize` learn about who the run acts for. */
 export interface PrincipalInfo {
@@ -19,7 +22,7 @@ export interface ExpiredDeferral {
   meta: JsonObject;
 }
 
-export interface AgentOptions {
+export interface AgentOptions extends ModelSettings {
   /** Stable id; runs refer to their agent by it, so renaming strands running and deferred runs. */
   id: string;
   /** Model name passed to the provider, e.g. `gpt-4.1-mini`. */
@@ -42,6 +45,12 @@ export interface AgentOptions {
    * allows. A restored principal is refused before this is asked (AI1011).
    */
   authorize?: (info: PrincipalInfo) => boolean | Promise<boolean>;
+  /**
+   * Rewrites the messages of each model call just before it is made (system prompt first):
+   * trim old turns, redact, add context. What it returns is sent, never stored: the
+   * transcript keeps what happened. Not fingerprinted: declare `version` when it changes.
+   */
+  transformMessages?: (messages: ChatMessage[], info: PrincipalInfo) => ChatMessage[];
   /** Tools the model may call. Names must be unique. */
   tools?: ToolDefinition<any, any>[];
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
@@ -70,9 +79,13 @@ export interface AgentOptions {
 }
 
 /** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize" | "version">> {
+export interface AgentDefinition
+  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize" | "version" | "transformMessages" | keyof ModelSettings>> {
   authorize?: AgentOptions["authorize"];
   version?: string;
+  transformMessages?: AgentOptions["transformMessages"];
+  /** The sampling and provider settings it declared; absent when none. */
+  settings?: ModelSettings;
   onExpired?: AgentOptions["onExpired"];
   contextWindow?: number;
   readonly kind: "agent";
@@ -95,6 +108,10 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   if (options.version !== undefined && (typeof options.version !== "string" || options.version === "")) {
     throw new InvalidDefinitionError({ subject, problem: "version must be a non-empty string" });
   }
+  if (options.transformMessages !== undefined && typeof options.transformMessages !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "transformMessages must be a function" });
+  }
+  const settings = modelSettingsOf(options, subject);
   if (options.authorize !== undefined && typeof options.authorize !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "authorize must be a function" });
   }
@@ -132,5 +149,33 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     ...(options.authorize ? { authorize: options.authorize } : {}),
     ...(options.version !== undefined ? { version: options.version } : {}),
+    ...(options.transformMessages ? { transformMessages: options.transformMessages } : {}),
+    ...(settings ? { settings } : {}),
   };
+}
+
+/** The declared model settings, checked; undefined when the agent declares none. */
+function modelSettingsOf(options: ModelSettings, subject: string): ModelSettings | undefined {
+  const bad = (problem: string) => new InvalidDefinitionError({ subject, problem });
+  const { temperature, maxOutputTokens, stop, providerOptions } = options;
+  if (temperature !== undefined && (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)) {
+    throw bad("temperature must be a finite number ≥ 0");
+  }
+  if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1)) {
+    throw bad("maxOutputTokens must be a positive integer");
+  }
+  if (stop !== undefined && (!Array.isArray(stop) || stop.some((s) => typeof s !== "string" || s === ""))) {
+    throw bad("stop must be an array of non-empty strings");
+  }
+  if (providerOptions !== undefined) {
+    const problem = typeof providerOptions === "object" && providerOptions !== null && !Array.isArray(providerOptions) ? plainJsonProblem(providerOptions) : { path: "$", problem: "not an object" };
+    if (problem) throw bad(`providerOptions must be plain JSON keyed by provider (${problem.path}: ${problem.problem})`);
+  }
+  const settings: ModelSettings = {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(stop !== undefined ? { stop: [...stop] } : {}),
+    ...(providerOptions !== undefined ? { providerOptions } : {}),
+  };
+  return Object.keys(settings).length > 0 ? settings : undefined;
 }

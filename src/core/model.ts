@@ -1,4 +1,23 @@
+import type { JsonObject } from "./json.js";
 import type { AssistantMessage, ChatMessage, Usage } from "./messages.js";
+
+/**
+ * Sampling and provider settings an agent sends with every model call. Part of the
+ * definition fingerprint: a run deferred under one set is denied (RC5048) under another.
+ */
+export interface ModelSettings {
+  /** Sampling temperature, e.g. 0 for the most deterministic answers. */
+  temperature?: number;
+  /** Upper bound on the tokens of one answer. */
+  maxOutputTokens?: number;
+  /** Sequences that end the answer when the model writes them. */
+  stop?: string[];
+  /**
+   * Provider-specific options, keyed by provider, as the AI SDK takes them:
+   * `{ openai: { reasoning_effort: "low" } }`. `openaiModel` merges `openai` into the request body.
+   */
+  providerOptions?: Record<string, JsonObject>;
+}
 
 /** A tool as the model sees it: name, description and a JSON Schema for its arguments. */
 export interface ToolSpec {
@@ -18,6 +37,8 @@ export interface ModelRequest {
   /** The whole thread, system prompt first. */
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** The agent's sampling and provider settings, when it declares any. */
+  settings?: ModelSettings;
   /** Aborts the HTTP request when the run is cancelled or stopped. */
   signal?: AbortSignal;
   /** When set, the call streams and reports deltas as they arrive. */

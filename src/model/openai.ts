@@ -47,10 +47,18 @@ function params(request: ModelRequest) {
     type: "function",
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }));
+  const settings = request.settings;
   return {
+    // Provider options first: the SDK's own fields are not theirs to override.
+    ...(settings?.providerOptions?.openai ?? {}),
     model: request.model,
     messages: request.messages as ChatCompletionMessageParam[],
     ...(tools.length > 0 ? { tools } : {}),
+    ...(settings?.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    // `max_tokens`, which every OpenAI-compatible server reads; OpenAI's reasoning models
+    // want `max_completion_tokens`, which `providerOptions.openai` can set.
+    ...(settings?.maxOutputTokens !== undefined ? { max_tokens: settings.maxOutputTokens } : {}),
+    ...(settings?.stop !== undefined ? { stop: settings.stop } : {}),
   };
 }
 

@@ -59,6 +59,8 @@ export interface ChatRequest {
   turn: number;
   /** 0 for the first request at this (conversation, turn), then 1, 2, ... */
   attempt: number;
+  /** Every other field the client sent (`temperature`, `max_tokens`, `stop`, provider options), for checks. */
+  params: Record<string, unknown>;
 }
 
 export interface ScriptedModelServer {
@@ -181,6 +183,7 @@ export async function startScriptedModelServer(
       conversation,
       turn,
       attempt: nextAttempt(conversation, turn),
+      params: parsed.params,
     };
     requests.push(request);
 
@@ -250,6 +253,7 @@ interface ParsedBody {
   tools?: unknown[];
   stream?: boolean;
   includeUsage: boolean;
+  params: Record<string, unknown>;
 }
 
 function parseBody(text: string): ParsedBody {
@@ -257,7 +261,9 @@ function parseBody(text: string): ParsedBody {
   if (!isRecord(json)) throw new Error("expected a JSON object");
   if (!Array.isArray(json.messages)) throw new Error("`messages` must be an array");
   const streamOptions = isRecord(json.stream_options) ? json.stream_options : {};
+  const { model: _model, messages: _messages, tools: _tools, stream: _stream, stream_options: _options, ...params } = json;
   return {
+    params,
     model: typeof json.model === "string" ? json.model : "",
     // Trusted as-is: the client under test is the thing that builds these.
     messages: json.messages as ChatMessage[],
