@@ -16,10 +16,13 @@ export class RunUnauthorizedError extends DurableAgentsError<RunUnauthorizedFiel
   static readonly code = ErrorCode.RunUnauthorized;
   readonly code = ErrorCode.RunUnauthorized;
   constructor(f: RunUnauthorizedFields) {
-    const subject = f.deferralId !== undefined ? `deferral "${f.deferralId}"` : `run "${f.runId}"`;
+    const subject = f.deferralId !== undefined ? `deferral "${clip(f.deferralId)}"` : `run "${clip(f.runId)}"`;
     super(
       `[AI1013] ${f.operation} of ${subject} refused: the authorize hook returned ${f.returned}, not true. Nothing was read or changed; call again as a principal the hook allows.`,
       f,
     );
   }
 }
+
+// The fields keep the whole id; the message stays readable whatever id a caller sent.
+const clip = (id: string) => (id.length > 200 ? `${id.slice(0, 200)}…` : id);
