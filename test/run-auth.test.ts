@@ -244,6 +244,24 @@ describe("reverify", () => {
   });
 });
 
+describe("previewResume", () => {
+  it("runs the resume's checks as resume alone, without spending or changing anything: what the approval page shows", async () => {
+    const { runId, deferralId, link } = await alicesDeferredRun();
+    const check = await unchanged(runId, deferralId);
+    const seen: string[] = [];
+    // An approver may answer, and so see what she answers, without any right to read deferrals in general.
+    const approverOnly = (req: AuthorizeRequest) => (seen.push(req.operation), req.operation === "resume" && req.principal?.id === "fiona" && req.payload === undefined);
+    const preview = await agents.previewResume({ token: link.token, principal: fiona, authorize: approverOnly });
+    expect(preview).toMatchObject({ status: "pending", deferralId, deferral: { id: deferralId, status: "deferred", toolName: "askApproval", meta: { amount: 5 } } });
+    expect(seen).toEqual(["resume"]);
+    expect(await refusal(() => agents.previewResume({ token: link.token, principal: mallory, authorize: approverOnly }))).toMatchObject({ code: "RC5056" });
+    await check();
+
+    const resumed = await agents.resume({ token: link.token, payload: { approved: true }, principal: fiona });
+    expect(await agents.previewResume({ token: link.token, principal: fiona, authorize: approverOnly })).toEqual({ ...resumed, status: "duplicate" });
+  });
+});
+
 describe("hostile ids", () => {
   it("asks the hook about __proto__ and 10 KB ids as ordinary ids, answers with typed codes, and changes nothing", async () => {
     const { runId, deferralId } = await alicesDeferredRun();
