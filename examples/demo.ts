@@ -88,9 +88,9 @@ async function main() {
     namespace: server.namespace,
     taskQueue,
     deferral: { secret },
-    // Only someone holding every role the deferral requires may approve.
-    authorize: ({ principal, record }) =>
-      ((record.meta.requires as string[]) ?? []).every((role) => ((principal?.roles as string[]) ?? []).includes(role)),
+    // Only someone holding every role the deferral requires may approve; the demo leaves every other operation open.
+    authorize: (req) =>
+      req.operation !== "resume" || ((req.deferral.meta.requires as string[]) ?? []).every((role) => ((req.principal?.roles as string[]) ?? []).includes(role)),
   });
 
   // The HTTP front door: the same client, behind authentication.

@@ -1,7 +1,7 @@
 // `durable-agents`: definitions, the client façade and the typed errors.
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions } from "./core/define-tool.js";
 export { defineAgent, type AgentDefinition, type AgentOptions } from "./core/define-agent.js";
-export { AgentClient, type AgentClientOptions, type RunHandle, type RunOptions } from "./client/agent-client.js";
+export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";
 export type { AgentResult, RunState, RunStatus } from "./core/run-state.js";
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
@@ -9,8 +9,18 @@ export { isContextOverflow } from "./core/context-overflow.js";
 export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";
-export type { AuthorizeHook, AuthorizeRequest, ResumeOptions, ResumeResult } from "./client/resume.js";
-export { DeferralStore, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
+export type {
+  AuthorizeHook,
+  AuthorizeOperation,
+  AuthorizeRequest,
+  RunAuthorizeRequest,
+  RunOperation,
+  ResumeDeferral,
+  ThreadAuthorizeRequest,
+  ThreadOperation,
+} from "./client/authorize.js";
+export type { ResumeOptions, ResumePreview, ResumeResult } from "./client/resume.js";
+export { DeferralStore, type DeferralCaller, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
 export { replaceDeferredThread, type ThreadRewrite } from "./client/replace-deferred-thread.js";
 export { assertResumableThread } from "./core/thread-transcript.js";
 export type {

@@ -162,18 +162,30 @@ describe("defer and resume", () => {
     };
     await expect(agents.resume({ token: link.token, payload: { approved: true }, authorize: throwing })).rejects.toMatchObject({ code: "RC5056" });
     expect(seen[0]).toMatchObject({
+      operation: "resume",
       principal: { id: "mallory" },
-      deferred: { id: "requester", team: "ops", restored: true },
+      runId: link.runId,
+      deferralId: ack.deferralId,
+      toolCallId: link.toolCallId,
+      toolName: "askApproval",
+      agentId: "payouts",
       payload: { approved: true },
-      record: { id: ack.deferralId, meta: { requires: ["payouts:approve"] }, agentId: "payouts" },
+      deferral: {
+        id: ack.deferralId,
+        meta: { requires: ["payouts:approve"] },
+        agentId: "payouts",
+        toolName: "askApproval",
+        status: "deferred",
+        principal: { id: "requester", team: "ops", restored: true },
+      },
     });
     expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
     const ok = await agents.resume({
       token: link.token,
       payload: { approved: true },
       principal: { id: "boss", roles: ["payouts:approve"] },
-      authorize: ({ principal, record }) =>
-        ((record.meta.requires as string[]) ?? []).every((r) => (principal?.roles as string[] | undefined)?.includes(r)),
+      authorize: (req) =>
+        req.operation === "resume" && ((req.deferral.meta.requires as string[]) ?? []).every((r) => (req.principal?.roles as string[] | undefined)?.includes(r)),
     });
     expect(ok.status).toBe("resumed");
   });

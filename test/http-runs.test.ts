@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { AgentClient, DeferredAck } from "../src/index.js";
+import { AgentClient, type AuthorizeRequest, type DeferredAck } from "../src/index.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { requiresRoles, startHttp, type HttpServer } from "./http-support.js";
+import { PEOPLE, requiresRoles, startHttp, type HttpServer } from "./http-support.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -200,6 +200,65 @@ describe("deferrals and resume over HTTP", () => {
     for (const id of ["dfr:0:no-such-run", "__proto__", "constructor"]) {
       const missing = await http.call("GET", `/deferrals/${encodeURIComponent(id)}`);
       expect(missing, id).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
+    }
+  });
+});
+
+describe("the hook behind the run and deferral routes", () => {
+  it("asks it as the authenticated caller on every route: another principal gets 403 AI1013 and a filtered list, and nothing changes", async () => {
+    // A second front door on the same runs, whose client lets a run's starter (and approvers, to resume) in.
+    const asked: AuthorizeRequest[] = [];
+    const owners = new Map<string, string>();
+    const owned = new AgentClient({
+      client: agents.client,
+      taskQueue: agents.taskQueue,
+      deferral: { secret: SECRET },
+      authorize: (request) => {
+        asked.push(request);
+        const who = request.principal?.id;
+        if (request.runId === undefined || who === undefined) return false;
+        if (request.operation === "run.start") return (owners.get(request.runId) ?? (owners.set(request.runId, who), who)) === who;
+        if (request.operation === "resume") return requiresRoles(request);
+        return owners.get(request.runId) === who;
+      },
+    });
+    const guarded = await startHttp({ agents: owned, approvalPage: false });
+    try {
+      const runId = uid("http-owned");
+      scriptApproval(runId);
+      const started = await guarded.call("POST", "/runs", { user: "alice", body: { agent: "payouts", prompt: runId, runId, wait: true } });
+      expect(started.status).toBe(200);
+      const deferralId = started.body.settled.deferralId as string;
+      const check = await unchanged(runId, deferralId);
+
+      const routes: Array<[string, string, string, unknown?]> = [
+        ["run.state", "GET", `/runs/${runId}`],
+        ["run.state", "GET", `/runs/${runId}/messages`],
+        ["run.cancel", "POST", `/runs/${runId}/cancel`, { reason: "mine now" }],
+        ["deferral.get", "GET", `/deferrals/${encodeURIComponent(deferralId)}`],
+        ["run.start", "POST", "/runs", { agent: "payouts", prompt: "take over", runId }],
+      ];
+      for (const [operation, method, path, body] of routes) {
+        for (const user of ["bob", undefined]) {
+          const res = await guarded.call(method, path, { ...(user ? { user } : {}), ...(body !== undefined ? { body } : {}) });
+          expect(res, `${user} ${method} ${path}`).toMatchObject({ status: 403, body: { error: { code: "AI1013", message: expect.stringContaining(operation) } } });
+        }
+      }
+      expect(asked).toContainEqual({ operation: "run.cancel", principal: PEOPLE.bob, runId });
+      expect(asked).toContainEqual({ operation: "deferral.get", principal: PEOPLE.bob, runId, deferralId });
+      await check();
+
+      // The starter gets through on the same routes, and the list shows each caller only what the hook allows.
+      expect((await guarded.call("GET", `/runs/${runId}`, { user: "alice" })).body).toMatchObject({ status: "deferred" });
+      expect((await guarded.call("GET", `/deferrals/${encodeURIComponent(deferralId)}`, { user: "alice" })).body).toMatchObject({ id: deferralId });
+      const listed = async (user: string) =>
+        ((await guarded.call("GET", "/deferrals?status=deferred&agentId=payouts&pageSize=1000", { user })).body.deferrals as Array<{ runId: string }>).map((d) => d.runId);
+      await vi.waitFor(async () => expect(await listed("alice")).toContain(runId), { timeout: 15_000, interval: 200 });
+      expect(await listed("bob")).not.toContain(runId);
+      expect(asked).toContainEqual({ operation: "deferral.list", principal: PEOPLE.alice, runId, deferralId, agentId: "payouts", status: "deferred" });
+      expect(await guarded.call("POST", `/runs/${runId}/cancel`, { user: "alice", body: {} })).toMatchObject({ status: 200, body: { cancelled: true } });
+    } finally {
+      await guarded.close();
     }
   });
 });

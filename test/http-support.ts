@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { createAgentHttpHandler, type AgentHttpOptions } from "../src/http.js";
-import type { Principal } from "../src/index.js";
+import type { AuthorizeHook, Principal } from "../src/index.js";
 
 /** Who the test's callers are: `x-user: fiona` authenticates as fiona; no header is anonymous. */
 export const PEOPLE: Record<string, Principal> = {
@@ -21,9 +21,10 @@ export const authenticate = (request: Request): Principal | undefined => {
   return user ? PEOPLE[user] : undefined;
 };
 
-/** The approval rule of the payouts fixture: every role the deferral's meta requires. */
-export const requiresRoles = ({ principal, record }: { principal: Principal | undefined; record: { meta: Record<string, unknown> } }) =>
-  ((record.meta.requires as string[] | undefined) ?? []).every((role) => ((principal?.roles as string[] | undefined) ?? []).includes(role));
+/** The approval rule of the payouts fixture: a resume needs every role the deferral's meta requires; everything else is open. */
+export const requiresRoles: AuthorizeHook = (request) =>
+  request.operation !== "resume" ||
+  ((request.deferral.meta.requires as string[] | undefined) ?? []).every((role) => ((request.principal?.roles as string[] | undefined) ?? []).includes(role));
 
 export interface HttpServer {
   url: string;

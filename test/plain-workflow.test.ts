@@ -50,7 +50,7 @@ describe("defer() in a plain workflow", () => {
       token: link.token,
       payload: { approved: true, note: "fine" },
       principal: { id: "carol" },
-      authorize: ({ principal, record }) => principal?.id === record.meta.approver,
+      authorize: (req) => req.operation === "resume" && req.principal?.id === req.deferral.meta.approver,
     });
     expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { expenseId, status: "booked", note: "fine" } } });
     await expect(handle.result()).resolves.toEqual({ expenseId, status: "booked", note: "fine" });
@@ -60,7 +60,7 @@ describe("defer() in a plain workflow", () => {
   it("refuses the wrong approver with RC5056 and a token bound to another call with RC5055", async () => {
     const { link } = await startExpense(5);
     await expect(
-      agents.resume({ token: link.token, payload: { approved: true }, principal: { id: "mallory" }, authorize: ({ principal, record }) => principal?.id === record.meta.approver }),
+      agents.resume({ token: link.token, payload: { approved: true }, principal: { id: "mallory" }, authorize: (req) => req.operation === "resume" && req.principal?.id === req.deferral.meta.approver }),
     ).rejects.toMatchObject({ code: "RC5056" });
     const { mintResumeToken } = await import("../src/deferral/token.js");
     await expect(agents.resume({ token: mintResumeToken(SECRET, link.deferralId, "other-call"), payload: { approved: true } })).rejects.toMatchObject({ code: "RC5055" });

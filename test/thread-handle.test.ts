@@ -11,7 +11,7 @@ const owners = new Map<string, string>();
 
 beforeAll(async () => {
   h = await startHarness();
-  rig = await threadRig(h, undefined, { authorize: (principal, threadId) => owners.get(threadId) === principal?.id });
+  rig = await threadRig(h, undefined, { authorize: ({ principal, threadId }) => threadId !== undefined && owners.get(threadId) === principal?.id });
 });
 afterAll(() => h?.close());
 
@@ -36,7 +36,8 @@ describe("threads.handle(threadId, { principal })", () => {
     expect(thread.threadId).toBe(threadId);
 
     // Messages, a turn through an async tool answered with an error and then a result, streaming and reading.
-    await thread.addMessage({ message: { role: "system", content: "Be brief." } });
+    // Written by this server code, not taken from a user: only then may a system message join.
+    await thread.addMessage({ message: { role: "system", content: "Be brief." }, trustTranscript: true });
     const prompt = uid("ask twice");
     const slow = uid("slow job");
     // One script per conversation, keyed by its first user message: this turn, then the next one's.
@@ -104,7 +105,7 @@ describe("deleteThread", () => {
       const service = client.workflowService as unknown as { deleteWorkflowExecution: (request: { workflowExecution?: { workflowId?: string } }) => Promise<unknown> };
       const serverDelete = service.deleteWorkflowExecution.bind(service);
       service.deleteWorkflowExecution = () => Promise.reject(refused);
-      const threads = new ThreadsClient({ client, taskQueue: rig.taskQueue, authorize: (p, id) => owners.get(id) === p?.id });
+      const threads = new ThreadsClient({ client, taskQueue: rig.taskQueue, authorize: ({ principal, threadId }) => threadId !== undefined && owners.get(threadId) === principal?.id });
 
       await expect(threads.deleteThread({ threadId, principal: alice })).rejects.toBe(refused);
       // Ended: it takes no more messages, but its history is still there to delete.

@@ -24,7 +24,7 @@ describe("the thread status machine", () => {
     const { threadId } = await threads.createThread();
     expect((await threads.getThread({ threadId })).status).toBe("idle");
 
-    await threads.addMessage({ threadId, message: { role: "system", content: "Be brief." } });
+    await threads.addMessage({ threadId, message: { role: "system", content: "Be brief." }, trustTranscript: true });
     expect(await threads.getThread({ threadId })).toMatchObject({ status: "idle", messageCount: 1 });
 
     const sent = await threads.sendMessage({ threadId, prompt: first });
@@ -230,6 +230,8 @@ describe("the thread status machine", () => {
         { role: "user", content: prompt },
         { role: "assistant", content: null, tool_calls: [{ id: "call_given", type: "function", function: { name: "lookup", arguments: '{"word":"owl"}' } }] },
       ],
+      // Built here, not taken from a user: the open call it ends with is ours to run.
+      trustTranscript: true,
     });
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
     expect(await roles(threadId)).toEqual(["user", "assistant", "tool", "assistant"]);

@@ -4,7 +4,8 @@
  */
 import { Worker } from "@temporalio/worker";
 import { z } from "zod";
-import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type ThreadAuthorizeHook, type ThreadStatusChange } from "../src/index.js";
+import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type ThreadStatusChange } from "../src/index.js";
+import type { AuthorizeHook } from "../src/index.js";
 import { SECRET, type Harness, type WorkerOverrides } from "./harness.js";
 
 /** What the tools below saw, in order. */
@@ -98,7 +99,7 @@ export interface ThreadRig {
 export async function threadRig(
   h: Harness,
   agents = [chatAgent],
-  options: { authorize?: ThreadAuthorizeHook; overrides?: WorkerOverrides } = {},
+  options: { authorize?: AuthorizeHook; overrides?: WorkerOverrides } = {},
 ): Promise<ThreadRig> {
   const changes: ThreadStatusChange[] = [];
   // Threads hang off the AgentClient the harness makes, as users reach them: `agents.threads`.

@@ -21,23 +21,36 @@ import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
-import { DeferralStore } from "./deferral-store.js";
+import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
-import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
+import { authorizeRun, type AuthorizeHook } from "./authorize.js";
+import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */
   deferral?: Pick<DeferralConfig, "secret" | "secrets">;
-  /** Client-wide resume check; a per-call `authorize` replaces it. */
+  /**
+   * Asked before every operation: `run.start`, `run.state`, `run.result`, `run.cancel`,
+   * `deferral.get`, `deferral.list` (per row), `deferral.replace`, `resume` (a resume's
+   * per-call `authorize` replaces it), and the thread operations of `agents.threads` unless
+   * `threads.authorize` is set. Only an exact `true` allows; a refusal is AI1013 (RC5056 for
+   * resume, AI1021 for threads) and reads or changes nothing. Without it, everything is allowed.
+   */
   authorize?: AuthorizeHook;
-  /** Options of `agents.threads`: the default agent of new threads and their authorize hook. */
+  /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
   threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
+}
+
+/** Who is calling: what the `authorize` hook is asked about. */
+export interface RunCaller {
+  /** The caller, as the hook sees it (the HTTP front door passes the authenticated principal). */
+  principal?: Principal;
 }
 
 export interface RunOptions {
   /** The user's message that starts the run. */
   prompt: string;
-  /** Who the run acts for; tools read it as `ctx.principal`. Plain JSON. */
+  /** Who the run acts for; tools read it as `ctx.principal`. Plain JSON. Also who `authorize` is asked about (`run.start`, then the handle's reads). */
   principal?: Principal;
   /**
    * The run's id (its workflow id). Starting the same id again attaches to the run
@@ -51,14 +64,14 @@ export interface RunOptions {
   timeout?: Duration;
 }
 
-/** A started run. */
+/** A started run; every method asks `authorize` as the principal the handle was made for. */
 export interface RunHandle {
   runId: string;
-  /** Waits until the run completes (its result), fails (its typed error) or defers (the acknowledgment). */
+  /** Waits until the run completes (its result), fails (its typed error) or defers (the acknowledgment). Authorized as `run.result`. */
   settled(): Promise<AgentResult | DeferredAck>;
-  /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. */
+  /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. Authorized as `run.result`. */
   result(): Promise<AgentResult>;
-  /** The live state: status, messages, turns used, token usage. */
+  /** The live state: status, messages, turns used, token usage. Authorized as `run.state`. */
   state(): Promise<RunState>;
 }
 
@@ -78,12 +91,13 @@ export class AgentClient {
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
-    this.deferrals = new DeferralStore(this.client);
+    this.deferrals = new DeferralStore(this.client, options.authorize);
   }
 
-  /** Long-lived chat threads on the same connection and task queue. */
+  /** Long-lived chat threads on the same connection and task queue, asking `threads.authorize` or else `authorize`. */
   get threads(): ThreadsClient {
-    return (this.#threads ??= new ThreadsClient({ client: this.client, taskQueue: this.taskQueue, ...this.#threadOptions }));
+    const authorize = this.#threadOptions?.authorize ?? this.#authorize;
+    return (this.#threads ??= new ThreadsClient({ client: this.client, taskQueue: this.taskQueue, ...this.#threadOptions, ...(authorize ? { authorize } : {}) }));
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
@@ -100,6 +114,7 @@ export class AgentClient {
       throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: `principal is not plain JSON at ${principalProblem.path}` });
     }
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
+    await authorizeRun(this.#authorize, { operation: "run.start", principal: options.principal, runId, agentId });
     const input: AgentRunInput = {
       agentId,
       prompt: options.prompt,
@@ -107,7 +122,7 @@ export class AgentClient {
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
     };
     await startAgentRun(this.client, this.taskQueue, runId, input);
-    return this.handle(runId);
+    return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
   }
 
   /**
@@ -118,8 +133,12 @@ export class AgentClient {
     return (await this.start(agent, options)).settled();
   }
 
-  /** A handle on an existing run. */
-  handle(runId: string): RunHandle {
+  /** A handle on an existing run, its reads made as `caller.principal` (the handle itself reads and checks nothing). */
+  handle(runId: string, caller: RunCaller = {}): RunHandle {
+    return authorizedHandle(this.#authorize, caller.principal, this.#handle(runId));
+  }
+
+  #handle(runId: string): RunHandle {
     const wf = this.workflowHandle(runId);
     const result = () => translate(runId, () => wf.result());
     return {
@@ -144,9 +163,10 @@ export class AgentClient {
    * Cancels a run: it stops the model call or tool in flight (their AbortSignal fires), denies
    * a deferral it waits on (its tokens then read RC5050), and fails with AI1005 carrying the
    * turns and the whole run's usage. A run that already finished is left as it is; AI1010
-   * for an unknown run.
+   * for an unknown run; AI1013 when `authorize` refuses `run.cancel` (nothing is sent).
    */
-  async cancel(runId: string, options: { reason?: string } = {}): Promise<void> {
+  async cancel(runId: string, options: { reason?: string } & RunCaller = {}): Promise<void> {
+    await authorizeRun(this.#authorize, { operation: "run.cancel", principal: options?.principal, runId });
     const wf = this.workflowHandle(runId);
     try {
       await wf.executeUpdate(cancelUpdate, { args: [{ ...(options.reason ? { reason: options.reason } : {}) }] });
@@ -158,14 +178,14 @@ export class AgentClient {
     }
   }
 
-  /** The run's result once it finishes. */
-  result(runId: string): Promise<AgentResult> {
-    return this.handle(runId).result();
+  /** The run's result once it finishes. Authorized as `run.result` for `options.principal`. */
+  result(runId: string, options: RunCaller = {}): Promise<AgentResult> {
+    return this.handle(runId, options).result();
   }
 
-  /** The run's live state. */
-  state(runId: string): Promise<RunState> {
-    return this.handle(runId).state();
+  /** The run's live state. Authorized as `run.state` for `options.principal`. */
+  state(runId: string, options: RunCaller = {}): Promise<RunState> {
+    return this.handle(runId, options).state();
   }
 
   /**
@@ -178,16 +198,42 @@ export class AgentClient {
    * deferral is denied as the step starts and this fails with RC5048.
    */
   resume(options: ResumeOptions): Promise<ResumeResult> {
-    return resumeDeferral(
-      { client: this.client, deferrals: this.deferrals, secrets: this.#deferral?.secrets, authorize: this.#authorize },
-      options,
-    );
+    return resumeDeferral(this.#resumeDeps(), options);
+  }
+
+  /**
+   * What a resume with this token would meet, without spending it or changing anything:
+   * every check before the payload's (token, record, call binding, `authorize` as `resume`
+   * with `payload: undefined`, denied, deadline), then `{ status: "pending", deferral }`
+   * (the record the caller may answer) or the first outcome when it was answered already.
+   * What an approval page shows before its form.
+   */
+  previewResume(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
+    return previewResume(this.#resumeDeps(), options);
+  }
+
+  #resumeDeps() {
+    // A resume is authorized as `resume`, with the record it reads: reading it is part of it.
+    return { client: this.client, deferrals: unguarded(this.deferrals), secrets: this.#deferral?.secrets, authorize: this.#authorize };
   }
 
   /** Exposed for advanced use: the raw Temporal handle of a run. */
   workflowHandle(runId: string): WorkflowHandle<typeof agentRun> {
     return this.client.workflow.getHandle<typeof agentRun>(runId);
   }
+}
+
+/** Asks the hook before each of the handle's reads, as the principal it was made for. */
+function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal | undefined, handle: RunHandle): RunHandle {
+  if (!hook) return handle;
+  const { runId } = handle;
+  const gate = (operation: "run.state" | "run.result") => authorizeRun(hook, { operation, principal, runId });
+  return {
+    runId,
+    settled: async () => (await gate("run.result"), handle.settled()),
+    result: async () => (await gate("run.result"), handle.result()),
+    state: async () => (await gate("run.state"), handle.state()),
+  };
 }
 
 async function translate<T>(runId: string, call: () => Promise<T>): Promise<T> {

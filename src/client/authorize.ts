@@ -1,3 +1,139 @@
+import type { DeferralStatus } from "../core/deferral-record.js";
+import { RunUnauthorizedError } from "../core/errors/run-unauthorized.js";
+import type { JsonObject, JsonValue, Principal } from "../core/json.js";
+
+/**
+ * What `AgentClient` asks its hook about:
+ *
+ * - `run.start`: start a run, or attach to the run that already has `runId` (`start`, `run`).
+ * - `run.state`: read a run's live state (`state`, `handle().state`).
+ * - `run.result`: wait for and read a run's outcome (`result`, `handle().result`, `handle().settled`, `run` once started).
+ * - `run.cancel`: cancel a run.
+ * - `deferral.get`: read a deferral record (`deferrals.get`).
+ * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
+ * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`).
+ * - `resume`: answer a deferral with its token (`resume`); the approval page previews one with `payload: undefined`.
+ */
+export type RunOperation =
+  | "run.start"
+  | "run.state"
+  | "run.result"
+  | "run.cancel"
+  | "deferral.get"
+  | "deferral.list"
+  | "deferral.replace"
+  | "resume";
+
+/**
+ * What `ThreadsClient` asks its hook about:
+ *
+ * - `thread.create`: `createThread` (with the agent, and whether a transcript is seeded).
+ * - `thread.list`: one row of `listThreads`, asked per row: a refused row is left out.
+ * - `thread.get`: `getThread`, `waitUntilSettled`.
+ * - `thread.messages`: `listMessages`.
+ * - `thread.stream`: `streamUpdates`, `followUpdates` (once, as it starts), the HTTP event stream.
+ * - `thread.send`: `sendMessage`.
+ * - `thread.addMessage`: `addMessage`.
+ * - `thread.resume`: `resumeThread`.
+ * - `thread.stop`: `stopThread`.
+ * - `thread.delete`: `deleteThread`.
+ * - `thread.toolResult`, `thread.toolError`: `addToolResult`, `addToolError` (with the tool call and its tool's name).
+ */
+export type ThreadOperation =
+  | "thread.create"
+  | "thread.list"
+  | "thread.get"
+  | "thread.messages"
+  | "thread.stream"
+  | "thread.send"
+  | "thread.addMessage"
+  | "thread.resume"
+  | "thread.stop"
+  | "thread.delete"
+  | "thread.toolResult"
+  | "thread.toolError";
+
+/** Every operation an authorize hook is asked about. */
+export type AuthorizeOperation = RunOperation | ThreadOperation;
+
+interface Asked<Operation extends AuthorizeOperation> {
+  operation: Operation;
+  /** Who is calling: the `principal` the call was made with (the HTTP front door passes the authenticated one), `undefined` when anonymous. */
+  principal: Principal | undefined;
+}
+
+/** The deferral a resume answers, as the hook sees it. */
+export interface ResumeDeferral {
+  id: string;
+  meta: JsonObject;
+  agentId?: string;
+  /** The tool whose call deferred. */
+  toolName?: string;
+  status: DeferralStatus;
+  /** The principal the run deferred as, restored from storage (`restored: true`), not re-verified. */
+  principal: (Principal & { restored: true }) | undefined;
+  deferredAt: string;
+  expiresAt: string;
+}
+
+/** What an `AgentClient` hook is asked: the operation and the run (and deferral) it concerns. */
+export type RunAuthorizeRequest = { threadId?: never } & (
+  | (Asked<"run.start"> & { runId: string; agentId: string })
+  | (Asked<"run.state" | "run.result" | "run.cancel"> & { runId: string })
+  | (Asked<"deferral.get" | "deferral.replace"> & { runId: string; deferralId: string })
+  | (Asked<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
+  | (Asked<"resume"> & {
+      runId: string;
+      deferralId: string;
+      toolCallId: string;
+      toolName?: string;
+      agentId?: string;
+      deferral: ResumeDeferral;
+      /** The answer; `undefined` when the approval page only previews the resume. */
+      payload: JsonValue | undefined;
+      /**
+       * The deferring principal as the caller re-verified it (`ResumeOptions.reverify`): a
+       * frozen copy, and exactly what is sent if the hook allows. Check it against your own
+       * live credential check: a resumed run acts for it as verified.
+       */
+      reverify?: Readonly<Principal>;
+    })
+);
+
+/** What a `ThreadsClient` hook is asked: the operation and the thread it concerns. */
+export type ThreadAuthorizeRequest = { runId?: never } & (
+  | (Asked<"thread.create"> & {
+      threadId: string;
+      agentId: string;
+      /** A transcript is seeded (`messages`). */
+      seeded: boolean;
+      /** The caller vouched for the seeded transcript (`trustTranscript: true`). */
+      trustTranscript: boolean;
+    })
+  | (Asked<"thread.list"> & { threadId: string; agentId?: string })
+  | (Asked<"thread.toolResult" | "thread.toolError"> & {
+      threadId: string;
+      toolCallId: string;
+      /** The tool of the open call with that id; `undefined` when no such call is open (the thread then refuses the answer itself). */
+      toolName: string | undefined;
+    })
+  | (Asked<"thread.get" | "thread.messages" | "thread.stream" | "thread.send" | "thread.addMessage" | "thread.resume" | "thread.stop" | "thread.delete"> & {
+      threadId: string;
+    })
+);
+
+/** What every authorize hook is asked; narrow on `operation` (or on `runId` / `threadId`: each request has exactly one). */
+export type AuthorizeRequest = RunAuthorizeRequest | ThreadAuthorizeRequest;
+
+/**
+ * Decides one client operation. Only an exact `true` allows; anything else (false,
+ * undefined, `"yes"`, `1`, a thrown error) refuses with the operation's code (RC5056 for
+ * `resume`, AI1013 for the other run and deferral operations, AI1021 for threads) and
+ * nothing is read or changed. On listings (`deferral.list`, `thread.list`) a refusal
+ * leaves the row out. The same function serves both clients.
+ */
+export type AuthorizeHook = (request: AuthorizeRequest) => boolean | Promise<boolean>;
+
 /**
  * Asks an authorize hook and reads its verdict the one way the SDK does: only an exact
  * `true` allows. Anything else (false, a truthy non-boolean, undefined, a thrown error) is
@@ -11,5 +147,33 @@ export async function askAuthorize(ask: () => unknown): Promise<{ allowed: true 
     return { allowed: false, returned: `an error (${err instanceof Error ? err.message : String(err)})` };
   }
   if (verdict === true) return { allowed: true };
-  return { allowed: false, returned: JSON.stringify(verdict) ?? "undefined" };
+  return { allowed: false, returned: describe(verdict) };
+}
+
+// Bounded, and never a function's source or a throw of its own (a bigint, a cycle).
+function describe(verdict: unknown): string {
+  if (verdict === undefined) return "undefined";
+  if (typeof verdict === "function" || typeof verdict === "symbol" || typeof verdict === "bigint") return `a ${typeof verdict}`;
+  try {
+    const text = JSON.stringify(verdict);
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    return `an unserialisable ${typeof verdict}`;
+  }
+}
+
+/** The run operations refused with AI1013 (resume has RC5056; listings filter). */
+export type GatedRunRequest = Extract<RunAuthorizeRequest, { operation: Exclude<RunOperation, "resume" | "deferral.list"> }>;
+
+/** Asks `hook` about a run or deferral operation; AI1013 unless it returns exactly `true`. No hook allows everything. */
+export async function authorizeRun(hook: AuthorizeHook | undefined, request: GatedRunRequest): Promise<void> {
+  if (!hook) return;
+  const verdict = await askAuthorize(() => hook(request));
+  if (verdict.allowed) return;
+  throw new RunUnauthorizedError({
+    operation: request.operation,
+    runId: request.runId,
+    ...("deferralId" in request ? { deferralId: request.deferralId } : {}),
+    returned: verdict.returned,
+  });
 }

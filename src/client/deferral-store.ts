@@ -7,10 +7,18 @@ import { parseDeferralId } from "../core/deferral-id.js";
 import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import type { Principal } from "../core/json.js";
+import { askAuthorize, authorizeRun, type AuthorizeHook } from "./authorize.js";
 
 const STATUSES: DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
 
-export interface ListDeferralsOptions {
+/** Who reads: what the client's `authorize` hook is asked about. */
+export interface DeferralCaller {
+  /** The caller, as the hook sees it (the HTTP front door passes the authenticated principal). */
+  principal?: Principal;
+}
+
+export interface ListDeferralsOptions extends DeferralCaller {
   /** Only records in these states (default: all). */
   status?: DeferralStatus | DeferralStatus[];
   /** Only deferrals of this agent. */
@@ -33,22 +41,40 @@ export interface DeferralSummary {
 }
 
 export interface DeferralPage {
+  /** The rows of this page the authorize hook allowed (`deferral.list`): a page may hold fewer than `pageSize`, even none, and still have a next one. */
   deferrals: DeferralSummary[];
   /** Absent on the last page. */
   nextPageToken?: string;
 }
 
+// What each store asks, and its hook-free twin for operations authorized as a whole (a
+// resume reads the record it authorizes; replaceDeferredThread reads what it rewrites).
+// Kept off the class so neither is part of its public surface.
+const hooks = new WeakMap<DeferralStore, AuthorizeHook>();
+const twins = new WeakMap<DeferralStore, DeferralStore>();
+
 /**
  * Deferral records, read and rewritten through the run that holds them. Records never
  * contain tokens. Listing goes through Temporal visibility, which trails writes by a moment.
+ * Every method asks the client's `authorize` hook first (`deferral.get`, `deferral.list`
+ * per row, `deferral.replace`) with the caller's `principal`.
  */
 export class DeferralStore {
-  constructor(private readonly client: Client) {}
+  constructor(
+    private readonly client: Client,
+    authorize?: AuthorizeHook,
+  ) {
+    if (authorize) {
+      hooks.set(this, authorize);
+      twins.set(this, new DeferralStore(client));
+    }
+  }
 
-  /** The record with its `meta`, fingerprint and, while waiting, its step state; RC5046 when there is none. */
-  async get(deferralId: string): Promise<DeferralView> {
+  /** The record with its `meta`, fingerprint and, while waiting, its step state; RC5046 when there is none, AI1013 when the hook refuses. */
+  async get(deferralId: string, options: DeferralCaller = {}): Promise<DeferralView> {
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
+    await authorizeDeferral(this, "deferral.get", deferralId, options?.principal);
     let view: DeferralView | null;
     try {
       view = await this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId);
@@ -60,7 +86,7 @@ export class DeferralStore {
     return view;
   }
 
-  /** Pages through runs' latest deferrals, filtered by status, agent and expiry. */
+  /** Pages through runs' latest deferrals, filtered by status, agent and expiry, and by the hook (`deferral.list`, asked per row). */
   async list(options: ListDeferralsOptions = {}): Promise<DeferralPage> {
     const statuses = options.status === undefined ? STATUSES : [options.status].flat();
     for (const status of statuses) {
@@ -95,19 +121,42 @@ export class DeferralStore {
         ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
       };
     });
+    const allowed = await this.#allowed(deferrals, options.principal);
     const token = response.nextPageToken;
-    return token && token.length > 0 ? { deferrals, nextPageToken: Buffer.from(token).toString("base64url") } : { deferrals };
+    return token && token.length > 0 ? { deferrals: allowed, nextPageToken: Buffer.from(token).toString("base64url") } : { deferrals: allowed };
+  }
+
+  async #allowed(rows: DeferralSummary[], principal: Principal | undefined): Promise<DeferralSummary[]> {
+    const hook = hooks.get(this);
+    if (!hook) return rows;
+    const verdicts = await Promise.all(
+      rows.map((row) =>
+        askAuthorize(() =>
+          hook({
+            operation: "deferral.list",
+            principal,
+            runId: row.runId,
+            deferralId: row.deferralId,
+            ...(row.agentId !== undefined ? { agentId: row.agentId } : {}),
+            status: row.status,
+          }),
+        ),
+      ),
+    );
+    return rows.filter((_, i) => verdicts[i]!.allowed);
   }
 
   /**
    * Compare-and-swap of a waiting record's step state (only its messages change): wins
    * when `expectedFingerprint` is still current. Losing is `{ won: false }` with the record
    * as it now stands. AI1008 for a thread the run could not continue from, AI1007 for
-   * another agent's or call's state, or a changed budget.
+   * another agent's or call's state, or a changed budget. AI1013 when the hook refuses
+   * `deferral.replace`.
    */
-  async replaceStepState(deferralId: string, expectedFingerprint: string, stepState: StepState): Promise<ReplaceStepStateReply> {
+  async replaceStepState(deferralId: string, expectedFingerprint: string, stepState: StepState, options: DeferralCaller = {}): Promise<ReplaceStepStateReply> {
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
+    await authorizeDeferral(this, "deferral.replace", deferralId, options?.principal);
     try {
       return await this.client.workflow
         .getHandle(located.runId)
@@ -116,11 +165,28 @@ export class DeferralStore {
       if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
       if (err instanceof WorkflowNotFoundError) {
         // The run has closed since: the swap lost to whatever closed it.
-        return { won: false, deferral: await this.get(deferralId) };
+        return { won: false, deferral: await unguarded(this).get(deferralId) };
       }
       throw err;
     }
   }
+}
+
+/** Asks `store`'s hook about a deferral operation (AI1013 unless exactly `true`); the id must parse. */
+export async function authorizeDeferral(
+  store: DeferralStore,
+  operation: "deferral.get" | "deferral.replace",
+  deferralId: string,
+  principal: Principal | undefined,
+): Promise<void> {
+  const located = parseDeferralId(deferralId);
+  if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
+  await authorizeRun(hooks.get(store), { operation, principal, runId: located.runId, deferralId });
+}
+
+/** The same store without its hook: for operations that were authorized as a whole. Internal, not exported by the package. */
+export function unguarded(store: DeferralStore): DeferralStore {
+  return twins.get(store) ?? store;
 }
 
 function quote(value: string): string {

@@ -2,7 +2,7 @@ import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-recor
 import { assertResumableThread } from "../core/thread-transcript.js";
 import { StepStateError } from "../core/errors/step-state.js";
 import type { ChatMessage } from "../core/messages.js";
-import type { DeferralStore } from "./deferral-store.js";
+import { authorizeDeferral, unguarded, type DeferralCaller, type DeferralStore } from "./deferral-store.js";
 
 /** Rewrites a thread, e.g. by summarising old turns. Gets a copy it may change freely. */
 export type ThreadRewrite = (messages: ChatMessage[], deferral: DeferralView) => ChatMessage[] | Promise<ChatMessage[]>;
@@ -12,9 +12,18 @@ export type ThreadRewrite = (messages: ChatMessage[], deferral: DeferralView) =>
  * rewrites a copy, refuses a rewrite the run could not continue from (AI1008) before
  * anything is written, then swaps it in only if nothing (a resume, an expiry, another
  * rewrite) got there first. Losing is `{ won: false, deferral }`: the record as it now
- * stands. Only messages change: turnsUsed and usage stay.
+ * stands. Only messages change: turnsUsed and usage stay. The store's `authorize` hook is
+ * asked once, `deferral.replace` for `options.principal`, before anything is read (AI1013).
  */
-export async function replaceDeferredThread(store: DeferralStore, deferralId: string, rewrite: ThreadRewrite): Promise<ReplaceStepStateReply> {
+export async function replaceDeferredThread(
+  store: DeferralStore,
+  deferralId: string,
+  rewrite: ThreadRewrite,
+  options: DeferralCaller = {},
+): Promise<ReplaceStepStateReply> {
+  await authorizeDeferral(store, "deferral.replace", deferralId, options?.principal);
+  // Authorized as a whole: reading what it rewrites is part of the replace.
+  store = unguarded(store);
   const before = await store.get(deferralId);
   if (!before.stepState) {
     if (before.status === "deferred" || before.status === "needs-compaction") {

@@ -16,27 +16,11 @@ import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { bindingProblem, proofOf } from "../core/proof.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
-import { askAuthorize } from "./authorize.js";
+import { askAuthorize, type AuthorizeHook } from "./authorize.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
-import type { JsonObject, JsonValue, Principal } from "../core/json.js";
+import type { JsonValue, Principal } from "../core/json.js";
 import type { RunOutcome } from "../core/deferral-record.js";
-
-/** What the authorize hook sees. */
-export interface AuthorizeRequest {
-  /** Who is resuming (the live caller). */
-  principal: Principal | undefined;
-  /** The principal the run deferred as, restored from storage (`restored: true`), not re-verified. */
-  deferred: (Principal & { restored: true }) | undefined;
-  payload: JsonValue;
-  record: { id: string; meta: JsonObject; agentId?: string; deferredAt: string; expiresAt: string };
-}
-
-/**
- * Decides whether `principal` may resume. Only an exact `true` allows; anything else
- * (false, undefined, "yes", a thrown error) refuses with RC5056 and changes nothing.
- */
-export type AuthorizeHook = (request: AuthorizeRequest) => boolean | Promise<boolean>;
 
 export interface ResumeOptions {
   /** The token the tool handler handed out (`ctx.deferral.token`). */
@@ -47,12 +31,18 @@ export interface ResumeOptions {
   principal?: Principal;
   /**
    * The deferring principal, freshly verified by your service from a live credential (same
-   * `id`). The resumed run then acts for it as verified, instead of as restored data.
+   * `id`). The resumed run then acts for it as verified, instead of as restored data. The
+   * authorize hook sees it (`reverify`, a frozen copy) and that copy is what is sent.
    */
   reverify?: Principal;
-  /** Overrides the client-wide hook for this call. */
+  /** Overrides the client-wide hook for this call; asked with `operation: "resume"`. */
   authorize?: AuthorizeHook;
 }
+
+/** `previewResume`: what a resume with `token` would meet, short of spending it. */
+export type ResumePreview =
+  | { status: "pending"; deferralId: string; deferral: DeferralView }
+  | ResumeResult;
 
 export interface ResumeResult {
   /** `duplicate` when the deferral was already resumed: `outcome` is the first resume's. */
@@ -65,14 +55,59 @@ export interface ResumeResult {
 /** What a resume needs from the client it runs on. */
 export interface ResumeDeps {
   client: Client;
+  /** Read without the hook: a resume is authorized as `resume`, with the record it reads. */
   deferrals: DeferralStore;
   /** The deferral secrets (current first); absent when the client was made without them (RC5040). */
   secrets: Buffer[] | undefined;
   authorize: AuthorizeHook | undefined;
 }
 
+/** A resume that passed the checks before the payload's: what sending it needs. */
+interface Checked {
+  claims: TokenClaims;
+  runId: string;
+  /** The frozen copy the hook saw; what is sent. */
+  reverify: Principal | undefined;
+  /** Absent when no check needed the record (no hook, no context window). */
+  view?: DeferralView;
+}
+
 /** `AgentClient.resume()`: the checks in their documented order, then the resume update. */
 export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): Promise<ResumeResult> {
+  const checked = await checkResume(deps, options, false);
+  if ("done" in checked) return checked.done;
+  const view = checked.view;
+  // A duplicate is answered with the first outcome whatever it carries; the rest checks a first resume.
+  const duplicate = view !== undefined && view.status !== "deferred";
+  if (view && !duplicate) {
+    for (const value of [options.payload, options.principal ?? null, options.reverify ?? null]) {
+      const problem = plainJsonProblem(value);
+      if (problem) throw new NotPlainJsonError({ what: "payload", ...problem });
+    }
+    await refuseOverflow(view, options.payload);
+  }
+  return sendResume(deps, checked, options, duplicate);
+}
+
+/**
+ * Every check of a resume that comes before its payload (token, record, call binding,
+ * authorize with `payload: undefined`, denied, deadline), changing nothing: the record the
+ * caller may answer, or the first outcome when it was answered already.
+ */
+export async function previewResume(deps: ResumeDeps, options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
+  const asked = { ...options, payload: undefined as unknown as JsonValue };
+  const checked = await checkResume(deps, asked, true);
+  if ("done" in checked) return checked.done;
+  for (const value of [options.principal ?? null, options.reverify ?? null]) {
+    const problem = plainJsonProblem(value);
+    if (problem) throw new NotPlainJsonError({ what: "payload", ...problem });
+  }
+  const view = checked.view!;
+  if (view.status !== "deferred") return sendResume(deps, checked, asked, true);
+  return { status: "pending", deferralId: view.id, deferral: view };
+}
+
+async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord: boolean): Promise<Checked | { done: ResumeResult }> {
   if (!deps.secrets) {
     throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
   }
@@ -83,37 +118,50 @@ export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): 
   const problem = claims.binding && bindingProblem(claims.binding, { ...claims.binding, namespace: deps.client.options.namespace, workflowId: located.runId });
   if (problem) throw new ResumeTokenError({ reason: problem });
   const authorize = options.authorize ?? deps.authorize;
+  const reverify = frozenCopy(options.reverify);
   const plainJson = [options.payload, options.principal ?? null, options.reverify ?? null].every((v) => !plainJsonProblem(v));
   // The record is read only when something needs it: the authorize hook (meta, principal),
   // the context-window estimate, or telling a duplicate from a malformed payload. Otherwise
   // the resume update's own checks answer with the same codes, one round trip sooner.
-  if (!authorize && !claims.window && plainJson) return sendResume(deps, located.runId, claims, options, false);
+  if (!needRecord && !authorize && !claims.window && plainJson) return { claims, runId: located.runId, reverify };
 
   const view = await deps.deferrals.get(claims.deferralId);
   if (view.toolCallId !== claims.toolCallId) {
     throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
   }
-  await authorizeResume(authorize, options, view);
-  if (options.reverify !== undefined && options.reverify?.id !== view.principal?.id) {
+  await authorizeResume(authorize, options, view, reverify);
+  if (reverify !== undefined && reverify?.id !== view.principal?.id) {
     throw new ResumeUnauthorizedError({ deferralId: view.id, returned: "a reverify principal that is not the one the run deferred as" });
   }
   if (view.status === "denied") throw new DeferralDeniedError({ deferralId: view.id, reason: view.deniedReason ?? "denied" });
   if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
     throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
   }
-  // A duplicate is answered with the first outcome whatever it carries; the rest checks a first resume.
-  const duplicate = view.status !== "deferred";
-  if (duplicate && view.outcome) return { status: "duplicate", deferralId: view.id, outcome: view.outcome };
-  for (const value of duplicate ? [] : [options.payload, options.principal ?? null, options.reverify ?? null]) {
-    const problem = plainJsonProblem(value);
-    if (problem) throw new NotPlainJsonError({ what: "payload", ...problem });
+  if (view.status !== "deferred" && view.outcome) return { done: { status: "duplicate", deferralId: view.id, outcome: view.outcome } };
+  return { claims, runId: located.runId, reverify, view };
+}
+
+/**
+ * A deep-frozen copy of a plain-JSON principal, so what the hook approved is what is sent
+ * (neither the hook nor the caller can change it in between). Not plain JSON: left as it
+ * is, to be refused with RC5042 before anything is sent.
+ */
+function frozenCopy(principal: Principal | undefined): Principal | undefined {
+  if (principal === undefined || plainJsonProblem(principal)) return principal;
+  return deepFreeze(structuredClone(principal));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
   }
-  if (!duplicate) await refuseOverflow(view, options.payload);
-  return sendResume(deps, located.runId, claims, options, duplicate);
+  return value;
 }
 
 /** The resume update itself; a run that closed meanwhile is answered from its record. */
-async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, options: ResumeOptions, duplicate: boolean): Promise<ResumeResult> {
+async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOptions, duplicate: boolean): Promise<ResumeResult> {
+  const { claims, runId, reverify } = checked;
   try {
     return await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
       args: [
@@ -125,7 +173,7 @@ async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, 
           ...(claims.binding ? { binding: claims.binding } : {}),
           payload: duplicate ? null : options.payload,
           ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
-          ...(options.reverify && !duplicate ? { reverify: options.reverify } : {}),
+          ...(reverify && !duplicate ? { reverify } : {}),
         },
       ],
     });
@@ -141,20 +189,29 @@ async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, 
   }
 }
 
-async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralView): Promise<void> {
+async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralView, reverify: Principal | undefined): Promise<void> {
   if (!authorize) return;
   const verdict = await askAuthorize(() =>
     authorize({
+      operation: "resume",
       principal: options.principal,
-      deferred: view.principal ? { ...view.principal, restored: true } : undefined,
-      payload: options.payload,
-      record: {
+      runId: view.runId,
+      deferralId: view.id,
+      toolCallId: view.toolCallId,
+      ...(view.toolName !== undefined ? { toolName: view.toolName } : {}),
+      ...(view.agentId !== undefined ? { agentId: view.agentId } : {}),
+      deferral: {
         id: view.id,
         meta: view.meta,
-        ...(view.agentId ? { agentId: view.agentId } : {}),
+        ...(view.agentId !== undefined ? { agentId: view.agentId } : {}),
+        ...(view.toolName !== undefined ? { toolName: view.toolName } : {}),
+        status: view.status,
+        principal: view.principal ? { ...view.principal, restored: true } : undefined,
         deferredAt: view.deferredAt,
         expiresAt: view.expiresAt,
       },
+      payload: options.payload,
+      ...(reverify !== undefined ? { reverify } : {}),
     }),
   );
   if (!verdict.allowed) throw new ResumeUnauthorizedError({ deferralId: view.id, returned: verdict.returned });

@@ -18,12 +18,14 @@ const ListQuery = z.object({
 
 const Resume = z.object({ token: z.string(), payload: JsonPresent });
 
-/** `/deferrals` (list, get) and `/resume`. */
+/** `/deferrals` (list, get) and `/resume`, each asking the client's hook as the caller. */
 export function deferralRoutes(agents: AgentClient) {
+  const caller = (principal: HttpEnv["Variables"]["principal"]) => (principal ? { principal } : {});
   return new Hono<HttpEnv>()
     .get("/deferrals", valid("query", ListQuery), async (c) => {
       const q = c.req.valid("query");
       const page = await agents.deferrals.list({
+        ...caller(c.get("principal")),
         ...(q.status !== undefined ? { status: q.status } : {}),
         ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
         ...(q.expiringBefore !== undefined ? { expiringBefore: q.expiringBefore } : {}),
@@ -33,10 +35,9 @@ export function deferralRoutes(agents: AgentClient) {
       return c.json(page);
     })
     // Records never hold tokens; the step state is the transcript the run will continue from.
-    .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get(c.req.valid("param").id)))
+    .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get(c.req.valid("param").id, caller(c.get("principal")))))
     .post("/resume", valid("json", Resume), async (c) => {
       const { token, payload } = c.req.valid("json");
-      const principal = c.get("principal");
-      return c.json(await agents.resume({ token, payload: payload as never, ...(principal ? { principal } : {}) }));
+      return c.json(await agents.resume({ token, payload: payload as never, ...caller(c.get("principal")) }));
     });
 }

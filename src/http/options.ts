@@ -6,11 +6,12 @@ import type { ApprovalPageOptions } from "./approval/options.js";
 /** What `createAgentHttpHandler` takes. */
 export interface AgentHttpOptions {
   /**
-   * The client every run, deferral and resume route calls. Its `authorize` hook (and its
-   * deferral secret) decide resumes; the handler adds no authority of its own.
+   * The client every run, deferral and resume route calls, as the authenticated principal:
+   * its `authorize` hook decides each operation (and its deferral secret checks resumes);
+   * the handler adds no authority of its own.
    */
   agents: AgentClient;
-  /** The client of the thread routes. Default `agents.threads`; its `authorize(principal, threadId)` guards every thread route. */
+  /** The client of the thread routes. Default `agents.threads`; its `authorize` hook guards every thread route. */
   threads?: ThreadsClient;
   /**
    * Who is calling: read a session cookie, a bearer token, mTLS headers … and return the

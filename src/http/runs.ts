@@ -23,8 +23,9 @@ const Cancel = z.object({ reason: z.string().max(1000).optional() });
 const Page = z.object({ cursor: OffsetCursor.optional(), limit: PageSize(1000).optional() });
 const RunParam = z.object({ id: Id });
 
-/** `/runs`: start (idempotent by `runId` or `Idempotency-Key`), state, messages, cancel. */
+/** `/runs`: start (idempotent by `runId` or `Idempotency-Key`), state, messages, cancel; each asks the client's hook as the caller. */
 export function runRoutes(agents: AgentClient) {
+  const caller = (principal: HttpEnv["Variables"]["principal"]) => (principal ? { principal } : {});
   return new Hono<HttpEnv>()
     .post("/", valid("json", StartRun), async (c) => {
       const body = c.req.valid("json");
@@ -40,10 +41,10 @@ export function runRoutes(agents: AgentClient) {
       if (!body.wait) return c.json({ runId: handle.runId }, 202);
       return c.json({ runId: handle.runId, settled: await handle.settled() }, 200);
     })
-    .get("/:id", valid("param", RunParam), async (c) => c.json(await agents.state(c.req.valid("param").id)))
+    .get("/:id", valid("param", RunParam), async (c) => c.json(await agents.state(c.req.valid("param").id, caller(c.get("principal")))))
     .get("/:id/messages", valid("param", RunParam), valid("query", Page), async (c) => {
       const { cursor, limit = 100 } = c.req.valid("query");
-      const { messages } = await agents.state(c.req.valid("param").id);
+      const { messages } = await agents.state(c.req.valid("param").id, caller(c.get("principal")));
       const offset = cursor === undefined ? 0 : Number(cursor);
       const page = messages.slice(offset, offset + limit);
       const next = offset + page.length;
@@ -52,7 +53,7 @@ export function runRoutes(agents: AgentClient) {
     .post("/:id/cancel", valid("param", RunParam), valid("json", Cancel), async (c) => {
       const runId = c.req.valid("param").id;
       const { reason } = c.req.valid("json");
-      await agents.cancel(runId, reason ? { reason } : {});
+      await agents.cancel(runId, { ...(reason ? { reason } : {}), ...caller(c.get("principal")) });
       return c.json({ runId, cancelled: true });
     });
 }

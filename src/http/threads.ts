@@ -30,7 +30,12 @@ const ListPage = z.object({ cursor: z.string().max(4096).regex(/^[A-Za-z0-9+/=]*
 const ThreadParam = z.object({ id: Id });
 const CallParam = z.object({ id: Id, toolCallId: Id });
 
-/** The whole thread surface: every route names its thread and passes the caller to `authorize(principal, threadId)`. */
+/**
+ * The whole thread surface: every route passes the caller to the client, whose `authorize`
+ * hook decides. No route takes `trustTranscript` from a request (the schemas drop unknown
+ * keys and the options are built field by field): seeded tool results, system messages and
+ * open tool calls stay refused (AI1027) for HTTP callers.
+ */
 export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions) {
   const caller = (principal: HttpEnv["Variables"]["principal"]) => (principal ? { principal } : {});
   return new Hono<HttpEnv>()

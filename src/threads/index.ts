@@ -2,7 +2,6 @@
 export {
   ThreadsClient,
   type ThreadsClientOptions,
-  type ThreadAuthorizeHook,
   type CreateThreadOptions,
   type ThreadView,
   type ThreadSummary,

@@ -34,7 +34,7 @@ import {
   threadStreamQuery,
   threadToolResultUpdate,
 } from "../core/wire/thread.js";
-import { messageProblem, transcriptProblem } from "../core/thread-transcript.js";
+import { messageProblem, openToolCalls, transcriptProblem } from "../core/thread-transcript.js";
 import { AgentIdKey } from "../core/search-attributes.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
@@ -50,25 +50,23 @@ import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { proofOf } from "../core/proof.js";
 import { answerTokenProblem } from "../deferral/token.js";
 import type { ChatMessage } from "../core/messages.js";
-import { askAuthorize } from "../client/authorize.js";
+import { askAuthorize, type AuthorizeHook, type ThreadAuthorizeRequest, type ThreadOperation } from "../client/authorize.js";
 import { connect, type ClientConnectionOptions } from "../client/connection.js";
 import { isQueryBusy } from "../client/query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
-/**
- * Decides whether `principal` may touch thread `threadId`. Only an exact `true` allows;
- * anything else (false, undefined, a thrown error) refuses with AI1021 and nothing is
- * read or changed. Called by every call that names a thread; `listThreads` shows only
- * the threads it allows.
- */
-export type ThreadAuthorizeHook = (principal: Principal | undefined, threadId: string) => boolean | Promise<boolean>;
-
 export interface ThreadsClientOptions extends ClientConnectionOptions {
   /** The agent new threads run unless `createThread` names another. */
   agent?: AgentDefinition | string;
-  /** Checked on every call that touches an existing thread. */
-  authorize?: ThreadAuthorizeHook;
+  /**
+   * Asked before every call, with the operation (`thread.create`, `thread.send`,
+   * `thread.toolResult`, …; see `ThreadOperation`), the thread and the caller's `principal`.
+   * Only an exact `true` allows; anything else refuses with AI1021 and nothing is read or
+   * changed. `listThreads` shows only the threads it allows (`thread.list`, per row).
+   * Without it, everything is allowed.
+   */
+  authorize?: AuthorizeHook;
 }
 
 /** Who is calling; what `authorize` is asked about. */
@@ -84,8 +82,20 @@ export interface CreateThreadOptions {
   threadId?: string;
   /** First user message. */
   prompt?: string;
-  /** A transcript to start from (before `prompt`). */
+  /**
+   * A transcript to start from (before `prompt`). Tool results, system messages, and an
+   * assistant message ending it with tool calls (which the first turn would run) are
+   * refused with AI1027 unless `trustTranscript` is set.
+   */
   messages?: ChatMessage[];
+  /**
+   * Vouches for `messages`: they were built by your server code (a migrated conversation, a
+   * template), not taken from an end user, so their tool results, system messages and open
+   * tool calls are accepted as the model's and the tools' own. Never set it from request
+   * input: it would let a caller forge tool output, instructions, or tool calls the thread
+   * then runs. The HTTP front door never sets it.
+   */
+  trustTranscript?: boolean;
   /** Run a turn at once when there is something to answer. Default true; false leaves the thread idle until sendMessage or resumeThread. */
   autoStart?: boolean;
   /** Who the thread acts for: tools read it as `ctx.principal`. Plain JSON. */
@@ -152,8 +162,12 @@ export interface ThreadHandle {
 
 /** `sendMessage`: the message and, to send it at most once, its id. */
 export type SendMessageOptions = { threadId: string; prompt: string; messageId?: string } & ThreadCaller;
-/** `addMessage`: a message that does not start a turn. */
-export type AddMessageOptions = { threadId: string; message: ChatMessage; messageId?: string } & ThreadCaller;
+/**
+ * `addMessage`: a message that does not start a turn. A `system` message needs
+ * `trustTranscript: true`: set it only from server code that wrote the message itself,
+ * never from end-user input (the HTTP front door never sets it).
+ */
+export type AddMessageOptions = { threadId: string; message: ChatMessage; messageId?: string; trustTranscript?: boolean } & ThreadCaller;
 /** `resumeThread`: an optional prompt to continue with. */
 export type ResumeThreadOptions = { threadId: string; prompt?: string } & ThreadCaller;
 /** `listMessages`: the page to read. */
@@ -203,7 +217,7 @@ export class ThreadsClient {
   readonly client: Client;
   readonly taskQueue: string;
   readonly #agentId: string | undefined;
-  readonly #authorize: ThreadAuthorizeHook | undefined;
+  readonly #authorize: AuthorizeHook | undefined;
 
   constructor(options: ThreadsClientOptions) {
     ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "ThreadsClient"));
@@ -211,7 +225,11 @@ export class ThreadsClient {
     this.#authorize = options.authorize;
   }
 
-  /** Starts a thread. With a prompt (and autoStart) its first turn starts right away. */
+  /**
+   * Starts a thread. With a prompt (and autoStart) its first turn starts right away.
+   * Authorized as `thread.create` (AI1021), after the options are checked and before
+   * anything is started.
+   */
   async createThread(options: CreateThreadOptions = {}): Promise<{ threadId: string; messageId?: string }> {
     const agentId = agentIdOf(options.agent) ?? this.#agentId;
     if (!agentId) throw new InvalidDefinitionError({ subject: "createThread", problem: "name the agent (createThread({ agent }) or new ThreadsClient({ agent }))" });
@@ -220,11 +238,19 @@ export class ThreadsClient {
       throw new ThreadMessageInvalidError({ threadId, problem: "prompt must be a string" });
     }
     if (options.messages !== undefined) {
-      const problem = transcriptProblem(options.messages);
+      const problem = transcriptProblem(options.messages) ?? (options.trustTranscript === true ? undefined : untrustedSeed(options.messages));
       if (problem) throw new ThreadMessageInvalidError({ threadId, problem });
     }
     const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
     if (principalProblem) throw new InvalidDefinitionError({ subject: "createThread", problem: `principal is not plain JSON at ${principalProblem.path}` });
+    await this.#ask({
+      operation: "thread.create",
+      principal: options.principal,
+      threadId,
+      agentId,
+      seeded: options.messages !== undefined && options.messages.length > 0,
+      trustTranscript: options.trustTranscript === true,
+    });
     const messageId = options.prompt !== undefined ? newMessageId() : undefined;
     const input: ThreadInput = {
       version: AGENT_THREAD_VERSION,
@@ -260,7 +286,7 @@ export class ThreadsClient {
    * interrupted turn. The same `messageId` twice sends once.
    */
   async sendMessage(options: SendMessageOptions): Promise<ThreadSendReply> {
-    await this.#check(options, "sendMessage");
+    await this.#check(options, "thread.send");
     if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
     return this.#update(options.threadId, threadSendUpdate, {
       id: options.messageId ?? newMessageId(),
@@ -269,10 +295,18 @@ export class ThreadsClient {
     });
   }
 
-  /** Adds a message without running the agent (user, assistant without tool calls, or system). Queued while a turn runs. */
+  /**
+   * Adds a message without running the agent (user, assistant without tool calls, or, with
+   * `trustTranscript: true`, system). Queued while a turn runs. Tool results come only
+   * through addToolResult.
+   */
   async addMessage(options: AddMessageOptions): Promise<ThreadSendReply> {
-    await this.#check(options, "addMessage");
-    const problem = messageProblem(options.message, false);
+    await this.#check(options, "thread.addMessage");
+    const problem =
+      messageProblem(options.message, false) ??
+      (options.message.role === "system" && options.trustTranscript !== true
+        ? "a system message is added only with trustTranscript: true, from server code that wrote it (never from end-user input)"
+        : undefined);
     if (problem) throw new ThreadMessageInvalidError({ threadId: options.threadId, problem });
     return this.#update(options.threadId, threadSendUpdate, { id: options.messageId ?? newMessageId(), kind: "add", message: options.message });
   }
@@ -283,7 +317,7 @@ export class ThreadsClient {
    * after the interrupted tools). AI1024 when there is nothing to continue and no prompt.
    */
   async resumeThread(options: ResumeThreadOptions): Promise<ThreadResumeReply> {
-    await this.#check(options, "resumeThread");
+    await this.#check(options, "thread.resume");
     if (options.prompt !== undefined && typeof options.prompt !== "string") {
       throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
     }
@@ -294,13 +328,13 @@ export class ThreadsClient {
 
   /** Stops the running turn: its model request and tools are cancelled at once. A thread with nothing running is left as it is. */
   async stopThread(options: { threadId: string } & ThreadCaller): Promise<ThreadStopReply> {
-    await this.#check(options, "stopThread");
+    await this.#check(options, "thread.stop");
     return this.#update(options.threadId, threadStopUpdate);
   }
 
   /** The thread's state: status, queue, open tool calls with their retry state, last error, usage. */
   async getThread(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
-    await this.#check(options, "getThread");
+    await this.#check(options, "thread.get");
     const handle = this.#handle(options.threadId);
     const [snapshot, description] = await Promise.all([
       this.#query(options.threadId, () => handle.query(threadSnapshotQuery)),
@@ -329,7 +363,7 @@ export class ThreadsClient {
 
   /** A page of the transcript, oldest first. Pass the returned `cursor` for the next page; none means the end. */
   async listMessages(options: ListMessagesOptions): Promise<MessagePage> {
-    await this.#check(options, "listMessages");
+    await this.#check(options, "thread.messages");
     const offset = options.cursor === undefined ? 0 : Number(options.cursor);
     if (!Number.isInteger(offset) || offset < 0) throw new InvalidDefinitionError({ subject: "listMessages", problem: `cursor ${JSON.stringify(options.cursor)} is not one listMessages returned` });
     const limit = options.limit ?? 100;
@@ -344,7 +378,7 @@ export class ThreadsClient {
    * `lastSeq` as the next `fromSeq`, from any process.
    */
   async streamUpdates(options: StreamUpdatesOptions): Promise<StreamSnapshot> {
-    await this.#check(options, "streamUpdates");
+    await this.#check(options, "thread.stream");
     return this.#stream(options.threadId, options.fromSeq ?? 0);
   }
 
@@ -353,7 +387,7 @@ export class ThreadsClient {
    * `until` returns true for a batch. Authorizes once, then polls `streamUpdates`.
    */
   async *followUpdates(options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
-    await this.#check(options, "streamUpdates");
+    await this.#check(options, "thread.stream");
     let fromSeq = options.fromSeq ?? 0;
     const interval = options.pollIntervalMs ?? 100;
     // Polls fail fast when the workflow is busy and retry within milliseconds, so followers
@@ -388,7 +422,7 @@ export class ThreadsClient {
    * stopped or failed. Polls the thread's state (no history).
    */
   async waitUntilSettled(options: WaitUntilSettledOptions): Promise<ThreadView> {
-    await this.#check(options, "getThread");
+    await this.#check(options, "thread.get");
     let interval = 20;
     for (;;) {
       const snapshot = await this.#query(options.threadId, () => this.#handle(options.threadId).query(threadSnapshotQuery));
@@ -401,7 +435,11 @@ export class ThreadsClient {
     }
   }
 
-  /** Threads on this task queue, newest first, that `authorize` allows. Pass `cursor` for the next page. */
+  /**
+   * Threads on this task queue, newest first, that `authorize` allows (`thread.list`, asked
+   * per row: a page may hold fewer than `limit`, even none, and still have a next one).
+   * Pass `cursor` for the next page.
+   */
   async listThreads(options: { cursor?: string; limit?: number } & ThreadCaller = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
     const namespace = this.client.options.namespace;
     const query = `WorkflowType = "agentThread" AND TaskQueue = "${this.taskQueue.replace(/"/g, '\\"')}" AND ExecutionStatus = "Running"`;
@@ -415,13 +453,14 @@ export class ThreadsClient {
     for (const execution of response.executions ?? []) {
       const threadId = execution.execution?.workflowId;
       if (!threadId) continue;
-      if (this.#authorize && !(await this.#allowed(options.principal, threadId))) continue;
+      const agent = execution.searchAttributes?.indexedFields?.[AgentIdKey.name];
+      const agents = agent ? defaultPayloadConverter.fromPayload<string | string[]>(agent) : undefined;
+      const agentId = Array.isArray(agents) ? agents[0] : agents;
+      if (!(await this.#allowed({ operation: "thread.list", principal: options.principal, threadId, ...(agentId ? { agentId } : {}) }))) continue;
       // The memo went through the client's data converter, a payload codec included; search attributes never do.
       const memo = await decodeOptionalSinglePayload<string>(this.client.options.loadedDataConverter, execution.memo?.fields?.threadCreatedAt);
-      const agent = execution.searchAttributes?.indexedFields?.[AgentIdKey.name];
       const createdAt = memo ? String(memo) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
-      const agentId = agent ? defaultPayloadConverter.fromPayload<string | string[]>(agent) : undefined;
-      threads.push({ threadId, createdAt, ...(agentId ? { agentId: Array.isArray(agentId) ? agentId[0]! : agentId } : {}) });
+      threads.push({ threadId, createdAt, ...(agentId ? { agentId } : {}) });
     }
     const token = response.nextPageToken;
     return { threads, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64") } : {}) };
@@ -434,7 +473,7 @@ export class ThreadsClient {
    * calling again deletes its history.
    */
   async deleteThread(options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
-    await this.#check(options, "deleteThread");
+    await this.#check(options, "thread.delete");
     const { threadId } = options;
     // Refused as not found: it never existed, or it ended without its history being deleted
     // (an earlier delete the server refused, a delete racing this one, a terminate).
@@ -472,7 +511,7 @@ export class ThreadsClient {
    * changes nothing; an id no async call waits on is AI1022.
    */
   async addToolResult(options: AddToolResultOptions): Promise<ToolResultReply> {
-    await this.#check(options, "addToolResult");
+    await this.#checkAnswer(options, "thread.toolResult");
     const proof = this.#proof(options);
     const problem = plainJsonProblem(options.result);
     if (problem || options.result === undefined) {
@@ -483,7 +522,7 @@ export class ThreadsClient {
 
   /** The failure of an async tool call; the model reads it as a tool error. Duplicates and unknown ids as for addToolResult. */
   async addToolError(options: AddToolErrorOptions): Promise<ToolResultReply> {
-    await this.#check(options, "addToolError");
+    await this.#checkAnswer(options, "thread.toolError");
     const proof = this.#proof(options);
     if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
     return this.#toolResult(options.threadId, options.toolCallId, { error: options.error, ...proof });
@@ -548,18 +587,49 @@ export class ThreadsClient {
     return this.#query(threadId, () => this.#handle(threadId).query(threadStreamQuery, { fromSeq }));
   }
 
-  async #check(options: { threadId?: string } & ThreadCaller, operation: string): Promise<void> {
-    const threadId = options?.threadId;
-    if (typeof threadId !== "string" || threadId === "") {
-      throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
-    }
-    if (!this.#authorize) return;
-    const verdict = await askAuthorize(() => this.#authorize!(options.principal, threadId));
-    if (!verdict.allowed) throw new ThreadUnauthorizedError({ threadId, operation, returned: verdict.returned });
+  async #check(
+    options: { threadId?: string } & ThreadCaller,
+    operation: Exclude<ThreadOperation, "thread.create" | "thread.list" | "thread.toolResult" | "thread.toolError">,
+  ): Promise<void> {
+    await this.#ask({ operation, principal: options?.principal, threadId: threadIdOf(options, operation) });
   }
 
-  async #allowed(principal: Principal | undefined, threadId: string): Promise<boolean> {
-    return (await askAuthorize(() => this.#authorize!(principal, threadId))).allowed;
+  /** Tool answers: the hook also sees the call and its tool's name, read from the thread when there is a hook to tell. */
+  async #checkAnswer(options: { threadId?: string; toolCallId?: string } & ThreadCaller, operation: "thread.toolResult" | "thread.toolError"): Promise<void> {
+    const threadId = threadIdOf(options, operation);
+    if (!this.#authorize) return;
+    const toolCallId = options.toolCallId;
+    if (typeof toolCallId !== "string" || toolCallId === "") {
+      throw new InvalidDefinitionError({ subject: operation, problem: "toolCallId must be a non-empty string" });
+    }
+    await this.#ask({ operation, principal: options.principal, threadId, toolCallId, toolName: await this.#toolNameOf(threadId, toolCallId) });
+  }
+
+  /**
+   * The tool of an open call, for the hook. Whatever goes wrong (no such thread, no such
+   * call) reads as unknown: the hook decides first, and the answer itself then meets the
+   * thread's own refusal, so a refused caller learns nothing about the thread.
+   */
+  async #toolNameOf(threadId: string, toolCallId: string): Promise<string | undefined> {
+    try {
+      const snapshot = await this.#handle(threadId).query(threadSnapshotQuery);
+      return snapshot.toolCalls.find((call) => call.toolCallId === toolCallId)?.name;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** AI1021 unless the hook returns exactly `true`; no hook allows everything. */
+  async #ask(request: ThreadAuthorizeRequest): Promise<void> {
+    if (!this.#authorize) return;
+    const hook = this.#authorize;
+    const verdict = await askAuthorize(() => hook(request));
+    if (!verdict.allowed) throw new ThreadUnauthorizedError({ threadId: request.threadId, operation: request.operation, returned: verdict.returned });
+  }
+
+  async #allowed(request: ThreadAuthorizeRequest): Promise<boolean> {
+    const hook = this.#authorize;
+    return !hook || (await askAuthorize(() => hook(request))).allowed;
   }
 
   async #query<T>(threadId: string, call: () => Promise<T>): Promise<T> {
@@ -589,6 +659,30 @@ export class ThreadsClient {
       }
     }
   }
+}
+
+function threadIdOf(options: { threadId?: string } | undefined, operation: ThreadOperation): string {
+  const threadId = options?.threadId;
+  if (typeof threadId !== "string" || threadId === "") {
+    throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
+  }
+  return threadId;
+}
+
+/**
+ * What a seeded transcript may hold only when the caller vouches for it: tool results and
+ * system messages (they would speak as the tools or the operator), and tool calls left open
+ * at its end (the first turn would run them with the caller's arguments).
+ */
+function untrustedSeed(messages: readonly ChatMessage[]): string | undefined {
+  const index = messages.findIndex((m) => m.role === "tool" || m.role === "system");
+  if (index >= 0) {
+    return `messages[${index}] is a ${messages[index]!.role === "tool" ? "tool result" : "system message"}; a seeded transcript holds those only with trustTranscript: true, from server code that built it (never from end-user input)`;
+  }
+  if (openToolCalls(messages).length > 0) {
+    return "the transcript ends with tool calls the first turn would run; seed that only with trustTranscript: true, from server code that built it (never from end-user input)";
+  }
+  return undefined;
 }
 
 function translate(threadId: string, err: unknown): unknown {

@@ -7,6 +7,7 @@ export { ModelCallFailedError, type ModelCallFailedFields } from "./model-call-f
 export { MaxTurnsError, type MaxTurnsFields } from "./max-turns.js";
 export { ContextOverflowError, type ContextOverflowFields } from "./context-overflow.js";
 export { RunNotFoundError, type RunNotFoundFields } from "./run-not-found.js";
+export { RunUnauthorizedError, type RunUnauthorizedFields } from "./run-unauthorized.js";
 export { DeferralSecretError, type DeferralSecretFields } from "./deferral-secret.js";
 export { ResumeTokenError, type ResumeTokenFields } from "./resume-token.js";
 export { NotPlainJsonError, type NotPlainJsonFields } from "./not-plain-json.js";

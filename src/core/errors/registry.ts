@@ -24,6 +24,7 @@ import { InvalidDefinitionError } from "./invalid-definition.js";
 import { MaxTurnsError } from "./max-turns.js";
 import { ModelCallFailedError } from "./model-call-failed.js";
 import { RunNotFoundError } from "./run-not-found.js";
+import { RunUnauthorizedError } from "./run-unauthorized.js";
 import { RequestMalformedError } from "./request-malformed.js";
 import { ThreadNotFoundError } from "./thread-not-found.js";
 import { ThreadUnauthorizedError } from "./thread-unauthorized.js";
@@ -49,6 +50,7 @@ export const errorClasses = {
   [MaxTurnsError.code]: MaxTurnsError,
   [ContextOverflowError.code]: ContextOverflowError,
   [RunNotFoundError.code]: RunNotFoundError,
+  [RunUnauthorizedError.code]: RunUnauthorizedError,
   [DeferralSecretError.code]: DeferralSecretError,
   [ResumeTokenError.code]: ResumeTokenError,
   [NotPlainJsonError.code]: NotPlainJsonError,
