@@ -26,6 +26,8 @@ export interface DevServerOptions {
   local?: boolean;
   /** Progress lines (install, start). Default: stderr. */
   log?: (line: string) => void;
+  /** Serve Temporal's web UI on this port (HTTP, on the same host as the server). Off when omitted. */
+  uiPort?: number;
 }
 
 export interface TemporalServerHandle {
@@ -118,6 +120,7 @@ async function startLocal(
         port,
         dbFilename: options.dbFilename,
         searchAttributes: Object.values(searchAttributeKeys),
+        ...(options.uiPort !== undefined ? { ui: true, uiPort: options.uiPort } : {}),
         log: { format: "pretty", level: "error" },
         extraArgs: [
           ...Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]),

@@ -1,0 +1,36 @@
+import { Connection } from "@temporalio/client";
+import { loadClientConnectConfig } from "@temporalio/envconfig";
+import { AgentClient } from "../client/agent-client.js";
+
+/** The connection flags every command takes; unset ones come from the Temporal environment. */
+export interface ConnectionFlags {
+  address?: string;
+  namespace?: string;
+  profile?: string;
+  taskQueue?: string;
+}
+
+/** The task queue the agents' workers poll when neither `--task-queue` nor the environment says. */
+export const DEFAULT_TASK_QUEUE = "agents";
+
+/**
+ * An `AgentClient` connected the way Temporal's own CLI and SDKs connect: the profile in
+ * the config file (`TEMPORAL_CONFIG_FILE`, `--profile` / `TEMPORAL_PROFILE`), overridden by
+ * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`, overridden
+ * by the flags. The deferral secret, for resumes, comes from `DEFERRAL_SECRET`.
+ */
+export async function connectClient(flags: ConnectionFlags): Promise<{ agents: AgentClient; close: () => Promise<void> }> {
+  const config = loadClientConnectConfig(flags.profile ? { profile: flags.profile } : {});
+  const connection = await Connection.connect({
+    ...config.connectionOptions,
+    ...(flags.address ? { address: flags.address } : {}),
+  } as never);
+  const secret = process.env.DEFERRAL_SECRET;
+  const agents = new AgentClient({
+    connection,
+    namespace: flags.namespace ?? config.namespace ?? "default",
+    taskQueue: flags.taskQueue ?? process.env.DURABLE_AGENTS_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    ...(secret ? { deferral: { secret } } : {}),
+  });
+  return { agents, close: () => connection.close() };
+}

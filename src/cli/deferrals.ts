@@ -1,0 +1,115 @@
+import type { Command } from "commander";
+import type { DeferralStatus } from "../core/deferral-record.js";
+import type { JsonValue } from "../core/json.js";
+import { connectClient, type ConnectionFlags } from "./connect.js";
+import { age, output, table } from "./output.js";
+import { FlagError, jsonFlag, messageLine } from "./render.js";
+import type { Globals } from "./main.js";
+
+/** `durable-agents deferrals …`: what is parked, one record, resume with a token, deny. */
+export function deferralCommands(program: Command, globals: () => Globals & ConnectionFlags): void {
+  const deferrals = program.command("deferrals").description("Parked approvals: list, show, resume, deny");
+
+  deferrals
+    .command("list")
+    .description("Runs' latest deferrals, newest first (Temporal visibility, which trails writes by a moment)")
+    .option("--agent <id>", "only this agent's")
+    .option("--status <status>", "deferred, needs-compaction, resumed, expired or denied (default: deferred)", "deferred")
+    .option("--expiring-before <time>", "only those whose TTL ends before this ISO time")
+    .option("--limit <n>", "at most this many rows", "100")
+    .action(async (flags: { agent?: string; status: string; expiringBefore?: string; limit: string }) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      try {
+        const page = await agents.deferrals.list({
+          status: flags.status as DeferralStatus,
+          ...(flags.agent ? { agentId: flags.agent } : {}),
+          ...(flags.expiringBefore ? { expiringBefore: flags.expiringBefore } : {}),
+          pageSize: positive(flags.limit, "--limit"),
+        });
+        // Each row's age is the record's: visibility holds expiry, the record the rest.
+        const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.get(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
+        output(g.json).result({ deferrals: rows }, () =>
+          table(
+            ["DEFERRAL", "STATUS", "AGENT", "AGE", "EXPIRES"],
+            rows.map((d) => [d.deferralId, d.status, d.agentId ?? "-", age(d.deferredAt), d.expiresAt ? age(d.expiresAt) : "-"]),
+          ),
+        );
+      } finally {
+        await close();
+      }
+    });
+
+  deferrals
+    .command("show <deferralId>")
+    .description("The record, its meta and the transcript's last messages (never a token)")
+    .option("--tail <n>", "how many transcript messages to show", "6")
+    .action(async (deferralId: string, flags: { tail: string }) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      try {
+        const { stepState, digest: _digest, ...record } = await agents.deferrals.get(deferralId);
+        const tail = (stepState?.messages ?? []).slice(-positive(flags.tail, "--tail"));
+        output(g.json).result({ ...record, transcriptTail: tail }, () => [
+          `deferral   ${record.id}`,
+          `run        ${record.runId}`,
+          `status     ${record.status}${record.deniedReason ? ` (${record.deniedReason})` : ""}`,
+          `agent      ${record.agentId ?? "-"}   tool ${record.toolName ?? "-"} (${record.toolCallId})`,
+          `deferred   ${record.deferredAt} (${age(record.deferredAt)} ago)`,
+          `expires    ${record.expiresAt} (${age(record.expiresAt)})`,
+          ...(record.principal ? [`for        ${JSON.stringify(record.principal)}`] : []),
+          ...(record.resumedBy ? [`resumed by ${JSON.stringify(record.resumedBy)} at ${record.resumedAt}`] : []),
+          `meta       ${JSON.stringify(record.meta)}`,
+          ...(record.schema ? [`schema     ${JSON.stringify(record.schema)}`] : []),
+          ...(tail.length > 0 ? ["transcript (last messages):", ...tail.map((m) => `  ${messageLine(m)}`)] : []),
+        ]);
+      } finally {
+        await close();
+      }
+    });
+
+  deferrals
+    .command("resume")
+    .description("Resume with the token a tool handed out; the secret comes from DEFERRAL_SECRET")
+    .requiredOption("--token <token>", "the resume token")
+    .requiredOption("--payload <json>", "the answer, as JSON")
+    .option("--as <principalId>", "who is resuming (recorded as resumedBy)")
+    .action(async (flags: { token: string; payload: string; as?: string }) => {
+      const g = globals();
+      const payload = jsonFlag(flags.payload, "--payload") as JsonValue;
+      if (!process.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+      const { agents, close } = await connectClient(g);
+      const out = output(g.json);
+      const done = out.progress("resuming, waiting for the run's next settled state…");
+      try {
+        const resumed = await agents.resume({ token: flags.token, payload, ...(flags.as ? { principal: { id: flags.as } } : {}) });
+        done();
+        out.result(resumed, () => [`${resumed.status}: ${resumed.deferralId}`, `outcome: ${JSON.stringify(resumed.outcome)}`]);
+      } finally {
+        done();
+        await close();
+      }
+    });
+
+  deferrals
+    .command("deny <deferralId>")
+    .description("Deny a parked deferral: its tokens read RC5050, and the model is told it was denied")
+    .requiredOption("--reason <text>", "why, as the model and the record will say")
+    .action(async (deferralId: string, flags: { reason: string }) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      try {
+        const denied = await agents.deferrals.deny(deferralId, { reason: flags.reason });
+        output(g.json).result(denied, () => [`denied: ${denied.deferralId} (${flags.reason})`]);
+      } finally {
+        await close();
+      }
+    });
+}
+
+/** A positive whole number from a flag, or a FlagError naming it. */
+export function positive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new FlagError(`${flag} must be a positive whole number, not "${value}"`);
+  return n;
+}

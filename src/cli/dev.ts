@@ -1,0 +1,36 @@
+import type { Command } from "commander";
+import { startTemporal } from "../testing/dev-server.js";
+import type { Globals } from "./main.js";
+
+/** `durable-agents dev`: the local Temporal dev server the demo uses, kept running, with its UI. */
+export function devCommand(program: Command, globals: () => Globals): void {
+  program
+    .command("dev")
+    .description("Start a local Temporal dev server with the SDK's search attributes registered, and keep it running (Ctrl-C stops it)")
+    .option("--port <port>", "gRPC port", "7233")
+    .option("--ui-port <port>", "web UI port", "8233")
+    .option("--db-filename <file>", "keep state in this SQLite file across restarts")
+    .option("--namespace <ns>", "namespace to create", "default")
+    .action(async (flags: { port: string; uiPort: string; dbFilename?: string; namespace: string }) => {
+      const { json } = globals();
+      const uiPort = Number(flags.uiPort);
+      const server = await startTemporal({
+        local: true,
+        port: Number(flags.port),
+        uiPort,
+        namespace: flags.namespace,
+        ...(flags.dbFilename ? { dbFilename: flags.dbFilename } : {}),
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+      const host = server.address.slice(0, server.address.lastIndexOf(":"));
+      const ui = `http://${host}:${uiPort}`;
+      const ready = { address: server.address, namespace: server.namespace, ui };
+      process.stdout.write(
+        json
+          ? `${JSON.stringify(ready)}\n`
+          : [`Temporal dev server at ${server.address} (namespace ${server.namespace})`, `Web UI: ${ui}`, `Connect with TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.`, ""].join("\n"),
+      );
+      // The dev server module stops the server on SIGINT/SIGTERM; until then, wait.
+      await new Promise<void>(() => undefined);
+    });
+}

@@ -1,0 +1,66 @@
+import { DurableAgentsError } from "../core/errors/base.js";
+
+/** Where a command writes: a table or lines for people, one JSON document with `--json`. */
+export interface Output {
+  json: boolean;
+  /** The command's result: JSON with `--json`, else the lines `human` renders. */
+  result(value: unknown, human: () => string[]): void;
+  /** A line as it happens (tails); with `--json`, one JSON object per line. */
+  line(value: unknown, human: string): void;
+  /** Progress on a terminal only: never with `--json`, never into a pipe. */
+  progress(text: string): () => void;
+}
+
+export function output(json: boolean): Output {
+  const tty = process.stderr.isTTY === true && !json;
+  return {
+    json,
+    result(value, human) {
+      process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : human().map((l) => `${l}\n`).join(""));
+    },
+    line(value, human) {
+      process.stdout.write(json ? `${JSON.stringify(value)}\n` : human);
+    },
+    progress(text) {
+      if (!tty) return () => undefined;
+      const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+      let i = 0;
+      const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${text}`), 100);
+      return () => {
+        clearInterval(timer);
+        process.stderr.write("\r\x1b[K");
+      };
+    },
+  };
+}
+
+/** Rows as aligned columns under a header. */
+export function table(header: string[], rows: string[][]): string[] {
+  if (rows.length === 0) return ["(none)"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+/** "3m", "2h", "4d": how long ago (or, negative, how far ahead) an instant is. */
+export function age(iso: string | undefined, now = Date.now()): string {
+  if (!iso) return "-";
+  const ms = now - Date.parse(iso);
+  if (Number.isNaN(ms)) return "-";
+  const abs = Math.abs(ms);
+  const text = abs < 60_000 ? `${Math.round(abs / 1000)}s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)}m` : abs < 86_400_000 ? `${Math.round(abs / 3_600_000)}h` : `${Math.round(abs / 86_400_000)}d`;
+  return ms >= 0 ? text : `in ${text}`;
+}
+
+/**
+ * Prints an error with its code and message (JSON with `--json`) and sets a failing exit
+ * code: 1 for a refusal or failure the SDK names, 3 for anything else (connection, bugs).
+ */
+export function reportError(err: unknown, json: boolean): void {
+  const coded = DurableAgentsError.isDurableAgentsError(err);
+  const code = coded ? err.code : undefined;
+  const message = err instanceof Error ? err.message : String(err);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { ...(code ? { code } : {}), message } })}\n`);
+  else process.stderr.write(`error${code && !message.startsWith(`[${code}]`) ? ` [${code}]` : ""}: ${message}\n`);
+  process.exitCode = coded ? 1 : 3;
+}

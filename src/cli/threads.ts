@@ -1,0 +1,87 @@
+import type { Command } from "commander";
+import type { ThreadsClient } from "../threads/threads-client.js";
+import { connectClient, type ConnectionFlags } from "./connect.js";
+import { age, output, table, type Output } from "./output.js";
+import type { Globals } from "./main.js";
+
+const SETTLED = new Set(["idle", "completed", "failed", "stopped"]);
+
+/** `durable-agents threads …`: list, follow the answer being written, send a message. */
+export function threadCommands(program: Command, globals: () => Globals & ConnectionFlags): void {
+  const threads = program.command("threads").description("Chat threads: list, tail, send");
+
+  threads
+    .command("list")
+    .description("Threads on the task queue, newest first")
+    .option("--limit <n>", "at most this many", "50")
+    .action(async (flags: { limit: string }) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      try {
+        const page = await agents.threads.listThreads({ limit: Number(flags.limit) || 50 });
+        output(g.json).result(page, () => table(["THREAD", "AGENT", "AGE"], page.threads.map((t) => [t.threadId, t.agentId ?? "-", age(t.createdAt)])));
+      } finally {
+        await close();
+      }
+    });
+
+  threads
+    .command("tail <threadId>")
+    .description("Stream the answer as it is written, until the thread settles")
+    .action(async (threadId: string) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      try {
+        await follow(agents.threads, threadId, output(g.json), -1);
+      } finally {
+        await close();
+      }
+    });
+
+  threads
+    .command("send <threadId> <text>")
+    .description("Send a message and stream the answer")
+    .option("--no-wait", "return once the message is accepted")
+    .action(async (threadId: string, text: string, flags: { wait: boolean }) => {
+      const g = globals();
+      const { agents, close } = await connectClient(g);
+      const out = output(g.json);
+      try {
+        const from = (await agents.threads.streamUpdates({ threadId })).lastSeq;
+        const sent = await agents.threads.sendMessage({ threadId, prompt: text });
+        if (!flags.wait) return out.result(sent, () => [`sent: ${sent.messageId ?? threadId}`]);
+        await follow(agents.threads, threadId, out, from);
+      } finally {
+        await close();
+      }
+    });
+}
+
+/**
+ * Prints text deltas as they come and each finished message, until the thread settles
+ * after `fromSeq` (-1: whatever it is doing now, or at once when it is already settled).
+ */
+async function follow(threads: ThreadsClient, threadId: string, out: Output, fromSeq: number): Promise<void> {
+  let openLine = false;
+  let moved = fromSeq < 0;
+  for await (const batch of threads.followUpdates({ threadId, fromSeq: Math.max(0, fromSeq), pollIntervalMs: 100 })) {
+    for (const u of batch.updates) {
+      if (fromSeq < 0 && u.type !== "text-delta" && u.type !== "status") continue;
+      if (u.type === "text-delta") {
+        out.line(u, u.text);
+        openLine = true;
+      } else if (u.type === "message") {
+        if (u.message.role === "assistant" && openLine) out.line(u, "\n");
+        else if (u.message.role === "assistant") out.line(u, `${u.message.content ?? ""}\n`);
+        openLine = false;
+      } else if (u.type === "reset") {
+        out.line(u, openLine ? ` [${u.reason}]\n` : "");
+        openLine = false;
+      } else if (u.type === "status") {
+        moved = true;
+        if (u.status === "failed" || u.status === "stopped") out.line(u, `— ${u.status}\n`);
+      }
+    }
+    if (moved && SETTLED.has(batch.status)) return;
+  }
+}
