@@ -28,6 +28,7 @@ export type {
   DeferralStatus,
   DeferralView,
   DeferredAck,
+  DenyReply,
   DeferralEvent,
   ReplaceStepStateReply,
   RunOutcome,

@@ -23,7 +23,7 @@ import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
 import { cancelRequestProblem, deferralIdProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
-import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
+import { cancelUpdate, deferralQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
 import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
@@ -69,6 +69,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
+  setHandler(denyUpdate, (request) => book.deny(request), { validator: (request) => book.validateDeny(request) });
   setHandler(runStateQuery, () => {
     const waiting = book.current();
     return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };

@@ -1,5 +1,11 @@
 import { allHandlersFinished, CancellationScope, condition } from "@temporalio/workflow";
-import type { DeferralRecord, StepState } from "../src/core/deferral-record.js";
+import type { DeferralRecord, DenyReply, DenyRequest, StepState } from "../src/core/deferral-record.js";
+import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
+import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
+import { denyRequestProblem, refuseMalformed } from "../src/core/request-shapes.js";
+import { denyUpdate } from "../src/core/wire/run.js";
 import type { JsonValue, Principal } from "../src/core/json.js";
 import { DeferralDenials } from "./deferral-denials.js";
 import { failureInfo, SettledOutcome } from "./deferral-outcome.js";
@@ -18,7 +24,9 @@ export interface DeferralHooks extends ResumeOptions {
 
 export type ParkResult =
   | { kind: "resumed"; record: DeferralRecord; payload: JsonValue; resumedBy?: Principal; reverified?: Principal }
-  | { kind: "expired"; record: DeferralRecord };
+  | { kind: "expired"; record: DeferralRecord }
+  /** Someone denied it with `deferrals.deny()`: `record.denial` says why and who. */
+  | { kind: "denied"; record: DeferralRecord & { denial: NonNullable<DeferralRecord["denial"]> } };
 
 /**
  * A run's deferrals, inside its workflow: parking until a resume or the TTL, refusals,
@@ -80,7 +88,13 @@ export class DeferralBook {
       this.outcome.moving();
       return { kind: "expired", record };
     }
-    if (record.status === "denied") throw this.#denials.failureOf(record);
+    if (record.status === "denied") {
+      if (record.denial) {
+        this.outcome.moving();
+        return { kind: "denied", record: record as DeferralRecord & { denial: NonNullable<DeferralRecord["denial"]> } };
+      }
+      throw this.#denials.failureOf(record);
+    }
     this.outcome.moving();
     return {
       kind: "resumed",
@@ -100,6 +114,30 @@ export class DeferralBook {
     record.deniedReason = reason;
     this.#visibility.listed(record);
     return record;
+  }
+
+  /**
+   * Cheap refusals of a deny, so a refused one writes no history: malformed (AI1012),
+   * unknown (RC5046), already denied (RC5050), expired (RC5047), already resumed (RC5057).
+   */
+  validateDeny(request: DenyRequest): void {
+    refuseMalformed(denyUpdate.name, denyRequestProblem(request));
+    const record = this.records.find(request.deferralId);
+    if (!record) throw new DeferralNotFoundError({ deferralId: request.deferralId }).toFailure();
+    if (record.status === "denied") throw new DeferralDeniedError({ deferralId: record.id, reason: record.deniedReason ?? "denied" }).toFailure();
+    if (record.status === "expired" || this.runtime.now() >= Date.parse(record.expiresAt)) {
+      throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+    }
+    if (record.status !== "deferred") throw new DeferralAlreadyResumedError({ deferralId: record.id }).toFailure();
+  }
+
+  /** Denies a waiting deferral on purpose (`deferrals.deny()`): the parked run wakes up to it. */
+  deny(request: DenyRequest): DenyReply {
+    this.validateDeny(request);
+    const record = this.records.find(request.deferralId)!;
+    record.denial = { reason: request.reason, ...(request.deniedBy ? { by: request.deniedBy } : {}), at: new Date(this.runtime.now()).toISOString() };
+    this.#denials.deny(record, "denied", undefined);
+    return { status: "denied", deferralId: record.id };
   }
 
   /** Denies whatever deferral the run is waiting on (the run is being cancelled). */

@@ -1,6 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import { setHandler } from "@temporalio/workflow";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
+import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { durationMs } from "../src/core/duration.js";
 import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
@@ -10,7 +11,7 @@ import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { isDigest } from "../src/core/proof.js";
-import { deferralQuery, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
+import { deferralQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
 import { DeferralBook } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import { inFanOut } from "./fan-out.js";
@@ -57,6 +58,7 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     setHandler(replaceStepStateUpdate, (request) => deferrals.stepStates.replace(request), {
       validator: (request) => deferrals.stepStates.validate(request),
     });
+    setHandler(denyUpdate, (request) => deferrals.deny(request), { validator: (request) => deferrals.validateDeny(request) });
     return deferrals.run(() => fn(...args));
   };
   // Temporal registers a workflow under its function name.
@@ -95,6 +97,9 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
   });
   if (parked.kind === "expired") {
     throw new DeferralExpiredError({ deferralId: parked.record.id, expiresAt: parked.record.expiresAt }).toFailure();
+  }
+  if (parked.kind === "denied") {
+    throw new DeferralDeniedError({ deferralId: parked.record.id, reason: parked.record.denial.reason }).toFailure();
   }
   return parked.payload as T;
 }

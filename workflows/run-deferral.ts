@@ -71,6 +71,12 @@ export async function deferUntilAnswered(
       if (parked.resumedBy) state.resumedBy = parked.resumedBy;
       return;
     }
+    if (parked.kind === "denied") {
+      // The model hears it was denied and why, as the deferred call's result, and goes on.
+      const { reason, by } = parked.record.denial;
+      state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: deniedResult(reason, by?.id) });
+      return;
+    }
     const { record } = parked;
     if (!prepared().hasOnExpired) {
       throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
@@ -102,4 +108,9 @@ export function parkRequest(state: RunState, prepared: PreparedAgent, call: Tool
     ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
     ...(request.digest ? { digest: request.digest } : {}),
   };
+}
+
+/** What the model reads as a denied call's result. */
+export function deniedResult(reason: string, by: string | undefined): string {
+  return `Error: this request was denied${by ? ` by ${by}` : ""}: ${reason}. Do not retry it as it was; tell the user, or ask differently.`;
 }

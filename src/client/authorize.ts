@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * - `deferral.get`: read a deferral record (`deferrals.get`).
  * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
  * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`).
+ * - `deferral.deny`: deny a waiting deferral (`deferrals.deny`).
  * - `resume`: answer a deferral with its token (`resume`); the approval page previews one with `payload: undefined`.
  */
 export type RunOperation =
@@ -22,6 +23,7 @@ export type RunOperation =
   | "deferral.get"
   | "deferral.list"
   | "deferral.replace"
+  | "deferral.deny"
   | "resume";
 
 /**
@@ -80,7 +82,7 @@ export interface ResumeDeferral {
 export type RunAuthorizeRequest = { threadId?: never } & (
   | (Asked<"run.start"> & { runId: string; agentId: string })
   | (Asked<"run.state" | "run.result" | "run.cancel"> & { runId: string })
-  | (Asked<"deferral.get" | "deferral.replace"> & { runId: string; deferralId: string })
+  | (Asked<"deferral.get" | "deferral.replace" | "deferral.deny"> & { runId: string; deferralId: string })
   | (Asked<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
   | (Asked<"resume"> & {
       runId: string;

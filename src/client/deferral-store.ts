@@ -1,7 +1,11 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
-import type { DeferralStatus, DeferralView, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
-import { deferralQuery, replaceStepStateUpdate } from "../core/wire/run.js";
+import type { DeferralStatus, DeferralView, DenyReply, DenyRequest, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
+import { deferralQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
+import { denyRequestProblem } from "../core/request-shapes.js";
+import { DeferralAlreadyResumedError } from "../core/errors/deferral-already-resumed.js";
+import { DeferralDeniedError } from "../core/errors/deferral-denied.js";
+import { DeferralExpiredError } from "../core/errors/deferral-expired.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
@@ -170,12 +174,46 @@ export class DeferralStore {
       throw err;
     }
   }
+
+  /**
+   * Denies a waiting deferral on purpose: its tokens read RC5050 from then on, and the run
+   * goes on with the model told it was denied, and why (a plain workflow's `defer()` throws
+   * RC5050). Refused, changing nothing: AI1013 when the hook refuses `deferral.deny`, RC5046
+   * unknown, RC5050 already denied, RC5047 expired, RC5057 already resumed. `principal` is
+   * recorded as who denied it.
+   */
+  async deny(deferralId: string, options: { reason: string } & DeferralCaller): Promise<DenyReply> {
+    const located = parseDeferralId(deferralId);
+    if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
+    await authorizeDeferral(this, "deferral.deny", deferralId, options?.principal);
+    const request: DenyRequest = { deferralId, reason: options?.reason, ...(options?.principal ? { deniedBy: options.principal } : {}) };
+    const problem = denyRequestProblem(request);
+    if (problem) throw new InvalidDefinitionError({ subject: "deferrals.deny()", problem });
+    try {
+      return await this.client.workflow.getHandle(located.runId).executeUpdate(denyUpdate, { args: [request] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+      // A closed run waits on nothing: the record says what became of it.
+      if (err instanceof WorkflowNotFoundError) throw await closedRefusal(unguarded(this), deferralId);
+      throw err;
+    }
+  }
+}
+
+/** Why a deferral of a closed run cannot be denied, from its record. */
+async function closedRefusal(store: DeferralStore, deferralId: string): Promise<Error> {
+  const record = await store.get(deferralId);
+  if (record.status === "denied") return new DeferralDeniedError({ deferralId, reason: record.deniedReason ?? "denied" });
+  if (record.status === "expired") return new DeferralExpiredError({ deferralId, expiresAt: record.expiresAt });
+  if (record.status === "resumed" || record.status === "needs-compaction") return new DeferralAlreadyResumedError({ deferralId });
+  // Still "deferred" in a closed run (terminated, or timed out by Temporal): nothing waits on it.
+  return new DeferralDeniedError({ deferralId, reason: "its run has ended" });
 }
 
 /** Asks `store`'s hook about a deferral operation (AI1013 unless exactly `true`); the id must parse. */
 export async function authorizeDeferral(
   store: DeferralStore,
-  operation: "deferral.get" | "deferral.replace",
+  operation: "deferral.get" | "deferral.replace" | "deferral.deny",
   deferralId: string,
   principal: Principal | undefined,
 ): Promise<void> {

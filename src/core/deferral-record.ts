@@ -37,8 +37,10 @@ export interface DeferralRecord {
   /** The agent's declared context window and the tokens its system prompt and tools take. */
   contextWindow?: number;
   overheadTokens?: number;
-  /** Why it was denied (an error code). */
+  /** Why it was denied: an error code, or `denied` for an explicit denial (see `denial`). */
   deniedReason?: string;
+  /** Set when someone denied it with `deferrals.deny()`: their reason, who, and when. */
+  denial?: { reason: string; by?: Principal; at: string };
   /**
    * SHA-256 of the proof derived from the token handed out for this deferral: a resume must
    * carry that proof. Absent on records made before proofs existed, which resume as before.
@@ -128,4 +130,16 @@ export interface DeferralEvent {
   at: string;
   expiresAt: string;
   resumedBy?: Principal;
+}
+
+/** `deferrals.deny()`: which deferral, why (shown to the model), and who denies. */
+export interface DenyRequest {
+  deferralId: string;
+  reason: string;
+  deniedBy?: Principal;
+}
+
+export interface DenyReply {
+  status: "denied";
+  deferralId: string;
 }

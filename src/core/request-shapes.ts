@@ -46,6 +46,18 @@ export function cancelRequestProblem(r: unknown): Problem {
   return r.reason === undefined || typeof r.reason === "string" ? undefined : "reason must be a string";
 }
 
+/** Longest reason a deny takes: it is shown to the model and stored in the record. */
+export const MAX_DENY_REASON = 2_000;
+
+/** The deny update: which deferral, why, and who denies. */
+export function denyRequestProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  if (typeof r.deferralId !== "string") return "deferralId must be a string";
+  if (typeof r.reason !== "string" || r.reason.trim() === "") return "reason must be a non-empty string";
+  if (r.reason.length > MAX_DENY_REASON) return `reason must be at most ${MAX_DENY_REASON} characters`;
+  return principalProblem(r.deniedBy, "deniedBy");
+}
+
 /** The deferral query: a deferral id. */
 export function deferralIdProblem(id: unknown): Problem {
   return typeof id === "string" ? undefined : "the deferral id must be a string";

@@ -24,6 +24,7 @@ export const CODE_TABLE = {
   RC5054: { name: "DeferralCancelled", retryable: false, benign: true, http: 409, when: "cancellation raced the deferral; it is refused or denied" },
   RC5055: { name: "ToolCallMismatch", retryable: false, benign: true, http: 409, when: "the token belongs to a tool call that did not win the deferral" },
   RC5056: { name: "ResumeUnauthorized", retryable: false, benign: true, http: 403, when: "the authorize hook did not return exactly `true`" },
+  RC5057: { name: "DeferralAlreadyResumed", retryable: false, benign: true, http: 409, when: "`deferrals.deny()` of a deferral that was already resumed: its answer stands" },
   AI1001: { name: "InvalidDefinition", retryable: false, benign: false, http: 400, when: "invalid agent, tool or option" },
   AI1002: { name: "AgentNotRegistered", retryable: false, benign: false, http: 500, when: "the worker does not know the run's agent" },
   AI1003: { name: "ModelCallFailed", retryable: false, benign: false, http: 502, when: "the model call failed for good: the provider refused it (400/401/403/404) or its retries ran out" },

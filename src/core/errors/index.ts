@@ -16,6 +16,7 @@ export { DeferralExpiredError, type DeferralExpiredFields } from "./deferral-exp
 export { DefinitionChangedError, type DefinitionChangedFields } from "./definition-changed.js";
 export { ResumePayloadError, type ResumePayloadFields } from "./resume-payload.js";
 export { DeferralDeniedError, type DeferralDeniedFields } from "./deferral-denied.js";
+export { DeferralAlreadyResumedError, type DeferralAlreadyResumedFields } from "./deferral-already-resumed.js";
 export { DeferInFanOutError, type DeferInFanOutFields } from "./defer-in-fan-out.js";
 export { DeferralNotConfiguredError, type DeferralNotConfiguredFields } from "./deferral-not-configured.js";
 export { DeferralCancelledError, type DeferralCancelledFields } from "./deferral-cancelled.js";

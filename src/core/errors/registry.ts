@@ -8,6 +8,7 @@ import { DeferralExpiredError } from "./deferral-expired.js";
 import { DefinitionChangedError } from "./definition-changed.js";
 import { ResumePayloadError } from "./resume-payload.js";
 import { DeferralDeniedError } from "./deferral-denied.js";
+import { DeferralAlreadyResumedError } from "./deferral-already-resumed.js";
 import { DeferInFanOutError } from "./defer-in-fan-out.js";
 import { DeferralNotConfiguredError } from "./deferral-not-configured.js";
 import { DeferralCancelledError } from "./deferral-cancelled.js";
@@ -59,6 +60,7 @@ export const errorClasses = {
   [DefinitionChangedError.code]: DefinitionChangedError,
   [ResumePayloadError.code]: ResumePayloadError,
   [DeferralDeniedError.code]: DeferralDeniedError,
+  [DeferralAlreadyResumedError.code]: DeferralAlreadyResumedError,
   [DeferInFanOutError.code]: DeferInFanOutError,
   [DeferralNotConfiguredError.code]: DeferralNotConfiguredError,
   [DeferralCancelledError.code]: DeferralCancelledError,

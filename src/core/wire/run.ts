@@ -1,6 +1,8 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { ChatMessage } from "../messages.js";
 import type {
+  DenyReply,
+  DenyRequest,
   DeferralView,
   ReplaceStepStateReply,
   ReplaceStepStateRequest,
@@ -46,3 +48,11 @@ export const replaceStepStateUpdate = defineUpdate<ReplaceStepStateReply, [Repla
  * a deferral it was waiting on is denied. Returns once the run has taken the request.
  */
 export const cancelUpdate = defineUpdate<void, [{ reason?: string }]>("durable-agents.cancel");
+
+/**
+ * Denies a waiting deferral on purpose: its tokens read RC5050 from then on, and the run
+ * goes on with the model told it was denied (a plain workflow's `defer()` throws RC5050).
+ * The validator refuses, with no history, an unknown deferral (RC5046), one already denied
+ * (RC5050), expired (RC5047) or resumed (RC5057).
+ */
+export const denyUpdate = defineUpdate<DenyReply, [DenyRequest]>("durable-agents.deny");

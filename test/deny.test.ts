@@ -1,0 +1,115 @@
+/**
+ * `deferrals.deny()`: an explicit denial. The run goes on with the model told it was
+ * denied (and why, and by whom); the record reads denied and its tokens RC5050; a plain
+ * workflow's `defer()` throws RC5050. Every refusal is typed and writes no history.
+ */
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentClient, DeferralDeniedError } from "../src/index.js";
+import { bundleAgentWorkflows } from "../src/worker.js";
+import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
+import { linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+const withSecret = { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } };
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents } = await h.worker([payoutAgent], withSecret));
+});
+afterAll(() => h?.close());
+
+const historyLength = async (client: AgentClient, runId: string) => (await client.workflowHandle(runId).fetchHistory()).events?.length ?? 0;
+
+/** A run parked on askApproval, whose next model turn is `after`. */
+async function parked(after: Parameters<Harness["model"]["script"]>[1]) {
+  const runId = uid("deny");
+  h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 50 } }] }, ...after]);
+  expect(await agents.run(payoutAgent, { prompt: runId, runId })).toMatchObject({ status: "deferred" });
+  return linkFor(runId);
+}
+
+describe("deferrals.deny()", () => {
+  it("tells the model it was denied, by whom and why; the run goes on; the record is denied and its token reads RC5050", async () => {
+    const { runId, deferralId, token } = await parked([
+      {
+        check: (req) =>
+          expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringMatching(/^Error: this request was denied by carol: over the monthly budget\./) }),
+        text: "The payout was denied by carol (over the monthly budget).",
+      },
+    ]);
+    await expect(agents.deferrals.deny(deferralId, { reason: "over the monthly budget", principal: { id: "carol" } })).resolves.toEqual({ status: "denied", deferralId });
+    await expect(agents.result(runId)).resolves.toMatchObject({ text: expect.stringContaining("denied by carol") });
+    expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "denied", deniedReason: "denied", denial: { reason: "over the monthly budget", by: { id: "carol" } } });
+    await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
+    expect(payouts.filter((p) => p.runId === runId)).toEqual([]);
+    h.model.assertNoFailures();
+  });
+
+  it("refuses a second denial (RC5050), an unknown deferral (RC5046) and a resumed one (RC5057), writing no history", async () => {
+    const denied = await parked([{ text: "denied" }]);
+    await agents.deferrals.deny(denied.deferralId, { reason: "no" });
+    await agents.result(denied.runId);
+    const resumed = await parked([{ text: "paid" }]);
+    await agents.resume({ token: resumed.token, payload: { approved: true } });
+    await agents.result(resumed.runId);
+
+    // Closed runs: the record says why. A deferral of a run that still waits: refused in the validator.
+    await expect(agents.deferrals.deny(denied.deferralId, { reason: "again" })).rejects.toMatchObject({ code: "RC5050" });
+    await expect(agents.deferrals.deny(resumed.deferralId, { reason: "too late" })).rejects.toMatchObject({ code: "RC5057" });
+    const waiting = await parked([{ text: "still here" }]);
+    const before = await historyLength(agents, waiting.runId);
+    await expect(agents.deferrals.deny(`dfr:9:${waiting.runId}`, { reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
+    await expect(agents.deferrals.deny("not-a-deferral-id", { reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
+    expect(await historyLength(agents, waiting.runId)).toBe(before);
+    expect((await agents.deferrals.get(waiting.deferralId)).status).toBe("deferred");
+  });
+
+  it("refuses a malformed deny before it is sent (AI1001), and a raw one in the validator (AI1012), changing nothing", async () => {
+    const { runId, deferralId, token } = await parked([{ text: "paid after all" }]);
+    const before = await historyLength(agents, runId);
+    await expect(agents.deferrals.deny(deferralId, { reason: "" })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.deferrals.deny(deferralId, { reason: "x".repeat(2_001) })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.deferrals.deny(deferralId, {} as never)).rejects.toMatchObject({ code: "AI1001" });
+    const raw = agents.workflowHandle(runId);
+    for (const arg of [null, { deferralId }, { deferralId, reason: 7 }, { deferralId, reason: "no", deniedBy: "mallory" }, { deferralId: { toString: 1 }, reason: "no" }]) {
+      await expect(raw.executeUpdate("durable-agents.deny", { args: [arg] })).rejects.toMatchObject({ cause: { type: "AI1012" } });
+    }
+    expect(await historyLength(agents, runId)).toBe(before);
+    const resumed = await agents.resume({ token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "paid after all" } });
+  });
+
+  it("asks the authorize hook as deferral.deny: a refusal is AI1013 and the deferral still waits", async () => {
+    const guarded = await h.worker([payoutAgent], {
+      ...withSecret,
+      client: { ...withSecret.client, authorize: ({ operation, principal }) => operation !== "deferral.deny" || principal?.id === "manager" },
+    });
+    const runId = uid("deny-guarded");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 5 } }] }, { text: "denied by the manager" }]);
+    await guarded.agents.run(payoutAgent, { prompt: runId, runId });
+    const { deferralId } = linkFor(runId);
+    await expect(guarded.agents.deferrals.deny(deferralId, { reason: "no", principal: { id: "intern" } })).rejects.toMatchObject({ code: "AI1013" });
+    expect((await guarded.agents.deferrals.get(deferralId)).status).toBe("deferred");
+    await guarded.agents.deferrals.deny(deferralId, { reason: "no", principal: { id: "manager" } });
+    await expect(guarded.agents.result(runId)).resolves.toMatchObject({ text: "denied by the manager" });
+  });
+});
+
+describe("deny() of a plain workflow's deferral", () => {
+  it("makes defer() throw RC5050 with the reason, which the workflow may catch or fail with", async () => {
+    const mail: Parameters<Outbox>[0][] = [];
+    const workflowBundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
+    const plain = await h.worker([], { workflowBundle, activities: createExpenseActivities(SECRET, (m) => mail.push(m)), ...withSecret });
+    const expenseId = uid("exp-denied");
+    await plain.agents.client.workflow.start("expenseApproval", { workflowId: expenseId, taskQueue: plain.taskQueue, args: [{ expenseId, amount: 10, approver: "carol" }] });
+    await plain.agents.handle(expenseId).settled();
+    const { deferralId } = mail.find((m) => m.expenseId === expenseId)!;
+    await plain.agents.deferrals.deny(deferralId, { reason: "not a business expense" });
+    const err = await plain.agents.result(expenseId).catch((e: unknown) => e);
+    expect(DeferralDeniedError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toContain("not a business expense");
+  });
+});
