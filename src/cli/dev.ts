@@ -30,7 +30,9 @@ export function devCommand(program: Command, globals: () => Globals): void {
           ? `${JSON.stringify(ready)}\n`
           : [`Temporal dev server at ${server.address} (namespace ${server.namespace})`, `Web UI: ${ui}`, `Connect with TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.`, ""].join("\n"),
       );
-      // The dev server module stops the server on SIGINT/SIGTERM; until then, wait.
+      // Nothing else keeps the process (and so its server) alive; the dev server module stops
+      // the server on SIGINT/SIGTERM, and the signal then ends the process.
+      setInterval(() => undefined, 1 << 30);
       await new Promise<void>(() => undefined);
     });
 }

@@ -57,8 +57,9 @@ export function age(iso: string | undefined, now = Date.now()): string {
  * code: 1 for a refusal or failure the SDK names, 3 for anything else (connection, bugs).
  */
 export function reportError(err: unknown, json: boolean): void {
-  const coded = DurableAgentsError.isDurableAgentsError(err);
-  const code = coded ? err.code : undefined;
+  // A typed SDK error, or a followed thread turn that failed (carrying the thread's error code).
+  const coded = DurableAgentsError.isDurableAgentsError(err) || (err instanceof Error && err.name === "ThreadTurnFailed");
+  const code = coded ? (err as { code?: string }).code : undefined;
   const message = err instanceof Error ? err.message : String(err);
   if (json) process.stdout.write(`${JSON.stringify({ error: { ...(code ? { code } : {}), message } })}\n`);
   else process.stderr.write(`error${code && !message.startsWith(`[${code}]`) ? ` [${code}]` : ""}: ${message}\n`);

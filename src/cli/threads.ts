@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { ThreadFailure } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { age, output, table, type Output } from "./output.js";
@@ -62,26 +63,41 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
  * after `fromSeq` (-1: whatever it is doing now, or at once when it is already settled).
  */
 async function follow(threads: ThreadsClient, threadId: string, out: Output, fromSeq: number): Promise<void> {
-  let openLine = false;
+  // What was printed of each message being written: a finished message replaces its deltas,
+  // so only the part a reader has not seen yet is printed when it arrives.
+  const printed = new Map<string, string>();
   let moved = fromSeq < 0;
   for await (const batch of threads.followUpdates({ threadId, fromSeq: Math.max(0, fromSeq), pollIntervalMs: 100 })) {
     for (const u of batch.updates) {
       if (fromSeq < 0 && u.type !== "text-delta" && u.type !== "status") continue;
       if (u.type === "text-delta") {
+        printed.set(u.messageId, (printed.get(u.messageId) ?? "") + u.text);
         out.line(u, u.text);
-        openLine = true;
-      } else if (u.type === "message") {
-        if (u.message.role === "assistant" && openLine) out.line(u, "\n");
-        else if (u.message.role === "assistant") out.line(u, `${u.message.content ?? ""}\n`);
-        openLine = false;
+      } else if (u.type === "message" && u.message.role === "assistant") {
+        const seen = printed.get(u.message.id) ?? "";
+        const content = u.message.content ?? "";
+        printed.delete(u.message.id);
+        out.line(u, `${content.startsWith(seen) ? content.slice(seen.length) : `\n${content}`}\n`);
       } else if (u.type === "reset") {
-        out.line(u, openLine ? ` [${u.reason}]\n` : "");
-        openLine = false;
+        if (printed.delete(u.messageId)) out.line(u, ` [${u.reason}]\n`);
       } else if (u.type === "status") {
         moved = true;
         if (u.status === "failed" || u.status === "stopped") out.line(u, `— ${u.status}\n`);
       }
     }
-    if (moved && SETTLED.has(batch.status)) return;
+    if (moved && SETTLED.has(batch.status)) {
+      if (batch.status === "failed") throw new ThreadTurnFailed((await threads.getThread({ threadId })).lastError);
+      return;
+    }
+  }
+}
+
+/** The turn a command followed failed: printed with the thread's error code, exit code 1. */
+export class ThreadTurnFailed extends Error {
+  override readonly name = "ThreadTurnFailed";
+  readonly code: string | undefined;
+  constructor(failure: ThreadFailure | undefined) {
+    super(failure ? failure.message : "the thread's turn failed");
+    this.code = failure?.code;
   }
 }

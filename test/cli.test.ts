@@ -1,0 +1,200 @@
+/**
+ * The `durable-agents` command, built (`npm run build`) and spawned as an operator would
+ * run it, against the suite's dev server and an in-process worker: its output, its exit
+ * codes, and its refusals (every error prints its code and exits non-zero).
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type AgentClient } from "../src/index.js";
+import { weatherAgent } from "./fixtures/agents.js";
+import { linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { chatAgent } from "./thread-support.js";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("..", import.meta.url));
+const bin = `${root}dist/src/cli/main.js`;
+
+let h: Harness;
+let agents: AgentClient;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  // The command as it ships: compiled, run by node.
+  await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+  h = await startHarness();
+  const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+  agents = served.agents;
+  env = { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
+}, 240_000);
+afterAll(() => h?.close());
+
+/** Runs the command; never throws: the exit code is part of what is asserted. */
+async function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env, ...extraEnv }, cwd: root }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function parkedRun(amount = 12) {
+  const runId = uid("cli-run");
+  h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount } }] }, { text: `paid ${amount}` }]);
+  await agents.run(payoutAgent, { prompt: runId, runId });
+  return linkFor(runId);
+}
+
+describe("durable-agents deferrals", () => {
+  it("lists what is parked (table and --json), shows one record with its transcript tail and no token", async () => {
+    const { runId, deferralId, token } = await parkedRun(12);
+    await vi.waitFor(
+      async () => {
+        const listed = await cli(["--json", "deferrals", "list", "--agent", "payouts"]);
+        expect(listed.code).toBe(0);
+        expect(JSON.parse(listed.stdout).deferrals).toEqual(expect.arrayContaining([expect.objectContaining({ deferralId, runId, status: "deferred", agentId: "payouts" })]));
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    const table = await cli(["deferrals", "list"]);
+    expect(table.stdout).toMatch(/^DEFERRAL\s+STATUS\s+AGENT\s+AGE\s+EXPIRES/);
+    expect(table.stdout).toContain(deferralId);
+
+    const shown = await cli(["deferrals", "show", deferralId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`run        ${runId}`);
+    expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"],"amount":12}');
+    expect(shown.stdout).toContain('assistant: → askApproval({"amount":12})');
+    expect(shown.stdout + shown.stderr).not.toContain(token);
+  });
+
+  it("resumes with a token and denies with a reason; refusals print their code and exit 1, usage mistakes exit 2", async () => {
+    const first = await parkedRun(3);
+    const resumed = await cli(["deferrals", "resume", "--token", first.token, "--payload", '{"approved":true}', "--as", "carol"]);
+    expect(resumed).toMatchObject({ code: 0 });
+    expect(resumed.stdout).toContain(`resumed: ${first.deferralId}`);
+    const again = await cli(["--json", "deferrals", "resume", "--token", first.token, "--payload", '{"approved":false}']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "duplicate" });
+
+    const forged = await cli(["deferrals", "resume", "--token", `${first.token.slice(0, -4)}AAAA`, "--payload", "true"]);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toMatch(/^error: \[RC5041\]/);
+    const notJson = await cli(["deferrals", "resume", "--token", first.token, "--payload", "{oops"]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("--payload is not JSON");
+    const noSecret = await cli(["deferrals", "resume", "--token", first.token, "--payload", "true"], { DEFERRAL_SECRET: "" });
+    expect(noSecret.code).toBe(2);
+
+    const second = await parkedRun(4);
+    h.model.script(second.runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 4 } }] }, { text: "not paid" }]);
+    const denied = await cli(["deferrals", "deny", second.deferralId, "--reason", "duplicate invoice"]);
+    expect(denied).toMatchObject({ code: 0 });
+    expect((await agents.deferrals.get(second.deferralId)).denial).toMatchObject({ reason: "duplicate invoice" });
+    const twice = await cli(["--json", "deferrals", "deny", second.deferralId, "--reason", "again"]);
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ error: { code: "RC5050" } });
+    const unknown = await cli(["deferrals", "show", "dfr:1:nobody"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("[RC5046]");
+  });
+});
+
+describe("durable-agents runs", () => {
+  it("starts a run of an agent a module exports and waits; reads state; tails; cancels; AI1010 for an unknown run", async () => {
+    // A module of the operator's: plain JS next to the package, as a built app would have it.
+    const dir = `${root}test-artifacts/cli`;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/agents.mjs`, `import { defineAgent } from "../../dist/src/index.js";\nexport const weather = defineAgent({ id: "weather", model: "gpt-4.1-mini", system: "x" });\n`);
+    const runId = uid("cli-started");
+    const question = `${runId}: what is 2+2?`;
+    h.model.script(question, [{ toolCalls: [{ name: "add", arguments: { a: 2, b: 2 } }] }, { text: "4" }]);
+    const started = await cli(["--json", "runs", "start", `${dir}/agents.mjs`, "--prompt", question, "--run-id", runId, "--wait"]);
+    expect(started.code).toBe(0);
+    expect(JSON.parse(started.stdout)).toMatchObject({ runId, status: "completed", text: "4" });
+
+    const state = await cli(["runs", "state", runId]);
+    expect(state.stdout).toContain("status   completed");
+    expect(state.stdout).toContain('assistant: → add({"a":2,"b":2})');
+    const tail = await cli(["--json", "runs", "tail", runId]);
+    expect(tail.code).toBe(0);
+    const lines = tail.stdout.trim().split("\n").map((l) => JSON.parse(l) as { message?: { role: string }; status?: string });
+    expect(lines.filter((l) => l.message).map((l) => l.message!.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(lines.at(-1)).toMatchObject({ status: "completed" });
+
+    const slow = uid("cli-slow");
+    h.model.script(slow, [{ delayMs: 30_000, text: "never" }]);
+    await agents.start(weatherAgent, { prompt: slow, runId: slow });
+    expect(await cli(["runs", "cancel", slow, "--reason", "operator"])).toMatchObject({ code: 0 });
+    await expect(agents.result(slow)).rejects.toMatchObject({ code: "AI1005" });
+
+    const missing = await cli(["runs", "state", "no-such-run"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("[AI1010]");
+    const wrongModule = await cli(["runs", "start", `${dir}/nope.mjs`, "--prompt", "x"]);
+    expect(wrongModule.code).toBe(2);
+  });
+});
+
+describe("durable-agents threads", () => {
+  it("sends a message and streams the answer; lists threads", async () => {
+    const { threadId } = await agents.threads.createThread({ agent: chatAgent, autoStart: false });
+    const prompt = uid("tell me");
+    // One script per conversation (keyed by its first message): both answers of the thread.
+    h.model.script(prompt, [
+      { chunkDelayMs: 40, text: "A streamed answer, written in pieces." },
+      { chunkDelayMs: 150, text: "Another answer, also written in pieces, slowly enough to be seen." },
+    ]);
+    const sent = await cli(["threads", "send", threadId, prompt]);
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toContain("A streamed answer, written in pieces.");
+    // With --json, one object per line: the deltas as they came, then the finished message.
+    const next = uid("and then");
+    const json = await cli(["--json", "threads", "send", threadId, next]);
+    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string });
+    expect(lines.filter((l) => l.type === "text-delta").length).toBeGreaterThanOrEqual(2);
+    expect(lines.at(-1)).toMatchObject({ type: "message", message: { content: "Another answer, also written in pieces, slowly enough to be seen." } });
+    // A turn that fails prints the thread's error code and exits 1 (the script has no third answer).
+    const failed = await cli(["threads", "send", threadId, "one more"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^error: \[AI1003\] The model call failed/m);
+    const listed = await cli(["--json", "threads", "list"]);
+    expect(JSON.parse(listed.stdout).threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
+  });
+});
+
+describe("durable-agents dev", () => {
+  it("starts a dev server with the UI, prints where, and stops on Ctrl-C", async () => {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", String(port), "--ui-port", String(uiPort)], { env: { ...process.env, TEMPORAL_ADDRESS: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    const ready = await new Promise<{ address: string; ui: string }>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+        if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]!));
+      });
+      child.once("exit", (code) => reject(new Error(`dev exited with ${code}`)));
+    });
+    expect(ready.address).toMatch(new RegExp(`:${port}$`));
+    expect(ready.ui).toMatch(new RegExp(`^http://.*:${uiPort}$`));
+    // The UI answers over HTTP.
+    await vi.waitFor(async () => expect((await fetch(ready.ui)).status).toBe(200), { timeout: 20_000, interval: 250 });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGINT");
+    await exited;
+    // The server went with it.
+    await expect(fetch(ready.ui)).rejects.toThrow();
+  }, 60_000);
+});
