@@ -1,9 +1,9 @@
 import { allHandlersFinished, CancellationScope, condition } from "@temporalio/workflow";
-import type { DeferralRecord, StepState } from "../src/core/deferral-record.js";
+import { ackOf, type DeferralRecord, type StepState } from "../src/core/deferral-record.js";
 import type { JsonValue, Principal } from "../src/core/json.js";
 import { DeferralDenials } from "./deferral-denials.js";
 import { failureInfo, SettledOutcome } from "./deferral-outcome.js";
-import { ackOf, DeferralRecords, type ParkRequest } from "./deferral-records.js";
+import { DeferralRecords, type ParkRequest } from "./deferral-records.js";
 import type { DeferralRuntime } from "./deferral-runtime.js";
 import { DeferralVisibility } from "./deferral-visibility.js";
 import { ResumeProtocol, type ResumeOptions } from "./resume-protocol.js";
