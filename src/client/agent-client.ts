@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
 import {
   Client,
-  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck } from "../core/deferral-record.js";
-import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js";
+import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
@@ -16,13 +15,14 @@ import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
+import { runFailure } from "./run-failure.js";
+import { deferredAck, settleRun } from "./settle.js";
 import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
@@ -54,9 +54,13 @@ export interface RunOptions {
 /** A started run. */
 export interface RunHandle {
   runId: string;
-  /** Waits until the run completes (its result), fails (its typed error) or defers (the acknowledgment). */
+  /**
+   * Waits until the run completes (its result), fails (its typed error) or defers (the
+   * acknowledgment). Only reads: it writes nothing to the run's history, however often it
+   * is called. AI1014 when Temporal terminated the run or it timed out.
+   */
   settled(): Promise<AgentResult | DeferredAck>;
-  /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. */
+  /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. */
   result(): Promise<AgentResult>;
   /** The live state: status, messages, turns used, token usage. */
   state(): Promise<RunState>;
@@ -126,17 +130,7 @@ export class AgentClient {
       runId,
       result,
       state: () => translate(runId, () => wf.query(runStateQuery)),
-      settled: async () => {
-        let outcome;
-        try {
-          outcome = await wf.executeUpdate(settledUpdate);
-        } catch (err) {
-          // A closed run takes no updates; its result (or error) is the settled state.
-          if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
-          return result();
-        }
-        return outcome.status === "deferred" ? outcome : result();
-      },
+      settled: () => settleRun({ client: this.client, result, deferred: (id) => deferredAck(this.deferrals, id) }, runId),
     };
   }
 
@@ -194,8 +188,6 @@ async function translate<T>(runId: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-    if (err instanceof WorkflowFailedError) throw unwrapFailure(err);
-    throw err;
+    throw runFailure(runId, err);
   }
 }

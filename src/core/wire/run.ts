@@ -30,7 +30,11 @@ export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable
  */
 export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-agents.resume");
 
-/** Waits until the run is not running: completed, failed, or deferred. */
+/**
+ * Waits until the run is not running: completed, failed, or deferred. Clients no longer
+ * send it (each call wrote history; `settled()` now only reads); runs keep answering it
+ * for older clients, and recorded histories hold it.
+ */
 export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");
 
 /**
