@@ -22,6 +22,7 @@ import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-cli
 import { DeferralStore } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
 import { runFailure } from "./run-failure.js";
+import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
 import { deferredAck, settleRun } from "./settle.js";
 import { resumeDeferral, type AuthorizeHook, type ResumeOptions, type ResumeResult } from "./resume.js";
 
@@ -75,19 +76,27 @@ export class AgentClient {
   readonly #deferral: ResolvedDeferralConfig | undefined;
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
+  readonly #reads: QueryDeadline;
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
-    ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "AgentClient"));
+    const connected = connect(options, "AgentClient");
+    ({ client: this.client, taskQueue: this.taskQueue } = connected);
+    this.#reads = { timeoutMs: connected.queryTimeoutMs, taskQueue: connected.taskQueue };
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
-    this.deferrals = new DeferralStore(this.client);
+    this.deferrals = new DeferralStore(this.client, this.#reads);
   }
 
   /** Long-lived chat threads on the same connection and task queue. */
   get threads(): ThreadsClient {
-    return (this.#threads ??= new ThreadsClient({ client: this.client, taskQueue: this.taskQueue, ...this.#threadOptions }));
+    return (this.#threads ??= new ThreadsClient({
+      client: this.client,
+      taskQueue: this.taskQueue,
+      queryTimeout: this.#reads.timeoutMs,
+      ...this.#threadOptions,
+    }));
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
@@ -129,7 +138,7 @@ export class AgentClient {
     return {
       runId,
       result,
-      state: () => translate(runId, () => wf.query(runStateQuery)),
+      state: () => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
       settled: () => settleRun({ client: this.client, result, deferred: (id) => deferredAck(this.deferrals, id) }, runId),
     };
   }

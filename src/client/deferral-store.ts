@@ -7,6 +7,7 @@ import { parseDeferralId } from "../core/deferral-id.js";
 import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 
 const STATUSES: DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
 
@@ -43,7 +44,11 @@ export interface DeferralPage {
  * contain tokens. Listing goes through Temporal visibility, which trails writes by a moment.
  */
 export class DeferralStore {
-  constructor(private readonly client: Client) {}
+  /** `reads`: how long `get()` waits for a worker to answer (default 5 s), then AI1015. */
+  constructor(
+    private readonly client: Client,
+    private readonly reads: QueryDeadline = { timeoutMs: DEFAULT_QUERY_TIMEOUT_MS },
+  ) {}
 
   /** The record with its `meta`, fingerprint and, while waiting, its step state; RC5046 when there is none. */
   async get(deferralId: string): Promise<DeferralView> {
@@ -51,7 +56,7 @@ export class DeferralStore {
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
     let view: DeferralView | null;
     try {
-      view = await this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId);
+      view = await boundedQuery(this.client, this.reads, located.runId, () => this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DeferralNotFoundError({ deferralId });
       throw err;

@@ -6,9 +6,9 @@ export interface WorkerUnavailableFields {
   taskQueue: string;
   /** The workflow (run or thread id) whose state was read. */
   workflowId: string;
-  /** How long the read waited (the client's `queryTimeout`). */
+  /** How long the read waited: the client's `queryTimeout`, a few times over when workers poll. */
   waitedMs: number;
-  /** Workers seen polling the task queue recently: 0 means none runs. */
+  /** Workers the server saw polling the task queue lately: 0 means none runs. */
   pollers: number;
 }
 
@@ -24,7 +24,7 @@ export class WorkerUnavailableError extends DurableAgentsError<WorkerUnavailable
     const why =
       f.pollers === 0
         ? "no worker polls it. Start a worker on that task queue (createAgentWorker), then try again"
-        : `${f.pollers} worker(s) poll it but none answered: they may be busy or stuck. Try again, or raise the client's queryTimeout`;
+        : `${f.pollers} worker(s) polled it lately but none answered: they are busy or stuck, or stopped a moment ago. Try again, or raise the client's queryTimeout`;
     super(`[AI1015] No worker answered on task queue "${f.taskQueue}" within ${f.waitedMs} ms (reading "${f.workflowId}"): ${why}.`, f);
   }
 }
