@@ -1,5 +1,5 @@
 import { allHandlersFinished, CancellationScope, condition } from "@temporalio/workflow";
-import type { DeferralRecord, DenyReply, DenyRequest, StepState } from "../src/core/deferral-record.js";
+import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
@@ -9,7 +9,7 @@ import { denyUpdate } from "../src/core/wire/run.js";
 import type { JsonValue, Principal } from "../src/core/json.js";
 import { DeferralDenials } from "./deferral-denials.js";
 import { failureInfo, SettledOutcome } from "./deferral-outcome.js";
-import { ackOf, DeferralRecords, type ParkRequest } from "./deferral-records.js";
+import { DeferralRecords, type ParkRequest } from "./deferral-records.js";
 import type { DeferralRuntime } from "./deferral-runtime.js";
 import { DeferralVisibility } from "./deferral-visibility.js";
 import { ResumeProtocol, type ResumeOptions } from "./resume-protocol.js";

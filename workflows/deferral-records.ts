@@ -1,5 +1,5 @@
 import { deferralIdOf } from "../src/core/deferral-id.js";
-import type { DeferralRecord, DeferralView, DeferredAck, StepState } from "../src/core/deferral-record.js";
+import type { DeferralRecord, DeferralView, StepState } from "../src/core/deferral-record.js";
 import { fingerprintOf } from "../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../src/core/json.js";
 
@@ -96,14 +96,4 @@ export class DeferralRecords {
     const fingerprint = fingerprintOf({ id: record.id, status: record.status, stepState: stepState ?? null });
     return stepState ? { ...record, stepState, fingerprint } : { ...record, fingerprint };
   }
-}
-
-/** What the caller of a parked run is told: never meta, never a token. */
-export function ackOf(record: DeferralRecord): DeferredAck {
-  return {
-    status: "deferred",
-    deferralId: record.id,
-    ...(record.schema ? { schema: record.schema } : {}),
-    expiresAt: record.expiresAt,
-  };
 }

@@ -33,10 +33,11 @@ export interface ResumeOptions {
 /**
  * The resume update. The token's signature, and the authorize hook, were checked by the
  * client; here the documented order again where the state lives: a malformed proof or a
- * token bound to another execution → record exists → call binding → proof of the token (→ reverified principal → plain JSON →
- * schema of a first resume) in the validator, then lifecycle (a duplicate gets the first
- * outcome) → deadline → continuation check → schema → claim. Each refusal leaves the
- * record as it was.
+ * token bound to another execution → record exists → call binding → proof of the token (→
+ * reverified principal → denied → deadline → plain JSON → schema of a first resume) in the
+ * validator, then lifecycle (a duplicate gets the first outcome) → denied → deadline →
+ * continuation check → schema → claim. Each refusal leaves the record as it was; those of
+ * the validator leave no history either.
  */
 export class ResumeProtocol {
   // Concurrent resumes of one deferral share one check instead of one activity each.
@@ -65,10 +66,27 @@ export class ResumeProtocol {
     if (request.reverify !== undefined && request.reverify?.id !== record.principal?.id) {
       throw new ResumeUnauthorizedError({ deferralId: record.id, returned: "a reverify principal that is not the one the run deferred as" }).toFailure();
     }
+    this.#checkLifecycle(record);
     const problem =
       plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
     this.#checkSchemaEarly(record, request);
+  }
+
+  /**
+   * RC5050 for a denied deferral, RC5047 for an expired one (or one whose deadline passed
+   * before its timer fired): refused here, so their arguments (the proof among them) never
+   * enter history. The handler checks again, for a record that moved between the two and
+   * for histories recorded when only the handler did. A resumed record passes: its
+   * duplicate is answered with the first outcome.
+   */
+  #checkLifecycle(record: DeferralRecord): void {
+    if (record.status === "denied") {
+      throw new DeferralDeniedError({ deferralId: record.id, reason: record.deniedReason ?? "denied" }).toFailure();
+    }
+    if (record.status === "expired" || (record.status === "deferred" && this.runtime.now() >= Date.parse(record.expiresAt))) {
+      throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+    }
   }
 
   // ---- proof of possession ---------------------------------------------------------------

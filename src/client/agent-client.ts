@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
 import {
   Client,
-  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck } from "../core/deferral-record.js";
-import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js";
+import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
@@ -16,15 +15,18 @@ import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun } from "./start-run.js";
-import { authorizeRun, type AuthorizeHook } from "./authorize.js";
+import { authorizeRun } from "./authorize.js";
 import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
+import type { AuthorizeHook } from "./authorize.js";
+import { runFailure } from "./run-failure.js";
+import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
+import { deferredAck, settleRun } from "./settle.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */
@@ -67,9 +69,13 @@ export interface RunOptions {
 /** A started run; every method asks `authorize` as the principal the handle was made for. */
 export interface RunHandle {
   runId: string;
-  /** Waits until the run completes (its result), fails (its typed error) or defers (the acknowledgment). Authorized as `run.result`. */
+  /**
+   * Waits until the run completes (its result), fails (its typed error) or defers (the
+   * acknowledgment). Only reads: it writes nothing to the run's history, however often it
+   * is called. AI1014 when Temporal terminated the run or it timed out. Authorized as `run.result`.
+   */
   settled(): Promise<AgentResult | DeferredAck>;
-  /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. Authorized as `run.result`. */
+  /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. Authorized as `run.result`. */
   result(): Promise<AgentResult>;
   /** The live state: status, messages, turns used, token usage. Authorized as `run.state`. */
   state(): Promise<RunState>;
@@ -84,20 +90,29 @@ export class AgentClient {
   readonly #deferral: ResolvedDeferralConfig | undefined;
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
+  readonly #reads: QueryDeadline;
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
-    ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "AgentClient"));
+    const connected = connect(options, "AgentClient");
+    ({ client: this.client, taskQueue: this.taskQueue } = connected);
+    this.#reads = { timeoutMs: connected.queryTimeoutMs, taskQueue: connected.taskQueue };
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
-    this.deferrals = new DeferralStore(this.client, options.authorize);
+    this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
   }
 
   /** Long-lived chat threads on the same connection and task queue, asking `threads.authorize` or else `authorize`. */
   get threads(): ThreadsClient {
     const authorize = this.#threadOptions?.authorize ?? this.#authorize;
-    return (this.#threads ??= new ThreadsClient({ client: this.client, taskQueue: this.taskQueue, ...this.#threadOptions, ...(authorize ? { authorize } : {}) }));
+    return (this.#threads ??= new ThreadsClient({
+      client: this.client,
+      taskQueue: this.taskQueue,
+      queryTimeout: this.#reads.timeoutMs,
+      ...this.#threadOptions,
+      ...(authorize ? { authorize } : {}),
+    }));
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
@@ -144,18 +159,8 @@ export class AgentClient {
     return {
       runId,
       result,
-      state: () => translate(runId, () => wf.query(runStateQuery)),
-      settled: async () => {
-        let outcome;
-        try {
-          outcome = await wf.executeUpdate(settledUpdate);
-        } catch (err) {
-          // A closed run takes no updates; its result (or error) is the settled state.
-          if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
-          return result();
-        }
-        return outcome.status === "deferred" ? outcome : result();
-      },
+      state: () => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
+      settled: () => settleRun({ client: this.client, result, deferred: (id) => deferredAck(unguarded(this.deferrals), id) }, runId),
     };
   }
 
@@ -240,8 +245,6 @@ async function translate<T>(runId: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-    if (err instanceof WorkflowFailedError) throw unwrapFailure(err);
-    throw err;
+    throw runFailure(runId, err);
   }
 }

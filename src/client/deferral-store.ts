@@ -13,6 +13,7 @@ import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { Principal } from "../core/json.js";
 import { askAuthorize, authorizeRun, type AuthorizeHook } from "./authorize.js";
+import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 
 const STATUSES: DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
 
@@ -64,13 +65,15 @@ const twins = new WeakMap<DeferralStore, DeferralStore>();
  * per row, `deferral.replace`) with the caller's `principal`.
  */
 export class DeferralStore {
+  /** `authorize`: the client's hook; `reads`: how long `get()` waits for a worker to answer (default 5 s), then AI1015. */
   constructor(
     private readonly client: Client,
     authorize?: AuthorizeHook,
+    private readonly reads: QueryDeadline = { timeoutMs: DEFAULT_QUERY_TIMEOUT_MS },
   ) {
     if (authorize) {
       hooks.set(this, authorize);
-      twins.set(this, new DeferralStore(client));
+      twins.set(this, new DeferralStore(client, undefined, reads));
     }
   }
 
@@ -81,7 +84,7 @@ export class DeferralStore {
     await authorizeDeferral(this, "deferral.get", deferralId, options?.principal);
     let view: DeferralView | null;
     try {
-      view = await this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId);
+      view = await boundedQuery(this.client, this.reads, located.runId, () => this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DeferralNotFoundError({ deferralId });
       throw err;

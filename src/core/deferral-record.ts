@@ -59,6 +59,19 @@ export interface DeferredAck {
   expiresAt: string;
 }
 
+/**
+ * What the caller of a parked run is told: never meta, never a token. The workflow
+ * settles with it and the client rebuilds it from the record, so both give the same object.
+ */
+export function ackOf(record: Pick<DeferralRecord, "id" | "schema" | "expiresAt">): DeferredAck {
+  return {
+    status: "deferred",
+    deferralId: record.id,
+    ...(record.schema ? { schema: record.schema } : {}),
+    expiresAt: record.expiresAt,
+  };
+}
+
 export interface FailureInfo {
   code?: string;
   message: string;

@@ -53,6 +53,7 @@ import type { ChatMessage } from "../core/messages.js";
 import { askAuthorize, type AuthorizeHook, type ThreadAuthorizeRequest, type ThreadOperation } from "../client/authorize.js";
 import { connect, type ClientConnectionOptions } from "../client/connection.js";
 import { isQueryBusy } from "../client/query-busy.js";
+import { boundedQuery, type QueryDeadline } from "../client/bounded-query.js";
 import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
@@ -218,9 +219,12 @@ export class ThreadsClient {
   readonly taskQueue: string;
   readonly #agentId: string | undefined;
   readonly #authorize: AuthorizeHook | undefined;
+  readonly #reads: QueryDeadline;
 
   constructor(options: ThreadsClientOptions) {
-    ({ client: this.client, taskQueue: this.taskQueue } = connect(options, "ThreadsClient"));
+    const connected = connect(options, "ThreadsClient");
+    ({ client: this.client, taskQueue: this.taskQueue } = connected);
+    this.#reads = { timeoutMs: connected.queryTimeoutMs, taskQueue: connected.taskQueue };
     this.#agentId = agentIdOf(options.agent);
     this.#authorize = options.authorize;
   }
@@ -397,8 +401,10 @@ export class ThreadsClient {
       while (!options.signal?.aborted) {
         let batch: StreamSnapshot;
         try {
-          batch = await this.#query(options.threadId, () =>
-            reads.client.workflow.getHandle<typeof agentThread>(options.threadId).query(threadStreamQuery, { fromSeq }),
+          batch = await this.#query(
+            options.threadId,
+            () => reads.client.workflow.getHandle<typeof agentThread>(options.threadId).query(threadStreamQuery, { fromSeq }),
+            reads.client,
           );
         } catch (err) {
           if (!isQueryBusy(err)) throw err;
@@ -632,9 +638,10 @@ export class ThreadsClient {
     return !hook || (await askAuthorize(() => hook(request))).allowed;
   }
 
-  async #query<T>(threadId: string, call: () => Promise<T>): Promise<T> {
+  /** A read of the thread; `via` is the client whose connection `call` uses. */
+  async #query<T>(threadId: string, call: () => Promise<T>, via: Client = this.client): Promise<T> {
     try {
-      return await call();
+      return await boundedQuery(via, this.#reads, threadId, call);
     } catch (err) {
       throw translate(threadId, err);
     }

@@ -115,6 +115,27 @@ describe("the resume protocol", () => {
     expect(await validate(resume({ reverify: { id: "sam" } }))).toBe("no error");
   });
 
+  it("validates the lifecycle too: denied (RC5050), then expired or past its deadline (RC5047), after the caller's checks and before the payload's", async () => {
+    const { runtime, book, record } = await parked();
+    const validate = (request: ResumeRequest) => codeOf(() => book.resumes.validate(request));
+    // Past the deadline, before the timer fired.
+    runtime.clock += 60_000;
+    expect(await validate(resume({ payload: { approved: "not a boolean" } }))).toBe("RC5047");
+    expect(await validate(resume({ payload: { when: new Date() } as never }))).toBe("RC5047");
+    record.status = "expired";
+    expect(await validate(resume())).toBe("RC5047");
+    record.status = "denied";
+    expect(await validate(resume())).toBe("RC5050");
+    // The checks before the lifecycle still come first.
+    expect(await validate(resume({ toolCallId: "other" }))).toBe("RC5055");
+    expect(await validate(resume({ reverify: { id: "mallory" } }))).toBe("RC5056");
+    // A duplicate of a resumed deferral passes: the handler answers it with the first outcome.
+    record.status = "resumed";
+    expect(await validate(resume())).toBe("no error");
+    record.status = "needs-compaction";
+    expect(await validate(resume())).toBe("no error");
+  });
+
   it("claims once: the payload lands, the run continues, and the resume answers with the next outcome", async () => {
     const { runtime, book, result, record } = await parked();
     const first = book.resumes.resume(resume({ resumedBy: { id: "fiona" } }));

@@ -41,3 +41,5 @@ export { RequestTooLargeError, type RequestTooLargeFields } from "./request-too-
 export { RouteNotFoundError, type RouteNotFoundFields } from "./route-not-found.js";
 export { CrossSiteRequestError, type CrossSiteRequestFields } from "./cross-site-request.js";
 export { MessageMalformedError, type MessageMalformedFields } from "./message-malformed.js";
+export { RunTerminatedError, type RunTerminatedFields } from "./run-terminated.js";
+export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-unavailable.js";

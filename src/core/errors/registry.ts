@@ -39,6 +39,8 @@ import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 import { RequestTooLargeError } from "./request-too-large.js";
 import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
+import { RunTerminatedError } from "./run-terminated.js";
+import { WorkerUnavailableError } from "./worker-unavailable.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -82,6 +84,8 @@ export const errorClasses = {
   [DispatchRefusedError.code]: DispatchRefusedError,
   [RequestMalformedError.code]: RequestMalformedError,
   [MessageMalformedError.code]: MessageMalformedError,
+  [RunTerminatedError.code]: RunTerminatedError,
+  [WorkerUnavailableError.code]: WorkerUnavailableError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,

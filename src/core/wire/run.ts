@@ -28,11 +28,16 @@ export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable
 /**
  * Resumes a deferral. The validator refuses (with no history) a missing or wrong proof of
  * the token (RC5041), a token bound to another execution, an unknown id, a token minted for
- * another tool call, and a payload that is not plain JSON or fails the schema.
+ * another tool call, a denied (RC5050) or expired (RC5047) deferral, and a payload that is
+ * not plain JSON or fails the schema.
  */
 export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-agents.resume");
 
-/** Waits until the run is not running: completed, failed, or deferred. */
+/**
+ * Waits until the run is not running: completed, failed, or deferred. Clients no longer
+ * send it (each call wrote history; `settled()` now only reads); runs keep answering it
+ * for older clients, and recorded histories hold it.
+ */
 export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");
 
 /**

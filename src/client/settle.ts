@@ -1,0 +1,158 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from "@temporalio/client";
+import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
+import { ackOf, type DeferredAck } from "../core/deferral-record.js";
+import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import type { AgentResult } from "../core/run-state.js";
+import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import type { DeferralStore } from "./deferral-store.js";
+
+/** What waiting for a run needs from the client it runs on. */
+export interface SettleDeps {
+  client: Client;
+  /** The run's result once it closed, or its typed error. */
+  result(): Promise<AgentResult>;
+  /** The acknowledgment of `deferralId` when the run waits on it now; undefined once it moved on. */
+  deferred(deferralId: string): Promise<DeferredAck | undefined>;
+}
+
+// Events per history page: bounds one response's size on long runs with large tool results.
+const PAGE_SIZE = 256;
+// gRPC status code (stable across gRPC implementations).
+const NOT_FOUND = 5;
+// temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT: the long-poll answers only with the close event.
+const CLOSE_EVENT = 2;
+/**
+ * Least time between two reads of a running run's new events. A run's workflow tasks and
+ * activities write several batches of events per step; reading each at once would cost
+ * the server as much as the run. A deferral is seen at most this much later.
+ */
+const WATCH_INTERVAL_MS = 250;
+
+/**
+ * Waits until the run completes (its result), fails (its typed error) or parks on a
+ * deferral (the acknowledgment), writing nothing to its history: only reads, so a parked
+ * run polled by any number of callers keeps the history it had.
+ *
+ * A run parks in the workflow task that writes its deferral's search attributes
+ * (`DeferralStatus` "deferred" and its `DeferralId`). So: the run's current attributes
+ * first (an already parked run answers at once), then two long-polls of its history
+ * race: one answered by the server only when the run closes (then its result), and one
+ * of all new events, where an event listing a deferral as waiting is confirmed by reading
+ * the record. History is read from the start once per call, then only what is new; new
+ * events are read at most every `WATCH_INTERVAL_MS`, so a busy run does not wake the
+ * watch for each of them.
+ */
+export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
+  let description;
+  try {
+    description = await deps.client.workflow.getHandle(runId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+    throw err;
+  }
+  if (description.status.name !== "RUNNING") return deps.result();
+  const attributes = description.typedSearchAttributes;
+  const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
+  const ack = waitingOn ? await deps.deferred(waitingOn) : undefined;
+  if (ack) return ack;
+
+  // Whichever answers first stops the other's long-poll.
+  const stop = new AbortController();
+  const closed = watchForClose(deps.client, runId, stop.signal).then(() => deps.result());
+  const parked = watchForDeferral(deps, runId, stop.signal);
+  closed.catch(() => undefined);
+  parked.catch(() => undefined);
+  try {
+    // The full history ends without a deferral when the run closed: its result says how.
+    return await Promise.race([closed, parked.then<AgentResult | DeferredAck>((found) => found ?? closed)]);
+  } finally {
+    stop.abort();
+  }
+}
+
+/** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
+export async function deferredAck(deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
+  const record = await deferrals.get(deferralId);
+  return record.status === "deferred" ? ackOf(record) : undefined;
+}
+
+/** Resolves once the run has closed: the server answers this long-poll only with the close event. */
+async function watchForClose(client: Client, runId: string, signal: AbortSignal): Promise<void> {
+  let nextPageToken: Uint8Array | undefined;
+  for (;;) {
+    const response = await history(client, runId, signal, { historyEventFilterType: CLOSE_EVENT, nextPageToken });
+    if ((response.history?.events?.length ?? 0) > 0) return;
+    nextPageToken = response.nextPageToken ?? undefined;
+  }
+}
+
+/** Long-polls the run's new events until one parks the run (its ack) or the history ends (undefined). */
+async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
+  let nextPageToken: Uint8Array | undefined;
+  for (;;) {
+    const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
+    const deferralId = waitingDeferral(response.history?.events ?? []);
+    if (deferralId) {
+      const ack = await deps.deferred(deferralId);
+      if (ack) return ack;
+    }
+    const token = response.nextPageToken;
+    if (!token || token.length === 0) return undefined;
+    nextPageToken = token;
+    // Only once caught up: the pages of a long history are read back to back.
+    if ((response.history?.events?.length ?? 0) < PAGE_SIZE) await sleep(WATCH_INTERVAL_MS, undefined, { signal });
+  }
+}
+
+/**
+ * One long-poll of the run's history. Each call gets its own abort signal, tied to the
+ * wait's: a signal given to the client keeps a listener per call made under it.
+ */
+async function history(
+  client: Client,
+  runId: string,
+  signal: AbortSignal,
+  page: { nextPageToken?: Uint8Array; historyEventFilterType?: number; maximumPageSize?: number },
+): Promise<HistoryResponse> {
+  signal.throwIfAborted();
+  const call = new AbortController();
+  const abort = () => call.abort();
+  signal.addEventListener("abort", abort, { once: true });
+  try {
+    return await client.withAbortSignal(call.signal, () =>
+      client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId: runId },
+        // Answers at once while there are events to read, then waits (up to the server's long-poll timeout) for new ones.
+        waitNewEvent: true,
+        skipArchival: true,
+        ...(page.historyEventFilterType ? { historyEventFilterType: page.historyEventFilterType } : {}),
+        ...(page.maximumPageSize ? { maximumPageSize: page.maximumPageSize } : {}),
+        ...(page.nextPageToken && page.nextPageToken.length > 0 ? { nextPageToken: page.nextPageToken } : {}),
+      }),
+    );
+  } catch (err) {
+    if (isGrpcServiceError(err) && err.code === NOT_FOUND) throw new RunNotFoundError({ runId });
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", abort);
+  }
+}
+
+type HistoryResponse = Awaited<ReturnType<Client["workflowService"]["getWorkflowExecutionHistory"]>>;
+type HistoryEvents = NonNullable<NonNullable<HistoryResponse["history"]>["events"]>;
+
+/** The deferral these events leave listed as waiting, if the last status they write is "deferred". */
+function waitingDeferral(events: HistoryEvents): string | undefined {
+  let status: unknown;
+  let deferralId: string | undefined;
+  for (const event of events) {
+    const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    if (!fields) continue;
+    const written = decodeTypedSearchAttributes(fields);
+    status = written.get(DeferralStatusKey) ?? status;
+    deferralId = written.get(DeferralIdKey) ?? deferralId;
+  }
+  return status === "deferred" ? deferralId : undefined;
+}

@@ -1,0 +1,167 @@
+/**
+ * Waiting for a run writes nothing to its history: `run()` and `settled()` read (the run's
+ * search attributes, its history's new events, the deferral record) instead of sending
+ * an update. A parked run polled any number of times keeps the history it had, and a run
+ * Temporal closed under it (terminated, timed out) reads AI1014.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { AgentClient, defineAgent, RunTerminatedError, type DeferredAck } from "../src/index.js";
+import { settledUpdate } from "../src/workflow.js";
+import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
+import { weatherAgent } from "./fixtures/agents.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+let taskQueue: string;
+
+const patient = defineAgent({
+  ...approvalOptions,
+  id: "payouts-reasking",
+  onExpired: (expired, ctx) => {
+    outbox.push({ runId: ctx.runId, tool: "reask", toolCallId: ctx.toolCallId, deferralId: ctx.deferralId, token: ctx.deferral.token, restored: ctx.restored });
+    return ctx.defer({ meta: expired.meta, ttl: "1h" });
+  },
+});
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents, taskQueue } = await h.worker([payoutAgent, weatherAgent, patient], {
+    deferral: { secret: SECRET },
+    client: { deferral: { secret: SECRET } },
+  }));
+});
+afterAll(() => h?.close());
+
+const historyLength = async (runId: string) => Number((await agents.workflowHandle(runId).describe()).historyLength);
+
+/** The run's history holds no update: waiting for it never wrote one. */
+async function updatesIn(runId: string): Promise<number> {
+  const { events } = await agents.workflowHandle(runId).fetchHistory();
+  return (events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateAdmittedEventAttributes).length;
+}
+
+async function deferredRun(): Promise<{ runId: string; ack: DeferredAck }> {
+  const runId = uid("settle");
+  h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 5 } }] }, { text: "Paid 5." }]);
+  const ack = await agents.run(payoutAgent, { prompt: runId, runId });
+  if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
+  return { runId, ack };
+}
+
+/** Runs `count` calls, at most `concurrency` at once. */
+async function pooled<T>(count: number, concurrency: number, call: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await call(i);
+      }
+    }),
+  );
+  return results;
+}
+
+describe("waiting writes no history", () => {
+  it("answers 1,000 settled() calls on a parked run with its acknowledgment, and its history stays as it was", async () => {
+    const { runId, ack } = await deferredRun();
+    expect(ack).toMatchObject({ status: "deferred", deferralId: linkFor(runId).deferralId });
+    expect(await updatesIn(runId)).toBe(0);
+    const before = await historyLength(runId);
+
+    const acks = await pooled(1000, 20, () => agents.handle(runId).settled());
+    for (const each of acks) expect(each).toEqual(ack);
+    // run() on the same id attaches to the parked run and answers the same.
+    expect(await agents.run(payoutAgent, { prompt: runId, runId })).toEqual(ack);
+    expect(await historyLength(runId)).toBe(before);
+
+    // The same object the workflow's own settled update (kept for older clients) answers with.
+    expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
+  });
+
+  it("returns the result of a run that completes, with no update in its history", async () => {
+    const runId = uid("settle-done");
+    h.model.script(runId, [{ toolCalls: [{ name: "getWeather", arguments: { city: "Oslo" } }] }, { text: "Cold in Oslo." }]);
+    const result = await agents.run(weatherAgent, { prompt: runId, runId });
+    expect(result).toMatchObject({ status: "completed", text: "Cold in Oslo.", turnsUsed: 2 });
+    expect(await updatesIn(runId)).toBe(0);
+    // Settling a run that already closed reads its result.
+    await expect(agents.handle(runId).settled()).resolves.toMatchObject({ status: "completed", text: "Cold in Oslo." });
+  });
+
+  it("wakes a settled() that started while the run was still working once it parks, a few turns in", async () => {
+    const runId = uid("settle-later");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], delayMs: 300 },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 2 } }], delayMs: 300 },
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }], delayMs: 300 },
+    ]);
+    const handle = await agents.start(payoutAgent, { prompt: runId, runId });
+    const settling = handle.settled();
+    // The wait began before the run parked: its first model call had not been answered yet.
+    expect((await agents.state(runId)).status).toBe("running");
+    const ack = await settling;
+    expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.any(Object), expiresAt: expect.any(String) });
+    expect((await agents.state(runId)).turnsUsed).toBe(3);
+    expect(await updatesIn(runId)).toBe(0);
+  });
+
+  it("wakes again when the run re-asks after an expiry: the acknowledgment of the new deferral", async () => {
+    const runId = uid("settle-reask");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3, ttl: "1s" } }] }]);
+    const first = await agents.run(patient, { prompt: runId, runId });
+    expect(first).toMatchObject({ status: "deferred", deferralId: linkFor(runId).deferralId });
+    const fresh = await vi.waitFor(async () => {
+      const ack = await agents.handle(runId).settled();
+      if (ack.status !== "deferred" || ack.deferralId === linkFor(runId).deferralId) throw new Error("still the first deferral");
+      return ack;
+    }, { timeout: 15_000, interval: 50 });
+    expect(fresh.status === "deferred" && fresh.deferralId).toBe(linkFor(runId, "reask").deferralId);
+    expect(await updatesIn(runId)).toBe(0);
+  });
+});
+
+describe("a run Temporal closed before it finished", () => {
+  it("reads AI1014 from settled() and result() once terminated, with the operator's reason", async () => {
+    const { runId } = await deferredRun();
+    await agents.workflowHandle(runId).terminate("operator stopped it");
+    for (const read of [() => agents.handle(runId).settled(), () => agents.result(runId), () => agents.run(payoutAgent, { prompt: runId, runId })]) {
+      const err = await read().catch((e: unknown) => e);
+      expect(RunTerminatedError.isInstance(err)).toBe(true);
+      expect(err).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "terminated", reason: "operator stopped it" } });
+    }
+  });
+
+  it("rejects a settled() already waiting when the run is terminated under it", async () => {
+    const runId = uid("settle-terminated");
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], delayMs: 60_000 }]);
+    const handle = await agents.start(payoutAgent, { prompt: runId, runId });
+    const settling = handle.settled().catch((e: unknown) => e);
+    await vi.waitFor(() => expect(h.model.requests.some((r) => r.conversation === runId)).toBe(true));
+    await agents.workflowHandle(runId).terminate();
+    expect(await settling).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "terminated" } });
+  });
+
+  it("reads AI1014 for a run that timed out (a Temporal execution timeout)", async () => {
+    const runId = uid("settle-timeout");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }]);
+    await agents.client.workflow.start("agentRun", {
+      workflowId: runId,
+      taskQueue,
+      args: [{ version: 3, agentId: payoutAgent.id, prompt: runId }],
+      workflowExecutionTimeout: "2s",
+    });
+    const err = await agents.result(runId).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "timed-out" } });
+    await expect(agents.handle(runId).settled()).rejects.toMatchObject({ code: "AI1014" });
+  });
+});
+
+describe("hostile and odd input", () => {
+  it("reads AI1010 for a run that does not exist", async () => {
+    await expect(agents.handle(`nobody-${randomUUID()}`).settled()).rejects.toMatchObject({ code: "AI1010" });
+  });
+});
