@@ -36,6 +36,7 @@ export const CODE_TABLE = {
   AI1010: { name: "RunNotFound", retryable: false, benign: true, http: 404, when: "no run with that id" },
   AI1011: { name: "DispatchRefused", retryable: false, benign: true, http: 403, when: "a dispatched agent's `authorize` refused the principal (restored, not re-verified)" },
   AI1012: { name: "MessageMalformed", retryable: false, benign: true, http: 400, when: "an update or query argument of the wrong shape (sent around the clients); nothing changes" },
+  AI1016: { name: "PayloadTooLarge", retryable: false, benign: true, http: 413, when: "a prompt, message, payload, tool result or model answer too large for one Temporal payload (`MAX_PAYLOAD_BYTES`); nothing is sent or changed" },
   AI1020: { name: "ThreadNotFound", retryable: false, benign: true, http: 404, when: "no thread with that id (never created, or deleted)" },
   AI1021: { name: "ThreadUnauthorized", retryable: false, benign: true, http: 403, when: "the threads client's `authorize` did not return exactly `true`" },
   AI1022: { name: "ToolCallNotFound", retryable: false, benign: true, http: 404, when: "no async tool call with that id waits for a result (unknown id, or a sync tool's call)" },

@@ -37,6 +37,7 @@ import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 import { RequestTooLargeError } from "./request-too-large.js";
 import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
+import { PayloadTooLargeError } from "./payload-too-large.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -81,4 +82,5 @@ export const errorClasses = {
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,
+  [PayloadTooLargeError.code]: PayloadTooLargeError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
