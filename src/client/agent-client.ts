@@ -9,7 +9,8 @@ import {
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, settledUpdate } from "../core/wire/run.js";
-import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
+import type { AgentResult, AgentRunInput, RunMessagePage, RunState } from "../core/run-state.js";
+import { currentResult, readRunMessages, type RunMessagesOptions } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { durationMs } from "../core/duration.js";
@@ -58,8 +59,10 @@ export interface RunHandle {
   settled(): Promise<AgentResult | DeferredAck>;
   /** Waits for the run to finish: its result, or its typed error. Stays pending while it is deferred. */
   result(): Promise<AgentResult>;
-  /** The live state: status, messages, turns used, token usage. */
+  /** The live state: status, turns used, token usage, the newest messages and how many there are. */
   state(): Promise<RunState>;
+  /** A page of the transcript, oldest first (see `AgentClient.messages`). */
+  messages(options?: RunMessagesOptions): Promise<RunMessagePage>;
 }
 
 /** What services use to start agent runs, follow them, and resume their deferrals. */
@@ -121,11 +124,12 @@ export class AgentClient {
   /** A handle on an existing run. */
   handle(runId: string): RunHandle {
     const wf = this.workflowHandle(runId);
-    const result = () => translate(runId, () => wf.result());
+    const result = () => translate(runId, async () => currentResult(await wf.result()));
     return {
       runId,
       result,
       state: () => translate(runId, () => wf.query(runStateQuery)),
+      messages: (options) => translate(runId, () => readRunMessages(wf, options)),
       settled: async () => {
         let outcome;
         try {
@@ -163,9 +167,20 @@ export class AgentClient {
     return this.handle(runId).result();
   }
 
-  /** The run's live state. */
+  /** The run's live state: status, turns, usage, the newest messages (`recentMessages`) and `messageCount`. */
   state(runId: string): Promise<RunState> {
     return this.handle(runId).state();
+  }
+
+  /**
+   * A page of the run's transcript, oldest first: pass the returned `cursor` for the next
+   * page; none means the end. Works while the run runs or waits deferred, and after it
+   * finished (a worker then replays the run to answer, so one must be running). Pages stay
+   * well under Temporal's payload limit however long the run: at most `limit` messages
+   * (default 100, at most 1,000) and 1 MiB of JSON, but always at least one message.
+   */
+  messages(runId: string, options?: RunMessagesOptions): Promise<RunMessagePage> {
+    return this.handle(runId).messages(options);
   }
 
   /**
