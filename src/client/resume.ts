@@ -17,6 +17,7 @@ import { plainJsonProblem } from "../core/json-check.js";
 import { bindingProblem, proofOf } from "../core/proof.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { askAuthorize } from "./authorize.js";
+import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
 import type { JsonObject, JsonValue, Principal } from "../core/json.js";
@@ -114,6 +115,13 @@ export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): 
 
 /** The resume update itself; a run that closed meanwhile is answered from its record. */
 async function sendResume(deps: ResumeDeps, runId: string, claims: TokenClaims, options: ResumeOptions, duplicate: boolean): Promise<ResumeResult> {
+  // Refused before the update, so the token stays unspent and the deferral resumable.
+  if (!duplicate) {
+    assertPayloadFits(options.payload, "The resume payload");
+    for (const [name, principal] of [["principal", options.principal], ["reverify principal", options.reverify]] as const) {
+      if (principal !== undefined) assertPayloadFits(principal, `The resume's ${name}`, { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
+    }
+  }
   try {
     return await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
       args: [

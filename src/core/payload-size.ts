@@ -32,6 +32,16 @@ export const MAX_PAGE_MESSAGES = 1000;
  */
 export const MAX_PRINCIPAL_BYTES = 65_536;
 
+/** What AI1016 suggests for a principal over `MAX_PRINCIPAL_BYTES`. */
+export const PRINCIPAL_HINT = "A principal names who acts (an id, roles, a tenant): keep their data elsewhere and look it up by id.";
+
+/**
+ * A tool result's default limit, as JSON bytes: 256 KiB, under Temporal's 512 KB warning
+ * and more than a model reads usefully in one result (about 64k tokens). A larger result is
+ * truncated for the model, with a note saying so (`defineTool({ maxResultBytes })`).
+ */
+export const DEFAULT_TOOL_RESULT_BYTES = 262_144;
+
 /** The bytes one UTF-16 code unit at `i` adds to a JSON string, and how many units it spans. */
 function charCost(s: string, i: number): [bytes: number, units: number] {
   const c = s.charCodeAt(i);
