@@ -17,6 +17,7 @@ import {
   type ChatMessage,
   type ThreadsClient,
 } from "../src/index.js";
+import { runMessagesQuery } from "../src/workflow.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { answerTokenOf, chatAgent, seen, threadRig } from "./thread-support.js";
@@ -200,6 +201,30 @@ describe("a long run", () => {
   });
 });
 
+describe("paging refuses what it cannot read", () => {
+  it("refuses a bad cursor, limit or raw page request with a typed code, and a tool limit out of range", async () => {
+    const runId = uid("paged");
+    h.model.script(runId, [{ text: "short" }]);
+    await completed(agents.run(longAgent, { prompt: runId, runId }));
+    for (const options of [{ cursor: "abc" }, { cursor: "-1" }, { cursor: "__proto__" }, { limit: 0 }, { limit: 1001 }, { limit: 2.5 }]) {
+      expect(code(await rejection(agents.messages(runId, options))), JSON.stringify(options)).toBe("AI1001");
+    }
+    expect(code(await rejection(agents.messages(uid("nobody"))))).toBe("AI1010");
+    // Sent around the client, a malformed page request is refused by the workflow: AI1012, nothing read.
+    const handle = agents.workflowHandle(runId);
+    for (const request of [null, { offset: -1, limit: 5 }, { offset: 0, limit: "5" }, { offset: 0, limit: 5, epoch: 1.5 }]) {
+      const err = await rejection(handle.query(runMessagesQuery, request as never));
+      expect((err as Error).message, JSON.stringify(request)).toMatch(/^\[AI1012\]/);
+    }
+    // A page past the end is empty; a huge limit is clamped to a page.
+    expect(await handle.query(runMessagesQuery, { offset: 99, limit: 5 })).toEqual({ messages: [], total: 2 });
+    expect((await handle.query(runMessagesQuery, { offset: 0, limit: 1e9 })).messages).toHaveLength(2);
+    for (const maxResultBytes of [0, 1023, MAX_PAYLOAD_BYTES + 1, 5000.5, Number.NaN]) {
+      expect(code(await rejection(Promise.resolve().then(() => defineTool({ ...fetchPage, maxResultBytes }))))).toBe("AI1001");
+    }
+  });
+});
+
 describe("too large to send", () => {
   it("refuses an oversized prompt or principal with AI1016 and starts no run; hostile ones get a typed code at once", async () => {
     const runId = uid("huge-prompt");
@@ -304,6 +329,24 @@ describe("too large to record", () => {
     expect(jsonBytes(tool.content) - 2).toBeLessThanOrEqual(262_144);
     expect(tool.content).toContain(`this result was ${DUMP_BYTES} bytes`);
     expect((await threads.getThread({ threadId })).status).toBe("completed");
+  });
+
+  it("sends a thread's large seeded transcript to the model by query, a page at a time", async () => {
+    const threadId = uid("seeded-big");
+    const seeded: ChatMessage[] = Array.from({ length: 6 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `${i}:${"s".repeat(250_000)}` }) as ChatMessage);
+    // The conversation is keyed by its first user message (the seed's); the turn counts the seed's answers.
+    h.model.respond(seeded[0]!.content as string, () => ({
+      check: (req) => expect(req.messages.slice(1)).toEqual([...seeded, { role: "user", content: threadId }]),
+      text: "read the seed",
+    }));
+    await threads.createThread({ threadId, messages: seeded, prompt: threadId });
+    await threads.waitUntilSettled({ threadId });
+    expect(await threads.getThread({ threadId })).toMatchObject({ status: "completed", messageCount: 8 });
+    const { messages, cursor } = await threads.listMessages({ threadId, limit: 1000 });
+    // 1.5 MB of messages: the page stops at 1 MiB.
+    expect(messages.length).toBeLessThan(8);
+    expect(cursor).toBe(String(messages.length));
+    h.model.assertNoFailures();
   });
 
   it("fails a model answer over the limit with AI1016, never a terminated workflow", async () => {
