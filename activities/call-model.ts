@@ -3,6 +3,7 @@ import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
+import { assertPayloadFits } from "../src/core/payload-size.js";
 import type { Model } from "../src/core/model.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
@@ -56,6 +57,10 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
         }),
       );
       assertModelResponse(response);
+      // Temporal would fail the workflow over an answer it cannot record; a typed failure instead.
+      assertPayloadFits(response.message, "The model's answer", {
+        hint: "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.",
+      });
       transcripts.remember(input, transcript, response.message);
       return { message: response.message, usage: response.usage };
     } catch (err) {

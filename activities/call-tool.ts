@@ -21,6 +21,7 @@ import { withHeartbeat } from "./heartbeat.js";
 import { parseToolCall } from "./tool-arguments.js";
 import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { limitToolResult } from "./tool-result-limit.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
   settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
@@ -32,9 +33,16 @@ export function createCallAgentTool(deps: ToolCallDeps) {
    * Mistakes the model can fix (an unknown tool, bad arguments, a handler that keeps
    * throwing) come back as tool errors it reads, never as failures of the run or turn. A
    * handler that throws is first retried per the tool's `retry` (Temporal waits the
-   * backoff between attempts). What `ctx.defer()` means is the host's to say.
+   * backoff between attempts). What `ctx.defer()` means is the host's to say. A result or
+   * error larger than the tool's `maxResultBytes` reaches the model truncated, with a note.
    */
   return async function callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
+    const out = await call(input);
+    const tool = deps.registry.get(input.agentId).tools.get(input.toolCall.function.name) as { maxResultBytes?: number } | undefined;
+    return limitToolResult(out, tool?.maxResultBytes);
+  };
+
+  async function call(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
     try {
       const definition = deps.registry.get(input.agentId);
       const host = toolHost(input, deps);
@@ -58,7 +66,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     } catch (err) {
       throw toActivityFailure(err);
     }
-  };
+  }
 
   /** An async tool's callback (notify someone); its result arrives later through addToolResult. */
   async function start(tool: ToolDefinition, args: unknown, input: ThreadToolCall, host: ToolHost): Promise<ThreadToolCallResult> {

@@ -7,6 +7,7 @@ import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-conf
 import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
+import { assertPayloadFits } from "../src/core/payload-size.js";
 import type { DeferralRequest } from "../src/core/contracts.js";
 import { isSchema } from "../src/core/schema.js";
 import { jsonSchemaOf } from "./agent-registry.js";
@@ -35,6 +36,8 @@ export function deferralRequest(
     meta: meta as JsonObject,
   };
   if (options.schema !== undefined) request.schema = payloadSchema(options.schema, where);
+  // The record lives in the run's state and travels in its queries: it must fit one payload.
+  assertPayloadFits(request, `${where} ctx.defer()'s meta and schema`, { hint: "Keep meta to what the approver needs to see; link to the rest." });
   return request;
 }
 

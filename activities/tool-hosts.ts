@@ -9,6 +9,7 @@ import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
 import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
 import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { PayloadTooLargeError } from "../src/core/errors/payload-too-large.js";
 import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
@@ -116,17 +117,17 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
     try {
       return deferralRequest(options, deps.deferral, `tool "${toolName}"`);
     } catch (err) {
-      if (InvalidDefinitionError.isInstance(err)) refusedDeferrals.add(err);
+      if (InvalidDefinitionError.isInstance(err) || PayloadTooLargeError.isInstance(err)) refusedDeferrals.add(err);
       throw err;
     }
   }
 }
 
-/** AI1001 refusals of `ctx.defer()` options (schema, TTL): the handler's mistake, told to the model once. */
+/** AI1001 and AI1016 refusals of `ctx.defer()` options (schema, TTL, meta too large): the handler's mistake, told to the model once. */
 const refusedDeferrals = new WeakSet<object>();
 
-/** Whether `err` is `ctx.defer()` refusing its options (AI1001), whoever rethrew it. */
-export function isRefusedDeferral(err: unknown): err is InvalidDefinitionError {
+/** Whether `err` is `ctx.defer()` refusing its options (AI1001, AI1016), whoever rethrew it. */
+export function isRefusedDeferral(err: unknown): err is InvalidDefinitionError | PayloadTooLargeError {
   return typeof err === "object" && err !== null && refusedDeferrals.has(err);
 }
 

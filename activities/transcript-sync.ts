@@ -1,9 +1,10 @@
 import { Context } from "@temporalio/activity";
-import type { Client } from "@temporalio/client";
+import type { Client, WorkflowHandle } from "@temporalio/client";
 import type { AgentModelCallInput } from "../src/core/contracts.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { fingerprint } from "../src/core/thread-transcript.js";
-import { transcriptQuery } from "../src/core/wire/run.js";
+import { MAX_PAGE_MESSAGES } from "../src/core/payload-size.js";
+import { runMessagesQuery, transcriptQuery } from "../src/core/wire/run.js";
 import { threadTranscriptQuery } from "../src/core/wire/thread.js";
 import { TranscriptCache } from "./transcript-cache.js";
 
@@ -41,13 +42,41 @@ export class TranscriptSync {
     this.#cache.set(keyOf(input), transcript);
   }
 
-  #query(input: AgentModelCallInput): Promise<ChatMessage[]> {
+  /**
+   * The host's first `baseLength` messages, a page at a time: a transcript may be larger
+   * than one query's answer can be.
+   */
+  async #query(input: AgentModelCallInput): Promise<ChatMessage[]> {
     // The execution that scheduled this call: neither host continues as new with a model call in flight.
     const handle = this.client.workflow.getHandle(input.workflowId, Context.current().info.workflowExecution?.runId);
-    return input.host === "run"
-      ? // A run refuses a stale epoch: a call prepared before a rewrite must not read the rewritten transcript.
-        handle.query(transcriptQuery, { epoch: input.epoch, length: input.baseLength })
-      : handle.query(threadTranscriptQuery, { length: input.baseLength });
+    const length = input.baseLength;
+    const messages: ChatMessage[] = [];
+    while (messages.length < length) {
+      const offset = messages.length;
+      const limit = Math.min(MAX_PAGE_MESSAGES, length - offset);
+      const page =
+        input.host === "run"
+          ? // A run refuses a stale epoch: a call prepared before a rewrite must not read the rewritten transcript.
+            await runPage(handle, input.epoch, offset, limit, length)
+          : // A thread's workflow from before pages ignores offset and limit and answers the whole prefix at once.
+            await handle.query(threadTranscriptQuery, { length, offset, limit });
+      if (page.length === 0) throw new Error(`the transcript of ${input.workflowId} ended at ${offset} of ${length} messages`);
+      messages.push(...page.slice(0, length - offset));
+      Context.current().heartbeat();
+    }
+    return messages;
+  }
+}
+
+async function runPage(handle: WorkflowHandle, epoch: number, offset: number, limit: number, length: number): Promise<ChatMessage[]> {
+  try {
+    return (await handle.query(runMessagesQuery, { offset, limit, epoch })).messages;
+  } catch (err) {
+    // A run executed by a worker from before paged reads knows only the unpaged query.
+    if (offset === 0 && err instanceof Error && /did not register a handler/i.test(err.message)) {
+      return handle.query(transcriptQuery, { epoch, length });
+    }
+    throw err;
   }
 }
 

@@ -2,7 +2,9 @@
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions } from "./core/define-tool.js";
 export { defineAgent, type AgentDefinition, type AgentOptions } from "./core/define-agent.js";
 export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";
-export type { AgentResult, RunState, RunStatus } from "./core/run-state.js";
+export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
+export type { RunMessagesOptions } from "./client/run-messages.js";
+export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";

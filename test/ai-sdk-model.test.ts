@@ -130,7 +130,7 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
     ]);
     const { agents } = await h.worker([tuned], { model: aiSdkModel(provider()) });
     await expect(completed(agents.run(tuned, { prompt, runId }))).resolves.toMatchObject({ text: "3" });
-    const { messages } = await agents.state(runId);
+    const { messages } = await agents.messages(runId);
     expect((messages as ChatMessage[])[0]).toEqual({ role: "user", content: prompt });
     h.model.assertNoFailures();
   });

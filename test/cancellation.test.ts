@@ -41,7 +41,7 @@ describe("cancel()", () => {
     expect(err.fields).toEqual({ reason: "between turns", turnsUsed: 1, usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 } });
     expect(events(runId)).toEqual(["started", "finished"]);
     expect(requestsOf(runId)).toHaveLength(1);
-    expect((await agents.state(runId)).messages.at(-1)).toMatchObject({ role: "tool", content: "stubborn done" });
+    expect((await agents.state(runId)).recentMessages.at(-1)).toMatchObject({ role: "tool", content: "stubborn done" });
   });
 
   it("mid model call: the HTTP request to the model is aborted", async () => {

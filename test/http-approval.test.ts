@@ -141,7 +141,7 @@ describe("the approval page in a browser", () => {
 
     const result = await agents.result(runId);
     expect(result.text).toBe("Paid Acme Robotics €4,200.");
-    const toolMessage = result.messages.find((m) => m.role === "tool");
+    const toolMessage = (await agents.messages(runId)).messages.find((m) => m.role === "tool");
     expect(JSON.parse(toolMessage!.content as string)).toEqual({ approved: true, priority: "high", amount: 4200, note: "Matches PO-77." });
 
     await second.getByRole("group", { name: /Approved/ }).getByLabel("No").check();
@@ -202,7 +202,7 @@ describe("the approval page in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}nested-form.png`, fullPage: true });
     await page.getByRole("button", { name: "Submit answer" }).click();
     await page.waitForSelector(".state-outcome");
-    const toolMessage = (await agents.result(runId)).messages.find((m) => m.role === "tool");
+    const toolMessage = (await agents.messages(runId)).messages.find((m) => m.role === "tool");
     expect(JSON.parse(toolMessage!.content as string)).toEqual({
       decision: "approve",
       contact: { email: "ops@example.com", callbackOn: "2026-12-24" },

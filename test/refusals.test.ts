@@ -107,7 +107,7 @@ describe("restored identity", () => {
     ).rejects.toMatchObject({ code: "RC5056" });
     const accepted = await agents.resume({ token: linkFor(verifiedRun).token, payload: { approved: true }, principal: { id: "boss" }, reverify: ann });
     expect(accepted.outcome).toMatchObject({ status: "completed", result: { text: "audited" } });
-    const thread = (await agents.state(verifiedRun)).messages;
+    const thread = (await agents.messages(verifiedRun)).messages;
     expect(thread.find((m) => m.role === "tool" && m.content === "books are fine")).toBeDefined();
     expect(await agents.state(verifiedRun)).toMatchObject({ restored: false, principal: ann });
   });

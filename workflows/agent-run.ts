@@ -21,10 +21,21 @@ import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } 
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
-import { cancelRequestProblem, deferralIdProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
+import { cancelRequestProblem, deferralIdProblem, messagePageProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
+import { jsonBytes, MAX_PAGE_BYTES, tailOf } from "../src/core/payload-size.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
-import { cancelUpdate, deferralQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, runStateQuery, settledUpdate, transcriptQuery } from "../src/core/wire/run.js";
-import type { AgentResult, AgentRunInput } from "../src/core/run-state.js";
+import {
+  cancelUpdate,
+  deferralQuery,
+  denyUpdate,
+  replaceStepStateUpdate,
+  resumeUpdate,
+  runMessagesQuery,
+  runStateQuery,
+  settledUpdate,
+  transcriptQuery,
+} from "../src/core/wire/run.js";
+import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, type AgentResult, type AgentRunInput, type RunState } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
@@ -70,9 +81,21 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
   setHandler(denyUpdate, (request) => book.deny(request), { validator: (request) => book.validateDeny(request) });
-  setHandler(runStateQuery, () => {
+  setHandler(runStateQuery, (): RunState => {
     const waiting = book.current();
-    return { ...state, status: book.phase, ...(waiting ? { deferralId: waiting.id } : {}) };
+    // Never the whole transcript: it may be larger than a query's answer can be.
+    const { messages, ...rest } = state;
+    return {
+      ...rest,
+      status: book.phase,
+      recentMessages: tailOf(messages, RECENT_MESSAGES, RECENT_MESSAGES_BYTES),
+      messageCount: messages.length,
+      ...(waiting ? { deferralId: waiting.id } : {}),
+    };
+  });
+  setHandler(runMessagesQuery, (request) => {
+    refuseMalformed(runMessagesQuery.name, messagePageProblem(request));
+    return transcript.page(state.messages, request);
   });
   setHandler(transcriptQuery, (request) => {
     refuseMalformed(transcriptQuery.name, threadPrefixProblem(request));
@@ -109,7 +132,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
         throw err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : err;
       }
     },
-    // Resumes are answered with this; the full transcript stays available through the run's result.
+    // Resumes are answered with this; the transcript is read a page at a time (runMessagesQuery).
     (result) => ({ status: result.status, text: result.text, turnsUsed: result.turnsUsed, usage: result.usage }),
   );
 }
@@ -145,14 +168,22 @@ async function loop(run: RunContext): Promise<AgentResult> {
 
   const modelCall = async () => {
     for (;;) {
-      const delta = state.messages.slice(transcript.sentLength);
+      let baseLength = transcript.sentLength;
+      let delta = state.messages.slice(baseLength);
+      // A delta too large for the activity's input (big results of a parallel batch, a long
+      // rewritten transcript) is not sent: the worker, whose copy then falls short, reads the
+      // transcript a page at a time by query instead.
+      if (jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
+        baseLength = state.messages.length;
+        delta = [];
+      }
       const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
       const input = {
         agentId: state.agentId,
         workflowId,
         runId,
         epoch: transcript.epoch,
-        baseLength: transcript.sentLength,
+        baseLength,
         delta,
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
@@ -199,7 +230,8 @@ async function loop(run: RunContext): Promise<AgentResult> {
 
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
-      return { status: "completed", text: reply.message.content ?? "", messages: state.messages, turnsUsed: state.turnsUsed, usage: state.usage };
+      // Not the transcript: it may be larger than a result can be (agents.messages() pages it).
+      return { status: "completed", text: reply.message.content ?? "", turnsUsed: state.turnsUsed, usage: state.usage, messageCount: state.messages.length };
     }
     stopIfCancelled();
     // Siblings all finish (their results persist) before a deferral parks the run.

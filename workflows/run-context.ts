@@ -2,13 +2,15 @@ import type { PreparedAgent } from "../src/core/contracts.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { emptyUsage } from "../src/core/messages.js";
-import type { AgentRunInput, RunState } from "../src/core/run-state.js";
+import { MAX_PAGE_MESSAGES, pageOf } from "../src/core/payload-size.js";
+import type { AgentRunInput, RunMessagePage, RunProgress } from "../src/core/run-state.js";
+import type { RunMessagesRequest } from "../src/core/wire/run.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { DeferralBook } from "./deferral-book.js";
 
 /** Everything one agent run's loop reads and changes, passed as one object. */
 export interface RunContext {
-  readonly state: RunState;
+  readonly state: RunProgress;
   readonly book: DeferralBook;
   readonly transcript: TranscriptSync;
   readonly cancellation: RunCancellation;
@@ -23,7 +25,7 @@ export interface RunContext {
 }
 
 /** A run's state as it starts, before its first model call. */
-export function initialRunState(input: AgentRunInput): RunState {
+export function initialRunState(input: AgentRunInput): RunProgress {
   return {
     agentId: input.agentId,
     status: "running",
@@ -55,6 +57,12 @@ export class TranscriptSync {
     // A model call prepared before a rewrite must not read the rewritten transcript as its prefix.
     if (epoch !== this.epoch) throw new Error(`transcript epoch ${epoch} is stale (now ${this.epoch})`);
     return messages.slice(0, length);
+  }
+
+  /** The messages query: a page cut by count and bytes; with an epoch, only as of that epoch. */
+  page(messages: readonly ChatMessage[], { offset, limit, epoch }: RunMessagesRequest): Omit<RunMessagePage, "cursor"> {
+    if (epoch !== undefined && epoch !== this.epoch) throw new Error(`transcript epoch ${epoch} is stale (now ${this.epoch})`);
+    return { messages: pageOf(messages, offset, Math.max(1, Math.min(limit, MAX_PAGE_MESSAGES))), total: messages.length };
   }
 }
 

@@ -1,7 +1,7 @@
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent } from "../src/core/contracts.js";
 import type { ToolCall } from "../src/core/messages.js";
-import type { RunState } from "../src/core/run-state.js";
+import type { RunProgress } from "../src/core/run-state.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { DeferralBook } from "./deferral-book.js";
 import type { ParkRequest } from "./deferral-records.js";
@@ -95,7 +95,7 @@ export async function deferUntilAnswered(
 }
 
 /** The record a tool's deferral asks for: what the store lists and what a resume is checked against. */
-export function parkRequest(state: RunState, prepared: PreparedAgent, call: ToolCall, request: DeferralRequest): ParkRequest {
+export function parkRequest(state: RunProgress, prepared: PreparedAgent, call: ToolCall, request: DeferralRequest): ParkRequest {
   return {
     toolCallId: call.id,
     toolName: call.function.name,

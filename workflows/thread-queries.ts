@@ -3,9 +3,7 @@ import type { StreamSnapshot, ThreadMessagePage, ThreadSnapshot } from "../src/c
 import { openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import type { ThreadState } from "./thread-state.js";
 import { ownEntry } from "../src/core/own.js";
-
-/** The most messages one listMessages page returns. */
-const MAX_PAGE = 1000;
+import { MAX_PAGE_MESSAGES, pageOf } from "../src/core/payload-size.js";
 
 /** What readers of a thread see, by query: nothing here changes the thread or its history. */
 export class ThreadQueries {
@@ -48,11 +46,11 @@ export class ThreadQueries {
     };
   }
 
-  /** One page of the transcript; offset and limit are clamped, never refused. */
+  /** One page of the transcript, cut by count and bytes; offset and limit are clamped, never refused. */
   messages({ offset, limit }: { offset: number; limit: number }): ThreadMessagePage {
     const from = Math.max(0, Math.floor(Number(offset) || 0));
-    const size = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(limit) || 100)));
-    return { messages: this.thread.messages.slice(from, from + size), total: this.thread.messages.length };
+    const size = Math.min(MAX_PAGE_MESSAGES, Math.max(1, Math.floor(Number(limit) || 100)));
+    return { messages: pageOf(this.thread.messages, from, size), total: this.thread.messages.length };
   }
 
   /** Stream updates after `fromSeq`. */
@@ -60,8 +58,10 @@ export class ThreadQueries {
     return this.thread.stream.since(this.thread.threadId, this.thread.status, Number(fromSeq));
   }
 
-  /** The first `length` messages as the model sees them: what a worker whose cache missed reads. */
-  transcript(length: number): ChatMessage[] {
-    return this.thread.messages.slice(0, length).map(toChat);
+  /** The first `length` messages as the model sees them, or a page of them: what a worker whose cache missed reads. */
+  transcript(length: number, page?: { offset: number; limit: number }): ChatMessage[] {
+    if (!page) return this.thread.messages.slice(0, length).map(toChat);
+    const size = Math.max(1, Math.min(page.limit, MAX_PAGE_MESSAGES));
+    return pageOf(this.thread.messages.slice(page.offset, Math.min(length, page.offset + size)).map(toChat), 0, size);
   }
 }

@@ -28,6 +28,7 @@ import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thr
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, type AgentSteps } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
+import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
@@ -61,7 +62,7 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   });
   setHandler(wire.threadTranscriptQuery, (request) => {
     refuseMalformed(wire.threadTranscriptQuery.name, transcriptRequestProblem(request));
-    return queries.transcript(request.length);
+    return queries.transcript(request.length, request.offset === undefined ? undefined : { offset: request.offset, limit: request.limit! });
   });
   // A signal cannot be refused, and one that throws stays in history: garbage is dropped.
   setHandler(wire.threadStreamSignal, (flush) => {
@@ -166,8 +167,14 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
   const { threadCallModel } = proxyActivities<ThreadActivities>(legacyOptions.threadModel(prepared, activityId));
   thread.stream.begin(messageId);
   thread.modelCall = { activityId, messageId };
-  const baseLength = thread.sentLength;
-  const delta = thread.messages.slice(baseLength).map(toChat);
+  let baseLength = thread.sentLength;
+  let delta = thread.messages.slice(baseLength).map(toChat);
+  // A delta too large for the activity's input (a seeded transcript, big async results) is
+  // not sent: the worker, whose copy then falls short, reads the transcript by query a page at a time.
+  if (jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
+    baseLength = thread.messages.length;
+    delta = [];
+  }
   const tail = thread.messages[baseLength - 1];
   const call = {
     agentId: thread.agentId,

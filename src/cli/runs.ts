@@ -47,7 +47,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       const { agents, close } = await connectClient(g);
       try {
         const state = await agents.state(runId);
-        const tail = state.messages.slice(-Number(flags.tail) || 6);
+        const tail = state.recentMessages.slice(-Number(flags.tail) || 6);
         output(g.json).result({ runId, ...state }, () => [
           `run      ${runId} (agent ${state.agentId})`,
           `status   ${state.status}${state.deferralId ? ` on ${state.deferralId}` : ""}`,
@@ -103,8 +103,13 @@ async function tail(agents: AgentClient, runId: string, intervalMs: number, out:
   for (;;) {
     const finished = ended;
     const state = await agents.state(runId);
-    for (const m of state.messages.slice(shown)) out.line({ runId, message: m }, `${messageLine(m)}\n`);
-    shown = Math.max(shown, state.messages.length);
+    // New messages, read page by page from the first one not shown yet.
+    while (shown < state.messageCount) {
+      const page = await agents.messages(runId, { cursor: String(shown) });
+      for (const m of page.messages) out.line({ runId, message: m }, `${messageLine(m)}\n`);
+      shown += page.messages.length;
+      if (page.messages.length === 0) break;
+    }
     if (state.status !== lastStatus) {
       lastStatus = state.status;
       out.line({ runId, status: state.status, ...(state.deferralId ? { deferralId: state.deferralId } : {}) }, `— ${state.status}${state.deferralId ? ` on ${state.deferralId}` : ""}\n`);

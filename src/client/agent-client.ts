@@ -9,6 +9,8 @@ import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
+import type { RunMessagePage } from "../core/run-state.js";
+import { currentResult, readRunMessages, type RunMessagesOptions } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { durationMs } from "../core/duration.js";
@@ -77,8 +79,10 @@ export interface RunHandle {
   settled(): Promise<AgentResult | DeferredAck>;
   /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. Authorized as `run.result`. */
   result(): Promise<AgentResult>;
-  /** The live state: status, messages, turns used, token usage. Authorized as `run.state`. */
+  /** The live state: status, turns used, token usage, the newest messages and how many there are. Authorized as `run.state`. */
   state(): Promise<RunState>;
+  /** A page of the transcript, oldest first (see `AgentClient.messages`). */
+  messages(options?: RunMessagesOptions): Promise<RunMessagePage>;
 }
 
 /** What services use to start agent runs, follow them, and resume their deferrals. */
@@ -155,11 +159,12 @@ export class AgentClient {
 
   #handle(runId: string): RunHandle {
     const wf = this.workflowHandle(runId);
-    const result = () => translate(runId, () => wf.result());
+    const result = () => translate(runId, async () => currentResult(await wf.result()));
     return {
       runId,
       result,
       state: () => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
+      messages: (options) => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
       settled: () => settleRun({ client: this.client, result, deferred: (id) => deferredAck(unguarded(this.deferrals), id) }, runId),
     };
   }
@@ -188,9 +193,22 @@ export class AgentClient {
     return this.handle(runId, options).result();
   }
 
-  /** The run's live state. Authorized as `run.state` for `options.principal`. */
+  /** The run's live state: status, turns, usage, the newest messages (`recentMessages`) and `messageCount`. Authorized as `run.state` for `options.principal`. */
   state(runId: string, options: RunCaller = {}): Promise<RunState> {
     return this.handle(runId, options).state();
+  }
+
+  /**
+   * A page of the run's transcript, oldest first: pass the returned `cursor` for the next
+   * page; none means the end. Works while the run runs or waits deferred, and after it
+   * finished (a worker then replays the run to answer, so one must be running). Pages stay
+   * well under Temporal's payload limit however long the run: at most `limit` messages
+   * (default 100, at most 1,000) and 1 MiB of JSON, but always at least one message.
+   * Authorized as `run.state` for `options.principal`.
+   */
+  messages(runId: string, options: RunMessagesOptions & RunCaller = {}): Promise<RunMessagePage> {
+    const { principal, ...page } = options ?? {};
+    return this.handle(runId, principal !== undefined ? { principal } : {}).messages(page);
   }
 
   /**
@@ -238,6 +256,7 @@ function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal 
     settled: async () => (await gate("run.result"), handle.settled()),
     result: async () => (await gate("run.result"), handle.result()),
     state: async () => (await gate("run.state"), handle.state()),
+    messages: async (options) => (await gate("run.state"), handle.messages(options)),
   };
 }
 

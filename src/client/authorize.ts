@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * What `AgentClient` asks its hook about:
  *
  * - `run.start`: start a run, or attach to the run that already has `runId` (`start`, `run`).
- * - `run.state`: read a run's live state (`state`, `handle().state`).
+ * - `run.state`: read a run's live state or its transcript (`state`, `messages`, `handle().state`, `handle().messages`).
  * - `run.result`: wait for and read a run's outcome (`result`, `handle().result`, `handle().settled`, `run` once started).
  * - `run.cancel`: cancel a run.
  * - `deferral.get`: read a deferral record (`deferrals.get`).

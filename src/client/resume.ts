@@ -17,6 +17,7 @@ import { plainJsonProblem } from "../core/json-check.js";
 import { bindingProblem, proofOf } from "../core/proof.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { askAuthorize, type AuthorizeHook } from "./authorize.js";
+import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
 import type { DeferralStore } from "./deferral-store.js";
 import type { JsonValue, Principal } from "../core/json.js";
@@ -162,6 +163,13 @@ function deepFreeze<T>(value: T): T {
 /** The resume update itself; a run that closed meanwhile is answered from its record. */
 async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOptions, duplicate: boolean): Promise<ResumeResult> {
   const { claims, runId, reverify } = checked;
+  // Refused before the update, so the token stays unspent and the deferral resumable.
+  if (!duplicate) {
+    assertPayloadFits(options.payload, "The resume payload");
+    for (const [name, principal] of [["principal", options.principal], ["reverify principal", reverify]] as const) {
+      if (principal !== undefined) assertPayloadFits(principal, `The resume's ${name}`, { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
+    }
+  }
   try {
     return await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
       args: [

@@ -6,6 +6,7 @@ import type { AgentResult } from "./run-state.js";
 import type { DeferredAck } from "./deferral-record.js";
 import { isSchema } from "./schema.js";
 import { resolveToolRetry, type ToolRetry } from "./tool-retry.js";
+import { DEFAULT_TOOL_RESULT_BYTES, MAX_PAYLOAD_BYTES } from "./payload-size.js";
 
 /** What every tool call sees, in an agent run or a thread turn: the call, its attempt, who it acts for. */
 export interface ToolCallContext {
@@ -88,6 +89,14 @@ export interface ToolOptions<I extends z.core.$ZodType, O> {
    * limit. Default: the agent's task queue. Applies in agent runs and thread turns alike.
    */
   queue?: string;
+  /**
+   * The most the result (or error) the model reads may weigh, as UTF-8 bytes of its JSON.
+   * A larger one is cut to fit and ends with a note telling the model it was truncated and
+   * how large it was; the run or turn goes on. Every result is recorded in Temporal's
+   * history, whose payloads end at 2 MB. From 1,024 to `MAX_PAYLOAD_BYTES` (1.5 MiB);
+   * default `DEFAULT_TOOL_RESULT_BYTES` (256 KiB).
+   */
+  maxResultBytes?: number;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -116,6 +125,10 @@ export function defineTool<I extends z.core.$ZodType, O>(options: ToolOptions<I,
   resolveToolRetry(options.retry, subject);
   if (options.queue !== undefined && (typeof options.queue !== "string" || options.queue.trim() === "")) {
     throw new InvalidDefinitionError({ subject, problem: "queue must be a non-empty task queue name" });
+  }
+  const max = options.maxResultBytes;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 1024 && max <= MAX_PAYLOAD_BYTES)) {
+    throw new InvalidDefinitionError({ subject, problem: `maxResultBytes must be a whole number from 1024 to ${MAX_PAYLOAD_BYTES} (default ${DEFAULT_TOOL_RESULT_BYTES})` });
   }
   return { ...options, kind: "tool" };
 }

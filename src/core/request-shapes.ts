@@ -69,15 +69,24 @@ export function threadPrefixProblem(r: unknown): Problem {
   return isCount(r.epoch) && isCount(r.length) ? undefined : "epoch and length must be whole numbers";
 }
 
+/** A run's messages query: `{ offset, limit, epoch? }`. */
+export function messagePageProblem(r: unknown): Problem {
+  if (!isObject(r)) return "the request must be an object";
+  if (!isCount(r.offset) || !isCount(r.limit)) return "offset and limit must be whole numbers";
+  return r.epoch === undefined || isCount(r.epoch) ? undefined : "epoch must be a whole number";
+}
+
 /** Thread queries whose argument is one object (`{ offset, limit }`, `{ fromSeq }`): its fields are clamped, never refused. */
 export function objectArgumentProblem(r: unknown): Problem {
   return isObject(r) ? undefined : "the request must be an object";
 }
 
-/** A thread's transcript query: `{ length }`. */
+/** A thread's transcript query: `{ length }`, or a page of it `{ length, offset, limit }`. */
 export function transcriptRequestProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
-  return isCount(r.length) ? undefined : "length must be a whole number";
+  if (!isCount(r.length)) return "length must be a whole number";
+  if (r.offset === undefined && r.limit === undefined) return undefined;
+  return isCount(r.offset) && isCount(r.limit) ? undefined : "offset and limit must be whole numbers";
 }
 
 /** The thread's send update: its id, kind and message are checked by the inbox. */

@@ -27,11 +27,11 @@ export interface AgentRunInput {
   timeoutMs?: number;
 }
 
-/** A run's live state, as the `runState` query returns it. */
-export interface RunState {
+/** A run's state as its workflow holds it: the whole transcript included. */
+export interface RunProgress {
   agentId: string;
   status: RunStatus;
-  /** The thread without the system prompt (which is prepared on the worker and never stored). */
+  /** The transcript without the system prompt (which is prepared on the worker and never stored). */
   messages: ChatMessage[];
   turnsUsed: number;
   maxTurns: number | undefined;
@@ -44,12 +44,42 @@ export interface RunState {
   deferralId?: string;
 }
 
-/** A completed run. */
+/** How many of the newest messages `agents.state()` shows at most. */
+export const RECENT_MESSAGES = 20;
+
+/** How many bytes (JSON) the newest messages `agents.state()` shows weigh at most together: 256 KiB. */
+export const RECENT_MESSAGES_BYTES = 262_144;
+
+/**
+ * A run's live state, as the `runState` query returns it (`agents.state()`). It never holds
+ * the whole transcript, which may be larger than one Temporal payload: `recentMessages` are
+ * the newest (at most `RECENT_MESSAGES`, and no more than `RECENT_MESSAGES_BYTES` of JSON
+ * together, so possibly none when the newest alone is larger); `agents.messages()` pages
+ * through all of it.
+ */
+export interface RunState extends Omit<RunProgress, "messages"> {
+  /** The newest messages, oldest first: the last `recentMessages.length` of `messageCount`. */
+  recentMessages: ChatMessage[];
+  /** How many messages the transcript holds (without the system prompt). */
+  messageCount: number;
+}
+
+/** A completed run. Its transcript is read with `agents.messages(runId)`, a page at a time. */
 export interface AgentResult {
   status: "completed";
   /** The final answer. */
   text: string;
-  messages: ChatMessage[];
   turnsUsed: number;
   usage: Usage;
+  /** How many messages the run's transcript holds (without the system prompt). */
+  messageCount: number;
+}
+
+/** A page of a run's transcript (`agents.messages()`), oldest first. */
+export interface RunMessagePage {
+  messages: ChatMessage[];
+  /** How many messages the transcript holds. */
+  total: number;
+  /** Pass it back for the next page; absent on the last one. */
+  cursor?: string;
 }

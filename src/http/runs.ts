@@ -43,12 +43,8 @@ export function runRoutes(agents: AgentClient) {
     })
     .get("/:id", valid("param", RunParam), async (c) => c.json(await agents.state(c.req.valid("param").id, caller(c.get("principal")))))
     .get("/:id/messages", valid("param", RunParam), valid("query", Page), async (c) => {
-      const { cursor, limit = 100 } = c.req.valid("query");
-      const { messages } = await agents.state(c.req.valid("param").id, caller(c.get("principal")));
-      const offset = cursor === undefined ? 0 : Number(cursor);
-      const page = messages.slice(offset, offset + limit);
-      const next = offset + page.length;
-      return c.json({ messages: page, total: messages.length, ...(next < messages.length ? { cursor: String(next) } : {}) });
+      const { cursor, limit } = c.req.valid("query");
+      return c.json(await agents.messages(c.req.valid("param").id, { ...(cursor !== undefined ? { cursor } : {}), ...(limit !== undefined ? { limit } : {}), ...caller(c.get("principal")) }));
     })
     .post("/:id/cancel", valid("param", RunParam), valid("json", Cancel), async (c) => {
       const runId = c.req.valid("param").id;

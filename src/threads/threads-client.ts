@@ -46,6 +46,7 @@ import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
 import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
 import type { JsonValue, Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
+import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { proofOf } from "../core/proof.js";
 import { answerTokenProblem } from "../deferral/token.js";
@@ -247,6 +248,7 @@ export class ThreadsClient {
     }
     const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
     if (principalProblem) throw new InvalidDefinitionError({ subject: "createThread", problem: `principal is not plain JSON at ${principalProblem.path}` });
+    if (options.principal !== undefined) assertPayloadFits(options.principal, "The thread's principal", { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
     await this.#ask({
       operation: "thread.create",
       principal: options.principal,
@@ -266,6 +268,7 @@ export class ThreadsClient {
       ...(options.stream !== undefined ? { stream: options.stream } : {}),
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: options.maxHistoryEvents } : {}),
     };
+    assertPayloadFits(input, "The new thread's prompt and transcript");
     try {
       await this.client.workflow.start<typeof agentThread>("agentThread", {
         workflowId: threadId,
@@ -292,6 +295,7 @@ export class ThreadsClient {
   async sendMessage(options: SendMessageOptions): Promise<ThreadSendReply> {
     await this.#check(options, "thread.send");
     if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
+    assertPayloadFits(options.prompt, "The message");
     return this.#update(options.threadId, threadSendUpdate, {
       id: options.messageId ?? newMessageId(),
       kind: "message",
@@ -312,6 +316,7 @@ export class ThreadsClient {
         ? "a system message is added only with trustTranscript: true, from server code that wrote it (never from end-user input)"
         : undefined);
     if (problem) throw new ThreadMessageInvalidError({ threadId: options.threadId, problem });
+    assertPayloadFits(options.message, "The message");
     return this.#update(options.threadId, threadSendUpdate, { id: options.messageId ?? newMessageId(), kind: "add", message: options.message });
   }
 
@@ -325,6 +330,7 @@ export class ThreadsClient {
     if (options.prompt !== undefined && typeof options.prompt !== "string") {
       throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
     }
+    if (options.prompt !== undefined) assertPayloadFits(options.prompt, "The prompt");
     return this.#update(options.threadId, threadResumeUpdate, {
       ...(options.prompt !== undefined ? { prompt: { id: newMessageId(), content: options.prompt } } : {}),
     });
@@ -523,6 +529,7 @@ export class ThreadsClient {
     if (problem || options.result === undefined) {
       throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: `the result is not plain JSON${problem ? ` at ${problem.path}: ${problem.problem}` : ""}` });
     }
+    assertPayloadFits(options.result, "The tool result");
     return this.#toolResult(options.threadId, options.toolCallId, { result: options.result, ...proof });
   }
 
@@ -531,6 +538,7 @@ export class ThreadsClient {
     await this.#checkAnswer(options, "thread.toolError");
     const proof = this.#proof(options);
     if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
+    assertPayloadFits(options.error, "The tool error");
     return this.#toolResult(options.threadId, options.toolCallId, { error: options.error, ...proof });
   }
 

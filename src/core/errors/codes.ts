@@ -40,6 +40,7 @@ export const CODE_TABLE = {
   AI1013: { name: "RunUnauthorized", retryable: false, benign: true, http: 403, when: "the agent client's `authorize` did not return exactly `true` for a run or deferral operation (start, state, result, cancel, deferral get or replace)" },
   AI1014: { name: "RunTerminated", retryable: false, benign: false, http: 410, when: "the run was terminated (by an operator, or by Temporal for history or payload size) or timed out: it will not finish; start a new run" },
   AI1015: { name: "WorkerUnavailable", retryable: false, benign: true, http: 503, when: "a read that needs a worker got no answer in time: no worker polls the run's task queue, or none answered (`queryTimeout`)" },
+  AI1016: { name: "PayloadTooLarge", retryable: false, benign: true, http: 413, when: "a prompt, message, payload, tool result or model answer too large for one Temporal payload (`MAX_PAYLOAD_BYTES`); nothing is sent or changed" },
   AI1020: { name: "ThreadNotFound", retryable: false, benign: true, http: 404, when: "no thread with that id (never created, or deleted)" },
   AI1021: { name: "ThreadUnauthorized", retryable: false, benign: true, http: 403, when: "the threads client's `authorize` did not return exactly `true`" },
   AI1022: { name: "ToolCallNotFound", retryable: false, benign: true, http: 404, when: "no async tool call with that id waits for a result (unknown id, or a sync tool's call)" },

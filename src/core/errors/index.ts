@@ -43,3 +43,4 @@ export { CrossSiteRequestError, type CrossSiteRequestFields } from "./cross-site
 export { MessageMalformedError, type MessageMalformedFields } from "./message-malformed.js";
 export { RunTerminatedError, type RunTerminatedFields } from "./run-terminated.js";
 export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-unavailable.js";
+export { PayloadTooLargeError, type PayloadTooLargeFields } from "./payload-too-large.js";

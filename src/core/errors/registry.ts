@@ -41,6 +41,7 @@ import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
 import { RunTerminatedError } from "./run-terminated.js";
 import { WorkerUnavailableError } from "./worker-unavailable.js";
+import { PayloadTooLargeError } from "./payload-too-large.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -89,4 +90,5 @@ export const errorClasses = {
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,
+  [PayloadTooLargeError.code]: PayloadTooLargeError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };

@@ -10,15 +10,32 @@ import type {
   ResumeRequest,
   RunOutcome,
 } from "../deferral-record.js";
-import type { RunState } from "../run-state.js";
+import type { RunMessagePage, RunState } from "../run-state.js";
 
-/** The run's live state (status, messages, turns, usage). */
+/** The run's live state (status, turns, usage, the newest messages and how many there are). */
 export const runStateQuery = defineQuery<RunState>("durable-agents.runState");
 
+/** What `runMessagesQuery` takes: where the page starts, its most messages, and optionally the epoch it must be read at. */
+export interface RunMessagesRequest {
+  offset: number;
+  limit: number;
+  /** A worker's transcript read: refused when a rewrite replaced the transcript since (it must not read the new one as its prefix). */
+  epoch?: number;
+}
+
 /**
- * The first `length` messages of the run's transcript. A model activity that has no cached
- * copy (another worker, a restart) reads it through this instead of its own input. The
- * wire name predates the vocabulary and stays, so running workflows keep answering it.
+ * A page of the run's transcript: at most `limit` messages (and `MAX_PAGE_MESSAGES`) from
+ * `offset`, cut at `MAX_PAGE_BYTES` of JSON, at least one message when there is one. Used by
+ * `agents.messages()` and by a model activity whose worker has no cached copy, so neither
+ * reads more than one payload can carry. `cursor` is left to the caller.
+ */
+export const runMessagesQuery = defineQuery<Omit<RunMessagePage, "cursor">, [RunMessagesRequest]>("durable-agents.run.messages");
+
+/**
+ * The first `length` messages of the run's transcript, unpaged: what workers before
+ * `runMessagesQuery` read, and still do from a workflow executed by such a worker. A
+ * transcript over one payload fails it. The wire name predates the vocabulary and stays,
+ * so running workflows keep answering it.
  */
 export const transcriptQuery = defineQuery<ChatMessage[], [{ epoch: number; length: number }]>("durable-agents.thread");
 

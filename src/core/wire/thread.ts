@@ -22,8 +22,13 @@ export const threadMessagesQuery = defineQuery<ThreadMessagePage, [{ offset: num
 /** Stream entries after `fromSeq`. Costs no history: readers poll it. */
 export const threadStreamQuery = defineQuery<StreamSnapshot, [{ fromSeq: number }]>("durable-agents.thread.stream");
 
-/** The first `length` messages in chat form, for a model activity whose worker has no cached copy. */
-export const threadTranscriptQuery = defineQuery<ChatMessage[], [{ length: number }]>("durable-agents.thread.transcript");
+/**
+ * The first `length` messages in chat form, for a model activity whose worker has no cached
+ * copy: with `offset` and `limit`, one page of them (at most `MAX_PAGE_MESSAGES` and
+ * `MAX_PAGE_BYTES`, at least one message), so no answer outgrows a payload. Without them,
+ * as workers before pages ask, all at once.
+ */
+export const threadTranscriptQuery = defineQuery<ChatMessage[], [{ length: number; offset?: number; limit?: number }]>("durable-agents.thread.transcript");
 
 /** sendMessage / addMessage: into the thread now, or into the inbox while a turn runs. */
 export const threadSendUpdate = defineUpdate<ThreadSendReply, [ThreadSendRequest]>("durable-agents.thread.send");
