@@ -39,3 +39,4 @@ export { RequestTooLargeError, type RequestTooLargeFields } from "./request-too-
 export { RouteNotFoundError, type RouteNotFoundFields } from "./route-not-found.js";
 export { CrossSiteRequestError, type CrossSiteRequestFields } from "./cross-site-request.js";
 export { MessageMalformedError, type MessageMalformedFields } from "./message-malformed.js";
+export { ChatResponseMalformedError, type ChatResponseMalformedFields } from "./chat-response-malformed.js";

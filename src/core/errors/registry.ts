@@ -37,6 +37,7 @@ import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 import { RequestTooLargeError } from "./request-too-large.js";
 import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
+import { ChatResponseMalformedError } from "./chat-response-malformed.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -78,6 +79,7 @@ export const errorClasses = {
   [DispatchRefusedError.code]: DispatchRefusedError,
   [RequestMalformedError.code]: RequestMalformedError,
   [MessageMalformedError.code]: MessageMalformedError,
+  [ChatResponseMalformedError.code]: ChatResponseMalformedError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,
