@@ -138,6 +138,8 @@ class Translator {
   #started = false;
   #step: string | undefined;
   #text: string | undefined;
+  /** What the open text part has shown: the stored message may hold more (its last deltas fold into it). */
+  #streamed = "";
   #inputs = new Set<string>();
   #calls = new Map<string, string>();
 
@@ -153,6 +155,7 @@ class Translator {
         this.#open(update.messageId);
         if (!this.#text) this.emit({ type: "text-start", id: (this.#text = `${update.messageId}:${update.seq}`) });
         this.emit({ type: "text-delta", id: this.#text, delta: update.text });
+        this.#streamed += update.text;
         return false;
       case "tool-input-delta":
         this.#open(update.messageId);
@@ -170,10 +173,16 @@ class Translator {
         const message = update.message;
         if (message.role === "assistant") {
           this.#open(message.id);
-          if (message.content && !this.#text) {
+          const content = message.content ?? "";
+          if (this.#text) {
+            // Deltas written after the last read were folded into the message: send the rest.
+            if (content.startsWith(this.#streamed) && content.length > this.#streamed.length) {
+              this.emit({ type: "text-delta", id: this.#text, delta: content.slice(this.#streamed.length) });
+            }
+          } else if (content) {
             const id = `${message.id}:${update.seq}`;
             this.emit({ type: "text-start", id });
-            this.emit({ type: "text-delta", id, delta: message.content });
+            this.emit({ type: "text-delta", id, delta: content });
             this.emit({ type: "text-end", id });
           }
           this.#closeText();
@@ -221,6 +230,7 @@ class Translator {
   #closeText(): void {
     if (this.#text) this.emit({ type: "text-end", id: this.#text });
     this.#text = undefined;
+    this.#streamed = "";
   }
 }
 
