@@ -11,8 +11,11 @@ export interface SseEvent {
  * server's keep-alives: `onActivity` hears them, so a watchdog sees a live connection).
  * `fetch` rather than `EventSource` so callers can send headers (auth) and choose `fetch`.
  */
-export async function* readSse(body: ReadableStream<Uint8Array>, onActivity: () => void = () => undefined): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ReadableStream<Uint8Array>, onActivity: () => void = () => undefined, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
+  // Not every body ends when its request is aborted (a wrapped or synthetic one): cancelling ends the pending read.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", cancel, { once: true });
   const decoder = new TextDecoder();
   let buffer = "";
   let event: SseEvent = { event: "message", data: "" };
@@ -43,6 +46,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onActivity: () 
       }
     }
   } finally {
-    reader.cancel().catch(() => undefined);
+    signal?.removeEventListener("abort", cancel);
+    cancel();
   }
 }

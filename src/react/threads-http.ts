@@ -106,7 +106,7 @@ export function threadsHttpClient(options: ThreadsHttpOptions = {}) {
           yield { kind: "error", error: ChatError.malformed(where, "the answer is not an event stream") };
           return;
         }
-        for await (const event of readSse(response.body, alive)) {
+        for await (const event of readSse(response.body, alive, ac.signal)) {
           const parsed = readEvent(event);
           yield parsed;
           if (parsed.kind === "error") return;
@@ -135,7 +135,11 @@ function readEvent(event: { id?: string; event: string; data: string }): ThreadE
     const lastSeq = (data as { lastSeq?: unknown })?.lastSeq;
     return typeof lastSeq === "number" ? { kind: "truncated", lastSeq } : { kind: "error", error: ChatError.malformed("event stream", "a truncated event without lastSeq") };
   }
-  if (event.event === "error") return { kind: "error", error: errorOf(data, undefined, "event stream") };
+  if (event.event === "error") {
+    // The stream's own error event carries `{ code, message }` bare (the route's answers wrap it in `error`).
+    const { code, message } = (data ?? {}) as { code?: unknown; message?: unknown };
+    return { kind: "error", error: typeof code === "string" && typeof message === "string" ? new ChatError({ code, message }) : ChatError.malformed("event stream", "an error event without code and message") };
+  }
   const update = asStreamUpdate(data);
   if (!update || (event.id !== undefined && event.id !== String(update.seq))) {
     return { kind: "error", error: ChatError.malformed("event stream", `event ${event.id ?? "(no id)"} is not a stream entry`) };
