@@ -6,6 +6,7 @@
 import type { UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ThreadChatTransport, ThreadStore, type ThreadState } from "../src/react.js";
+import type { AgentClient } from "../src/index.js";
 import { supportAgent } from "../examples/chat/agent.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -170,12 +171,13 @@ describe("the useChat transport given hostile answers", () => {
 describe("the thread store on the real front door", () => {
   let h: Harness;
   let http: HttpServer;
+  let agents: AgentClient;
   beforeAll(async () => {
     h = await startHarness();
-    const { agents } = await h.worker([supportAgent], {
+    ({ agents } = await h.worker([supportAgent], {
       deferral: { secret: SECRET },
       client: { threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } },
-    });
+    }));
     http = await startHttp({ agents });
   });
   afterAll(async () => {
@@ -186,11 +188,11 @@ describe("the thread store on the real front door", () => {
   it("continues from the last seq when the connection drops mid-answer: every state shows a prefix of the answer, the last exactly the answer", async () => {
     const prompt = uid("cut");
     const answer = "A connection cut in the middle of this answer loses nothing and repeats nothing, because the reader continues after its last seq.";
-    h.model.script(prompt, [{ text: answer, chunkDelayMs: 40 }]);
+    h.model.script(prompt, [{ text: answer, chunkDelayMs: 80 }]);
     const created = await http.call("POST", "/threads", { user: "alice", body: {} });
     const threadId = created.body.threadId as string;
 
-    // The first event stream is cut after two entries, as a dropped network would.
+    // The first event stream is cut right after it delivered part of the answer, as a dropped network would.
     const eventRequests: Array<string | null> = [];
     let cut = false;
     const cutting = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -199,19 +201,16 @@ describe("the thread store on the real front door", () => {
       eventRequests.push(new Headers(init?.headers).get("last-event-id"));
       if (cut) return response;
       cut = true;
-      let events = 0;
       const reader = response.body!.getReader();
       const body = new ReadableStream<Uint8Array>({
         async pull(controller) {
           const { done, value } = await reader.read();
-          events += done ? 0 : new TextDecoder().decode(value).split("\n\n").length - 1;
-          if (done || events > 2) {
-            if (!done) controller.enqueue(value);
+          if (done) return controller.close();
+          controller.enqueue(value);
+          if (new TextDecoder().decode(value).includes('"type":"text-delta"')) {
             void reader.cancel();
             controller.error(new TypeError("network connection lost"));
-            return;
           }
-          controller.enqueue(value);
         },
       });
       return new Response(body, { status: response.status, headers: response.headers });
@@ -232,6 +231,46 @@ describe("the thread store on the real front door", () => {
     for (const text of texts) expect(answer.startsWith(text)).toBe(true);
     expect(eventRequests.length).toBeGreaterThanOrEqual(2);
     expect(Number(eventRequests[1])).toBeGreaterThan(0);
+    h.model.assertNoFailures();
+  });
+
+  const textOf = (chunks: UIMessageChunk[]) => chunks.flatMap((c) => (c.type === "text-delta" ? [c.delta] : [])).join("");
+
+  it("useChat's transport creates the thread a new chat id names, streams the turn, and finishes; reconnectToStream continues a running turn", async () => {
+    const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
+    const threadId = uid("chat");
+    const prompt = uid("transport");
+    const answer = "Streamed through the transport, then finished.";
+    h.model.script(prompt, [{ text: answer, chunkDelayMs: 20 }]);
+    const stream = await transport.sendMessages({
+      chatId: threadId,
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: uid("ui"), role: "user", parts: [{ type: "text", text: prompt }] }],
+    });
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
+    expect(textOf(chunks)).toBe(answer);
+    expect(chunks[0]).toMatchObject({ type: "start" });
+    expect(chunks.at(-1)).toEqual({ type: "finish" });
+    expect(await transport.reconnectToStream({ chatId: threadId })).toBeNull();
+
+    // A second turn, joined mid-answer as a reloaded useChat would: the text so far, then the rest, each once.
+    const slow = "A reconnect gets the text written so far and then the rest, never a chunk twice.";
+    h.model.script(prompt, [{ text: answer }, { text: slow, chunkDelayMs: 60 }]);
+    await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again" } });
+    // Some of the answer is written before the reconnect.
+    await vi.waitFor(
+      async () => expect((await agents.threads.streamUpdates({ threadId, principal: { id: "alice" } })).updates.some((u) => u.type === "text-delta")).toBe(true),
+      { timeout: 20_000, interval: 20 },
+    );
+    const resumed = await transport.reconnectToStream({ chatId: threadId });
+    expect(resumed).not.toBeNull();
+    const again: UIMessageChunk[] = [];
+    for await (const chunk of resumed as unknown as AsyncIterable<UIMessageChunk>) again.push(chunk);
+    expect(textOf(again)).toBe(slow);
+    expect(again.at(-1)).toEqual({ type: "finish" });
     h.model.assertNoFailures();
   });
 });

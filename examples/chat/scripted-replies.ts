@@ -13,7 +13,8 @@ export const scriptedReplies: Responder = (request) => {
     const content = String(last.content ?? "");
     if (content.includes('"approved":true')) return { ...slow, text: "Good news: the manager approved it. The refund is on its way and should reach you within 5 business days." };
     if (content.includes('"approved":false') || content.startsWith("Error:")) return { ...slow, text: "Sorry, the manager declined this one. Is there anything else I can do for you?" };
-    return { ...slow, text: `Your order has shipped with DHL and should arrive in 2 days (${content.slice(0, 60)}).` };
+    const order = /"order":"([^"]*)"/.exec(content)?.[1] ?? "your order";
+    return { ...slow, text: `Order ${order} has shipped with DHL and should arrive in 2 days.` };
   }
   const text = String(last?.content ?? "").toLowerCase();
   const order = /\b(\d{3,})\b/.exec(text)?.[1];
