@@ -46,7 +46,7 @@ export function ChatView({ threadId }: { threadId: string }) {
         ))}
         {waiting.map((c) => (
           <div key={c.toolCallId} className="card waiting" data-testid="waiting-card">
-            ⏳ Waiting for a manager to answer ({c.name}). You can close this page; the answer will be here.
+            Waiting for a manager to answer ({c.name}). You can close this page; the answer will be here.
           </div>
         ))}
       </div>

@@ -19,7 +19,7 @@ function ToolCall({ part }: { part: ChatUIToolPart }) {
   return (
     <details className={`tool ${part.state}`} data-tool={name} data-state={part.state}>
       <summary>
-        🔧 {name} <span className="state">{label[part.state]}</span>
+        Tool {name} <span className="state">{label[part.state]}</span>
       </summary>
       <pre>{JSON.stringify(part.input, null, 2)}</pre>
       {part.state === "output-available" && <pre>{JSON.stringify(part.output, null, 2)}</pre>}

@@ -41,7 +41,7 @@ function Chat({ threadId, initial }: { threadId: string; initial: ChatUIMessage[
       <div className="messages">
         {messages.map((m) => (
           <article key={m.id} className={`message ${m.role}`} data-role={m.role}>
-            {m.parts.map((p, i) => (p.type === "text" ? <p key={i} className="text">{p.text}</p> : p.type.startsWith("tool-") ? <p key={i} className="tool">🔧 {p.type.slice(5)}</p> : null))}
+            {m.parts.map((p, i) => (p.type === "text" ? <p key={i} className="text">{p.text}</p> : p.type.startsWith("tool-") ? <p key={i} className="tool">Tool {p.type.slice(5)}</p> : null))}
           </article>
         ))}
       </div>
