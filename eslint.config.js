@@ -39,6 +39,14 @@ const zones = [
     why: "it sits on the clients (src/client/, src/threads/) and the kernel: never on workflow or activity code",
   },
   {
+    name: "the browser clients (src/react/)",
+    files: ["src/react/", "src/react.ts"],
+    dirs: ["src/react/", "src/core/"],
+    packages: ["react", "ai"],
+    allowTypeImports: true,
+    why: "they run in a page: the pure kernel (src/core/), React and the AI SDK's types only; never Node, Temporal clients or the front door",
+  },
+  {
     name: "the public API",
     files: ["src/"],
     except: ["src/core/", "src/workflow.ts"],

@@ -40,3 +40,15 @@ export type { ExpiredDeferral } from "./core/define-agent.js";
 export type { JsonValue, JsonObject, Principal } from "./core/json.js";
 export * from "./core/errors/index.js";
 export * from "./threads/index.js";
+export {
+  toUIMessages,
+  isThreadRunning,
+  type ChatUIMessage,
+  type ChatUIMessageMetadata,
+  type ChatUIPart,
+  type ChatUIToolPart,
+  type ChatUIToolState,
+  type StreamingDraft,
+  type ToUIMessagesOptions,
+} from "./core/ui-messages.js";
+export { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "./core/stream-fold.js";

@@ -24,6 +24,10 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { verifyResumeToken } from "../deferral/token.js";', "src/core/example.ts"],
     ['import { agentRun } from "../workflows/agent-run.js";', "activities/example.ts"],
     ['import { agentRun } from "../../workflows/agent-run.js";', "src/client/example.ts"],
+    // Browser code: a page has no Node, and the Temporal clients do not belong in it.
+    ['import { readFileSync } from "node:fs";', "src/react/example.ts"],
+    ['import { Client } from "@temporalio/client";', "src/react/example.ts"],
+    ['import { ThreadsClient } from "../threads/threads-client.js";', "src/react/example.ts"],
   ])("refuses %s in %s", async (line, file) => {
     expect(await lint(line, file)).toMatch(/must not import/);
   });
@@ -37,6 +41,9 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { readFileSync } from "node:fs";', "activities/example.ts"],
     ['import type { agentRun } from "../../workflows/agent-run.js";', "src/client/example.ts"],
     ['import { fanOut } from "../workflows/fan-out.js";', "src/workflow.ts"],
+    ['import { useSyncExternalStore } from "react";', "src/react/example.ts"],
+    ['import { toUIMessages } from "../core/ui-messages.js";', "src/react/example.ts"],
+    ['import type { ThreadView } from "../threads/threads-client.js";', "src/react/example.ts"],
   ])("allows %s in %s", async (line, file) => {
     expect(await lint(line, file)).not.toMatch(/must not import/);
   });

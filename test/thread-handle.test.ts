@@ -58,7 +58,7 @@ describe("threads.handle(threadId, { principal })", () => {
     expect(await thread.waitUntilSettled()).toMatchObject({ threadId, status: "completed" });
     expect((await thread.getThread()).status).toBe("completed");
 
-    const page = await thread.listMessages({ limit: 2 });
+    const page = await thread.listMessages({ limit: 2, excludeSystemMessages: false });
     expect(page).toMatchObject({ cursor: "2", messages: [{ role: "system" }, { role: "user", content: prompt }] });
     expect((await thread.listMessages({ cursor: page.cursor! })).messages.at(-1)).toMatchObject({ role: "assistant", content: "both answered" });
     const snapshot = await thread.streamUpdates();

@@ -13,8 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => h?.close());
 
-const roles = async (threadId: string) => (await rig.threads.listMessages({ threadId })).messages.map((m) => m.role);
-const texts = async (threadId: string) => (await rig.threads.listMessages({ threadId })).messages.map((m) => m.content);
+// The whole transcript, system messages included (listMessages leaves them out by default).
+const roles = async (threadId: string) => (await rig.threads.listMessages({ threadId, excludeSystemMessages: false })).messages.map((m) => m.role);
+const texts = async (threadId: string) => (await rig.threads.listMessages({ threadId, excludeSystemMessages: false })).messages.map((m) => m.content);
 
 describe("the thread status machine", () => {
   it("starts idle, takes added messages without a turn, and runs idle → streaming → completed on a message", async () => {
@@ -32,6 +33,8 @@ describe("the thread status machine", () => {
     const settled = await threads.waitUntilSettled({ threadId });
     expect(settled).toMatchObject({ status: "completed", messageCount: 3, modelCalls: 1 });
     expect(await texts(threadId)).toEqual(["Be brief.", first, "hi there"]);
+    // By default a page leaves the system message out (and still counts it in `total`).
+    expect(await rig.threads.listMessages({ threadId })).toMatchObject({ total: 3, messages: [{ content: first }, { content: "hi there" }] });
     expect(rig.transitions(threadId)).toEqual(["idle→streaming", "streaming→completed"]);
 
     // The same message id again is recognised, not sent twice.

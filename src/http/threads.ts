@@ -25,7 +25,12 @@ const ResumeThread = z.object({ prompt: z.string().optional() });
 const AnswerToken = z.string().max(4096).optional();
 const ToolResult = z.object({ result: JsonPresent, answerToken: AnswerToken });
 const ToolError = z.object({ error: z.string(), answerToken: AnswerToken });
-const Page = z.object({ cursor: OffsetCursor.optional(), limit: PageSize(1000).optional() });
+const Page = z.object({
+  cursor: OffsetCursor.optional(),
+  limit: PageSize(1000).optional(),
+  // Query strings are text: only the two spellings a caller means are read.
+  excludeSystemMessages: z.enum(["true", "false"]).optional(),
+});
 const ListPage = z.object({ cursor: z.string().max(4096).regex(/^[A-Za-z0-9+/=]*$/, "is not a cursor this route returned").optional(), limit: PageSize(1000).optional() });
 const ThreadParam = z.object({ id: Id });
 const CallParam = z.object({ id: Id, toolCallId: Id });
@@ -59,13 +64,14 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
     .get("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.getThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .delete("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.deleteThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .get("/:id/messages", valid("param", ThreadParam), valid("query", Page), async (c) => {
-      const { cursor, limit } = c.req.valid("query");
+      const { cursor, limit, excludeSystemMessages } = c.req.valid("query");
       return c.json(
         await threads.listMessages({
           threadId: c.req.valid("param").id,
           ...caller(c.get("principal")),
           ...(cursor !== undefined ? { cursor } : {}),
           ...(limit !== undefined ? { limit } : {}),
+          ...(excludeSystemMessages !== undefined ? { excludeSystemMessages: excludeSystemMessages === "true" } : {}),
         }),
       );
     })

@@ -70,6 +70,11 @@ export interface ScriptedModelServer {
   script(conversation: string, steps: ScriptStep[]): void;
   /** Generated conversation; also resets its attempt counters. */
   respond(conversation: string, responder: Responder): void;
+  /**
+   * Answers every conversation that has no script of its own (an app where people type
+   * anything, like the chat example). Without it such a request fails loudly.
+   */
+  respondToAny(responder: Responder): void;
   /** Every well-formed request received, in order, recorded before it is answered. */
   requests: ChatRequest[];
   /** Requests whose client hung up before the reply was complete. */
@@ -117,6 +122,7 @@ export async function startScriptedModelServer(
   const aborted: Array<{ conversation: string; turn: number }> = [];
   const failures: string[] = [];
   let responseCounter = 0;
+  let fallback: Responder | undefined;
 
   const fail = (res: ServerResponse, message: string): void => {
     failures.push(message);
@@ -141,7 +147,7 @@ export async function startScriptedModelServer(
 
   const resolveStep = (request: ChatRequest): ScriptStep => {
     const { conversation, turn } = request;
-    const script = scripts.get(conversation);
+    const script = scripts.get(conversation) ?? (fallback ? { kind: "responder" as const, responder: fallback } : undefined);
     if (!script) throw new ScriptFailure(`no script for conversation ${conversation} (turn ${turn})`);
     let step: ScriptStep | undefined;
     if (script.kind === "steps") {
@@ -231,6 +237,7 @@ export async function startScriptedModelServer(
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
     script: (conversation, steps) => define(conversation, { kind: "steps", steps }),
     respond: (conversation, responder) => define(conversation, { kind: "responder", responder }),
+    respondToAny: (responder) => void (fallback = responder),
     requests,
     aborted,
     failures,

@@ -173,7 +173,17 @@ export type AddMessageOptions = { threadId: string; message: ChatMessage; messag
 /** `resumeThread`: an optional prompt to continue with. */
 export type ResumeThreadOptions = { threadId: string; prompt?: string } & ThreadCaller;
 /** `listMessages`: the page to read. */
-export type ListMessagesOptions = { threadId: string; cursor?: string; limit?: number } & ThreadCaller;
+export type ListMessagesOptions = {
+  threadId: string;
+  cursor?: string;
+  limit?: number;
+  /**
+   * Leave system messages out of the page (default true: chat UIs show the conversation,
+   * not its instructions). Pages count stored messages, so a page may then hold fewer
+   * than `limit`; `total` counts every stored message.
+   */
+  excludeSystemMessages?: boolean;
+} & ThreadCaller;
 /** `streamUpdates`: the last seq already seen. */
 export type StreamUpdatesOptions = { threadId: string; fromSeq?: number } & ThreadCaller;
 /** `followUpdates`: where to start, how often to poll, and when to stop. */
@@ -379,7 +389,8 @@ export class ThreadsClient {
     const limit = options.limit ?? 100;
     const page = await this.#query(options.threadId, () => this.#handle(options.threadId).query(threadMessagesQuery, { offset, limit }));
     const next = offset + page.messages.length;
-    return { messages: page.messages, total: page.total, ...(next < page.total ? { cursor: String(next) } : {}) };
+    const messages = options.excludeSystemMessages === false ? page.messages : page.messages.filter((m) => m.role !== "system");
+    return { messages, total: page.total, ...(next < page.total ? { cursor: String(next) } : {}) };
   }
 
   /**

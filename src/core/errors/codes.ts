@@ -54,6 +54,7 @@ export const CODE_TABLE = {
   AI1041: { name: "RequestTooLarge", retryable: false, benign: true, http: 413, when: "an HTTP request body over the front door's size limit" },
   AI1042: { name: "RouteNotFound", retryable: false, benign: true, http: 404, when: "no HTTP route with that method and path" },
   AI1043: { name: "CrossSiteRequest", retryable: false, benign: true, http: 403, when: "a state-changing HTTP request from another site (CSRF protection: Origin / Sec-Fetch-Site)" },
+  AI1060: { name: "ChatResponseMalformed", retryable: false, benign: false, http: 502, when: "a chat client (`durable-agents/react`, the `useChat` transport) got an answer or an event it cannot read from the front door; nothing was applied" },
 } as const satisfies Record<string, CodeInfo>;
 
 export interface CodeInfo {

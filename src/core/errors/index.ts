@@ -44,3 +44,4 @@ export { MessageMalformedError, type MessageMalformedFields } from "./message-ma
 export { RunTerminatedError, type RunTerminatedFields } from "./run-terminated.js";
 export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-unavailable.js";
 export { PayloadTooLargeError, type PayloadTooLargeFields } from "./payload-too-large.js";
+export { ChatResponseMalformedError, type ChatResponseMalformedFields } from "./chat-response-malformed.js";

@@ -42,6 +42,7 @@ import { CrossSiteRequestError } from "./cross-site-request.js";
 import { RunTerminatedError } from "./run-terminated.js";
 import { WorkerUnavailableError } from "./worker-unavailable.js";
 import { PayloadTooLargeError } from "./payload-too-large.js";
+import { ChatResponseMalformedError } from "./chat-response-malformed.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -87,6 +88,7 @@ export const errorClasses = {
   [MessageMalformedError.code]: MessageMalformedError,
   [RunTerminatedError.code]: RunTerminatedError,
   [WorkerUnavailableError.code]: WorkerUnavailableError,
+  [ChatResponseMalformedError.code]: ChatResponseMalformedError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,

@@ -1,0 +1,95 @@
+/**
+ * The chat example's one HTTP server: the front door under `/agents`, the managers' inbox
+ * under `/app/approvals`, and the page (Vite in middleware mode, so `.tsx` is served as
+ * is). `npm run chat` starts it; the browser tests start it the same way.
+ */
+import { realpathSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { getRequestListener } from "@hono/node-server";
+import { createServer as createVite, type ViteDevServer } from "vite";
+import type { AgentClient, Principal, ThreadsClient } from "../../src/index.js";
+import { createAgentHttpHandler } from "../../src/http.js";
+import type { ApprovalInbox } from "./agent.js";
+
+/**
+ * The example's stand-in for a login: the page sends `x-user` (picked with `?user=` in its
+ * address). Sam is a customer; Mia is a manager, the only one who sees the approvals inbox.
+ */
+export const PEOPLE: Record<string, Principal> = {
+  sam: { id: "sam", roles: [] },
+  mia: { id: "mia", roles: ["manager"] },
+};
+const principalOf = (headers: { get(name: string): string | null }) => PEOPLE[headers.get("x-user") ?? ""];
+
+export interface ChatAppOptions {
+  agents: AgentClient;
+  threads?: ThreadsClient;
+  approvals: ApprovalInbox;
+  port?: number;
+  host?: string;
+}
+
+export interface ChatApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+const root = fileURLToPath(new URL(".", import.meta.url));
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+
+export async function startChatApp(options: ChatAppOptions): Promise<ChatApp> {
+  const threads = options.threads ?? options.agents.threads;
+  const frontDoor = getRequestListener(createAgentHttpHandler({ agents: options.agents, threads, authenticate: (request) => principalOf(request.headers), basePath: "/agents" }));
+  const vite: ViteDevServer = await createVite({
+    root,
+    configFile: false,
+    logLevel: "warn",
+    appType: "spa",
+    server: {
+      middlewareMode: true,
+      hmr: false,
+      // node_modules may be a link to another checkout: let Vite serve from there too.
+      fs: { allow: [repo, realpathSync(new URL("../../node_modules", import.meta.url))] },
+    },
+    // Pre-bundled up front, so a first visit does not reload the page to add a dependency.
+    optimizeDeps: { include: ["react", "react-dom/client", "react/jsx-runtime", "react/jsx-dev-runtime", "@ai-sdk/react"] },
+  });
+
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url.startsWith("/agents/") || url === "/agents") return void frontDoor(req, res);
+    if (url.startsWith("/app/approvals")) return void approvalsRoute(req, res, options.approvals, threads);
+    vite.middlewares(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${address.port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await vite.close();
+    },
+  };
+}
+
+/**
+ * `GET /app/approvals`: the questions still waiting, with their answer tokens, for managers
+ * only. The page answers through the front door's tool-call route with the token.
+ */
+async function approvalsRoute(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, inbox: ApprovalInbox, threads: ThreadsClient) {
+  const principal = principalOf({ get: (name) => (req.headers[name] as string | undefined) ?? null });
+  res.setHeader("content-type", "application/json");
+  res.setHeader("cache-control", "no-store");
+  if (!principal || !(principal.roles as string[]).includes("manager")) return void res.writeHead(403).end(JSON.stringify({ error: { code: "AI1021", message: "managers only" } }));
+  const waiting = [];
+  for (const item of inbox.list()) {
+    // Answered (or gone) calls leave the inbox: the thread is the truth.
+    const thread = await threads.getThread({ threadId: item.threadId, principal }).catch(() => undefined);
+    if (thread?.toolCalls.some((c) => c.toolCallId === item.toolCallId && c.state === "waiting")) waiting.push(item);
+    else if (thread === undefined || !thread.toolCalls.some((c) => c.toolCallId === item.toolCallId)) inbox.remove(item.threadId, item.toolCallId);
+  }
+  res.end(JSON.stringify({ approvals: waiting }));
+}

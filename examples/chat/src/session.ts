@@ -1,0 +1,11 @@
+/**
+ * Who is using the page and where the front door is. `?user=` stands in for a login: the
+ * example server reads the `x-user` header (see app-server.ts).
+ */
+const params = new URLSearchParams(location.search);
+
+export const user = params.get("user") ?? "sam";
+export const isManager = user === "mia";
+export const view = params.get("view") === "usechat" ? "usechat" : "hooks";
+export const baseUrl = "/agents";
+export const headers = { "x-user": user };

@@ -1,0 +1,216 @@
+/**
+ * One thread as a page sees it, kept current over the event stream: the state behind
+ * `useThreadMessages` and `useAgentChat` (an external store for `useSyncExternalStore`),
+ * usable without React too.
+ */
+import type { JsonValue } from "../core/json.js";
+import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
+import type { StreamUpdate, ThreadStatus } from "../core/thread-contracts.js";
+import { toUIMessages, type ChatUIMessage } from "../core/ui-messages.js";
+import type { ThreadView } from "../threads/threads-client.js";
+import { ChatError, FATAL_CODES } from "./chat-error.js";
+import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+
+export interface ThreadStoreOptions extends ThreadsHttpOptions {
+  threadId: string;
+  /** Leave system messages out (default true, as `listMessages` does). */
+  excludeSystemMessages?: boolean;
+  /** Reconnect when the stream sent nothing (not even a keep-alive) this long. Default 45 s (the front door's keep-alive is 15 s). */
+  staleAfterMs?: number;
+}
+
+export interface ThreadState {
+  threadId: string;
+  /** The conversation in the AI SDK's `UIMessage` shape, the answer being written included. */
+  messages: ChatUIMessage[];
+  /** `GET /threads/:id`, refreshed on every status change (open tool calls, last error, queue); null until loaded. */
+  thread: ThreadView | null;
+  status: ThreadStatus;
+  /** True until the first load is done. */
+  isLoading: boolean;
+  /** True while the event stream is open. */
+  isConnected: boolean;
+  /** The last failure (a refused request, an unreadable event); cleared by the next success. */
+  error: ChatError | undefined;
+  /** The stored messages and draft the UI messages are built from (see `foldStreamUpdates`). */
+  fold: ThreadFold;
+}
+
+const RETRY_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * Loads the thread (its state, then every stored message), then follows its events. The
+ * first connection asks for the stream's whole recent window (`Last-Event-ID` omitted), so
+ * a page opened or reloaded mid-answer gets the deltas written so far; every later
+ * connection continues after the last seq applied, and entries at or below it are skipped,
+ * so no chunk is applied twice and none is missed. A stop's `reset` drops the partial answer.
+ */
+export class ThreadStore {
+  readonly http: ThreadsHttpClient;
+  readonly threadId: string;
+  #state: ThreadState;
+  #listeners = new Set<() => void>();
+  #ac: AbortController | undefined;
+  #wake: (() => void) | undefined;
+  #refresh: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: ThreadStoreOptions) {
+    this.threadId = options.threadId;
+    this.http = threadsHttpClient(options);
+    const fold = emptyFold();
+    this.#state = { threadId: options.threadId, messages: [], thread: null, status: fold.status, isLoading: true, isConnected: false, error: undefined, fold };
+  }
+
+  getSnapshot = (): ThreadState => this.#state;
+
+  /** Starts following on the first subscriber and stops after the last leaves. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    if (this.#listeners.size === 1) this.#start();
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stop();
+    };
+  };
+
+  // ---- actions: each goes through the thread's routes; the stream shows their effect ----
+
+  sendMessage = (prompt: string) => this.#act(() => this.http.sendMessage(this.threadId, prompt, newId()));
+  stop = () => this.#act(() => this.http.stopThread(this.threadId));
+  resume = (prompt?: string) => this.#act(() => this.http.resumeThread(this.threadId, prompt));
+  addToolResult = (options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }) =>
+    this.#act(() => this.http.addToolResult(this.threadId, options.toolCallId, options.result, options.answerToken));
+  addToolError = (options: { toolCallId: string; error: string; answerToken: string | undefined }) =>
+    this.#act(() => this.http.addToolError(this.threadId, options.toolCallId, options.error, options.answerToken));
+
+  async #act<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      const result = await action();
+      if (this.#state.error) this.#set({ error: undefined });
+      return result;
+    } catch (err) {
+      this.#set({ error: asChatError(err) });
+      throw err;
+    }
+  }
+
+  // ---- following ----
+
+  #start(): void {
+    const ac = (this.#ac = new AbortController());
+    const wakeUp = () => this.#wake?.();
+    // A tab coming back (or the network) should not wait out a backoff.
+    if (typeof document !== "undefined") document.addEventListener("visibilitychange", wakeUp);
+    if (typeof window !== "undefined") window.addEventListener("online", wakeUp);
+    ac.signal.addEventListener("abort", () => {
+      if (typeof document !== "undefined") document.removeEventListener("visibilitychange", wakeUp);
+      if (typeof window !== "undefined") window.removeEventListener("online", wakeUp);
+      wakeUp();
+    });
+    void this.#follow(ac.signal);
+  }
+
+  #stop(): void {
+    this.#ac?.abort();
+    this.#ac = undefined;
+    clearTimeout(this.#refresh);
+    this.#set({ isConnected: false });
+  }
+
+  async #follow(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    let loaded = false;
+    while (!signal.aborted) {
+      try {
+        if (!loaded) {
+          await this.#load(signal);
+          loaded = true;
+        }
+        const firstConnection = this.#state.fold.lastSeq === 0;
+        let progressed = false;
+        for await (const event of this.http.events(this.threadId, this.#state.fold.lastSeq, signal, this.options.staleAfterMs)) {
+          if (!this.#state.isConnected) this.#set({ isConnected: true });
+          if (event.kind === "update") {
+            this.#apply([event.update]);
+            progressed = true;
+          } else if (event.kind === "truncated") {
+            // The first connection asks for the window on purpose: the messages were just read.
+            if (!firstConnection) this.#set({ fold: withStoredMessages(this.#state.fold, await this.http.listMessages(this.threadId, this.#listing(signal))) });
+          } else {
+            this.#set({ error: event.error });
+            if (FATAL_CODES.has(event.error.code)) return this.#set({ isConnected: false });
+          }
+        }
+        if (progressed) failures = 0;
+      } catch (err) {
+        if (signal.aborted) return;
+        const error = asChatError(err);
+        this.#set({ error, isConnected: false, isLoading: false });
+        if (FATAL_CODES.has(error.code)) return;
+      }
+      if (signal.aborted) return;
+      this.#set({ isConnected: false });
+      await this.#pause(RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]!);
+    }
+  }
+
+  async #load(signal: AbortSignal): Promise<void> {
+    const thread = await this.http.getThread(this.threadId, signal);
+    const stored = await this.http.listMessages(this.threadId, this.#listing(signal));
+    const fold = withStoredMessages({ ...this.#state.fold, status: thread.status }, stored);
+    this.#set({ thread, fold, isLoading: false, error: undefined });
+  }
+
+  #listing(signal: AbortSignal) {
+    return { signal, ...(this.options.excludeSystemMessages !== undefined ? { excludeSystemMessages: this.options.excludeSystemMessages } : {}) };
+  }
+
+  #apply(updates: StreamUpdate[]): void {
+    const fold = foldStreamUpdates(this.#state.fold, updates);
+    if (fold === this.#state.fold) return;
+    this.#set({ fold, ...(this.#state.error?.code === "AI1060" ? { error: undefined } : {}) });
+    // A status change changes what getThread shows (open tool calls, lastError): read it again, once per burst.
+    if (updates.some((u) => u.type === "status")) this.#scheduleRefresh();
+  }
+
+  #scheduleRefresh(): void {
+    clearTimeout(this.#refresh);
+    this.#refresh = setTimeout(() => {
+      const signal = this.#ac?.signal;
+      if (!signal || signal.aborted) return;
+      this.http.getThread(this.threadId, signal).then(
+        (thread) => this.#set({ thread }),
+        () => undefined, // the stream reports what matters; a missed refresh is retried on the next change
+      );
+    }, 50);
+  }
+
+  async #pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+
+  #set(patch: Partial<ThreadState>): void {
+    const next = { ...this.#state, ...patch };
+    if (patch.fold) {
+      next.status = patch.fold.status;
+      next.messages = toUIMessages(patch.fold.messages, { ...(patch.fold.draft ? { draft: patch.fold.draft } : {}), excludeSystemMessages: this.options.excludeSystemMessages ?? true });
+    }
+    this.#state = next;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+function asChatError(err: unknown): ChatError {
+  if (err instanceof ChatError) return err;
+  // fetch rejects with a TypeError when the server cannot be reached: no code from the table fits, so it says so.
+  return new ChatError({ code: "network", message: err instanceof Error ? err.message : String(err) });
+}
+
+const newId = (): string => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `m-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);

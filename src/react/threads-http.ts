@@ -1,0 +1,168 @@
+/**
+ * The thread routes of the HTTP front door (`durable-agents/http`), as a browser calls
+ * them. Only those routes: no second protocol. Every answer is checked before it is used;
+ * what cannot be read becomes a `ChatError` (AI1060), an error answer the front door's
+ * `{ error: { code, message } }` as a `ChatError` with that code.
+ */
+import type { JsonValue } from "../core/json.js";
+import type { StreamUpdate, ThreadMessage, ThreadSendReply, ThreadStatus } from "../core/thread-contracts.js";
+import { asStreamUpdate, isThreadMessage, isThreadStatus } from "../core/stream-fold.js";
+import type { ThreadView, ToolResultReply } from "../threads/threads-client.js";
+import { ChatError } from "./chat-error.js";
+import { readSse } from "./sse.js";
+
+/** Where the front door is and how to reach it. */
+export interface ThreadsHttpOptions {
+  /**
+   * The front door's URL including its `basePath` (e.g. `"/agents"` or
+   * `"https://api.example.com/agents"`). Default: the page's origin, no base path.
+   */
+  baseUrl?: string;
+  /** The `fetch` to call (a wrapper that adds auth, a test double). Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Headers sent with every request (e.g. `authorization`); a function is asked per request. */
+  headers?: HeadersInit | (() => HeadersInit);
+}
+
+/** One entry of the event stream, or a control event. */
+export type ThreadEvent =
+  | { kind: "update"; update: StreamUpdate }
+  | { kind: "truncated"; lastSeq: number }
+  | { kind: "error"; error: ChatError };
+
+export type ThreadsHttpClient = ReturnType<typeof threadsHttpClient>;
+
+/** A client for the thread routes. Cheap to create; holds no connection. */
+export function threadsHttpClient(options: ThreadsHttpOptions = {}) {
+  const base = (options.baseUrl ?? "").replace(/\/+$/, "");
+  const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const headers = () => new Headers(typeof options.headers === "function" ? options.headers() : options.headers);
+  const path = (threadId: string, rest = "") => `${base}/threads/${encodeURIComponent(threadId)}${rest}`;
+
+  async function call<T>(method: string, url: string, body: unknown, check: (value: unknown) => value is T, signal?: AbortSignal): Promise<T> {
+    const h = headers();
+    if (body !== undefined) h.set("content-type", "application/json");
+    const response = await doFetch(url, { method, headers: h, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), ...(signal ? { signal } : {}) });
+    const where = `${method} ${url.slice(base.length) || "/"}`;
+    const value: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) throw errorOf(value, response.status, where);
+    if (!check(value)) throw ChatError.malformed(where, `the ${response.status} answer is not what the route returns`);
+    return value;
+  }
+
+  return {
+    getThread: (threadId: string, signal?: AbortSignal) => call("GET", path(threadId), undefined, isThreadView, signal),
+    /** Every stored message, page by page. */
+    async listMessages(threadId: string, options: { excludeSystemMessages?: boolean; signal?: AbortSignal } = {}): Promise<ThreadMessage[]> {
+      const all: ThreadMessage[] = [];
+      let cursor: string | undefined;
+      do {
+        const query = new URLSearchParams({ limit: "1000", excludeSystemMessages: String(options.excludeSystemMessages ?? true), ...(cursor ? { cursor } : {}) });
+        const page = await call("GET", path(threadId, `/messages?${query}`), undefined, isMessagePage, options.signal);
+        all.push(...page.messages);
+        cursor = page.cursor;
+      } while (cursor);
+      return all;
+    },
+    listThreads: (options: { cursor?: string; limit?: number } = {}) => {
+      const query = new URLSearchParams({ ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.limit ? { limit: String(options.limit) } : {}) });
+      return call("GET", `${base}/threads?${query}`, undefined, isThreadList);
+    },
+    createThread: (body: { threadId?: string; prompt?: string; agent?: string; autoStart?: boolean } = {}) => call("POST", `${base}/threads`, body, hasThreadId),
+    sendMessage: (threadId: string, prompt: string, messageId?: string) =>
+      call("POST", path(threadId, "/messages"), { prompt, ...(messageId ? { messageId } : {}) }, isSendReply),
+    stopThread: (threadId: string) => call("POST", path(threadId, "/stop"), {}, hasStatus),
+    resumeThread: (threadId: string, prompt?: string) => call("POST", path(threadId, "/resume"), prompt !== undefined ? { prompt } : {}, hasStatus),
+    addToolResult: (threadId: string, toolCallId: string, result: JsonValue, answerToken: string | undefined) =>
+      call("POST", path(threadId, `/tool-calls/${encodeURIComponent(toolCallId)}/result`), { result, ...(answerToken !== undefined ? { answerToken } : {}) }, isToolReply),
+    addToolError: (threadId: string, toolCallId: string, error: string, answerToken: string | undefined) =>
+      call("POST", path(threadId, `/tool-calls/${encodeURIComponent(toolCallId)}/error`), { error, ...(answerToken !== undefined ? { answerToken } : {}) }, isToolReply),
+
+    /**
+     * Follows `GET /threads/:id/events` from `fromSeq` (sent as `Last-Event-ID`) until the
+     * server closes, `signal` aborts, or `staleAfterMs` pass without a byte (a tab that
+     * slept with its connection half-open): the caller reconnects from its last seq. An
+     * event it cannot read is yielded as an AI1060 error and ends this connection, so the
+     * caller reconnects from the last entry it applied and nothing is skipped.
+     */
+    async *events(threadId: string, fromSeq: number, signal: AbortSignal, staleAfterMs = 45_000): AsyncGenerator<ThreadEvent> {
+      const ac = new AbortController();
+      const abort = () => ac.abort();
+      signal.addEventListener("abort", abort, { once: true });
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const alive = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(abort, staleAfterMs);
+      };
+      try {
+        const h = headers();
+        h.set("accept", "text/event-stream");
+        if (fromSeq > 0) h.set("last-event-id", String(fromSeq));
+        alive();
+        const response = await doFetch(path(threadId, "/events"), { headers: h, signal: ac.signal });
+        const where = "GET /threads/:id/events";
+        if (!response.ok) throw errorOf(await response.json().catch(() => undefined), response.status, where);
+        if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
+          yield { kind: "error", error: ChatError.malformed(where, "the answer is not an event stream") };
+          return;
+        }
+        for await (const event of readSse(response.body, alive, ac.signal)) {
+          const parsed = readEvent(event);
+          yield parsed;
+          if (parsed.kind === "error") return;
+        }
+      } catch (err) {
+        // Our own abort (the caller left, or the watchdog fired) is a quiet end.
+        if (ac.signal.aborted) return;
+        throw err;
+      } finally {
+        clearTimeout(watchdog);
+        signal.removeEventListener("abort", abort);
+        ac.abort();
+      }
+    },
+  };
+}
+
+function readEvent(event: { id?: string; event: string; data: string }): ThreadEvent {
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    return { kind: "error", error: ChatError.malformed("event stream", `event ${event.id ?? "(no id)"} is not JSON`) };
+  }
+  if (event.event === "truncated") {
+    const lastSeq = (data as { lastSeq?: unknown })?.lastSeq;
+    return typeof lastSeq === "number" ? { kind: "truncated", lastSeq } : { kind: "error", error: ChatError.malformed("event stream", "a truncated event without lastSeq") };
+  }
+  if (event.event === "error") {
+    // The stream's own error event carries `{ code, message }` bare (the route's answers wrap it in `error`).
+    const { code, message } = (data ?? {}) as { code?: unknown; message?: unknown };
+    return { kind: "error", error: typeof code === "string" && typeof message === "string" ? new ChatError({ code, message }) : ChatError.malformed("event stream", "an error event without code and message") };
+  }
+  const update = asStreamUpdate(data);
+  if (!update || (event.id !== undefined && event.id !== String(update.seq))) {
+    return { kind: "error", error: ChatError.malformed("event stream", `event ${event.id ?? "(no id)"} is not a stream entry`) };
+  }
+  return { kind: "update", update };
+}
+
+/** The front door's `{ error: { code, message } }`, or AI1060 when the body is not that. */
+function errorOf(body: unknown, status: number | undefined, where: string): ChatError {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  if (typeof error?.code === "string" && typeof error.message === "string") return new ChatError({ code: error.code, message: error.message, ...(status ? { status } : {}) });
+  const fallback = ChatError.malformed(where, `a ${status ?? ""} error without the front door's error body`.replace("  ", " "));
+  return status ? new ChatError({ code: fallback.code, message: fallback.message, status }) : fallback;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isThreadView = (v: unknown): v is ThreadView =>
+  isObject(v) && typeof v.threadId === "string" && isThreadStatus(v.status) && typeof v.lastSeq === "number" && Array.isArray(v.toolCalls);
+const isMessagePage = (v: unknown): v is { messages: ThreadMessage[]; cursor?: string } =>
+  isObject(v) && Array.isArray(v.messages) && v.messages.every(isThreadMessage) && (v.cursor === undefined || typeof v.cursor === "string");
+const isThreadList = (v: unknown): v is { threads: Array<{ threadId: string; agentId?: string; createdAt: string }>; cursor?: string } =>
+  isObject(v) && Array.isArray(v.threads) && v.threads.every((t) => isObject(t) && typeof t.threadId === "string");
+const hasThreadId = (v: unknown): v is { threadId: string; messageId?: string } => isObject(v) && typeof v.threadId === "string";
+const isSendReply = (v: unknown): v is ThreadSendReply => isObject(v) && typeof v.messageId === "string";
+const hasStatus = (v: unknown): v is { status: ThreadStatus; previousStatus: ThreadStatus } => isObject(v) && isThreadStatus(v.status);
+const isToolReply = (v: unknown): v is ToolResultReply => isObject(v) && (v.status === "accepted" || v.status === "duplicate");

@@ -1,0 +1,37 @@
+import type { JsonValue } from "../core/json.js";
+import type { ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../core/thread-contracts.js";
+import type { ToolResultReply } from "../threads/threads-client.js";
+import { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./use-thread-messages.js";
+
+/** `useAgentChat` options: those of `useThreadMessages`. */
+export type UseAgentChatOptions = UseThreadMessagesOptions;
+
+export interface AgentChatResult extends Omit<ThreadMessagesResult, "store"> {
+  /** Sends a message (a turn, or queued behind the running one). Sent once even if retried. */
+  sendMessage(prompt: string): Promise<ThreadSendReply>;
+  /** Stops the turn: the model request and tools are aborted, the partial answer dropped. */
+  stop(): Promise<ThreadStopReply>;
+  /** Continues a stopped or failed turn, or moves on with `prompt`. */
+  resume(prompt?: string): Promise<ThreadResumeReply>;
+  /** Answers an async tool call; `answerToken` is the one its callback handed out (see the README). */
+  addToolResult(options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }): Promise<ToolResultReply>;
+  /** Fails an async tool call; the model sees the error. */
+  addToolError(options: { toolCallId: string; error: string; answerToken: string | undefined }): Promise<ToolResultReply>;
+}
+
+/**
+ * A thread's chat: what `useThreadMessages` shows, plus the actions. Each action is one
+ * request to the front door; its effect arrives over the event stream, so every tab on
+ * the thread shows it the same way. A refused action rejects and sets `error`.
+ */
+export function useAgentChat(options: UseAgentChatOptions): AgentChatResult {
+  const { store, ...view } = useThreadMessages(options);
+  return {
+    ...view,
+    sendMessage: store.sendMessage,
+    stop: store.stop,
+    resume: store.resume,
+    addToolResult: store.addToolResult,
+    addToolError: store.addToolError,
+  };
+}

@@ -1,0 +1,165 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approvals } from "../examples/chat/agent.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { chatRig, launchChromium, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
+
+/** Screenshots for a person to look at; git-ignored. */
+const ARTIFACTS = new URL("../test-artifacts/chat/", import.meta.url).pathname;
+
+let h: Harness;
+let rig: ChatRig;
+let browser: Browser;
+
+beforeAll(async () => {
+  h = await startHarness();
+  rig = await chatRig(h);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await rig?.close();
+  await h?.close();
+});
+
+/** A new thread owned by sam, and the page on it. */
+async function chatPage(query = "user=sam") {
+  const { threadId } = await rig.agents.threads.createThread({ principal: { id: "sam" } });
+  const { context, page } = await openAs(browser, `${rig.app.url}?${query}#${encodeURIComponent(threadId)}`);
+  await page.getByTestId(query.includes("usechat") ? "usechat-status" : "status").waitFor();
+  return { threadId, context, page };
+}
+
+const ANSWER =
+  "Durable threads keep every word: this answer streams a few characters at a time, survives a reload, and ends exactly as the model wrote it.";
+
+describe("the chat example in a browser", () => {
+  it("shows the answer arriving in several renders, then the final message", async () => {
+    const prompt = uid("stream");
+    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 60 }]);
+    const { page, context } = await chatPage();
+    await recordStreamingRenders(page);
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByLabel("Message").press("Enter");
+
+    await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+    const answer = page.locator('[data-role="assistant"]').last();
+    await expect(answer.textContent()).resolves.toBe(ANSWER);
+    await expect(page.locator("[data-streaming]").count()).resolves.toBe(0);
+    const renders = await streamingRenders(page);
+    const intermediate = renders.filter((text) => text !== ANSWER);
+    expect(intermediate.length).toBeGreaterThanOrEqual(2);
+    // Each render extends the last: nothing repeated, nothing lost.
+    for (const text of renders) expect(ANSWER.startsWith(text)).toBe(true);
+    await expect(page.locator('[data-role="user"]').textContent()).resolves.toBe(prompt);
+    await page.screenshot({ path: `${ARTIFACTS}streamed.png` });
+    await context.close();
+    h.model.assertNoFailures();
+  });
+
+  it("stops mid-answer: the status becomes stopped and the partial text is gone; resume completes the answer", async () => {
+    const prompt = uid("stop");
+    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 80 }]);
+    const { page, context, threadId } = await chatPage();
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-streaming] .text").waitFor();
+    await page.getByRole("button", { name: "Stop" }).click();
+
+    await page.getByTestId("status").filter({ hasText: "stopped" }).waitFor();
+    await expect(page.locator("[data-streaming]").count()).resolves.toBe(0);
+    await expect(page.locator('[data-role="assistant"]').count()).resolves.toBe(0);
+    // The model's request is cut while it streams (the activity hears the stop on its next heartbeat), not left to finish.
+    await expect.poll(() => h.model.aborted.some((a) => a.conversation === prompt), { timeout: 10_000 }).toBe(true);
+    expect((await rig.agents.threads.listMessages({ threadId, principal: { id: "sam" } })).messages.map((m) => m.role)).toEqual(["user"]);
+    await page.screenshot({ path: `${ARTIFACTS}stopped.png` });
+
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+    await expect(page.locator('[data-role="assistant"]').textContent()).resolves.toBe(ANSWER);
+    await context.close();
+  });
+
+  it("continues after a reload mid-stream, and the final text is exactly the model's answer", async () => {
+    const prompt = uid("reload");
+    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 80 }]);
+    const { page, context } = await chatPage();
+    await recordStreamingRenders(page);
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByLabel("Message").press("Enter");
+    await page.locator("[data-streaming] .text").waitFor();
+    const before = await streamingRenders(page);
+
+    await page.reload();
+    await recordStreamingRenders(page);
+    await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+    await expect(page.locator('[data-role="assistant"]').textContent()).resolves.toBe(ANSWER);
+    const after = await streamingRenders(page);
+    // Before and after the reload, every render is a prefix of the answer: no chunk twice, none skipped.
+    for (const text of [...before, ...after]) expect(ANSWER.startsWith(text)).toBe(true);
+    expect(before.length).toBeGreaterThan(0);
+    await context.close();
+    h.model.assertNoFailures();
+  });
+
+  it("takes an async tool's answer from a manager in a second browser context; the customer's page sees the turn complete", async () => {
+    const prompt = uid("refund");
+    const question = `Refund order 1234 for ${prompt}?`;
+    h.model.script(prompt, [{ toolCalls: [{ name: "askManager", arguments: { question } }] }, { text: "Your refund was approved.", chunkDelayMs: 20 }]);
+    const { page, context, threadId } = await chatPage();
+    await page.getByLabel("Message").fill(prompt);
+    await page.getByLabel("Message").press("Enter");
+    await page.getByTestId("waiting-card").waitFor();
+    await expect(page.getByTestId("status").textContent()).resolves.toBe("awaiting_tool_results");
+    await expect(page.locator('[data-tool="askManager"]').getAttribute("data-state")).resolves.toBe("input-available");
+
+    // The token went to the managers' inbox only: the customer's page never has it, and the inbox refuses the customer.
+    const token = approvals.list().find((a) => a.threadId === threadId)!.answerToken!;
+    expect(token).toMatch(/^a1\./);
+    expect(await page.content()).not.toContain(token);
+    expect(await page.evaluate(async () => (await fetch("/app/approvals", { headers: { "x-user": "sam" } })).status)).toBe(403);
+
+    const manager = await openAs(browser, `${rig.app.url}?user=mia`);
+    const card = manager.page.getByTestId("approval-card").filter({ hasText: question });
+    await card.waitFor();
+    await manager.page.screenshot({ path: `${ARTIFACTS}approval-card.png` });
+    await card.getByRole("button", { name: "Approve" }).click();
+    await card.waitFor({ state: "detached" });
+
+    await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+    await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe("Your refund was approved.");
+    await expect(page.locator('[data-tool="askManager"]').getAttribute("data-state")).resolves.toBe("output-available");
+    await expect(page.getByTestId("waiting-card").count()).resolves.toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}approved.png` });
+    await manager.context.close();
+    await context.close();
+  });
+
+  it("drives the same thread with the AI SDK's useChat through ThreadChatTransport", async () => {
+    const first = uid("usechat");
+    h.model.script(first, [{ text: ANSWER, chunkDelayMs: 20 }, { text: "Second answer, through useChat too." }]);
+    const { page, context, threadId } = await chatPage("user=sam&view=usechat");
+    await page.getByLabel("Message").fill(first);
+    await page.getByLabel("Message").press("Enter");
+    const answers = page.locator('[data-role="assistant"]');
+    await expect.poll(() => answers.last().textContent().catch(() => ""), { timeout: 30_000 }).toBe(ANSWER);
+    await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+
+    await page.getByLabel("Message").fill("and again");
+    await page.getByLabel("Message").press("Enter");
+    await expect.poll(() => answers.last().textContent().catch(() => ""), { timeout: 30_000 }).toBe("Second answer, through useChat too.");
+    await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+
+    // The thread itself holds the conversation: the hooks' view (or any client) sees what useChat sent.
+    const stored = await rig.agents.threads.listMessages({ threadId, principal: { id: "sam" } });
+    expect(stored.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", first],
+      ["assistant", ANSWER],
+      ["user", "and again"],
+      ["assistant", "Second answer, through useChat too."],
+    ]);
+    await page.screenshot({ path: `${ARTIFACTS}usechat.png` });
+    await context.close();
+    h.model.assertNoFailures();
+  });
+});

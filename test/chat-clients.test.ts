@@ -1,0 +1,276 @@
+/**
+ * The browser clients of `durable-agents/react` without a browser: the thread store behind
+ * the hooks and the useChat transport, against the real front door (a connection cut
+ * mid-answer) and against a hostile one (unreadable events, error answers).
+ */
+import type { UIMessageChunk } from "ai";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ThreadChatTransport, ThreadStore, type ThreadState } from "../src/react.js";
+import type { AgentClient } from "../src/index.js";
+import { supportAgent } from "../examples/chat/agent.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { startHttp, type HttpServer } from "./http-support.js";
+
+const at = "2026-01-01T00:00:00.000Z";
+const thread = (status = "streaming") => ({ threadId: "t", agentId: "support", status, createdAt: at, updatedAt: at, messageCount: 1, queued: [], toolCalls: [], usage: {}, modelCalls: 0, generation: 0, lastSeq: 0, stream: true });
+const userMessage = { id: "u", role: "user", content: "hi", createdAt: at };
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const sse = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
+const entry = (e: Record<string, unknown>) => `id: ${e.seq}\ndata: ${JSON.stringify(e)}\n\n`;
+
+/** A front door played by the test: each route answers from its queue (the last answer repeats). */
+function fakeFrontDoor(routes: Record<string, Array<() => Response>>) {
+  const requests: Array<{ route: string; lastEventId: string | null }> = [];
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input), "http://front.door");
+    const route = `${init?.method ?? "GET"} ${url.pathname}`;
+    requests.push({ route, lastEventId: new Headers(init?.headers).get("last-event-id") });
+    const queue = routes[route];
+    if (!queue) return json({ error: { code: "AI1042", message: `no route ${route}` } }, 404);
+    return (queue.length > 1 ? queue.shift()! : queue[0]!)();
+  }) as typeof globalThis.fetch;
+  return { fetch, requests };
+}
+
+/** Follows the store until `test` holds for its state. */
+async function until(store: ThreadStore, test: (s: ThreadState) => boolean): Promise<ThreadState> {
+  const states: ThreadState[] = [];
+  const unsubscribe = store.subscribe(() => states.push(store.getSnapshot()));
+  try {
+    await vi.waitFor(() => expect(test(store.getSnapshot())).toBe(true), { timeout: 20_000, interval: 10 });
+    return store.getSnapshot();
+  } finally {
+    unsubscribe();
+  }
+}
+
+describe("the thread store given hostile answers", () => {
+  it.each([
+    ["not JSON", "id: 2\ndata: {nope\n\n"],
+    ["not a stream entry", entry({ seq: 2, type: "text-delta", messageId: "m" })],
+    ["an unknown status", entry({ seq: 2, type: "status", status: "hacked", previousStatus: "idle", at })],
+    ["an id that is not its seq", `id: 7\ndata: ${JSON.stringify({ seq: 2, type: "text-delta", messageId: "m", text: "x" })}\n\n`],
+  ])("an event that is %s becomes AI1060, keeps what was shown, and the next connection continues after the last good entry", async (_what, bad) => {
+    const door = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread())],
+      "GET /threads/t/messages": [() => json({ messages: [userMessage], total: 1 })],
+      "GET /threads/t/events": [
+        () => sse(entry({ seq: 1, type: "text-delta", messageId: "m", text: "Hel" }) + bad),
+        () =>
+          sse(
+            entry({ seq: 2, type: "text-delta", messageId: "m", text: "lo" }) +
+              entry({ seq: 3, type: "message", message: { id: "m", role: "assistant", content: "Hello", createdAt: at } }) +
+              entry({ seq: 4, type: "status", status: "completed", previousStatus: "streaming", at }),
+          ),
+        // Afterwards the stream stays open with nothing new.
+        () => new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
+      ],
+    });
+    const store = new ThreadStore({ threadId: "t", fetch: door.fetch });
+    const stopped = store.subscribe(() => undefined);
+    const failed = await until(store, (s) => s.error?.code === "AI1060");
+    expect(failed.messages.map((m) => [m.role, m.metadata.status, m.parts.flatMap((p) => (p.type === "text" ? [p.text] : []))])).toEqual([
+      ["user", "success", ["hi"]],
+      ["assistant", "streaming", ["Hel"]],
+    ]);
+    const done = await until(store, (s) => s.status === "completed");
+    stopped();
+    expect(done.error).toBeUndefined();
+    expect(done.messages.at(-1)).toMatchObject({ id: "m", metadata: { status: "success" }, parts: [{ type: "step-start" }, { type: "text", text: "Hello" }] });
+    const events = door.requests.filter((r) => r.route === "GET /threads/t/events");
+    // The first connection asks for the window (no Last-Event-ID); the next one continues after seq 1, the last entry applied.
+    expect(events.slice(0, 2).map((r) => r.lastEventId)).toEqual([null, "1"]);
+  });
+
+  it("turns error answers into typed error states: an unreadable 500 is AI1060 and retried, a refusal is its own code and final", async () => {
+    const flaky = fakeFrontDoor({
+      "GET /threads/t": [() => new Response("<html>proxy error</html>", { status: 502 }), () => json(thread("completed"))],
+      "GET /threads/t/messages": [() => json({ messages: [userMessage], total: 1 })],
+      "GET /threads/t/events": [() => new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } })],
+    });
+    const store = new ThreadStore({ threadId: "t", fetch: flaky.fetch });
+    const leave = store.subscribe(() => undefined);
+    const failed = await until(store, (s) => s.error !== undefined);
+    expect(failed.error).toMatchObject({ code: "AI1060", status: 502 });
+    const loaded = await until(store, (s) => !s.isLoading && s.error === undefined);
+    expect(loaded.messages).toHaveLength(1);
+    leave();
+
+    const refused = fakeFrontDoor({ "GET /threads/t": [() => json({ error: { code: "AI1021", message: "not yours" } }, 403)] });
+    const denied = new ThreadStore({ threadId: "t", fetch: refused.fetch });
+    const gone = denied.subscribe(() => undefined);
+    expect((await until(denied, (s) => s.error !== undefined)).error).toMatchObject({ code: "AI1021", status: 403, message: "not yours" });
+    gone();
+
+    // The stream's own `event: error` (the thread was deleted meanwhile) ends following with that code.
+    const deleted = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread())],
+      "GET /threads/t/messages": [() => json({ messages: [], total: 0 })],
+      "GET /threads/t/events": [() => sse(`event: error\ndata: ${JSON.stringify({ code: "AI1020", message: "no such thread" })}\n\n`)],
+    });
+    const orphan = new ThreadStore({ threadId: "t", fetch: deleted.fetch });
+    const bye = orphan.subscribe(() => undefined);
+    expect((await until(orphan, (s) => s.error !== undefined)).error).toMatchObject({ code: "AI1020" });
+    bye();
+  });
+
+  it("reconnects when a connection goes silent (a tab that slept), from the last seq", async () => {
+    const door = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread())],
+      "GET /threads/t/messages": [() => json({ messages: [userMessage], total: 1 })],
+      "GET /threads/t/events": [
+        // Half-open: one entry, then nothing at all, not even a keep-alive.
+        () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(entry({ seq: 1, type: "text-delta", messageId: "m", text: "Hi" }))) }), { headers: { "content-type": "text/event-stream" } }),
+        () => sse(entry({ seq: 2, type: "message", message: { id: "m", role: "assistant", content: "Hi there", createdAt: at } }) + entry({ seq: 3, type: "status", status: "completed", previousStatus: "streaming", at })),
+        () => new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
+      ],
+    });
+    const store = new ThreadStore({ threadId: "t", fetch: door.fetch, staleAfterMs: 200 });
+    const leave = store.subscribe(() => undefined);
+    const done = await until(store, (s) => s.status === "completed");
+    leave();
+    expect(done.messages.at(-1)!.parts).toEqual([{ type: "step-start" }, { type: "text", text: "Hi there", state: "done" }]);
+    expect(door.requests.filter((r) => r.route === "GET /threads/t/events").slice(0, 2).map((r) => r.lastEventId)).toEqual([null, "1"]);
+  });
+});
+
+describe("the useChat transport given hostile answers", () => {
+  const read = async (stream: ReadableStream<UIMessageChunk>) => {
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
+    return chunks;
+  };
+  const send = (transport: ThreadChatTransport) =>
+    transport.sendMessages({ chatId: "t", trigger: "submit-message", messageId: undefined, abortSignal: undefined, messages: [{ id: "u", role: "user", parts: [{ type: "text", text: "hi" }] }] });
+
+  it("ends the stream with an error chunk (AI1060) on an unreadable event, after what it could read", async () => {
+    const door = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread("completed"))],
+      "POST /threads/t/messages": [() => json({ messageId: "u", queued: false, duplicate: false }, 202)],
+      "GET /threads/t/events": [() => sse(entry({ seq: 1, type: "message", message: userMessage }) + entry({ seq: 2, type: "text-delta", messageId: "m", text: "Hel" }) + "id: 3\ndata: [1,2\n\n")],
+    });
+    const chunks = await read(await send(new ThreadChatTransport({ fetch: door.fetch })));
+    expect(chunks.slice(0, 4)).toEqual([{ type: "start", messageId: "m" }, { type: "start-step" }, { type: "text-start", id: "m:2" }, { type: "text-delta", id: "m:2", delta: "Hel" }]);
+    expect(chunks.at(-1)).toMatchObject({ type: "error", errorText: expect.stringContaining("AI1060") });
+  });
+
+  it("rejects with the typed error when the front door refuses the message or answers garbage", async () => {
+    const refused = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread("completed"))],
+      "POST /threads/t/messages": [() => json({ error: { code: "AI1021", message: "not yours" } }, 403)],
+    });
+    await expect(send(new ThreadChatTransport({ fetch: refused.fetch }))).rejects.toMatchObject({ code: "AI1021", status: 403 });
+    const garbage = fakeFrontDoor({
+      "GET /threads/t": [() => json(thread("completed"))],
+      "POST /threads/t/messages": [() => json({ hello: "world" }, 202)],
+    });
+    await expect(send(new ThreadChatTransport({ fetch: garbage.fetch }))).rejects.toMatchObject({ code: "AI1060" });
+  });
+});
+
+describe("the thread store on the real front door", () => {
+  let h: Harness;
+  let http: HttpServer;
+  let agents: AgentClient;
+  beforeAll(async () => {
+    h = await startHarness();
+    ({ agents } = await h.worker([supportAgent], {
+      deferral: { secret: SECRET },
+      client: { threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } },
+    }));
+    http = await startHttp({ agents });
+  });
+  afterAll(async () => {
+    await http?.close();
+    await h?.close();
+  });
+
+  it("continues from the last seq when the connection drops mid-answer: every state shows a prefix of the answer, the last exactly the answer", async () => {
+    const prompt = uid("cut");
+    const answer = "A connection cut in the middle of this answer loses nothing and repeats nothing, because the reader continues after its last seq.";
+    h.model.script(prompt, [{ text: answer, chunkDelayMs: 80 }]);
+    const created = await http.call("POST", "/threads", { user: "alice", body: {} });
+    const threadId = created.body.threadId as string;
+
+    // The first event stream is cut right after it delivered part of the answer, as a dropped network would.
+    const eventRequests: Array<string | null> = [];
+    let cut = false;
+    const cutting = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      if (!String(input).endsWith("/events")) return response;
+      eventRequests.push(new Headers(init?.headers).get("last-event-id"));
+      if (cut) return response;
+      cut = true;
+      const reader = response.body!.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          if (new TextDecoder().decode(value).includes('"type":"text-delta"')) {
+            void reader.cancel();
+            controller.error(new TypeError("network connection lost"));
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    }) as typeof fetch;
+
+    const store = new ThreadStore({ threadId, baseUrl: http.url, fetch: cutting, headers: { "x-user": "alice" } });
+    const texts: string[] = [];
+    const leave = store.subscribe(() => {
+      const last = store.getSnapshot().messages.at(-1);
+      if (last?.role === "assistant") texts.push(last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join(""));
+    });
+    await until(store, (s) => !s.isLoading);
+    await store.sendMessage(prompt);
+    const done = await until(store, (s) => s.status === "completed");
+    leave();
+    expect(done.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(texts.at(-1)).toBe(answer);
+    for (const text of texts) expect(answer.startsWith(text)).toBe(true);
+    expect(eventRequests.length).toBeGreaterThanOrEqual(2);
+    expect(Number(eventRequests[1])).toBeGreaterThan(0);
+    h.model.assertNoFailures();
+  });
+
+  const textOf = (chunks: UIMessageChunk[]) => chunks.flatMap((c) => (c.type === "text-delta" ? [c.delta] : [])).join("");
+
+  it("useChat's transport creates the thread a new chat id names, streams the turn, and finishes; reconnectToStream continues a running turn", async () => {
+    const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
+    const threadId = uid("chat");
+    const prompt = uid("transport");
+    const answer = "Streamed through the transport, then finished.";
+    h.model.script(prompt, [{ text: answer, chunkDelayMs: 20 }]);
+    const stream = await transport.sendMessages({
+      chatId: threadId,
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: uid("ui"), role: "user", parts: [{ type: "text", text: prompt }] }],
+    });
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
+    expect(textOf(chunks)).toBe(answer);
+    expect(chunks[0]).toMatchObject({ type: "start" });
+    expect(chunks.at(-1)).toEqual({ type: "finish" });
+    expect(await transport.reconnectToStream({ chatId: threadId })).toBeNull();
+
+    // A second turn, joined mid-answer as a reloaded useChat would: the text so far, then the rest, each once.
+    const slow = "A reconnect gets the text written so far and then the rest, never a chunk twice.";
+    h.model.script(prompt, [{ text: answer }, { text: slow, chunkDelayMs: 60 }]);
+    await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again" } });
+    // Some of the answer is written before the reconnect.
+    await vi.waitFor(
+      async () => expect((await agents.threads.streamUpdates({ threadId, principal: { id: "alice" } })).updates.some((u) => u.type === "text-delta")).toBe(true),
+      { timeout: 20_000, interval: 20 },
+    );
+    const resumed = await transport.reconnectToStream({ chatId: threadId });
+    expect(resumed).not.toBeNull();
+    const again: UIMessageChunk[] = [];
+    for await (const chunk of resumed as unknown as AsyncIterable<UIMessageChunk>) again.push(chunk);
+    expect(textOf(again)).toBe(slow);
+    expect(again.at(-1)).toEqual({ type: "finish" });
+    h.model.assertNoFailures();
+  });
+});
