@@ -37,7 +37,7 @@ export const CODE_TABLE = {
   AI1010: { name: "RunNotFound", retryable: false, benign: true, http: 404, when: "no run with that id" },
   AI1011: { name: "DispatchRefused", retryable: false, benign: true, http: 403, when: "a dispatched agent's `authorize` refused the principal (restored, not re-verified)" },
   AI1012: { name: "MessageMalformed", retryable: false, benign: true, http: 400, when: "an update or query argument of the wrong shape (sent around the clients); nothing changes" },
-  AI1013: { name: "RunUnauthorized", retryable: false, benign: true, http: 403, when: "the agent client's `authorize` did not return exactly `true` for a run or deferral operation (start, state, result, cancel, deferral get or replace)" },
+  AI1013: { name: "RunUnauthorized", retryable: false, benign: true, http: 403, when: "the agent client's `authorize` did not return exactly `true` for a run or deferral operation (start, state, result, cancel, deferral get, replace or deny)" },
   AI1014: { name: "RunTerminated", retryable: false, benign: false, http: 410, when: "the run was terminated (by an operator, or by Temporal for history or payload size) or timed out: it will not finish; start a new run" },
   AI1015: { name: "WorkerUnavailable", retryable: false, benign: true, http: 503, when: "a read that needs a worker got no answer in time: no worker polls the run's task queue, or none answered (`queryTimeout`)" },
   AI1016: { name: "PayloadTooLarge", retryable: false, benign: true, http: 413, when: "a prompt, message, payload, tool result or model answer too large for one Temporal payload (`MAX_PAYLOAD_BYTES`); nothing is sent or changed" },
