@@ -12,6 +12,7 @@ import { DeferError, deferSignal, isDeferSignal } from "../src/core/defer.js";
 import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolDefinition } from "../src/core/define-tool.js";
 import { DurableAgentsError } from "../src/core/errors/base.js";
+import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { resumeDigest } from "../src/core/proof.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
@@ -47,6 +48,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       const definition = deps.registry.get(input.agentId);
       const host = toolHost(input, deps);
       if (input.host === "run" && input.expired) return await onExpired(definition, input, host);
+      if (input.host === "run" && input.denied) return await onDenied(definition, input, host);
       const parsed = await parseToolCall(definition, input.toolCall);
       if (!parsed.ok) return { content: parsed.content, isError: true };
       const { tool, args } = parsed;
@@ -94,6 +96,24 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...expired, toolName }, ctx));
     } catch (err) {
       if (!DeferError.isInstance(err)) throw expiredError();
+      out = deferSignal(err.options);
+    }
+    return isDeferSignal(out) ? host.deferred(out.options, toolName) : toolResult(out);
+  }
+
+  /** Someone denied a run's deferral: the agent's `onDenied` answers for the call (or defers it again); a throw gets the default message. */
+  async function onDenied(definition: PreparedDefinition, input: RunToolCall, host: ToolHost): Promise<RunToolCallOutput> {
+    const denied = input.denied!;
+    const toolName = input.toolCall.function.name;
+    const fallback = { content: deniedResult(denied.reason, denied.by?.id), isError: true };
+    const handler = definition.agent.onDenied;
+    if (!handler) return fallback;
+    const ctx = host.context(toolName);
+    let out: unknown;
+    try {
+      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...denied, toolName }, ctx));
+    } catch (err) {
+      if (!DeferError.isInstance(err)) return fallback;
       out = deferSignal(err.options);
     }
     return isDeferSignal(out) ? host.deferred(out.options, toolName) : toolResult(out);

@@ -46,6 +46,7 @@ export function createDescribeAgent(registry: AgentRegistry, settings: Pick<Reso
         ...(agent.contextWindow ? { contextWindow: agent.contextWindow } : {}),
         overheadTokens: await overheadTokens(definition),
         hasOnExpired: agent.onExpired !== undefined,
+        ...(agent.onDenied ? { hasOnDenied: true } : {}),
         statusHook: settings.onStatusChange !== undefined,
       };
       // A thread records its description every turn: when nothing changed, say only that.

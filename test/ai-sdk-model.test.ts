@@ -8,7 +8,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { defineAgent, type ChatMessage, type StreamUpdate } from "../src/index.js";
 import { aiSdkModel } from "../src/worker.js";
 import { weatherAgent } from "./fixtures/agents.js";
@@ -113,7 +113,7 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
       maxOutputTokens: 64,
       stop: ["END"],
       // Redacts before sending: the model never sees the account number, the transcript keeps it.
-      transformMessages: (messages) => messages.map((m) => (m.role === "user" ? { ...m, content: m.content.replace(/\d{6,}/g, "[account]") } : m)),
+      transformMessages: (messages) => messages.map((m) => (m.role === "user" ? { ...m, content: m.content.replace(/account \d+/g, "account [account]") } : m)),
     });
     const runId = uid("compat");
     const prompt = `${runId} add 1 and 2 for account 12345678`;
@@ -133,6 +133,17 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
     const { messages } = await agents.messages(runId);
     expect((messages as ChatMessage[])[0]).toEqual({ role: "user", content: prompt });
     h.model.assertNoFailures();
+  });
+
+  it("aborts the provider's request when the run is cancelled", async () => {
+    const { agents } = await h.worker([weatherAgent], { model: aiSdkModel(provider()) });
+    const runId = uid("compat-cancel");
+    h.model.script(runId, [{ delayMs: 30_000, text: "too late" }]);
+    await agents.start(weatherAgent, { prompt: runId, runId });
+    await vi.waitFor(() => expect(h.model.requests.some((r) => r.conversation === runId)).toBe(true), { timeout: 10_000, interval: 50 });
+    await agents.cancel(runId);
+    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
+    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 10_000, interval: 50 });
   });
 
   it("classifies provider errors as openaiModel does: 429 retried, 400 refused with AI1003, an overflow AI1009", async () => {

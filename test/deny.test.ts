@@ -4,11 +4,11 @@
  * workflow's `defer()` throws RC5050. Every refusal is typed and writes no history.
  */
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentClient, DeferralDeniedError } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type AgentClient, DeferralDeniedError, defineAgent } from "../src/index.js";
 import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
-import { linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
+import { approvalOptions, linkFor, outbox, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -95,6 +95,52 @@ describe("deferrals.deny()", () => {
     expect((await guarded.agents.deferrals.get(deferralId)).status).toBe("deferred");
     await guarded.agents.deferrals.deny(deferralId, { reason: "no", principal: { id: "manager" } });
     await expect(guarded.agents.result(runId)).resolves.toMatchObject({ text: "denied by the manager" });
+  });
+});
+
+describe("an agent's onDenied", () => {
+  it("answers for the denied call (what it returns is the model's result), or asks again with a fresh deferral", async () => {
+    const asked: Array<{ reason: string; by?: string; amount: unknown }> = [];
+    const considerate = defineAgent({
+      ...approvalOptions,
+      id: "payouts-considerate",
+      onDenied: (denied, ctx) => {
+        asked.push({ reason: denied.reason, by: denied.by?.id, amount: denied.meta.amount });
+        if (denied.reason === "ask the CFO") {
+          outbox.push({ runId: ctx.runId, tool: "reask", toolCallId: ctx.toolCallId, deferralId: ctx.deferralId, token: ctx.deferral.token, restored: ctx.restored });
+          return ctx.defer({ meta: { ...denied.meta, escalated: true } });
+        }
+        return { approved: false, note: `declined: ${denied.reason}` };
+      },
+    });
+    const { agents: own } = await h.worker([considerate], withSecret);
+
+    const declined = uid("on-denied");
+    h.model.script(declined, [
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 8 } }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":false,"note":"declined: too much"}'), text: "not paid" },
+    ]);
+    await own.run(considerate, { prompt: declined, runId: declined });
+    await own.deferrals.deny(linkFor(declined).deferralId, { reason: "too much", principal: { id: "dana" } });
+    await expect(own.result(declined)).resolves.toMatchObject({ text: "not paid" });
+    expect(asked[0]).toEqual({ reason: "too much", by: "dana", amount: 8 });
+
+    const escalated = uid("on-denied-reask");
+    h.model.script(escalated, [
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 9 } }] },
+      { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":true}'), text: "paid after all" },
+    ]);
+    await own.run(considerate, { prompt: escalated, runId: escalated });
+    const first = linkFor(escalated);
+    await own.deferrals.deny(first.deferralId, { reason: "ask the CFO" });
+    await vi.waitFor(() => expect(linkFor(escalated, "reask")).toBeDefined(), { timeout: 15_000 });
+    const fresh = linkFor(escalated, "reask");
+    expect(fresh.deferralId).not.toBe(first.deferralId);
+    expect((await own.deferrals.get(fresh.deferralId)).meta).toMatchObject({ escalated: true, amount: 9 });
+    await expect(own.resume({ token: first.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
+    const resumed = await own.resume({ token: fresh.token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "paid after all" } });
+    h.model.assertNoFailures();
   });
 });
 

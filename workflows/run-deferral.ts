@@ -1,3 +1,4 @@
+import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent } from "../src/core/contracts.js";
 import type { ToolCall } from "../src/core/messages.js";
@@ -72,8 +73,19 @@ export async function deferUntilAnswered(
       return;
     }
     if (parked.kind === "denied") {
-      // The model hears it was denied and why, as the deferred call's result, and goes on.
-      const { reason, by } = parked.record.denial;
+      const { record } = parked;
+      const { reason, by } = record.denial;
+      if (prepared().hasOnDenied) {
+        // The agent's onDenied answers for the call, or asks again.
+        const out = await callTool({ ...toolInput(winner.call), denied: { deferralId: record.id, reason, ...(by ? { by } : {}), meta: record.meta } });
+        if ("deferred" in out) {
+          request = out.deferred;
+          continue;
+        }
+        state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: out.content });
+        return;
+      }
+      // The model hears it was denied, by whom and why, as the deferred call's result, and goes on.
       state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: deniedResult(reason, by?.id) });
       return;
     }
@@ -110,7 +122,3 @@ export function parkRequest(state: RunProgress, prepared: PreparedAgent, call: T
   };
 }
 
-/** What the model reads as a denied call's result. */
-export function deniedResult(reason: string, by: string | undefined): string {
-  return `Error: this request was denied${by ? ` by ${by}` : ""}: ${reason}. Do not retry it as it was; tell the user, or ask differently.`;
-}

@@ -38,6 +38,8 @@ export interface AgentDescription {
   overheadTokens: number;
   /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
   hasOnExpired: boolean;
+  /** Whether the agent declares `onDenied`; without it the model is told the deferral was denied. Absent in recorded histories. */
+  hasOnDenied?: boolean;
   /** Whether the worker has an `onStatusChange` hook to call (threads announce their transitions through it). */
   statusHook: boolean;
 }
@@ -129,6 +131,8 @@ export interface RunToolCall extends ToolCallBasics {
   deferralRefused?: string;
   /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
   expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
+  /** Set when someone denied this call's deferral: the agent's `onDenied` runs instead of the handler. */
+  denied?: { deferralId: string; reason: string; by?: Principal; meta: JsonObject };
 }
 
 /** A tool call of a thread turn: deferring fails the turn (AI1023); async tools start here. */
@@ -178,6 +182,8 @@ export interface PreparedAgent {
   overheadTokens: number;
   /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
   hasOnExpired: boolean;
+  /** Whether the agent declares `onDenied` (the step layer's description only: runs before version 3 never see it). */
+  hasOnDenied?: boolean;
   /** Tools routed to their own task queue (a work pool), by name. */
   toolQueues?: Record<string, string>;
   /** Activity timeouts for this agent's model and tool calls. */

@@ -14,6 +14,17 @@ export interface PrincipalInfo {
   restored: boolean;
 }
 
+/** What `onDenied` learns about the deferral someone denied (`deferrals.deny`). */
+export interface DeniedDeferral {
+  deferralId: string;
+  toolName: string;
+  /** The reason given to `deny()`. */
+  reason: string;
+  /** Who denied it, when `deny()` was given a principal. */
+  by?: Principal;
+  meta: JsonObject;
+}
+
 /** What `onExpired` learns about the deferral that ran out. */
 export interface ExpiredDeferral {
   deferralId: string;
@@ -66,6 +77,13 @@ export interface AgentOptions extends ModelSettings {
    * `return ctx.defer({...})` to ask again with a fresh deferral (and a fresh token).
    */
   onExpired?: (expired: ExpiredDeferral, ctx: ToolContext) => unknown;
+  /**
+   * Runs when someone denies a deferral of this agent (`deferrals.deny`), instead of
+   * telling the model "this request was denied by …: <reason>". Return a value to hand the
+   * model as the deferred call's result, or `return ctx.defer({...})` to ask again (a fresh
+   * deferral and token). A throw falls back to the default message.
+   */
+  onDenied?: (denied: DeniedDeferral, ctx: ToolContext) => unknown;
   /** Timeouts of each model and tool call (activities). */
   timeouts?: {
     /** Longest one call may take, retries aside. Default `"10m"`. */
@@ -80,13 +98,14 @@ export interface AgentOptions extends ModelSettings {
 
 /** An agent: what the worker runs and the client starts. */
 export interface AgentDefinition
-  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "contextWindow" | "authorize" | "version" | "transformMessages" | keyof ModelSettings>> {
+  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | keyof ModelSettings>> {
   authorize?: AgentOptions["authorize"];
   version?: string;
   transformMessages?: AgentOptions["transformMessages"];
   /** The sampling and provider settings it declared; absent when none. */
   settings?: ModelSettings;
   onExpired?: AgentOptions["onExpired"];
+  onDenied?: AgentOptions["onDenied"];
   contextWindow?: number;
   readonly kind: "agent";
   tools: ToolDefinition<any, any>[];
@@ -137,6 +156,9 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   if (options.onExpired !== undefined && typeof options.onExpired !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "onExpired must be a function" });
   }
+  if (options.onDenied !== undefined && typeof options.onDenied !== "function") {
+    throw new InvalidDefinitionError({ subject, problem: "onDenied must be a function" });
+  }
   return {
     kind: "agent",
     id: options.id,
@@ -146,6 +168,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     tools,
     timeouts,
     ...(options.onExpired ? { onExpired: options.onExpired } : {}),
+    ...(options.onDenied ? { onDenied: options.onDenied } : {}),
     ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     ...(options.authorize ? { authorize: options.authorize } : {}),
     ...(options.version !== undefined ? { version: options.version } : {}),
