@@ -18,7 +18,7 @@ import {
   type ThreadsClient,
 } from "../src/index.js";
 import { runMessagesQuery } from "../src/workflow.js";
-import { linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { askApproval, linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { answerTokenOf, chatAgent, seen, threadRig } from "./thread-support.js";
 
@@ -64,15 +64,21 @@ const longAgent = defineAgent({
   tools: [fetchPage, dump, smallDump, bulky, bigMeta],
   maxTurns: LONG_TURNS + 10,
 });
+// Reads 2 MB, then asks for approval: a parked run whose transcript is larger than one payload.
+const longApproval = defineAgent({ id: "long-approval", model: "gpt-4.1-mini", system: "You read, then ask.", tools: [bulky, askApproval], maxTurns: 4 });
 const sizedChat = defineAgent({ id: "sized-chat", model: chatAgent.model, system: "You chat and use tools.", tools: [...chatAgent.tools, dump], maxTurns: 4 });
 
 let h: Harness;
 let agents: AgentClient;
+let hooked: AgentClient;
 let threads: ThreadsClient;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([longAgent, payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  let taskQueue: string;
+  ({ agents, taskQueue } = await h.worker([longAgent, payoutAgent, longApproval], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  // The same queue through a client with an authorize hook: its resumes read the deferral record first.
+  hooked = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET }, authorize: () => true });
   ({ threads } = await threadRig(h, [sizedChat]));
 }, 300_000);
 afterAll(() => h?.close());
@@ -164,6 +170,27 @@ describe("a long run", () => {
     );
     h.model.assertNoFailures();
   }, 900_000);
+
+  it("parks with a transcript larger than one payload, and still acknowledges, shows its record and resumes through an authorize hook", async () => {
+    const runId = uid("long-parked");
+    h.model.script(runId, [
+      { toolCalls: Array.from({ length: 9 }, (_, i) => ({ name: "bulky", arguments: { i } })) },
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 77 } }] },
+      { text: "approved after reading" },
+    ]);
+    expect(await agents.run(longApproval, { prompt: runId, runId })).toMatchObject({ status: "deferred" });
+    const { deferralId, token } = linkFor(runId);
+    // The record read leaves the 2.25 MB transcript out, but keeps what a person approving needs.
+    const record = await hooked.deferrals.getRecord(deferralId);
+    expect(record).toMatchObject({ id: deferralId, status: "deferred", toolName: "askApproval", toolArguments: '{"amount":77}', meta: { amount: 77 } });
+    expect(record).not.toHaveProperty("stepState");
+    // The whole view (with the transcript) cannot travel: a typed refusal that says where to read instead.
+    await expect(hooked.deferrals.get(deferralId)).rejects.toMatchObject({ code: "AI1016", message: expect.stringContaining("deferrals.getRecord()") });
+    await expect(hooked.handle(runId).settled()).resolves.toMatchObject({ status: "deferred", deferralId });
+    const resumed = await hooked.resume({ token, payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved after reading" } });
+    h.model.assertNoFailures();
+  });
 
   it("reads a transcript larger than one payload a page at a time, and sends a batch's big results by query", async () => {
     const runId = uid("bulky-run");

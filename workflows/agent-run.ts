@@ -16,7 +16,7 @@ import { DefinitionChangedError } from "../src/core/errors/definition-changed.js
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, type ToolCall } from "../src/core/messages.js";
+import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
@@ -27,6 +27,7 @@ import type { DeferralRecord } from "../src/core/deferral-record.js";
 import {
   cancelUpdate,
   deferralQuery,
+  deferralRecordQuery,
   denyUpdate,
   replaceStepStateUpdate,
   resumeUpdate,
@@ -76,6 +77,14 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(deferralQuery, (id) => {
     refuseMalformed(deferralQuery.name, deferralIdProblem(id));
     return book.records.view(id);
+  });
+  setHandler(deferralRecordQuery, (id) => {
+    refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
+    const record = book.records.find(id);
+    if (!record) return null;
+    // The call's arguments, for whoever shows the request: a few bytes of a transcript the record read leaves out.
+    const toolArguments = argumentsOf(state.messages, record.toolCallId);
+    return toolArguments === undefined ? record : { ...record, toolArguments };
   });
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
@@ -299,4 +308,15 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
 function isContextOverflow(err: unknown): boolean {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   return cause instanceof ApplicationFailure && cause.type === ErrorCode.ContextOverflow;
+}
+
+/** The arguments the model wrote for call `toolCallId`, newest assistant message first. */
+function argumentsOf(messages: ChatMessage[], toolCallId: string): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "assistant") continue;
+    const call = m.tool_calls?.find((c) => c.id === toolCallId);
+    if (call) return call.function.arguments;
+  }
+  return undefined;
 }

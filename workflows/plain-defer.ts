@@ -11,7 +11,7 @@ import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
 import type { JsonObject, JsonValue } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { isDigest } from "../src/core/proof.js";
-import { deferralQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
+import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../src/core/wire/run.js";
 import { DeferralBook } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import { inFanOut } from "./fan-out.js";
@@ -52,6 +52,10 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     setHandler(deferralQuery, (id) => {
       refuseMalformed(deferralQuery.name, deferralIdProblem(id));
       return deferrals.records.view(id);
+    });
+    setHandler(deferralRecordQuery, (id) => {
+      refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
+      return deferrals.records.find(id) ?? null;
     });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });

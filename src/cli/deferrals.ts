@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import type { DeferralStatus } from "../core/deferral-record.js";
 import type { JsonValue } from "../core/json.js";
+import type { ChatMessage } from "../core/messages.js";
+import type { AgentClient } from "../client/agent-client.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { age, output, table } from "./output.js";
 import { FlagError, jsonFlag, messageLine } from "./render.js";
@@ -28,7 +30,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
           pageSize: positive(flags.limit, "--limit"),
         });
         // Each row's age is the record's: visibility holds expiry, the record the rest.
-        const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.get(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
+        const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.getRecord(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
         output(g.json).result({ deferrals: rows }, () =>
           table(
             ["DEFERRAL", "STATUS", "AGENT", "AGE", "EXPIRES"],
@@ -48,8 +50,8 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
       const g = globals();
       const { agents, close } = await connectClient(g);
       try {
-        const { stepState, digest: _digest, ...record } = await agents.deferrals.get(deferralId);
-        const tail = (stepState?.messages ?? []).slice(-positive(flags.tail, "--tail"));
+        const { digest: _digest, ...record } = await agents.deferrals.getRecord(deferralId);
+        const tail = await transcriptTail(agents, record.runId, positive(flags.tail, "--tail"), record.agentId !== undefined);
         output(g.json).result({ ...record, transcriptTail: tail }, () => [
           `deferral   ${record.id}`,
           `run        ${record.runId}`,
@@ -112,4 +114,11 @@ export function positive(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new FlagError(`${flag} must be a positive whole number, not "${value}"`);
   return n;
+}
+
+/** The last `n` messages of an agent run's transcript, read as a page (a plain workflow has none). */
+async function transcriptTail(agents: AgentClient, runId: string, n: number, isAgentRun: boolean): Promise<ChatMessage[]> {
+  if (!isAgentRun) return [];
+  const { total } = await agents.messages(runId, { limit: 1 });
+  return (await agents.messages(runId, { cursor: String(Math.max(0, total - n)), limit: Math.min(n, 1000) })).messages;
 }

@@ -1,7 +1,8 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import type { QueryDefinition } from "@temporalio/common";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
-import type { DeferralStatus, DeferralView, DenyReply, DenyRequest, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
-import { deferralQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
+import type { DeferralRecord, DeferralStatus, DeferralView, DenyReply, DenyRequest, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
+import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
 import { DeferralAlreadyResumedError } from "../core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../core/errors/deferral-denied.js";
@@ -9,6 +10,8 @@ import { DeferralExpiredError } from "../core/errors/deferral-expired.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
+import { PayloadTooLargeError } from "../core/errors/payload-too-large.js";
+import { MAX_PAYLOAD_BYTES } from "../core/payload-size.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { Principal } from "../core/json.js";
@@ -79,19 +82,49 @@ export class DeferralStore {
 
   /** The record with its `meta`, fingerprint and, while waiting, its step state; RC5046 when there is none, AI1013 when the hook refuses. */
   async get(deferralId: string, options: DeferralCaller = {}): Promise<DeferralView> {
+    return this.#read(deferralId, options, deferralQuery);
+  }
+
+  /**
+   * The record without its step state (no transcript, no fingerprint): what a resume, an
+   * acknowledgment or a listing needs, at a size that does not grow with the run's
+   * transcript. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`.
+   */
+  async getRecord(deferralId: string, options: DeferralCaller = {}): Promise<DeferralRecord> {
+    try {
+      return await this.#read(deferralId, options, deferralRecordQuery);
+    } catch (err) {
+      if (!(err instanceof QueryNotRegisteredError) || isOversized(err)) throw err;
+      // A worker older than the record query: the whole view, less what a record is not.
+      const { stepState: _steps, fingerprint: _fingerprint, ...record } = await this.#read(deferralId, { principal: options?.principal }, deferralQuery);
+      return record;
+    }
+  }
+
+  async #read<T extends DeferralRecord>(deferralId: string, options: DeferralCaller, query: QueryDefinition<T | null, [string]>): Promise<T> {
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
     await authorizeDeferral(this, "deferral.get", deferralId, options?.principal);
-    let view: DeferralView | null;
+    let view: T | null;
     try {
-      view = await boundedQuery(this.client, this.reads, located.runId, () => this.client.workflow.getHandle(located.runId).query(deferralQuery, deferralId));
+      view = await boundedQuery(this.client, this.reads, located.runId, () => this.client.workflow.getHandle(located.runId).query(query, deferralId));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) throw new DeferralNotFoundError({ deferralId });
+      // Temporal refuses an answer over its blob limit (the client reports it as an unknown query).
+      if (isOversized(err)) {
+        throw new PayloadTooLargeError({
+          what: `Deferral "${deferralId}" with its step state`,
+          bytes: MAX_PAYLOAD_BYTES + 1,
+          limitBytes: MAX_PAYLOAD_BYTES,
+          hint: "Its transcript is too large to read in one answer: read the record with deferrals.getRecord() and the transcript a page at a time with agents.messages(runId).",
+        });
+      }
       throw err;
     }
     if (!view) throw new DeferralNotFoundError({ deferralId });
     return view;
   }
+
 
   /** Pages through runs' latest deferrals, filtered by status, agent and expiry, and by the hook (`deferral.list`, asked per row). */
   async list(options: ListDeferralsOptions = {}): Promise<DeferralPage> {
@@ -203,9 +236,14 @@ export class DeferralStore {
   }
 }
 
+/** A query answer Temporal refused for its size. */
+function isOversized(err: unknown): boolean {
+  return err instanceof Error && /size exceeds limit/i.test(err.message);
+}
+
 /** Why a deferral of a closed run cannot be denied, from its record. */
 async function closedRefusal(store: DeferralStore, deferralId: string): Promise<Error> {
-  const record = await store.get(deferralId);
+  const record = await store.getRecord(deferralId);
   if (record.status === "denied") return new DeferralDeniedError({ deferralId, reason: record.deniedReason ?? "denied" });
   if (record.status === "expired") return new DeferralExpiredError({ deferralId, expiresAt: record.expiresAt });
   if (record.status === "resumed" || record.status === "needs-compaction") return new DeferralAlreadyResumedError({ deferralId });

@@ -1,6 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
-import type { DeferralView } from "../core/deferral-record.js";
+import type { DeferralRecord, DeferralView } from "../core/deferral-record.js";
 import { resumeUpdate } from "../core/wire/run.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { verifyResumeToken, type TokenClaims } from "../deferral/token.js";
@@ -42,7 +42,7 @@ export interface ResumeOptions {
 
 /** `previewResume`: what a resume with `token` would meet, short of spending it. */
 export type ResumePreview =
-  | { status: "pending"; deferralId: string; deferral: DeferralView }
+  | { status: "pending"; deferralId: string; deferral: DeferralRecord }
   | ResumeResult;
 
 export interface ResumeResult {
@@ -70,7 +70,7 @@ interface Checked {
   /** The frozen copy the hook saw; what is sent. */
   reverify: Principal | undefined;
   /** Absent when no check needed the record (no hook, no context window). */
-  view?: DeferralView;
+  view?: DeferralRecord | DeferralView;
 }
 
 /** `AgentClient.resume()`: the checks in their documented order, then the resume update. */
@@ -126,7 +126,9 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
   // the resume update's own checks answer with the same codes, one round trip sooner.
   if (!needRecord && !authorize && !claims.window && plainJson) return { claims, runId: located.runId, reverify };
 
-  const view = await deps.deferrals.get(claims.deferralId);
+  // Only the context-window estimate needs the transcript: the rest reads the record alone,
+  // whose size does not grow with the run.
+  const view = claims.window ? await deps.deferrals.get(claims.deferralId) : await deps.deferrals.getRecord(claims.deferralId);
   if (view.toolCallId !== claims.toolCallId) {
     throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
   }
@@ -188,7 +190,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
     // A closed run takes no updates (and an unknown one reads RC5046 here).
-    const after = await deps.deferrals.get(claims.deferralId);
+    const after = await deps.deferrals.getRecord(claims.deferralId);
     if (after.toolCallId !== claims.toolCallId) throw new ToolCallMismatchError({ deferralId: after.id, toolCallId: claims.toolCallId });
     if (after.status !== "deferred" && after.outcome) return { status: "duplicate", deferralId: after.id, outcome: after.outcome };
     if (after.status === "denied") throw new DeferralDeniedError({ deferralId: after.id, reason: after.deniedReason ?? "denied" });
@@ -197,7 +199,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
   }
 }
 
-async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralView, reverify: Principal | undefined): Promise<void> {
+async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralRecord, reverify: Principal | undefined): Promise<void> {
   if (!authorize) return;
   const verdict = await askAuthorize(() =>
     authorize({
@@ -226,8 +228,8 @@ async function authorizeResume(authorize: AuthorizeHook | undefined, options: Re
 }
 
 /** Refuses, before the approval is spent, a resume whose thread plus payload cannot fit the model. */
-async function refuseOverflow(view: DeferralView, payload: unknown): Promise<void> {
-  if (!view.contextWindow || !view.stepState || view.status !== "deferred") return;
+async function refuseOverflow(view: DeferralRecord | DeferralView, payload: unknown): Promise<void> {
+  if (!view.contextWindow || !("stepState" in view) || !view.stepState || view.status !== "deferred") return;
   const content = typeof payload === "string" ? payload : JSON.stringify(payload);
   const estimatedTokens =
     (view.overheadTokens ?? 0) +

@@ -73,7 +73,7 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
 
 /** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
 export async function deferredAck(deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
-  const record = await deferrals.get(deferralId);
+  const record = await deferrals.getRecord(deferralId);
   return record.status === "deferred" ? ackOf(record) : undefined;
 }
 

@@ -18,6 +18,8 @@ export interface DeferralRecord {
   /** The tool call that won the deferral; only its token resumes it. */
   toolCallId: string;
   toolName?: string;
+  /** The deferred call's arguments as the model wrote them (JSON text); set on record reads of agent runs. */
+  toolArguments?: string;
   status: DeferralStatus;
   /** JSON Schema of a valid payload, when the handler declared one. */
   schema?: JsonObject;

@@ -1,6 +1,7 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { ChatMessage } from "../messages.js";
 import type {
+  DeferralRecord,
   DenyReply,
   DenyRequest,
   DeferralView,
@@ -41,6 +42,13 @@ export const transcriptQuery = defineQuery<ChatMessage[], [{ epoch: number; leng
 
 /** One deferral record (with step state for agent runs), or null when the run has no such deferral. */
 export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable-agents.deferral");
+
+/**
+ * One deferral record without its step state, or null: what a resume, an acknowledgment or
+ * a listing needs, at a size that does not grow with the transcript (which may be larger
+ * than a query's answer can be).
+ */
+export const deferralRecordQuery = defineQuery<DeferralRecord | null, [string]>("durable-agents.deferralRecord");
 
 /**
  * Resumes a deferral. The validator refuses (with no history) a missing or wrong proof of

@@ -1,11 +1,11 @@
 import type { AgentClient } from "../../client/agent-client.js";
-import type { DeferralView } from "../../core/deferral-record.js";
+import type { DeferralRecord } from "../../core/deferral-record.js";
 import { DurableAgentsError } from "../../core/errors/base.js";
 import type { Principal } from "../../core/json.js";
 import type { ResumeResult } from "../../client/resume.js";
 
 export type Preview =
-  | { kind: "live"; record: DeferralView }
+  | { kind: "live"; record: DeferralRecord }
   | { kind: "answered"; result: ResumeResult }
   | { kind: "refused"; error: DurableAgentsError };
 

@@ -5,7 +5,7 @@ import { NONCE, secureHeaders } from "hono/secure-headers";
 import { z } from "zod";
 import type { AgentClient } from "../../client/agent-client.js";
 import type { ResumeResult } from "../../client/resume.js";
-import type { DeferralView } from "../../core/deferral-record.js";
+import type { DeferralRecord, DeferralView } from "../../core/deferral-record.js";
 import { DurableAgentsError } from "../../core/errors/base.js";
 import { codeInfo, ErrorCode } from "../../core/errors/codes.js";
 import type { JsonValue } from "../../core/json.js";
@@ -114,7 +114,7 @@ function stateView(state: ApprovalState, status: number, extra: { message?: stri
   return { state, status, hints: {}, values: {}, errors: [], ...extra };
 }
 
-function formView(record: DeferralView, values: Record<string, string[]>, errors: string[]): ViewParts {
+function formView(record: DeferralRecord, values: Record<string, string[]>, errors: string[]): ViewParts {
   const hints = hintsOf(record.meta);
   const title = hints.title ?? (typeof record.meta.title === "string" ? record.meta.title : undefined);
   const description = hints.description ?? (typeof record.meta.description === "string" ? record.meta.description : undefined);
@@ -161,8 +161,15 @@ function refusalView(err: DurableAgentsError): ViewParts {
   return stateView(known?.state ?? "error", codeInfo(err.code).http, { message: known?.message ?? "The answer could not be taken. Nothing was changed.", code: err.code });
 }
 
-/** The deferred call's arguments, as the model wrote them, from the step state. */
-function argumentsOf(record: DeferralView): JsonValue | undefined {
+/** The deferred call's arguments, as the model wrote them: from the record read, else the step state. */
+function argumentsOf(record: DeferralRecord & Partial<Pick<DeferralView, "stepState">>): JsonValue | undefined {
+  if (record.toolArguments !== undefined) {
+    try {
+      return JSON.parse(record.toolArguments) as JsonValue;
+    } catch {
+      return record.toolArguments;
+    }
+  }
   for (const message of record.stepState?.messages ?? []) {
     if (message.role !== "assistant") continue;
     const call = message.tool_calls?.find((c) => c.id === record.toolCallId);
