@@ -34,3 +34,13 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
   });
   return { agents, close: () => connection.close() };
 }
+
+/** Runs `work` with a connected client, closing the connection however it ends. */
+export async function withAgents<T>(flags: ConnectionFlags, work: (agents: AgentClient) => Promise<T>): Promise<T> {
+  const { agents, close } = await connectClient(flags);
+  try {
+    return await work(agents);
+  } finally {
+    await close();
+  }
+}

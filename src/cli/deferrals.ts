@@ -3,7 +3,7 @@ import type { DeferralStatus } from "../core/deferral-record.js";
 import type { JsonValue } from "../core/json.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { AgentClient } from "../client/agent-client.js";
-import { connectClient, type ConnectionFlags } from "./connect.js";
+import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { age, output, table } from "./output.js";
 import { FlagError, jsonFlag, messageLine } from "./render.js";
 import type { Globals } from "./main.js";
@@ -21,8 +21,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .option("--limit <n>", "at most this many rows", "100")
     .action(async (flags: { agent?: string; status: string; expiringBefore?: string; limit: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         const page = await agents.deferrals.list({
           status: flags.status as DeferralStatus,
           ...(flags.agent ? { agentId: flags.agent } : {}),
@@ -37,9 +36,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
             rows.map((d) => [d.deferralId, d.status, d.agentId ?? "-", age(d.deferredAt), d.expiresAt ? age(d.expiresAt) : "-"]),
           ),
         );
-      } finally {
-        await close();
-      }
+      });
     });
 
   deferrals
@@ -48,8 +45,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .option("--tail <n>", "how many transcript messages to show", "6")
     .action(async (deferralId: string, flags: { tail: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         const { digest: _digest, ...record } = await agents.deferrals.getRecord(deferralId);
         const tail = await transcriptTail(agents, record.runId, positive(flags.tail, "--tail"), record.agentId !== undefined);
         output(g.json).result({ ...record, transcriptTail: tail }, () => [
@@ -65,9 +61,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
           ...(record.schema ? [`schema     ${JSON.stringify(record.schema)}`] : []),
           ...(tail.length > 0 ? ["transcript (last messages):", ...tail.map((m) => `  ${messageLine(m)}`)] : []),
         ]);
-      } finally {
-        await close();
-      }
+      });
     });
 
   deferrals
@@ -99,13 +93,10 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .requiredOption("--reason <text>", "why, as the model and the record will say")
     .action(async (deferralId: string, flags: { reason: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         const denied = await agents.deferrals.deny(deferralId, { reason: flags.reason });
         output(g.json).result(denied, () => [`denied: ${denied.deferralId} (${flags.reason})`]);
-      } finally {
-        await close();
-      }
+      });
     });
 }
 

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import type { AgentDefinition } from "../core/define-agent.js";
 import type { AgentClient } from "../client/agent-client.js";
-import { connectClient, type ConnectionFlags } from "./connect.js";
+import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { output, type Output } from "./output.js";
 import { FlagError, messageLine } from "./render.js";
 import type { Globals } from "./main.js";
@@ -44,8 +44,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .option("--tail <n>", "how many messages to show", "6")
     .action(async (runId: string, flags: { tail: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         const state = await agents.state(runId);
         const tail = state.recentMessages.slice(-Number(flags.tail) || 6);
         output(g.json).result({ runId, ...state }, () => [
@@ -55,9 +54,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
           `tokens   ${state.usage.totalTokens} (${state.usage.promptTokens} in, ${state.usage.completionTokens} out)`,
           ...tail.map((m) => `  ${messageLine(m)}`),
         ]);
-      } finally {
-        await close();
-      }
+      });
     });
 
   runs
@@ -66,13 +63,10 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .option("--reason <text>", "why, recorded with the cancellation")
     .action(async (runId: string, flags: { reason?: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         await agents.cancel(runId, flags.reason ? { reason: flags.reason } : {});
         output(g.json).result({ runId, cancelled: true }, () => [`cancelled: ${runId}`]);
-      } finally {
-        await close();
-      }
+      });
     });
 
   runs
@@ -81,12 +75,9 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .option("--interval <ms>", "how often to look", "500")
     .action(async (runId: string, flags: { interval: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         await tail(agents, runId, Math.max(50, Number(flags.interval) || 500), output(g.json));
-      } finally {
-        await close();
-      }
+      });
     });
 }
 

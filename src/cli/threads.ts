@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { ThreadFailure } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
-import { connectClient, type ConnectionFlags } from "./connect.js";
+import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { age, output, table, type Output } from "./output.js";
 import type { Globals } from "./main.js";
 
@@ -17,13 +17,10 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
     .option("--limit <n>", "at most this many", "50")
     .action(async (flags: { limit: string }) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         const page = await agents.threads.listThreads({ limit: Number(flags.limit) || 50 });
         output(g.json).result(page, () => table(["THREAD", "AGENT", "AGE"], page.threads.map((t) => [t.threadId, t.agentId ?? "-", age(t.createdAt)])));
-      } finally {
-        await close();
-      }
+      });
     });
 
   threads
@@ -31,12 +28,9 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
     .description("Stream the answer as it is written, until the thread settles")
     .action(async (threadId: string) => {
       const g = globals();
-      const { agents, close } = await connectClient(g);
-      try {
+      await withAgents(g, async (agents) => {
         await follow(agents.threads, threadId, output(g.json), -1);
-      } finally {
-        await close();
-      }
+      });
     });
 
   threads
