@@ -73,8 +73,12 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
     if (!deps.deferral) throw new DeferralNotConfiguredError({ where: `tool "${toolName}"` });
     // The token says whether resume must estimate the transcript first, so it can skip reading the record otherwise.
     const window = deps.registry.get(input.agentId).agent.contextWindow !== undefined;
-    // Bound to this execution: the run id is the first run's, as runs never continue as new.
-    return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, { window, binding: activityBinding(activity.info) });
+    // Bound to the run's first execution: the activity's own, unless the run continued as new.
+    const binding = activityBinding(activity.info);
+    return mintResumeToken(deps.deferral.secret, input.deferralId, input.toolCall.id, {
+      window,
+      binding: binding && input.firstRunId ? { ...binding, firstRunId: input.firstRunId } : binding,
+    });
   };
   return {
     scope: { runId: input.workflowId, toolCallId: input.toolCall.id },

@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   resume: () => import("./resume.js"),
   cancel: () => import("./cancel.js"),
   http: () => import("./http.js"),
+  long: () => import("./long.js"),
 };
 
 const name = process.argv[2];

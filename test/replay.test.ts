@@ -18,8 +18,12 @@ import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness, SECRET } from "./harness.js";
-import { weatherAgent } from "./fixtures/agents.js";
-import { linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { add, weatherAgent } from "./fixtures/agents.js";
+import { askApproval, linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { defineAgent } from "../src/index.js";
+
+/** Long enough to continue as new (version 4 on) a few times within one scenario. */
+const longAgent = defineAgent({ id: "replay-long", model: "gpt-4.1-mini", system: "You add, then ask.", tools: [add, askApproval], maxTurns: 40 });
 import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
 import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
@@ -36,7 +40,7 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
-  ({ agents } = await h.worker([weatherAgent, payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
@@ -102,6 +106,18 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
     await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter);
     await agents.result(prompt);
+  },
+  // Continues as new before and after a deferral; the resume follows it to the end.
+  "continued-deferred-resumed": async (prompt) => {
+    h.model.respond(prompt, (_req, turn) =>
+      turn === 10
+        ? { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }
+        : turn < 22
+          ? { toolCalls: [{ name: "add", arguments: { a: turn, b: 1 } }] }
+          : { text: "added and asked" },
+    );
+    await agents.run(longAgent, { prompt, runId: prompt, maxHistoryEvents: 100 });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
   },
   expired: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1, ttl: "1s" } }] }]);

@@ -3,7 +3,10 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  condition,
   isCancellation,
+  allHandlersFinished,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -22,7 +25,7 @@ import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
 import { cancelRequestProblem, deferralIdProblem, messagePageProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
-import { jsonBytes, MAX_PAGE_BYTES, tailOf } from "../src/core/payload-size.js";
+import { jsonBytes, MAX_PAGE_BYTES, MAX_PAYLOAD_BYTES, tailOf } from "../src/core/payload-size.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import {
   cancelUpdate,
@@ -36,7 +39,7 @@ import {
   settledUpdate,
   transcriptQuery,
 } from "../src/core/wire/run.js";
-import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, type AgentResult, type AgentRunInput, type RunState } from "../src/core/run-state.js";
+import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
@@ -114,10 +117,60 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
   });
 
-  if (input.timeoutMs) {
-    void CancellationScope.nonCancellable(() => sleep(input.timeoutMs!)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
+  // What an earlier execution of this run handed on: its records (their ids go on counting) and what the worker's cache has seen.
+  if (input.carried) {
+    book.records.list.push(...input.carried.records);
+    transcript.epoch = input.carried.epoch;
+    transcript.sentLength = input.carried.sentLength;
   }
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps };
+  const deadline = input.carried ? input.carried.deadline : input.timeoutMs ? Date.now() + input.timeoutMs : undefined;
+  if (deadline !== undefined) {
+    const left = input.carried ? Math.max(1, deadline - Date.now()) : input.timeoutMs!;
+    void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
+  }
+  /**
+   * Version 4 on: between turns, with nothing waiting and no update in flight, a run whose
+   * history Temporal says is long (or past `maxHistoryEvents`) continues as new, carrying
+   * what it holds, so a long run does not meet Temporal's history limits. One whose carry
+   * would not fit a payload (a transcript over 1.5 MB) goes on as it is.
+   */
+  const continueIfDue = async (): Promise<void> => {
+    if ((input.version ?? 0) < 4) return;
+    const info = workflowInfo();
+    const due = info.continueAsNewSuggested || (input.maxHistoryEvents !== undefined && info.historyLength >= input.maxHistoryEvents);
+    if (!due || book.current() || definitionCheck.record) return;
+    // Resumes waiting for the run's next settled state are answered "running" (their clients
+    // follow the run); anything else still in flight (an old client's settled update) is
+    // given a moment, then the run goes on in this execution and tries again next turn.
+    const undo = book.resumes.releaseForContinue();
+    if (!(await condition(allHandlersFinished, "10s"))) {
+      undo();
+      return;
+    }
+    const carried: RunCarry = {
+      messages: state.messages,
+      turnsUsed: state.turnsUsed,
+      usage: state.usage,
+      restored: state.restored,
+      ...(state.principal ? { principal: state.principal } : {}),
+      ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
+      records: book.records.list,
+      epoch: transcript.epoch,
+      sentLength: transcript.sentLength,
+      ...(deadline !== undefined ? { deadline } : {}),
+      continuedRuns: (input.carried?.continuedRuns ?? 0) + 1,
+    };
+    const next: AgentRunInput = { ...input, carried };
+    if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
+      undo();
+      return;
+    }
+    await makeContinueAsNewFunc<typeof agentRun>({
+      ...(info.memo ? { memo: info.memo } : {}),
+      typedSearchAttributes: info.typedSearchAttributes,
+    })(next);
+  };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue };
 
   return book.run(
     async () => {
@@ -162,7 +215,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
     }
     return call(input);
   };
-  const { workflowId, runId, taskQueue } = workflowInfo();
+  const { workflowId, runId, taskQueue, firstExecutionRunId } = workflowInfo();
   const toolInput = (toolCall: ToolCall) => ({
     agentId: state.agentId,
     workflowId,
@@ -173,6 +226,8 @@ async function loop(run: RunContext): Promise<AgentResult> {
     ...(state.principal ? { principal: state.principal } : {}),
     ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
     ...(deferralRefused ? { deferralRefused } : {}),
+    // Its tokens are bound to the first execution, which the tool's activity cannot see once the run continued as new.
+    ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
   });
 
   const modelCall = async () => {
@@ -226,6 +281,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
 
   for (;;) {
     stopIfCancelled();
+    await run.continueIfDue();
     const { maxTurns } = prepared();
     if (state.turnsUsed >= maxTurns) {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();

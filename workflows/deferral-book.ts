@@ -1,4 +1,4 @@
-import { allHandlersFinished, CancellationScope, condition } from "@temporalio/workflow";
+import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from "@temporalio/workflow";
 import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
@@ -181,6 +181,8 @@ export class DeferralBook {
       this.outcome.settle({ status: "completed", result: summary(result) });
       return result;
     } catch (err) {
+      // Continuing as new is not an outcome: the next execution settles the run.
+      if (err instanceof ContinueAsNew) throw err;
       this.outcome.settle({ status: "failed", error: failureInfo(err) });
       throw err;
     } finally {

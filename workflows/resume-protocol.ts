@@ -42,6 +42,8 @@ export interface ResumeOptions {
 export class ResumeProtocol {
   // Concurrent resumes of one deferral share one check instead of one activity each.
   readonly #verifying = new Map<string, Promise<void>>();
+  /** Set while the run continues as new: resumes still waiting for its next settled state answer "running". */
+  #continuing = false;
 
   constructor(
     private readonly runtime: Pick<DeferralRuntime, "condition" | "now" | "execution">,
@@ -130,8 +132,9 @@ export class ResumeProtocol {
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
     for (;;) {
       if (record.status === "resumed" || record.status === "needs-compaction") {
-        await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
+        await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
         if (record.outcome) return { status: "duplicate", deferralId: record.id, outcome: record.outcome };
+        if (this.#continuing && !isDenied(record)) return { status: "duplicate", deferralId: record.id, outcome: { status: "running" } };
         continue;
       }
       if (record.status === "denied") {
@@ -148,9 +151,22 @@ export class ResumeProtocol {
     const issues = record.schema ? schemaIssues(record.schema, request.payload) : undefined;
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
     this.#claim(record, request);
-    await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied");
+    await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
+    if (!record.outcome && this.#continuing && !isDenied(record)) return { status: "resumed", deferralId: record.id, outcome: { status: "running" } };
     if (!record.outcome) throw this.denials.failureOf(record);
     return { status: "resumed", deferralId: record.id, outcome: record.outcome };
+  }
+
+  /**
+   * The run is about to continue as new: resumes still waiting for its next settled state
+   * are answered `{ status: "running" }` now (their clients follow the run), so nothing
+   * holds the execution open. Returns the undo, for when it does not continue after all.
+   */
+  releaseForContinue(): () => void {
+    this.#continuing = true;
+    return () => {
+      this.#continuing = false;
+    };
   }
 
   /** Runs the continuation check once for all resumes waiting on `record`; a failure denies it. */
@@ -195,4 +211,9 @@ function schemaIssues(schema: object, payload: unknown): string[] | undefined {
   } catch (err) {
     return [`the deferral's schema cannot be applied: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`];
   }
+}
+
+/** Read afresh after a wait (TypeScript's narrowing from before it does not hold). */
+function isDenied(record: DeferralRecord): boolean {
+  return record.status === "denied";
 }

@@ -22,10 +22,26 @@ export interface RunContext {
   readonly definitionCheck: { record?: DeferralRecord };
   /** The agent-step layer, for runs started at version 3 or later; older runs schedule what their histories hold. */
   readonly steps: AgentSteps | undefined;
+  /** Between turns: continues as new when the history grew long and nothing waits (version 4 on). */
+  readonly continueIfDue: () => Promise<void>;
 }
 
-/** A run's state as it starts, before its first model call. */
+/** A run's state as it starts, before its first model call, or as its previous execution handed it on. */
 export function initialRunState(input: AgentRunInput): RunProgress {
+  const carried = input.carried;
+  if (carried) {
+    return {
+      agentId: input.agentId,
+      status: "running",
+      messages: carried.messages,
+      turnsUsed: carried.turnsUsed,
+      maxTurns: undefined,
+      usage: carried.usage,
+      restored: carried.restored,
+      ...(carried.principal ? { principal: carried.principal } : {}),
+      ...(carried.resumedBy ? { resumedBy: carried.resumedBy } : {}),
+    };
+  }
   return {
     agentId: input.agentId,
     status: "running",

@@ -6,7 +6,7 @@ import {
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
-import type { DeferredAck } from "../core/deferral-record.js";
+import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
 import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
 import type { RunMessagePage } from "../core/run-state.js";
@@ -66,6 +66,12 @@ export interface RunOptions {
    * deferred included, e.g. `"7d"`. Its deferral, if any, is denied.
    */
   timeout?: Duration;
+  /**
+   * Continue as new once the current execution's history reaches this many events (at
+   * least 100). Temporal suggests it by itself at a few thousand events or a few MB, so a
+   * long run never meets its history limits; set this to continue sooner.
+   */
+  maxHistoryEvents?: number;
 }
 
 /** A started run; every method asks `authorize` as the principal the handle was made for. */
@@ -139,6 +145,7 @@ export class AgentClient {
       prompt: options.prompt,
       ...(options.principal ? { principal: options.principal } : {}),
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
+      ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
     };
     await startAgentRun(this.client, this.taskQueue, runId, input);
     return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
@@ -237,7 +244,13 @@ export class AgentClient {
 
   #resumeDeps() {
     // A resume is authorized as `resume`, with the record it reads: reading it is part of it.
-    return { client: this.client, deferrals: unguarded(this.deferrals), secrets: this.#deferral?.secrets, authorize: this.#authorize };
+    return {
+      client: this.client,
+      deferrals: unguarded(this.deferrals),
+      secrets: this.#deferral?.secrets,
+      authorize: this.#authorize,
+      follow: (runId: string) => outcomeOf(this.#handle(runId).settled()),
+    };
   }
 
   /** Exposed for advanced use: the raw Temporal handle of a run. */
@@ -265,5 +278,33 @@ async function translate<T>(runId: string, call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (err) {
     throw runFailure(runId, err);
+  }
+}
+
+/** `maxHistoryEvents`, checked: a whole number of at least 100 (fewer would continue as new every turn). */
+function historyEventsOf(value: unknown, agentId: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 100) {
+    throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "maxHistoryEvents must be a whole number of at least 100" });
+  }
+  return value;
+}
+
+/** A settled state as a resume's outcome: what the workflow itself answers with. */
+async function outcomeOf(settled: Promise<AgentResult | DeferredAck>): Promise<RunOutcome> {
+  try {
+    const value = await settled;
+    if (value.status !== "completed") return value;
+    const { status, text, turnsUsed, usage } = value;
+    return { status: "completed", result: { status, text, turnsUsed, usage } };
+  } catch (err) {
+    const coded = err as { code?: unknown; fields?: unknown };
+    return {
+      status: "failed",
+      error: {
+        ...(typeof coded?.code === "string" ? { code: coded.code } : {}),
+        message: err instanceof Error ? err.message : String(err),
+        ...(coded?.fields !== undefined ? { fields: coded.fields as never } : {}),
+      },
+    };
   }
 }

@@ -61,6 +61,8 @@ export interface ResumeDeps {
   /** The deferral secrets (current first); absent when the client was made without them (RC5040). */
   secrets: Buffer[] | undefined;
   authorize: AuthorizeHook | undefined;
+  /** The run's next settled state, waited for by reading (when it continued as new before settling). */
+  follow?: (runId: string) => Promise<RunOutcome>;
 }
 
 /** A resume that passed the checks before the payload's: what sending it needs. */
@@ -173,7 +175,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     }
   }
   try {
-    return await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
+    const reply = await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
       args: [
         {
           deferralId: claims.deferralId,
@@ -187,6 +189,8 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
         },
       ],
     });
+    // The run continued as new before it settled again: its next settled state is the outcome.
+    return reply.outcome.status === "running" && deps.follow ? { ...reply, outcome: await deps.follow(runId) } : reply;
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
     // A closed run takes no updates (and an unknown one reads RC5046 here).

@@ -44,30 +44,32 @@ const WATCH_INTERVAL_MS = 250;
  * watch for each of them.
  */
 export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
-  let description;
-  try {
-    description = await deps.client.workflow.getHandle(runId).describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-    throw err;
-  }
-  if (description.status.name !== "RUNNING") return deps.result();
-  const attributes = description.typedSearchAttributes;
-  const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
-  const ack = waitingOn ? await deps.deferred(waitingOn) : undefined;
-  if (ack) return ack;
+  // A run that continues as new closes one execution and goes on in the next: wait again on that one.
+  for (;;) {
+    let description;
+    try {
+      description = await deps.client.workflow.getHandle(runId).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+      throw err;
+    }
+    if (description.status.name !== "RUNNING") return deps.result();
+    const attributes = description.typedSearchAttributes;
+    const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
+    const ack = waitingOn ? await deps.deferred(waitingOn) : undefined;
+    if (ack) return ack;
 
-  // Whichever answers first stops the other's long-poll.
-  const stop = new AbortController();
-  const closed = watchForClose(deps.client, runId, stop.signal).then(() => deps.result());
-  const parked = watchForDeferral(deps, runId, stop.signal);
-  closed.catch(() => undefined);
-  parked.catch(() => undefined);
-  try {
-    // The full history ends without a deferral when the run closed: its result says how.
-    return await Promise.race([closed, parked.then<AgentResult | DeferredAck>((found) => found ?? closed)]);
-  } finally {
-    stop.abort();
+    const stop = new AbortController();
+    const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
+    const parked = watchForDeferral(deps, runId, stop.signal);
+    closed.catch(() => undefined);
+    parked.catch(() => undefined);
+    try {
+      const found = await Promise.race([closed, parked.then((a) => a ?? closed)]);
+      if (found) return found;
+    } finally {
+      stop.abort();
+    }
   }
 }
 

@@ -131,6 +131,8 @@ export interface RunToolCall extends ToolCallBasics {
   deferralRefused?: string;
   /** Set when this call's deferral expired: the agent's `onExpired` runs instead of the handler. */
   expired?: { deferralId: string; expiresAt: string; meta: JsonObject };
+  /** The run's first execution, which its resume tokens are bound to; set once the run continued as new (the activity's own execution differs then). */
+  firstRunId?: string;
   /** Set when someone denied this call's deferral: the agent's `onDenied` runs instead of the handler. */
   denied?: { deferralId: string; reason: string; by?: Principal; meta: JsonObject };
 }

@@ -85,7 +85,9 @@ export type RunOutcome =
   | { status: "completed"; result: unknown }
   | { status: "failed"; error: FailureInfo }
   | DeferredAck
-  | { status: "needs-compaction"; deferralId: string };
+  | { status: "needs-compaction"; deferralId: string }
+  /** The run continued as new before it settled again: `agents.resume()` follows it to its next settled state. */
+  | { status: "running" };
 
 /** The state a deferred agent step is re-entered from: plain JSON, nothing live. */
 export interface StepState {

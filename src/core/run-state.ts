@@ -1,10 +1,11 @@
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
+import type { DeferralRecord } from "./deferral-record.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
 /** The version new runs are started with (see `AgentRunInput.version`). */
-export const AGENT_RUN_VERSION = 3;
+export const AGENT_RUN_VERSION = 4;
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
@@ -20,11 +21,38 @@ export interface AgentRunInput {
    * dispatch). 2: the definition check after a resume happens in the first model call.
    * 3: the steps go through the agent-step layer threads use too (`describeAgent`,
    * `callAgentModel`, `callAgentTool`), and a model call never sends back the answer the
-   * worker cached. Absent on runs started before versions existed.
+   * worker cached. 4: the run continues as new when its history grows long (carrying
+   * `carried`). Absent on runs started before versions existed.
    */
   version?: number;
   /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */
   timeoutMs?: number;
+  /** Continue as new once the current execution's history reaches this many events (besides when Temporal suggests it). */
+  maxHistoryEvents?: number;
+  /** What the previous execution of this run handed on when it continued as new. */
+  carried?: RunCarry;
+}
+
+/**
+ * What a run hands to its next execution when it continues as new, between turns and
+ * with nothing waiting: its progress, its transcript, its deferral records (their ids go
+ * on counting, and a spent token still reads its first outcome) and its deadline.
+ */
+export interface RunCarry {
+  messages: ChatMessage[];
+  turnsUsed: number;
+  usage: Usage;
+  restored: boolean;
+  principal?: Principal;
+  resumedBy?: Principal;
+  records: DeferralRecord[];
+  /** The worker cache's view of the transcript: a rewrite's epoch, and how much of it was sent. */
+  epoch: number;
+  sentLength: number;
+  /** When the run's `timeout` ends (epoch ms), if it has one. */
+  deadline?: number;
+  /** How many executions came before this one. */
+  continuedRuns: number;
 }
 
 /** A run's state as its workflow holds it: the whole transcript included. */
