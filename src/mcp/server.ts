@@ -1,0 +1,334 @@
+/**
+ * Agents served as MCP tools, on the official SDK's low-level `Server` (the high-level
+ * `McpServer` takes zod shapes only, and we advertise derived JSON Schemas that depend on
+ * the negotiated revision). A call starts a run through the AgentClient and answers when the
+ * run settles; the client's `authorize` hook decides, this layer adds no authority.
+ */
+import { createHash } from "node:crypto";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  CallToolRequestSchema,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  ErrorCode as RpcError,
+  InitializeRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type InitializeResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { AgentResult } from "../core/run-state.js";
+import type { DeferredAck } from "../core/deferral-record.js";
+import { DurableAgentsError } from "../core/errors/base.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { McpOutputInvalidError } from "../core/errors/mcp-output-invalid.js";
+import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import type { Principal } from "../core/json.js";
+import { isSchema, type StandardSchema } from "../core/schema.js";
+import type { McpAgentTool, McpServerOptions } from "./options.js";
+import { advertisedOutputSchema, jsonSchemaFor, structured, TEXT_OUTPUT_SCHEMA, usesEnvelope, type JsonSchema } from "./schemas.js";
+
+/** Agents as MCP tools, over Streamable HTTP (`fetch`) or any SDK transport (`connect`, `serveStdio`). */
+export interface AgentMcpServer {
+  /**
+   * Streamable HTTP, stateless: one fetch-standard handler answering POSTs with JSON.
+   * Mount it as is (`serve({ fetch: mcp.fetch })`) or on the front door's Hono app:
+   * `app.all("/mcp", (c) => mcp.fetch(c.req.raw))`.
+   */
+  fetch(request: Request): Promise<Response>;
+  /** Serves one connection on any MCP SDK transport (stdio, in-memory…); resolves once connected. */
+  connect(transport: Transport): Promise<Server>;
+  /** Serves this process's stdin/stdout, for desktop clients. */
+  serveStdio(): Promise<Server>;
+}
+
+const GET_RUN = "get_run";
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const DEFAULT_INPUT = z.object({ prompt: z.string().describe("What to ask the agent") });
+/** Where a caller may pass a key that makes a call idempotent across retries. */
+export const IDEMPOTENCY_META_KEY = "durable-agents/idempotencyKey";
+const ERROR_META_KEY = "durable-agents/error";
+
+interface PreparedTool {
+  options: McpAgentTool;
+  input: StandardSchema;
+  inputJson: JsonSchema;
+  outputJson: JsonSchema;
+}
+
+const GET_RUN_TOOL = (): Tool => ({
+  name: GET_RUN,
+  description:
+    "Waits until a run started by another tool settles again (after an approval, say) and returns its outcome: the answer, a new deferral acknowledgment, or an error with its code.",
+  inputSchema: { type: "object", properties: { runId: { type: "string", description: "The runId of a deferral acknowledgment" } }, required: ["runId"] },
+  outputSchema: {
+    type: "object",
+    properties: {
+      runId: { type: "string" },
+      status: { enum: ["completed", "deferred"] },
+      text: { type: "string" },
+      deferralId: { type: "string" },
+      expiresAt: { type: "string" },
+      approvalUrl: { type: "string" },
+      schema: { type: "object" },
+    },
+    required: ["runId", "status"],
+  },
+});
+
+/**
+ * Exposes agents as MCP tools. Each tool advertises `outputSchema: oneOf [Output, Deferred]`
+ * (inside a `{ result }` envelope on 2025 revisions); a call starts a run and answers when it
+ * settles: the answer, the deferral acknowledgment (`isError: false`, never a token or
+ * `meta`), or `isError: true` with the error's code. `get_run` and `run://<id>` resources let
+ * a caller learn the outcome after an approval.
+ */
+export function createMcpServer(options: McpServerOptions): AgentMcpServer {
+  const tools = prepareTools(options);
+  const maxInputBytes = options.maxInputBytes ?? 256 * 1024;
+  const versions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
+  const unknownVersion = versions.find((v) => !SUPPORTED_PROTOCOL_VERSIONS.includes(v));
+  if (versions.length === 0 || unknownVersion !== undefined) {
+    throw new InvalidDefinitionError({ subject: "createMcpServer", problem: `protocolVersions must list revisions the MCP SDK supports (${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})` });
+  }
+  const report = options.onError ?? ((err: unknown) => console.error("durable-agents/mcp:", err));
+  // "Once": a retried call that attaches to the same parked run reports the same deferral;
+  // it is announced the first time only (bounded, oldest forgotten first).
+  const announced = new Set<string>();
+  const announce = (tool: string, runId: string, ack: DeferredAck, principal: Principal | undefined) => {
+    if (announced.has(ack.deferralId)) return;
+    announced.add(ack.deferralId);
+    if (announced.size > 10_000) announced.delete(announced.values().next().value!);
+    try {
+      options.on?.["mcp:tool:deferred"]?.({ type: "mcp:tool:deferred", tool, runId, deferralId: ack.deferralId, expiresAt: ack.expiresAt, ...(principal ? { principal } : {}) });
+    } catch (err) {
+      report(err);
+    }
+  };
+
+  const ackOf = (runId: string, ack: DeferredAck) => {
+    const url = options.approvalUrl?.({ runId, deferralId: ack.deferralId });
+    // Built field by field: whatever else a settled state carries never reaches the caller.
+    return {
+      status: "deferred" as const,
+      runId,
+      deferralId: ack.deferralId,
+      expiresAt: ack.expiresAt,
+      ...(url ? { approvalUrl: url } : {}),
+      ...(ack.schema ? { schema: ack.schema } : {}),
+    };
+  };
+
+  const failure = (err: unknown): CallToolResult => {
+    if (!DurableAgentsError.isDurableAgentsError(err)) {
+      report(err);
+      return { isError: true, content: [{ type: "text", text: "internal: the call failed unexpectedly" }], _meta: { [ERROR_META_KEY]: { code: "internal" } } };
+    }
+    return { isError: true, content: [{ type: "text", text: err.message }], _meta: { [ERROR_META_KEY]: { code: err.code, message: err.message } } };
+  };
+
+  function build(principalOf: (extraAuth: unknown) => Principal | undefined): Server {
+    const server = new Server({ name: options.name ?? "durable-agents", version: "0.1.0" }, { capabilities: { tools: {}, resources: {} } });
+    let negotiated: string | undefined;
+    // The SDK answers initialize itself; we pick the revision from our list first, so an
+    // operator can pin one, and remember it for connections without a version header (stdio).
+    const sdkInitialize = (server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> })._oninitialize.bind(server);
+    server.setRequestHandler(InitializeRequestSchema, async (request) => {
+      const asked = request.params.protocolVersion;
+      const chosen = versions.includes(asked) ? asked : versions[0]!;
+      const result = await sdkInitialize({ ...request, params: { ...request.params, protocolVersion: chosen } });
+      negotiated = result.protocolVersion;
+      return result;
+    });
+    const revision = (headers: Record<string, string | string[] | undefined> | undefined): string => {
+      const header = headers?.["mcp-protocol-version"];
+      return negotiated ?? (typeof header === "string" ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION);
+    };
+
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      const envelope = usesEnvelope(revision(extra.requestInfo?.headers));
+      return {
+        tools: [
+          ...tools.map(
+            (t): Tool => ({
+              name: t.options.name,
+              description: t.options.description,
+              inputSchema: t.inputJson as Tool["inputSchema"],
+              outputSchema: advertisedOutputSchema(t.outputJson, envelope) as Tool["outputSchema"],
+            }),
+          ),
+          GET_RUN_TOOL(),
+        ],
+      };
+    });
+
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const envelope = usesEnvelope(revision(extra.requestInfo?.headers));
+      const principal = principalOf(extra.authInfo);
+      const { name, arguments: args } = request.params;
+      if (name === GET_RUN) return getRun(args, principal);
+      const tool = tools.find((t) => t.options.name === name);
+      if (!tool) {
+        const err = new RequestMalformedError({ where: "params.name", problem: `no tool named ${JSON.stringify(String(name).slice(0, 80))}` });
+        throw new McpError(RpcError.InvalidParams, err.message, { code: err.code });
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(args ?? {}), "utf8");
+      if (bytes > maxInputBytes) {
+        return failure(new RequestMalformedError({ where: "params.arguments", problem: `${bytes} bytes, over the limit of ${maxInputBytes}; nothing was started` }));
+      }
+      const checked = await tool.input["~standard"].validate(args ?? {});
+      if (checked.issues) {
+        const problem = checked.issues.map((i) => `${(i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".") || "(root)"}: ${i.message}`).join("; ");
+        return failure(new RequestMalformedError({ where: "params.arguments", problem: `${problem}; nothing was started` }));
+      }
+      const input = checked.value;
+      const runId = runIdFor(name, principal, request.params._meta?.[IDEMPOTENCY_META_KEY], extra.sessionId, extra.requestId);
+      let settled: AgentResult | DeferredAck;
+      let startedId: string;
+      try {
+        const prompt = tool.options.prompt ? tool.options.prompt(input) : defaultPrompt(input);
+        const handle = await options.agents.start(tool.options.agent, { prompt, ...(runId ? { runId } : {}), ...(principal ? { principal } : {}) });
+        startedId = handle.runId;
+        settled = await handle.settled();
+      } catch (err) {
+        return failure(err);
+      }
+      if (settled.status === "deferred") {
+        const ack = ackOf(startedId, settled);
+        announce(name, startedId, settled, principal);
+        return { content: [{ type: "text", text: JSON.stringify(ack) }], structuredContent: structured(ack, envelope), isError: false };
+      }
+      if (!tool.options.output) {
+        const value = { status: "completed", text: settled.text };
+        return { content: [{ type: "text", text: settled.text }], structuredContent: structured(value, envelope) };
+      }
+      const answer = await parseOutput(tool, startedId, settled.text);
+      if (answer instanceof McpOutputInvalidError) return failure(answer);
+      return { content: [{ type: "text", text: JSON.stringify(answer) }], structuredContent: structured(answer, envelope) };
+    });
+
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [{ uriTemplate: "run://{runId}", name: "run", description: "A run's live state: status, turns, usage, message count", mimeType: "application/json" }],
+    }));
+    // Runs are not enumerable here (listing them is the operator's visibility, not a caller's).
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const uri = request.params.uri;
+      const runId = uri.startsWith("run://") ? decodeURIComponent(uri.slice("run://".length)) : "";
+      if (runId === "") throw new McpError(RpcError.InvalidParams, new RequestMalformedError({ where: "params.uri", problem: "expected run://<runId>" }).message, { code: "AI1040" });
+      const principal = principalOf(extra.authInfo);
+      try {
+        const { recentMessages: _omit, ...state } = await options.agents.state(runId, principal ? { principal } : {});
+        return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ runId, ...state }) }] };
+      } catch (err) {
+        if (!DurableAgentsError.isDurableAgentsError(err)) report(err);
+        const code = DurableAgentsError.isDurableAgentsError(err) ? err.code : "internal";
+        throw new McpError(RpcError.InvalidParams, DurableAgentsError.isDurableAgentsError(err) ? err.message : "internal", { code });
+      }
+    });
+    return server;
+  }
+
+  async function getRun(args: Record<string, unknown> | undefined, principal: Principal | undefined): Promise<CallToolResult> {
+    const runId = args?.runId;
+    if (typeof runId !== "string" || runId === "" || runId.length > 1000) {
+      return failure(new RequestMalformedError({ where: "params.arguments.runId", problem: "a run id (a non-empty string) is required" }));
+    }
+    try {
+      const settled = await options.agents.handle(runId, principal ? { principal } : {}).settled();
+      const value = settled.status === "deferred" ? ackOf(runId, settled) : { runId, status: "completed" as const, text: settled.text };
+      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+    } catch (err) {
+      return failure(err);
+    }
+  }
+
+  async function parseOutput(tool: PreparedTool, runId: string, text: string): Promise<Record<string, unknown> | McpOutputInvalidError> {
+    const invalid = (problem: string) => new McpOutputInvalidError({ tool: tool.options.name, runId, problem });
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return invalid("the answer is not JSON");
+    }
+    const checked = await tool.options.output!["~standard"].validate(value);
+    if (checked.issues) return invalid(checked.issues.map((i) => i.message).join("; "));
+    const out = checked.value;
+    if (typeof out !== "object" || out === null || Array.isArray(out)) return invalid("the answer is not an object");
+    return out as Record<string, unknown>;
+  }
+
+  const connect = async (transport: Transport) => {
+    const server = build(() => options.principal);
+    await server.connect(transport);
+    return server;
+  };
+
+  return {
+    async fetch(request) {
+      const principal = options.authenticate ? await options.authenticate(request) : undefined;
+      // Stateless: a server and transport per request, so nothing lives between requests
+      // and any replica can answer; the revision travels in the mcp-protocol-version header.
+      const server = build((auth) => (auth as { extra?: { principal?: Principal } } | undefined)?.extra?.principal);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, { authInfo: { token: "", clientId: principal?.id ?? "anonymous", scopes: [], extra: principal ? { principal } : {} } });
+      } finally {
+        await server.close().catch(report);
+      }
+    },
+    connect,
+    serveStdio: () => connect(new StdioServerTransport()),
+  };
+}
+
+function prepareTools(options: McpServerOptions): PreparedTool[] {
+  if (!options?.agents || !Array.isArray(options.tools) || options.tools.length === 0) {
+    throw new InvalidDefinitionError({ subject: "createMcpServer", problem: "pass agents (an AgentClient) and at least one tool" });
+  }
+  const seen = new Set<string>([GET_RUN]);
+  return options.tools.map((t) => {
+    const subject = `MCP tool "${String(t?.name)}"`;
+    if (typeof t?.name !== "string" || !TOOL_NAME.test(t.name)) throw new InvalidDefinitionError({ subject, problem: "name must match /^[A-Za-z0-9_.-]{1,64}$/" });
+    if (seen.has(t.name)) throw new InvalidDefinitionError({ subject, problem: t.name === GET_RUN ? "get_run is the server's own tool" : "two tools have this name" });
+    seen.add(t.name);
+    if (typeof t.description !== "string" || t.description.trim() === "") throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
+    if (t.input !== undefined && !isSchema(t.input)) throw new InvalidDefinitionError({ subject, problem: "input must be a schema" });
+    if (t.output !== undefined && !isSchema(t.output)) throw new InvalidDefinitionError({ subject, problem: "output must be a schema" });
+    const input = t.input ?? (DEFAULT_INPUT as unknown as StandardSchema);
+    return {
+      options: t,
+      input,
+      inputJson: jsonSchemaFor(input, "input", subject),
+      outputJson: t.output ? jsonSchemaFor(t.output, "output", subject) : TEXT_OUTPUT_SCHEMA,
+    };
+  });
+}
+
+function defaultPrompt(input: unknown): string {
+  const record = input as Record<string, unknown>;
+  const keys = Object.keys(record);
+  return keys.length === 1 && typeof record.prompt === "string" ? record.prompt : JSON.stringify(input);
+}
+
+/**
+ * The run id of a call, so a retried call attaches to its run instead of starting another:
+ * from the caller's idempotency key (`_meta`), or from the session and JSON-RPC request id
+ * where the transport has a session. Scoped to the principal and the tool, so two callers'
+ * keys never meet. Undefined (a fresh run) when the protocol gives nothing stable.
+ */
+function runIdFor(tool: string, principal: Principal | undefined, key: unknown, sessionId: string | undefined, requestId: string | number): string | undefined {
+  const stable = typeof key === "string" && key !== "" && key.length <= 1000 ? ["key", key] : sessionId ? ["session", sessionId, String(requestId)] : undefined;
+  if (!stable) return undefined;
+  const digest = createHash("sha256").update(JSON.stringify([principal?.id ?? null, tool, ...stable])).digest("hex").slice(0, 32);
+  return `mcp-${digest}`;
+}
