@@ -1,0 +1,66 @@
+/**
+ * `durable-agents mcp --agents <module>` over stdio, spawned as a desktop client spawns it
+ * (through the MCP SDK's real stdio `Client`), against the suite's dev server and an
+ * in-process worker.
+ */
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AgentClient } from "../src/index.js";
+import { DEFERRED_SCHEMA } from "../src/mcp.js";
+import { linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+let h: Harness;
+let agents: AgentClient;
+let client: Client;
+
+beforeAll(async () => {
+  h = await startHarness();
+  const served = await h.worker([payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+  agents = served.agents;
+  // TypeScript sources through tsx: the command imports the module with Node, as `runs start` does.
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--agents", "test/fixtures/approvals.ts", "--as", "desk-user"],
+    cwd: root,
+    env: { ...(process.env as Record<string, string>), TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue },
+    stderr: "inherit",
+  });
+  client = new Client({ name: "desktop", version: "1.0.0" });
+  await client.connect(transport);
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close();
+  await h?.close();
+});
+
+describe("durable-agents mcp (stdio)", () => {
+  it("serves the module's agents as tools with the enveloped union on the negotiated 2025 revision", async () => {
+    const { tools } = await client.listTools();
+    const payouts = tools.find((t) => t.name === "payouts")!;
+    expect(payouts.outputSchema).toMatchObject({ properties: { result: { oneOf: [expect.anything(), DEFERRED_SCHEMA] } } });
+    expect(tools.map((t) => t.name)).toContain("get_run");
+  });
+
+  it("defers over stdio, and get_run returns the outcome after a resume through the client library", async () => {
+    const prompt = uid("stdio");
+    h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }, { toolCalls: [{ name: "sendPayout", arguments: { amount: 3 } }] }, { text: "Paid 3." }]);
+    const result = await client.callTool({ name: "payouts", arguments: { prompt } });
+    expect(result.isError).toBe(false);
+    const ack = (result.structuredContent as { result: { runId: string; status: string } }).result;
+    expect(ack.status).toBe("deferred");
+    const link = linkFor(ack.runId);
+    expect(JSON.stringify(result)).not.toContain(link.token);
+    const state = await agents.state(ack.runId);
+    expect(state.principal).toEqual({ id: "desk-user" });
+
+    await agents.resume({ token: link.token, payload: { approved: true } });
+    const outcome = await client.callTool({ name: "get_run", arguments: { runId: ack.runId } });
+    expect(outcome.structuredContent).toEqual({ runId: ack.runId, status: "completed", text: "Paid 3." });
+  });
+});
