@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentClient } from "../src/index.js";
 import { DEFERRED_SCHEMA } from "../src/mcp.js";
@@ -45,9 +46,12 @@ describe("durable-agents mcp (stdio)", () => {
     const payouts = tools.find((t) => t.name === "payouts")!;
     expect(payouts.outputSchema).toMatchObject({ properties: { result: { oneOf: [expect.anything(), DEFERRED_SCHEMA] } } });
     expect(tools.map((t) => t.name)).toContain("get_run");
+    expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true });
+    const refused = await client.subscribeResource({ uri: "run://no-such-run" }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ data: { code: "AI1010" } });
   });
 
-  it("defers over stdio, and get_run returns the outcome after a resume through the client library", async () => {
+  it("defers over stdio, notifies the run's resource when an approval finishes it, and get_run returns the outcome", async () => {
     const prompt = uid("stdio");
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }, { toolCalls: [{ name: "sendPayout", arguments: { amount: 3 } }] }, { text: "Paid 3." }]);
     const result = await client.callTool({ name: "payouts", arguments: { prompt } });
@@ -59,7 +63,21 @@ describe("durable-agents mcp (stdio)", () => {
     const state = await agents.state(ack.runId);
     expect(state.principal).toEqual({ id: "desk-user" });
 
+    // Subscribed while it waits: one notification when the approval has let it finish.
+    const updated: string[] = [];
+    const notified = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updated.push(n.params.uri);
+        resolve();
+      }),
+    );
+    await client.subscribeResource({ uri: `run://${ack.runId}` });
+    expect(updated).toEqual([]);
     await agents.resume({ token: link.token, payload: { approved: true } });
+    await notified;
+    expect(updated).toEqual([`run://${ack.runId}`]);
+    const resource = await client.readResource({ uri: `run://${ack.runId}` });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ runId: ack.runId, status: "completed" });
     const outcome = await client.callTool({ name: "get_run", arguments: { runId: ack.runId } });
     expect(outcome.structuredContent).toEqual({ runId: ack.runId, status: "completed", text: "Paid 3." });
   });

@@ -32,7 +32,10 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
       if (flags.port === undefined) {
         const server = await mcp.serveStdio();
         // The client ends the session by closing stdin.
-        await new Promise<void>((done) => (server.onclose = done));
+        await new Promise<void>((done) => {
+          const closed = server.onclose;
+          server.onclose = () => (closed?.(), done());
+        });
         await close();
         return;
       }

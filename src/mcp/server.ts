@@ -19,7 +19,9 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type InitializeResult,
   type Tool,
@@ -135,8 +137,9 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
     return { isError: true, content: [{ type: "text", text: err.message }], _meta: { [ERROR_META_KEY]: { code: err.code, message: err.message } } };
   };
 
-  function build(principalOf: (extraAuth: unknown) => Principal | undefined): Server {
-    const server = new Server({ name: options.name ?? "durable-agents", version: "0.1.0" }, { capabilities: { tools: {}, resources: {} } });
+  /** `stateful`: one long-lived connection (stdio), which can carry resource-updated notifications. */
+  function build(principalOf: (extraAuth: unknown) => Principal | undefined, stateful: boolean): Server {
+    const server = new Server({ name: options.name ?? "durable-agents", version: "0.1.0" }, { capabilities: { tools: {}, resources: { subscribe: stateful } } });
     let negotiated: string | undefined;
     // The SDK answers initialize itself; we pick the revision from our list first, so an
     // operator can pin one, and remember it for connections without a version header (stdio).
@@ -220,21 +223,64 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
     }));
     // Runs are not enumerable here (listing them is the operator's visibility, not a caller's).
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-      const uri = request.params.uri;
+    const readState = async (uri: string, principal: Principal | undefined) => {
       const runId = uri.startsWith("run://") ? decodeURIComponent(uri.slice("run://".length)) : "";
-      if (runId === "") throw new McpError(RpcError.InvalidParams, new RequestMalformedError({ where: "params.uri", problem: "expected run://<runId>" }).message, { code: "AI1040" });
-      const principal = principalOf(extra.authInfo);
+      if (runId === "" || runId.length > 1000) throw new McpError(RpcError.InvalidParams, new RequestMalformedError({ where: "params.uri", problem: "expected run://<runId>" }).message, { code: "AI1040" });
       try {
         const { recentMessages: _omit, ...state } = await options.agents.state(runId, principal ? { principal } : {});
-        return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ runId, ...state }) }] };
+        return { runId, state };
       } catch (err) {
         if (!DurableAgentsError.isDurableAgentsError(err)) report(err);
         const code = DurableAgentsError.isDurableAgentsError(err) ? err.code : "internal";
         throw new McpError(RpcError.InvalidParams, DurableAgentsError.isDurableAgentsError(err) ? err.message : "internal", { code });
       }
+    };
+    server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const { runId, state } = await readState(request.params.uri, principalOf(extra.authInfo));
+      return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify({ runId, ...state }) }] };
     });
+    if (stateful) watchRuns(server, readState, principalOf);
     return server;
+  }
+
+  /**
+   * `resources/subscribe` on `run://<id>`: one notification when the run finishes (completed
+   * or failed), so a client that was told "deferred" learns when to read the outcome. The
+   * wait is the run's result (a long poll on Temporal), not a poll loop; a subscription is
+   * authorized (and the run must exist) when it is made.
+   */
+  function watchRuns(server: Server, readState: (uri: string, principal: Principal | undefined) => Promise<{ runId: string; state: { status: string } }>, principalOf: (extraAuth: unknown) => Principal | undefined) {
+    const watches = new Map<string, AbortController>();
+    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      const uri = request.params.uri;
+      const principal = principalOf(extra.authInfo);
+      const { runId, state } = await readState(uri, principal);
+      if (watches.has(uri)) return {};
+      const stop = new AbortController();
+      watches.set(uri, stop);
+      const finished =
+        state.status === "completed" || state.status === "failed"
+          ? Promise.resolve()
+          : options.agents.handle(runId, principal ? { principal } : {}).result().then(() => undefined, () => undefined);
+      const aborted = new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve(), { once: true }));
+      void Promise.race([finished, aborted]).then(async () => {
+        if (stop.signal.aborted) return;
+        watches.delete(uri);
+        await server.sendResourceUpdated({ uri }).catch(report);
+      });
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      watches.get(request.params.uri)?.abort();
+      watches.delete(request.params.uri);
+      return {};
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      for (const w of watches.values()) w.abort();
+      watches.clear();
+      closed?.();
+    };
   }
 
   async function getRun(args: Record<string, unknown> | undefined, principal: Principal | undefined): Promise<CallToolResult> {
@@ -267,7 +313,7 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
   }
 
   const connect = async (transport: Transport) => {
-    const server = build(() => options.principal);
+    const server = build(() => options.principal, true);
     await server.connect(transport);
     return server;
   };
@@ -277,7 +323,7 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
       const principal = options.authenticate ? await options.authenticate(request) : undefined;
       // Stateless: a server and transport per request, so nothing lives between requests
       // and any replica can answer; the revision travels in the mcp-protocol-version header.
-      const server = build((auth) => (auth as { extra?: { principal?: Principal } } | undefined)?.extra?.principal);
+      const server = build((auth) => (auth as { extra?: { principal?: Principal } } | undefined)?.extra?.principal, false);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
