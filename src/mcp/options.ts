@@ -23,7 +23,8 @@ export interface McpAgentTool {
    */
   output?: StandardSchema;
   /** Turns the validated arguments into the run's prompt. Default: `prompt` when it is the only argument, else the arguments as JSON. */
-  prompt?: (input: unknown) => string;
+  // `any`: the arguments are whatever `input` parses to; a generic here would not survive the `tools` array.
+  prompt?: (input: any) => string;
 }
 
 /** Emitted once per deferral this server reported to an MCP caller. */
