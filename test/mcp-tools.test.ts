@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -19,6 +20,7 @@ let h: Harness;
 let agents: AgentClient;
 let calc: AgentDefinition;
 let proxy: AgentDefinition;
+let multiplier: AgentDefinition;
 const remoteCalls: string[] = [];
 const servers: NodeServer[] = [];
 
@@ -73,7 +75,11 @@ beforeAll(async () => {
   const proxied = await mcpTools({ url: `http://127.0.0.1:${portOf(payoutServer)}/mcp`, prefix: "remote_" });
   proxy = defineAgent({ id: "proxy", model: "gpt-4.1-mini", system: "Delegate.", tools: proxied.filter((t) => t.name === "remote_payout"), maxTurns: 4 });
 
-  ({ agents } = await h.worker([calc, proxy], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  // A server spawned over stdio (TypeScript through tsx).
+  const stdio = await mcpTools({ command: process.execPath, args: ["--import", "tsx", fileURLToPath(new URL("./fixtures/mcp-calculator.ts", import.meta.url))], cwd: fileURLToPath(new URL("..", import.meta.url)) });
+  multiplier = defineAgent({ id: "multiplier", model: "gpt-4.1-mini", system: "Multiply with tools.", tools: stdio, maxTurns: 3 });
+
+  ({ agents } = await h.worker([calc, proxy, multiplier], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 
 afterAll(async () => {
@@ -111,6 +117,16 @@ describe("mcpTools", () => {
     const resumed = await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "5 then 9" } });
     expect(remoteCalls).toEqual(["add 2 3", "add 4 5"]); // the malformed call never left the worker
+    h.model.assertNoFailures();
+  });
+
+  it("calls a server spawned over stdio, with its structured content as the result", async () => {
+    const runId = uid("multiply");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "multiply", arguments: { a: 6, b: 7 } }] },
+      { check: (req) => expect(JSON.parse(lastContent(req.messages))).toMatchObject({ product: 42 }), text: "42" },
+    ]);
+    expect(await agents.run(multiplier, { prompt: runId, runId })).toMatchObject({ status: "completed", text: "42" });
     h.model.assertNoFailures();
   });
 

@@ -6,8 +6,8 @@
 import { Validator } from "@cfworker/json-schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, type ToolContext, type ToolDefinition } from "../core/define-tool.js";
 import { DeferOutsideRunError } from "../core/errors/defer-outside-run.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
@@ -84,9 +84,11 @@ function evict(source: McpToolsSource, conn: Connection): void {
 }
 
 /**
- * Calls a tool on a pooled connection. A failure that is not the server's answer (a broken
- * connection, a session the restarted server no longer knows) drops the connection and is
- * tried once more on a fresh one; the remote's own protocol errors are not retried.
+ * Calls a tool on a pooled connection. A connection that fails is dropped, so the next call
+ * reconnects. The call itself is sent again at once only when it certainly never ran: the
+ * connection was already closed, the server no longer knows the session (a restart), or the
+ * request never reached it. After a timeout or a connection lost mid-call the remote may
+ * have acted, so that failure goes to the model (and the tool's `retry` policy) instead.
  */
 async function callRemote(source: McpToolsSource, name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const call = async (conn: Connection) =>
@@ -99,17 +101,22 @@ async function callRemote(source: McpToolsSource, name: string, args: unknown, c
   try {
     return await call(conn);
   } catch (err) {
-    if (ctx.signal.aborted || isAnswer(err)) throw err;
+    if (err instanceof McpError && !isConnectionLoss(err)) throw err; // the server's own answer: the connection is fine
     evict(source, conn);
+    if (ctx.signal.aborted || !neverSent(err)) throw err;
     return call(await connection(source));
   }
 }
 
-/** A JSON-RPC error the server itself answered (unknown tool, bad params): a reconnect would not change it. */
-function isAnswer(err: unknown): boolean {
-  if (!(err instanceof McpError)) return false;
-  // The streamable client reports a 404 for a lost session as a plain Error; timeouts and closed connections are McpErrors with these codes.
-  return err.code !== -32001 && err.code !== -32000;
+const isConnectionLoss = (err: McpError) => err.code === RpcErrorCode.ConnectionClosed || err.code === RpcErrorCode.RequestTimeout;
+
+/** Failures that prove the request was not processed by the server. */
+function neverSent(err: unknown): boolean {
+  if (err instanceof StreamableHTTPError) return err.code === 404; // the session is gone: the server refused it unread
+  if (!(err instanceof Error) || err instanceof McpError) return false;
+  if (err.message === "Not connected") return true;
+  const cause = (err as { cause?: { code?: unknown } }).cause;
+  return cause?.code === "ECONNREFUSED";
 }
 
 /**
