@@ -39,6 +39,7 @@ function mcpOptions(extra: Partial<McpServerOptions> = {}): McpServerOptions {
     ],
     approvalUrl: ({ deferralId }) => `https://approvals.test/deferrals/${deferralId}`,
     on: { "mcp:tool:deferred": (event) => events.push(event) },
+    progressIntervalMs: 25,
     ...extra,
   };
 }
@@ -149,6 +150,16 @@ describe("createMcpServer over Streamable HTTP", () => {
 
     const resource = await mounted.client.readResource({ uri: `run://${ack.runId as string}` });
     expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ runId: ack.runId, status: "completed" });
+  });
+
+  it("sends progress while a run works to a caller that asked for it, over the streamed answer", async () => {
+    const topic = uid("slow");
+    h.model.script(topic, [{ delayMs: 500, text: JSON.stringify({ title: "slow", score: 1 }) }]);
+    const progress: number[] = [];
+    const result = await latest.client.callTool({ name: "report", arguments: { topic } }, undefined, { onprogress: (p) => progress.push(p.progress), resetTimeoutOnProgress: true });
+    expect(result.structuredContent).toEqual({ result: { title: "slow", score: 1 } });
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress).toEqual(progress.map((_, i) => i + 1));
   });
 
   it("answers the acknowledgment bare on the 2024 revision", async () => {

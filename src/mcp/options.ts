@@ -64,6 +64,11 @@ export interface McpServerOptions {
   protocolVersions?: string[];
   /** The largest tool arguments accepted, as UTF-8 bytes of their JSON. Default 256 KiB; larger ones are refused (AI1040) before anything starts. */
   maxInputBytes?: number;
+  /**
+   * While a call waits for its run, how often a client that sent a `progressToken` gets a
+   * progress notification (the SDK's client can reset its request timeout on each). Default 10 s.
+   */
+  progressIntervalMs?: number;
   /** Unexpected failures (not SDK errors) are reported here; the caller reads only `internal`. Default: console.error. */
   onError?: (err: unknown) => void;
   /** The server's name in the MCP handshake. Default `durable-agents`. */

@@ -96,6 +96,7 @@ const GET_RUN_TOOL = (): Tool => ({
 export function createMcpServer(options: McpServerOptions): AgentMcpServer {
   const tools = prepareTools(options);
   const maxInputBytes = options.maxInputBytes ?? 256 * 1024;
+  const progressIntervalMs = options.progressIntervalMs ?? 10_000;
   const versions = options.protocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS;
   const unknownVersion = versions.find((v) => !SUPPORTED_PROTOCOL_VERSIONS.includes(v));
   if (versions.length === 0 || unknownVersion !== undefined) {
@@ -196,6 +197,17 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
       const runId = runIdFor(name, principal, request.params._meta?.[IDEMPOTENCY_META_KEY], extra.sessionId, extra.requestId);
       let settled: AgentResult | DeferredAck;
       let startedId: string;
+      // A client that sent a progress token hears from us while the run works, so its request
+      // timeout (the SDK's resets on progress) need not cover the whole run.
+      const progressToken = extra._meta?.progressToken;
+      let beats = 0;
+      const heartbeat =
+        progressToken === undefined
+          ? undefined
+          : setInterval(() => {
+              beats += 1;
+              void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: beats, message: "the run is working" } }).catch(() => undefined);
+            }, progressIntervalMs);
       try {
         const prompt = tool.options.prompt ? tool.options.prompt(input) : defaultPrompt(input);
         const handle = await options.agents.start(tool.options.agent, { prompt, ...(runId ? { runId } : {}), ...(principal ? { principal } : {}) });
@@ -203,6 +215,8 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
         settled = await handle.settled();
       } catch (err) {
         return failure(err);
+      } finally {
+        clearInterval(heartbeat);
       }
       if (settled.status === "deferred") {
         const ack = ackOf(startedId, settled);
@@ -320,17 +334,43 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
 
   return {
     async fetch(request) {
+      // Stateless: nothing can reach a client between its requests, so there is no standalone
+      // event stream to GET (405 is the protocol's way to say so) and no session to DELETE.
+      if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
       const principal = options.authenticate ? await options.authenticate(request) : undefined;
-      // Stateless: a server and transport per request, so nothing lives between requests
-      // and any replica can answer; the revision travels in the mcp-protocol-version header.
+      // A server and transport per request, so nothing lives between requests and any replica
+      // can answer; the revision travels in the mcp-protocol-version header. Answers stream
+      // as Server-Sent Events so progress notifications reach the caller while a run works.
       const server = build((auth) => (auth as { extra?: { principal?: Principal } } | undefined)?.extra?.principal, false);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);
+      const close = () => void server.close().catch(report);
+      let response: Response;
       try {
-        return await transport.handleRequest(request, { authInfo: { token: "", clientId: principal?.id ?? "anonymous", scopes: [], extra: principal ? { principal } : {} } });
-      } finally {
-        await server.close().catch(report);
+        response = await transport.handleRequest(request, { authInfo: { token: "", clientId: principal?.id ?? "anonymous", scopes: [], extra: principal ? { principal } : {} } });
+      } catch (err) {
+        close();
+        throw err;
       }
+      if (!response.body) {
+        close();
+        return response;
+      }
+      // The server lives as long as its answer streams: closed once the body ends or the caller leaves.
+      const reader = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (!done) return controller.enqueue(value);
+          controller.close();
+          close();
+        },
+        async cancel(reason) {
+          await reader.cancel(reason).catch(() => undefined);
+          close();
+        },
+      });
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
     connect,
     serveStdio: () => connect(new StdioServerTransport()),
