@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent, type AgentClient } from "../src/index.js";
+import { AgentClient, defineAgent } from "../src/index.js";
 import { buildApp } from "../src/http.js";
 import { createMcpServer, DEFERRED_SCHEMA, IDEMPOTENCY_META_KEY, TEXT_OUTPUT_SCHEMA, type McpServerOptions, type McpToolDeferredEvent } from "../src/mcp.js";
 import { linkFor, payoutAgent, sendPayout } from "./fixtures/approvals.js";
@@ -65,10 +65,15 @@ const codeOf = (result: { _meta?: Record<string, unknown> }) => (result._meta?.[
 let latest: { client: Client; transport: StreamableHTTPClientTransport };
 let older: { client: Client; transport: StreamableHTTPClientTransport };
 let frontDoorUrl: string;
+let guardedUrl: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([payoutAgent, reporter, looper], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } }));
+  const served = await h.worker([payoutAgent, reporter, looper], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } });
+  agents = served.agents;
+  // The same agents behind a hook that lets only fiona start runs: the MCP layer adds no authority of its own.
+  const guarded = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: served.taskQueue, authorize: (r) => r.operation !== "run.start" || r.principal?.id === "fiona" });
+  guardedUrl = `${await listen(createMcpServer({ ...mcpOptions(), agents: guarded }).fetch)}/mcp`;
   const standalone = createMcpServer(mcpOptions());
   latest = await connect(`${await listen(standalone.fetch)}/mcp`);
   // A server pinned to the 2024 revision: the SDK's client accepts it, so both forms are read by the same real client.
@@ -198,6 +203,10 @@ describe("createMcpServer over Streamable HTTP", () => {
     const unknown = await latest.client.callTool({ name: "__proto__", arguments: {} }).catch((err: unknown) => err);
     expect(unknown).toBeInstanceOf(McpError);
     expect((unknown as McpError).data).toEqual({ code: "AI1040" });
+
+    const refused = await (await connect(guardedUrl, "bob")).client.callTool({ name: "report", arguments: { topic: uid("refused") } });
+    expect(refused.isError).toBe(true);
+    expect(codeOf(refused)).toBe("AI1013");
 
     const noRun = await latest.client.callTool({ name: "get_run", arguments: { runId: uid("missing") } });
     expect(noRun.isError).toBe(true);

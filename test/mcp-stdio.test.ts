@@ -5,7 +5,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentClient } from "../src/index.js";
@@ -18,17 +21,29 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 let h: Harness;
 let agents: AgentClient;
 let client: Client;
+let env: Record<string, string>;
+const children: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 beforeAll(async () => {
   h = await startHarness();
   const served = await h.worker([payoutAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
+  env = { ...(process.env as Record<string, string>), TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue };
   // TypeScript sources through tsx: the command imports the module with Node, as `runs start` does.
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--agents", "test/fixtures/approvals.ts", "--as", "desk-user"],
     cwd: root,
-    env: { ...(process.env as Record<string, string>), TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue },
+    env,
     stderr: "inherit",
   });
   client = new Client({ name: "desktop", version: "1.0.0" });
@@ -37,6 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
+  for (const child of children) child.kill();
   await h?.close();
 });
 
@@ -80,5 +96,22 @@ describe("durable-agents mcp (stdio)", () => {
     expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ runId: ack.runId, status: "completed" });
     const outcome = await client.callTool({ name: "get_run", arguments: { runId: ack.runId } });
     expect(outcome.structuredContent).toEqual({ runId: ack.runId, status: "completed", text: "Paid 3." });
+  });
+
+  it("serves Streamable HTTP with --port", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "mcp", "--agents", "test/fixtures/approvals.ts", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on("data", (chunk: Buffer) => (chunk.toString().includes("/mcp") ? resolve() : undefined));
+      child.on("exit", (code) => reject(new Error(`the command exited with ${code}`)));
+    });
+    const http = new Client({ name: "web", version: "1.0.0" });
+    await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    const prompt = uid("http-cli");
+    h.model.script(prompt, [{ text: "hello" }]);
+    const result = await http.callTool({ name: "payouts", arguments: { prompt } });
+    expect(result.structuredContent).toEqual({ result: { status: "completed", text: "hello" } });
+    await http.close();
   });
 });
