@@ -190,6 +190,11 @@ describe("createMcpServer over Streamable HTTP", () => {
     expect(codeOf(invalid)).toBe("AI1070");
   });
 
+  it("refuses an output schema that would also accept the acknowledgment (oneOf would match twice)", () => {
+    const loose = () => createMcpServer({ agents, tools: [{ agent: reporter, name: "loose", description: "d", output: z.looseObject({ title: z.string().optional() }) }] });
+    expect(loose).toThrow(expect.objectContaining({ code: "AI1001" }));
+  });
+
   it("refuses hostile input with a typed error and starts nothing", async () => {
     const seen = h.model.requests.length;
     const malformed = await latest.client.callTool({ name: "report", arguments: { topic: 42 } });

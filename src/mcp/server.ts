@@ -390,6 +390,11 @@ function prepareTools(options: McpServerOptions): PreparedTool[] {
     if (typeof t.description !== "string" || t.description.trim() === "") throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
     if (t.input !== undefined && !isSchema(t.input)) throw new InvalidDefinitionError({ subject, problem: "input must be a schema" });
     if (t.output !== undefined && !isSchema(t.output)) throw new InvalidDefinitionError({ subject, problem: "output must be a schema" });
+    if (t.output && acceptsAck(t.output)) {
+      // oneOf needs exactly one branch to match: an Output that also accepts the acknowledgment
+      // would make every deferral answer invalid to a validating client.
+      throw new InvalidDefinitionError({ subject, problem: "output accepts a deferral acknowledgment ({ status: \"deferred\", … }); make it strict (z.object) or require a field of its own" });
+    }
     const input = t.input ?? (DEFAULT_INPUT as unknown as StandardSchema);
     return {
       options: t,
@@ -398,6 +403,14 @@ function prepareTools(options: McpServerOptions): PreparedTool[] {
       outputJson: t.output ? jsonSchemaFor(t.output, "output", subject) : TEXT_OUTPUT_SCHEMA,
     };
   });
+}
+
+const SAMPLE_ACK = { status: "deferred", runId: "run", deferralId: "dfr", expiresAt: "2030-01-01T00:00:00.000Z" };
+
+/** Whether `output` passes a deferral acknowledgment (checked when its library answers synchronously, as zod does). */
+function acceptsAck(output: StandardSchema): boolean {
+  const result = output["~standard"].validate(SAMPLE_ACK);
+  return !(result instanceof Promise) && !result.issues;
 }
 
 function defaultPrompt(input: unknown): string {
