@@ -39,6 +39,12 @@ const zones = [
     why: "it sits on the clients (src/client/, src/threads/) and the kernel: never on workflow or activity code",
   },
   {
+    name: "the MCP server and MCP tools (src/mcp/)",
+    files: ["src/mcp/", "src/mcp.ts"],
+    deniedDirs: ["workflows/", "activities/"],
+    why: "it sits on the clients (src/client/) and the kernel, like the HTTP front door: never on workflow or activity code",
+  },
+  {
     name: "the browser clients (src/react/)",
     files: ["src/react/", "src/react.ts"],
     dirs: ["src/react/", "src/core/"],

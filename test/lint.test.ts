@@ -28,6 +28,9 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { readFileSync } from "node:fs";', "src/react/example.ts"],
     ['import { Client } from "@temporalio/client";', "src/react/example.ts"],
     ['import { ThreadsClient } from "../threads/threads-client.js";', "src/react/example.ts"],
+    // The MCP server sits on the clients, like the HTTP front door.
+    ['import { createActivities } from "../../activities/index.js";', "src/mcp/example.ts"],
+    ['import type { agentRun } from "../../workflows/agent-run.js";', "src/mcp/example.ts"],
   ])("refuses %s in %s", async (line, file) => {
     expect(await lint(line, file)).toMatch(/must not import/);
   });
@@ -44,6 +47,8 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { useSyncExternalStore } from "react";', "src/react/example.ts"],
     ['import { toUIMessages } from "../core/ui-messages.js";', "src/react/example.ts"],
     ['import type { ThreadView } from "../threads/threads-client.js";', "src/react/example.ts"],
+    ['import { Server } from "@modelcontextprotocol/sdk/server/index.js";', "src/mcp/example.ts"],
+    ['import type { AgentClient } from "../client/agent-client.js";', "src/mcp/example.ts"],
   ])("allows %s in %s", async (line, file) => {
     expect(await lint(line, file)).not.toMatch(/must not import/);
   });

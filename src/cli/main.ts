@@ -9,6 +9,7 @@ import type { ConnectionFlags } from "./connect.js";
 import { deferralCommands } from "./deferrals.js";
 import { devCommand } from "./dev.js";
 import { reportError } from "./output.js";
+import { mcpCommand } from "./mcp.js";
 import { FlagError } from "./render.js";
 import { runCommands } from "./runs.js";
 import { threadCommands } from "./threads.js";
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   deferralCommands(program, globals);
   runCommands(program, globals);
   threadCommands(program, globals);
+  mcpCommand(program, globals);
   return program;
 }
 

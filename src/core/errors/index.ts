@@ -45,3 +45,4 @@ export { RunTerminatedError, type RunTerminatedFields } from "./run-terminated.j
 export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-unavailable.js";
 export { PayloadTooLargeError, type PayloadTooLargeFields } from "./payload-too-large.js";
 export { ChatResponseMalformedError, type ChatResponseMalformedFields } from "./chat-response-malformed.js";
+export { McpOutputInvalidError, type McpOutputInvalidFields } from "./mcp-output-invalid.js";

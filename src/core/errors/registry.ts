@@ -43,6 +43,7 @@ import { RunTerminatedError } from "./run-terminated.js";
 import { WorkerUnavailableError } from "./worker-unavailable.js";
 import { PayloadTooLargeError } from "./payload-too-large.js";
 import { ChatResponseMalformedError } from "./chat-response-malformed.js";
+import { McpOutputInvalidError } from "./mcp-output-invalid.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -89,6 +90,7 @@ export const errorClasses = {
   [RunTerminatedError.code]: RunTerminatedError,
   [WorkerUnavailableError.code]: WorkerUnavailableError,
   [ChatResponseMalformedError.code]: ChatResponseMalformedError,
+  [McpOutputInvalidError.code]: McpOutputInvalidError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,

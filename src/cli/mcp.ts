@@ -1,0 +1,66 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Command } from "commander";
+import type { AgentDefinition } from "../core/define-agent.js";
+import type { Principal } from "../core/json.js";
+import { createMcpServer } from "../mcp/server.js";
+import type { McpAgentTool } from "../mcp/options.js";
+import { connectClient, type ConnectionFlags } from "./connect.js";
+import { FlagError } from "./render.js";
+import type { Globals } from "./main.js";
+
+/**
+ * `durable-agents mcp --agents ./agents.js`: a user's agents as MCP tools, over stdio for
+ * desktop clients (stdout carries only the protocol; anything else goes to stderr), or over
+ * Streamable HTTP with `--port`.
+ */
+export function mcpCommand(program: Command, globals: () => Globals & ConnectionFlags): void {
+  program
+    .command("mcp")
+    .description("Serve the agents a module exports as MCP tools (stdio by default; a worker must serve the agents)")
+    .requiredOption("--agents <module>", "a module exporting agents (each becomes a tool named by its id), or `tools`: [{ agent, name, description, input?, output? }]")
+    .option("--port <port>", "serve Streamable HTTP on this port (path /mcp) instead of stdio")
+    .option("--host <host>", "the HTTP interface", "127.0.0.1")
+    .option("--as <principalId>", "who stdio calls act for (the client's authorize hook sees it)")
+    .action(async (flags: { agents: string; port?: string; host: string; as?: string }) => {
+      const tools = await toolsFrom(flags.agents);
+      const { agents, close } = await connectClient(globals());
+      const principal: Principal | undefined = flags.as ? { id: flags.as } : undefined;
+      const mcp = createMcpServer({ agents, tools, ...(principal ? { principal } : {}), onError: (err) => process.stderr.write(`durable-agents mcp: ${String(err)}\n`) });
+      if (flags.port === undefined) {
+        const server = await mcp.serveStdio();
+        // The client ends the session by closing stdin.
+        await new Promise<void>((done) => {
+          const closed = server.onclose;
+          server.onclose = () => (closed?.(), done());
+        });
+        await close();
+        return;
+      }
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new FlagError(`--port must be a port number, got "${flags.port}"`);
+      const { serve } = await import("@hono/node-server");
+      const http = await new Promise<Server>((ready) => {
+        const s = serve({ fetch: (request) => (new URL(request.url).pathname === "/mcp" ? mcp.fetch(request) : Promise.resolve(new Response("not found", { status: 404 }))), port, hostname: flags.host }, () => ready(s as Server));
+      });
+      process.stderr.write(`MCP over Streamable HTTP at http://${flags.host}:${(http.address() as AddressInfo).port}/mcp\n`);
+      await new Promise<void>(() => undefined);
+    });
+}
+
+async function toolsFrom(path: string): Promise<McpAgentTool[]> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new FlagError(`cannot load the agent module "${path}": ${(err as Error).message}`);
+  }
+  if (Array.isArray(mod.tools) && mod.tools.length > 0 && mod.tools.every((t) => typeof (t as { name?: unknown })?.name === "string" && (t as { agent?: unknown }).agent)) {
+    return mod.tools as McpAgentTool[];
+  }
+  const found = Object.values(mod).filter((v): v is AgentDefinition => (v as { kind?: unknown } | null)?.kind === "agent");
+  if (found.length === 0) throw new FlagError(`"${path}" exports no agents (define them with defineAgent and export them)`);
+  return found.map((agent) => ({ agent, name: agent.id, description: `Runs the agent "${agent.id}" with your prompt. It may defer for a human's approval: then get_run waits for its outcome.` }));
+}
