@@ -8,6 +8,7 @@ export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } fro
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
+export { aesGcmCodec, type AesGcmCodecOptions } from "./codec/aes-gcm.js";
 export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";

@@ -1,5 +1,5 @@
 import { Client, type ConnectionLike } from "@temporalio/client";
-import type { Duration } from "@temporalio/common";
+import type { DataConverter, Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./bounded-query.js";
@@ -23,6 +23,11 @@ export interface ClientConnectionOptions {
    * worker longer to replay.
    */
   queryTimeout?: Duration;
+  /**
+   * How payloads are converted and encoded, e.g. `{ payloadCodecs: [aesGcmCodec({ keys, current })] }`:
+   * the same as the workers'. Ignored when `client` is given (configure that client instead).
+   */
+  dataConverter?: DataConverter;
 }
 
 /**
@@ -33,6 +38,11 @@ export function connect(options: ClientConnectionOptions | undefined, subject: s
   if (!options?.taskQueue) throw new InvalidDefinitionError({ subject, problem: "taskQueue is required" });
   const queryTimeoutMs = options.queryTimeout === undefined ? DEFAULT_QUERY_TIMEOUT_MS : durationMs(options.queryTimeout, `${subject} queryTimeout`, "5s");
   const client =
-    options.client ?? new Client({ namespace: options.namespace ?? "default", ...(options.connection ? { connection: options.connection } : {}) });
+    options.client ??
+    new Client({
+      namespace: options.namespace ?? "default",
+      ...(options.connection ? { connection: options.connection } : {}),
+      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    });
   return { client, taskQueue: options.taskQueue, queryTimeoutMs };
 }
