@@ -19,7 +19,8 @@ import { DefinitionChangedError } from "../src/core/errors/definition-changed.js
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
+import { addUsage, type ToolCall } from "../src/core/messages.js";
+import { findToolCall } from "../src/core/thread-transcript.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
@@ -39,7 +40,7 @@ import {
   settledUpdate,
   transcriptQuery,
 } from "../src/core/wire/run.js";
-import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
+import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, resultSummary, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
 
@@ -86,7 +87,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const record = book.records.find(id);
     if (!record) return null;
     // The call's arguments, for whoever shows the request: a few bytes of a transcript the record read leaves out.
-    const toolArguments = argumentsOf(state.messages, record.toolCallId);
+    const toolArguments = findToolCall(state.messages, record.toolCallId)?.call.function.arguments;
     return toolArguments === undefined ? record : { ...record, toolArguments };
   });
   setHandler(settledUpdate, () => book.outcome.settled());
@@ -195,7 +196,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       }
     },
     // Resumes are answered with this; the transcript is read a page at a time (runMessagesQuery).
-    (result) => ({ status: result.status, text: result.text, turnsUsed: result.turnsUsed, usage: result.usage }),
+    resultSummary,
   );
 }
 
@@ -366,13 +367,3 @@ function isContextOverflow(err: unknown): boolean {
   return cause instanceof ApplicationFailure && cause.type === ErrorCode.ContextOverflow;
 }
 
-/** The arguments the model wrote for call `toolCallId`, newest assistant message first. */
-function argumentsOf(messages: ChatMessage[], toolCallId: string): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role !== "assistant") continue;
-    const call = m.tool_calls?.find((c) => c.id === toolCallId);
-    if (call) return call.function.arguments;
-  }
-  return undefined;
-}

@@ -8,7 +8,7 @@ import {
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
-import type { AgentResult, AgentRunInput, RunState } from "../core/run-state.js";
+import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
 import type { RunMessagePage } from "../core/run-state.js";
 import { currentResult, readRunMessages, type RunMessagesOptions } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
@@ -293,9 +293,7 @@ function historyEventsOf(value: unknown, agentId: string): number {
 async function outcomeOf(settled: Promise<AgentResult | DeferredAck>): Promise<RunOutcome> {
   try {
     const value = await settled;
-    if (value.status !== "completed") return value;
-    const { status, text, turnsUsed, usage } = value;
-    return { status: "completed", result: { status, text, turnsUsed, usage } };
+    return value.status === "completed" ? { status: "completed", result: resultSummary(value) } : value;
   } catch (err) {
     const coded = err as { code?: unknown; fields?: unknown };
     return {

@@ -111,3 +111,8 @@ export interface RunMessagePage {
   /** Pass it back for the next page; absent on the last one. */
   cursor?: string;
 }
+
+/** A completed run as a resume's outcome carries it: the result without its message count. */
+export function resultSummary({ status, text, turnsUsed, usage }: AgentResult): Pick<AgentResult, "status" | "text" | "turnsUsed" | "usage"> {
+  return { status, text, turnsUsed, usage };
+}

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { AgentClient } from "../../client/agent-client.js";
 import type { ResumeResult } from "../../client/resume.js";
 import type { DeferralRecord, DeferralView } from "../../core/deferral-record.js";
+import { findToolCall } from "../../core/thread-transcript.js";
 import { DurableAgentsError } from "../../core/errors/base.js";
 import { codeInfo, ErrorCode } from "../../core/errors/codes.js";
 import type { JsonValue } from "../../core/json.js";
@@ -163,22 +164,11 @@ function refusalView(err: DurableAgentsError): ViewParts {
 
 /** The deferred call's arguments, as the model wrote them: from the record read, else the step state. */
 function argumentsOf(record: DeferralRecord & Partial<Pick<DeferralView, "stepState">>): JsonValue | undefined {
-  if (record.toolArguments !== undefined) {
-    try {
-      return JSON.parse(record.toolArguments) as JsonValue;
-    } catch {
-      return record.toolArguments;
-    }
+  const text = record.toolArguments ?? (record.stepState ? findToolCall(record.stepState.messages, record.toolCallId)?.call.function.arguments : undefined);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
   }
-  for (const message of record.stepState?.messages ?? []) {
-    if (message.role !== "assistant") continue;
-    const call = message.tool_calls?.find((c) => c.id === record.toolCallId);
-    if (!call) continue;
-    try {
-      return JSON.parse(call.function.arguments) as JsonValue;
-    } catch {
-      return call.function.arguments;
-    }
-  }
-  return undefined;
 }
