@@ -2,6 +2,7 @@
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions } from "./core/define-tool.js";
 export { defineAgent, type AgentDefinition, type AgentOptions } from "./core/define-agent.js";
 export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";
+export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { RunMessagesOptions } from "./client/run-messages.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
