@@ -10,6 +10,7 @@ export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
 export { aesGcmCodec, type AesGcmCodecOptions } from "./codec/aes-gcm.js";
+export { remoteCodec, type RemoteCodecOptions } from "./codec/remote.js";
 export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodecServer, type CodecServerOptions } from "../src/http.js";
-import { aesGcmCodec, type AgentClient } from "../src/index.js";
+import { aesGcmCodec, AgentClient, remoteCodec } from "../src/index.js";
 import { payloadJson, rawHistory, storedBytes, encryptedWorker } from "./codec-support.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { startHarness, uid, type Harness } from "./harness.js";
@@ -182,6 +182,20 @@ describe("codec server", () => {
     expect((await post(`${standalone.url}/decrypt`, { payloads: [] })).body.error.code).toBe("AI1042");
     // And an empty batch is an empty answer.
     expect((await post(url, { payloads: [] })).body).toEqual({ payloads: [] });
+  });
+
+  it("lets a client without the keys read an encrypted run through it (remoteCodec, what the command's --codec-endpoint uses)", async () => {
+    const through = (authorization: string) =>
+      new AgentClient({
+        connection: h.connection,
+        namespace: h.namespace,
+        taskQueue: "unused",
+        dataConverter: { payloadCodecs: [remoteCodec({ endpoint: `${front.url}/codec`, namespace: "default", authorization })] },
+      });
+    const page = await through(OPERATOR).messages(runId, { limit: 1 });
+    expect(page.messages[0]).toMatchObject({ role: "user", content: `${runId} ${marker}` });
+    // Refused by the codec server: the client cannot read the run, and says why in a typed error.
+    await expect(through("Bearer nobody").messages(runId, { limit: 1 })).rejects.toMatchObject({ code: "AI1045" });
   });
 
   it("will not be built without an authorize hook or codecs (AI1001)", () => {

@@ -1,6 +1,7 @@
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { payloadToJson } from "../codec/payload-json.js";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { CodecFailedError } from "../core/errors/codec-failed.js";
 import { CodecUnauthorizedError } from "../core/errors/codec-unauthorized.js";
@@ -57,12 +58,6 @@ const MiB = 1024 * 1024;
 const ALLOWED_HEADERS = "Content-Type, X-Namespace, Authorization";
 // Standard or URL-safe base64, padded or not, as protobuf's JSON mapping accepts.
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-/** The payloads of a request as protobuf's JSON mapping writes them: bytes as base64. */
-interface JsonPayload {
-  metadata?: Record<string, string>;
-  data?: string;
-}
 
 /**
  * A remote codec server (the Temporal UI's and CLI's protocol): `POST …/encode` and
@@ -144,7 +139,7 @@ export function codecApp(options: CodecServerOptions): Hono {
         throw new CodecFailedError({ operation, index });
       }
     }
-    return c.json({ payloads: out.map(toJson) });
+    return c.json({ payloads: out.map(payloadToJson) });
   };
   const encode = route("encode");
   const decode = route("decode");
@@ -194,11 +189,4 @@ function parseBody(text: string, maxPayloads: number): Payload[] {
 function bytesOf(value: unknown, where: string, bad: (problem: string) => Error): Uint8Array {
   if (typeof value !== "string" || !BASE64.test(value)) throw bad(`${where} must hold base64 strings`);
   return Buffer.from(value, value.includes("-") || value.includes("_") ? "base64url" : "base64");
-}
-
-function toJson(payload: Payload): JsonPayload {
-  return {
-    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? []).toString("base64")])),
-    ...(payload.data ? { data: Buffer.from(payload.data).toString("base64") } : {}),
-  };
 }
