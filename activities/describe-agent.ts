@@ -40,6 +40,7 @@ export function createDescribeAgent(registry: AgentRegistry, settings: Pick<Reso
       const facts: Omit<AgentDescription, "hash"> = {
         definitionHash,
         maxTurns: agent.maxTurns,
+        model: agent.model,
         timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },
         tools,
         modelMaxAttempts: settings.modelMaxAttempts,

@@ -81,6 +81,8 @@ export interface Bench {
   runSdk(prompt: string): Promise<string>;
   /** Runs it through the bare workflow; resolves to its workflow id once done. */
   runBare(prompt: string): Promise<string>;
+  /** The stack both workers run on, for benches that add a worker of their own (e.g. with a codec). */
+  stack: AgentStack;
   close(): Promise<void>;
 }
 
@@ -156,6 +158,7 @@ export async function startBench(options: { maxTurns: number; toolResultBytes: n
         forgetRequests();
         return workflowId;
       },
+      stack,
       close: () => stack.close(),
     };
   } catch (err) {

@@ -5,3 +5,4 @@ export type { ErrorBody } from "./http/errors.js";
 export { approvalUrl } from "./deferral/approval-url.js";
 export type { ApprovalPageOptions } from "./http/approval/options.js";
 export type { ApprovalView, ApprovalState, RenderHints, FieldHint } from "./http/approval/view.js";
+export { createCodecServer, codecApp, type CodecServerOptions, type CodecOperation, type CodecRequestInfo } from "./http/codec-server.js";

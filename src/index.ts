@@ -2,6 +2,7 @@
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions } from "./core/define-tool.js";
 export { defineAgent, type AgentDefinition, type AgentOptions } from "./core/define-agent.js";
 export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";
+export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { RunMessagesOptions } from "./client/run-messages.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
@@ -9,6 +10,7 @@ export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
 export { aesGcmCodec, type AesGcmCodecOptions } from "./codec/aes-gcm.js";
+export { remoteCodec, type RemoteCodecOptions } from "./codec/remote.js";
 export { resumeDigest } from "./core/proof.js";
 export { DeferError, type DeferOptions, type DeferSignal } from "./core/defer.js";
 export type { DeferralConfig } from "./deferral/config.js";

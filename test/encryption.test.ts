@@ -6,7 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { aesGcmCodec, AgentClient } from "../src/index.js";
+import { aesGcmCodec, type AgentClient } from "../src/index.js";
+import { encryptedWorker, storedBytes as storedBytesOf } from "./codec-support.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
@@ -19,34 +20,9 @@ afterAll(() => h?.close());
 const keyA = randomBytes(32);
 const keyB = randomBytes(32).toString("base64");
 
-/** A worker and a client that encode payloads with `codec`, on `taskQueue` when given. */
-async function encrypted(codec: ReturnType<typeof aesGcmCodec>, taskQueue?: string) {
-  const dataConverter = { payloadCodecs: [codec] };
-  return h.worker([payoutAgent], {
-    deferral: { secret: SECRET },
-    worker: { dataConverter },
-    client: { deferral: { secret: SECRET }, dataConverter },
-    ...(taskQueue ? { taskQueue } : {}),
-  });
-}
-
-/** Everything Temporal stores for the run, read by a client without the codec: each payload's bytes decoded, as text. */
-async function storedBytes(runId: string): Promise<string> {
-  const raw = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: "unused" });
-  const history = JSON.parse(JSON.stringify(await raw.workflowHandle(runId).fetchHistory())) as unknown;
-  const texts: string[] = [];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
-    if (!value || typeof value !== "object") return;
-    for (const [key, field] of Object.entries(value)) {
-      // Payload bytes (data, and metadata values) come as base64 strings in the history's JSON form.
-      if (typeof field === "string" && (key === "data" || key === "encoding" || key === "encryption-key-id")) texts.push(Buffer.from(field, "base64").toString("latin1"));
-      else walk(field);
-    }
-  };
-  walk(history);
-  return texts.join("\n");
-}
+/** A payout worker and a client that encode payloads with `codec`, on `taskQueue` when given. */
+const encrypted = (codec: ReturnType<typeof aesGcmCodec>, taskQueue?: string) => encryptedWorker(h, [payoutAgent], codec, taskQueue ? { taskQueue } : {});
+const storedBytes = (workflowId: string, runId?: string) => storedBytesOf(h, workflowId, runId);
 
 /** Parks a payout run whose prompt, principal and approval carry `marker`, resumes it, and returns the run id. */
 async function parkAndResume(agents: AgentClient, marker: string): Promise<string> {

@@ -76,6 +76,32 @@ function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): Activity
   };
 }
 
+/**
+ * What the Temporal UI shows for a model call: `model gpt-4.1-mini · step 3`. A summary is
+ * user metadata on the scheduling command, so it never affects replay; it is a payload,
+ * so a codec encrypts it like any other.
+ */
+export function modelSummary(described: Pick<AgentDescription, "model">, step: number | undefined): string {
+  return `model ${described.model ?? "(unnamed)"}${step !== undefined ? ` · step ${step}` : ""}`;
+}
+
+/**
+ * What the Temporal UI shows for a tool call: `tool lookupInvoice`, and why it runs when
+ * it is not the model's call itself (an async tool's start, an agent's onExpired or
+ * onDenied). A deferral is known only after the call ends, and a summary is fixed when
+ * the call is scheduled: the run's current details say it is waiting instead.
+ */
+export function toolSummary(call: { toolCall: { function: { name: string } }; start?: boolean; expired?: unknown; denied?: unknown }): string {
+  const why = call.expired ? " · onExpired" : call.denied ? " · onDenied" : call.start ? " · async start" : "";
+  return `tool ${oneLine(call.toolCall.function.name, 80)}${why}`;
+}
+
+/** Text for a single-line UI field: whitespace collapsed, cut at `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** What runs started before version 3 and threads before version 1 schedule their steps with, kept as it was for them. */
 export const legacyOptions = {
   runPrepare: { startToCloseTimeout: "30s", retry: { nonRetryableErrorTypes: NON_RETRYABLE } } satisfies LocalActivityOptions,

@@ -255,7 +255,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
       try {
-        const reply = steps ? await steps.callModel(stepModelInput(input, state.messages)) : await callModel(input);
+        const reply = steps ? await steps.callModel(stepModelInput(input, state.messages), undefined, state.turnsUsed + 1) : await callModel(input);
         // From version 3 on the worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + (steps ? 1 : 0);
         definitionCheck.record = undefined;

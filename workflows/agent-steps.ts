@@ -24,7 +24,7 @@ import type { ChatMessage } from "../src/core/messages.js";
 import { fingerprint } from "../src/core/thread-transcript.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { ownEntry } from "../src/core/own.js";
-import { describeOptions, modelCallOptions, toolCallOptions } from "./activity-options.js";
+import { describeOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
 
 /**
  * The agent-step layer as a run or a thread sees it: describe the agent, call the model,
@@ -34,8 +34,8 @@ import { describeOptions, modelCallOptions, toolCallOptions } from "./activity-o
 export interface AgentSteps {
   describe(input: { agentId: string; knownHash?: undefined }): Promise<AgentDescription>;
   describe(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
-  /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. */
-  callModel(input: AgentModelCallInput, activityId?: string): Promise<ModelCallOutput>;
+  /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. `step` numbers it in the Temporal UI's summary. */
+  callModel(input: AgentModelCallInput, activityId?: string, step?: number): Promise<ModelCallOutput>;
   callTool(input: RunToolCall, activityId?: string): Promise<RunToolCallOutput>;
   callTool(input: ThreadToolCall, activityId?: string): Promise<ThreadToolCallResult>;
 }
@@ -57,12 +57,12 @@ export function agentSteps(): AgentSteps {
   };
   const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
     const tool = ownEntry(current().tools, input.toolCall.function.name);
-    return proxyActivities<AgentStepActivities>(toolCallOptions(current(), tool, activityId)).callAgentTool(input);
+    return proxyActivities<AgentStepActivities>({ ...toolCallOptions(current(), tool, activityId), summary: toolSummary(input) }).callAgentTool(input);
   };
   return {
     describe: describe as AgentSteps["describe"],
-    async callModel(input, activityId) {
-      const { callAgentModel } = proxyActivities<AgentStepActivities>(modelCallOptions(current(), activityId));
+    async callModel(input, activityId, step) {
+      const { callAgentModel } = proxyActivities<AgentStepActivities>({ ...modelCallOptions(current(), activityId), summary: modelSummary(current(), step) });
       try {
         return await callAgentModel(input);
       } catch (err) {

@@ -79,6 +79,8 @@ export class DeferralBook {
     this.#visibility.listed(record);
     this.#visibility.emit("deferred", record);
     this.outcome.settle(ackOf(record));
+    // Tool name and deferral id only: what the UI shows must not depend on a codec to stay private.
+    this.#details(`awaiting ${record.toolName ? `approval of ${record.toolName}` : "a resume"} (deferral ${record.id}) until ${record.expiresAt}`);
 
     const settled = await this.runtime.condition(() => record.status !== "deferred", request.ttlMs);
     if (!settled) {
@@ -86,16 +88,19 @@ export class DeferralBook {
       this.#visibility.status("expired");
       this.#visibility.emit("expired", record);
       this.outcome.moving();
+      this.#details(`running (deferral ${record.id} expired)`);
       return { kind: "expired", record };
     }
     if (record.status === "denied") {
       if (record.denial) {
         this.outcome.moving();
+        this.#details(`running (deferral ${record.id} denied)`);
         return { kind: "denied", record: record as DeferralRecord & { denial: NonNullable<DeferralRecord["denial"]> } };
       }
       throw this.#denials.failureOf(record);
     }
     this.outcome.moving();
+    this.#details(`running (resumed from deferral ${record.id})`);
     return {
       kind: "resumed",
       record,
@@ -162,8 +167,14 @@ export class DeferralBook {
     record.status = "needs-compaction";
     this.#visibility.status("needs-compaction");
     this.outcome.settle({ status: "needs-compaction", deferralId: record.id });
+    this.#details(`awaiting a shorter transcript (deferral ${record.id}): the resumed run outgrew the model's context window; replaceDeferredThread to go on`);
     await this.runtime.condition(() => record.status !== "needs-compaction");
     this.outcome.moving();
+    this.#details(`running (transcript of deferral ${record.id} replaced)`);
+  }
+
+  #details(text: string): void {
+    this.runtime.details?.(text);
   }
 
   /** Writes a status a claim left for later (call once the run has taken its next step). */
@@ -176,14 +187,18 @@ export class DeferralBook {
    * until resume and settled updates waiting on it have answered.
    */
   async run<T>(body: () => Promise<T>, summary: (result: T) => unknown = (r) => r): Promise<T> {
+    this.#details("running");
     try {
       const result = await body();
       this.outcome.settle({ status: "completed", result: summary(result) });
+      this.#details("completed");
       return result;
     } catch (err) {
       // Continuing as new is not an outcome: the next execution settles the run.
       if (err instanceof ContinueAsNew) throw err;
-      this.outcome.settle({ status: "failed", error: failureInfo(err) });
+      const error = failureInfo(err);
+      this.outcome.settle({ status: "failed", error });
+      this.#details(`failed${error.code ? ` (${error.code})` : ""}`);
       throw err;
     } finally {
       // Even a cancelled run answers the resumes and settled calls still waiting on it.

@@ -1,5 +1,5 @@
 import type { SearchAttributeUpdatePair } from "@temporalio/common";
-import { condition, proxySinks, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
+import { condition, proxySinks, setCurrentDetails, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
 import type { DeferralEvent } from "../src/core/deferral-record.js";
 import type { DurableAgentsSinks } from "../src/core/sinks.js";
 import type { TokenBinding } from "../src/core/proof.js";
@@ -22,6 +22,8 @@ export interface DeferralRuntime {
   condition(fn: () => boolean, timeoutMs?: number): Promise<boolean | void>;
   /** Where this execution lives, for the binding of resume tokens; fakes may leave it out (no binding check). */
   execution?(): TokenBinding;
+  /** Shows what the run is doing (e.g. why it waits) as the workflow's current details in the Temporal UI; no command, so replay is unaffected. */
+  details?(text: string): void;
 }
 
 /** The runtime of the workflow this is called in. */
@@ -33,6 +35,7 @@ export function workflowDeferralRuntime(): DeferralRuntime {
     upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
     emit: (event) => sink.event(event),
     condition: (fn, timeoutMs) => (timeoutMs === undefined ? condition(fn) : condition(fn, timeoutMs)),
+    details: (text) => setCurrentDetails(text),
     execution: () => {
       const info = workflowInfo();
       return { namespace: info.namespace, workflowId: info.workflowId, firstRunId: info.firstExecutionRunId };

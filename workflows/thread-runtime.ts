@@ -1,4 +1,4 @@
-import { CancellationScope, proxyLocalActivities, uuid4, workflowInfo } from "@temporalio/workflow";
+import { CancellationScope, proxyLocalActivities, setCurrentDetails, uuid4, workflowInfo } from "@temporalio/workflow";
 import type { ThreadActivities, ThreadStatusChange } from "../src/core/thread-contracts.js";
 
 /**
@@ -17,6 +17,8 @@ export interface ThreadRuntime {
   history(): { length: number; continueAsNewSuggested: boolean };
   /** Tells the worker's status hook about a transition. */
   statusChanged(change: ThreadStatusChange): Promise<unknown>;
+  /** Shows what the thread is doing as the workflow's current details in the Temporal UI (no command: replay is unaffected). */
+  details?(text: string): void;
 }
 
 // Hooks run in line with the thread's other local activities: a failing one gives up soon.
@@ -39,5 +41,6 @@ export function workflowThreadRuntime(): ThreadRuntime {
     },
     // Outside any turn scope: a stop must not cancel its own announcement.
     statusChanged: (change) => CancellationScope.nonCancellable(() => threadStatusChanged(change)),
+    details: (text) => setCurrentDetails(text),
   };
 }

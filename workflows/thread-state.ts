@@ -13,6 +13,8 @@ import type {
   ThreadStatus,
 } from "../src/core/thread-contracts.js";
 import { findToolCall, needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
+import { ownEntry } from "../src/core/own.js";
+import { oneLine } from "./activity-options.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { StatusAnnouncements } from "./thread-status-hook.js";
 import { StreamLog } from "./thread-stream-log.js";
@@ -126,6 +128,7 @@ export class ThreadState {
       this.createdAt = now;
       this.updatedAt = now;
     }
+    this.#showStatus();
     if (!carried && (input.autoStart ?? true)) {
       // Before the handlers exist: a message sent right after createThread must find the first turn running.
       const work = this.pendingWork();
@@ -189,6 +192,45 @@ export class ThreadState {
     this.updatedAt = at;
     this.stream.status(next, previousStatus, at);
     this.#announcements.announce({ threadId: this.threadId, agentId: this.agentId, status: next, previousStatus, at });
+    this.#showStatus();
+  }
+
+  /**
+   * The status as the Temporal UI's current details show it. Tool names and error codes
+   * only: no message content, which a codec would otherwise be the only thing protecting.
+   */
+  #showStatus(): void {
+    if (!this.#runtime.details) return;
+    let text: string;
+    switch (this.status) {
+      case "idle":
+        text = "idle";
+        break;
+      case "streaming":
+        text = `running turn · step ${this.turnSteps + 1}`;
+        break;
+      case "awaiting_tool_results": {
+        const names = (async: boolean) =>
+          openToolCalls(this.messages)
+            .filter((call) => (this.asyncCalls.has(call.id) || (this.prepared ? ownEntry(this.prepared.tools, call.function.name)?.async === true : false)) === async)
+            .map((call) => call.function.name);
+        const running = names(false);
+        const waiting = names(true);
+        text = [running.length ? `running tool ${running.join(", ")}` : "", waiting.length ? `awaiting async tool ${waiting.join(", ")}` : ""].filter(Boolean).join("; ") || "awaiting tool results";
+        break;
+      }
+      case "completed":
+        text = "idle (last turn completed)";
+        break;
+      case "failed":
+        text = `failed${this.lastError?.code ? ` (${this.lastError.code})` : ""}: halted until resumed or sent a new message`;
+        break;
+      case "stopped":
+        text = "stopped";
+        break;
+    }
+    // Tool names come from the model: bounded, since the field is meant to be one line.
+    this.#runtime.details(oneLine(text, 200));
   }
 
   /** Records what the worker said about the agent; announces transitions held back until now. */

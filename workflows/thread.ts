@@ -194,6 +194,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
           ...(thread.streamEnabled ? { streamId: messageId } : {}),
         },
         activityId,
+        thread.turnSteps + 1,
       )
     : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: thread.streamEnabled });
   // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.

@@ -1,6 +1,7 @@
 import { Connection } from "@temporalio/client";
 import { loadClientConnectConfig } from "@temporalio/envconfig";
 import { AgentClient } from "../client/agent-client.js";
+import { remoteCodec } from "../codec/remote.js";
 
 /** The connection flags every command takes; unset ones come from the Temporal environment. */
 export interface ConnectionFlags {
@@ -8,6 +9,10 @@ export interface ConnectionFlags {
   namespace?: string;
   profile?: string;
   taskQueue?: string;
+  /** A codec server to decode (and encode) payloads through, for runs whose payloads are encrypted. */
+  codecEndpoint?: string;
+  /** `Authorization` header for the codec server. */
+  codecAuth?: string;
 }
 
 /** The task queue the agents' workers poll when neither `--task-queue` nor the environment says. */
@@ -26,9 +31,16 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
     ...(flags.address ? { address: flags.address } : {}),
   } as never);
   const secret = process.env.DEFERRAL_SECRET;
+  const namespace = flags.namespace ?? config.namespace ?? "default";
+  // As Temporal's own CLI does: payloads go through the codec server, which holds the keys.
+  const codecEndpoint = flags.codecEndpoint ?? process.env.TEMPORAL_CODEC_ENDPOINT;
+  const codecAuth = flags.codecAuth ?? process.env.TEMPORAL_CODEC_AUTH;
   const agents = new AgentClient({
     connection,
-    namespace: flags.namespace ?? config.namespace ?? "default",
+    namespace,
+    ...(codecEndpoint
+      ? { dataConverter: { payloadCodecs: [remoteCodec({ endpoint: codecEndpoint, namespace, ...(codecAuth ? { authorization: codecAuth } : {}) })] } }
+      : {}),
     taskQueue: flags.taskQueue ?? process.env.DURABLE_AGENTS_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(secret ? { deferral: { secret } } : {}),
   });

@@ -27,6 +27,8 @@ export function buildProgram(): Command {
     .option("--namespace <ns>", "Temporal namespace (default: profile, then TEMPORAL_NAMESPACE, then default)")
     .option("--profile <name>", "profile of the Temporal config file (TEMPORAL_PROFILE)")
     .option("--task-queue <queue>", "the agents' task queue (default: DURABLE_AGENTS_TASK_QUEUE, then agents)")
+    .option("--codec-endpoint <url>", "codec server that decrypts payloads, as for the Temporal CLI (TEMPORAL_CODEC_ENDPOINT)")
+    .option("--codec-auth <header>", "Authorization header for the codec server (TEMPORAL_CODEC_AUTH)")
     .showHelpAfterError()
     .exitOverride();
   const globals = () => {

@@ -22,7 +22,7 @@ import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
-import { startAgentRun } from "./start-run.js";
+import { startAgentRun, type UiSummary } from "./start-run.js";
 import { authorizeRun } from "./authorize.js";
 import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
 import type { AuthorizeHook } from "./authorize.js";
@@ -43,6 +43,15 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
   threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
+  /**
+   * What the static summary of a started run shows in the Temporal UI and CLI: `"content"`
+   * (the default) names the agent and the prompt's first words, `"agent-only"` the agent
+   * alone. The summary is user metadata, a payload like the prompt itself: a codec
+   * encrypts it, and without one it shows nothing history does not already hold in the
+   * clear. Choose `"agent-only"` where operators who may list workflows must not read
+   * prompts even through a codec server. A run's own `uiSummary` overrides it.
+   */
+  uiSummary?: UiSummary;
 }
 
 /** Who is calling: what the `authorize` hook is asked about. */
@@ -72,6 +81,8 @@ export interface RunOptions {
    * long run never meets its history limits; set this to continue sooner.
    */
   maxHistoryEvents?: number;
+  /** What this run's static summary in the Temporal UI shows (see `AgentClientOptions.uiSummary`). Default: the client's. */
+  uiSummary?: UiSummary;
 }
 
 /** A started run; every method asks `authorize` as the principal the handle was made for. */
@@ -100,6 +111,7 @@ export class AgentClient {
   readonly #deferral: ResolvedDeferralConfig | undefined;
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
+  readonly #uiSummary: UiSummary | undefined;
   readonly #reads: QueryDeadline;
   #threads: ThreadsClient | undefined;
 
@@ -110,6 +122,7 @@ export class AgentClient {
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
+    this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
   }
 
@@ -147,7 +160,7 @@ export class AgentClient {
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
     };
-    await startAgentRun(this.client, this.taskQueue, runId, input);
+    await startAgentRun(this.client, this.taskQueue, runId, input, uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`));
     return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
   }
 
@@ -305,4 +318,10 @@ async function outcomeOf(settled: Promise<AgentResult | DeferredAck>): Promise<R
       },
     };
   }
+}
+
+/** A `uiSummary` as given, or AI1001: a typo must not quietly show prompts. */
+function uiSummaryOf(mode: UiSummary | undefined, subject: string): UiSummary {
+  if (mode === undefined || mode === "content" || mode === "agent-only") return mode ?? "content";
+  throw new InvalidDefinitionError({ subject, problem: `uiSummary must be "content" or "agent-only", not ${JSON.stringify(mode)}` });
 }

@@ -5,10 +5,30 @@ import { AgentIdKey } from "../core/search-attributes.js";
 import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 
 /**
+ * What a run's static summary in the Temporal UI shows: `"content"` names the agent and the
+ * prompt's first words, `"agent-only"` only the agent.
+ */
+export type UiSummary = "content" | "agent-only";
+
+const PROMPT_WORDS = 8;
+const SUMMARY_CHARS = 100;
+
+/** `payouts: "Pay invoice 42 to ACME before Friday …"`, one line, or `payouts` alone without content. */
+export function staticSummaryOf(agentId: string, prompt: string, mode: UiSummary): string {
+  const agent = agentId.length > 60 ? `${agentId.slice(0, 59)}…` : agentId;
+  if (mode === "agent-only") return `agent ${agent}`;
+  const words = prompt.trim().split(/\s+/).filter(Boolean);
+  let first = words.slice(0, PROMPT_WORDS).join(" ");
+  if (words.length > PROMPT_WORDS) first += " …";
+  if (first.length > SUMMARY_CHARS) first = `${first.slice(0, SUMMARY_CHARS - 1)}…`;
+  return `agent ${agent}: "${first}"`;
+}
+
+/**
  * Starts an agent run under `runId`, or attaches to the run that already has it: the same
  * id while running attaches, the same id after it closed is refused and then attached to.
  */
-export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput): Promise<void> {
+export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput, uiSummary: UiSummary = "content"): Promise<void> {
   // Refused here, before anything starts: Temporal would terminate the run over its start input.
   assertPayloadFits(input.prompt, "The run's prompt");
   if (input.principal !== undefined) assertPayloadFits(input.principal, "The run's principal", { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
@@ -21,6 +41,7 @@ export async function startAgentRun(client: Client, taskQueue: string, runId: st
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
+      staticSummary: staticSummaryOf(input.agentId, input.prompt, uiSummary),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -10,8 +10,8 @@ const shared = new WeakMap<Client, Shared>();
 
 /**
  * A client to poll thread streams with: `base`'s server, credentials, namespace, data
- * converter and interceptors, on a second connection without the gRPC retry interceptor.
- * While a workflow task runs, Temporal buffers one query per workflow and refuses the rest
+ * converter (the one it loaded, so its codec decodes what is polled) and interceptors, on
+ * a second connection without the gRPC retry interceptor. While a workflow task runs, Temporal buffers one query per workflow and refuses the rest
  * with RESOURCE_EXHAUSTED; the default client retries that only after a second or more, so
  * pollers in several processes would starve each other exactly while deltas flow. Failing
  * at once lets the poller try again after a few milliseconds (see `isQueryBusy`). One
@@ -24,7 +24,7 @@ export function acquireStreamClient(base: Client): { client: Client; release(): 
     const connection = base.connection;
     if (connection instanceof Connection) {
       const fast = Connection.lazy({ ...connection.options, interceptors: [] });
-      const client = new Client({ connection: fast, namespace: base.options.namespace, dataConverter: base.options.dataConverter, interceptors: base.options.interceptors });
+      const client = new Client({ connection: fast, namespace: base.options.namespace, dataConverter: base.options.loadedDataConverter, interceptors: base.options.interceptors });
       entry = { client, close: () => fast.close(), users: 0 };
     } else {
       entry = { client: base, close: async () => undefined, users: 0 };

@@ -28,6 +28,8 @@ export interface AgentDescription {
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
   maxTurns: number;
+  /** The agent's model, named in its model calls' summaries in the Temporal UI. Absent in recorded histories. */
+  model?: string;
   /** Activity timeouts for this agent's model and tool calls. */
   timeouts: { startToCloseMs: number; heartbeatMs: number };
   tools: Record<string, ToolDescription>;

@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import { RequestTooLargeError } from "../core/errors/request-too-large.js";
 import { RouteNotFoundError } from "../core/errors/route-not-found.js";
 import { approvalRoutes } from "./approval/routes.js";
+import { codecApp } from "./codec-server.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
 import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
@@ -42,6 +43,9 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   });
   app.notFound((c) => errorResponse(c, new RouteNotFoundError({ method: c.req.method, path: new URL(c.req.url).pathname })));
 
+  // Before the front door's body limit, CSRF check and authenticate: the codec server has
+  // its own (a CORS preflight carries no credentials, and its auth hook reads the request).
+  if (options.codec) app.route("/codec", codecApp(options.codec));
   app.use(
     bodyLimit({
       maxSize: maxBodyBytes,

@@ -2,6 +2,7 @@ import type { AgentClient } from "../client/agent-client.js";
 import type { Principal } from "../core/json.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { ApprovalPageOptions } from "./approval/options.js";
+import type { CodecServerOptions } from "./codec-server.js";
 
 /** What `createAgentHttpHandler` takes. */
 export interface AgentHttpOptions {
@@ -35,6 +36,12 @@ export interface AgentHttpOptions {
    * the host the handler sees.
    */
   trustedOrigins?: string[];
+  /**
+   * A codec server for the Temporal UI and CLI at `POST /codec/encode` and `/codec/decode`
+   * (under `basePath`), with its own CORS origins, body limit and `authorize` hook; the
+   * front door's `authenticate` is not asked. Absent: no codec routes.
+   */
+  codec?: CodecServerOptions;
   /** `GET /threads/:id/events`. */
   events?: EventStreamOptions;
   /** Called with errors that are not the SDK's typed errors (answered as 500 `internal`). Default: `console.error`. */

@@ -54,6 +54,8 @@ export const CODE_TABLE = {
   AI1041: { name: "RequestTooLarge", retryable: false, benign: true, http: 413, when: "an HTTP request body over the front door's size limit" },
   AI1042: { name: "RouteNotFound", retryable: false, benign: true, http: 404, when: "no HTTP route with that method and path" },
   AI1043: { name: "CrossSiteRequest", retryable: false, benign: true, http: 403, when: "a state-changing HTTP request from another site (CSRF protection: Origin / Sec-Fetch-Site)" },
+  AI1044: { name: "CodecUnauthorized", retryable: false, benign: true, http: 403, when: "the codec server's `authorize` hook did not return exactly `true`; nothing was encoded or decoded" },
+  AI1045: { name: "CodecFailed", retryable: false, benign: true, http: 400, when: "the codec server could not encode or decode a payload (a key it does not hold, tampered or foreign bytes); nothing about the payload is shown" },
   AI1060: { name: "ChatResponseMalformed", retryable: false, benign: false, http: 502, when: "a chat client (`durable-agents/react`, the `useChat` transport) got an answer or an event it cannot read from the front door; nothing was applied" },
   AI1070: { name: "McpOutputInvalid", retryable: false, benign: false, http: 502, when: "an MCP tool's run completed with an answer that does not match the tool's declared `output` schema; the caller gets `isError: true`" },
 } as const satisfies Record<string, CodeInfo>;

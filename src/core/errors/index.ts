@@ -40,6 +40,8 @@ export { RequestMalformedError, type RequestMalformedFields } from "./request-ma
 export { RequestTooLargeError, type RequestTooLargeFields } from "./request-too-large.js";
 export { RouteNotFoundError, type RouteNotFoundFields } from "./route-not-found.js";
 export { CrossSiteRequestError, type CrossSiteRequestFields } from "./cross-site-request.js";
+export { CodecUnauthorizedError, type CodecUnauthorizedFields } from "./codec-unauthorized.js";
+export { CodecFailedError, type CodecFailedFields } from "./codec-failed.js";
 export { MessageMalformedError, type MessageMalformedFields } from "./message-malformed.js";
 export { RunTerminatedError, type RunTerminatedFields } from "./run-terminated.js";
 export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-unavailable.js";

@@ -39,6 +39,8 @@ import { ToolResultDuplicateError } from "./tool-result-duplicate.js";
 import { RequestTooLargeError } from "./request-too-large.js";
 import { RouteNotFoundError } from "./route-not-found.js";
 import { CrossSiteRequestError } from "./cross-site-request.js";
+import { CodecUnauthorizedError } from "./codec-unauthorized.js";
+import { CodecFailedError } from "./codec-failed.js";
 import { RunTerminatedError } from "./run-terminated.js";
 import { WorkerUnavailableError } from "./worker-unavailable.js";
 import { PayloadTooLargeError } from "./payload-too-large.js";
@@ -94,5 +96,7 @@ export const errorClasses = {
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,
+  [CodecUnauthorizedError.code]: CodecUnauthorizedError,
+  [CodecFailedError.code]: CodecFailedError,
   [PayloadTooLargeError.code]: PayloadTooLargeError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
