@@ -11,7 +11,8 @@
  * removes the cluster.
  *
  *   npx tsx scripts/temporal-postgres.ts          # start, print the address, stop on Ctrl-C
- *   npx tsx scripts/temporal-postgres.ts --ensure # only install PostgreSQL and build the binaries
+ *   npx tsx scripts/temporal-postgres.ts --ensure # only install PostgreSQL and build the binaries;
+ *                                                 # exit 3 when PostgreSQL cannot be installed
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync, readFileSync } from "node:fs";
@@ -328,7 +329,13 @@ async function ensureNamespace(connection: Connection, namespace: string, log: (
 // Run as a script: start, print the address, stop on SIGINT/SIGTERM.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--ensure")) {
-    await ensurePostgresTemporal();
+    try {
+      await ensurePostgresTemporal();
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
+      // 3: PostgreSQL itself cannot be had here (.ci/run skips the lane); 1: anything else.
+      process.exit(err instanceof PostgresUnavailableError ? 3 : 1);
+    }
   } else {
     const server = await startPostgresTemporal();
     process.stdout.write(`${server.address}\n`);
