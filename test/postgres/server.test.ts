@@ -4,7 +4,8 @@
  * no process behind. Runs only in the PostgreSQL lane (vitest.postgres.config.ts).
  */
 import { readdir, readFile } from "node:fs/promises";
-import { connect } from "node:net";
+import { connect, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { describe, expect, inject, it } from "vitest";
@@ -73,4 +74,30 @@ describe("Temporal on PostgreSQL", () => {
     const left = await serverProcesses();
     expect(started.filter((pid) => left.has(pid))).toEqual([]);
   });
+
+  it("a server that cannot start (its port taken) fails with the server's log, stopping PostgreSQL and removing its files", async () => {
+    const squatter = createServer();
+    const taken = await occupyPort(squatter);
+    const clusters = async () => (await readdir(tmpdir())).filter((name) => name.startsWith("durable-agents-pg-"));
+    const [before, dirsBefore] = [await serverProcesses(), await clusters()];
+    try {
+      await expect(startTemporal({ local: true, port: taken, log: () => undefined })).rejects.toThrow(/temporal-server exited .*while starting[\s\S]*address already in use/);
+    } finally {
+      squatter.close();
+    }
+    expect([...(await serverProcesses())].filter((pid) => !before.has(pid))).toEqual([]);
+    expect(await clusters()).toEqual(dirsBefore);
+  });
 });
+
+/** Listens on a free port low enough for the server's port layout (membership ports sit 300 below and must fit a smallint). */
+async function occupyPort(server: Server): Promise<number> {
+  for (;;) {
+    const port = 21_000 + Math.floor(Math.random() * 10_000);
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (listening) return port;
+  }
+}
