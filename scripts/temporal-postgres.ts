@@ -15,7 +15,7 @@
  *                                                 # exit 3 when PostgreSQL cannot be installed
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { chown, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -216,22 +216,32 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions = {
 
     const address = `127.0.0.1:${port}`;
     const launch = async (): Promise<void> => {
-      const logFile = join(dir, "temporal.log");
-      const out = createWriteStream(logFile, { flags: "a" });
+      const out = createWriteStream(join(dir, "temporal.log"), { flags: "a" });
       const child = spawn(server, ["--root", "/", "--config", SERVER_CONFIG_DIR, "--env", "postgres", "--allow-no-auth", "start"], {
         env,
         stdio: ["ignore", "pipe", "pipe"],
       });
-      // Two sources, one file: neither may end it for the other.
-      child.stdout.pipe(out, { end: false });
-      child.stderr.pipe(out, { end: false });
-      child.once("close", () => out.end());
       temporal = child;
+      // The log goes to the cluster's dir; its last lines are kept to explain a failed start.
+      const lastLines: string[] = [];
+      for (const stream of [child.stdout, child.stderr]) {
+        // Two sources, one file: neither may end it for the other.
+        stream.pipe(out, { end: false });
+        stream.on("data", (chunk: Buffer) => {
+          lastLines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+          lastLines.splice(0, Math.max(0, lastLines.length - 30));
+        });
+      }
+      const ready = new AbortController();
       const exited = new Promise<never>((_resolve, reject) =>
-        child.once("exit", (code, signal) => reject(new Error(`temporal-server exited (${signal ?? code}) while starting:\n${tail(logFile)}`))),
+        child.once("close", (code, signal) => {
+          out.end();
+          ready.abort();
+          reject(new Error(`temporal-server exited (${signal ?? code}) while starting:\n${lastLines.join("\n")}`));
+        }),
       );
       exited.catch(() => undefined);
-      await Promise.race([waitReady(address, namespace, log), exited]);
+      await Promise.race([waitReady(address, namespace, log, ready.signal), exited]);
     };
     await launch();
     log(`temporal-server ${address} on PostgreSQL :${pgPort} ready in ${Date.now() - startedAt}ms`);
@@ -266,26 +276,19 @@ async function pg(binDir: string, tool: string, args: string[]): Promise<void> {
   });
 }
 
-function tail(file: string): string {
-  try {
-    return readFileSync(file, "utf8").split("\n").slice(-30).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
 /**
- * Up means more than a listening port: the namespace exists in every service's cache (they
- * refresh it every 10 s, so a fresh namespace is not yet usable where it was created) and
- * the SDK's search attributes are registered in SQL visibility.
+ * Up means more than a listening port: the namespace is registered and known to the
+ * frontend (services pick a new namespace up from the database a few seconds later), and
+ * the SDK's search attributes are registered in SQL visibility. Gives up when the server
+ * exits (`exited`).
  */
-async function waitReady(address: string, namespace: string, log: (line: string) => void): Promise<void> {
+async function waitReady(address: string, namespace: string, log: (line: string) => void, exited: AbortSignal): Promise<void> {
   const { Connection } = await import("@temporalio/client");
   const deadline = Date.now() + 120_000;
   let connection: Connection | undefined;
   let lastError: unknown;
   try {
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && !exited.aborted) {
       try {
         connection ??= await Connection.connect({ address, connectTimeout: 2_000 });
         await ensureNamespace(connection, namespace, log);
@@ -297,6 +300,7 @@ async function waitReady(address: string, namespace: string, log: (line: string)
         await sleep(500);
       }
     }
+    if (exited.aborted) throw new Error("temporal-server exited while starting");
     throw new Error(`temporal-server at ${address} not ready after 120s: ${(lastError as Error)?.message}`);
   } finally {
     await connection?.close();
