@@ -30,8 +30,13 @@ import { ensureGoBinary, ensureTemporalSchemaDir, TEMPORAL_SERVER_BINARY, TEMPOR
 
 const run = promisify(execFile);
 
-/** The dir holding postgres.yaml, dynamicconfig.yaml and setup-schema.sh. */
-export const SERVER_CONFIG_DIR = fileURLToPath(new URL("./temporal-server/", import.meta.url));
+/**
+ * The dir holding postgres.yaml, dynamicconfig.yaml and setup-schema.sh: beside this file,
+ * or, built into dist/scripts/, in the package's scripts/ (the build copies no YAML).
+ */
+export const SERVER_CONFIG_DIR = [new URL("./temporal-server/", import.meta.url), new URL("../../scripts/temporal-server/", import.meta.url)]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, "postgres.yaml"))) ?? fileURLToPath(new URL("./temporal-server/", import.meta.url));
 
 const PG_USER = "temporal";
 const PG_PASSWORD = "temporal";
