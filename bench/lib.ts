@@ -223,8 +223,13 @@ export function percentile(values: number[], p: number): number {
 /** A positive integer from an env var, or `fallback` when unset or not one. */
 export function envInt(name: string, fallback: number): number {
   const value = process.env[name];
-  const n = Number(value);
   if (value === undefined || value === "") return fallback;
+  return positiveInt(name, value);
+}
+
+/** `value` as a positive integer, or an error naming `name`. */
+export function positiveInt(name: string, value: string): number {
+  const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(value)}`);
   return n;
 }

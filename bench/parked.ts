@@ -18,9 +18,10 @@ import { z } from "zod";
 import { AgentClient, defineAgent, defineTool } from "../src/index.js";
 import { startScriptedModelServer, startTemporal, type Responder } from "../src/testing/index.js";
 import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
-import { envInt, installRuntime, progress, round } from "./lib.js";
+import { envInt, installRuntime, positiveInt, progress, round } from "./lib.js";
 
-const RUNS = envInt("PARKED_RUNS", 2000);
+/** `npm run bench -- parked 500`, or PARKED_RUNS=500. */
+const RUNS = process.argv[3] !== undefined ? positiveInt("runs argument", process.argv[3]) : envInt("PARKED_RUNS", 2000);
 const CONCURRENCY = envInt("PARKED_CONCURRENCY", 50);
 const MAX_CACHED_WORKFLOWS = envInt("PARKED_MAX_CACHED", 200);
 const MODEL = "bench-model";

@@ -3,9 +3,12 @@
  *
  * Resolution order (first that works wins):
  *  1. `TEMPORAL_ADDRESS` is set: use that server as-is (we do not own it).
- *  2. A `temporal` CLI binary is found, or built with Go (scripts/temporal-binary.ts): run its
+ *  2. `TEMPORAL_TARGET=postgres`: the real Temporal server on a fresh local PostgreSQL
+ *     (scripts/temporal-postgres.ts), the shape users deploy; its failures are errors, no
+ *     fallback to a dev server.
+ *  3. A `temporal` CLI binary is found, or built with Go (scripts/temporal-binary.ts): run its
  *     dev server through @temporalio/testing's `TestWorkflowEnvironment.createLocal`.
- *  3. `createLocal` downloads a dev server (needs internet).
+ *  4. `createLocal` downloads a dev server (needs internet).
  * Otherwise a {@link TemporalUnavailableError} explains the four options.
  */
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
@@ -29,6 +32,9 @@ export interface DevServerOptions {
   /** Serve Temporal's web UI on this port (HTTP, on the same host as the server). Off when omitted. */
   uiPort?: number;
 }
+
+/** Values of `TEMPORAL_TARGET`: the CLI dev server (default), or Temporal on PostgreSQL. */
+export const TEMPORAL_TARGETS = ["dev", "postgres"] as const;
 
 export interface TemporalServerHandle {
   address: string;
@@ -182,6 +188,12 @@ export async function startTemporal(options: DevServerOptions = {}): Promise<Tem
     };
   }
 
+  const target = process.env.TEMPORAL_TARGET || "dev";
+  if (!(TEMPORAL_TARGETS as readonly string[]).includes(target)) {
+    throw new TemporalUnavailableError([`TEMPORAL_TARGET=${JSON.stringify(target)} is not one of ${TEMPORAL_TARGETS.join(", ")}`]);
+  }
+  if (target === "postgres") return startOnPostgres(options, log);
+
   const namespace = options.namespace ?? "default";
   const attempts: string[] = [];
   let binary = await findTemporalBinary(log);
@@ -203,4 +215,21 @@ export async function startTemporal(options: DevServerOptions = {}): Promise<Tem
     attempts.push(`@temporalio/testing download: ${(err as Error).message}`);
   }
   throw new TemporalUnavailableError(attempts);
+}
+
+/**
+ * `TEMPORAL_TARGET=postgres`. Every start is a fresh database: `dbFilename` has no meaning
+ * here, and `restart()` always keeps the data (it restarts the server, not PostgreSQL).
+ */
+async function startOnPostgres(options: DevServerOptions, log: (line: string) => void): Promise<TemporalServerHandle> {
+  // Imported lazily: only this target needs it.
+  const { startPostgresTemporal } = await import("../../scripts/temporal-postgres.js");
+  if (options.uiPort !== undefined) log("uiPort is ignored under TEMPORAL_TARGET=postgres (no UI in that process)");
+  const server = await startPostgresTemporal({ port: options.port, namespace: options.namespace, log });
+  const stop = async (): Promise<void> => {
+    untrack(stop);
+    await server.stop();
+  };
+  track(stop);
+  return { address: server.address, namespace: server.namespace, owned: true, stop, restart: () => server.restart() };
 }

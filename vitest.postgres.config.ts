@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config";
+import base from "./vitest.config.js";
+
+// The second CI lane (`npm run test:postgres`, after `npm test` in .ci/run): the tests whose
+// behaviour rests on the server's persistence, visibility and defaults, against the real
+// Temporal server on PostgreSQL (scripts/temporal-postgres.ts) instead of the dev server.
+// Set here, not in the npm script: global-setup's startTemporal() reads it in this process.
+process.env.TEMPORAL_TARGET = "postgres";
+
+// Not mergeConfig: it would concatenate the main lane's exclude (test/postgres/**) into ours.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [
+      // durability: a worker SIGKILLed, the server restarted with runs parked, 50 parked runs resumed
+      "test/worker-crash.test.ts",
+      "test/durability.test.ts",
+      "test/many-parked.test.ts",
+      // deferral listing through search attributes in SQL visibility
+      "test/deferral-lifecycle.test.ts",
+      // several readers of one thread's stream (buffered queries)
+      "test/thread-streaming.test.ts",
+      "test/http-readers.test.ts",
+      // the server itself: attributes registered, stop() leaves nothing behind
+      "test/postgres/*.test.ts",
+    ],
+    exclude: ["**/node_modules/**"],
+  },
+});
