@@ -5,14 +5,13 @@
 import { randomUUID } from "node:crypto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
-import type { AgentClient } from "../src/index.js";
-import { mintResumeToken } from "../src/worker.js";
-import { startAgentStack, type AgentStack } from "./agent-stack.js";
+import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
 
 export type { WorkerOverrides } from "./agent-stack.js";
+export { tokenFor } from "./agent-stack.js";
 
 /** The secret tests share between workers and clients (32+ bytes). */
-export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
+export const SECRET = TEST_SECRET;
 
 // Expected failures (max turns, unknown agents) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger("ERROR") });
@@ -31,15 +30,4 @@ export async function completed<T extends { status: string }>(settled: Promise<T
   const value = await settled;
   if (value.status !== "completed") throw new Error(`expected the run to complete, it settled as ${JSON.stringify(value)}`);
   return value as Extract<T, { status: "completed" }>;
-}
-
-/**
- * Mints the token a worker handed out (in another process, say) the way an approval
- * service holding the secret would: from the record and the execution it is bound to.
- */
-export async function tokenFor(agents: AgentClient, deferralId: string): Promise<string> {
-  const record = await agents.deferrals.get(deferralId);
-  const { runId: firstRunId } = await agents.client.workflow.getHandle(record.runId).describe();
-  const binding = { namespace: agents.client.options.namespace, workflowId: record.runId, firstRunId };
-  return mintResumeToken(SECRET, deferralId, record.toolCallId, { binding });
 }
