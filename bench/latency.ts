@@ -19,6 +19,11 @@
  *
  * Bytes: history bytes a turn adds ÷ that turn's new content (lib.ts `bytesPerNewByte`).
  *
+ * Round trips cut (README, "How it maps onto Temporal"), each switchable to measure it:
+ * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
+ * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
+ * server's eager activity dispatch off.
+ *
  * LATENCY_SAMPLES (default 40), LATENCY_CRASH_SAMPLES (default 3).
  */
 import { randomUUID } from "node:crypto";
@@ -68,6 +73,8 @@ const PAYLOAD = { approved: true };
 const MAX_TURNS = 6;
 /** Tool-loop lengths whose history difference gives the bytes a turn adds. */
 const BYTES_TURNS = [10, 40] as const;
+const EAGER_START = process.env.LATENCY_EAGER_START !== "0";
+const EAGER_ACTIVITIES = process.env.LATENCY_EAGER_ACTIVITIES !== "0";
 const TARGETS = { resumeToModelRatio: 2.5, startToParkedRatio: 4, crashResumeMs: 2000, bytesPerNewByte: 2 };
 
 interface Sample {
@@ -79,7 +86,15 @@ interface Sample {
 export async function main(): Promise<Record<string, unknown>> {
   installRuntime();
   const dir = mkdtempSync(join(tmpdir(), "latency-"));
-  const server = await startTemporal({ dbFilename: join(dir, "temporal.db"), local: true, log: (line) => progress(`temporal: ${line}`) });
+  const server = await startTemporal({
+    dbFilename: join(dir, "temporal.db"),
+    local: true,
+    log: (line) => progress(`temporal: ${line}`),
+    dynamicConfig: {
+      ...(EAGER_START ? { "system.enableEagerWorkflowStart": true } : {}),
+      ...(EAGER_ACTIVITIES ? { "system.enableActivityEagerExecution": true } : {}),
+    },
+  });
   const stack = await startAgentStack({ temporal: server, log: (line) => progress(`temporal: ${line}`) }).catch(async (err: unknown) => {
     await server.stop();
     throw err;
@@ -127,8 +142,22 @@ export async function main(): Promise<Record<string, unknown>> {
     ];
     const agent = defineAgent({ id: "latency", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS });
     const searchAgent = defineAgent({ id: "latency-search", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS) });
-    const [{ agents }, bareQueue] = await Promise.all([
-      stack.worker([agent, searchAgent], { taskQueue: `bench-latency-sdk-${randomUUID()}`, deferral: { secret: TEST_SECRET }, client: { client, deferral: { secret: TEST_SECRET } } }),
+    // Diagnostics, each one change away from ours: a run started through the task queue
+    // (no eager start), and a worker that takes no activity eagerly.
+    const [{ agents }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([
+      stack.worker([agent, searchAgent], {
+        taskQueue: `bench-latency-sdk-${randomUUID()}`,
+        deferral: { secret: TEST_SECRET },
+        // Eager start needs the client on the worker's own connection.
+        client: EAGER_START ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true } : { client, deferral: { secret: TEST_SECRET } },
+      }),
+      stack.worker([agent], { taskQueue: `bench-latency-queued-${randomUUID()}`, deferral: { secret: TEST_SECRET }, client: { client, deferral: { secret: TEST_SECRET } } }),
+      stack.worker([agent], {
+        taskQueue: `bench-latency-no-eager-${randomUUID()}`,
+        deferral: { secret: TEST_SECRET },
+        worker: { maxEagerActivityReservationsPerWorkflowTask: 0 },
+        client: EAGER_START ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true } : { client, deferral: { secret: TEST_SECRET } },
+      }),
       startBareWorker(stack, bareTools),
     ]);
     const floorActivities = createBareActivities({ baseURL: model.url, model: MODEL, tools: bareTools });
@@ -139,18 +168,18 @@ export async function main(): Promise<Record<string, unknown>> {
       return at;
     };
 
-    const sdkSample = async (): Promise<Sample & { workflowId: string }> => {
+    const sdkSample = async (on: AgentClient = agents): Promise<Sample & { workflowId: string }> => {
       const conversation = prompt("latency sdk");
       model.respond(conversation, responder(conversation));
       const runId = `latency-sdk-${randomUUID()}`;
       const t0 = performance.now();
-      const ack = await agents.run(agent, { prompt: conversation, runId });
+      const ack = await on.run(agent, { prompt: conversation, runId });
       const parkedAt = performance.now();
       const token = tokens.get(runId);
       if (ack.status !== "deferred" || !token) throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
       await sleep(SETTLE_MS);
       const t1 = performance.now();
-      const resumed = await agents.resume({ token, payload: PAYLOAD });
+      const resumed = await on.resume({ token, payload: PAYLOAD });
       const answeredAt = performance.now();
       if (resumed.outcome.status !== "completed") throw new Error(`resume did not complete the run: ${JSON.stringify(resumed)}`);
       return { workflowId: runId, startToParkedMs: parkedAt - t0, resumeToModelMs: arrived(conversation, 2) - t1, resumeToAnswerMs: answeredAt - t1 };
@@ -219,6 +248,8 @@ export async function main(): Promise<Record<string, unknown>> {
       await floorSample();
     }
     const sdk: Sample[] = [];
+    const sdkQueuedStart: Sample[] = [];
+    const sdkNoEagerActivities: Sample[] = [];
     const bare: Sample[] = [];
     const floor: Sample[] = [];
     let lastSdk = "";
@@ -235,6 +266,8 @@ export async function main(): Promise<Record<string, unknown>> {
         bare.push(s);
       },
       async () => void floor.push(await floorSample()),
+      async () => void sdkQueuedStart.push(await sdkSample(queuedStart)),
+      async () => void sdkNoEagerActivities.push(await sdkSample(noEagerActivities)),
     ];
     // Alternating, and rotating which goes first, spreads drift and order effects evenly.
     for (let i = 0; i < SAMPLES; i++) {
@@ -280,7 +313,11 @@ export async function main(): Promise<Record<string, unknown>> {
     const result = {
       bench: "latency",
       samples: SAMPLES,
+      eagerStart: EAGER_START,
+      eagerActivities: EAGER_ACTIVITIES,
       medians: { sdk: ours, bare: medians(bare), floor: floorMedians },
+      // Ours with one round-trip cut undone: what each pays.
+      diagnostics: { queuedStart: medians(sdkQueuedStart), noEagerActivities: medians(sdkNoEagerActivities) },
       criticalPath,
       crashSamplesMs: crash.map((ms) => round(ms)),
       resumeToModelRatio: ratio("resumeToModelMs"),

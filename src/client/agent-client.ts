@@ -43,6 +43,14 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
   threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
+  /**
+   * Ask the server to hand a new run's first workflow task straight to a worker in this
+   * process (Temporal's eager workflow start), saving a trip through the task queue. Needs
+   * `connection` to be the `NativeConnection` a worker on `taskQueue` uses, and a server
+   * with `system.enableEagerWorkflowStart` (a server without it starts the run as usual;
+   * Temporal's client refuses any other connection). Default off.
+   */
+  eagerStart?: boolean;
 }
 
 /** Who is calling: what the `authorize` hook is asked about. */
@@ -101,6 +109,7 @@ export class AgentClient {
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
   readonly #reads: QueryDeadline;
+  readonly #eagerStart: boolean;
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
@@ -110,6 +119,7 @@ export class AgentClient {
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
+    this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
   }
 
@@ -147,7 +157,7 @@ export class AgentClient {
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
     };
-    await startAgentRun(this.client, this.taskQueue, runId, input);
+    await startAgentRun(this.client, this.taskQueue, runId, input, { eager: this.#eagerStart });
     return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
   }
 

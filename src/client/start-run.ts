@@ -8,7 +8,7 @@ import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/
  * Starts an agent run under `runId`, or attaches to the run that already has it: the same
  * id while running attaches, the same id after it closed is refused and then attached to.
  */
-export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput): Promise<void> {
+export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput, options: { eager?: boolean } = {}): Promise<void> {
   // Refused here, before anything starts: Temporal would terminate the run over its start input.
   assertPayloadFits(input.prompt, "The run's prompt");
   if (input.principal !== undefined) assertPayloadFits(input.principal, "The run's principal", { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
@@ -21,6 +21,7 @@ export async function startAgentRun(client: Client, taskQueue: string, runId: st
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
+      ...(options.eager ? { requestEagerStart: true } : {}),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
