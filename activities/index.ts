@@ -30,10 +30,17 @@ export interface ActivityDeps {
  */
 export function createActivities({ registry, model, client, threadCacheSize, deferral, threads }: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
   const settings = threads ?? resolveThreadWorkerOptions();
+  const transcripts = new TranscriptSync(client, threadCacheSize);
+  const callTool = createCallAgentTool({ registry, client, deferral, settings });
   const steps: AgentStepActivities = {
     describeAgent: createDescribeAgent(registry, settings),
-    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts: new TranscriptSync(client, threadCacheSize) }),
-    callAgentTool: createCallAgentTool({ registry, client, deferral, settings }),
+    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts }),
+    async callAgentTool(input) {
+      const out = await callTool(input);
+      // A run's next model call names this result rather than carrying it (one copy in history).
+      if (input.host === "run" && "content" in out) transcripts.rememberToolResult(input.workflowId, input.toolCall.id, out.content);
+      return out;
+    },
   };
   return {
     ...steps,

@@ -6,6 +6,7 @@ import { fingerprint } from "../src/core/thread-transcript.js";
 import { MAX_PAGE_MESSAGES } from "../src/core/payload-size.js";
 import { runMessagesQuery, transcriptQuery } from "../src/core/wire/run.js";
 import { threadTranscriptQuery } from "../src/core/wire/thread.js";
+import { fillToolResults } from "../src/core/tool-result-refs.js";
 import { TranscriptCache } from "./transcript-cache.js";
 
 /**
@@ -15,22 +16,45 @@ import { TranscriptCache } from "./transcript-cache.js";
  */
 export class TranscriptSync {
   readonly #cache: TranscriptCache;
+  /** What this worker's tool calls of runs returned, by run and call, until a model call takes it. */
+  readonly #toolResults = new Map<string, string>();
+  readonly #maxToolResults: number;
 
   constructor(
     private readonly client: Client,
-    maxTranscripts?: number,
+    maxTranscripts = 1000,
   ) {
     this.#cache = new TranscriptCache(maxTranscripts);
+    this.#maxToolResults = maxTranscripts * 4;
+  }
+
+  /** A run's tool call returned `content` here: its next model call may name it instead of sending it. */
+  rememberToolResult(workflowId: string, toolCallId: string, content: string): void {
+    const key = `${workflowId}\u0000${toolCallId}`;
+    this.#toolResults.delete(key);
+    this.#toolResults.set(key, content);
+    if (this.#toolResults.size > this.#maxToolResults) {
+      const oldest = this.#toolResults.keys().next().value;
+      if (oldest !== undefined) this.#toolResults.delete(oldest);
+    }
   }
 
   async load(input: AgentModelCallInput): Promise<ChatMessage[]> {
     const key = keyOf(input);
+    const delta = this.#delta(input);
+    // A result named but not held here (its tool ran on another worker, or before a restart):
+    // the host's transcript up to the end of the delta is read instead.
+    if (!delta) {
+      const transcript = await this.#query(input, input.baseLength + input.delta.length);
+      this.#cache.set(key, transcript);
+      return transcript;
+    }
     const cached = input.baseLength === 0 ? [] : this.#cache.prefix(key, input.baseLength);
     // A copy that does not end where the host's transcript does (an answer the host never
     // took, from a call that was retried, stopped or lost) is not used.
     const fresh = cached && (input.baseTail === undefined || (cached.length > 0 && fingerprint(cached.at(-1)!) === input.baseTail));
-    const base = fresh ? cached : await this.#query(input);
-    const transcript = base.concat(input.delta);
+    const base = fresh ? cached : await this.#query(input, input.baseLength);
+    const transcript = base.concat(delta);
     this.#cache.set(key, transcript);
     return transcript;
   }
@@ -42,14 +66,23 @@ export class TranscriptSync {
     this.#cache.set(keyOf(input), transcript);
   }
 
+  /** The call's delta with the results it names filled in, or undefined when this worker lacks one. */
+  #delta(input: AgentModelCallInput): ChatMessage[] | undefined {
+    const refs = input.toolResultRefs;
+    if (!refs || refs.length === 0) return input.delta;
+    const lookup = (toolCallId: string) => this.#toolResults.get(`${input.workflowId}\u0000${toolCallId}`);
+    const filled = fillToolResults(input.delta, refs, lookup);
+    if (filled) for (const ref of refs) this.#toolResults.delete(`${input.workflowId}\u0000${(input.delta[ref.index] as { tool_call_id: string }).tool_call_id}`);
+    return filled;
+  }
+
   /**
-   * The host's first `baseLength` messages, a page at a time: a transcript may be larger
+   * The host's first `length` messages, a page at a time: a transcript may be larger
    * than one query's answer can be.
    */
-  async #query(input: AgentModelCallInput): Promise<ChatMessage[]> {
+  async #query(input: AgentModelCallInput, length: number): Promise<ChatMessage[]> {
     // The execution that scheduled this call: neither host continues as new with a model call in flight.
     const handle = this.client.workflow.getHandle(input.workflowId, Context.current().info.workflowExecution?.runId);
-    const length = input.baseLength;
     const messages: ChatMessage[] = [];
     while (messages.length < length) {
       const offset = messages.length;

@@ -3,7 +3,7 @@
  * Each turn the model calls a search tool returning ~2 KB; the SDK run and, for contrast,
  * the bare workflow (whole thread in every model activity input) run the same conversations.
  */
-import { historyStats, progress, prompt, round, startBench, toolLoop, type Bench } from "./lib.js";
+import { bytesPerNewByte, historyStats, progress, prompt, round, startBench, toolLoop, type Bench } from "./lib.js";
 
 const LENGTHS = [50, 100, 200];
 const TOOL_RESULT_BYTES = 2048;
@@ -14,7 +14,16 @@ export async function main(): Promise<Record<string, unknown>> {
   try {
     const sdk = await measure(bench, "sdk", (p) => bench.runSdk(p));
     const naive = await measure(bench, "naive", (p) => bench.runBare(p));
-    return { bench: "history", toolResultBytes: TOOL_RESULT_BYTES, sdk, naive, target: TARGET, pass: sdk.growth <= TARGET };
+    return {
+      bench: "history",
+      toolResultBytes: TOOL_RESULT_BYTES,
+      // History bytes a turn adds ÷ that turn's new content (tool result + model output).
+      bytesPerNewByte: sdk.bytesPerNewByte,
+      sdk,
+      naive,
+      target: TARGET,
+      pass: sdk.growth <= TARGET,
+    };
   } finally {
     await bench.close();
   }
@@ -35,7 +44,13 @@ async function measure(bench: Bench, path: string, run: (prompt: string) => Prom
     runs.push({ turns, historyBytes, events, bytesPerTurn: Math.round(historyBytes / turns) });
   }
   const perTurn = (turns: number) => runs.find((r) => r.turns === turns)!.bytesPerTurn;
-  return { growth: round(perTurn(Math.max(...LENGTHS)) / perTurn(Math.min(...LENGTHS)), 3), runs };
+  const shortest = runs.find((r) => r.turns === Math.min(...LENGTHS))!;
+  const longest = runs.find((r) => r.turns === Math.max(...LENGTHS))!;
+  return {
+    growth: round(perTurn(longest.turns) / perTurn(shortest.turns), 3),
+    bytesPerNewByte: round(bytesPerNewByte(shortest, longest, TOOL_RESULT_BYTES)),
+    runs,
+  };
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;

@@ -238,3 +238,21 @@ export const round = (value: number, digits = 2): number => Number(value.toFixed
 
 /** A conversation key the scripted server has not seen (it keys by the first user message). */
 export const prompt = (label: string): string => `${label} ${randomUUID()}`;
+
+/** Bytes of the model's output in turn `turn` of {@link toolLoop}: its one search call as the wire carries it. */
+function toolLoopOutputBytes(turn: number): number {
+  return Buffer.byteLength(JSON.stringify({ name: "search", arguments: JSON.stringify({ query: `topic ${turn}` }) }));
+}
+
+/**
+ * History bytes a turn adds ÷ the new content of that turn (its tool result plus the
+ * model's output), from two {@link toolLoop} runs of different lengths: the difference
+ * leaves out what every run stores once (start, system prompt, final answer).
+ * 1 would be storing each new byte once and nothing else.
+ */
+export function bytesPerNewByte(short: { turns: number; historyBytes: number }, long: { turns: number; historyBytes: number }, toolResultBytes: number): number {
+  let newBytes = 0;
+  // toolLoop's tool turns are 0 .. turns - 2; the longer run has these extra ones.
+  for (let turn = short.turns - 1; turn < long.turns - 1; turn++) newBytes += toolResultBytes + toolLoopOutputBytes(turn);
+  return (long.historyBytes - short.historyBytes) / newBytes;
+}

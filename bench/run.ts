@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   cancel: () => import("./cancel.js"),
   http: () => import("./http.js"),
   long: () => import("./long.js"),
+  latency: () => import("./latency.js"),
 };
 
 const name = process.argv[2];

@@ -8,8 +8,11 @@ import { randomUUID } from "node:crypto";
 import { Connection, type ConnectionOptions } from "@temporalio/client";
 import { NativeConnection, type Worker } from "@temporalio/worker";
 import { AgentClient, type AgentClientOptions, type AgentDefinition } from "../src/index.js";
-import { openaiModel, bundleAgentWorkflows, createAgentWorker, type AgentWorkerOptions } from "../src/worker.js";
+import { openaiModel, bundleAgentWorkflows, createAgentWorker, mintResumeToken, type AgentWorkerOptions } from "../src/worker.js";
 import { startTemporal, startScriptedModelServer, type ScriptedModelServer } from "../src/testing/index.js";
+
+/** The deferral secret tests and benches share between workers and clients (32+ bytes). */
+export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
 export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents">> {
   /** Options for the AgentClient made alongside. */
@@ -116,4 +119,15 @@ export async function startAgentStack(options: AgentStackOptions = {}): Promise<
     await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Mints the token a worker handed out (in another process, say) the way an approval
+ * service holding the secret would: from the record and the execution it is bound to.
+ */
+export async function tokenFor(agents: AgentClient, deferralId: string, secret: string = TEST_SECRET): Promise<string> {
+  const record = await agents.deferrals.get(deferralId);
+  const { runId: firstRunId } = await agents.client.workflow.getHandle(record.runId).describe();
+  const binding = { namespace: agents.client.options.namespace, workflowId: record.runId, firstRunId };
+  return mintResumeToken(secret, deferralId, record.toolCallId, { binding });
 }

@@ -5,10 +5,10 @@ import { Connection } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/index.js";
-import { mintResumeToken, openaiModel, createAgentWorker } from "../src/worker.js";
+import { openaiModel, createAgentWorker } from "../src/worker.js";
 import { startTemporal } from "../src/testing/index.js";
 import { payoutAgent } from "./fixtures/approvals.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { SECRET, startHarness, tokenFor, uid, type Harness } from "./harness.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 let h: Harness;
@@ -26,17 +26,6 @@ function scriptPayout(runId: string, amount: number) {
     { toolCalls: [{ name: "sendPayout", arguments: { amount } }] },
     { text: `paid ${amount}` },
   ]);
-}
-
-/**
- * Mints the token the worker handed out (in another process here) the way an approval
- * service holding the secret would: from the record and the execution it is bound to.
- */
-async function tokenFor(agents: AgentClient, deferralId: string) {
-  const record = await agents.deferrals.get(deferralId);
-  const { runId: firstRunId } = await agents.client.workflow.getHandle(record.runId).describe();
-  const binding = { namespace: agents.client.options.namespace, workflowId: record.runId, firstRunId };
-  return mintResumeToken(SECRET, deferralId, record.toolCallId, { binding });
 }
 
 describe("deferred runs survive", () => {

@@ -5,12 +5,13 @@
 import { randomUUID } from "node:crypto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
-import { startAgentStack, type AgentStack } from "./agent-stack.js";
+import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
 
 export type { WorkerOverrides } from "./agent-stack.js";
+export { tokenFor } from "./agent-stack.js";
 
 /** The secret tests share between workers and clients (32+ bytes). */
-export const SECRET = "test-secret-0123456789-abcdefghijklmnop";
+export const SECRET = TEST_SECRET;
 
 // Expected failures (max turns, unknown agents) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger("ERROR") });

@@ -20,10 +20,14 @@ import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness, SECRET } from "./harness.js";
 import { add, weatherAgent } from "./fixtures/agents.js";
 import { askApproval, linkFor, payoutAgent } from "./fixtures/approvals.js";
-import { defineAgent } from "../src/index.js";
+import { defineAgent, defineTool } from "../src/index.js";
+import { z } from "zod";
 
 /** Long enough to continue as new (version 4 on) a few times within one scenario. */
 const longAgent = defineAgent({ id: "replay-long", model: "gpt-4.1-mini", system: "You add, then ask.", tools: [add, askApproval], maxTurns: 40 });
+/** Tool results long enough that model calls name them rather than carry them. */
+const longRead = defineTool({ name: "longRead", description: "Reads a long text", input: z.object({ n: z.number() }), handler: ({ n }) => `text ${n} `.repeat(40) });
+const readerAgent = defineAgent({ id: "replay-reader", model: "gpt-4.1-mini", system: "You read, then ask.", tools: [longRead, askApproval], maxTurns: 6 });
 import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
 import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
@@ -40,7 +44,7 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
-  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent, readerAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
@@ -117,6 +121,16 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
           : { text: "added and asked" },
     );
     await agents.run(longAgent, { prompt, runId: prompt, maxHistoryEvents: 100 });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
+  },
+  // Long tool results go by reference in the next model call, a deferred sibling's batch too.
+  "tool-result-refs": async (prompt) => {
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "longRead", arguments: { n: 1 } }] },
+      { toolCalls: [{ name: "longRead", arguments: { n: 2 } }, { name: "askApproval", arguments: { amount: 4 } }] },
+      { text: "read and approved" },
+    ]);
+    await agents.run(readerAgent, { prompt, runId: prompt });
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
   },
   expired: async (prompt) => {

@@ -1,10 +1,14 @@
 import { mkdtempSync, readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import proto from "@temporalio/proto";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { AgentClient } from "../src/index.js";
-import { startHarness, uid, type Harness } from "./harness.js";
+import { payoutAgent } from "./fixtures/approvals.js";
+import { SECRET, startHarness, tokenFor, uid, type Harness } from "./harness.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
+
+const { EventType, TimeoutType } = proto.temporal.api.enums.v1;
 
 let h: Harness;
 beforeAll(async () => {
@@ -55,4 +59,41 @@ it("a worker killed with SIGKILL during a tool call loses nothing: a new worker 
   // The idempotency key a tool hands to side-effecting APIs survives the retry.
   expect(stepTwo[1].key).toBe(stepTwo[0].key);
   h.model.assertNoFailures();
+});
+
+it("a worker killed with SIGKILL while a run is parked: a new worker takes the resume from the dead worker's sticky queue and finishes the run", async () => {
+  const taskQueue = uid("crash-parked");
+  const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET };
+  const runId = uid("parked");
+  h.model.script(runId, [
+    { toolCalls: [{ name: "askApproval", arguments: { amount: 7 } }] },
+    { toolCalls: [{ name: "sendPayout", arguments: { amount: 7 } }] },
+    { text: "paid 7" },
+  ]);
+  const first = await spawnWorker("approval-worker", env);
+  const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET } });
+  const ack = await agents.run(payoutAgent, { prompt: runId, runId });
+  if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${ack.status}`);
+  const token = await tokenFor(agents, ack.deferralId);
+
+  await kill(first, "SIGKILL");
+  await spawnWorker("approval-worker", env);
+  const resumed = await agents.resume({ token, payload: { approved: true } });
+  expect(resumed.outcome).toEqual(expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 7" }) }));
+
+  // The resume's task went to the dead worker's sticky queue first and was handed on
+  // when its schedule-to-start timeout (short by default, see createAgentWorker) fired.
+  const events = (await agents.client.workflow.getHandle(runId).fetchHistory()).events ?? [];
+  const stickyTimeouts = events.filter(
+    (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT && e.workflowTaskTimedOutEventAttributes?.timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+  );
+  expect(stickyTimeouts).toHaveLength(1);
+  h.model.assertNoFailures();
+});
+
+it("the sticky queue's schedule-to-start timeout is one second by default and the worker's own when it sets one", async () => {
+  const make = async (worker?: { stickyQueueScheduleToStartTimeout: string }) =>
+    (await h.worker([payoutAgent], { deferral: { secret: SECRET }, ...(worker ? { worker } : {}) })).worker;
+  expect((await make()).options.stickyQueueScheduleToStartTimeoutMs).toBe(1_000);
+  expect((await make({ stickyQueueScheduleToStartTimeout: "7s" })).options.stickyQueueScheduleToStartTimeoutMs).toBe(7_000);
 });

@@ -20,6 +20,7 @@ import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
+import { referToolResults } from "../src/core/tool-result-refs.js";
 import { findToolCall } from "../src/core/thread-transcript.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
@@ -49,6 +50,8 @@ const SIBLING_DEFERRED =
 
 /** Marks runs in which a tool call that ran out of attempts is told to the model (before, it failed the run). */
 const TOOL_ATTEMPTS_PATCH = "tool-attempts-bounded";
+/** Marks runs whose model calls name their tool results instead of carrying them (each stored once). */
+const TOOL_RESULT_REFS_PATCH = "durable-agents.tool-result-refs";
 
 const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.runPrepare);
 
@@ -231,6 +234,9 @@ async function loop(run: RunContext): Promise<AgentResult> {
     ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
   });
 
+  // Tool calls whose results came back from a tool activity since the last model call: in
+  // history already, so that call can name them (version 3 on, where the worker knows how).
+  const fromTools = new Set<string>();
   const modelCall = async () => {
     for (;;) {
       let baseLength = transcript.sentLength;
@@ -254,8 +260,11 @@ async function loop(run: RunContext): Promise<AgentResult> {
         ...(state.principal ? { principal: state.principal } : {}),
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
+      const referred = steps ? referToolResults(delta, fromTools) : undefined;
+      const byRef = referred && referred.refs.length > 0 && patched(TOOL_RESULT_REFS_PATCH) ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
       try {
-        const reply = steps ? await steps.callModel(stepModelInput(input, state.messages), undefined, state.turnsUsed + 1) : await callModel(input);
+        const reply = steps ? await steps.callModel({ ...stepModelInput(input, state.messages), ...byRef }, undefined, state.turnsUsed + 1) : await callModel(input);
+        fromTools.clear();
         // From version 3 on the worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + (steps ? 1 : 0);
         definitionCheck.record = undefined;
@@ -333,6 +342,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
         else state.messages.push({ role: "tool", tool_call_id: call.id, content: SIBLING_DEFERRED });
       } else {
         state.messages.push({ role: "tool", tool_call_id: call.id, content: out.content });
+        fromTools.add(call.id);
       }
     });
     if (winner) await deferUntilAnswered(run, winner, (input) => callTool(input), toolInput);

@@ -76,3 +76,36 @@ export async function bareResume({ system, prompt }: BareResumeInput): Promise<s
   const last = await callModel({ messages });
   return typeof last.content === "string" ? last.content : "";
 }
+
+/**
+ * The latency baseline: the agent loop of {@link bareAgent}, where the tool named
+ * `approvalTool` waits for a human (the `approve` update) instead of running. No SDK code.
+ */
+export async function bareApproval({ system, prompt, maxTurns, approvalTool }: BareAgentInput & { approvalTool: string }): Promise<string> {
+  let parked = false;
+  let answer: string | undefined;
+  setHandler(approveUpdate, (payload) => {
+    answer = payload;
+  });
+  setHandler(parkedUpdate, () => condition(() => parked));
+  const messages: ChatCompletionMessageParam[] = [
+    { role: "system", content: system },
+    { role: "user", content: prompt },
+  ];
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const reply = await callModel({ messages });
+    messages.push(reply);
+    const calls = (reply.tool_calls ?? []).filter((c) => c.type === "function");
+    if (calls.length === 0) return typeof reply.content === "string" ? reply.content : "";
+    const results = await Promise.all(
+      calls.map(async (call): Promise<ChatCompletionToolMessageParam> => {
+        if (call.function.name !== approvalTool) return { role: "tool", tool_call_id: call.id, content: await callTool({ call }) };
+        parked = true;
+        await condition(() => answer !== undefined);
+        return { role: "tool", tool_call_id: call.id, content: answer! };
+      }),
+    );
+    messages.push(...results);
+  }
+  throw ApplicationFailure.nonRetryable(`maxTurns ${maxTurns} reached`, "MaxTurns");
+}

@@ -52,6 +52,14 @@ export interface AgentClientOptions extends ClientConnectionOptions {
    * prompts even through a codec server. A run's own `uiSummary` overrides it.
    */
   uiSummary?: UiSummary;
+  /**
+   * Ask the server to hand a new run's first workflow task straight to a worker in this
+   * process (Temporal's eager workflow start), saving a trip through the task queue. Needs
+   * `connection` to be the `NativeConnection` a worker on `taskQueue` uses, and a server
+   * with `system.enableEagerWorkflowStart` (a server without it starts the run as usual;
+   * Temporal's client refuses any other connection). Default off.
+   */
+  eagerStart?: boolean;
 }
 
 /** Who is calling: what the `authorize` hook is asked about. */
@@ -113,6 +121,7 @@ export class AgentClient {
   readonly #threadOptions: AgentClientOptions["threads"];
   readonly #uiSummary: UiSummary | undefined;
   readonly #reads: QueryDeadline;
+  readonly #eagerStart: boolean;
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
@@ -123,6 +132,7 @@ export class AgentClient {
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
+    this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
   }
 
@@ -160,7 +170,10 @@ export class AgentClient {
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
     };
-    await startAgentRun(this.client, this.taskQueue, runId, input, uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`));
+    await startAgentRun(this.client, this.taskQueue, runId, input, {
+      uiSummary: uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`),
+      eager: this.#eagerStart,
+    });
     return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
   }
 

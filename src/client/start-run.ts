@@ -28,7 +28,13 @@ export function staticSummaryOf(agentId: string, prompt: string, mode: UiSummary
  * Starts an agent run under `runId`, or attaches to the run that already has it: the same
  * id while running attaches, the same id after it closed is refused and then attached to.
  */
-export async function startAgentRun(client: Client, taskQueue: string, runId: string, input: AgentRunInput, uiSummary: UiSummary = "content"): Promise<void> {
+export async function startAgentRun(
+  client: Client,
+  taskQueue: string,
+  runId: string,
+  input: AgentRunInput,
+  options: { uiSummary?: UiSummary; eager?: boolean } = {},
+): Promise<void> {
   // Refused here, before anything starts: Temporal would terminate the run over its start input.
   assertPayloadFits(input.prompt, "The run's prompt");
   if (input.principal !== undefined) assertPayloadFits(input.principal, "The run's principal", { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
@@ -41,7 +47,8 @@ export async function startAgentRun(client: Client, taskQueue: string, runId: st
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
-      staticSummary: staticSummaryOf(input.agentId, input.prompt, uiSummary),
+      staticSummary: staticSummaryOf(input.agentId, input.prompt, options.uiSummary ?? "content"),
+      ...(options.eager ? { requestEagerStart: true } : {}),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -8,6 +8,7 @@
  * scheduling the activities they were started with (`AgentActivities` below and
  * `ThreadActivities`), which the worker still registers, as adapters over that layer.
  */
+import type { ToolResultRef } from "./tool-result-refs.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 
@@ -81,6 +82,12 @@ export interface AgentModelCallInput {
   baseTail?: string;
   /** Only what was appended since the previous call; the worker caches its own answer, so that is never sent back. */
   delta: ChatMessage[];
+  /**
+   * Tool results in `delta` sent by reference (their content left empty): the worker takes
+   * them from what its own tool calls returned, or reads the transcript by query. Each
+   * result is then stored in history once, as its tool call's result.
+   */
+  toolResultRefs?: ToolResultRef[];
   /** Who the host acts for, for a system prompt that is a function of it. */
   principal?: Principal;
   /** True once a run was resumed: its principal was restored, not re-verified. */

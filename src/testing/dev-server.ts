@@ -31,6 +31,11 @@ export interface DevServerOptions {
   log?: (line: string) => void;
   /** Serve Temporal's web UI on this port (HTTP, on the same host as the server). Off when omitted. */
   uiPort?: number;
+  /**
+   * Dynamic config values beyond the defaults here, e.g.
+   * `{ "system.enableEagerWorkflowStart": true }` for eager workflow start.
+   */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 /** Values of `TEMPORAL_TARGET`: the CLI dev server (default), or Temporal on PostgreSQL. */
@@ -129,7 +134,7 @@ async function startLocal(
         ...(options.uiPort !== undefined ? { ui: true, uiPort: options.uiPort } : {}),
         log: { format: "pretty", level: "error" },
         extraArgs: [
-          ...Object.entries(DEV_DYNAMIC_CONFIG).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]),
+          ...Object.entries({ ...DEV_DYNAMIC_CONFIG, ...options.dynamicConfig }).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${JSON.stringify(value)}`]),
           // The server's banner would land on our stdout, which benches keep for their result.
           "--output",
           "none",

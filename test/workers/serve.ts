@@ -21,6 +21,8 @@ export async function serveAgents(agents: AgentDefinition[], extra: Partial<Agen
     taskQueue: env("TASK_QUEUE"),
     agents,
     model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+    // STICKY_TIMEOUT: a bench compares crash recovery under Temporal's own default.
+    ...(process.env.STICKY_TIMEOUT ? { worker: { stickyQueueScheduleToStartTimeout: process.env.STICKY_TIMEOUT } } : {}),
     ...extra,
   });
   const running = worker.run();

@@ -1,0 +1,447 @@
+/**
+ * "Latency and bytes" (issue 16): the approval flow (lookup tool → approval tool defers →
+ * resume → answer) three ways in one run, against one scripted OpenAI-compatible model server
+ * and one dev server on disk (`--db-filename`, as a deployment stores state):
+ *
+ * - ours: `agents.run()` until the run parks, `agents.resume()` until it settles;
+ * - bare: a hand-written Temporal workflow doing the same activities (bench/bare/);
+ * - floor: the same activity functions called in-process, no engine, nothing stored:
+ *   the latency no durable engine beats.
+ *
+ * Measured per sample: start → parked (the caller holds the deferral), resume → next model
+ * request (when the model server receives it), resume → final answer (the caller holds it).
+ * The critical path of one run of each engine path is read from its history: workflow tasks
+ * and activity tasks, each a server round trip, before the park and after the resume.
+ *
+ * Crash: a worker process (test/workers/approval-worker.ts) is SIGKILLed while its run is
+ * parked, another starts, and the run is resumed at once: `crashResumeMs` is that resume's
+ * time. LATENCY_CRASH_STICKY=10s runs the workers with Temporal's own sticky default instead.
+ *
+ * Bytes: history bytes a turn adds ÷ that turn's new content (lib.ts `bytesPerNewByte`).
+ *
+ * Round trips cut (README, "How it maps onto Temporal"), each switchable to measure it:
+ * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
+ * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
+ * server's eager activity dispatch off.
+ *
+ * LATENCY_SAMPLES (default 40), LATENCY_CRASH_SAMPLES (default 3).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@temporalio/client";
+import proto from "@temporalio/proto";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool } from "../src/index.js";
+import { startTemporal, type Responder } from "../src/testing/index.js";
+import { startAgentStack, TEST_SECRET, tokenFor } from "../test/agent-stack.js";
+import { kill, killAll, spawnWorker } from "../test/workers/spawn.js";
+import { createBareActivities, type BareTool } from "./bare/activities.js";
+import { approveUpdate, parkedUpdate } from "./bare/messages.js";
+import type { bareApproval } from "./bare/workflows.js";
+import {
+  bytesPerNewByte,
+  envInt,
+  historyStats,
+  installRuntime,
+  median,
+  MODEL,
+  percentile,
+  progress,
+  prompt,
+  round,
+  searchResults,
+  searchTool,
+  startBareWorker,
+  toolLoop,
+  USAGE,
+} from "./lib.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+const SAMPLES = envInt("LATENCY_SAMPLES", 40);
+const CRASH_SAMPLES = envInt("LATENCY_CRASH_SAMPLES", 3);
+const WARMUP = 3;
+/** Quiet time between parking and resuming, so the deferral's own tasks are done. */
+const SETTLE_MS = 100;
+const LOOKUP_BYTES = 2048;
+const SYSTEM = "You look the account up, ask a human to approve the payout, then answer.";
+const PAYLOAD = { approved: true };
+const MAX_TURNS = 6;
+/** Tool-loop lengths whose history difference gives the bytes a turn adds. */
+const BYTES_TURNS = [10, 40] as const;
+const EAGER_START = process.env.LATENCY_EAGER_START !== "0";
+const EAGER_ACTIVITIES = process.env.LATENCY_EAGER_ACTIVITIES !== "0";
+const TARGETS = { resumeToModelRatio: 2.5, startToParkedRatio: 4, crashResumeMs: 2000, bytesPerNewByte: 2 };
+
+interface Sample {
+  startToParkedMs: number;
+  resumeToModelMs: number;
+  resumeToAnswerMs: number;
+}
+
+export async function main(): Promise<Record<string, unknown>> {
+  installRuntime();
+  const dir = mkdtempSync(join(tmpdir(), "latency-"));
+  const server = await startTemporal({
+    dbFilename: join(dir, "temporal.db"),
+    local: true,
+    log: (line) => progress(`temporal: ${line}`),
+    dynamicConfig: {
+      ...(EAGER_START ? { "system.enableEagerWorkflowStart": true } : {}),
+      ...(EAGER_ACTIVITIES ? { "system.enableActivityEagerExecution": true } : {}),
+    },
+  });
+  const stack = await startAgentStack({ temporal: server, log: (line) => progress(`temporal: ${line}`) }).catch(async (err: unknown) => {
+    await server.stop();
+    throw err;
+  });
+  try {
+    const { model, namespace } = stack;
+    const client = new Client({ connection: stack.connection, namespace });
+    /** When each conversation's turn-th model request arrived, by `${conversation}#${turn}`. */
+    const arrivals = new Map<string, number>();
+    const tokens = new Map<string, string>();
+
+    const responder =
+      (conversation: string): Responder =>
+      (_request, turn) => {
+        const key = `${conversation}#${turn}`;
+        if (!arrivals.has(key)) arrivals.set(key, performance.now());
+        if (turn === 0) return { toolCalls: [{ name: "lookup", arguments: { account: "acme" } }], usage: USAGE };
+        if (turn === 1) return { toolCalls: [{ name: "askApproval", arguments: { amount: 250 } }], usage: USAGE };
+        return { text: "Approved; paid 250.", usage: USAGE };
+      };
+
+    const lookupDescription = "Looks an account up";
+    const lookup = defineTool({
+      name: "lookup",
+      description: lookupDescription,
+      input: z.object({ account: z.string() }),
+      handler: ({ account }) => searchResults(account, LOOKUP_BYTES),
+    });
+    const askApproval = defineTool({
+      name: "askApproval",
+      description: "Ask a human to approve a payout",
+      input: z.object({ amount: z.number() }),
+      handler: async (_input, ctx) => {
+        tokens.set(ctx.runId, ctx.deferral.token);
+        return ctx.defer({ schema: z.object({ approved: z.boolean() }) });
+      },
+    });
+    const spec = (name: string, description: string, properties: Record<string, { type: string }>): BareTool["spec"] => ({
+      type: "function",
+      function: { name, description, parameters: { type: "object", properties, required: Object.keys(properties), additionalProperties: false } },
+    });
+    const bareTools: BareTool[] = [
+      { spec: spec("lookup", lookupDescription, { account: { type: "string" } }), handler: ({ account }: { account: string }) => searchResults(account, LOOKUP_BYTES) },
+      { spec: spec("askApproval", "Ask a human to approve a payout", { amount: { type: "number" } }), handler: () => "unused: the approval waits for a human" },
+    ];
+    const agent = defineAgent({ id: "latency", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS });
+    const searchAgent = defineAgent({ id: "latency-search", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS) });
+    // Diagnostics, each one change away from ours: a run started through the task queue
+    // (no eager start), and a worker that takes no activity eagerly.
+    const [{ agents }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([
+      stack.worker([agent, searchAgent], {
+        taskQueue: `bench-latency-sdk-${randomUUID()}`,
+        deferral: { secret: TEST_SECRET },
+        // Eager start needs the client on the worker's own connection.
+        client: EAGER_START ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true } : { client, deferral: { secret: TEST_SECRET } },
+      }),
+      stack.worker([agent], { taskQueue: `bench-latency-queued-${randomUUID()}`, deferral: { secret: TEST_SECRET }, client: { client, deferral: { secret: TEST_SECRET } } }),
+      stack.worker([agent], {
+        taskQueue: `bench-latency-no-eager-${randomUUID()}`,
+        deferral: { secret: TEST_SECRET },
+        worker: { maxEagerActivityReservationsPerWorkflowTask: 0 },
+        client: EAGER_START ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true } : { client, deferral: { secret: TEST_SECRET } },
+      }),
+      startBareWorker(stack, bareTools),
+    ]);
+    const floorActivities = createBareActivities({ baseURL: model.url, model: MODEL, tools: bareTools });
+
+    const arrived = (conversation: string, turn: number): number => {
+      const at = arrivals.get(`${conversation}#${turn}`);
+      if (at === undefined) throw new Error(`model request ${turn} of ${conversation} never arrived`);
+      return at;
+    };
+
+    const sdkSample = async (on: AgentClient = agents): Promise<Sample & { workflowId: string }> => {
+      const conversation = prompt("latency sdk");
+      model.respond(conversation, responder(conversation));
+      const runId = `latency-sdk-${randomUUID()}`;
+      const t0 = performance.now();
+      const ack = await on.run(agent, { prompt: conversation, runId });
+      const parkedAt = performance.now();
+      const token = tokens.get(runId);
+      if (ack.status !== "deferred" || !token) throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
+      await sleep(SETTLE_MS);
+      const t1 = performance.now();
+      const resumed = await on.resume({ token, payload: PAYLOAD });
+      const answeredAt = performance.now();
+      if (resumed.outcome.status !== "completed") throw new Error(`resume did not complete the run: ${JSON.stringify(resumed)}`);
+      return { workflowId: runId, startToParkedMs: parkedAt - t0, resumeToModelMs: arrived(conversation, 2) - t1, resumeToAnswerMs: answeredAt - t1 };
+    };
+
+    const bareSample = async (): Promise<Sample & { workflowId: string }> => {
+      const conversation = prompt("latency bare");
+      model.respond(conversation, responder(conversation));
+      const workflowId = `latency-bare-${randomUUID()}`;
+      const t0 = performance.now();
+      const handle = await client.workflow.start<typeof bareApproval>("bareApproval", {
+        workflowId,
+        taskQueue: bareQueue,
+        args: [{ system: SYSTEM, prompt: conversation, maxTurns: MAX_TURNS, approvalTool: "askApproval" }],
+      });
+      await handle.executeUpdate(parkedUpdate);
+      const parkedAt = performance.now();
+      await sleep(SETTLE_MS);
+      const t1 = performance.now();
+      await handle.executeUpdate(approveUpdate, { args: [JSON.stringify(PAYLOAD)] });
+      await handle.result();
+      const answeredAt = performance.now();
+      return { workflowId, startToParkedMs: parkedAt - t0, resumeToModelMs: arrived(conversation, 2) - t1, resumeToAnswerMs: answeredAt - t1 };
+    };
+
+    // The floor: the bare activities called in a plain loop, the approval a promise.
+    const floorSample = async (): Promise<Sample> => {
+      const conversation = prompt("latency floor");
+      model.respond(conversation, responder(conversation));
+      let approve!: (answer: string) => void;
+      const approval = new Promise<string>((resolve) => (approve = resolve));
+      let parked!: () => void;
+      const waiting = new Promise<void>((resolve) => (parked = resolve));
+      const t0 = performance.now();
+      const answer = (async () => {
+        const messages: ChatCompletionMessageParam[] = [
+          { role: "system", content: SYSTEM },
+          { role: "user", content: conversation },
+        ];
+        for (let turn = 1; turn <= MAX_TURNS; turn++) {
+          const reply = await floorActivities.callModel({ messages });
+          messages.push(reply);
+          const calls = (reply.tool_calls ?? []).filter((c) => c.type === "function");
+          if (calls.length === 0) return reply.content;
+          for (const call of calls) {
+            if (call.function.name === "askApproval") parked();
+            const content = call.function.name === "askApproval" ? await approval : await floorActivities.callTool({ call });
+            messages.push({ role: "tool", tool_call_id: call.id, content });
+          }
+        }
+        throw new Error("max turns");
+      })();
+      await waiting;
+      const parkedAt = performance.now();
+      await sleep(SETTLE_MS);
+      const t1 = performance.now();
+      approve(JSON.stringify(PAYLOAD));
+      await answer;
+      const answeredAt = performance.now();
+      return { startToParkedMs: parkedAt - t0, resumeToModelMs: arrived(conversation, 2) - t1, resumeToAnswerMs: answeredAt - t1 };
+    };
+
+    for (let i = 0; i < WARMUP; i++) {
+      await sdkSample();
+      await bareSample();
+      await floorSample();
+    }
+    const sdk: Sample[] = [];
+    const sdkQueuedStart: Sample[] = [];
+    const sdkNoEagerActivities: Sample[] = [];
+    const bare: Sample[] = [];
+    const floor: Sample[] = [];
+    let lastSdk = "";
+    let lastBare = "";
+    const paths: Array<() => Promise<void>> = [
+      async () => {
+        const s = await sdkSample();
+        lastSdk = s.workflowId;
+        sdk.push(s);
+      },
+      async () => {
+        const s = await bareSample();
+        lastBare = s.workflowId;
+        bare.push(s);
+      },
+      async () => void floor.push(await floorSample()),
+      async () => void sdkQueuedStart.push(await sdkSample(queuedStart)),
+      async () => void sdkNoEagerActivities.push(await sdkSample(noEagerActivities)),
+    ];
+    // Alternating, and rotating which goes first, spreads drift and order effects evenly.
+    for (let i = 0; i < SAMPLES; i++) {
+      for (let k = 0; k < paths.length; k++) await paths[(i + k) % paths.length]!();
+      model.requests.splice(0);
+      arrivals.clear();
+      model.assertNoFailures();
+      const line = (name: string, s: Sample) =>
+        `${name} ${s.startToParkedMs.toFixed(1)}/${s.resumeToModelMs.toFixed(1)}/${s.resumeToAnswerMs.toFixed(1)}`;
+      progress(`sample ${i + 1}/${SAMPLES} (start→parked/resume→model/resume→answer ms): ${line("sdk", sdk.at(-1)!)}, ${line("bare", bare.at(-1)!)}, ${line("floor", floor.at(-1)!)}`);
+    }
+
+    const criticalPath = { sdk: await pathOf(client, lastSdk), bare: await pathOf(client, lastBare) };
+    for (const [name, path] of Object.entries(criticalPath)) {
+      progress(`${name} critical path: before the park ${path.beforePark.sequence.join(" → ")}; after the resume ${path.afterResume.sequence.join(" → ")}`);
+    }
+
+    // Bytes: two tool loops of different lengths through the SDK.
+    const [short, long] = await Promise.all(
+      BYTES_TURNS.map(async (turns) => {
+        const conversation = prompt(`latency bytes ${turns}`);
+        model.respond(conversation, toolLoop(turns));
+        const runId = `latency-bytes-${randomUUID()}`;
+        await agents.run(searchAgent, { prompt: conversation, runId });
+        return { turns, historyBytes: (await historyStats(client, runId)).historyBytes };
+      }),
+    );
+    model.assertNoFailures();
+    const perNewByte = bytesPerNewByte(short!, long!, LOOKUP_BYTES);
+    progress(`bytes: ${short!.turns} turns ${short!.historyBytes} B, ${long!.turns} turns ${long!.historyBytes} B: ${perNewByte.toFixed(2)} history bytes per new byte`);
+
+    const crash = await crashSamples(stack.address, namespace, stack.connection, model);
+
+    const medians = (samples: Sample[]) => ({
+      startToParkedMs: round(median(samples.map((s) => s.startToParkedMs))),
+      resumeToModelMs: round(median(samples.map((s) => s.resumeToModelMs))),
+      resumeToAnswerMs: round(median(samples.map((s) => s.resumeToAnswerMs))),
+      resumeToModelP90Ms: round(percentile(samples.map((s) => s.resumeToModelMs), 90)),
+    });
+    const ours = medians(sdk);
+    const floorMedians = medians(floor);
+    const ratio = (key: keyof ReturnType<typeof medians>) => round(ours[key] / floorMedians[key], 2);
+    const result = {
+      bench: "latency",
+      samples: SAMPLES,
+      eagerStart: EAGER_START,
+      eagerActivities: EAGER_ACTIVITIES,
+      medians: { sdk: ours, bare: medians(bare), floor: floorMedians },
+      // Ours with one round-trip cut undone: what each pays.
+      diagnostics: { queuedStart: medians(sdkQueuedStart), noEagerActivities: medians(sdkNoEagerActivities) },
+      criticalPath,
+      crashSamplesMs: crash.map((ms) => round(ms)),
+      resumeToModelRatio: ratio("resumeToModelMs"),
+      startToParkedRatio: ratio("startToParkedMs"),
+      resumeToAnswerRatio: ratio("resumeToAnswerMs"),
+      crashResumeMs: round(median(crash)),
+      bytesPerNewByte: round(perNewByte),
+      targets: TARGETS,
+    };
+    return {
+      ...result,
+      pass:
+        result.resumeToModelRatio <= TARGETS.resumeToModelRatio &&
+        result.startToParkedRatio <= TARGETS.startToParkedRatio &&
+        result.crashResumeMs <= TARGETS.crashResumeMs &&
+        result.bytesPerNewByte <= TARGETS.bytesPerNewByte,
+    };
+  } finally {
+    await killAll();
+    await stack.close().catch(() => undefined);
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * SIGKILL the worker process while its run is parked, start another, resume at once: how
+ * long the resume takes to come back with the finished run.
+ */
+async function crashSamples(
+  address: string,
+  namespace: string,
+  connection: Client["connection"],
+  model: Awaited<ReturnType<typeof startAgentStack>>["model"],
+): Promise<number[]> {
+  const taskQueue = `bench-latency-crash-${randomUUID()}`;
+  const env: Record<string, string> = { TEMPORAL_ADDRESS: address, TASK_QUEUE: taskQueue, MODEL_URL: model.url, SECRET: TEST_SECRET };
+  if (process.env.LATENCY_CRASH_STICKY) env.STICKY_TIMEOUT = process.env.LATENCY_CRASH_STICKY;
+  const agents = new AgentClient({ connection, namespace, taskQueue, deferral: { secret: TEST_SECRET } });
+  const samples: number[] = [];
+  let worker = await spawnWorker("approval-worker", env);
+  for (let i = 0; i < CRASH_SAMPLES; i++) {
+    const runId = `latency-crash-${randomUUID()}`;
+    model.script(runId, [
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 7 } }] },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 7 } }] },
+      { text: "paid 7" },
+    ]);
+    const ack = await agents.run("payouts", { prompt: runId, runId });
+    if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
+    const token = await tokenFor(agents, ack.deferralId);
+    await sleep(SETTLE_MS);
+    await kill(worker, "SIGKILL");
+    worker = await spawnWorker("approval-worker", env);
+    const t0 = performance.now();
+    const resumed = await agents.resume({ token, payload: PAYLOAD });
+    const ms = performance.now() - t0;
+    if (resumed.outcome.status !== "completed") throw new Error(`the resumed run did not complete: ${JSON.stringify(resumed)}`);
+    progress(`crash ${i + 1}/${CRASH_SAMPLES}: SIGKILL, new worker, resume → completed in ${ms.toFixed(0)}ms`);
+    samples.push(ms);
+  }
+  model.assertNoFailures();
+  return samples;
+}
+
+interface Phase {
+  /** Workflow tasks completed: each a poll answered and a completion sent. */
+  workflowTasks: number;
+  /** Activity tasks scheduled through the server (eager ones included). */
+  activityTasks: number;
+  /** Local activities (markers): they run inside a workflow task, no server round trip of their own. */
+  localActivities: number;
+  /** Workflow task attempts that timed out or failed. */
+  workflowTaskRetries: number;
+  /** Server round trips on the worker side: workflow tasks + activity tasks + retries. */
+  roundTrips: number;
+  modelCalls: number;
+  sequence: string[];
+}
+
+/**
+ * The run's history split where the workflow task that accepted its last update (the
+ * resume) was scheduled: what reaching the park cost, and what the resume cost.
+ */
+async function pathOf(client: Client, workflowId: string): Promise<{ beforePark: Phase; afterResume: Phase }> {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const lastBefore = (end: number, type: number): number => {
+    for (let i = end - 1; i >= 0; i--) if (events[i]!.eventType === type) return i;
+    return -1;
+  };
+  const accepted = lastBefore(events.length, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
+  const split = accepted < 0 ? events.length : lastBefore(accepted, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+  return { beforePark: phaseOf(events.slice(0, split)), afterResume: phaseOf(events.slice(split)) };
+}
+
+function phaseOf(events: proto.temporal.api.history.v1.IHistoryEvent[]): Phase {
+  const phase: Phase = { workflowTasks: 0, activityTasks: 0, localActivities: 0, workflowTaskRetries: 0, roundTrips: 0, modelCalls: 0, sequence: [] };
+  for (const e of events) {
+    switch (e.eventType) {
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        phase.workflowTasks++;
+        phase.sequence.push("WT");
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+        phase.workflowTaskRetries++;
+        phase.sequence.push("WT!");
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
+        const name = e.activityTaskScheduledEventAttributes?.activityType?.name ?? "?";
+        phase.activityTasks++;
+        if (/model/i.test(name)) phase.modelCalls++;
+        phase.sequence.push(`A:${name}`);
+        break;
+      }
+      case EventType.EVENT_TYPE_MARKER_RECORDED:
+        if (e.markerRecordedEventAttributes?.markerName === "core_local_activity") {
+          phase.localActivities++;
+          phase.sequence.push("LA");
+        }
+        break;
+      default:
+    }
+  }
+  phase.roundTrips = phase.workflowTasks + phase.activityTasks + phase.workflowTaskRetries;
+  return phase;
+}
