@@ -8,6 +8,7 @@
  * scheduling the activities they were started with (`AgentActivities` below and
  * `ThreadActivities`), which the worker still registers, as adapters over that layer.
  */
+import type { StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 
@@ -48,9 +49,12 @@ export interface DescribeAgentInput {
   agentId: string;
   /** The hash of the description the host holds: recorded in history every turn, so an unchanged one is not sent again. */
   knownHash?: string;
+  /** Opens the step's `invoke_agent` span on the worker (absent in recorded histories). */
+  trace?: StepTraceRequest;
 }
 
-export type DescribeAgentOutput = AgentDescription | { unchanged: true };
+/** `trace`: the `traceparent` of the step span opened for `DescribeAgentInput.trace`, when an SDK records it. */
+export type DescribeAgentOutput = (AgentDescription | { unchanged: true }) & { trace?: string };
 
 /**
  * One model call of a run or a thread. It carries only what the transcript gained since
@@ -90,6 +94,8 @@ export interface AgentModelCallInput {
   definitionCheck?: { deferralId: string; definitionHash: string };
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
+  /** The `traceparent` of the step span the call belongs to, when the host is traced. */
+  trace?: string;
 }
 
 export interface ModelCallOutput {
@@ -117,6 +123,8 @@ interface ToolCallBasics {
   taskQueue: string;
   toolCall: ToolCall;
   principal?: Principal;
+  /** The `traceparent` of the step span the call belongs to, when the host is traced. */
+  trace?: string;
 }
 
 /** A tool call of an agent run: its handler may defer the run. */
@@ -170,6 +178,8 @@ export interface AgentStepActivities {
   describeAgent(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
   callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
+  /** Opens the `invoke_agent` span of a traced run's step after a park: its `traceparent`, if an SDK records it. */
+  traceAgentStep(input: StepTraceRequest & { agentId: string }): Promise<string | undefined>;
 }
 
 // ---- runs started before version 3 ------------------------------------------------------
@@ -213,6 +223,8 @@ export interface ModelCallInput {
    * the run deferred (RC5048) and still be registered (AI1007).
    */
   definitionCheck?: { deferralId: string; definitionHash: string };
+  /** The step span's `traceparent` (only runs at version 3 or later are traced; the agent-step layer takes it). */
+  trace?: string;
 }
 
 /** A tool call of a run before version 3 (`taskQueue` was added later, so older calls lack it). */
