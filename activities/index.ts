@@ -45,10 +45,6 @@ export function createActivities({
     describeAgent: createDescribeAgent(registry, settings, telemetry),
     callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts: new TranscriptSync(client, threadCacheSize), telemetry }),
     callAgentTool: createCallAgentTool({ registry, client, deferral, settings, telemetry }),
-    // A local activity, so the step span opens in the worker that runs the workflow, which closes it.
-    async traceAgentStep({ agentId, ...request }) {
-      return telemetry.beginStep(agentId, request);
-    },
   };
   return {
     ...steps,

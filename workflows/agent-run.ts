@@ -68,7 +68,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
   const definitionCheck: RunContext["definitionCheck"] = {};
   // Only runs on the agent-step layer are traced: older histories schedule what they hold.
-  const tracing = steps ? new RunTracing(workflowInfo().workflowId, input.carried?.trace) : undefined;
+  const tracing = steps ? RunTracing.ofWorkflow(input.carried?.trace) : undefined;
   const book = agentDeferralBook({ state, transcript, definitionCheck }, input.version, {
     reprepare,
     reprepared(agent) {

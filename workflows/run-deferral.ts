@@ -60,7 +60,7 @@ export async function deferUntilAnswered(
   for (;;) {
     tracing?.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
     const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
-    await tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
+    tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
     if (parked.kind === "resumed") {
       const { payload } = parked;
       state.messages.push({

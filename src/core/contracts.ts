@@ -8,7 +8,7 @@
  * scheduling the activities they were started with (`AgentActivities` below and
  * `ThreadActivities`), which the worker still registers, as adapters over that layer.
  */
-import type { StepTraceRequest } from "./step-trace.js";
+import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 
@@ -94,8 +94,8 @@ export interface AgentModelCallInput {
   definitionCheck?: { deferralId: string; definitionHash: string };
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
-  /** The `traceparent` of the step span the call belongs to, when the host is traced. */
-  trace?: string;
+  /** The step the call belongs to, when the host is traced. */
+  trace?: CallTrace;
 }
 
 export interface ModelCallOutput {
@@ -123,8 +123,8 @@ interface ToolCallBasics {
   taskQueue: string;
   toolCall: ToolCall;
   principal?: Principal;
-  /** The `traceparent` of the step span the call belongs to, when the host is traced. */
-  trace?: string;
+  /** The step the call belongs to, when the host is traced. */
+  trace?: CallTrace;
 }
 
 /** A tool call of an agent run: its handler may defer the run. */
@@ -178,8 +178,6 @@ export interface AgentStepActivities {
   describeAgent(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
   callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
-  /** Opens the `invoke_agent` span of a traced run's step after a park: its `traceparent`, if an SDK records it. */
-  traceAgentStep(input: StepTraceRequest & { agentId: string }): Promise<string | undefined>;
 }
 
 // ---- runs started before version 3 ------------------------------------------------------
@@ -223,8 +221,8 @@ export interface ModelCallInput {
    * the run deferred (RC5048) and still be registered (AI1007).
    */
   definitionCheck?: { deferralId: string; definitionHash: string };
-  /** The step span's `traceparent` (only runs at version 3 or later are traced; the agent-step layer takes it). */
-  trace?: string;
+  /** The step the call belongs to (only runs at version 3 or later are traced; the agent-step layer takes it). */
+  trace?: CallTrace;
 }
 
 /** A tool call of a run before version 3 (`taskQueue` was added later, so older calls lack it). */

@@ -1,21 +1,30 @@
 /**
  * A run's trace context as its workflow keeps it. Workflow code makes no OpenTelemetry
- * calls: the worker starts and ends the spans, and the workflow only holds their W3C
- * `traceparent` strings (recorded in history, carried across continue-as-new), so a step
- * that runs days later, on another worker, joins the same trace.
+ * calls: the worker that runs the workflow opens and closes each step's `invoke_agent`
+ * span (the first step's through the `describeAgent` local activity, whose answer puts the
+ * run's `traceparent` in history; later ones through a sink, which costs no round trip).
+ * The workflow keeps the run's `traceparent` and counts its steps (carried across
+ * continue-as-new), so a step that runs days later, on another worker, joins the same trace.
  */
 
-/** The run's `traceparent`s: its trace, the step open now, the step that ended last. */
+/** The run's trace: its first step's W3C `traceparent`, and how many steps it has begun. */
 export interface RunTrace {
-  /** The run's first step: later steps are its children, so the whole run is one trace. */
+  /** The run's first step: later steps are its children (and the parent of last resort of their calls). */
   run: string;
-  /** The step open now: its model and tool calls are its children. */
-  step?: string;
-  /** The step that ended when the run parked (or continued as new): the next step links to it. */
-  previous?: string;
+  /** Steps begun so far, over all executions; the last one is open when `open`. */
+  steps: number;
+  open?: boolean;
 }
 
-/** Why a step begins, other than the run starting: the event recorded on its span. */
+/** What a model or tool call's input carries when its run is traced. */
+export interface CallTrace {
+  /** The run's `traceparent`: the call's parent when its step's span is not in this worker. */
+  parent: string;
+  /** The key of the step the call belongs to: its span, when this worker holds it, is the parent. */
+  step: string;
+}
+
+/** Why a step begins, other than the run starting: the event recorded on it. */
 export interface StepCause {
   event: "resumed" | "expired" | "denied" | "continued";
   deferralId?: string;
@@ -23,14 +32,16 @@ export interface StepCause {
   at: string;
 }
 
-/** Asks the worker to open an `invoke_agent` span for a step (answered with its `traceparent`, or nothing when no SDK records). */
+/** Opens a step's `invoke_agent` span on the worker that runs the workflow. */
 export interface StepTraceRequest {
   host: "run" | "thread";
   workflowId: string;
+  /** Names the step (unique in the run); its calls and its end refer to it. */
+  step: string;
   /** The span the step is a child of; without it, whatever span is current on the worker (or a new trace). */
   parent?: string;
-  /** The step this one follows across a park or a continue-as-new. */
-  link?: string;
+  /** The step this one follows across a park or a continue-as-new: its key, and its `traceparent` when history holds it. */
+  follows?: { step: string; traceparent?: string };
   cause?: StepCause;
 }
 

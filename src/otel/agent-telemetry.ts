@@ -9,11 +9,12 @@ import {
   type Context,
   type Link,
   type Span,
+  type SpanContext,
 } from "@opentelemetry/api";
 import type { AgentToolCallOutput, ModelCallOutput } from "../core/contracts.js";
 import type { DeferralEvent } from "../core/deferral-record.js";
 import type { ChatMessage } from "../core/messages.js";
-import type { StepTraceEnd, StepTraceRequest } from "../core/step-trace.js";
+import type { CallTrace, StepTraceEnd, StepTraceRequest } from "../core/step-trace.js";
 import { instruments, tracer } from "./instruments.js";
 import { fromTraceparent, toTraceparent } from "./traceparent.js";
 
@@ -31,6 +32,8 @@ export interface TelemetryOptions {
 
 /** Step spans a worker holds open at most; past it the oldest is closed as abandoned (its run moved to another worker). */
 const MAX_OPEN_STEPS = 10_000;
+/** Ended steps whose span context a worker remembers, for the next step's link. */
+const MAX_ENDED_STEPS = 10_000;
 
 /** One model call as the activity describes it to its span. */
 export interface ChatCall {
@@ -39,7 +42,7 @@ export interface ChatCall {
   workflowId: string;
   model: string | undefined;
   attempt: number;
-  trace?: string;
+  trace?: CallTrace;
 }
 
 /** One tool call as the activity describes it to its span. */
@@ -53,18 +56,21 @@ export interface ToolCallFacts {
   attempt: number;
   /** A run's call: the id its deferral gets if it defers. */
   deferralId?: string;
-  trace?: string;
+  trace?: CallTrace;
 }
 
 /**
  * The worker's OpenTelemetry spans and metrics, through `@opentelemetry/api` alone: they
  * cost next to nothing until the application registers an SDK. Workflows make no OTel
- * calls; steps are opened by a local activity (so their ids land in history) and closed
- * through a sink (never twice on replay), model and tool calls are spans of their activities.
+ * calls: the worker running a run's workflow opens and closes its step spans (the first
+ * from the `describeAgent` local activity, so the run's trace lands in history; the rest
+ * through sinks, never twice on replay), and model and tool calls are spans of their
+ * activities, children of their step's span where this worker holds it, else of the run's.
  */
 export class AgentTelemetry {
   readonly #captureContent: boolean;
   readonly #open = new Map<string, Span>();
+  readonly #ended = new Map<string, SpanContext>();
 
   constructor(options: TelemetryOptions = {}) {
     this.#captureContent = options.captureContent ?? false;
@@ -77,8 +83,9 @@ export class AgentTelemetry {
    */
   beginStep(agentId: string, request: StepTraceRequest): string | undefined {
     const parent = fromTraceparent(request.parent);
-    const link = fromTraceparent(request.link);
-    const links: Link[] = link ? [{ context: link, attributes: { "durable_agents.link": request.cause?.event ?? "previous_step" } }] : [];
+    const follows = request.follows;
+    const link = follows && (this.#ended.get(follows.step) ?? this.#open.get(follows.step)?.spanContext() ?? fromTraceparent(follows.traceparent));
+    const links: Link[] = link ? [{ context: link, attributes: { "durable_agents.link": "previous_step" } }] : [];
     const span = tracer().startSpan(
       `invoke_agent ${agentId}`,
       {
@@ -101,15 +108,15 @@ export class AgentTelemetry {
     if (cause && cause.event !== "continued") {
       span.addEvent(cause.event, cause.deferralId ? { "durable_agents.deferral.id": cause.deferralId } : {}, dateOf(cause.at));
     }
-    const traceparent = toTraceparent(span.spanContext());
-    this.#open.set(traceparent, span);
+    this.#open.get(request.step)?.end();
+    this.#open.set(request.step, span);
     if (this.#open.size > MAX_OPEN_STEPS) {
       const [oldest, abandoned] = this.#open.entries().next().value!;
       this.#open.delete(oldest);
       abandoned.setAttribute("durable_agents.step.abandoned", true);
       abandoned.end();
     }
-    return traceparent;
+    return toTraceparent(span.spanContext());
   }
 
   /** Closes a step's span, if this worker opened it (a run that moved to another worker mid-step leaves it to the bound). */
@@ -117,6 +124,8 @@ export class AgentTelemetry {
     const span = this.#open.get(end.step);
     if (!span) return;
     this.#open.delete(end.step);
+    this.#ended.set(end.step, span.spanContext());
+    if (this.#ended.size > MAX_ENDED_STEPS) this.#ended.delete(this.#ended.keys().next().value!);
     span.setAttribute("durable_agents.step.outcome", end.outcome);
     if (end.turnsUsed !== undefined) span.setAttribute("durable_agents.turns_used", end.turnsUsed);
     if (end.outcome === "deferred") {
@@ -155,7 +164,7 @@ export class AgentTelemetry {
     const span = tracer().startSpan(
       call.model ? `chat ${call.model}` : "chat",
       { kind: SpanKind.CLIENT, attributes: { ...base, ...hostAttributes(call.host, call.workflowId), "durable_agents.attempt": call.attempt } },
-      callParent(call.trace),
+      this.#callParent(call.trace),
     );
     const started = performance.now();
     const sent = (messages: ChatMessage[]) => {
@@ -199,7 +208,7 @@ export class AgentTelemetry {
           ...(this.#captureContent ? { "gen_ai.tool.call.arguments": call.arguments } : {}),
         },
       },
-      callParent(call.trace),
+      this.#callParent(call.trace),
     );
     const started = performance.now();
     let outcome = "failed";
@@ -229,24 +238,25 @@ export class AgentTelemetry {
       span.end();
     }
   }
+
+  /**
+   * Where a model or tool call's span goes: under the activity's own span when Temporal's
+   * OpenTelemetry interceptors made one in the run's trace (or the run is not traced), else
+   * under its step's span when this worker holds it, else under the run's first step.
+   */
+  #callParent(call: CallTrace | undefined): Context {
+    const active = context.active();
+    const parent = fromTraceparent(call?.parent);
+    if (!call || !parent) return active;
+    const current = trace.getSpanContext(active);
+    if (current && isSpanContextValid(current) && current.traceId === parent.traceId) return active;
+    const step = typeof call.step === "string" ? this.#open.get(call.step) : undefined;
+    return step ? trace.setSpan(active, step) : trace.setSpanContext(active, parent);
+  }
 }
 
 function hostAttributes(host: "run" | "thread", workflowId: string): Attributes {
   return host === "thread" ? { "gen_ai.conversation.id": workflowId, "durable_agents.host": host } : { "durable_agents.run.id": workflowId, "durable_agents.host": host };
-}
-
-/**
- * Where a model or tool call's span goes: under the activity's own span when Temporal's
- * OpenTelemetry interceptors made one in the run's trace (or the run is not traced), else
- * under the step that scheduled it, named by the activity's input.
- */
-function callParent(step: string | undefined): Context {
-  const active = context.active();
-  const stepContext = fromTraceparent(step);
-  if (!stepContext) return active;
-  const current = trace.getSpanContext(active);
-  if (current && isSpanContextValid(current) && current.traceId === stepContext.traceId) return active;
-  return trace.setSpanContext(active, stepContext);
 }
 
 function failed(span: Span, err: unknown): string {

@@ -160,6 +160,16 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
         },
         callDuringReplay: false,
       },
+      stepBegan: {
+        fn: (_info, { agentId, ...request }) => {
+          try {
+            telemetry.beginStep(agentId, request);
+          } catch (err) {
+            console.error("durable-agents: opening a step span failed", err);
+          }
+        },
+        callDuringReplay: false,
+      },
       stepEnded: {
         fn: (_info, end) => {
           try {
