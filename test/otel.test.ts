@@ -14,9 +14,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { Client } from "@temporalio/client";
 import { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentClient, defineAgent } from "../src/index.js";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool } from "../src/index.js";
 import { approvalOptions, linkFor } from "./fixtures/approvals.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { chatAgent, threadRig } from "./thread-support.js";
 
 class TestMetricReader extends MetricReader {
   constructor() {
@@ -221,5 +223,63 @@ describe("OpenTelemetry", () => {
     expect(resumedStep!.links.map((l) => l.context.spanId)).toEqual([idOf(parkedStep!)]);
     // Every span, Temporal's and ours, from the client's start to the last model call: one trace.
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+  });
+
+  it("carries the trace across continue-as-new: every execution's steps in one trace, each linked to the one before", async () => {
+    const step = defineTool({ name: "step", description: "One small step", input: z.object({ i: z.number() }), handler: ({ i }) => `ok ${i}` });
+    const walker = defineAgent({ ...approvalOptions, id: uid("walker"), tools: [step], maxTurns: 100 });
+    const runId = uid("otel-walk");
+    h.model.respond(runId, (_req, turn) =>
+      turn < 30 ? { toolCalls: [{ name: "step", arguments: { i: turn } }], usage: { promptTokens: 1, completionTokens: 1 } } : { text: "walked", usage: { promptTokens: 1, completionTokens: 1 } },
+    );
+    const { agents, worker, running } = await h.worker([walker]);
+    expect(await completed(agents.run(walker, { prompt: runId, runId, maxHistoryEvents: 100 }))).toMatchObject({ text: "walked", turnsUsed: 31 });
+    await waitFor(() => named(spansOfTrace(runId), `invoke_agent ${walker.id}`).some((s) => s.attributes["durable_agents.step.outcome"] === "completed"));
+    worker.shutdown();
+    await running;
+
+    const spans = spansOfTrace(runId);
+    const steps = named(spans, `invoke_agent ${walker.id}`);
+    expect(steps.length).toBeGreaterThan(2);
+    expect(steps.map((s) => s.attributes["durable_agents.step.outcome"])).toEqual([...steps.slice(1).map(() => "continued"), "completed"]);
+    const [first, ...later] = steps as [ReadableSpan, ...ReadableSpan[]];
+    later.forEach((s, i) => {
+      expect(s.parentSpanId).toBe(idOf(first));
+      expect(s.links.map((l) => l.context.spanId)).toEqual([idOf(steps[i]!)]);
+    });
+    // Every model call is in the trace, under the step of the execution that made it.
+    const chats = named(spans, "chat gpt-4.1-mini");
+    expect(chats).toHaveLength(31);
+    const stepIds = new Set(steps.map(idOf));
+    for (const chat of chats) expect(stepIds.has(chat.parentSpanId!)).toBe(true);
+  });
+
+  it("makes each thread turn an invoke_agent span, its model and tool calls its children, linked to the turn before", async () => {
+    const rig = await threadRig(h);
+    const first = uid("otel-turn");
+    const second = uid("otel-turn");
+    // The scripted server knows a thread by its first message: both turns are in its script.
+    h.model.script(first, [{ toolCalls: [{ name: "lookup", arguments: { word: "cat" } }] }, { text: "a cat" }, { text: "again" }]);
+    const { threadId } = await rig.threads.createThread();
+    await rig.threads.sendMessage({ threadId, prompt: first });
+    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.sendMessage({ threadId, prompt: second });
+    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    const turnsOf = () =>
+      exporter.getFinishedSpans().filter((s) => s.name === `invoke_agent ${chatAgent.id}` && s.attributes["gen_ai.conversation.id"] === threadId);
+    await waitFor(() => turnsOf().length === 2);
+    const turns = turnsOf().sort((a, b) => hr(a.startTime) - hr(b.startTime));
+    expect(turns.map((t) => t.attributes["durable_agents.step.outcome"])).toEqual(["completed", "completed"]);
+    expect(turns[1]!.links.map((l) => l.context.spanId)).toEqual([idOf(turns[0]!)]);
+    const children = (turn: ReadableSpan) =>
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.parentSpanId === idOf(turn))
+        .map((s) => s.name)
+        .sort();
+    expect(children(turns[0]!)).toEqual(["chat gpt-4.1-mini", "chat gpt-4.1-mini", "execute_tool lookup"]);
+    expect(children(turns[1]!)).toEqual(["chat gpt-4.1-mini"]);
+    const [tool] = exporter.getFinishedSpans().filter((s) => s.name === "execute_tool lookup" && s.parentSpanId === idOf(turns[0]!));
+    expect(tool!.attributes).toMatchObject({ "gen_ai.conversation.id": threadId, "durable_agents.tool.outcome": "success", "durable_agents.host": "thread" });
   });
 });

@@ -18,8 +18,8 @@ export interface RunTrace {
 
 /** What a model or tool call's input carries when its run is traced. */
 export interface CallTrace {
-  /** The run's `traceparent`: the call's parent when its step's span is not in this worker. */
-  parent: string;
+  /** The run's `traceparent`: the call's parent when its step's span is not in this worker (a thread turn has none). */
+  parent?: string;
   /** The key of the step the call belongs to: its span, when this worker holds it, is the parent. */
   step: string;
 }

@@ -246,12 +246,13 @@ export class AgentTelemetry {
    */
   #callParent(call: CallTrace | undefined): Context {
     const active = context.active();
-    const parent = fromTraceparent(call?.parent);
-    if (!call || !parent) return active;
+    if (!call) return active;
+    const parent = fromTraceparent(call.parent);
     const current = trace.getSpanContext(active);
-    if (current && isSpanContextValid(current) && current.traceId === parent.traceId) return active;
+    if (parent && current && isSpanContextValid(current) && current.traceId === parent.traceId) return active;
     const step = typeof call.step === "string" ? this.#open.get(call.step) : undefined;
-    return step ? trace.setSpan(active, step) : trace.setSpanContext(active, parent);
+    if (step) return trace.setSpan(active, step);
+    return parent ? trace.setSpanContext(active, parent) : active;
   }
 }
 
