@@ -151,6 +151,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       undo();
       return;
     }
+    const trace = tracing?.handOn();
     const carried: RunCarry = {
       messages: state.messages,
       turnsUsed: state.turnsUsed,
@@ -163,7 +164,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       sentLength: transcript.sentLength,
       ...(deadline !== undefined ? { deadline } : {}),
       continuedRuns: (input.carried?.continuedRuns ?? 0) + 1,
-      ...(tracing?.handOn() ? { trace: tracing.handOn()! } : {}),
+      ...(trace ? { trace } : {}),
     };
     const next: AgentRunInput = { ...input, carried };
     if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
