@@ -83,6 +83,11 @@ export class AgentRegistry {
     }
   }
 
+  /** The agent's definition, if registered (no error: for telemetry, which must never fail a call). */
+  find(agentId: string): PreparedDefinition | undefined {
+    return this.#agents.get(agentId);
+  }
+
   get(agentId: string): PreparedDefinition {
     const found = this.#agents.get(agentId);
     if (!found) throw new AgentNotRegisteredError({ agentId, registered: [...this.#agents.keys()] });

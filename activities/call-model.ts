@@ -4,7 +4,9 @@ import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { assertPayloadFits } from "../src/core/payload-size.js";
+import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
+import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
@@ -21,16 +23,30 @@ export interface ModelCallDeps {
   client: Client;
   transcripts: TranscriptSync;
   settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs" | "stream">;
+  telemetry?: AgentTelemetry;
 }
 
 /** `callAgentModel`: one model call of a run or of a thread turn. */
-export function createCallAgentModel({ registry, model, client, transcripts, settings }: ModelCallDeps) {
+export function createCallAgentModel({ registry, model, client, transcripts, settings, telemetry = new AgentTelemetry() }: ModelCallDeps) {
+  /** Each call is a `chat {model}` span (a no-op without an OpenTelemetry SDK). */
+  return function callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput> {
+    const call = {
+      host: input.host,
+      agentId: input.agentId,
+      workflowId: input.workflowId,
+      model: registry.find(input.agentId)?.agent.model,
+      attempt: Context.current().info.attempt,
+      ...(input.trace !== undefined ? { trace: input.trace } : {}),
+    };
+    return telemetry.chat(call, (sent) => complete(input, sent));
+  };
+
   /**
    * Its input holds only what the transcript gained since the host's previous call; the
    * rest comes from this worker's cache or a query. While the answer is written, a host
    * that asked for it gets the deltas in throttled batches (signals).
    */
-  return async function callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput> {
+  async function complete(input: AgentModelCallInput, sent: (messages: ChatMessage[]) => void): Promise<ModelCallOutput> {
     const ctx = Context.current();
     const flusher =
       input.streamId !== undefined && settings.stream
@@ -46,10 +62,12 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     try {
       const { agent, toolSpecs } = definitionFor(registry, input);
       const transcript = await transcripts.load(input);
+      const messages = outgoingMessages(agent, input, transcript);
+      sent(messages);
       const response = await withHeartbeat(settings.stopLatencyMs, () =>
         model.complete({
           model: agent.model,
-          messages: outgoingMessages(agent, input, transcript),
+          messages,
           tools: toolSpecs,
           ...(agent.settings ? { settings: agent.settings } : {}),
           signal: ctx.cancellationSignal,
@@ -68,7 +86,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     } finally {
       await flusher?.close();
     }
-  };
+  }
 }
 
 /** The agent as registered now; after a run's resume it must be the one the run deferred with. */

@@ -15,6 +15,7 @@ import { DurableAgentsError } from "../src/core/errors/base.js";
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { resumeDigest } from "../src/core/proof.js";
+import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { PreparedDefinition } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
@@ -26,10 +27,12 @@ import { limitToolResult } from "./tool-result-limit.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
   settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
+  telemetry?: AgentTelemetry;
 }
 
 /** `callAgentTool`: one tool call of a run or of a thread turn. */
 export function createCallAgentTool(deps: ToolCallDeps) {
+  const telemetry = deps.telemetry ?? new AgentTelemetry();
   /**
    * Mistakes the model can fix (an unknown tool, bad arguments, a handler that keeps
    * throwing) come back as tool errors it reads, never as failures of the run or turn. A
@@ -37,10 +40,24 @@ export function createCallAgentTool(deps: ToolCallDeps) {
    * backoff between attempts). What `ctx.defer()` means is the host's to say. A result or
    * error larger than the tool's `maxResultBytes` reaches the model truncated, with a note.
    */
-  return async function callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
-    const out = await call(input);
-    const tool = deps.registry.get(input.agentId).tools.get(input.toolCall.function.name) as { maxResultBytes?: number } | undefined;
-    return limitToolResult(out, tool?.maxResultBytes);
+  return function callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
+    // Each call is an `execute_tool {name}` span (a no-op without an OpenTelemetry SDK).
+    const facts = {
+      host: input.host,
+      agentId: input.agentId,
+      workflowId: input.workflowId,
+      toolName: input.toolCall.function.name,
+      toolCallId: input.toolCall.id,
+      arguments: input.toolCall.function.arguments,
+      attempt: Context.current().info.attempt,
+      ...(input.host === "run" ? { deferralId: input.deferralId } : {}),
+      ...(input.trace !== undefined ? { trace: input.trace } : {}),
+    };
+    return telemetry.tool(facts, async () => {
+      const out = await call(input);
+      const tool = deps.registry.get(input.agentId).tools.get(input.toolCall.function.name) as { maxResultBytes?: number } | undefined;
+      return limitToolResult(out, tool?.maxResultBytes);
+    });
   };
 
   async function call(input: AgentToolCallInput): Promise<AgentToolCallOutput> {

@@ -5,11 +5,16 @@ import { resolveToolRetry } from "../src/core/tool-retry.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
 import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
+import type { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { toActivityFailure } from "./failures.js";
 import { systemPrompt } from "./system-prompt.js";
 
 /** `describeAgent`: what a run or a thread needs to know about its agent to schedule its steps. */
-export function createDescribeAgent(registry: AgentRegistry, settings: Pick<ResolvedThreadWorkerOptions, "modelMaxAttempts" | "onStatusChange">) {
+export function createDescribeAgent(
+  registry: AgentRegistry,
+  settings: Pick<ResolvedThreadWorkerOptions, "modelMaxAttempts" | "onStatusChange">,
+  telemetry?: AgentTelemetry,
+) {
   const overhead = new Map<string, Promise<number>>();
   // Only agents that declare a context window need their prompt overhead counted.
   const overheadTokens = ({ agent, toolSpecs }: PreparedDefinition): Promise<number> => {
@@ -22,7 +27,14 @@ export function createDescribeAgent(registry: AgentRegistry, settings: Pick<Reso
     return count;
   };
 
-  return async function describeAgent({ agentId, knownHash }: DescribeAgentInput): Promise<DescribeAgentOutput> {
+  return async function describeAgent({ agentId, knownHash, trace }: DescribeAgentInput): Promise<DescribeAgentOutput> {
+    const description = await describe(agentId, knownHash);
+    // The step's span opens here: this local activity runs where the workflow does, which later closes it.
+    const step = trace && telemetry?.beginStep(agentId, trace);
+    return step ? { ...description, trace: step } : description;
+  };
+
+  async function describe(agentId: string, knownHash: string | undefined): Promise<DescribeAgentOutput> {
     try {
       const definition = registry.get(agentId);
       const { agent, definitionHash } = definition;
@@ -56,5 +68,5 @@ export function createDescribeAgent(registry: AgentRegistry, settings: Pick<Reso
     } catch (err) {
       throw toActivityFailure(err);
     }
-  };
+  }
 }

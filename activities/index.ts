@@ -3,6 +3,7 @@ import type { AgentActivities, AgentStepActivities } from "../src/core/contracts
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/core/model.js";
+import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { createCallAgentModel } from "./call-model.js";
@@ -22,19 +23,29 @@ export interface ActivityDeps {
    * stop reaches a call, model call attempts, streaming batches, the status hook.
    */
   threads?: ResolvedThreadWorkerOptions;
+  /** Spans and metrics; the sink that closes step spans must share it (the plugin makes one). */
+  telemetry?: AgentTelemetry;
 }
 
 /**
  * The activities an agent worker registers, bound to its agents, model and client: the
  * agent-step layer, under the names older runs and threads schedule too.
  */
-export function createActivities({ registry, model, client, threadCacheSize, deferral, threads }: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
+export function createActivities({
+  registry,
+  model,
+  client,
+  threadCacheSize,
+  deferral,
+  threads,
+  telemetry = new AgentTelemetry(),
+}: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
   const settings = threads ?? resolveThreadWorkerOptions();
   const transcripts = new TranscriptSync(client, threadCacheSize);
-  const callTool = createCallAgentTool({ registry, client, deferral, settings });
+  const callTool = createCallAgentTool({ registry, client, deferral, settings, telemetry });
   const steps: AgentStepActivities = {
-    describeAgent: createDescribeAgent(registry, settings),
-    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts }),
+    describeAgent: createDescribeAgent(registry, settings, telemetry),
+    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts, telemetry }),
     async callAgentTool(input) {
       const out = await callTool(input);
       // A run's next model call names this result rather than carrying it (one copy in history).

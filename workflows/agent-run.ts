@@ -22,7 +22,7 @@ import { StepStateError } from "../src/core/errors/step-state.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
 import { findToolCall } from "../src/core/thread-transcript.js";
-import type { AgentActivities, DeferralRequest, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import type { AgentActivities, DeferralRequest, DescribeAgentOutput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
@@ -44,6 +44,7 @@ import {
 import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, resultSummary, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
+import { RunTracing } from "./run-trace.js";
 
 const SIBLING_DEFERRED =
   "Error: a sibling tool call deferred this run first, so this call's deferral was withdrawn: its handler ran, but its request was not kept and its link will not work. Call it again after the run resumes if it is still needed.";
@@ -69,6 +70,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // scheduling the activities their histories hold.
   const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
   const definitionCheck: RunContext["definitionCheck"] = {};
+  // Only runs on the agent-step layer are traced: older histories schedule what they hold.
+  const tracing = steps ? RunTracing.ofWorkflow(input.carried?.trace) : undefined;
   const book = agentDeferralBook({ state, transcript, definitionCheck }, input.version, {
     reprepare,
     reprepared(agent) {
@@ -151,6 +154,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       undo();
       return;
     }
+    const trace = tracing?.handOn();
     const carried: RunCarry = {
       messages: state.messages,
       turnsUsed: state.turnsUsed,
@@ -163,28 +167,41 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       sentLength: transcript.sentLength,
       ...(deadline !== undefined ? { deadline } : {}),
       continuedRuns: (input.carried?.continuedRuns ?? 0) + 1,
+      ...(trace ? { trace } : {}),
     };
     const next: AgentRunInput = { ...input, carried };
     if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
       undo();
       return;
     }
+    tracing?.end("continued", { turnsUsed: state.turnsUsed });
     await makeContinueAsNewFunc<typeof agentRun>({
       ...(info.memo ? { memo: info.memo } : {}),
       typedSearchAttributes: info.typedSearchAttributes,
     })(next);
   };
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing };
 
   return book.run(
     async () => {
       try {
-        return await scope.run(async () => {
-          prepared = steps ? await steps.describe({ agentId: input.agentId }) : await prepareAgent({ agentId: input.agentId });
+        const result = await scope.run(async () => {
+          if (steps) {
+            // The first step's span opens with the description (no command of its own).
+            const ask = { agentId: input.agentId, trace: tracing!.firstStep(new Date().toISOString()) };
+            prepared = await steps.describe(ask);
+            tracing!.began((prepared as DescribeAgentOutput).trace);
+          } else {
+            prepared = await prepareAgent({ agentId: input.agentId });
+          }
           state.maxTurns = prepared.maxTurns;
           return loop(run);
         });
+        tracing?.end("completed", { turnsUsed: state.turnsUsed });
+        return result;
       } catch (err) {
+        // Nothing is open after a continue-as-new or a park that failed: then this is a no-op.
+        tracing?.end(cancellation.requested() || isCancellation(err) ? "cancelled" : "failed", { turnsUsed: state.turnsUsed, ...failureType(err) });
         if (cancellation.requested() || isCancellation(err)) {
           // A cancelled run leaves no live approval link behind.
           book.denyWaiting(ErrorCode.RunCancelled);
@@ -204,7 +221,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
 }
 
 async function loop(run: RunContext): Promise<AgentResult> {
-  const { state, book, transcript, cancellation, prepared, deferralRefused, definitionCheck, steps } = run;
+  const { state, book, transcript, cancellation, prepared, deferralRefused, definitionCheck, steps, tracing } = run;
   const options = legacyOptions.runCall(prepared().timeouts);
   const { callModel } = proxyActivities<AgentActivities>(options);
   const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
@@ -221,6 +238,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
   };
   const { workflowId, runId, taskQueue, firstExecutionRunId } = workflowInfo();
   const toolInput = (toolCall: ToolCall) => ({
+    ...tracing?.field(),
     agentId: state.agentId,
     workflowId,
     taskQueue,
@@ -250,6 +268,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
       }
       const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
       const input = {
+        ...tracing?.field(),
         agentId: state.agentId,
         workflowId,
         runId,
@@ -370,6 +389,12 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     }).toFailure();
   }
   return prepared;
+}
+
+/** The error code a failed step's span is marked with. */
+function failureType(err: unknown): { errorType?: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type ? { errorType: cause.type } : {};
 }
 
 function isContextOverflow(err: unknown): boolean {

@@ -14,6 +14,8 @@ export class DeferralDenials {
   deny(record: DeferralRecord, reason: string, failure: unknown): void {
     if (record.status !== "deferred") return;
     this.#mark(record, reason, failure);
+    // Listeners and the parked-deferrals metric hear of it; a claimed one (below) was counted as resumed already.
+    this.visibility.emit("denied", record);
   }
 
   /**

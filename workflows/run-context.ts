@@ -7,6 +7,7 @@ import type { AgentRunInput, RunMessagePage, RunProgress } from "../src/core/run
 import type { RunMessagesRequest } from "../src/core/wire/run.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { DeferralBook } from "./deferral-book.js";
+import type { RunTracing } from "./run-trace.js";
 
 /** Everything one agent run's loop reads and changes, passed as one object. */
 export interface RunContext {
@@ -24,6 +25,8 @@ export interface RunContext {
   readonly steps: AgentSteps | undefined;
   /** Between turns: continues as new when the history grew long and nothing waits (version 4 on). */
   readonly continueIfDue: () => Promise<void>;
+  /** The run's trace context, for runs on the agent-step layer (version 3 on). */
+  readonly tracing: RunTracing | undefined;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

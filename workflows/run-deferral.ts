@@ -51,14 +51,16 @@ export function agentDeferralBook(
 
 /** Parks the run for `winner`'s deferral and lands its answer (resume or onExpired) in the transcript. */
 export async function deferUntilAnswered(
-  { state, book, prepared }: RunContext,
+  { state, book, prepared, tracing }: RunContext,
   winner: { call: ToolCall; request: DeferralRequest },
   callTool: AgentActivities["callTool"],
   toolInput: (call: ToolCall) => Parameters<AgentActivities["callTool"]>[0],
 ): Promise<void> {
   let request = winner.request;
   for (;;) {
+    tracing?.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
     const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
+    tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
     if (parked.kind === "resumed") {
       const { payload } = parked;
       state.messages.push({

@@ -27,6 +27,7 @@ import { workflowThreadRuntime } from "./thread-runtime.js";
 import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, type AgentSteps } from "./agent-steps.js";
+import { TurnTracing } from "./turn-trace.js";
 import { ownEntry } from "../src/core/own.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
@@ -75,12 +76,13 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   setHandler(wire.threadDeleteUpdate, () => controls.delete(), { validator: () => thread.assertNotDeleted() });
   // From version 1 on a turn's steps go through the agent-step layer; older threads keep
   // scheduling the activities their histories hold.
-  const steps = input.version !== undefined && input.version >= 1 ? agentSteps() : undefined;
+  const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
+  const steps = turns ? turns.steps(agentSteps()) : undefined;
 
   for (;;) {
     if (thread.deleteRequested) break;
     if (thread.turnActive()) {
-      if ((await runTurn(thread, steps)) === "rollover") await rollover(thread, input.version);
+      if ((await runTurn(thread, steps, turns)) === "rollover") await rollover(thread, input.version);
       continue;
     }
     if (inbox.canTakeNext()) {
@@ -116,17 +118,25 @@ async function rollover(thread: ThreadState, version: number | undefined): Promi
  * Everything it needs is in the transcript, so it works the same for a fresh turn, a
  * resumed one, and one that continued as new halfway.
  */
-async function runTurn(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
+async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined): Promise<TurnEnd> {
   const scope = new CancellationScope();
   thread.turnStarted(scope);
+  turns?.begin(thread.agentId);
   try {
-    return await scope.run(() => advance(thread, steps));
+    const end = await scope.run(() => advance(thread, steps));
+    turns?.end(end === "rollover" ? "continued" : "completed");
+    return end;
   } catch (err) {
     // Stop and delete cancel the scope; they already set the state they want. A stopped
     // call reports its cancellation only once it has really ended, so a resume may already
     // have set the thread going again: the cancelled scope, not the status, says it was a stop.
-    if (thread.deleteRequested || (isCancellation(err) && (thread.status === "stopped" || scope.consideredCancelled))) return "settled";
-    thread.fail(failureOf(err));
+    if (thread.deleteRequested || (isCancellation(err) && (thread.status === "stopped" || scope.consideredCancelled))) {
+      turns?.end("cancelled");
+      return "settled";
+    }
+    const failure = failureOf(err);
+    turns?.end("failed", failure.code);
+    thread.fail(failure);
     return "settled";
   } finally {
     thread.turnEnded();

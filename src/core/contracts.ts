@@ -9,6 +9,7 @@
  * `ThreadActivities`), which the worker still registers, as adapters over that layer.
  */
 import type { ToolResultRef } from "./tool-result-refs.js";
+import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 
@@ -51,9 +52,12 @@ export interface DescribeAgentInput {
   agentId: string;
   /** The hash of the description the host holds: recorded in history every turn, so an unchanged one is not sent again. */
   knownHash?: string;
+  /** Opens the step's `invoke_agent` span on the worker (absent in recorded histories). */
+  trace?: StepTraceRequest;
 }
 
-export type DescribeAgentOutput = AgentDescription | { unchanged: true };
+/** `trace`: the `traceparent` of the step span opened for `DescribeAgentInput.trace`, when an SDK records it. */
+export type DescribeAgentOutput = (AgentDescription | { unchanged: true }) & { trace?: string };
 
 /**
  * One model call of a run or a thread. It carries only what the transcript gained since
@@ -99,6 +103,8 @@ export interface AgentModelCallInput {
   definitionCheck?: { deferralId: string; definitionHash: string };
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
+  /** The step the call belongs to, when the host is traced. */
+  trace?: CallTrace;
 }
 
 export interface ModelCallOutput {
@@ -126,6 +132,8 @@ interface ToolCallBasics {
   taskQueue: string;
   toolCall: ToolCall;
   principal?: Principal;
+  /** The step the call belongs to, when the host is traced. */
+  trace?: CallTrace;
 }
 
 /** A tool call of an agent run: its handler may defer the run. */
@@ -222,6 +230,8 @@ export interface ModelCallInput {
    * the run deferred (RC5048) and still be registered (AI1007).
    */
   definitionCheck?: { deferralId: string; definitionHash: string };
+  /** The step the call belongs to (only runs at version 3 or later are traced; the agent-step layer takes it). */
+  trace?: CallTrace;
 }
 
 /** A tool call of a run before version 3 (`taskQueue` was added later, so older calls lack it). */

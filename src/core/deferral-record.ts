@@ -139,7 +139,8 @@ export interface ResumeReply {
 
 /** Delivered to worker-side listeners exactly once per transition. */
 export interface DeferralEvent {
-  type: "deferred" | "resumed" | "expired";
+  /** `denied`: someone (or a cancellation) denied it while it waited. */
+  type: "deferred" | "resumed" | "expired" | "denied";
   deferralId: string;
   runId: string;
   agentId?: string;

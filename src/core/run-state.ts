@@ -1,6 +1,7 @@
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
 import type { DeferralRecord } from "./deferral-record.js";
+import type { RunTrace } from "./step-trace.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
@@ -53,6 +54,8 @@ export interface RunCarry {
   deadline?: number;
   /** How many executions came before this one. */
   continuedRuns: number;
+  /** The run's trace context, when an OpenTelemetry SDK recorded its steps. */
+  trace?: RunTrace;
 }
 
 /** A run's state as its workflow holds it: the whole transcript included. */

@@ -1,9 +1,14 @@
 import type { Sinks } from "@temporalio/workflow";
 import type { DeferralEvent } from "./deferral-record.js";
+import type { StepTraceEnd, StepTraceRequest } from "./step-trace.js";
 
 /** Worker-side listeners, reached through a sink so replays never deliver an event twice. */
 export interface DurableAgentsSinks extends Sinks {
   durableAgents: {
     event(event: DeferralEvent): void;
+    /** A traced run's step begins after a park or at a continue-as-new: the worker opens its `invoke_agent` span. */
+    stepBegan(request: StepTraceRequest & { agentId: string }): void;
+    /** A step of a traced run ended: the worker closes its `invoke_agent` span. */
+    stepEnded(end: StepTraceEnd): void;
   };
 }

@@ -7,6 +7,7 @@ import type { DeferralEvent } from "../core/deferral-record.js";
 import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
+import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "../threads/worker-options.js";
 import { workerClient } from "./worker-client.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
@@ -25,14 +26,22 @@ export interface DurableAgentsPluginOptions {
    */
   deferral?: DeferralConfig;
   /**
-   * Listeners for deferral transitions. Each fires once per transition in the worker that
-   * made it, never again when a workflow replays.
+   * Listeners for deferral transitions (deferred, resumed, expired, and denied while
+   * waiting). Each fires once per transition in the worker that made it, never again when
+   * a workflow replays.
    */
   on?: Partial<Record<DeferralEvent["type"], (event: DeferralEvent) => void>>;
   /** How many threads the worker keeps in memory so model calls carry only new messages. Default 1000. */
   threadCacheSize?: number;
   /** Chat threads: status hook, how fast a stop lands, streaming batches, model retries. */
   threads?: ThreadWorkerOptions;
+  /**
+   * Put message content on the OpenTelemetry spans: the messages each model call sends and
+   * its answer, each tool call's arguments and result. Default false: spans leave the
+   * worker unencrypted, whatever codec protects payloads in Temporal. Spans and metrics
+   * themselves need no option: they are recorded once the application registers an SDK.
+   */
+  captureContent?: boolean;
 }
 
 /**
@@ -80,17 +89,19 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   constructor(options: DurableAgentsPluginOptions) {
     const threads = resolveThreadWorkerOptions(options.threads);
     const registry = new AgentRegistry(options.agents);
+    const telemetry = new AgentTelemetry({ captureContent: options.captureContent ?? false });
     registry.assertAnswerTokensMintable(options.deferral, undefined);
     const activities = createActivities({
       registry,
       model: options.model,
       client: workerClient(),
       threads,
+      telemetry,
       ...(options.deferral ? { deferral: resolveDeferralConfig(options.deferral) } : {}),
       ...(options.threadCacheSize !== undefined ? { threadCacheSize: options.threadCacheSize } : {}),
     });
     super("durable-agents", activities, threads.stopLatencyMs);
-    this.#sinks = eventSinks(options.on);
+    this.#sinks = eventSinks(options.on, telemetry);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -142,16 +153,41 @@ function withAgentWorkflowsPath(options: { workflowsPath?: string; workflowBundl
   return options.workflowsPath || options.workflowBundle ? {} : { workflowsPath: agentWorkflowsPath() };
 }
 
-function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}): InjectedSinks<DurableAgentsSinks> {
+function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry: AgentTelemetry): InjectedSinks<DurableAgentsSinks> {
   return {
     durableAgents: {
       event: {
         fn: (_info, event) => {
           try {
+            telemetry.deferralEvent(event);
+          } catch (err) {
+            console.error("durable-agents: recording a deferral metric failed", err);
+          }
+          try {
             listeners[event.type]?.(event);
           } catch (err) {
             // A failing listener must not fail the workflow task that reported the event.
             console.error(`durable-agents: the "${event.type}" listener threw`, err);
+          }
+        },
+        callDuringReplay: false,
+      },
+      stepBegan: {
+        fn: (_info, { agentId, ...request }) => {
+          try {
+            telemetry.beginStep(agentId, request);
+          } catch (err) {
+            console.error("durable-agents: opening a step span failed", err);
+          }
+        },
+        callDuringReplay: false,
+      },
+      stepEnded: {
+        fn: (_info, end) => {
+          try {
+            telemetry.endStep(end);
+          } catch (err) {
+            console.error("durable-agents: closing a step span failed", err);
           }
         },
         callDuringReplay: false,
