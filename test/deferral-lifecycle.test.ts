@@ -50,7 +50,9 @@ describe("expiry", () => {
     const fresh = linkFor(runId, "reask");
     expect(fresh.deferralId).not.toBe(linkFor(runId).deferralId);
     expect(reasked).toEqual([linkFor(runId).deferralId]);
-    expect((await agents.deferrals.get(fresh.deferralId)).meta).toMatchObject({ reasked: true, amount: 3 });
+    // The link exists once onExpired returns; the record once its activity has reported back (RC5046 until then).
+    const record = await vi.waitFor(() => agents.deferrals.get(fresh.deferralId), { timeout: 15_000 });
+    expect(record.meta).toMatchObject({ reasked: true, amount: 3 });
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
     const resumed = await agents.resume({ token: fresh.token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved the second time" } });

@@ -42,7 +42,7 @@ export class TurnTracing {
     const field = (): { trace?: CallTrace } => (this.#open ? { trace: { step: this.#open } } : {});
     return {
       describe: steps.describe,
-      callModel: (input, activityId) => steps.callModel({ ...input, ...field() }, activityId),
+      callModel: (input, activityId, step) => steps.callModel({ ...input, ...field() }, activityId, step),
       callTool: ((input: Parameters<AgentSteps["callTool"]>[0], activityId?: string) => steps.callTool({ ...input, ...field() }, activityId)) as AgentSteps["callTool"],
     };
   }
