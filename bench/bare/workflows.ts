@@ -26,6 +26,13 @@ const { callModel, callTool } = proxyActivities<BareActivities>({
 });
 
 export async function bareAgent({ system, prompt, maxTurns }: BareAgentInput): Promise<BareAgentResult> {
+  return agentLoop(system, prompt, maxTurns, (call) => callTool({ call }));
+}
+
+type FunctionCall = Parameters<BareActivities["callTool"]>[0]["call"];
+
+/** The loop both agent baselines share: model, then every tool call of its answer at once, until it answers in text. */
+async function agentLoop(system: string, prompt: string, maxTurns: number, runTool: (call: FunctionCall) => Promise<string>): Promise<BareAgentResult> {
   const messages: ChatCompletionMessageParam[] = [
     { role: "system", content: system },
     { role: "user", content: prompt },
@@ -38,7 +45,7 @@ export async function bareAgent({ system, prompt, maxTurns }: BareAgentInput): P
       return { text: typeof reply.content === "string" ? reply.content : "", messages, turnsUsed: turn };
     }
     const results = await Promise.all(
-      calls.map(async (call): Promise<ChatCompletionToolMessageParam> => ({ role: "tool", tool_call_id: call.id, content: await callTool({ call }) })),
+      calls.map(async (call): Promise<ChatCompletionToolMessageParam> => ({ role: "tool", tool_call_id: call.id, content: await runTool(call) })),
     );
     messages.push(...results);
   }
@@ -88,24 +95,11 @@ export async function bareApproval({ system, prompt, maxTurns, approvalTool }: B
     answer = payload;
   });
   setHandler(parkedUpdate, () => condition(() => parked));
-  const messages: ChatCompletionMessageParam[] = [
-    { role: "system", content: system },
-    { role: "user", content: prompt },
-  ];
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    const reply = await callModel({ messages });
-    messages.push(reply);
-    const calls = (reply.tool_calls ?? []).filter((c) => c.type === "function");
-    if (calls.length === 0) return typeof reply.content === "string" ? reply.content : "";
-    const results = await Promise.all(
-      calls.map(async (call): Promise<ChatCompletionToolMessageParam> => {
-        if (call.function.name !== approvalTool) return { role: "tool", tool_call_id: call.id, content: await callTool({ call }) };
-        parked = true;
-        await condition(() => answer !== undefined);
-        return { role: "tool", tool_call_id: call.id, content: answer! };
-      }),
-    );
-    messages.push(...results);
-  }
-  throw ApplicationFailure.nonRetryable(`maxTurns ${maxTurns} reached`, "MaxTurns");
+  const result = await agentLoop(system, prompt, maxTurns, async (call) => {
+    if (call.function.name !== approvalTool) return callTool({ call });
+    parked = true;
+    await condition(() => answer !== undefined);
+    return answer!;
+  });
+  return result.text;
 }
