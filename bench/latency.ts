@@ -58,6 +58,7 @@ import {
   startBareWorker,
   toolLoop,
   USAGE,
+  approvalTool,
 } from "./lib.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -123,15 +124,7 @@ export async function main(): Promise<Record<string, unknown>> {
       input: z.object({ account: z.string() }),
       handler: ({ account }) => searchResults(account, LOOKUP_BYTES),
     });
-    const askApproval = defineTool({
-      name: "askApproval",
-      description: "Ask a human to approve a payout",
-      input: z.object({ amount: z.number() }),
-      handler: async (_input, ctx) => {
-        tokens.set(ctx.runId, ctx.deferral.token);
-        return ctx.defer({ schema: z.object({ approved: z.boolean() }) });
-      },
-    });
+    const askApproval = approvalTool(tokens);
     const spec = (name: string, description: string, properties: Record<string, { type: string }>): BareTool["spec"] => ({
       type: "function",
       function: { name, description, parameters: { type: "object", properties, required: Object.keys(properties), additionalProperties: false } },

@@ -49,6 +49,19 @@ export function searchTool(resultBytes: number) {
 const WORDS = "agent durable workflow history replay activity worker thread model tool result query signal update resume".split(" ");
 
 /** Deterministic passage text, different per query, exactly `bytes` ASCII characters. */
+/** The approval every parking bench defers on; the token each run's deferral handed out lands in `tokens`, by run id, as an approval link would carry it. */
+export function approvalTool(tokens: Map<string, string>) {
+  return defineTool({
+    name: "askApproval",
+    description: "Ask a human to approve a payout",
+    input: z.object({ amount: z.number() }),
+    handler: async (_input, ctx) => {
+      tokens.set(ctx.runId, ctx.deferral.token);
+      return ctx.defer({ schema: z.object({ approved: z.boolean() }) });
+    },
+  });
+}
+
 export function searchResults(query: string, bytes: number): string {
   let seed = [...query].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7);
   let text = `Results for "${query}":\n`;

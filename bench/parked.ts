@@ -14,11 +14,10 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { Client, Connection } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
-import { z } from "zod";
-import { AgentClient, defineAgent, defineTool } from "../src/index.js";
+import { AgentClient, defineAgent } from "../src/index.js";
 import { startScriptedModelServer, startTemporal, type Responder } from "../src/testing/index.js";
 import { bundleAgentWorkflows, createAgentWorker, openaiModel } from "../src/worker.js";
-import { envInt, installRuntime, positiveInt, progress, round } from "./lib.js";
+import { approvalTool, envInt, installRuntime, positiveInt, progress, round } from "./lib.js";
 
 /** `npm run bench -- parked 500`, or PARKED_RUNS=500. */
 const RUNS = process.argv[3] !== undefined ? positiveInt("runs argument", process.argv[3]) : envInt("PARKED_RUNS", 2000);
@@ -82,15 +81,7 @@ export async function main(): Promise<Record<string, unknown>> {
 
     /** Tokens the tool handler handed out (ctx.deferral.token), by run id: what an approval email would carry. */
     const tokens = new Map<string, string>();
-    const askApproval = defineTool({
-      name: "askApproval",
-      description: "Ask a human to approve a payout",
-      input: z.object({ amount: z.number() }),
-      handler: async (_input, ctx) => {
-        tokens.set(ctx.runId, ctx.deferral.token);
-        return ctx.defer({ schema: z.object({ approved: z.boolean() }) });
-      },
-    });
+    const askApproval = approvalTool(tokens);
     const agent = defineAgent({
       id: "parked-bench",
       model: MODEL,

@@ -146,40 +146,28 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
     durableAgents: {
       event: {
         fn: (_info, event) => {
-          try {
-            telemetry.deferralEvent(event);
-          } catch (err) {
-            console.error("durable-agents: recording a deferral metric failed", err);
-          }
-          try {
-            listeners[event.type]?.(event);
-          } catch (err) {
-            // A failing listener must not fail the workflow task that reported the event.
-            console.error(`durable-agents: the "${event.type}" listener threw`, err);
-          }
+          guarded("recording a deferral metric failed", () => telemetry.deferralEvent(event));
+          guarded(`the "${event.type}" listener threw`, () => listeners[event.type]?.(event));
         },
         callDuringReplay: false,
       },
       stepBegan: {
-        fn: (_info, { agentId, ...request }) => {
-          try {
-            telemetry.beginStep(agentId, request);
-          } catch (err) {
-            console.error("durable-agents: opening a step span failed", err);
-          }
-        },
+        fn: (_info, { agentId, ...request }) => guarded("opening a step span failed", () => telemetry.beginStep(agentId, request)),
         callDuringReplay: false,
       },
       stepEnded: {
-        fn: (_info, end) => {
-          try {
-            telemetry.endStep(end);
-          } catch (err) {
-            console.error("durable-agents: closing a step span failed", err);
-          }
-        },
+        fn: (_info, end) => guarded("closing a step span failed", () => telemetry.endStep(end)),
         callDuringReplay: false,
       },
     },
   };
+}
+
+/** A sink's work, logged when it throws: a failing listener or exporter must not fail the workflow task that reported it. */
+function guarded(what: string, work: () => unknown): void {
+  try {
+    work();
+  } catch (err) {
+    console.error(`durable-agents: ${what}`, err);
+  }
 }
