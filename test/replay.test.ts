@@ -223,6 +223,10 @@ Object.assign(scenarios, {
   },
 });
 
+// The rollover scenario again, recorded under the rollover-at-events patch (its first
+// recording predates it), so later code must replay both.
+scenarios["thread-rollover-at-events"] = scenarios["thread-rollover"]!;
+
 /** Where a fresh history is recorded: under the version new runs (or threads) start at now. */
 const recordedAs = (name: string) =>
   name.startsWith("thread-")

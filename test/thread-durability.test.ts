@@ -77,6 +77,57 @@ describe("long threads", () => {
     h.model.assertNoFailures();
   });
 
+  it("do not roll over on a refused update that lands at the edge of their event budget, and replay", async () => {
+    // A refused update leaves nothing in history, yet the task that carried it counts two
+    // events while it runs. A thread that read its history length in a wait rolled over
+    // there, at a point replay never reaches (TMPRL1100 on the next query of that run).
+    const idleLength = async (threadId: string) => {
+      await rig.threads.waitUntilSettled({ threadId });
+      let last = -1;
+      // Settled before the status hook's local activity is recorded: wait for a still history.
+      await vi.waitFor(
+        async () => {
+          const { historyLength, raw } = await rig.threads.workflowHandle(threadId).describe();
+          const still = historyLength === last && !raw.pendingWorkflowTask;
+          last = historyLength;
+          expect(still).toBe(true);
+        },
+        { timeout: 20_000, interval: 200 },
+      );
+      return last;
+    };
+    const oneTurn = async (maxHistoryEvents: number) => {
+      const prompt = uid("edge");
+      // A tool call, so one turn passes the 20 events a run makes before it may roll over.
+      h.model.respond(prompt, (req) => (req.messages.at(-1)?.role === "user" ? { toolCalls: [{ name: "lookup", arguments: { word: "edge" } }] } : { text: "short answer" }));
+      const { threadId } = await rig.threads.createThread({ prompt, maxHistoryEvents });
+      return { threadId, length: await idleLength(threadId) };
+    };
+    const probe = await oneTurn(1_000);
+    expect(probe.length).toBeGreaterThanOrEqual(20);
+    // The same turn under a budget one event past where it goes idle (the same history, or try again).
+    let edge = await oneTurn(probe.length + 1);
+    for (let i = 0; edge.length !== probe.length && i < 3; i++) edge = await oneTurn(probe.length + 1);
+    expect(edge.length).toBe(probe.length);
+
+    const raw = rig.threads.workflowHandle(edge.threadId);
+    await expect(raw.executeUpdate("durable-agents.thread.send", { args: [null] })).rejects.toMatchObject({ cause: { type: "AI1012" } });
+    // Nothing changed: same run, same history, and it answers a query.
+    expect(await raw.describe()).toMatchObject({ historyLength: probe.length, status: { name: "RUNNING" } });
+    expect(await rig.threads.getThread({ threadId: edge.threadId })).toMatchObject({ generation: 0, status: "completed" });
+    // The next message finds the budget spent: the thread rolls over before its turn, carrying it.
+    await rig.threads.sendMessage({ threadId: edge.threadId, prompt: "and then?" });
+    expect(await rig.threads.waitUntilSettled({ threadId: edge.threadId })).toMatchObject({ status: "completed", generation: 1 });
+    const { messages } = await rig.threads.listMessages({ threadId: edge.threadId });
+    expect(messages.filter((m) => m.role !== "tool" && m.content !== null).map((m) => m.content)).toEqual([
+      expect.stringContaining("edge"),
+      "short answer",
+      "and then?",
+      "short answer",
+    ]);
+    expect(await replayFailures(h, rig.threads, [edge.threadId, probe.threadId])).toEqual([]);
+  });
+
   it("work at 1,000 messages, and model calls never carry the transcript", async () => {
     const first = uid("thousand");
     const transcript: ChatMessage[] = [];

@@ -72,6 +72,11 @@ export class ThreadState {
   turnScope: CancellationScope | undefined = undefined;
   deleteRequested = false;
   /**
+   * Updates accepted and signals taken by this run. Each is in history, so a wait that wakes
+   * on a change of it may read the history length then; see `rolloverDue`.
+   */
+  recordedEvents = 0;
+  /**
    * Local activities (preparation, status hooks) run one at a time, in order: replay
    * resolves local activities in the order they were scheduled, so two in flight at once
    * could resolve differently on replay than they did live. Continue-as-new and delete
@@ -163,7 +168,11 @@ export class ThreadState {
     return needsAnswer(this.messages) ? "streaming" : undefined;
   }
 
-  /** Temporal suggests a new run, or the configured event budget is spent. */
+  /**
+   * Temporal suggests a new run, or the configured event budget is spent. Read it only where
+   * a recorded event woke the workflow: a task carrying an update that is then refused also
+   * counts its two events while it runs, and leaves nothing in history.
+   */
   rolloverDue(): boolean {
     const history = this.#runtime.history();
     // A fresh run always makes progress before it rolls over again.

@@ -40,6 +40,16 @@ type TurnEnd = "settled" | "rollover";
 const ANSWER_TOKENS_PATCH = "async-answer-tokens";
 
 /**
+ * From this patch on, the thread reads its history length only where a recorded event woke
+ * it, never inside a `condition`. An update the server then leaves out of history (rejected,
+ * or arriving as the run continues as new) still wakes the workflow live, in a task whose
+ * events count; a condition reading the length could then roll over at a point replay never
+ * reaches (TMPRL1100 on the next query of that run). Executions without the marker keep the
+ * old waits, so their histories replay.
+ */
+const ROLLOVER_AT_EVENTS_PATCH = "durable-agents.rollover-at-events";
+
+/**
  * A chat thread: one long-lived workflow with an inbox. Each message runs the agent loop
  * (model call → tools → model call …) as a turn; messages sent meanwhile queue up. The
  * thread continues as new when Temporal suggests it, carrying its transcript, inbox,
@@ -66,23 +76,34 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     return queries.transcript(request.length, request.offset === undefined ? undefined : { offset: request.offset, limit: request.limit! });
   });
   // A signal cannot be refused, and one that throws stays in history: garbage is dropped.
-  setHandler(wire.threadStreamSignal, (flush) => {
-    if (streamFlushProblem(flush) === undefined) thread.stream.accept(flush);
-  });
-  setHandler(wire.threadSendUpdate, (request) => inbox.send(request), { validator: (request) => inbox.validate(request) });
-  setHandler(wire.threadResumeUpdate, (request) => controls.resume(request), { validator: (request) => controls.validateResume(request) });
-  setHandler(wire.threadStopUpdate, () => controls.stop(), { validator: () => thread.assertNotDeleted() });
-  setHandler(wire.threadToolResultUpdate, (request) => controls.toolResult(request), { validator: (request) => controls.validateToolResult(request) });
-  setHandler(wire.threadDeleteUpdate, () => controls.delete(), { validator: () => thread.assertNotDeleted() });
+  // Handlers run only for what history records (accepted updates, signals), never validators.
+  const recorded =
+    <A extends unknown[], R>(handler: (...args: A) => R) =>
+    (...args: A): R => {
+      thread.recordedEvents++;
+      return handler(...args);
+    };
+  setHandler(
+    wire.threadStreamSignal,
+    recorded((flush) => {
+      if (streamFlushProblem(flush) === undefined) thread.stream.accept(flush);
+    }),
+  );
+  setHandler(wire.threadSendUpdate, recorded((request) => inbox.send(request)), { validator: (request) => inbox.validate(request) });
+  setHandler(wire.threadResumeUpdate, recorded((request) => controls.resume(request)), { validator: (request) => controls.validateResume(request) });
+  setHandler(wire.threadStopUpdate, recorded(() => controls.stop()), { validator: () => thread.assertNotDeleted() });
+  setHandler(wire.threadToolResultUpdate, recorded((request) => controls.toolResult(request)), { validator: (request) => controls.validateToolResult(request) });
+  setHandler(wire.threadDeleteUpdate, recorded(() => controls.delete()), { validator: () => thread.assertNotDeleted() });
   // From version 1 on a turn's steps go through the agent-step layer; older threads keep
   // scheduling the activities their histories hold.
   const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
   const steps = turns ? turns.steps(agentSteps()) : undefined;
+  const rolloverInWaits = !patched(ROLLOVER_AT_EVENTS_PATCH);
 
   for (;;) {
     if (thread.deleteRequested) break;
     if (thread.turnActive()) {
-      if ((await runTurn(thread, steps, turns)) === "rollover") await rollover(thread, input.version);
+      if ((await runTurn(thread, steps, turns, rolloverInWaits)) === "rollover") await rollover(thread, input.version);
       continue;
     }
     if (inbox.canTakeNext()) {
@@ -93,7 +114,11 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       await rollover(thread, input.version);
       continue;
     }
-    await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || thread.rolloverDue());
+    // Rollover is checked above, each time a recorded event wakes the loop.
+    const seen = thread.recordedEvents;
+    await condition(
+      () => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || (rolloverInWaits ? thread.rolloverDue() : thread.recordedEvents !== seen),
+    );
   }
   // Deleted: let the status hook and the delete update finish before the workflow closes.
   await thread.localChain;
@@ -118,12 +143,12 @@ async function rollover(thread: ThreadState, version: number | undefined): Promi
  * Everything it needs is in the transcript, so it works the same for a fresh turn, a
  * resumed one, and one that continued as new halfway.
  */
-async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined): Promise<TurnEnd> {
+async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined, rolloverInWaits: boolean): Promise<TurnEnd> {
   const scope = new CancellationScope();
   thread.turnStarted(scope);
   turns?.begin(thread.agentId);
   try {
-    const end = await scope.run(() => advance(thread, steps));
+    const end = await scope.run(() => advance(thread, steps, rolloverInWaits));
     turns?.end(end === "rollover" ? "continued" : "completed");
     return end;
   } catch (err) {
@@ -143,7 +168,7 @@ async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns
   }
 }
 
-async function advance(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
+async function advance(thread: ThreadState, steps: AgentSteps | undefined, rolloverInWaits: boolean): Promise<TurnEnd> {
   for (;;) {
     if (thread.rolloverDue()) return "rollover";
     if (!thread.prepared) {
@@ -155,7 +180,7 @@ async function advance(thread: ThreadState, steps: AgentSteps | undefined): Prom
     const open = openToolCalls(thread.messages);
     if (open.length > 0) {
       thread.setStatus("awaiting_tool_results");
-      if ((await runTools(thread, prepared, open, steps)) === "rollover") return "rollover";
+      if ((await runTools(thread, prepared, open, steps, rolloverInWaits)) === "rollover") return "rollover";
       continue;
     }
     if (needsAnswer(thread.messages)) {
@@ -223,7 +248,13 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
  * their end. Returns once every call has a result, or early to roll over while only
  * async results are awaited (nothing runs then, and the calls are carried).
  */
-async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[], steps: AgentSteps | undefined): Promise<TurnEnd | "done"> {
+async function runTools(
+  thread: ThreadState,
+  prepared: ThreadPrepared,
+  open: ToolCall[],
+  steps: AgentSteps | undefined,
+  rolloverInWaits: boolean,
+): Promise<TurnEnd | "done"> {
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
@@ -242,7 +273,18 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
     started.push(batch.run(() => runCall(thread, prepared, call, spec, steps)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
-  await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && thread.rolloverDue()));
+  if (rolloverInWaits) {
+    await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && thread.rolloverDue()));
+  } else {
+    // Once only async answers are awaited (they may take days), roll over when due, judged in
+    // the activations of recorded events: the one that ended the last running call, then each
+    // accepted update or signal.
+    await condition(() => failures.length > 0 || allAnswered() || thread.running.size === 0);
+    while (failures.length === 0 && !allAnswered() && !thread.rolloverDue()) {
+      const seen = thread.recordedEvents;
+      await condition(() => failures.length > 0 || allAnswered() || thread.recordedEvents !== seen);
+    }
+  }
   if (failures.length > 0) {
     batch.cancel();
     await Promise.all(started);
