@@ -1,10 +1,26 @@
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient, defineAgent, ErrorCode, type DeferralEvent } from "../src/index.js";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool, ErrorCode, type DeferralEvent } from "../src/index.js";
 import { approvalUrl } from "../src/http.js";
 import { mintResumeToken } from "../src/worker.js";
 import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+/** Hands out its link, then defers only when the test opens the gate: a human faster than the tool. */
+let openGate: () => void = () => undefined;
+const slowLinks: Array<{ runId: string; token: string }> = [];
+const slowApproval = defineTool({
+  name: "slowApproval",
+  description: "Asks for approval, slowly",
+  input: z.object({}),
+  async handler(_input, ctx) {
+    slowLinks.push({ runId: ctx.runId, token: ctx.deferral.token });
+    await new Promise<void>((resolve) => (openGate = resolve));
+    return ctx.defer({});
+  },
+});
+const slowAgent = defineAgent({ id: "slow-approver", model: "gpt-4.1-mini", system: "You ask slowly.", tools: [slowApproval], maxTurns: 3 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -13,7 +29,7 @@ const events: DeferralEvent[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents, taskQueue } = await h.worker([payoutAgent], {
+  ({ agents, taskQueue } = await h.worker([payoutAgent, slowAgent], {
     deferral: { secret: SECRET },
     on: { deferred: (e) => events.push(e), resumed: (e) => events.push(e), expired: (e) => events.push(e) },
     client: { deferral: { secret: SECRET } },
@@ -145,6 +161,21 @@ describe("defer and resume", () => {
     const ghost = link.deferralId.replace(/^dfr:1:/, "dfr:7:");
     await expect(agents.resume({ token: mintResumeToken(SECRET, ghost, link.toolCallId), payload: {} })).rejects.toMatchObject({ code: "RC5046" });
     await expect(agents.resume({ token: mintResumeToken(SECRET, "dfr:1:no-such-run", "c"), payload: {} })).rejects.toMatchObject({ code: "RC5046" });
+  });
+
+  it("takes a resume sent before the run has recorded its deferral: the link works from the moment the tool hands it out", async () => {
+    const runId = uid("fast-human");
+    h.model.script(runId, [{ toolCalls: [{ name: "slowApproval", arguments: {} }] }, { text: "approved in time" }]);
+    const started = agents.run(slowAgent, { prompt: runId, runId });
+    await vi.waitFor(() => expect(slowLinks.some((l) => l.runId === runId)).toBe(true), { timeout: 15_000 });
+    // The deferral does not exist yet: the tool still holds it.
+    await expect(agents.deferrals.getRecord(`dfr:1:${runId}`)).rejects.toMatchObject({ code: "RC5046" });
+    const resumed = agents.resume({ token: slowLinks.find((l) => l.runId === runId)!.token, payload: { approved: true } });
+    const early = await Promise.race([resumed.then(() => "settled", () => "settled"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+    openGate();
+    expect(early).toBe("waiting");
+    await expect(resumed).resolves.toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "approved in time" } } });
+    await started;
   });
 
   it("refuses with RC5056 unless authorize returns exactly true, and shows it the record and restored principal", async () => {

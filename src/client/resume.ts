@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
 import type { DeferralRecord, DeferralView } from "../core/deferral-record.js";
@@ -130,7 +131,9 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
 
   // Only the context-window estimate needs the transcript: the rest reads the record alone,
   // whose size does not grow with the run.
-  const view = claims.window ? await deps.deferrals.get(claims.deferralId) : await deps.deferrals.getRecord(claims.deferralId);
+  const view = await untilRecorded(deps, located.runId, () =>
+    claims.window ? deps.deferrals.get(claims.deferralId) : deps.deferrals.getRecord(claims.deferralId),
+  );
   if (view.toolCallId !== claims.toolCallId) {
     throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
   }
@@ -175,7 +178,8 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     }
   }
   try {
-    const reply = await deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
+    const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
+      deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
       args: [
         {
           deferralId: claims.deferralId,
@@ -186,9 +190,10 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
           payload: duplicate ? null : options.payload,
           ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
           ...(reverify && !duplicate ? { reverify } : {}),
-        },
-      ],
-    });
+          },
+        ],
+      }),
+    );
     // The run continued as new before it settled again: its next settled state is the outcome.
     return reply.outcome.status === "running" && deps.follow ? { ...reply, outcome: await deps.follow(runId) } : reply;
   } catch (err) {
@@ -200,6 +205,54 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     if (after.status === "denied") throw new DeferralDeniedError({ deferralId: after.id, reason: after.deniedReason ?? "denied" });
     if (after.status === "expired") throw new DeferralExpiredError({ deferralId: after.id, expiresAt: after.expiresAt });
     throw err;
+  }
+}
+
+/** How long a resume with a genuine token waits for the run to record its deferral. */
+const RECORD_WAIT_MS = 10_000;
+
+/**
+ * A token exists from the moment the tool handler mints it, a little before the tool's
+ * activity reports the deferral to the run: a resume sent at once (an automated approver, a
+ * link clicked within the second) would read RC5046. The token's signature proves the
+ * deferral was minted, so while the run still has an activity or a workflow task under way
+ * (the report may be in either) the read is tried again, briefly, before RC5046 stands. A
+ * parked or closed run has neither: an unknown deferral there is refused at once. Reads are
+ * queries and describes: waiting writes nothing to history.
+ */
+async function untilRecorded<T>(deps: ResumeDeps, runId: string, read: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RECORD_WAIT_MS;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!(err instanceof DeferralNotFoundError) || Date.now() >= deadline || !(await mayStillRecord(deps.client, runId))) throw err;
+      await sleep(pause);
+    }
+  }
+}
+
+/** The resume update, sent again once the deferral is recorded if the run had not recorded it yet. */
+async function resumeOnceRecorded<T>(deps: ResumeDeps, runId: string, deferralId: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!(err instanceof WorkflowUpdateFailedError && DeferralNotFoundError.isInstance(unwrapFailure(err)))) throw err;
+    // A refused update changed nothing, so it is safe to send again once the record exists.
+    await untilRecorded(deps, runId, () => deps.deferrals.getRecord(deferralId)).catch(() => {
+      throw err;
+    });
+    return send();
+  }
+}
+
+/** The run is running with an activity or a workflow task under way. */
+async function mayStillRecord(client: Client, runId: string): Promise<boolean> {
+  try {
+    const { status, raw } = await client.workflow.getHandle(runId).describe();
+    return status.name === "RUNNING" && ((raw.pendingActivities?.length ?? 0) > 0 || !!raw.pendingWorkflowTask);
+  } catch {
+    return false;
   }
 }
 
