@@ -15,7 +15,7 @@
  *
  * Crash: a worker process (test/workers/approval-worker.ts) is SIGKILLed while its run is
  * parked, another starts, and the run is resumed at once: `crashResumeMs` is that resume's
- * time. The crash line runs its workers with a 1 s sticky timeout (README's advice); LATENCY_CRASH_STICKY=10s runs them with Temporal's own default instead.
+ * time. LATENCY_CRASH_STICKY=10s runs the workers with Temporal's own sticky default instead.
  *
  * Bytes: history bytes a turn adds ÷ that turn's new content (lib.ts `bytesPerNewByte`).
  *
@@ -348,7 +348,7 @@ async function crashSamples(
 ): Promise<number[]> {
   const taskQueue = `bench-latency-crash-${randomUUID()}`;
   const env: Record<string, string> = { TEMPORAL_ADDRESS: address, TASK_QUEUE: taskQueue, MODEL_URL: model.url, SECRET: TEST_SECRET };
-  env.STICKY_TIMEOUT = process.env.LATENCY_CRASH_STICKY ?? "1s";
+  if (process.env.LATENCY_CRASH_STICKY) env.STICKY_TIMEOUT = process.env.LATENCY_CRASH_STICKY;
   const agents = new AgentClient({ connection, namespace, taskQueue, deferral: { secret: TEST_SECRET } });
   const samples: number[] = [];
   let worker = await spawnWorker("approval-worker", env);

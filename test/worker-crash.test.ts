@@ -63,8 +63,7 @@ it("a worker killed with SIGKILL during a tool call loses nothing: a new worker 
 
 it("a worker killed with SIGKILL while a run is parked: a new worker takes the resume from the dead worker's sticky queue and finishes the run", async () => {
   const taskQueue = uid("crash-parked");
-  // The short sticky timeout README recommends for fast crash recovery.
-  const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET, STICKY_TIMEOUT: "1s" };
+  const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET };
   const runId = uid("parked");
   h.model.script(runId, [
     { toolCalls: [{ name: "askApproval", arguments: { amount: 7 } }] },
@@ -83,7 +82,7 @@ it("a worker killed with SIGKILL while a run is parked: a new worker takes the r
   expect(resumed.outcome).toEqual(expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 7" }) }));
 
   // The resume's task went to the dead worker's sticky queue first and was handed on
-  // when its schedule-to-start timeout (the worker's 1 s) fired.
+  // when its schedule-to-start timeout (short by default, see createAgentWorker) fired.
   const events = (await agents.client.workflow.getHandle(runId).fetchHistory()).events ?? [];
   const stickyTimeouts = events.filter(
     (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT && e.workflowTaskTimedOutEventAttributes?.timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
@@ -92,9 +91,9 @@ it("a worker killed with SIGKILL while a run is parked: a new worker takes the r
   h.model.assertNoFailures();
 });
 
-it("the sticky queue's schedule-to-start timeout is Temporal's default unless the worker sets one", async () => {
+it("the sticky queue's schedule-to-start timeout is one second by default and the worker's own when it sets one", async () => {
   const make = async (worker?: { stickyQueueScheduleToStartTimeout: string }) =>
     (await h.worker([payoutAgent], { deferral: { secret: SECRET }, ...(worker ? { worker } : {}) })).worker;
-  expect((await make()).options.stickyQueueScheduleToStartTimeoutMs).toBe(10_000);
-  expect((await make({ stickyQueueScheduleToStartTimeout: "1s" })).options.stickyQueueScheduleToStartTimeoutMs).toBe(1_000);
+  expect((await make()).options.stickyQueueScheduleToStartTimeoutMs).toBe(1_000);
+  expect((await make({ stickyQueueScheduleToStartTimeout: "7s" })).options.stickyQueueScheduleToStartTimeoutMs).toBe(7_000);
 });

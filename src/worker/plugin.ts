@@ -64,11 +64,16 @@ export class DurableAgentsActivitiesPlugin extends SimplePlugin {
   }
 }
 
+/** See `DurableAgentsPlugin.configureWorker`: how long a task waits for a dead worker's sticky queue. */
+export const DEFAULT_STICKY_SCHEDULE_TO_START = "1s";
+
 /**
  * The durable-agents worker as a Temporal plugin. Added to a worker it registers the
  * agent activities and the event sink, puts the agent workflows next to the worker's own
  * `workflowsPath` (in the bundle Temporal builds, without writing any file), and sets
- * `maxHeartbeatThrottleInterval` to the threads' `stopLatency` unless the worker sets it.
+ * `maxHeartbeatThrottleInterval` to the threads' `stopLatency` and
+ * `stickyQueueScheduleToStartTimeout` to one second (so a run resumed after its worker
+ * crashed moves on within about a second, not ten) unless the worker sets them.
  * Everything else stays the worker's: its data converter and codec (the activities'
  * queries and signals go through the worker's own client), its interceptors, workflow
  * interceptor modules included, and its other plugins.
@@ -103,6 +108,13 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
     const configured = super.configureWorker(options);
     return {
       ...configured,
+      // A run's next workflow task goes to the sticky queue of the worker that last ran it.
+      // When that worker died (SIGKILL, OOM, a lost host) nobody polls that queue, and the
+      // task waits out this timeout before the server hands it to the shared queue: with
+      // Temporal's 10 s default, a resume after a crash stalled ten seconds. A live worker
+      // picks a sticky task up within milliseconds, so one second costs nothing; a worker
+      // that sets it keeps its own.
+      stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? DEFAULT_STICKY_SCHEDULE_TO_START,
       ...withAgentWorkflowsPath(configured),
       sinks: { ...configured.sinks, ...this.#sinks },
     };
