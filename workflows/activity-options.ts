@@ -8,11 +8,11 @@ import type { AgentDescription } from "../src/core/contracts.js";
 import { nonRetryableCodes } from "../src/core/errors/codes.js";
 
 /**
- * Failure types no retry can fix: every SDK code, from the code table. Typed failures say
- * so themselves (they arrive non-retryable); the list also covers failures raised before
- * that was so, which recorded histories still hold.
+ * Failure types no retry can fix: every SDK code, from the code table. Only the legacy
+ * options below still name them: a typed failure says so itself (the activities raise them
+ * non-retryable), and the list cost about 400 bytes of history on every scheduled step.
  */
-export const NON_RETRYABLE = nonRetryableCodes();
+const NON_RETRYABLE = nonRetryableCodes();
 
 /** A worker that died or a call that timed out is retried after 1 s, 2 s, 4 s … at most 1 min apart. */
 const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" } as const;
@@ -23,7 +23,7 @@ const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval:
  */
 export const describeOptions: LocalActivityOptions = {
   startToCloseTimeout: "30s",
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { maximumAttempts: 5 },
 };
 
 /**
@@ -35,7 +35,7 @@ export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | 
   return {
     ...stepOptions(described),
     ...(activityId ? { activityId } : {}),
-    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts, nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts },
   };
 }
 
@@ -60,7 +60,7 @@ export function toolCallOptions(
     ...stepOptions(described),
     ...(activityId ? { activityId } : {}),
     ...(tool?.queue ? { taskQueue: tool.queue } : {}),
-    retry: { ...BACKOFF, maximumAttempts: (tool?.maxAttempts ?? 1) + TOOL_SPARE_ATTEMPTS, nonRetryableErrorTypes: NON_RETRYABLE },
+    retry: { ...BACKOFF, maximumAttempts: (tool?.maxAttempts ?? 1) + TOOL_SPARE_ATTEMPTS },
   };
 }
 
