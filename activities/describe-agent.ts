@@ -61,6 +61,7 @@ export function createDescribeAgent(
         hasOnExpired: agent.onExpired !== undefined,
         ...(agent.onDenied ? { hasOnDenied: true } : {}),
         statusHook: settings.onStatusChange !== undefined,
+        ...(agent.modelCalls === "local" ? { localModelCalls: true as const } : {}),
       };
       // A thread records its description every turn: when nothing changed, say only that.
       const hash = createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 16);

@@ -9,6 +9,8 @@ import { Context } from "@temporalio/activity";
  */
 export async function withHeartbeat<T>(stopLatencyMs: number, work: () => Promise<T>): Promise<T> {
   const ctx = Context.current();
+  // A local activity hears of its cancellation from the worker itself, and has no server record to beat on.
+  if (ctx.info.isLocal) return work();
   const timeoutMs = ctx.info.heartbeatTimeoutMs;
   const everyMs = Math.max(50, Math.min(stopLatencyMs / 2, timeoutMs ? timeoutMs / 3 : Infinity));
   // No heartbeat at the start: an immediate one costs every call a server round trip, and

@@ -19,6 +19,9 @@
  *
  * Bytes: history bytes a turn adds ÷ that turn's new content (lib.ts `bytesPerNewByte`).
  *
+ * `localModelCalls`: ours again with the agent's `modelCalls: "local"` (model calls as
+ * local activities, inside the workflow task), the same medians, ratios and bytes.
+ *
  * Round trips cut (README, "How it maps onto Temporal"), each switchable to measure it:
  * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
  * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
@@ -135,10 +138,13 @@ export async function main(): Promise<Record<string, unknown>> {
     ];
     const agent = defineAgent({ id: "latency", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS });
     const searchAgent = defineAgent({ id: "latency-search", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS) });
+    // The same two with model calls as local activities (`modelCalls: "local"`).
+    const localAgent = defineAgent({ id: "latency-local", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS, modelCalls: "local" });
+    const localSearchAgent = defineAgent({ id: "latency-search-local", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS), modelCalls: "local" });
     // Diagnostics, each one change away from ours: a run started through the task queue
     // (no eager start), and a worker that takes no activity eagerly.
     const [{ agents }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([
-      stack.worker([agent, searchAgent], {
+      stack.worker([agent, searchAgent, localAgent, localSearchAgent], {
         taskQueue: `bench-latency-sdk-${randomUUID()}`,
         deferral: { secret: TEST_SECRET },
         // Eager start needs the client on the worker's own connection.
@@ -161,12 +167,12 @@ export async function main(): Promise<Record<string, unknown>> {
       return at;
     };
 
-    const sdkSample = async (on: AgentClient = agents): Promise<Sample & { workflowId: string }> => {
+    const sdkSample = async (on: AgentClient = agents, which = agent): Promise<Sample & { workflowId: string }> => {
       const conversation = prompt("latency sdk");
       model.respond(conversation, responder(conversation));
       const runId = `latency-sdk-${randomUUID()}`;
       const t0 = performance.now();
-      const ack = await on.run(agent, { prompt: conversation, runId });
+      const ack = await on.run(which, { prompt: conversation, runId });
       const parkedAt = performance.now();
       const token = tokens.get(runId);
       if (ack.status !== "deferred" || !token) throw new Error(`expected a deferral, got ${JSON.stringify(ack)}`);
@@ -243,6 +249,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const sdk: Sample[] = [];
     const sdkQueuedStart: Sample[] = [];
     const sdkNoEagerActivities: Sample[] = [];
+    const sdkLocalModel: Sample[] = [];
     const bare: Sample[] = [];
     const floor: Sample[] = [];
     let lastSdk = "";
@@ -261,6 +268,7 @@ export async function main(): Promise<Record<string, unknown>> {
       async () => void floor.push(await floorSample()),
       async () => void sdkQueuedStart.push(await sdkSample(queuedStart)),
       async () => void sdkNoEagerActivities.push(await sdkSample(noEagerActivities)),
+      async () => void sdkLocalModel.push(await sdkSample(agents, localAgent)),
     ];
     // Alternating, and rotating which goes first, spreads drift and order effects evenly.
     for (let i = 0; i < SAMPLES; i++) {
@@ -279,18 +287,23 @@ export async function main(): Promise<Record<string, unknown>> {
     }
 
     // Bytes: two tool loops of different lengths through the SDK.
-    const [short, long] = await Promise.all(
-      BYTES_TURNS.map(async (turns) => {
-        const conversation = prompt(`latency bytes ${turns}`);
-        model.respond(conversation, toolLoop(turns));
-        const runId = `latency-bytes-${randomUUID()}`;
-        await agents.run(searchAgent, { prompt: conversation, runId });
-        return { turns, historyBytes: (await historyStats(client, runId)).historyBytes };
-      }),
-    );
-    model.assertNoFailures();
-    const perNewByte = bytesPerNewByte(short!, long!, LOOKUP_BYTES);
-    progress(`bytes: ${short!.turns} turns ${short!.historyBytes} B, ${long!.turns} turns ${long!.historyBytes} B: ${perNewByte.toFixed(2)} history bytes per new byte`);
+    const perNewByteOf = async (which: typeof searchAgent): Promise<number> => {
+      const [short, long] = await Promise.all(
+        BYTES_TURNS.map(async (turns) => {
+          const conversation = prompt(`latency bytes ${turns}`);
+          model.respond(conversation, toolLoop(turns));
+          const runId = `latency-bytes-${randomUUID()}`;
+          await agents.run(which, { prompt: conversation, runId });
+          return { turns, historyBytes: (await historyStats(client, runId)).historyBytes };
+        }),
+      );
+      model.assertNoFailures();
+      const perNewByte = bytesPerNewByte(short!, long!, LOOKUP_BYTES);
+      progress(`bytes (${which.id}): ${short!.turns} turns ${short!.historyBytes} B, ${long!.turns} turns ${long!.historyBytes} B: ${perNewByte.toFixed(2)} history bytes per new byte`);
+      return perNewByte;
+    };
+    const perNewByte = await perNewByteOf(searchAgent);
+    const perNewByteLocal = await perNewByteOf(localSearchAgent);
 
     const crash = await crashSamples(stack.address, namespace, stack.connection, model);
 
@@ -302,7 +315,8 @@ export async function main(): Promise<Record<string, unknown>> {
     });
     const ours = medians(sdk);
     const floorMedians = medians(floor);
-    const ratio = (key: keyof ReturnType<typeof medians>) => round(ours[key] / floorMedians[key], 2);
+    const ratio = (key: keyof ReturnType<typeof medians>, of = ours) => round(of[key] / floorMedians[key], 2);
+    const local = medians(sdkLocalModel);
     const result = {
       bench: "latency",
       samples: SAMPLES,
@@ -311,6 +325,13 @@ export async function main(): Promise<Record<string, unknown>> {
       medians: { sdk: ours, bare: medians(bare), floor: floorMedians },
       // Ours with one round-trip cut undone: what each pays.
       diagnostics: { queuedStart: medians(sdkQueuedStart), noEagerActivities: medians(sdkNoEagerActivities) },
+      // Ours with `modelCalls: "local"`: the same ratios and bytes.
+      localModelCalls: {
+        medians: local,
+        resumeToModelRatio: ratio("resumeToModelMs", local),
+        startToParkedRatio: ratio("startToParkedMs", local),
+        bytesPerNewByte: round(perNewByteLocal),
+      },
       criticalPath,
       crashSamplesMs: crash.map((ms) => round(ms)),
       resumeToModelRatio: ratio("resumeToModelMs"),

@@ -28,6 +28,8 @@ const longAgent = defineAgent({ id: "replay-long", model: "gpt-4.1-mini", system
 /** Tool results long enough that model calls name them rather than carry them. */
 const longRead = defineTool({ name: "longRead", description: "Reads a long text", input: z.object({ n: z.number() }), handler: ({ n }) => `text ${n} `.repeat(40) });
 const readerAgent = defineAgent({ id: "replay-reader", model: "gpt-4.1-mini", system: "You read, then ask.", tools: [longRead, askApproval], maxTurns: 6 });
+/** Model calls as local activities: markers where the other scenarios have activities. */
+const localAgent = defineAgent({ id: "replay-local", model: "gpt-4.1-mini", system: "You read, then ask.", tools: [longRead, askApproval], maxTurns: 6, modelCalls: "local" });
 import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
 import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
 import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
@@ -44,7 +46,7 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
-  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent, readerAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
@@ -110,6 +112,15 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
     await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter);
     await agents.result(prompt);
+  },
+  "local-model-calls": async (prompt) => {
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "longRead", arguments: { n: 1 } }] },
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 5 } }] },
+      { errors: [500], text: "read and approved" },
+    ]);
+    await agents.run(localAgent, { prompt, runId: prompt });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
   },
   // Continues as new before and after a deferral; the resume follows it to the end.
   "continued-deferred-resumed": async (prompt) => {

@@ -40,6 +40,18 @@ export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | 
 }
 
 /**
+ * A run's model call as a local activity (`modelCalls: "local"`): the same timeout and
+ * bounded attempts; retries a minute apart at most stay inside the workflow task.
+ */
+export function localModelCallOptions(described: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">): LocalActivityOptions {
+  return {
+    startToCloseTimeout: described.timeouts.startToCloseMs,
+    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  };
+}
+
+/**
  * Attempts a tool call gets beyond its tool's own `retry.maxAttempts` for what is not its
  * handler's fault: a worker that died or a call that timed out. Bounded, so a tool that
  * always hangs ends (a run tells the model, a thread fails the turn) instead of spinning.

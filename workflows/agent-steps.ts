@@ -24,7 +24,7 @@ import type { ChatMessage } from "../src/core/messages.js";
 import { fingerprint } from "../src/core/thread-transcript.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { ownEntry } from "../src/core/own.js";
-import { describeOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
+import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
 
 /**
  * The agent-step layer as a run or a thread sees it: describe the agent, call the model,
@@ -36,6 +36,8 @@ export interface AgentSteps {
   describe(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. `step` numbers it in the Temporal UI's summary. */
   callModel(input: AgentModelCallInput, activityId?: string, step?: number): Promise<ModelCallOutput>;
+  /** A run's model calls are local activities: they take the whole transcript (a local activity's input is not recorded). */
+  localModelCalls(): boolean;
   callTool(input: RunToolCall, activityId?: string): Promise<RunToolCallOutput>;
   callTool(input: ThreadToolCall, activityId?: string): Promise<ThreadToolCallResult>;
 }
@@ -62,7 +64,12 @@ export function agentSteps(): AgentSteps {
   return {
     describe: describe as AgentSteps["describe"],
     async callModel(input, activityId, step) {
-      const { callAgentModel } = proxyActivities<AgentStepActivities>({ ...modelCallOptions(current(), activityId), summary: modelSummary(current(), step) });
+      const described = current();
+      const summary = modelSummary(described, step);
+      const { callAgentModel } =
+        input.host === "run" && described.localModelCalls
+          ? proxyLocalActivities<AgentStepActivities>({ ...localModelCallOptions(described), summary })
+          : proxyActivities<AgentStepActivities>({ ...modelCallOptions(described, activityId), summary });
       try {
         return await callAgentModel(input);
       } catch (err) {
@@ -70,6 +77,7 @@ export function agentSteps(): AgentSteps {
       }
     },
     callTool: callTool as AgentSteps["callTool"],
+    localModelCalls: () => current().localModelCalls === true,
   };
 }
 

@@ -44,6 +44,7 @@ export class TurnTracing {
       describe: steps.describe,
       callModel: (input, activityId, step) => steps.callModel({ ...input, ...field() }, activityId, step),
       callTool: ((input: Parameters<AgentSteps["callTool"]>[0], activityId?: string) => steps.callTool({ ...input, ...field() }, activityId)) as AgentSteps["callTool"],
+      localModelCalls: steps.localModelCalls,
     };
   }
 }

@@ -46,6 +46,8 @@ export interface AgentDescription {
   hasOnDenied?: boolean;
   /** Whether the worker has an `onStatusChange` hook to call (threads announce their transitions through it). */
   statusHook: boolean;
+  /** A run calls the model in local activities (`modelCalls: "local"`). Absent otherwise, and in recorded histories. */
+  localModelCalls?: true;
 }
 
 export interface DescribeAgentInput {
