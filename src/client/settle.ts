@@ -23,17 +23,20 @@ const NOT_FOUND = 5;
 // temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT: the long-poll answers only with the close event.
 const CLOSE_EVENT = 2;
 /**
- * Least time between two reads of a running run's new events. A run's workflow tasks and
- * activities write several batches of events per step; reading each at once would cost
- * the server as much as the run. A deferral is seen at most this much later.
+ * Least time between two reads of a running run's new events, once a wait is past its
+ * first second. A run's workflow tasks and activities write several batches of events per
+ * step; reading each at once, for as long as a long run goes, would cost the server as
+ * much as the run. A deferral is seen at most this much later.
  */
 const WATCH_INTERVAL_MS = 250;
 /**
- * The first wait between reads, doubled after each read up to `WATCH_INTERVAL_MS`. Most
- * runs park or finish within their first few hundred milliseconds, and a fixed interval
- * made `run()` see that up to 250 ms late; doubling costs about three reads more per wait.
+ * For this long after a wait starts, new events are read at most `EAGER_INTERVAL_MS`
+ * apart, so a park is seen within that of being written. Most runs park or finish within
+ * it. Pausing 10 ms, doubling, between reads made `run()` see a park 80–160 ms late;
+ * reading every batch at once made 14 reads where a run parks after two tool calls.
  */
-const FIRST_WATCH_INTERVAL_MS = 10;
+const EAGER_WATCH_MS = 1_000;
+const EAGER_INTERVAL_MS = 10;
 
 /**
  * Waits until the run completes (its result), fails (its typed error) or parks on a
@@ -45,9 +48,9 @@ const FIRST_WATCH_INTERVAL_MS = 10;
  * first (an already parked run answers at once), then two long-polls of its history
  * race: one answered by the server only when the run closes (then its result), and one
  * of all new events, where an event listing a deferral as waiting is confirmed by reading
- * the record. History is read from the start once per call, then only what is new; new
- * events are read at most every `WATCH_INTERVAL_MS` (sooner in a wait's first half second),
- * so a busy run does not wake the watch for each of them.
+ * the record. History is read from the start once per call, then only what is new; past
+ * a wait's first second new events are read at most every `WATCH_INTERVAL_MS`, so a busy
+ * run does not wake the watch for each of them.
  */
 export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
   // A run that continues as new closes one execution and goes on in the next: wait again on that one.
@@ -98,7 +101,7 @@ async function watchForClose(client: Client, runId: string, signal: AbortSignal)
 /** Long-polls the run's new events until one parks the run (its ack) or the history ends (undefined). */
 async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
   let nextPageToken: Uint8Array | undefined;
-  let interval = FIRST_WATCH_INTERVAL_MS;
+  const started = performance.now();
   for (;;) {
     const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
     const deferralId = waitingDeferral(response.history?.events ?? []);
@@ -111,8 +114,7 @@ async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSi
     nextPageToken = token;
     // Only once caught up: the pages of a long history are read back to back.
     if ((response.history?.events?.length ?? 0) < PAGE_SIZE) {
-      await sleep(interval, undefined, { signal });
-      interval = Math.min(WATCH_INTERVAL_MS, interval * 2);
+      await sleep(performance.now() - started < EAGER_WATCH_MS ? EAGER_INTERVAL_MS : WATCH_INTERVAL_MS, undefined, { signal });
     }
   }
 }
