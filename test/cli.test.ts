@@ -8,8 +8,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type AgentClient } from "../src/index.js";
+import { aesGcmCodec, type AgentClient } from "../src/index.js";
+import { createCodecServer } from "../src/http.js";
+import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
@@ -172,6 +177,42 @@ describe("durable-agents threads", () => {
     expect(failed.stderr).toMatch(/^error: \[AI1003\] The model call failed/m);
     const listed = await cli(["--json", "threads", "list"]);
     expect(JSON.parse(listed.stdout).threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
+  });
+});
+
+describe("durable-agents with --codec-endpoint", () => {
+  it("reads an encrypted run through a codec server it holds no key for, and prints the codec's refusal without one", async () => {
+    const codec = aesGcmCodec({ keys: { k1: randomBytes(32) }, current: "k1" });
+    const operator = "Bearer cli-operator";
+    const served = await encryptedWorker(h, [payoutAgent], codec);
+    const server = await new Promise<Server>((resolve) => {
+      const s = serve({ fetch: createCodecServer({ codecs: [codec], authorize: (request) => request.headers.get("authorization") === operator }), port: 0, hostname: "127.0.0.1" }, () =>
+        resolve(s as Server),
+      );
+    });
+    try {
+      const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const runId = uid("cli-sealed");
+      h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 77 } }] }]);
+      const ack = await served.agents.run(payoutAgent, { prompt: runId, runId });
+      if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${ack.status}`);
+      const queue = { DURABLE_AGENTS_TASK_QUEUE: served.taskQueue };
+
+      const shown = await cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", operator], queue);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"],"amount":77}');
+      // The same from the environment, as the Temporal CLI takes it.
+      const fromEnv = await cli(["deferrals", "show", ack.deferralId], { ...queue, TEMPORAL_CODEC_ENDPOINT: endpoint, TEMPORAL_CODEC_AUTH: operator });
+      expect(fromEnv.stdout).toContain('"amount":77');
+
+      const refused = await cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", "Bearer someone-else"], queue);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("[AI1045]");
+      expect(refused.stdout + refused.stderr).not.toContain('"amount":77');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 
