@@ -13,13 +13,14 @@ import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 const { EventType } = proto.temporal.api.enums.v1;
 
 const localPayouts = defineAgent({ ...approvalOptions, id: "payouts-local", modelCalls: "local" });
+const localWalker = defineAgent({ ...approvalOptions, id: "walker-local", maxTurns: 40, modelCalls: "local" });
 
 let h: Harness;
 let agents: AgentClient;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([localPayouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([localPayouts, localWalker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -80,6 +81,28 @@ describe('modelCalls: "local"', () => {
     expect(RunCancelledError.isInstance(err)).toBe(true);
     expect((err as RunCancelledError).fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 15_000 });
+  });
+
+  it("continues as new with its transcript carried, every model call seeing the whole of it, and every execution replays", async () => {
+    const runId = uid("local-long");
+    // Each call sees every earlier answer: the carried transcript reached the model after each continue.
+    h.model.respond(runId, (req, turn) => {
+      expect(req.messages.filter((m) => m.role === "tool")).toHaveLength(turn);
+      return turn < 30 ? { toolCalls: [{ name: "sendPayout", arguments: { amount: turn } }] } : { text: "paid thirty" };
+    });
+    const done = await agents.run(localWalker, { prompt: runId, runId, maxHistoryEvents: 100 });
+    expect(done).toMatchObject({ status: "completed", text: "paid thirty", turnsUsed: 31 });
+    const histories = [];
+    for await (const execution of agents.client.workflow.list({ query: `WorkflowId = "${runId}"` })) {
+      histories.push({ workflowId: runId, history: await agents.client.workflow.getHandle(runId, execution.runId).fetchHistory() });
+    }
+    expect(histories.length).toBeGreaterThanOrEqual(2);
+    const failures = [];
+    for await (const result of Worker.runReplayHistories({ workflowBundle: h.bundle, replayName: "local-long" }, histories as never)) {
+      if (result.error) failures.push(String(result.error));
+    }
+    expect(failures).toEqual([]);
+    h.model.assertNoFailures();
   });
 
   it("refuses any other value with AI1001", () => {

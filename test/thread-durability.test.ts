@@ -107,7 +107,7 @@ describe("long threads", () => {
     expect(probe.length).toBeGreaterThanOrEqual(20);
     // The same turn under a budget one event past where it goes idle (the same history, or try again).
     let edge = await oneTurn(probe.length + 1);
-    for (let i = 0; edge.length !== probe.length && i < 3; i++) edge = await oneTurn(probe.length + 1);
+    for (let i = 0; edge.length !== probe.length && i < 5; i++) edge = await oneTurn(probe.length + 1);
     expect(edge.length).toBe(probe.length);
 
     const raw = rig.threads.workflowHandle(edge.threadId);
