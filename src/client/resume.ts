@@ -178,21 +178,18 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     }
   }
   try {
+    const request = {
+      deferralId: claims.deferralId,
+      toolCallId: claims.toolCallId,
+      // The workflow checks it against the digest it stored; the token itself never leaves this process.
+      proof: proofOf(options.token),
+      ...(claims.binding ? { binding: claims.binding } : {}),
+      payload: duplicate ? null : options.payload,
+      ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
+      ...(reverify && !duplicate ? { reverify } : {}),
+    };
     const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
-      deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, {
-      args: [
-        {
-          deferralId: claims.deferralId,
-          toolCallId: claims.toolCallId,
-          // The workflow checks it against the digest it stored; the token itself never leaves this process.
-          proof: proofOf(options.token),
-          ...(claims.binding ? { binding: claims.binding } : {}),
-          payload: duplicate ? null : options.payload,
-          ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
-          ...(reverify && !duplicate ? { reverify } : {}),
-          },
-        ],
-      }),
+      deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, { args: [request] }),
     );
     // The run continued as new before it settled again: its next settled state is the outcome.
     return reply.outcome.status === "running" && deps.follow ? { ...reply, outcome: await deps.follow(runId) } : reply;
