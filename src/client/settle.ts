@@ -23,19 +23,20 @@ const NOT_FOUND = 5;
 // temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT: the long-poll answers only with the close event.
 const CLOSE_EVENT = 2;
 /**
- * Least time between two reads of a running run's new events, once a wait is past its
- * first second. A run's workflow tasks and activities write several batches of events per
- * step; reading each at once, for as long as a long run goes, would cost the server as
+ * Most time between two reads of a running run's new events. A run's workflow tasks and
+ * activities write several batches of events per step; reading each at once, for as long
+ * as a long run goes, would cost the server and this process (every read is decoded) as
  * much as the run. A deferral is seen at most this much later.
  */
 const WATCH_INTERVAL_MS = 250;
 /**
- * For this long after a wait starts, new events are read at most `EAGER_INTERVAL_MS`
- * apart, so a park is seen within that of being written. Most runs park or finish within
- * it. Pausing 10 ms, doubling, between reads made `run()` see a park 80–160 ms late;
- * reading every batch at once made 14 reads where a run parks after two tool calls.
+ * The first reads of a wait come at most `EAGER_INTERVAL_MS` apart, so a run that parks
+ * or finishes within them (most do) is seen doing so at once; after them the pause
+ * doubles up to `WATCH_INTERVAL_MS`. Pausing 10 ms, doubling, from the first read made
+ * `run()` see a park 80–160 ms late; 10 ms throughout a 20-turn run's first second made
+ * some 40 reads, a measurable share of a two-core machine.
  */
-const EAGER_WATCH_MS = 1_000;
+const EAGER_READS = 12;
 const EAGER_INTERVAL_MS = 10;
 
 /**
@@ -48,8 +49,8 @@ const EAGER_INTERVAL_MS = 10;
  * first (an already parked run answers at once), then two long-polls of its history
  * race: one answered by the server only when the run closes (then its result), and one
  * of all new events, where an event listing a deferral as waiting is confirmed by reading
- * the record. History is read from the start once per call, then only what is new; past
- * a wait's first second new events are read at most every `WATCH_INTERVAL_MS`, so a busy
+ * the record. History is read from the start once per call, then only what is new; after
+ * a wait's first few reads new events are read at most every `WATCH_INTERVAL_MS`, so a busy
  * run does not wake the watch for each of them.
  */
 export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
@@ -101,7 +102,8 @@ async function watchForClose(client: Client, runId: string, signal: AbortSignal)
 /** Long-polls the run's new events until one parks the run (its ack) or the history ends (undefined). */
 async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
   let nextPageToken: Uint8Array | undefined;
-  const started = performance.now();
+  let reads = 0;
+  let pause = EAGER_INTERVAL_MS;
   for (;;) {
     const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
     const deferralId = waitingDeferral(response.history?.events ?? []);
@@ -114,7 +116,8 @@ async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSi
     nextPageToken = token;
     // Only once caught up: the pages of a long history are read back to back.
     if ((response.history?.events?.length ?? 0) < PAGE_SIZE) {
-      await sleep(performance.now() - started < EAGER_WATCH_MS ? EAGER_INTERVAL_MS : WATCH_INTERVAL_MS, undefined, { signal });
+      await sleep(pause, undefined, { signal });
+      if (++reads >= EAGER_READS) pause = Math.min(WATCH_INTERVAL_MS, pause * 2);
     }
   }
 }
