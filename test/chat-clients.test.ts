@@ -188,7 +188,9 @@ describe("the thread store on the real front door", () => {
   it("continues from the last seq when the connection drops mid-answer: every state shows a prefix of the answer, the last exactly the answer", async () => {
     const prompt = uid("cut");
     const answer = "A connection cut in the middle of this answer loses nothing and repeats nothing, because the reader continues after its last seq.";
-    h.model.script(prompt, [{ text: answer, chunkDelayMs: 80 }]);
+    // Slow enough (about 3 s) that the reader sees deltas before the answer lands even on a
+    // loaded machine: a reader that first looks after the answer landed sees no delta to be cut in.
+    h.model.script(prompt, [{ text: answer, chunkDelayMs: 200 }]);
     const created = await http.call("POST", "/threads", { user: "alice", body: {} });
     const threadId = created.body.threadId as string;
 
