@@ -111,13 +111,17 @@ describe("long threads", () => {
     expect(edge.length).toBe(probe.length);
 
     const raw = rig.threads.workflowHandle(edge.threadId);
+    const { runId } = await raw.describe();
     await expect(raw.executeUpdate("durable-agents.thread.send", { args: [null] })).rejects.toMatchObject({ cause: { type: "AI1012" } });
-    // Nothing changed: same run, same history, and it answers a query.
-    expect(await raw.describe()).toMatchObject({ historyLength: probe.length, status: { name: "RUNNING" } });
+    // Nothing changed: the same run goes on (the old code continued as new here), and it answers a query.
+    expect(await raw.describe()).toMatchObject({ runId, status: { name: "RUNNING" } });
     expect(await rig.threads.getThread({ threadId: edge.threadId })).toMatchObject({ generation: 0, status: "completed" });
-    // The next message finds the budget spent: the thread rolls over before its turn, carrying it.
+    // The next message finds the budget spent: the thread rolls over before its turn, carrying it
+    // (and may again within the turn: the new run has the same small budget).
     await rig.threads.sendMessage({ threadId: edge.threadId, prompt: "and then?" });
-    expect(await rig.threads.waitUntilSettled({ threadId: edge.threadId })).toMatchObject({ status: "completed", generation: 1 });
+    const settled = await rig.threads.waitUntilSettled({ threadId: edge.threadId });
+    expect(settled.status).toBe("completed");
+    expect(settled.generation).toBeGreaterThanOrEqual(1);
     const { messages } = await rig.threads.listMessages({ threadId: edge.threadId });
     expect(messages.filter((m) => m.role !== "tool" && m.content !== null).map((m) => m.content)).toEqual([
       expect.stringContaining("edge"),
