@@ -54,7 +54,8 @@ describe("with the codec on", () => {
     const marker = markerOf("THREAD");
     const text = `Once upon a time ${marker} the thread streamed its answer in small pieces to every reader.`;
     const prompt = `${uid("story")} ${marker}`;
-    h.model.script(prompt, [{ delayMs: 400, chunkDelayMs: 40, text }]);
+    // Streamed over about 2 s, so a follower that starts late on a loaded machine still meets deltas.
+    h.model.script(prompt, [{ delayMs: 400, chunkDelayMs: 150, text }]);
     const threadId = uid("enc-thread");
     await agents.threads.createThread({ threadId, prompt });
     const reader = await openEvents(`${http.url}/threads/${threadId}/events`);
