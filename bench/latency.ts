@@ -136,11 +136,13 @@ export async function main(): Promise<Record<string, unknown>> {
       { spec: spec("lookup", lookupDescription, { account: { type: "string" } }), handler: ({ account }: { account: string }) => searchResults(account, LOOKUP_BYTES) },
       { spec: spec("askApproval", "Ask a human to approve a payout", { amount: { type: "number" } }), handler: () => "unused: the approval waits for a human" },
     ];
-    const agent = defineAgent({ id: "latency", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS });
-    const searchAgent = defineAgent({ id: "latency-search", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS) });
+    const approving = { id: "latency", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS };
+    const searching = { id: "latency-search", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS) };
+    const agent = defineAgent(approving);
+    const searchAgent = defineAgent(searching);
     // The same two with model calls as local activities (`modelCalls: "local"`).
-    const localAgent = defineAgent({ id: "latency-local", model: MODEL, system: SYSTEM, tools: [lookup, askApproval], maxTurns: MAX_TURNS, modelCalls: "local" });
-    const localSearchAgent = defineAgent({ id: "latency-search-local", model: MODEL, system: SYSTEM, tools: [searchTool(LOOKUP_BYTES).sdk], maxTurns: Math.max(...BYTES_TURNS), modelCalls: "local" });
+    const localAgent = defineAgent({ ...approving, id: "latency-local", modelCalls: "local" });
+    const localSearchAgent = defineAgent({ ...searching, id: "latency-search-local", modelCalls: "local" });
     // Diagnostics, each one change away from ours: a run started through the task queue
     // (no eager start), and a worker that takes no activity eagerly.
     const [{ agents }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([

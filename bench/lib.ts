@@ -48,7 +48,6 @@ export function searchTool(resultBytes: number) {
 
 const WORDS = "agent durable workflow history replay activity worker thread model tool result query signal update resume".split(" ");
 
-/** Deterministic passage text, different per query, exactly `bytes` ASCII characters. */
 /** The approval every parking bench defers on; the token each run's deferral handed out lands in `tokens`, by run id, as an approval link would carry it. */
 export function approvalTool(tokens: Map<string, string>) {
   return defineTool({
@@ -62,6 +61,7 @@ export function approvalTool(tokens: Map<string, string>) {
   });
 }
 
+/** Deterministic passage text, different per query, exactly `bytes` ASCII characters. */
 export function searchResults(query: string, bytes: number): string {
   let seed = [...query].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7);
   let text = `Results for "${query}":\n`;

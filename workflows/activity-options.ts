@@ -17,6 +17,9 @@ const NON_RETRYABLE = nonRetryableCodes();
 /** A worker that died or a call that timed out is retried after 1 s, 2 s, 4 s … at most 1 min apart. */
 const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" } as const;
 
+/** A model call's retries, as an activity or a local activity. */
+const modelRetry = ({ modelMaxAttempts }: Pick<AgentDescription, "modelMaxAttempts">) => ({ ...BACKOFF, maximumAttempts: modelMaxAttempts });
+
 /**
  * Describing the agent reads the worker's memory, so it is a local activity; the few
  * retries cover a worker that was busy or restarting.
@@ -35,7 +38,7 @@ export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | 
   return {
     ...stepOptions(described),
     ...(activityId ? { activityId } : {}),
-    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts },
+    retry: modelRetry(described),
   };
 }
 
@@ -46,7 +49,7 @@ export function modelCallOptions(described: Pick<AgentDescription, "timeouts" | 
 export function localModelCallOptions(described: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">): LocalActivityOptions {
   return {
     startToCloseTimeout: described.timeouts.startToCloseMs,
-    retry: { ...BACKOFF, maximumAttempts: described.modelMaxAttempts },
+    retry: modelRetry(described),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   };
 }

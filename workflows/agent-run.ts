@@ -257,12 +257,16 @@ async function loop(run: RunContext): Promise<AgentResult> {
   const fromTools = new Set<string>();
   const modelCall = async () => {
     for (;;) {
-      let baseLength = transcript.sentLength;
+      // A local activity runs here, unrecorded: it takes the whole transcript rather than
+      // rely on a cache its worker may lack (reading the run by query would wait for the
+      // very workflow task the call runs in).
+      const local = steps?.localModelCalls() === true;
+      let baseLength = local ? 0 : transcript.sentLength;
       let delta = state.messages.slice(baseLength);
       // A delta too large for the activity's input (big results of a parallel batch, a long
       // rewritten transcript) is not sent: the worker, whose copy then falls short, reads the
       // transcript a page at a time by query instead.
-      if (jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
+      if (!local && jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
         baseLength = state.messages.length;
         delta = [];
       }
@@ -279,15 +283,10 @@ async function loop(run: RunContext): Promise<AgentResult> {
         ...(state.principal ? { principal: state.principal } : {}),
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
       };
-      // A local activity runs here, unrecorded: it takes the whole transcript rather than
-      // rely on a cache its worker may lack (reading the run by query would wait for the
-      // very workflow task the call runs in).
-      const local = steps?.localModelCalls() === true;
       const referred = steps && !local ? referToolResults(delta, fromTools) : undefined;
       const byRef = referred && referred.refs.length > 0 && patched(TOOL_RESULT_REFS_PATCH) ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
-      const stepInput = local ? stepModelInput({ ...input, baseLength: 0, delta: state.messages }, state.messages) : { ...stepModelInput(input, state.messages), ...byRef };
       try {
-        const reply = steps ? await steps.callModel(stepInput, undefined, state.turnsUsed + 1) : await callModel(input);
+        const reply = steps ? await steps.callModel({ ...stepModelInput(input, state.messages), ...byRef }, undefined, state.turnsUsed + 1) : await callModel(input);
         fromTools.clear();
         // From version 3 on the worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + (steps ? 1 : 0);

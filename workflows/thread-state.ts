@@ -76,6 +76,8 @@ export class ThreadState {
    * on a change of it may read the history length then; see `rolloverDue`.
    */
   recordedEvents = 0;
+  /** An execution from before the rollover-at-events patch: its waits read `rolloverDue` themselves. */
+  rolloverInWaits = false;
   /**
    * Local activities (preparation, status hooks) run one at a time, in order: replay
    * resolves local activities in the order they were scheduled, so two in flight at once
@@ -178,6 +180,16 @@ export class ThreadState {
     // A fresh run always makes progress before it rolls over again.
     if (history.length < 20) return false;
     return history.continueAsNewSuggested || (this.maxHistoryEvents !== undefined && history.length >= this.maxHistoryEvents);
+  }
+
+  /**
+   * What a wait wakes on to look at `rolloverDue` again: the next recorded event (an accepted
+   * update or a signal), or, before the patch, the length itself.
+   */
+  rolloverWake(): () => boolean {
+    if (this.rolloverInWaits) return () => this.rolloverDue();
+    const seen = this.recordedEvents;
+    return () => this.recordedEvents !== seen;
   }
 
   /** True once the call has its result, in the transcript or held for its turn. */

@@ -98,12 +98,12 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   // scheduling the activities their histories hold.
   const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
   const steps = turns ? turns.steps(agentSteps()) : undefined;
-  const rolloverInWaits = !patched(ROLLOVER_AT_EVENTS_PATCH);
+  thread.rolloverInWaits = !patched(ROLLOVER_AT_EVENTS_PATCH);
 
   for (;;) {
     if (thread.deleteRequested) break;
     if (thread.turnActive()) {
-      if ((await runTurn(thread, steps, turns, rolloverInWaits)) === "rollover") await rollover(thread, input.version);
+      if ((await runTurn(thread, steps, turns)) === "rollover") await rollover(thread, input.version);
       continue;
     }
     if (inbox.canTakeNext()) {
@@ -115,10 +115,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       continue;
     }
     // Rollover is checked above, each time a recorded event wakes the loop.
-    const seen = thread.recordedEvents;
-    await condition(
-      () => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || (rolloverInWaits ? thread.rolloverDue() : thread.recordedEvents !== seen),
-    );
+    const wake = thread.rolloverWake();
+    await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || wake());
   }
   // Deleted: let the status hook and the delete update finish before the workflow closes.
   await thread.localChain;
@@ -143,12 +141,12 @@ async function rollover(thread: ThreadState, version: number | undefined): Promi
  * Everything it needs is in the transcript, so it works the same for a fresh turn, a
  * resumed one, and one that continued as new halfway.
  */
-async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined, rolloverInWaits: boolean): Promise<TurnEnd> {
+async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined): Promise<TurnEnd> {
   const scope = new CancellationScope();
   thread.turnStarted(scope);
   turns?.begin(thread.agentId);
   try {
-    const end = await scope.run(() => advance(thread, steps, rolloverInWaits));
+    const end = await scope.run(() => advance(thread, steps));
     turns?.end(end === "rollover" ? "continued" : "completed");
     return end;
   } catch (err) {
@@ -168,7 +166,7 @@ async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns
   }
 }
 
-async function advance(thread: ThreadState, steps: AgentSteps | undefined, rolloverInWaits: boolean): Promise<TurnEnd> {
+async function advance(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
   for (;;) {
     if (thread.rolloverDue()) return "rollover";
     if (!thread.prepared) {
@@ -180,7 +178,7 @@ async function advance(thread: ThreadState, steps: AgentSteps | undefined, rollo
     const open = openToolCalls(thread.messages);
     if (open.length > 0) {
       thread.setStatus("awaiting_tool_results");
-      if ((await runTools(thread, prepared, open, steps, rolloverInWaits)) === "rollover") return "rollover";
+      if ((await runTools(thread, prepared, open, steps)) === "rollover") return "rollover";
       continue;
     }
     if (needsAnswer(thread.messages)) {
@@ -248,13 +246,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
  * their end. Returns once every call has a result, or early to roll over while only
  * async results are awaited (nothing runs then, and the calls are carried).
  */
-async function runTools(
-  thread: ThreadState,
-  prepared: ThreadPrepared,
-  open: ToolCall[],
-  steps: AgentSteps | undefined,
-  rolloverInWaits: boolean,
-): Promise<TurnEnd | "done"> {
+async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[], steps: AgentSteps | undefined): Promise<TurnEnd | "done"> {
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
@@ -273,17 +265,11 @@ async function runTools(
     started.push(batch.run(() => runCall(thread, prepared, call, spec, steps)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
-  if (rolloverInWaits) {
-    await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && thread.rolloverDue()));
-  } else {
-    // Once only async answers are awaited (they may take days), roll over when due, judged in
-    // the activations of recorded events: the one that ended the last running call, then each
-    // accepted update or signal.
-    await condition(() => failures.length > 0 || allAnswered() || thread.running.size === 0);
-    while (failures.length === 0 && !allAnswered() && !thread.rolloverDue()) {
-      const seen = thread.recordedEvents;
-      await condition(() => failures.length > 0 || allAnswered() || thread.recordedEvents !== seen);
-    }
+  // Once only async answers are awaited (they may take days), roll over when due: judged
+  // first in the activation that ended the last running call, then at each wake-up.
+  for (let wake = () => true; ; wake = thread.rolloverWake()) {
+    await condition(() => failures.length > 0 || allAnswered() || (thread.running.size === 0 && wake()));
+    if (failures.length > 0 || allAnswered() || thread.rolloverDue()) break;
   }
   if (failures.length > 0) {
     batch.cancel();
