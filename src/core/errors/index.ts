@@ -48,3 +48,9 @@ export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-u
 export { PayloadTooLargeError, type PayloadTooLargeFields } from "./payload-too-large.js";
 export { ChatResponseMalformedError, type ChatResponseMalformedFields } from "./chat-response-malformed.js";
 export { McpOutputInvalidError, type McpOutputInvalidFields } from "./mcp-output-invalid.js";
+export { ToolCallsOverLimitError, type ToolCallsOverLimitFields } from "./tool-calls-over-limit.js";
+export { TranscriptFullError, type TranscriptFullFields } from "./transcript-full.js";
+export { ThreadTerminatedError, type ThreadTerminatedFields } from "./thread-terminated.js";
+export { CodecMissingError, type CodecMissingFields } from "./codec-missing.js";
+export { HostNotAllowedError, type HostNotAllowedFields } from "./host-not-allowed.js";
+export { DeferralChangedError, type DeferralChangedFields } from "./deferral-changed.js";

@@ -46,6 +46,12 @@ import { WorkerUnavailableError } from "./worker-unavailable.js";
 import { PayloadTooLargeError } from "./payload-too-large.js";
 import { ChatResponseMalformedError } from "./chat-response-malformed.js";
 import { McpOutputInvalidError } from "./mcp-output-invalid.js";
+import { ToolCallsOverLimitError } from "./tool-calls-over-limit.js";
+import { TranscriptFullError } from "./transcript-full.js";
+import { ThreadTerminatedError } from "./thread-terminated.js";
+import { CodecMissingError } from "./codec-missing.js";
+import { HostNotAllowedError } from "./host-not-allowed.js";
+import { DeferralChangedError } from "./deferral-changed.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -99,4 +105,10 @@ export const errorClasses = {
   [CodecUnauthorizedError.code]: CodecUnauthorizedError,
   [CodecFailedError.code]: CodecFailedError,
   [PayloadTooLargeError.code]: PayloadTooLargeError,
+  [ToolCallsOverLimitError.code]: ToolCallsOverLimitError,
+  [TranscriptFullError.code]: TranscriptFullError,
+  [ThreadTerminatedError.code]: ThreadTerminatedError,
+  [CodecMissingError.code]: CodecMissingError,
+  [HostNotAllowedError.code]: HostNotAllowedError,
+  [DeferralChangedError.code]: DeferralChangedError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
