@@ -3,7 +3,11 @@ import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { assertPayloadFits } from "../src/core/payload-size.js";
+import { assertPayloadFits, jsonBytes } from "../src/core/payload-size.js";
+import { DEFAULT_MAX_TOOL_CALLS, toolCallLimit } from "../src/core/transcript-budget.js";
+import { ToolCallsOverLimitError } from "../src/core/errors/tool-calls-over-limit.js";
+import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
+import type { AgentDefinition } from "../src/core/define-agent.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
@@ -75,10 +79,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
         }),
       );
       assertModelResponse(response);
-      // Temporal would fail the workflow over an answer it cannot record; a typed failure instead.
-      assertPayloadFits(response.message, "The model's answer", {
-        hint: "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.",
-      });
+      assertAnswerFits(agent, input, response.message);
       transcripts.remember(input, transcript, response.message);
       return { message: response.message, usage: response.usage };
     } catch (err) {
@@ -86,6 +87,28 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     } finally {
       await flusher?.close();
     }
+  }
+}
+
+/**
+ * Refuses, before the host ever sees it, an answer the host could not take: one that holds
+ * more tool calls than the agent allows (each is an activity, and a workflow may have 2,000
+ * in flight), one Temporal could not record, or one the transcript has no room for.
+ */
+function assertAnswerFits(agent: AgentDefinition, input: AgentModelCallInput, message: ModelCallOutput["message"]): void {
+  const calls = message.tool_calls?.length ?? 0;
+  const limit = toolCallLimit(agent.maxToolCalls, input.principal === undefined ? 0 : jsonBytes(input.principal));
+  if (calls > limit) {
+    throw new ToolCallsOverLimitError({ agentId: agent.id, calls, limit, ...(limit < (agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) ? { maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS } : {}) });
+  }
+  // Temporal would fail the workflow over an answer it cannot record; a typed failure instead.
+  assertPayloadFits(message, "The model's answer", {
+    hint: "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.",
+  });
+  const room = input.room;
+  const bytes = room ? jsonBytes(message, room.leftBytes) : 0;
+  if (room && bytes > room.leftBytes) {
+    throw new TranscriptFullError({ host: input.host, id: input.workflowId, what: "the model's answer", bytes, leftBytes: room.leftBytes, limitBytes: room.limitBytes });
   }
 }
 

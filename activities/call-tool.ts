@@ -56,7 +56,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     return telemetry.tool(facts, async () => {
       const out = await call(input);
       const tool = deps.registry.get(input.agentId).tools.get(input.toolCall.function.name) as { maxResultBytes?: number } | undefined;
-      return limitToolResult(out, tool?.maxResultBytes);
+      return limitToolResult(out, tool?.maxResultBytes, input.maxResultBytes);
     });
   };
 

@@ -7,6 +7,7 @@ import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import type { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { toActivityFailure } from "./failures.js";
+import { DEFAULT_MAX_TOOL_CALLS } from "../src/core/transcript-budget.js";
 import { systemPrompt } from "./system-prompt.js";
 
 /** `describeAgent`: what a run or a thread needs to know about its agent to schedule its steps. */
@@ -62,6 +63,7 @@ export function createDescribeAgent(
         ...(agent.onDenied ? { hasOnDenied: true } : {}),
         statusHook: settings.onStatusChange !== undefined,
         ...(agent.modelCalls === "local" ? { localModelCalls: true as const } : {}),
+        maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
       };
       // A thread records its description every turn: when nothing changed, say only that.
       const hash = createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 16);

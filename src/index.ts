@@ -6,6 +6,13 @@ export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { RunMessagesOptions } from "./client/run-messages.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
+export {
+  DEFAULT_MAX_TOOL_CALLS,
+  MAX_TOOL_CALLS_CEILING,
+  RUN_TRANSCRIPT_BYTES,
+  STEP_RESULT_BYTES,
+  THREAD_TRANSCRIPT_BYTES,
+} from "./core/transcript-budget.js";
 export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";

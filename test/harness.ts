@@ -3,6 +3,8 @@
  * and small helpers.
  */
 import { randomUUID } from "node:crypto";
+import type { Client } from "@temporalio/client";
+import { temporal } from "@temporalio/proto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
 import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
@@ -30,4 +32,19 @@ export async function completed<T extends { status: string }>(settled: Promise<T
   const value = await settled;
   if (value.status !== "completed") throw new Error(`expected the run to complete, it settled as ${JSON.stringify(value)}`);
   return value as Extract<T, { status: "completed" }>;
+}
+
+/**
+ * The failed workflow tasks in an execution's history: each one a task Temporal retries
+ * until it passes. Left out: tasks the server closed itself to flush events that completed
+ * while they ran (over 100 at once, as a large batch of tool calls does), which say nothing
+ * about the workflow's code.
+ */
+export async function workflowTaskFailures(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const failed = e.workflowTaskFailedEventAttributes;
+    if (!failed || failed.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND) return [];
+    return [`${failed.cause ?? "?"}: ${failed.failure?.message ?? "(no message)"}`];
+  });
 }

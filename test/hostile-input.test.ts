@@ -3,7 +3,7 @@
  * answers and garbage updates, signals and queries each end in a typed refusal or a tool
  * error the model reads, never in a failed workflow task (which Temporal retries forever).
  */
-import { WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { WorkflowUpdateFailedError } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import { z } from "zod";
@@ -11,7 +11,7 @@ import { AgentClient } from "../src/client/agent-client.js";
 import { startAgentRun } from "../src/client/start-run.js";
 import { defineAgent } from "../src/core/define-agent.js";
 import { defineTool } from "../src/core/define-tool.js";
-import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
 import type { Model, ModelRequest } from "../src/core/model.js";
 import { createAgentWorker } from "../src/worker/create-agent-worker.js";
@@ -82,12 +82,6 @@ const hostileAgent = defineAgent({
 
 /** Names every plain object answers to through its prototype. */
 const INHERITED_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
-
-/** The failed workflow tasks in an execution's history: each one a task Temporal retries until it passes. */
-export async function workflowTaskFailures(client: Client, workflowId: string): Promise<string[]> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.workflowTaskFailedEventAttributes ? [e.workflowTaskFailedEventAttributes.failure?.message ?? "(no message)"] : []));
-}
 
 /** What the custom model answers, by the conversation's first user message. */
 const customAnswers = new Map<string, (request: ModelRequest) => unknown>();

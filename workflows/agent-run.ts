@@ -22,7 +22,7 @@ import { StepStateError } from "../src/core/errors/step-state.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
 import { findToolCall } from "../src/core/thread-transcript.js";
-import type { AgentActivities, DeferralRequest, DescribeAgentOutput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
+import type { AgentActivities, AgentDescription, DeferralRequest, DescribeAgentOutput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
 import { ownEntry } from "../src/core/own.js";
@@ -43,14 +43,20 @@ import {
 } from "../src/core/wire/run.js";
 import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, resultSummary, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
-import { agentDeferralBook, deferUntilAnswered, parkRequest } from "./run-deferral.js";
+import { agentDeferralBook, deferUntilAnswered, parkRequest, resultMessage } from "./run-deferral.js";
 import { RunTracing } from "./run-trace.js";
+import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
+import { refuseTooManyCalls, TranscriptRoom } from "./transcript-room.js";
+import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
 
 const SIBLING_DEFERRED =
   "Error: a sibling tool call deferred this run first, so this call's deferral was withdrawn: its handler ran, but its request was not kept and its link will not work. Call it again after the run resumes if it is still needed.";
 
 /** Marks runs in which a tool call that ran out of attempts is told to the model (before, it failed the run). */
 const TOOL_ATTEMPTS_PATCH = "tool-attempts-bounded";
+/** A run that cannot continue as new ends (AI1018) before Temporal's 51,200 events or 50 MB would terminate it. */
+const HISTORY_EVENTS_BACKSTOP = 45_000;
+const HISTORY_BYTES_BACKSTOP = 44_040_192;
 /** Marks runs whose model calls name their tool results instead of carrying them (each stored once). */
 const TOOL_RESULT_REFS_PATCH = "durable-agents.tool-result-refs";
 
@@ -82,6 +88,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // from Temporal itself all reach the model call or tool in flight, or the deferral.
   const scope = new CancellationScope();
   const cancellation = new RunCancellation(scope);
+  const meter = new TranscriptMeter();
+  const room = new TranscriptRoom("run", workflowInfo().workflowId, RUN_TRANSCRIPT_BYTES, () => meter.total(state.messages));
 
   // All registered before the first await: an update that came with the start sees the run before it has done anything.
   setHandler(deferralQuery, (id) => {
@@ -97,7 +105,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     return toolArguments === undefined ? record : { ...record, toolArguments };
   });
   setHandler(settledUpdate, () => book.outcome.settled());
-  setHandler(resumeUpdate, (request) => book.resumes.resume(request), { validator: (request) => book.resumes.validate(request) });
+  setHandler(resumeUpdate, (request) => book.resumes.resume(request), {
+    validator: (request) => {
+      book.resumes.validate(request);
+      // A first resume's payload joins the transcript: refused, token unspent, when it has no room.
+      if (book.records.find(request.deferralId)?.status === "deferred") room.refuseUnlessFits(resultMessage(request.toolCallId, request.payload), "the resume payload", { answerFollows: true });
+    },
+  });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
   setHandler(denyUpdate, (request) => book.deny(request), { validator: (request) => book.validateDeny(request) });
   setHandler(runStateQuery, (): RunState => {
@@ -172,6 +186,18 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const next: AgentRunInput = { ...input, carried };
     if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
       undo();
+      // Too large to carry, it goes on here; near Temporal's limits (which would terminate
+      // it) it ends with a typed code instead (version 5 on).
+      if ((input.version ?? 0) >= 5 && (info.historyLength >= HISTORY_EVENTS_BACKSTOP || info.historySize >= HISTORY_BYTES_BACKSTOP)) {
+        throw new TranscriptFullError({
+          host: "run",
+          id: info.workflowId,
+          what: `its next step (its history, ${info.historyLength} events and ${info.historySize} bytes, is near Temporal's limits, and the transcript is too large to carry into a new execution)`,
+          bytes: meter.total(state.messages),
+          leftBytes: 0,
+          limitBytes: MAX_PAYLOAD_BYTES,
+        }).toFailure();
+      }
       return;
     }
     tracing?.end("continued", { turnsUsed: state.turnsUsed });
@@ -180,7 +206,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       typedSearchAttributes: info.typedSearchAttributes,
     })(next);
   };
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room };
 
   return book.run(
     async () => {
@@ -237,7 +263,8 @@ async function loop(run: RunContext): Promise<AgentResult> {
     return call(input);
   };
   const { workflowId, runId, taskQueue, firstExecutionRunId } = workflowInfo();
-  const toolInput = (toolCall: ToolCall) => ({
+  // A call's result gets its share of the transcript's room (one call alone unless a batch says otherwise).
+  const toolInput = (toolCall: ToolCall, maxResultBytes = steps ? run.room.share(1) : undefined) => ({
     ...tracing?.field(),
     agentId: state.agentId,
     workflowId,
@@ -250,6 +277,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
     ...(deferralRefused ? { deferralRefused } : {}),
     // Its tokens are bound to the first execution, which the tool's activity cannot see once the run continued as new.
     ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
+    ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
   });
 
   // Tool calls whose results came back from a tool activity since the last model call: in
@@ -282,6 +310,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
+        ...(steps ? { room: run.room.forAnswer() } : {}),
       };
       const referred = steps && !local ? referToolResults(delta, fromTools) : undefined;
       const byRef = referred && referred.refs.length > 0 && patched(TOOL_RESULT_REFS_PATCH) ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
@@ -320,6 +349,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
     }
     const reply = await modelCall();
+    if (steps) refuseTooManyCalls(state.agentId, (prepared() as Partial<AgentDescription>).maxToolCalls, reply.message.tool_calls?.length ?? 0, state.principal);
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
@@ -333,7 +363,8 @@ async function loop(run: RunContext): Promise<AgentResult> {
     }
     stopIfCancelled();
     // Siblings all finish (their results persist) before a deferral parks the run.
-    const settled = await Promise.allSettled(calls.map((call) => callTool(toolInput(call))));
+    const share = steps ? run.room.share(calls.length) : undefined;
+    const settled = await Promise.allSettled(calls.map((call) => callTool(toolInput(call, share))));
     // A call whose bounded attempts ran out is for the model to hear about, not the run's end.
     settled.forEach((s, i) => {
       const told = steps && s.status === "rejected" ? toolGaveUp(s.reason, calls[i]!.function.name) : undefined;

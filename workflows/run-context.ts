@@ -8,6 +8,7 @@ import type { RunMessagesRequest } from "../src/core/wire/run.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { DeferralBook } from "./deferral-book.js";
 import type { RunTracing } from "./run-trace.js";
+import type { TranscriptRoom } from "./transcript-room.js";
 
 /** Everything one agent run's loop reads and changes, passed as one object. */
 export interface RunContext {
@@ -27,6 +28,8 @@ export interface RunContext {
   readonly continueIfDue: () => Promise<void>;
   /** The run's trace context, for runs on the agent-step layer (version 3 on). */
   readonly tracing: RunTracing | undefined;
+  /** What the transcript has room for: a step's results share it, an answer must fit it. */
+  readonly room: TranscriptRoom;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

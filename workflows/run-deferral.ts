@@ -1,7 +1,7 @@
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent } from "../src/core/contracts.js";
-import type { ToolCall } from "../src/core/messages.js";
+import type { ChatMessage, ToolCall } from "../src/core/messages.js";
 import type { RunProgress } from "../src/core/run-state.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { DeferralBook } from "./deferral-book.js";
@@ -62,12 +62,7 @@ export async function deferUntilAnswered(
     const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
     tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
     if (parked.kind === "resumed") {
-      const { payload } = parked;
-      state.messages.push({
-        role: "tool",
-        tool_call_id: winner.call.id,
-        content: typeof payload === "string" ? payload : JSON.stringify(payload),
-      });
+      state.messages.push(resultMessage(winner.call.id, parked.payload));
       // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
       state.restored = !parked.reverified;
       if (parked.reverified) state.principal = parked.reverified;
@@ -106,6 +101,11 @@ export async function deferUntilAnswered(
     state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: out.content });
     return;
   }
+}
+
+/** The tool result a resume's payload becomes: a string as it is, anything else as its JSON. */
+export function resultMessage(toolCallId: string, payload: unknown): ChatMessage {
+  return { role: "tool", tool_call_id: toolCallId, content: typeof payload === "string" ? payload : JSON.stringify(payload) };
 }
 
 /** The record a tool's deferral asks for: what the store lists and what a resume is checked against. */

@@ -34,6 +34,9 @@ export class ThreadControls {
     if (prompt !== undefined && (typeof prompt?.content !== "string" || typeof prompt.id !== "string" || prompt.id === "")) {
       throw new ThreadMessageInvalidError({ threadId: thread.threadId, problem: "the prompt must be a string" }).toFailure();
     }
+    if (prompt && !thread.inbox.some((i) => i.id === prompt.id) && !thread.messages.some((m) => m.id === prompt.id)) {
+      thread.room.refuseUnlessFits({ role: "user", content: prompt.content, id: prompt.id, at: "0000-00-00T00:00:00.000Z" }, "the prompt", { answerFollows: true });
+    }
     if (thread.turnActive() || prompt) return;
     if (thread.pendingWork() || (thread.halted && thread.inbox.length > 0)) return;
     throw new ThreadNotResumableError({ threadId: thread.threadId, status: thread.status }).toFailure();
@@ -105,6 +108,7 @@ export class ThreadControls {
       throw new ToolCallNotFoundError({ threadId: thread.threadId, toolCallId, reason: `it is a call of the sync tool "${found.call.function.name}", whose handler returns its result` }).toFailure();
     }
     this.#checkAnswerToken(toolCallId, request);
+    this.thread.room.refuseUnlessFits(resultContent(request), "the tool result", { answerFollows: true });
   }
 
   /**
@@ -124,9 +128,7 @@ export class ThreadControls {
   }
 
   toolResult(request: ThreadToolResultRequest): { status: "accepted" } {
-    const content =
-      typeof request.error === "string" ? `Error: ${request.error}` : typeof request.result === "string" ? request.result : JSON.stringify(request.result);
-    if (!this.thread.answer(request.toolCallId, content)) {
+    if (!this.thread.answer(request.toolCallId, resultContent(request))) {
       throw new ToolResultDuplicateError({ threadId: this.thread.threadId, toolCallId: request.toolCallId }).toFailure();
     }
     return { status: "accepted" };
@@ -138,4 +140,9 @@ export class ThreadControls {
     this.thread.turnScope?.cancel();
     return { deleted: true as const };
   }
+}
+
+/** An async call's answer as the model reads it. */
+function resultContent(request: ThreadToolResultRequest): string {
+  return typeof request.error === "string" ? `Error: ${request.error}` : typeof request.result === "string" ? request.result : JSON.stringify(request.result);
 }

@@ -1,5 +1,5 @@
 import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
-import type { ThreadSendReply, ThreadSendRequest } from "../src/core/thread-contracts.js";
+import type { InboxItem, ThreadSendReply, ThreadSendRequest } from "../src/core/thread-contracts.js";
 import { messageProblem, openToolCalls } from "../src/core/thread-transcript.js";
 import { refuseMalformed, sendRequestProblem } from "../src/core/request-shapes.js";
 import { threadSendUpdate } from "../src/core/wire/thread.js";
@@ -26,6 +26,10 @@ export class ThreadInbox {
             ? "sendMessage sends a user message"
             : messageProblem(request.message, false);
     if (problem) throw new ThreadMessageInvalidError({ threadId: this.thread.threadId, problem }).toFailure();
+    // A retry of a message already taken changes nothing, so it needs no room.
+    if (!this.thread.inbox.some((i) => i.id === request.id) && !this.thread.messages.some((m) => m.id === request.id)) {
+      this.thread.room.refuseUnlessFits(queuedForm(request), "the message", { answerFollows: true });
+    }
   }
 
   send(request: ThreadSendRequest): ThreadSendReply {
@@ -67,4 +71,9 @@ export class ThreadInbox {
       thread.setStatus("streaming");
     }
   }
+}
+
+/** A message as the queue holds it, to weigh it before it is let in. */
+function queuedForm(request: ThreadSendRequest): InboxItem {
+  return { id: request.id, kind: request.kind, message: request.message, at: "0000-00-00T00:00:00.000Z" };
 }

@@ -18,6 +18,9 @@ import { oneLine } from "./activity-options.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { StatusAnnouncements } from "./thread-status-hook.js";
 import { StreamLog } from "./thread-stream-log.js";
+import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
+import { jsonBytes } from "../src/core/payload-size.js";
+import { TranscriptRoom } from "./transcript-room.js";
 
 /** Result the model sees for a call the thread gave up on when the user moved on. */
 export const MOVED_ON = "Error: this call got no result: the thread moved on to a new message before it finished.";
@@ -79,6 +82,19 @@ export class ThreadState {
   /** An execution from before the rollover-at-events patch: its waits read `rolloverDue` themselves. */
   rolloverInWaits = false;
   /**
+   * Set when the carry was too large to continue as new (the transcript budget should make
+   * that impossible): the thread then goes on in this run rather than being terminated.
+   */
+  carryRefused = false;
+  /** Result bytes promised to the sync calls running now (their shares), not yet in the transcript. */
+  reservedBytes = 0;
+  readonly #meter = new TranscriptMeter();
+  /**
+   * What the transcript, the queue and held results have room for: all of it is carried
+   * into the next run as one payload.
+   */
+  readonly room: TranscriptRoom;
+  /**
    * Local activities (preparation, status hooks) run one at a time, in order: replay
    * resolves local activities in the order they were scheduled, so two in flight at once
    * could resolve differently on replay than they did live. Continue-as-new and delete
@@ -135,6 +151,7 @@ export class ThreadState {
       this.createdAt = now;
       this.updatedAt = now;
     }
+    this.room = new TranscriptRoom("thread", this.threadId, THREAD_TRANSCRIPT_BYTES, () => this.usedBytes());
     this.#showStatus();
     if (!carried && (input.autoStart ?? true)) {
       // Before the handlers exist: a message sent right after createThread must find the first turn running.
@@ -178,7 +195,7 @@ export class ThreadState {
   rolloverDue(): boolean {
     const history = this.#runtime.history();
     // A fresh run always makes progress before it rolls over again.
-    if (history.length < 20) return false;
+    if (history.length < 20 || this.carryRefused) return false;
     return history.continueAsNewSuggested || (this.maxHistoryEvents !== undefined && history.length >= this.maxHistoryEvents);
   }
 
@@ -190,6 +207,13 @@ export class ThreadState {
     if (this.rolloverInWaits) return () => this.rolloverDue();
     const seen = this.recordedEvents;
     return () => this.recordedEvents !== seen;
+  }
+
+  /** JSON bytes of what the next run would carry of the conversation: transcript, queue, held results, and results promised to running calls. */
+  usedBytes(): number {
+    let held = 0;
+    for (const [id, content] of this.held) held += jsonBytes(content) + id.length + 32;
+    return this.#meter.total(this.messages) + this.#meter.total(this.inbox) + held + this.reservedBytes;
   }
 
   /** True once the call has its result, in the transcript or held for its turn. */

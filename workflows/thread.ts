@@ -30,11 +30,16 @@ import { agentSteps, type AgentSteps } from "./agent-steps.js";
 import { TurnTracing } from "./turn-trace.js";
 import { ownEntry } from "../src/core/own.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
+import { MAX_CARRY_BYTES } from "../src/core/transcript-budget.js";
+import { refuseTooManyCalls } from "./transcript-room.js";
 import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
 type TurnEnd = "settled" | "rollover";
+
+/** Marks threads whose model answers must fit the transcript's room when they land (see callModel). */
+const TRANSCRIPT_BUDGET_PATCH = "durable-agents.transcript-budget";
 
 /** Async calls registered from here on expect an answer-token digest (see runTools). */
 const ANSWER_TOKENS_PATCH = "async-answer-tokens";
@@ -124,16 +129,25 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   return { deleted: true };
 }
 
-/** Continues as new with everything the thread holds; returns only if a delete came first. */
+/**
+ * Continues as new with everything the thread holds; returns only if a delete came first,
+ * or if the carry would be over what Temporal accepts (it would terminate the thread): the
+ * thread then goes on in this run.
+ */
 async function rollover(thread: ThreadState, version: number | undefined): Promise<void> {
   await thread.localChain;
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();
+  const next = nextRunInput(thread, version);
+  if (jsonBytes(next, MAX_CARRY_BYTES) > MAX_CARRY_BYTES) {
+    thread.carryRefused = true;
+    return;
+  }
   await makeContinueAsNewFunc<typeof agentThread>({
     ...(info.memo ? { memo: info.memo } : {}),
     typedSearchAttributes: info.typedSearchAttributes,
-  })(nextRunInput(thread, version));
+  })(next);
 }
 
 /**
@@ -225,6 +239,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
           transcriptId: thread.firstRunId,
           epoch: 0,
           ...(thread.streamEnabled ? { streamId: messageId } : {}),
+          room: thread.room.forAnswer(),
         },
         activityId,
         thread.turnSteps + 1,
@@ -232,6 +247,10 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
     : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: thread.streamEnabled });
   // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.
   if (steps && CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
+  // Checked where the state lives too: the worker refuses such answers first, but messages
+  // queued while the model wrote may have taken the room it was given.
+  refuseTooManyCalls(thread.agentId, prepared.maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
+  if (patched(TRANSCRIPT_BUDGET_PATCH)) thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
   thread.modelCall = undefined;
   thread.turnSteps += 1;
   thread.modelCalls += 1;
@@ -250,6 +269,9 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
+  // The sync calls starting now share the room left for results; each share stays reserved until its result lands.
+  const starting = open.filter((call) => !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id));
+  const share = steps ? thread.room.share(starting.length) : undefined;
   for (const call of open) {
     if (thread.running.has(call.id) || thread.held.has(call.id)) continue;
     const spec = ownEntry(prepared.tools, call.function.name);
@@ -262,7 +284,7 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
       const digestExpected = asyncState?.digestExpected ?? (patched(ANSWER_TOKENS_PATCH) ? (true as const) : undefined);
       thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false, ...(digestExpected ? { digestExpected } : {}) });
     }
-    started.push(batch.run(() => runCall(thread, prepared, call, spec, steps)).catch((err: unknown) => void failures.push(err)));
+    started.push(batch.run(() => runCall(thread, prepared, call, spec, steps, share)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
   // Once only async answers are awaited (they may take days), roll over when due: judged
@@ -285,6 +307,7 @@ async function runCall(
   call: ToolCall,
   spec: ThreadPrepared["tools"][string] | undefined,
   steps: AgentSteps | undefined,
+  share: number | undefined,
 ) {
   const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
   const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
@@ -302,7 +325,14 @@ async function runCall(
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {
     if (kind === "sync") {
-      const out = steps ? await steps.callTool(stepCall, activityId) : await activities.threadCallTool(input);
+      const reserved = share ?? 0;
+      thread.reservedBytes += reserved;
+      let out;
+      try {
+        out = steps ? await steps.callTool({ ...stepCall, ...(share !== undefined ? { maxResultBytes: share } : {}) }, activityId) : await activities.threadCallTool(input);
+      } finally {
+        thread.reservedBytes -= reserved;
+      }
       if ("content" in out) thread.answer(call.id, out.content);
       return;
     }

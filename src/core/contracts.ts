@@ -48,6 +48,8 @@ export interface AgentDescription {
   statusHook: boolean;
   /** A run calls the model in local activities (`modelCalls: "local"`). Absent otherwise, and in recorded histories. */
   localModelCalls?: true;
+  /** The most tool calls one answer may hold (before the principal's share): absent in recorded histories, where no limit was checked. */
+  maxToolCalls?: number;
 }
 
 export interface DescribeAgentInput {
@@ -105,6 +107,11 @@ export interface AgentModelCallInput {
   definitionCheck?: { deferralId: string; definitionHash: string };
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
+  /**
+   * The room the host's transcript has for this answer, as JSON bytes: a larger answer is
+   * refused with AI1018 and not kept. Absent from hosts older than transcript budgets.
+   */
+  room?: { leftBytes: number; limitBytes: number };
   /** The step the call belongs to, when the host is traced. */
   trace?: CallTrace;
 }
@@ -136,6 +143,12 @@ interface ToolCallBasics {
   principal?: Principal;
   /** The step the call belongs to, when the host is traced. */
   trace?: CallTrace;
+  /**
+   * The most this call's result may weigh: its share of the room the host's transcript has
+   * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from
+   * hosts older than transcript budgets.
+   */
+  maxResultBytes?: number;
 }
 
 /** A tool call of an agent run: its handler may defer the run. */

@@ -6,6 +6,7 @@ import type { JsonObject, Principal } from "./json.js";
 import type { ChatMessage } from "./messages.js";
 import type { ModelSettings } from "./model.js";
 import { plainJsonProblem } from "./json-check.js";
+import { MAX_TOOL_CALLS_CEILING } from "./transcript-budget.js";
 
 /** What a system prompt function and `authorize` learn about who the run acts for. */
 export interface PrincipalInfo {
@@ -67,6 +68,13 @@ export interface AgentOptions extends ModelSettings {
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
   maxTurns?: number;
   /**
+   * The most tool calls one model answer may hold. Each call is a Temporal activity and a
+   * workflow may have at most 2,000 in flight, so an answer over the limit is refused with
+   * AI1017 (the run fails, or the thread's turn does) instead of wedging the workflow.
+   * Fewer apply when the principal is large (every call carries it). Default 128, at most 512.
+   */
+  maxToolCalls?: number;
+  /**
    * The model's context window in tokens. When set, `resume()` estimates the thread plus
    * payload and refuses with AI1009 before spending the approval if it would not fit.
    */
@@ -110,7 +118,9 @@ export interface AgentOptions extends ModelSettings {
 
 /** An agent: what the worker runs and the client starts. */
 export interface AgentDefinition
-  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | keyof ModelSettings>> {
+  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
+  /** The declared `maxToolCalls`; absent for the default. */
+  maxToolCalls?: number;
   /** `"local"` when the agent's runs call the model in local activities; absent for activities. */
   modelCalls?: "local";
   authorize?: AgentOptions["authorize"];
@@ -155,6 +165,9 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   if (!Number.isInteger(maxTurns) || maxTurns < 1) {
     throw new InvalidDefinitionError({ subject, problem: "maxTurns must be a positive integer" });
   }
+  if (options.maxToolCalls !== undefined && (!Number.isInteger(options.maxToolCalls) || options.maxToolCalls < 1 || options.maxToolCalls > MAX_TOOL_CALLS_CEILING)) {
+    throw new InvalidDefinitionError({ subject, problem: `maxToolCalls must be a whole number from 1 to ${MAX_TOOL_CALLS_CEILING}` });
+  }
   const tools = options.tools ?? [];
   const seen = new Set<string>();
   for (const tool of tools) {
@@ -192,6 +205,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(options.transformMessages ? { transformMessages: options.transformMessages } : {}),
     ...(settings ? { settings } : {}),
     ...(options.modelCalls === "local" ? { modelCalls: "local" as const } : {}),
+    ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import type { RunTrace } from "./step-trace.js";
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
 /** The version new runs are started with (see `AgentRunInput.version`). */
-export const AGENT_RUN_VERSION = 4;
+export const AGENT_RUN_VERSION = 5;
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
@@ -23,7 +23,8 @@ export interface AgentRunInput {
    * 3: the steps go through the agent-step layer threads use too (`describeAgent`,
    * `callAgentModel`, `callAgentTool`), and a model call never sends back the answer the
    * worker cached. 4: the run continues as new when its history grows long (carrying
-   * `carried`). Absent on runs started before versions existed.
+   * `carried`). 5: a run whose transcript is too large to carry ends with AI1018 before
+   * Temporal's history limits would terminate it. Absent on runs started before versions existed.
    */
   version?: number;
   /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */

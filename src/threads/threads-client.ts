@@ -46,7 +46,9 @@ import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
 import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
 import type { JsonValue, Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
-import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
+import { assertPayloadFits, jsonBytes, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
+import { THREAD_TRANSCRIPT_BYTES } from "../core/transcript-budget.js";
+import { TranscriptFullError } from "../core/errors/transcript-full.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { proofOf } from "../core/proof.js";
 import { answerTokenProblem } from "../deferral/token.js";
@@ -279,6 +281,7 @@ export class ThreadsClient {
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: options.maxHistoryEvents } : {}),
     };
     assertPayloadFits(input, "The new thread's prompt and transcript");
+    assertSeedFits(threadId, input);
     try {
       await this.client.workflow.start<typeof agentThread>("agentThread", {
         workflowId: threadId,
@@ -746,3 +749,18 @@ const newMessageId = () => `msg-${randomUUID()}`;
 
 // gRPC's status code, as Temporal's service errors carry it.
 const GRPC_NOT_FOUND = 5;
+
+/**
+ * AI1018 for a seed (and first prompt) over what a thread's transcript may hold, weighed as
+ * the thread will store it: each message gains an id and a timestamp.
+ */
+function assertSeedFits(threadId: string, input: ThreadInput): void {
+  const count = (input.messages?.length ?? 0) + (input.prompt ? 1 : 0);
+  const bytes = jsonBytes(input.messages ?? []) + (input.prompt ? jsonBytes(input.prompt.content) + 32 : 0) + count * STORED_MESSAGE_OVERHEAD;
+  if (bytes > THREAD_TRANSCRIPT_BYTES) {
+    throw new TranscriptFullError({ host: "thread", id: threadId, what: "the seeded transcript and prompt", bytes, leftBytes: THREAD_TRANSCRIPT_BYTES, limitBytes: THREAD_TRANSCRIPT_BYTES });
+  }
+}
+
+/** What a thread adds to each message it stores: `,"id":"<uuid>","createdAt":"<ISO time>"`. */
+const STORED_MESSAGE_OVERHEAD = 84;
