@@ -51,7 +51,7 @@ export function asyncToolContext(input: ThreadToolCall): Omit<AsyncToolContext, 
 
 /**
  * The answer token of an async call, bound to this namespace, thread, the thread's first
- * run and the call. Minted before the callback runs, so a worker without a secret fails
+ * run, and the call (which use of its id it is, when the model reused one). Minted before the callback runs, so a worker without a secret fails
  * before any link goes out (the worker check at creation makes that rare).
  */
 export function answerToken(input: ThreadToolCall, deps: ToolHostDeps, toolName: string): string {
@@ -59,7 +59,7 @@ export function answerToken(input: ThreadToolCall, deps: ToolHostDeps, toolName:
   const info = Context.current().info;
   // The run id the activity sees is the current run's; a thread continues as new, so the workflow sends its first.
   const firstRunId = input.firstRunId ?? info.workflowExecution?.runId ?? "";
-  return mintAnswerToken(deps.deferral.secret, input.toolCall.id, { namespace: info.namespace, workflowId: input.workflowId, firstRunId });
+  return mintAnswerToken(deps.deferral.secret, input.toolCall.id, { namespace: info.namespace, workflowId: input.workflowId, firstRunId }, input.occurrence);
 }
 
 function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
@@ -164,7 +164,8 @@ function callBasics(input: AgentToolCallInput) {
   return {
     agentId: input.agentId,
     toolCallId: input.toolCall.id,
-    idempotencyKey: `${input.workflowId}/${input.toolCall.id}`,
+    // A reused id's later calls get keys of their own: the model's choice of ids must not merge two effects.
+    idempotencyKey: `${input.workflowId}/${input.toolCall.id}${input.occurrence !== undefined && input.occurrence > 1 ? `#${input.occurrence}` : ""}`,
     principal: input.principal,
     signal: activity.cancellationSignal,
     attempt: activity.info.attempt,

@@ -54,6 +54,19 @@ describe("the agent loop", () => {
     h.model.assertNoFailures();
   });
 
+  it("gives a later call whose id the model reused an idempotency key of its own", async () => {
+    const prompt = uid("reused call id");
+    const call = (city: string) => ({ toolCalls: [{ name: "getWeather", id: "call_1", arguments: { city } }] });
+    h.model.script(prompt, [call("Oslo"), call("Lisbon"), { text: "two cities" }]);
+    const runId = uid("run");
+    await completed(agents.run(weatherAgent, { prompt, runId }));
+    // Two effects, two keys: the first as always, the reuse marked by which use it is.
+    expect(toolLog.filter((c) => c.runId === runId).map((c) => [c.toolCallId, c.key])).toEqual([
+      ["call_1", `${runId}/call_1`],
+      ["call_1", `${runId}/call_1#2`],
+    ]);
+  });
+
   it("hands invalid arguments back to the model as a tool error it can correct", async () => {
     const prompt = uid("bad args");
     h.model.script(prompt, [

@@ -202,6 +202,37 @@ describe("answer tokens of async calls", () => {
     await rig.threads.addToolResult({ threadId: other.threadId, toolCallId: other.toolCallId, result: "ok", answerToken: other.answerToken });
   });
 
+  it("are one call's alone: a later call the model gives the same id gets its own token and key, and the earlier token cannot answer it", async () => {
+    const prompt = uid("reused id");
+    const ask = { toolCalls: [{ name: "askHuman", id: "call_1", arguments: { question: "approve?" } }] };
+    h.model.script(prompt, [ask, { text: "first settled" }, ask, { text: "second settled" }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    const waitingFor = (n: number) =>
+      vi.waitFor(
+        async () => {
+          expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(n);
+          expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ toolCallId: "call_1", state: "waiting" }]);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+    await waitingFor(1);
+    const first = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[0]!;
+    await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, customer", answerToken: first.token! });
+    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.sendMessage({ threadId, prompt: "now ask the manager" });
+    await waitingFor(2);
+    const second = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[1]!;
+    expect(second.token).not.toBe(first.token);
+    expect(second.key).toBe(`${threadId}/call_1#2`);
+    expect(first.key).toBe(`${threadId}/call_1`);
+    // The customer's old link does not answer the manager's call.
+    const before = await stateOf(threadId);
+    expect(refusal(await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, customer again", answerToken: first.token! }).catch((e: unknown) => e)).reason).toMatch(/does not match/);
+    expect(await stateOf(threadId)).toEqual(before);
+    expect(await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, manager", answerToken: second.token! })).toEqual({ status: "accepted", toolCallId: "call_1" });
+    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+  });
+
   it("refuse an answer that comes before the callback finished with retryLater; the same answer is accepted once it has", async () => {
     const slow = await threadRig(h, [defineAgent({ id: "slowAsker", model: "m", system: "s", tools: [slowAsk] })]);
     const prompt = uid("early answer");

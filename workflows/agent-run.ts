@@ -19,9 +19,9 @@ import { DefinitionChangedError } from "../src/core/errors/definition-changed.js
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
-import { addUsage, type ToolCall } from "../src/core/messages.js";
+import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
-import { findToolCall } from "../src/core/thread-transcript.js";
+import { callOccurrence, findToolCall } from "../src/core/thread-transcript.js";
 import type { AgentActivities, AgentDescription, DeferralRequest, DescribeAgentOutput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
@@ -278,6 +278,7 @@ async function loop(run: RunContext): Promise<AgentResult> {
     // Its tokens are bound to the first execution, which the tool's activity cannot see once the run continued as new.
     ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
     ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+    ...occurrenceOf(state.messages, toolCall.id),
   });
 
   // Tool calls whose results came back from a tool activity since the last model call: in
@@ -424,6 +425,12 @@ async function reprepare(agentId: string, record: DeferralRecord): Promise<Prepa
     }).toFailure();
   }
   return prepared;
+}
+
+/** Which use of its id a call is, when the model reused the id of an earlier call (the first use adds nothing). */
+function occurrenceOf(messages: readonly ChatMessage[], toolCallId: string): { occurrence?: number } {
+  const occurrence = callOccurrence(messages, toolCallId);
+  return occurrence > 1 ? { occurrence } : {};
 }
 
 /** The error code a failed step's span is marked with. */

@@ -24,7 +24,7 @@ import { failureOf } from "./thread-failure.js";
 import { ThreadInbox } from "./thread-inbox.js";
 import { ThreadQueries } from "./thread-queries.js";
 import { workflowThreadRuntime } from "./thread-runtime.js";
-import { fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
+import { callOccurrence, fingerprint, needsAnswer, openToolCalls, toChat } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, type AgentSteps } from "./agent-steps.js";
 import { TurnTracing } from "./turn-trace.js";
@@ -321,7 +321,8 @@ async function runCall(
     ...(thread.principal ? { principal: thread.principal } : {}),
   };
   const { threadId, ...rest } = input;
-  const stepCall = { ...rest, host: "thread" as const, workflowId: threadId };
+  const occurrence = callOccurrence(thread.messages, call.id);
+  const stepCall = { ...rest, host: "thread" as const, workflowId: threadId, ...(occurrence > 1 ? { occurrence } : {}) };
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {
     if (kind === "sync") {

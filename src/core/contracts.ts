@@ -144,6 +144,12 @@ interface ToolCallBasics {
   /** The step the call belongs to, when the host is traced. */
   trace?: CallTrace;
   /**
+   * Which use of its id this call is, when the model gave an earlier call of the transcript
+   * the same id (absent for the first): its idempotency key and answer token then differ
+   * from the earlier call's.
+   */
+  occurrence?: number;
+  /**
    * The most this call's result may weigh: its share of the room the host's transcript has
    * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from
    * hosts older than transcript budgets.

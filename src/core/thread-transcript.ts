@@ -42,6 +42,16 @@ export function openToolCalls(messages: readonly ChatMessage[]): ToolCall[] {
   return [];
 }
 
+/**
+ * Which use of `toolCallId` the latest call with that id is: how many of the transcript's
+ * answers made a call with it. The model chooses ids, and may reuse one in a later turn.
+ */
+export function callOccurrence(messages: readonly ChatMessage[], toolCallId: string): number {
+  let count = 0;
+  for (const m of messages) if (m.role === "assistant" && m.tool_calls?.some((c) => c.id === toolCallId)) count += 1;
+  return count;
+}
+
 /** True when the transcript ends with something the model has not answered yet. */
 export function needsAnswer(messages: readonly ChatMessage[]): boolean {
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -102,11 +102,17 @@ export function verifyResumeToken(secrets: readonly Buffer[], token: unknown): T
  * signed under another purpose than resume tokens, so neither kind verifies as the other
  * and their proofs never match each other's digests. Deterministic for a call and a secret:
  * every attempt of the callback hands out the same token, whose digest the thread stores.
+ * `occurrence` (which use of its id the call is) makes it one call's alone even when the
+ * model gives a later call the same id.
  */
-export function mintAnswerToken(secret: string | Uint8Array, toolCallId: string, binding: TokenBinding): string {
+export function mintAnswerToken(secret: string | Uint8Array, toolCallId: string, binding: TokenBinding, occurrence = 1): string {
   assertSecret(secret);
   const kid = keyIdOf(secret);
-  const claims = Buffer.from(JSON.stringify({ c: toolCallId, ns: binding.namespace, wf: binding.workflowId, fr: binding.firstRunId })).toString("base64url");
+  // The model chooses call ids and may reuse one in a later turn: which use of the id this
+  // call is tells the two apart (the first use is left out, so its tokens are as before).
+  const claims = Buffer.from(
+    JSON.stringify({ c: toolCallId, ns: binding.namespace, wf: binding.workflowId, fr: binding.firstRunId, ...(occurrence > 1 ? { n: occurrence } : {}) }),
+  ).toString("base64url");
   return `a1.${kid}.${claims}.${sign(secret, `a1\n${kid}.${claims}`, "answer")}`;
 }
 
