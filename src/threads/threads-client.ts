@@ -9,6 +9,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
+import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
 import { defaultPayloadConverter, type UpdateDefinition } from "@temporalio/common";
 import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { temporal } from "@temporalio/proto";
@@ -42,6 +43,7 @@ import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { ThreadAlreadyExistsError } from "../core/errors/thread-already-exists.js";
 import { ThreadMessageInvalidError } from "../core/errors/thread-message-invalid.js";
 import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
+import { ThreadTerminatedError } from "../core/errors/thread-terminated.js";
 import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
 import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
 import type { JsonValue, Principal } from "../core/json.js";
@@ -363,6 +365,9 @@ export class ThreadsClient {
       this.#query(options.threadId, () => handle.query(threadSnapshotQuery)),
       this.#query(options.threadId, () => handle.describe()),
     ]);
+    if (description.status.name === "TERMINATED" || description.status.name === "TIMED_OUT") {
+      throw new ThreadTerminatedError({ threadId: options.threadId, closedAs: description.status.name === "TIMED_OUT" ? "timed-out" : "terminated" });
+    }
     if (snapshot.deleted || description.status.name !== "RUNNING") throw new ThreadNotFoundError({ threadId: options.threadId });
     const pending = new Map((description.raw.pendingActivities ?? []).map((p) => [p.activityId ?? "", p]));
     const retry = (activityId: string | undefined) => {
@@ -449,16 +454,43 @@ export class ThreadsClient {
    */
   async waitUntilSettled(options: WaitUntilSettledOptions): Promise<ThreadView> {
     await this.#check(options, "thread.get");
-    let interval = 20;
-    for (;;) {
-      const snapshot = await this.#query(options.threadId, () => this.#handle(options.threadId).query(threadSnapshotQuery));
-      if (snapshot.deleted) throw new ThreadNotFoundError({ threadId: options.threadId });
-      const halted = snapshot.status === "stopped" || snapshot.status === "failed";
-      if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return this.getThread(options);
-      options.signal?.throwIfAborted();
-      await sleep(interval);
-      interval = Math.min(250, interval * 1.5);
+    const { threadId } = options;
+    // A thread closed under the wait (terminated, timed out, deleted) would answer its last
+    // state forever: its end, followed by a long poll of its history (a free read), ends the wait.
+    const polling = new AbortController();
+    const ended = this.#ended(threadId, polling.signal);
+    try {
+      let interval = 20;
+      for (;;) {
+        const snapshot = await Promise.race([this.#query(threadId, () => this.#handle(threadId).query(threadSnapshotQuery)), ended]);
+        if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
+        const halted = snapshot.status === "stopped" || snapshot.status === "failed";
+        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await this.getThread(options);
+        options.signal?.throwIfAborted();
+        await Promise.race([sleep(interval), ended]);
+        interval = Math.min(250, interval * 1.5);
+      }
+    } finally {
+      polling.abort();
     }
+  }
+
+  /**
+   * Rejects once the thread's workflow has closed: AI1029 when Temporal terminated it or it
+   * timed out, AI1020 when it ended otherwise (deleted). Never settles while it runs.
+   */
+  #ended(threadId: string, signal: AbortSignal): Promise<never> {
+    const closed = this.client
+      .withAbortSignal(signal, () => this.#handle(threadId).result())
+      .then(
+        () => Promise.reject(new ThreadNotFoundError({ threadId })),
+        (err: unknown) => Promise.reject(closedError(threadId, err)),
+      );
+    const stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    const ended = Promise.race([closed, stop]);
+    // Nobody may be listening once the wait is over.
+    ended.catch(() => undefined);
+    return ended;
   }
 
   /**
@@ -501,6 +533,18 @@ export class ThreadsClient {
   async deleteThread(options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
     await this.#check(options, "thread.delete");
     const { threadId } = options;
+    // Only a thread: an agent run or any other workflow under this id (a finished run's
+    // transcript and approval record) is not this client's to delete.
+    const type = await this.#handle(threadId)
+      .describe()
+      .then(
+        (d) => d.type,
+        (err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return undefined;
+          throw err;
+        },
+      );
+    if (type !== "agentThread") throw new ThreadNotFoundError({ threadId });
     // Refused as not found: it never existed, or it ended without its history being deleted
     // (an earlier delete the server refused, a delete racing this one, a terminate).
     const accepted = await this.#update(threadId, threadDeleteUpdate).then(
@@ -719,6 +763,16 @@ function translate(threadId: string, err: unknown): unknown {
   if (err instanceof WorkflowUpdateFailedError) return unwrapFailure(err);
   if (isClosed(err)) return new ThreadNotFoundError({ threadId });
   return err;
+}
+
+/** What a closed thread's result rejected with, as the wait reports it. */
+function closedError(threadId: string, err: unknown): Error {
+  if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
+    return new ThreadTerminatedError({ threadId, closedAs: "terminated", ...(err.cause.message ? { reason: err.cause.message } : {}) });
+  }
+  if (err instanceof WorkflowFailedError && err.cause instanceof TimeoutFailure) return new ThreadTerminatedError({ threadId, closedAs: "timed-out" });
+  if (err instanceof WorkflowNotFoundError || err instanceof WorkflowFailedError) return new ThreadNotFoundError({ threadId });
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 function isClosed(err: unknown): boolean {
