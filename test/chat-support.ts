@@ -4,6 +4,7 @@
  */
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import type { AgentClient } from "../src/index.js";
+import { chatAgentClient } from "../examples/chat/access.js";
 import { approvals, supportAgent } from "../examples/chat/agent.js";
 import { startChatApp, type ChatApp } from "../examples/chat/app-server.js";
 import { SECRET, type Harness } from "./harness.js";
@@ -16,10 +17,9 @@ export interface ChatRig {
 
 /** A worker for the example's agent on a fresh queue, and the example's server in front of it. */
 export async function chatRig(h: Harness): Promise<ChatRig> {
-  const { agents } = await h.worker([supportAgent], {
-    deferral: { secret: SECRET },
-    client: { deferral: { secret: SECRET }, threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } },
-  });
+  const { agents: plain, taskQueue } = await h.worker([supportAgent], { deferral: { secret: SECRET } });
+  // The example's own client and hook, as `npm run chat` builds them.
+  const agents = chatAgentClient({ client: plain.client, taskQueue, secret: SECRET });
   const app = await startChatApp({ agents, approvals });
   return { agents, app, close: () => app.close() };
 }
