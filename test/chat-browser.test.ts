@@ -2,7 +2,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvals } from "../examples/chat/agent.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { chatRig, launchChromium, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
+import { chatRig, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
+import { launchChromium } from "./chromium.js";
 
 /** Screenshots for a person to look at; git-ignored. */
 const ARTIFACTS = new URL("../test-artifacts/chat/", import.meta.url).pathname;
@@ -12,9 +13,10 @@ let rig: ChatRig;
 let browser: Browser;
 
 beforeAll(async () => {
+  // First: without a browser the file fails at once, saying what to install.
+  browser = await launchChromium();
   h = await startHarness();
   rig = await chatRig(h);
-  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,8 +1,8 @@
 /**
  * Chat test plumbing: the chat example's agent on a real worker, its app server (front door,
- * managers' inbox, the page through Vite), and Chromium from Debian (never a downloaded build).
+ * managers' inbox, the page through Vite), and pages in a browser (./chromium.ts finds it).
  */
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { AgentClient } from "../src/index.js";
 import { chatAgentClient } from "../examples/chat/access.js";
 import { approvals, supportAgent } from "../examples/chat/agent.js";
@@ -23,8 +23,6 @@ export async function chatRig(h: Harness): Promise<ChatRig> {
   const app = await startChatApp({ agents, approvals });
   return { agents, app, close: () => app.close() };
 }
-
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
 
 /** A fresh browser context (its own storage, like another person's browser) on the app as `user`. */
 export async function openAs(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page }> {
