@@ -2,7 +2,6 @@
 export { createAgentWorker, bundleAgentWorkflows, agentWorkflowsPath, type AgentWorkerOptions } from "./worker/create-agent-worker.js";
 export { durableAgentsPlugin, DurableAgentsPlugin, type DurableAgentsPluginOptions } from "./worker/plugin.js";
 export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";
-export { aiSdkModel, type AiSdkLanguageModel } from "./model/ai-sdk.js";
 export { activityBinding, mintResumeToken } from "./deferral/token.js";
 export { resumeDigest } from "./core/proof.js";
 export type { DeferralConfig } from "./deferral/config.js";

@@ -10,7 +10,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { defineAgent, type ChatMessage, type StreamUpdate } from "../src/index.js";
-import { aiSdkModel } from "../src/worker.js";
+import { aiSdkModel } from "../src/ai-sdk.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";

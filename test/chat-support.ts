@@ -1,9 +1,10 @@
 /**
  * Chat test plumbing: the chat example's agent on a real worker, its app server (front door,
- * managers' inbox, the page through Vite), and Chromium from Debian (never a downloaded build).
+ * managers' inbox, the page through Vite), and pages in a browser (./chromium.ts finds it).
  */
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { AgentClient } from "../src/index.js";
+import { chatAgentClient } from "../examples/chat/access.js";
 import { approvals, supportAgent } from "../examples/chat/agent.js";
 import { startChatApp, type ChatApp } from "../examples/chat/app-server.js";
 import { SECRET, type Harness } from "./harness.js";
@@ -16,15 +17,12 @@ export interface ChatRig {
 
 /** A worker for the example's agent on a fresh queue, and the example's server in front of it. */
 export async function chatRig(h: Harness): Promise<ChatRig> {
-  const { agents } = await h.worker([supportAgent], {
-    deferral: { secret: SECRET },
-    client: { deferral: { secret: SECRET }, threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } },
-  });
+  const { agents: plain, taskQueue } = await h.worker([supportAgent], { deferral: { secret: SECRET } });
+  // The example's own client and hook, as `npm run chat` builds them.
+  const agents = chatAgentClient({ client: plain.client, taskQueue, secret: SECRET });
   const app = await startChatApp({ agents, approvals });
   return { agents, app, close: () => app.close() };
 }
-
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
 
 /** A fresh browser context (its own storage, like another person's browser) on the app as `user`. */
 export async function openAs(browser: Browser, url: string): Promise<{ context: BrowserContext; page: Page }> {

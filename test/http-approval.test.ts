@@ -1,12 +1,13 @@
 import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
 import { approvalUrl } from "../src/http.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { launchChromium } from "./chromium.js";
 import { requiresRoles, startHttp, type HttpServer } from "./http-support.js";
 
 /** Screenshots of each page state, for a person to look at; git-ignored. */
@@ -63,11 +64,12 @@ let evil: Server;
 let evilUrl: string;
 
 beforeAll(async () => {
+  // First: without a browser the file fails at once, saying what to install.
+  browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
   ({ agents } = await h.worker([finance], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } }));
   http = await startHttp({ agents, basePath: "/agents" });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
   // Another site (localhost is not 127.0.0.1 to a browser) serving a forged form.
   evil = createServer((req, res) => {
     const target = new URL(req.url!, "http://x").searchParams.get("target");
@@ -80,7 +82,8 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => evil?.close(resolve));
+  // Only when it was started: a promise on a server that never was would never settle.
+  if (evil) await new Promise((resolve) => evil.close(resolve));
   await http?.close();
   await h?.close();
 });

@@ -9,19 +9,10 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { createServer as createVite, type ViteDevServer } from "vite";
-import type { AgentClient, Principal, ThreadsClient } from "../../src/index.js";
+import type { AgentClient, ThreadsClient } from "../../src/index.js";
 import { createAgentHttpHandler } from "../../src/http.js";
+import { isManager, principalOf } from "./access.js";
 import type { ApprovalInbox } from "./agent.js";
-
-/**
- * The example's stand-in for a login: the page sends `x-user` (picked with `?user=` in its
- * address). Sam is a customer; Mia is a manager, the only one who sees the approvals inbox.
- */
-export const PEOPLE: Record<string, Principal> = {
-  sam: { id: "sam", roles: [] },
-  mia: { id: "mia", roles: ["manager"] },
-};
-const principalOf = (headers: { get(name: string): string | null }) => PEOPLE[headers.get("x-user") ?? ""];
 
 export interface ChatAppOptions {
   agents: AgentClient;
@@ -83,7 +74,7 @@ async function approvalsRoute(req: import("node:http").IncomingMessage, res: imp
   const principal = principalOf({ get: (name) => (req.headers[name] as string | undefined) ?? null });
   res.setHeader("content-type", "application/json");
   res.setHeader("cache-control", "no-store");
-  if (!principal || !(principal.roles as string[]).includes("manager")) return void res.writeHead(403).end(JSON.stringify({ error: { code: "AI1021", message: "managers only" } }));
+  if (!isManager(principal)) return void res.writeHead(403).end(JSON.stringify({ error: { code: "AI1021", message: "managers only" } }));
   const waiting = [];
   for (const item of inbox.list()) {
     // Answered (or gone) calls leave the inbox: the thread is the truth.

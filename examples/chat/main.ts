@@ -4,11 +4,11 @@
  * HTTP front door and the page, then prints the URL. Ctrl-C stops it.
  */
 import { randomBytes } from "node:crypto";
-import { Connection } from "@temporalio/client";
+import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import { AgentClient } from "../../src/index.js";
 import { startScriptedModelServer, startTemporal, type ScriptedModelServer } from "../../src/testing/index.js";
 import { createAgentWorker, openaiModel } from "../../src/worker.js";
+import { chatAgentClient } from "./access.js";
 import { approvals, supportAgent } from "./agent.js";
 import { startChatApp } from "./app-server.js";
 import { scriptedReplies } from "./scripted-replies.js";
@@ -37,11 +37,11 @@ async function main() {
   const worker = await createAgentWorker({ connection: native, namespace: server.namespace, taskQueue, agents: [supportAgent], model, deferral: { secret } });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
-  // Any signed-in person may use any thread here (a demo); askManager's token still says who may answer it.
-  const agents = new AgentClient({ connection, namespace: server.namespace, taskQueue, deferral: { secret }, threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } });
+  // Each person sees only their own threads; the manager answers approvals (access.ts).
+  const agents = chatAgentClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue, secret });
   const app = await startChatApp({ agents, approvals, port: PORT, host: "127.0.0.1" });
 
-  say(`\nChat: ${app.url}?user=sam   (a customer)`);
+  say(`\nChat: ${app.url}?user=sam   (a customer; ?user=lee is another, who cannot see sam's threads)`);
   say(`Manager: ${app.url}?user=mia   (answers approvals)`);
   say("Ask about an order (“where is order 1234?”) or for a refund, which waits for the manager. Ctrl-C to stop.");
   await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));

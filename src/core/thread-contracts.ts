@@ -61,8 +61,18 @@ export interface AsyncCallState {
   digestExpected?: true;
 }
 
-/** One entry of the thread's update stream; `seq` grows by one per entry, across continue-as-new. */
+/**
+ * One entry of the thread's update stream. `seq` grows by one per entry written, across
+ * continue-as-new, but a reader meets gaps: once an answer is stored (or reset) its deltas
+ * are folded away, and its `message` (or `reset`) entry stands for them. A gap is not lost
+ * data; only `StreamSnapshot.truncated` (SSE `event: truncated`) is.
+ */
 export type StreamUpdate =
+  /**
+   * A preview of the answer `messageId` being written, in throttled batches: the answer's
+   * tail (what came after the last batch, or past the batch cap) may arrive only in its
+   * `message` entry, which replaces the deltas rather than extending them.
+   */
   | { seq: number; type: "text-delta"; messageId: string; text: string }
   | { seq: number; type: "tool-input-delta"; messageId: string; toolCallId: string; toolName?: string; argumentsDelta: string }
   /** Forget what was streamed for `messageId`: the call is retried, or it was stopped or failed. */
@@ -78,7 +88,10 @@ export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamU
 export interface StreamSnapshot {
   threadId: string;
   status: ThreadStatus;
-  /** Entries with `seq > fromSeq`, oldest first. Deltas of finished messages are folded into their `message` entry. */
+  /**
+   * Entries with `seq > fromSeq`, oldest first; their seqs can skip, where the deltas of a
+   * finished or reset answer were folded into its `message` or `reset` entry.
+   */
   updates: StreamUpdate[];
   /** Highest seq so far; pass it as the next `fromSeq`. */
   lastSeq: number;

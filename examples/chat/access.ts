@@ -1,0 +1,98 @@
+/**
+ * Who may do what in the chat example: the front door's `authenticate` (who is calling) and
+ * the clients' `authorize` hook (what they may do). Copy the shape, not the login: a real
+ * app reads a session cookie or a bearer token where this reads `x-user`.
+ */
+import type { Client } from "@temporalio/client";
+import { AgentClient, ThreadsClient, type AuthorizeHook, type Principal } from "../../src/index.js";
+import { askManager, supportAgent } from "./agent.js";
+
+/**
+ * The example's stand-in for a login: the page sends `x-user` (picked with `?user=` in its
+ * address). Sam and Lee are customers; Mia is a manager, who answers the approvals.
+ */
+export const PEOPLE: Record<string, Principal> = {
+  sam: { id: "sam", roles: [] },
+  lee: { id: "lee", roles: [] },
+  mia: { id: "mia", roles: ["manager"] },
+};
+
+/** `authenticate` for the front door: a known `x-user`, or anonymous (`undefined`). */
+export const principalOf = (headers: { get(name: string): string | null }): Principal | undefined => {
+  const user = headers.get("x-user") ?? "";
+  return Object.hasOwn(PEOPLE, user) ? PEOPLE[user] : undefined;
+};
+
+export const isManager = (principal: Principal | undefined): boolean => Array.isArray(principal?.roles) && principal.roles.includes("manager");
+
+/**
+ * The hook both clients ask. Anonymous callers may do nothing. A thread belongs to whoever
+ * created it (the principal it acts for): only they read it, follow it, write to it, stop
+ * or delete it. Managers answer askManager's calls (the answer token still says which call
+ * they were asked about) and may read a thread's status to see whether a question still
+ * waits, never its messages. The chat app starts no runs, so the front door's run and
+ * deferral routes stay shut.
+ */
+export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | undefined>): AuthorizeHook {
+  return async (request) => {
+    const caller = request.principal;
+    if (!caller) return false;
+    if (request.runId !== undefined) return false;
+    switch (request.operation) {
+      case "thread.create":
+        // Front-door callers can never vouch for a transcript; in-process code could.
+        return !request.trustTranscript;
+      case "thread.toolResult":
+      case "thread.toolError":
+        return isManager(caller) && request.toolName === askManager.name;
+      case "thread.get":
+        if (isManager(caller)) return true;
+        break;
+      default:
+        break;
+    }
+    return (await ownerOf(request.threadId)) === caller.id;
+  };
+}
+
+/**
+ * Reads who a thread belongs to from the thread itself (the principal it was created for),
+ * through a client without a hook: the app's own read, never a caller's. A thread's principal
+ * never changes, so each answer is kept (the oldest forgotten past `limit`); a thread that
+ * cannot be read has no owner, and is refused.
+ */
+export function threadOwners(reader: ThreadsClient, limit = 10_000): (threadId: string) => Promise<string | undefined> {
+  const known = new Map<string, string>();
+  return async (threadId) => {
+    const cached = known.get(threadId);
+    if (cached !== undefined) return cached;
+    const owner = await reader.getThread({ threadId }).then(
+      (thread) => thread.principal?.id,
+      () => undefined,
+    );
+    if (owner === undefined) return undefined;
+    if (known.size >= limit) known.delete(known.keys().next().value!);
+    known.set(threadId, owner);
+    return owner;
+  };
+}
+
+export interface ChatClientOptions {
+  /** The Temporal client to share. */
+  client: Client;
+  taskQueue: string;
+  /** The secret askManager's answer tokens are minted with (the worker's). */
+  secret: string;
+}
+
+/** The example's `AgentClient`: threads of the support agent, every call asked of `chatAuthorize`. */
+export function chatAgentClient(options: ChatClientOptions): AgentClient {
+  const reader = new ThreadsClient({ client: options.client, taskQueue: options.taskQueue, agent: supportAgent });
+  return new AgentClient({
+    client: options.client,
+    taskQueue: options.taskQueue,
+    deferral: { secret: options.secret },
+    threads: { agent: supportAgent },
+    authorize: chatAuthorize(threadOwners(reader)),
+  });
+}

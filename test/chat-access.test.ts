@@ -1,0 +1,118 @@
+/**
+ * The chat example's access rules, which people copy: its own `authorize` hook asked
+ * directly, then its own server (front door and login stand-in) asked over HTTP. Anonymous
+ * and foreign callers are refused and change nothing; owners and the manager get through.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuthorizeRequest } from "../src/index.js";
+import { chatAuthorize, PEOPLE } from "../examples/chat/access.js";
+import { startHarness, type Harness } from "./harness.js";
+import { chatRig, type ChatRig } from "./chat-support.js";
+
+const { sam, lee, mia } = PEOPLE;
+
+describe("the chat example's authorize hook", () => {
+  const owners = new Map([["t-sam", "sam"]]);
+  const hook = chatAuthorize(async (threadId) => owners.get(threadId));
+  const ask = (request: AuthorizeRequest) => hook(request);
+  const threadOperations = ["thread.get", "thread.messages", "thread.stream", "thread.send", "thread.addMessage", "thread.resume", "thread.stop", "thread.delete"] as const;
+
+  it("refuses an anonymous caller everything, creating a thread included", async () => {
+    expect(await ask({ operation: "thread.create", principal: undefined, threadId: "t-new", agentId: "support", seeded: false, trustTranscript: false })).toBe(false);
+    expect(await ask({ operation: "thread.list", principal: undefined, threadId: "t-sam" })).toBe(false);
+    for (const operation of threadOperations) expect(await ask({ operation, principal: undefined, threadId: "t-sam" })).toBe(false);
+    expect(await ask({ operation: "thread.toolResult", principal: undefined, threadId: "t-sam", toolCallId: "c1", toolName: "askManager" })).toBe(false);
+  });
+
+  it("lets the owner do everything with their thread, and nobody else read or write it", async () => {
+    for (const operation of threadOperations) {
+      expect(await ask({ operation, principal: sam, threadId: "t-sam" })).toBe(true);
+      expect(await ask({ operation, principal: lee, threadId: "t-sam" })).toBe(false);
+    }
+    expect(await ask({ operation: "thread.list", principal: sam, threadId: "t-sam" })).toBe(true);
+    expect(await ask({ operation: "thread.list", principal: lee, threadId: "t-sam" })).toBe(false);
+    // A thread nobody is known to own (gone, or never there) is nobody's.
+    expect(await ask({ operation: "thread.get", principal: sam, threadId: "t-unknown" })).toBe(false);
+  });
+
+  it("lets the manager answer askManager and see a thread's status, never read its messages or answer another tool", async () => {
+    expect(await ask({ operation: "thread.toolResult", principal: mia, threadId: "t-sam", toolCallId: "c1", toolName: "askManager" })).toBe(true);
+    expect(await ask({ operation: "thread.toolError", principal: mia, threadId: "t-sam", toolCallId: "c1", toolName: "askManager" })).toBe(true);
+    expect(await ask({ operation: "thread.toolResult", principal: mia, threadId: "t-sam", toolCallId: "c2", toolName: "lookupOrder" })).toBe(false);
+    expect(await ask({ operation: "thread.toolResult", principal: mia, threadId: "t-sam", toolCallId: "c3", toolName: undefined })).toBe(false);
+    expect(await ask({ operation: "thread.get", principal: mia, threadId: "t-sam" })).toBe(true);
+    for (const operation of threadOperations.filter((o) => o !== "thread.get")) expect(await ask({ operation, principal: mia, threadId: "t-sam" })).toBe(false);
+    // The customer cannot answer for the manager, even on their own thread.
+    expect(await ask({ operation: "thread.toolResult", principal: sam, threadId: "t-sam", toolCallId: "c1", toolName: "askManager" })).toBe(false);
+  });
+
+  it("refuses every run and deferral operation: the chat app starts no runs", async () => {
+    expect(await ask({ operation: "run.start", principal: sam, runId: "r", agentId: "support" })).toBe(false);
+    expect(await ask({ operation: "run.state", principal: mia, runId: "r" })).toBe(false);
+    expect(await ask({ operation: "deferral.deny", principal: mia, runId: "r", deferralId: "d" })).toBe(false);
+  });
+
+  it("refuses a seeded transcript the caller vouches for", async () => {
+    expect(await ask({ operation: "thread.create", principal: sam, threadId: "t-new", agentId: "support", seeded: false, trustTranscript: false })).toBe(true);
+    expect(await ask({ operation: "thread.create", principal: sam, threadId: "t-new", agentId: "support", seeded: true, trustTranscript: true })).toBe(false);
+  });
+});
+
+describe("the chat example's server", () => {
+  let h: Harness;
+  let rig: ChatRig;
+  beforeAll(async () => {
+    h = await startHarness();
+    rig = await chatRig(h);
+  });
+  afterAll(async () => {
+    await rig?.close();
+    await h?.close();
+  });
+
+  async function call(method: string, path: string, user?: string, body?: unknown) {
+    const response = await fetch(`${rig.app.url}agents${path}`, {
+      method,
+      headers: { ...(user !== undefined ? { "x-user": user } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  it("refuses anonymous and foreign callers on sam's thread, and their refused writes change nothing", async () => {
+    const { threadId } = await rig.agents.threads.createThread({ principal: sam });
+    const path = `/threads/${encodeURIComponent(threadId)}`;
+
+    // No login, an unknown name, and names that only exist on Object.prototype are all anonymous.
+    for (const user of [undefined, "nobody", "constructor", "__proto__"]) {
+      const read = await call("GET", path, user);
+      expect(read.status).toBe(403);
+      expect(read.body.error.code).toBe("AI1021");
+      expect((await call("POST", "/threads", user, {})).status).toBe(403);
+    }
+    for (const user of ["lee", "mia"]) {
+      expect((await call("GET", `${path}/messages`, user)).body.error.code).toBe("AI1021");
+      expect((await call("POST", `${path}/messages`, user, { prompt: `from ${user}` })).body.error.code).toBe("AI1021");
+      expect((await call("POST", `${path}/stop`, user, {})).body.error.code).toBe("AI1021");
+      expect((await call("DELETE", path, user)).body.error.code).toBe("AI1021");
+    }
+    expect((await call("GET", path, "lee")).status).toBe(403);
+    expect((await call("GET", "/threads", "lee")).body.threads.map((t: { threadId: string }) => t.threadId)).not.toContain(threadId);
+
+    // The owner reads it, untouched by the refused writes; the manager sees its status.
+    const own = await call("GET", `${path}/messages`, "sam");
+    expect(own.status).toBe(200);
+    expect(own.body.messages).toEqual([]);
+    expect((await call("GET", path, "sam")).body.status).toBe("idle");
+    expect((await call("GET", path, "mia")).status).toBe(200);
+    expect((await call("GET", "/threads", "sam")).body.threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
+  });
+
+  it("keeps the front door's run routes shut, to anonymous and signed-in callers alike", async () => {
+    for (const user of [undefined, "sam", "mia"]) {
+      const started = await call("POST", "/runs", user, { agent: "support", prompt: "hello" });
+      expect(started.status).toBe(403);
+      expect(started.body.error.code).toBe("AI1013");
+    }
+  });
+});
