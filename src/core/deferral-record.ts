@@ -109,6 +109,11 @@ export interface ReplaceStepStateRequest {
   deferralId: string;
   expectedFingerprint: string;
   stepState: StepState;
+  /**
+   * The caller vouches for tool calls, tool results and system messages the run did not
+   * have (see `replaceDeferredThread`). The deferred call stays as it was regardless.
+   */
+  trustTranscript?: boolean;
 }
 
 /** Losing the compare-and-swap is an ordinary outcome: `won: false` with the record as it now stands. */
