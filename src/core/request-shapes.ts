@@ -28,6 +28,7 @@ export function resumeRequestProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
   if (typeof r.deferralId !== "string") return "deferralId must be a string";
   if (typeof r.toolCallId !== "string") return "toolCallId must be a string";
+  if (r.shown !== undefined && typeof r.shown !== "string") return "shown must be a string";
   return principalProblem(r.resumedBy, "resumedBy") ?? principalProblem(r.reverify, "reverify");
 }
 
