@@ -32,7 +32,7 @@ export type {
   ThreadOperation,
 } from "./client/authorize.js";
 export type { ResumeOptions, ResumePreview, ResumeResult } from "./client/resume.js";
-export { DeferralStore, type DeferralCaller, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
+export { DeferralStore, type DeferralCaller, type DeferralRewriter, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
 export { replaceDeferredThread, type ThreadRewrite } from "./client/replace-deferred-thread.js";
 export { assertResumableThread } from "./core/thread-transcript.js";
 export type {

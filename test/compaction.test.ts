@@ -11,7 +11,7 @@ let agents: AgentClient;
 const secretOptions = { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } };
 const LONG = "The quarterly ledger shows many entries. ".repeat(120); // ~1k tokens
 
-/** A thread that a compaction keeps valid: long tool results become short summaries. */
+/** A thread that a compaction keeps valid: long tool results become short summaries (in place, so it is passed with trustTranscript). */
 const summarise = (messages: ChatMessage[]): ChatMessage[] =>
   messages.map((m) => (m.role === "tool" && m.content.length > 200 ? { ...m, content: "(summary) ledger looked fine" } : m));
 
@@ -64,8 +64,12 @@ describe("replaceDeferredThread", () => {
       { check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["(compacted)", '{"approved":true}']), text: "ok" },
     ]);
     const before = await agents.deferrals.get(deferralId);
-    const swap = await replaceDeferredThread(agents.deferrals, deferralId, (messages) =>
-      messages.map((m) => (m.role === "tool" ? { ...m, content: "(compacted)" } : m)),
+    // Summarising a tool result in place speaks for the tool: this server code vouches for it.
+    const swap = await replaceDeferredThread(
+      agents.deferrals,
+      deferralId,
+      (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "(compacted)" } : m)),
+      { trustTranscript: true },
     );
     expect(swap.won).toBe(true);
     expect(swap.deferral.stepState).toMatchObject({ turnsUsed: before.stepState!.turnsUsed, usage: before.stepState!.usage });
@@ -87,8 +91,8 @@ describe("replaceDeferredThread", () => {
       return messages.map((m) => (m.role === "tool" ? { ...m, content: label } : m));
     };
     const [a, b] = await Promise.all([
-      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("A")),
-      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("B")),
+      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("A"), { trustTranscript: true }),
+      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("B"), { trustTranscript: true }),
     ]);
     expect([a.won, b.won].sort()).toEqual([false, true]);
     const winner = a.won ? "A" : "B";
@@ -105,7 +109,7 @@ describe("replaceDeferredThread", () => {
     const lost = await replaceDeferredThread(agents.deferrals, first.deferralId, async (messages) => {
       await agents.resume({ token: first.link.token, payload: { approved: true } });
       return messages.map((m) => (m.role === "tool" ? { ...m, content: "too late" } : m));
-    });
+    }, { trustTranscript: true });
     expect(lost.won).toBe(false);
     expect(lost.deferral.status).toBe("resumed");
     await expect(agents.result(first.runId)).resolves.toMatchObject({ text: "done" });
@@ -115,7 +119,7 @@ describe("replaceDeferredThread", () => {
       const seen: string[][] = [];
       const run = await deferredRun(agents, payoutAgent, [{ check: (req) => void seen.push(req.messages.filter((m) => m.role === "tool").map((m) => m.content as string)), text: "done" }]);
       const [swap] = await Promise.all([
-        replaceDeferredThread(agents.deferrals, run.deferralId, (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "rewritten" } : m))),
+        replaceDeferredThread(agents.deferrals, run.deferralId, (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "rewritten" } : m)), { trustTranscript: true }),
         agents.resume({ token: run.link.token, payload: { approved: true } }),
       ]);
       await agents.result(run.runId);
@@ -217,7 +221,7 @@ describe("context overflow", () => {
     expect(err).toMatchObject({ code: "AI1009", fields: { contextWindow: 600 } });
     expect((err as ContextOverflowError).fields.estimatedTokens).toBeGreaterThan(600);
     expect((await client.deferrals.get(deferralId)).status).toBe("deferred");
-    const swap = await replaceDeferredThread(client.deferrals, deferralId, summarise);
+    const swap = await replaceDeferredThread(client.deferrals, deferralId, summarise, { trustTranscript: true });
     expect(swap.won).toBe(true);
     await expect(client.resume({ token, payload: { approved: true } })).resolves.toMatchObject({
       status: "resumed",
@@ -251,8 +255,11 @@ describe("context overflow", () => {
     await expect(
       replaceDeferredThread(agents.deferrals, ack.deferralId, (messages) => messages.filter((m) => !(m.role === "tool" && m.content.includes("approved")))),
     ).rejects.toMatchObject({ code: "AI1008" });
-    const swap = await replaceDeferredThread(agents.deferrals, ack.deferralId, (messages) =>
-      messages.map((m) => (m.role === "tool" && m.content === "sent 1" ? { ...m, content: "(summary)" } : m)),
+    const swap = await replaceDeferredThread(
+      agents.deferrals,
+      ack.deferralId,
+      (messages) => messages.map((m) => (m.role === "tool" && m.content === "sent 1" ? { ...m, content: "(summary)" } : m)),
+      { trustTranscript: true },
     );
     expect(swap.won).toBe(true);
     await expect(agents.result(runId)).resolves.toMatchObject({ text: "paid after compaction", turnsUsed: 2 });

@@ -224,7 +224,7 @@ describe("the approval page in a browser", () => {
     try {
       const { context, page } = await as("fiona");
       const response = await page.goto(link.replace(`${http.url}/approve`, `${custom.url}/approve`));
-      expect(await page.textContent("#custom")).toBe("form: requestPayout with ref");
+      expect(await page.textContent("#custom")).toBe("form: requestPayout with ref,shown");
       expect(response!.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
       expect(response!.headers()["cache-control"]).toBe("no-store");
       await context.close();

@@ -21,7 +21,7 @@ import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
-import { callOccurrence, findToolCall } from "../src/core/thread-transcript.js";
+import { callOccurrence } from "../src/core/thread-transcript.js";
 import type { AgentActivities, AgentDescription, DeferralRequest, DescribeAgentOutput, PreparedAgent, ToolCallOutput } from "../src/core/contracts.js";
 import { legacyOptions } from "./activity-options.js";
 import { agentSteps, stepModelInput, toolGaveUp } from "./agent-steps.js";
@@ -98,11 +98,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   });
   setHandler(deferralRecordQuery, (id) => {
     refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
-    const record = book.records.find(id);
-    if (!record) return null;
-    // The call's arguments, for whoever shows the request: a few bytes of a transcript the record read leaves out.
-    const toolArguments = findToolCall(state.messages, record.toolCallId)?.call.function.arguments;
-    return toolArguments === undefined ? record : { ...record, toolArguments };
+    return book.records.read(id);
   });
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), {

@@ -7,6 +7,7 @@ import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js"
 import { denyRequestProblem, refuseMalformed } from "../src/core/request-shapes.js";
 import { denyUpdate } from "../src/core/wire/run.js";
 import type { JsonValue, Principal } from "../src/core/json.js";
+import type { ToolCall } from "../src/core/messages.js";
 import { DeferralDenials } from "./deferral-denials.js";
 import { failureInfo, SettledOutcome } from "./deferral-outcome.js";
 import { DeferralRecords, type ParkRequest } from "./deferral-records.js";
@@ -20,6 +21,8 @@ export interface DeferralHooks extends ResumeOptions {
   stepState?(record: DeferralRecord): StepState | undefined;
   /** Replaces the thread of a waiting record; only agent runs have one. */
   replaceMessages?: ReplaceMessages;
+  /** The record's deferred call as the transcript now holds it (agent runs). */
+  deferredCall?(record: DeferralRecord): ToolCall | undefined;
 }
 
 export type ParkResult =
@@ -46,7 +49,7 @@ export class DeferralBook {
     private readonly runtime: DeferralRuntime,
     hooks: DeferralHooks = {},
   ) {
-    this.records = new DeferralRecords(runtime, hooks.stepState);
+    this.records = new DeferralRecords(runtime, hooks.stepState, hooks.deferredCall);
     this.#visibility = new DeferralVisibility(runtime);
     this.#denials = new DeferralDenials(this.#visibility);
     this.outcome = new SettledOutcome(runtime, this.records, this.#visibility);

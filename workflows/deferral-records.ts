@@ -1,7 +1,8 @@
 import { deferralIdOf } from "../src/core/deferral-id.js";
 import type { DeferralRecord, DeferralView, StepState } from "../src/core/deferral-record.js";
-import { fingerprintOf } from "../src/core/fingerprint.js";
+import { callFingerprint, fingerprintOf } from "../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../src/core/json.js";
+import type { ToolCall } from "../src/core/messages.js";
 
 /** What a run asks for when it parks (or refuses) a deferral. */
 export interface ParkRequest {
@@ -34,6 +35,8 @@ export class DeferralRecords {
     private readonly clock: { workflowId(): string; now(): number },
     /** The step state of a waiting record, for runs that have one (agent runs). */
     private readonly stepStateHook?: (record: DeferralRecord) => StepState | undefined,
+    /** The deferred call as the run's transcript now holds it, for runs that have one. */
+    private readonly deferredCallHook?: (record: DeferralRecord) => ToolCall | undefined,
   ) {}
 
   /** The id the next deferral of this run will have. */
@@ -94,6 +97,25 @@ export class DeferralRecords {
     if (!record) return null;
     const stepState = this.stepStateOf(record);
     const fingerprint = fingerprintOf({ id: record.id, status: record.status, stepState: stepState ?? null });
-    return stepState ? { ...record, stepState, fingerprint } : { ...record, fingerprint };
+    const shown = { ...record, callFingerprint: this.callFingerprint(record) };
+    return stepState ? { ...shown, stepState, fingerprint } : { ...shown, fingerprint };
+  }
+
+  /**
+   * The record without its step state, as a record read shows it: with the deferred call's
+   * arguments (a few bytes of the transcript, for whoever shows the request) and the
+   * fingerprint a resume binds to; null when unknown. Computed per read, never stored.
+   */
+  read(id: string): DeferralRecord | null {
+    const record = this.find(id);
+    if (!record) return null;
+    const toolArguments = this.deferredCallHook?.(record)?.function.arguments;
+    return { ...record, ...(toolArguments !== undefined ? { toolArguments } : {}), callFingerprint: this.callFingerprint(record) };
+  }
+
+  /** What an approver of `record` was shown, as `callFingerprint`: the call's name and arguments as the transcript holds them. */
+  callFingerprint(record: DeferralRecord): string {
+    const call = this.deferredCallHook?.(record);
+    return callFingerprint({ name: call?.function.name ?? record.toolName, arguments: call?.function.arguments });
   }
 }

@@ -55,7 +55,7 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     });
     setHandler(deferralRecordQuery, (id) => {
       refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
-      return deferrals.records.find(id) ?? null;
+      return deferrals.records.read(id);
     });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });

@@ -1,6 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { ApplicationFailure } from "@temporalio/workflow";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
+import { DeferralChangedError } from "../src/core/errors/deferral-changed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
@@ -34,7 +35,7 @@ export interface ResumeOptions {
  * The resume update. The token's signature, and the authorize hook, were checked by the
  * client; here the documented order again where the state lives: a malformed proof or a
  * token bound to another execution → record exists → call binding → proof of the token (→
- * reverified principal → denied → deadline → plain JSON → schema of a first resume) in the
+ * reverified principal → denied → deadline → what was shown → plain JSON → schema of a first resume) in the
  * validator, then lifecycle (a duplicate gets the first outcome) → denied → deadline →
  * continuation check → schema → claim. Each refusal leaves the record as it was; those of
  * the validator leave no history either.
@@ -69,6 +70,7 @@ export class ResumeProtocol {
       throw new ResumeUnauthorizedError({ deferralId: record.id, returned: "a reverify principal that is not the one the run deferred as" }).toFailure();
     }
     this.#checkLifecycle(record);
+    this.#checkShown(record, request);
     const problem =
       plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
@@ -88,6 +90,21 @@ export class ResumeProtocol {
     }
     if (record.status === "expired" || (record.status === "deferred" && this.runtime.now() >= Date.parse(record.expiresAt))) {
       throw new DeferralExpiredError({ deferralId: record.id, expiresAt: record.expiresAt }).toFailure();
+    }
+  }
+
+  /**
+   * RC5058 for a first resume whose `shown` is not the deferred call as the run now holds
+   * it: the approver decided on something else. Only here, never in the handler, so
+   * histories (where validators do not run) replay as they were; and a rewrite cannot
+   * change the call after this accepts, so the handler has nothing left to compare. A
+   * duplicate is answered with the first outcome whatever it carries.
+   */
+  #checkShown(record: DeferralRecord, request: ResumeRequest): void {
+    if (request.shown === undefined || record.status !== "deferred") return;
+    const current = this.records.callFingerprint(record);
+    if (request.shown !== current) {
+      throw new DeferralChangedError({ deferralId: record.id, shown: request.shown.slice(0, 64), current }).toFailure();
     }
   }
 

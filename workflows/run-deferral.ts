@@ -2,6 +2,7 @@ import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import type { AgentActivities, DeferralRequest, PreparedAgent } from "../src/core/contracts.js";
 import type { ChatMessage, ToolCall } from "../src/core/messages.js";
+import { findToolCall } from "../src/core/thread-transcript.js";
 import type { RunProgress } from "../src/core/run-state.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { DeferralBook } from "./deferral-book.js";
@@ -46,6 +47,7 @@ export function agentDeferralBook(
       state.messages = messages;
       transcript.replaced(messages);
     },
+    deferredCall: (record) => findToolCall(state.messages, record.toolCallId)?.call,
   });
 }
 

@@ -1,4 +1,5 @@
 import { assertResumableThread } from "../src/core/thread-transcript.js";
+import { assertRewriteKeeps } from "../src/core/transcript-trust.js";
 import type { DeferralRecord, ReplaceStepStateReply, ReplaceStepStateRequest, StepState } from "../src/core/deferral-record.js";
 import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
@@ -13,7 +14,9 @@ export type ReplaceMessages = (record: DeferralRecord, messages: StepState["mess
 /**
  * The replaceStepState update: a compare-and-swap of a waiting deferral's thread (a
  * compaction). Losing the swap is an ordinary `won: false`; a thread the run could not
- * re-enter is refused before anything is recorded.
+ * re-enter, one that changes the deferred call, and (unless vouched for) one with tool
+ * calls, results or system messages the run did not have are refused before anything is
+ * recorded. Those checks live in the validator only: histories replay the swaps they hold.
  */
 export class StepStateSwap {
   constructor(
@@ -44,6 +47,8 @@ export class StepStateSwap {
     }
     try {
       assertResumableThread(next.messages, record.status === "needs-compaction" ? undefined : record.toolCallId);
+      // What the approver decides on, and what speaks for the model, the tools or the operator.
+      if (current) assertRewriteKeeps(current.messages, next.messages, { deferredToolCallId: record.toolCallId, trusted: request.trustTranscript === true });
     } catch (err) {
       throw asFailure(err);
     }

@@ -248,7 +248,8 @@ export class AgentClient {
    * Resumes a deferral with the token its tool handed out. Checks, in order, each
    * refusing with its code and changing nothing: token (RC5041), record exists (RC5046),
    * call binding (RC5055), authorize hook (RC5056), lifecycle (a duplicate gets the first
-   * outcome; RC5050 denied), deadline (RC5047), fits the context window (AI1009), schema
+   * outcome; RC5050 denied), deadline (RC5047), the call is still what `shown` says
+   * (RC5058, when given), fits the context window (AI1009), schema
    * (RC5049, token not spent), plain JSON (RC5042). Then the run continues, and this
    * returns its next settled state; if the agent's definition changed while it waited, the
    * deferral is denied as the step starts and this fails with RC5048.
@@ -260,9 +261,10 @@ export class AgentClient {
   /**
    * What a resume with this token would meet, without spending it or changing anything:
    * every check before the payload's (token, record, call binding, `authorize` as `resume`
-   * with `payload: undefined`, denied, deadline), then `{ status: "pending", deferral }`
-   * (the record the caller may answer) or the first outcome when it was answered already.
-   * What an approval page shows before its form.
+   * with `payload: undefined`, denied, deadline, `shown` when given), then
+   * `{ status: "pending", deferral }` (the record the caller may answer, with the
+   * `callFingerprint` to resume with as `shown`) or the first outcome when it was answered
+   * already. What an approval page shows before its form.
    */
   previewResume(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
     return previewResume(this.#resumeDeps(), options);

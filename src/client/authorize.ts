@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * - `run.cancel`: cancel a run.
  * - `deferral.get`: read a deferral record (`deferrals.get`).
  * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
- * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`).
+ * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`), with `trustTranscript: true` when the caller vouches for it.
  * - `deferral.deny`: deny a waiting deferral (`deferrals.deny`).
  * - `resume`: answer a deferral with its token (`resume`); the approval page previews one with `payload: undefined`.
  */
@@ -82,7 +82,13 @@ export interface ResumeDeferral {
 export type RunAuthorizeRequest = { threadId?: never } & (
   | (Asked<"run.start"> & { runId: string; agentId: string })
   | (Asked<"run.state" | "run.result" | "run.cancel"> & { runId: string })
-  | (Asked<"deferral.get" | "deferral.replace" | "deferral.deny"> & { runId: string; deferralId: string })
+  | (Asked<"deferral.get" | "deferral.deny"> & { runId: string; deferralId: string })
+  | (Asked<"deferral.replace"> & {
+      runId: string;
+      deferralId: string;
+      /** Present (`true`) when the rewrite is vouched for: it may add tool calls, tool results and system messages the run did not have. */
+      trustTranscript?: true;
+    })
   | (Asked<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
   | (Asked<"resume"> & {
       runId: string;

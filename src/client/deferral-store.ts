@@ -26,6 +26,20 @@ export interface DeferralCaller {
   principal?: Principal;
 }
 
+/** Who rewrites a deferred run's thread, and whether they vouch for it. */
+export interface DeferralRewriter extends DeferralCaller {
+  /**
+   * Vouches for the rewritten transcript: it was built by your server code, so tool calls,
+   * tool results and system messages the run did not have (a tool result summarised in
+   * place, a note to the model) are taken as the model's, the tools' and the operator's
+   * own. Without it such a rewrite is refused with AI1008. The deferred call (id, name,
+   * arguments), and once answered its answer, stay as they were either way. The `authorize`
+   * hook sees it (`deferral.replace` with `trustTranscript: true`). Never set it from request
+   * input: it would let a caller forge what the tools returned.
+   */
+  trustTranscript?: boolean;
+}
+
 export interface ListDeferralsOptions extends DeferralCaller {
   /** Only records in these states (default: all). */
   status?: DeferralStatus | DeferralStatus[];
@@ -189,18 +203,20 @@ export class DeferralStore {
   /**
    * Compare-and-swap of a waiting record's step state (only its messages change): wins
    * when `expectedFingerprint` is still current. Losing is `{ won: false }` with the record
-   * as it now stands. AI1008 for a thread the run could not continue from, AI1007 for
-   * another agent's or call's state, or a changed budget. AI1013 when the hook refuses
-   * `deferral.replace`.
+   * as it now stands. AI1008 for a thread the run could not continue from, one that changes
+   * the deferred call, or (without `trustTranscript`) one with tool calls, tool results or
+   * system messages the run did not have; AI1007 for another agent's or call's state, or a
+   * changed budget. AI1013 when the hook refuses `deferral.replace`.
    */
-  async replaceStepState(deferralId: string, expectedFingerprint: string, stepState: StepState, options: DeferralCaller = {}): Promise<ReplaceStepStateReply> {
+  async replaceStepState(deferralId: string, expectedFingerprint: string, stepState: StepState, options: DeferralRewriter = {}): Promise<ReplaceStepStateReply> {
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
-    await authorizeDeferral(this, "deferral.replace", deferralId, options?.principal);
+    const trusted = options?.trustTranscript === true;
+    await authorizeDeferral(this, "deferral.replace", deferralId, options?.principal, trusted);
     try {
       return await this.client.workflow
         .getHandle(located.runId)
-        .executeUpdate(replaceStepStateUpdate, { args: [{ deferralId, expectedFingerprint, stepState }] });
+        .executeUpdate(replaceStepStateUpdate, { args: [{ deferralId, expectedFingerprint, stepState, ...(trusted ? { trustTranscript: true } : {}) }] });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
       if (err instanceof WorkflowNotFoundError) {
@@ -251,16 +267,18 @@ async function closedRefusal(store: DeferralStore, deferralId: string): Promise<
   return new DeferralDeniedError({ deferralId, reason: "its run has ended" });
 }
 
-/** Asks `store`'s hook about a deferral operation (AI1013 unless exactly `true`); the id must parse. */
+/** Asks `store`'s hook about a deferral operation (AI1013 unless exactly `true`); the id must parse. `trusted`: a vouched-for rewrite. */
 export async function authorizeDeferral(
   store: DeferralStore,
   operation: "deferral.get" | "deferral.replace" | "deferral.deny",
   deferralId: string,
   principal: Principal | undefined,
+  trusted = false,
 ): Promise<void> {
   const located = parseDeferralId(deferralId);
   if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
-  await authorizeRun(hooks.get(store), { operation, principal, runId: located.runId, deferralId });
+  const request = { operation, principal, runId: located.runId, deferralId };
+  await authorizeRun(hooks.get(store), operation === "deferral.replace" && trusted ? { ...request, operation, trustTranscript: true } : request);
 }
 
 /** The same store without its hook: for operations that were authorized as a whole. Internal, not exported by the package. */

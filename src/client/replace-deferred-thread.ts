@@ -1,27 +1,33 @@
 import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-record.js";
 import { assertResumableThread } from "../core/thread-transcript.js";
+import { assertRewriteKeeps } from "../core/transcript-trust.js";
 import { StepStateError } from "../core/errors/step-state.js";
 import type { ChatMessage } from "../core/messages.js";
-import { authorizeDeferral, unguarded, type DeferralCaller, type DeferralStore } from "./deferral-store.js";
+import { authorizeDeferral, unguarded, type DeferralRewriter, type DeferralStore } from "./deferral-store.js";
 
 /** Rewrites a thread, e.g. by summarising old turns. Gets a copy it may change freely. */
 export type ThreadRewrite = (messages: ChatMessage[], deferral: DeferralView) => ChatMessage[] | Promise<ChatMessage[]>;
 
 /**
  * Shrinks a waiting run's thread without racing its approver. Takes the fingerprint,
- * rewrites a copy, refuses a rewrite the run could not continue from (AI1008) before
- * anything is written, then swaps it in only if nothing (a resume, an expiry, another
- * rewrite) got there first. Losing is `{ won: false, deferral }`: the record as it now
- * stands. Only messages change: turnsUsed and usage stay. The store's `authorize` hook is
- * asked once, `deferral.replace` for `options.principal`, before anything is read (AI1013).
+ * rewrites a copy, refuses (AI1008) before anything is written a rewrite the run could not
+ * continue from, one that changes the deferred call (id, name, arguments: what the approver
+ * decides on), and, unless `options.trustTranscript` vouches for it, one holding tool
+ * calls, tool results or system messages the run did not have. Then it swaps it in only if
+ * nothing (a resume, an expiry, another rewrite) got there first. Losing is
+ * `{ won: false, deferral }`: the record as it now stands. Only messages change: turnsUsed
+ * and usage stay. The store's `authorize` hook is asked once, `deferral.replace` for
+ * `options.principal`, before anything is read (AI1013). The run checks all of it again
+ * where the state lives.
  */
 export async function replaceDeferredThread(
   store: DeferralStore,
   deferralId: string,
   rewrite: ThreadRewrite,
-  options: DeferralCaller = {},
+  options: DeferralRewriter = {},
 ): Promise<ReplaceStepStateReply> {
-  await authorizeDeferral(store, "deferral.replace", deferralId, options?.principal);
+  const trusted = options?.trustTranscript === true;
+  await authorizeDeferral(store, "deferral.replace", deferralId, options?.principal, trusted);
   // Authorized as a whole: reading what it rewrites is part of the replace.
   store = unguarded(store);
   const before = await store.get(deferralId);
@@ -33,5 +39,6 @@ export async function replaceDeferredThread(
   }
   const messages = await rewrite(structuredClone(before.stepState.messages), structuredClone(before));
   assertResumableThread(messages, before.status === "needs-compaction" ? undefined : before.stepState.deferredToolCallId);
-  return store.replaceStepState(deferralId, before.fingerprint, { ...before.stepState, messages });
+  assertRewriteKeeps(before.stepState.messages, messages, { deferredToolCallId: before.toolCallId, trusted });
+  return store.replaceStepState(deferralId, before.fingerprint, { ...before.stepState, messages }, trusted ? { trustTranscript: true } : {});
 }

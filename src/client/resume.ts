@@ -6,16 +6,19 @@ import { resumeUpdate } from "../core/wire/run.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { verifyResumeToken, type TokenClaims } from "../deferral/token.js";
 import { ContextOverflowError } from "../core/errors/context-overflow.js";
+import { DeferralChangedError } from "../core/errors/deferral-changed.js";
 import { DeferralDeniedError } from "../core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../core/errors/deferral-expired.js";
 import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { NotPlainJsonError } from "../core/errors/not-plain-json.js";
 import { ResumeUnauthorizedError } from "../core/errors/resume-unauthorized.js";
 import { ToolCallMismatchError } from "../core/errors/tool-call-mismatch.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { bindingProblem, proofOf } from "../core/proof.js";
+import { isCallFingerprint } from "../core/fingerprint.js";
 import { ResumeTokenError } from "../core/errors/resume-token.js";
 import { askAuthorize, type AuthorizeHook } from "./authorize.js";
 import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
@@ -39,6 +42,13 @@ export interface ResumeOptions {
   reverify?: Principal;
   /** Overrides the client-wide hook for this call; asked with `operation: "resume"`. */
   authorize?: AuthorizeHook;
+  /**
+   * The record's `callFingerprint` as read when the request was shown to the approver
+   * (`deferrals.getRecord`, `previewResume`): the run refuses the resume with RC5058, the
+   * token unspent and the record untouched, unless its deferred call (tool name and
+   * arguments) is still exactly that. Optional; the approval page always sends it.
+   */
+  shown?: string;
 }
 
 /** `previewResume`: what a resume with `token` would meet, short of spending it. */
@@ -116,6 +126,10 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
     throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
   }
   const claims = verifyResumeToken(deps.secrets, options?.token);
+  // Not a fingerprint at all is the caller's mistake, not a changed call: said before anything is read or sent.
+  if (options.shown !== undefined && !isCallFingerprint(options.shown)) {
+    throw new InvalidDefinitionError({ subject: "resume()", problem: "shown must be the callFingerprint (64 hex digits) of the record that was shown" });
+  }
   const located = parseDeferralId(claims.deferralId);
   if (!located) throw new DeferralNotFoundError({ deferralId: claims.deferralId });
   // What this client can see of the binding; the workflow checks the first run id.
@@ -146,6 +160,10 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
     throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
   }
   if (view.status !== "deferred" && view.outcome) return { done: { status: "duplicate", deferralId: view.id, outcome: view.outcome } };
+  // The run checks it again; this only says so before the update (records from older workers have no fingerprint).
+  if (options.shown !== undefined && view.status === "deferred" && view.callFingerprint !== undefined && options.shown !== view.callFingerprint) {
+    throw new DeferralChangedError({ deferralId: view.id, shown: options.shown.slice(0, 64), current: view.callFingerprint });
+  }
   return { claims, runId: located.runId, reverify, view };
 }
 
@@ -187,6 +205,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
       payload: duplicate ? null : options.payload,
       ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
       ...(reverify && !duplicate ? { reverify } : {}),
+      ...(options.shown !== undefined && !duplicate ? { shown: options.shown } : {}),
     };
     const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
       deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, { args: [request] }),

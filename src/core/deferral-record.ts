@@ -20,6 +20,12 @@ export interface DeferralRecord {
   toolName?: string;
   /** The deferred call's arguments as the model wrote them (JSON text); set on record reads of agent runs. */
   toolArguments?: string;
+  /**
+   * A fingerprint of the deferred call (its tool name and arguments) as the run holds it;
+   * set on record reads. Show the request, then resume with `shown: callFingerprint`: the
+   * run refuses (RC5058, token unspent) a decision made on anything else.
+   */
+  callFingerprint?: string;
   status: DeferralStatus;
   /** JSON Schema of a valid payload, when the handler declared one. */
   schema?: JsonObject;
@@ -109,6 +115,11 @@ export interface ReplaceStepStateRequest {
   deferralId: string;
   expectedFingerprint: string;
   stepState: StepState;
+  /**
+   * The caller vouches for tool calls, tool results and system messages the run did not
+   * have (see `replaceDeferredThread`). The deferred call stays as it was regardless.
+   */
+  trustTranscript?: boolean;
 }
 
 /** Losing the compare-and-swap is an ordinary outcome: `won: false` with the record as it now stands. */
@@ -129,6 +140,8 @@ export interface ResumeRequest {
   proof?: string;
   /** The verified token's binding claims: the workflow compares them with its own execution. */
   binding?: TokenBinding;
+  /** The record's `callFingerprint` as the approver was shown it: refused with RC5058 unless it is the call's now. */
+  shown?: string;
 }
 
 export interface ResumeReply {

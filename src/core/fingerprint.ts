@@ -1,3 +1,5 @@
+import { hashText } from "./proof.js";
+
 /**
  * The SDK's one non-cryptographic hash: two FNV-1a style 32-bit lanes over a string, so
  * workflow code (no Node crypto in the sandbox), workers and clients compute the same
@@ -17,4 +19,18 @@ export function fnvHash(text: string): string {
 /** A fingerprint of a deferral's step state (its JSON): the compare-and-swap stamp of a rewrite. */
 export function fingerprintOf(value: unknown): string {
   return fnvHash(JSON.stringify(value) ?? "");
+}
+
+/**
+ * What an approver was shown of a deferred call: its tool name and arguments, as the run
+ * holds them. SHA-256 rather than `fnvHash`: a resume carrying it must not be satisfied by
+ * other arguments crafted to collide, and FNV collisions are cheap to craft.
+ */
+export function callFingerprint(call: { name: string | undefined; arguments: string | undefined }): string {
+  return hashText("deferred-call", JSON.stringify([call.name ?? null, call.arguments ?? null]));
+}
+
+/** Whether `value` could be a `callFingerprint` (64 hex digits). */
+export function isCallFingerprint(value: unknown): value is string {
+  return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
 }

@@ -45,7 +45,12 @@ export function proofOf(token: string): string {
 
 /** What the workflow stores for a proof: lets it check one, never make one. */
 export function digestOfProof(proof: string): string {
-  return hex(sha256(utf8Bytes(`durable-agents/proof-digest\n${proof}`)));
+  return hashText("proof-digest", proof);
+}
+
+/** SHA-256 (hex) of `text` under a purpose, so hashes made for one use never match another's. */
+export function hashText(purpose: string, text: string): string {
+  return hex(sha256(utf8Bytes(`durable-agents/${purpose}\n${text}`)));
 }
 
 /**

@@ -28,6 +28,7 @@ export function resumeRequestProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
   if (typeof r.deferralId !== "string") return "deferralId must be a string";
   if (typeof r.toolCallId !== "string") return "toolCallId must be a string";
+  if (r.shown !== undefined && typeof r.shown !== "string") return "shown must be a string";
   return principalProblem(r.resumedBy, "resumedBy") ?? principalProblem(r.reverify, "reverify");
 }
 
@@ -35,6 +36,7 @@ export function resumeRequestProblem(r: unknown): Problem {
 export function replaceStepStateProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
   if (typeof r.deferralId !== "string") return "deferralId must be a string";
+  if (r.trustTranscript !== undefined && typeof r.trustTranscript !== "boolean") return "trustTranscript must be a boolean";
   // The step state itself is the validator's to judge (AI1007, AI1008), as it always was.
   return typeof r.expectedFingerprint === "string" ? undefined : "expectedFingerprint must be a string";
 }

@@ -16,7 +16,8 @@ const ListQuery = z.object({
   pageToken: z.string().max(4096).regex(/^[A-Za-z0-9_-]*$/, "is not a token this route returned").optional(),
 });
 
-const Resume = z.object({ token: z.string(), payload: JsonPresent });
+/** `shown`: the record's `callFingerprint` the approver saw; a resume of anything else is refused (RC5058). */
+const Resume = z.object({ token: z.string(), payload: JsonPresent, shown: z.string().regex(/^[0-9a-f]{64}$/, "is not a callFingerprint").optional() });
 
 /** `/deferrals` (list, get) and `/resume`, each asking the client's hook as the caller. */
 export function deferralRoutes(agents: AgentClient) {
@@ -37,7 +38,7 @@ export function deferralRoutes(agents: AgentClient) {
     // Records never hold tokens; the step state is the transcript the run will continue from.
     .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get(c.req.valid("param").id, caller(c.get("principal")))))
     .post("/resume", valid("json", Resume), async (c) => {
-      const { token, payload } = c.req.valid("json");
-      return c.json(await agents.resume({ token, payload: payload as never, ...caller(c.get("principal")) }));
+      const { token, payload, shown } = c.req.valid("json");
+      return c.json(await agents.resume({ token, payload: payload as never, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
     });
 }

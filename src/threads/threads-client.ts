@@ -35,7 +35,8 @@ import {
   threadStreamQuery,
   threadToolResultUpdate,
 } from "../core/wire/thread.js";
-import { messageProblem, openToolCalls, transcriptProblem } from "../core/thread-transcript.js";
+import { messageProblem, transcriptProblem } from "../core/thread-transcript.js";
+import { unvouchedDefect } from "../core/transcript-trust.js";
 import { AgentIdKey } from "../core/search-attributes.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
@@ -257,7 +258,7 @@ export class ThreadsClient {
       throw new ThreadMessageInvalidError({ threadId, problem: "prompt must be a string" });
     }
     if (options.messages !== undefined) {
-      const problem = transcriptProblem(options.messages) ?? (options.trustTranscript === true ? undefined : untrustedSeed(options.messages));
+      const problem = transcriptProblem(options.messages) ?? (options.trustTranscript === true ? undefined : unvouchedDefect(options.messages)?.defect);
       if (problem) throw new ThreadMessageInvalidError({ threadId, problem });
     }
     const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
@@ -740,22 +741,6 @@ function threadIdOf(options: { threadId?: string } | undefined, operation: Threa
     throw new InvalidDefinitionError({ subject: operation, problem: "threadId must be a non-empty string" });
   }
   return threadId;
-}
-
-/**
- * What a seeded transcript may hold only when the caller vouches for it: tool results and
- * system messages (they would speak as the tools or the operator), and tool calls left open
- * at its end (the first turn would run them with the caller's arguments).
- */
-function untrustedSeed(messages: readonly ChatMessage[]): string | undefined {
-  const index = messages.findIndex((m) => m.role === "tool" || m.role === "system");
-  if (index >= 0) {
-    return `messages[${index}] is a ${messages[index]!.role === "tool" ? "tool result" : "system message"}; a seeded transcript holds those only with trustTranscript: true, from server code that built it (never from end-user input)`;
-  }
-  if (openToolCalls(messages).length > 0) {
-    return "the transcript ends with tool calls the first turn would run; seed that only with trustTranscript: true, from server code that built it (never from end-user input)";
-  }
-  return undefined;
 }
 
 function translate(threadId: string, err: unknown): unknown {

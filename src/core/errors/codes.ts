@@ -33,7 +33,7 @@ export const CODE_TABLE = {
   AI1005: { name: "RunCancelled", retryable: false, benign: true, http: 409, when: "run cancelled (or timed out); carries turns and the whole run's usage" },
   AI1006: { name: "DeferOutsideRun", retryable: false, benign: false, http: 400, when: "`ctx.defer()` outside an agent run (e.g. `testTool`)" },
   AI1007: { name: "StepStateInvalid", retryable: false, benign: true, http: 409, when: "stored step state cannot be re-entered (agent gone, other agent's or call's state, budget rewritten)" },
-  AI1008: { name: "ThreadRewriteInvalid", retryable: false, benign: true, http: 400, when: "transcript rewrite refused (names the defect)" },
+  AI1008: { name: "ThreadRewriteInvalid", retryable: false, benign: true, http: 400, when: "transcript rewrite refused (names the defect): broken call/result pairing, the deferred call changed or dropped, or tool calls, tool results or system messages the run did not have without `trustTranscript`" },
   AI1009: { name: "ContextOverflow", retryable: false, benign: true, http: 413, when: "prompt exceeds the model's context window (`isContextOverflow(err)`)" },
   AI1010: { name: "RunNotFound", retryable: false, benign: true, http: 404, when: "no run with that id" },
   AI1011: { name: "DispatchRefused", retryable: false, benign: true, http: 403, when: "a dispatched agent's `authorize` refused the principal (restored, not re-verified)" },

@@ -75,16 +75,26 @@ export function approvalRoutes(agents: AgentClient, options: ApprovalPageOptions
     const preview = await previewResume(agents, token, principal);
     if (preview.kind === "answered") return page(c, options, answeredView(preview.result, "answered"), ref);
     if (preview.kind === "refused") return page(c, options, refusalView(preview.error), ref);
+    // The answer is bound to the call this form showed: a form that showed another (or
+    // none: a page rendered without the field) is shown again with the call as it is now.
+    const current = preview.record.callFingerprint;
+    const shown = values.shown?.[0];
+    if (current !== undefined && shown !== current) return page(c, options, changedView(preview.record, values), ref);
     const { value, problems } = readAnswer(rootSchema(preview.record.schema), values);
     if (problems.length > 0 || value === undefined) {
       return page(c, options, { ...formView(preview.record, values, problems.length > 0 ? problems : ["Give an answer."]), status: 400 }, ref);
     }
     try {
-      const result = await agents.resume({ token, payload: value as JsonValue, ...(principal ? { principal } : {}) });
+      const result = await agents.resume({ token, payload: value as JsonValue, ...(current !== undefined ? { shown: current } : {}), ...(principal ? { principal } : {}) });
       return page(c, options, answeredView(result, result.status === "duplicate" ? "answered" : "outcome"), ref);
     } catch (err) {
       if (DurableAgentsError.isDurableAgentsError(err) && (err.code === ErrorCode.ResumePayloadInvalid || err.code === ErrorCode.NotPlainJson)) {
         return page(c, options, { ...formView(preview.record, values, [err.message]), status: 400 }, ref);
+      }
+      if (DurableAgentsError.isDurableAgentsError(err) && err.code === ErrorCode.DeferralChanged) {
+        const again = await previewResume(agents, token, principal);
+        if (again.kind === "live") return page(c, options, changedView(again.record, values), ref);
+        return page(c, options, again.kind === "answered" ? answeredView(again.result, "answered") : refusalView(again.error), ref);
       }
       if (DurableAgentsError.isDurableAgentsError(err)) return page(c, options, refusalView(err), ref);
       throw err;
@@ -96,12 +106,12 @@ export function approvalRoutes(agents: AgentClient, options: ApprovalPageOptions
 const refOf = (token: string) => createHash("sha256").update(token).digest("base64url").slice(0, 16);
 const cookieName = (ref: string) => `da_approval_${ref}`;
 
-async function page(c: Context<Env>, options: ApprovalPageOptions, partial: ViewParts, ref: string | undefined): Promise<Response> {
+async function page(c: Context<Env>, options: ApprovalPageOptions, { shown, ...partial }: ViewParts, ref: string | undefined): Promise<Response> {
   const view: ApprovalView = {
     ...partial,
     title: partial.title ?? options.defaultTitle ?? "Approval requested",
     action: c.req.path,
-    hidden: ref ? { ref } : {},
+    hidden: ref ? { ref, ...(shown !== undefined ? { shown } : {}) } : {},
     ...(c.get("secureHeadersNonce") ? { nonce: c.get("secureHeadersNonce")! } : {}),
   };
   const rendered = options.render ? await options.render(view, c) : await renderPage(view);
@@ -109,7 +119,8 @@ async function page(c: Context<Env>, options: ApprovalPageOptions, partial: View
   return c.html(rendered, view.status as 200);
 }
 
-type ViewParts = Omit<ApprovalView, "action" | "hidden" | "title" | "nonce"> & { title?: string };
+/** `shown`: the deferred call's fingerprint the form displays, posted back as a hidden field. */
+type ViewParts = Omit<ApprovalView, "action" | "hidden" | "title" | "nonce"> & { title?: string; shown?: string };
 
 function stateView(state: ApprovalState, status: number, extra: { message?: string; code?: string } = {}): ViewParts {
   return { state, status, hints: {}, values: {}, errors: [], ...extra };
@@ -134,7 +145,14 @@ function formView(record: DeferralRecord, values: Record<string, string[]>, erro
     hints,
     values,
     errors,
+    ...(record.callFingerprint !== undefined ? { shown: record.callFingerprint } : {}),
   };
+}
+
+/** The form again, showing the call as it is now, for an answer given to something else: nothing was spent. */
+function changedView(record: DeferralRecord, values: Record<string, string[]>): ViewParts {
+  const message = "This request is not the one your answer was given to (it changed, or the page was out of date). Nothing was changed: check it again below and answer it as it is now.";
+  return { ...formView(record, values, [message]), status: 409, code: ErrorCode.DeferralChanged };
 }
 
 function answeredView(result: ResumeResult, state: "answered" | "outcome"): ViewParts {

@@ -36,7 +36,11 @@ export interface ApprovalView {
   /** Problems with the last submission, shown above the form. */
   errors: string[];
   outcome?: RunOutcome;
-  /** Where the form posts, and the hidden fields it must carry. */
+  /**
+   * Where the form posts, and the hidden fields it must carry, every one: `ref` (which link)
+   * and `shown` (the fingerprint of the call the page shows; a post without it, or with
+   * another, gets the form again with status 409 and nothing spent).
+   */
   action: string;
   hidden: Record<string, string>;
   /** The CSP nonce a custom page's `<style>` needs. */
