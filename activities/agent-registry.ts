@@ -74,6 +74,13 @@ export class AgentRegistry {
   assertAnswerTokensMintable(deferral: unknown, queue: string | undefined): void {
     if (deferral) return;
     for (const { agent } of this.#agents.values()) {
+      // An agent worker mints the tokens of approval requests, when the model's answer arrives.
+      const gated = queue === undefined ? agent.tools.find((t) => t.needsApproval !== undefined && t.needsApproval !== false) : undefined;
+      if (gated) {
+        throw new DeferralSecretError({
+          reason: `no secret was given, and agent "${agent.id}" has the tool "${gated.name}" that needs approval, whose requests get tokens minted with it`,
+        });
+      }
       const tool = agent.tools.find((t) => isAsyncTool(t) && t.queue === queue);
       if (tool) {
         throw new DeferralSecretError({

@@ -8,6 +8,8 @@ import { DEFAULT_MAX_TOOL_CALLS, toolCallLimit } from "../src/core/transcript-bu
 import { ToolCallsOverLimitError } from "../src/core/errors/tool-calls-over-limit.js";
 import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import { gateVerdict } from "./approval-gate.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
@@ -28,10 +30,12 @@ export interface ModelCallDeps {
   transcripts: TranscriptSync;
   settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs" | "stream">;
   telemetry?: AgentTelemetry;
+  /** Mints the tokens of approval requests. */
+  deferral?: ResolvedDeferralConfig | undefined;
 }
 
 /** `callAgentModel`: one model call of a run or of a thread turn. */
-export function createCallAgentModel({ registry, model, client, transcripts, settings, telemetry = new AgentTelemetry() }: ModelCallDeps) {
+export function createCallAgentModel({ registry, model, client, transcripts, settings, telemetry = new AgentTelemetry(), deferral }: ModelCallDeps) {
   /** Each call is a `chat {model}` span (a no-op without an OpenTelemetry SDK). */
   return function callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput> {
     const call = {
@@ -64,7 +68,8 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
           )
         : undefined;
     try {
-      const { agent, toolSpecs } = definitionFor(registry, input);
+      const definition = definitionFor(registry, input);
+      const { agent, toolSpecs } = definition;
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);
@@ -80,8 +85,10 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       );
       assertModelResponse(response);
       assertAnswerFits(agent, input, response.message);
+      // Which calls wait for a person, decided before the host ever sees the answer.
+      const gate = await gateVerdict(definition, input, response.message, deferral);
       transcripts.remember(input, transcript, response.message);
-      return { message: response.message, usage: response.usage };
+      return { message: response.message, usage: response.usage, ...(gate ? { gate } : {}) };
     } catch (err) {
       throw toModelFailure(err);
     } finally {

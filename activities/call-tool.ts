@@ -24,6 +24,7 @@ import { parseToolCall } from "./tool-arguments.js";
 import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
 import { limitToolResult } from "./tool-result-limit.js";
+import { needsApproval } from "./approval-gate.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
   settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
@@ -68,7 +69,10 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       if (input.host === "run" && input.denied) return await onDenied(definition, input, host);
       const parsed = await parseToolCall(definition, input.toolCall);
       if (!parsed.ok) return { content: parsed.content, isError: true };
-      const { tool, args } = parsed;
+      const { tool } = parsed;
+      const gate = await approvedArgs(definition, input, tool, parsed.args);
+      if (!gate.ok) return { content: gate.content, isError: true };
+      const { args } = gate;
       if (input.host === "thread" && input.start) return await start(tool, args, input, host);
       const ctx = host.context(tool.name);
       const run = async (): Promise<RunToolCallOutput> => {
@@ -160,6 +164,24 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       return { content: `Error: ${failed(err instanceof Error ? err.message : String(err), Context.current().info.attempt)}`, isError: true };
     }
   }
+}
+
+/**
+ * The arguments a gated tool's handler may run with: the approved input (the approver's
+ * edit, checked by the tool's own schema again) when the host brings a decision, none
+ * without one unless the tool's `needsApproval` clears this call. The workflow never sends
+ * an undecided gated call; this is the worker's own check that no handler runs without.
+ */
+async function approvedArgs(definition: PreparedDefinition, input: AgentToolCallInput, tool: ToolDefinition, args: unknown): Promise<{ ok: true; args: unknown } | { ok: false; content: string }> {
+  if (!tool.needsApproval) return { ok: true, args };
+  if (input.approved) {
+    if (input.approved.input === undefined) return { ok: true, args };
+    const edited = await parseToolCall(definition, { ...input.toolCall, function: { name: tool.name, arguments: JSON.stringify(input.approved.input) } });
+    return edited.ok ? { ok: true, args: edited.args } : { ok: false, content: `Error: the approved input of "${tool.name}" does not fit its schema, so it was not run: ${edited.content}` };
+  }
+  const ctx = { agentId: input.agentId, toolCallId: input.toolCall.id, principal: input.principal, runId: input.workflowId, ...(input.host === "thread" ? { threadId: input.workflowId } : {}) };
+  if (await needsApproval(tool, args, ctx)) return { ok: false, content: `Error: "${tool.name}" needs a person's approval, and this call has none: it was not run.` };
+  return { ok: true, args };
 }
 
 function toolResult(out: unknown): ToolResult {

@@ -47,6 +47,7 @@ export function createDescribeAgent(
             async: isAsyncTool(tool),
             ...(tool.queue ? { queue: tool.queue } : {}),
             maxAttempts: resolveToolRetry(tool.retry, `tool "${tool.name}"`)?.maxAttempts ?? 1,
+            ...approvalOf(tool),
           },
         ]),
       );
@@ -72,4 +73,10 @@ export function createDescribeAgent(
       throw toActivityFailure(err);
     }
   }
+}
+
+/** How the host gates the tool's calls: `always`, `maybe` (its function decides per call), or not at all. */
+function approvalOf(tool: { needsApproval?: unknown }): { approval?: "always" | "maybe" } {
+  if (tool.needsApproval === true) return { approval: "always" };
+  return typeof tool.needsApproval === "function" ? { approval: "maybe" } : {};
 }

@@ -45,7 +45,7 @@ export function createActivities({
   const callTool = createCallAgentTool({ registry, client, deferral, settings, telemetry });
   const steps: AgentStepActivities = {
     describeAgent: createDescribeAgent(registry, settings, telemetry),
-    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts, telemetry }),
+    callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts, telemetry, deferral }),
     async callAgentTool(input) {
       const out = await callTool(input);
       // A run's next model call names this result rather than carrying it (one copy in history).

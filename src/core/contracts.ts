@@ -12,6 +12,7 @@ import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
+import type { GateVerdict } from "./approval.js";
 
 /** How a host schedules calls of one tool. */
 export interface ToolDescription {
@@ -21,6 +22,11 @@ export interface ToolDescription {
   queue?: string;
   /** Attempts the tool's own `retry` allows its handler (1 without retry). */
   maxAttempts: number;
+  /**
+   * `always`: no call runs before a decision. `maybe`: the tool's `needsApproval` function
+   * decides per call, on the worker; a call it did not clear waits. Absent: never gated.
+   */
+  approval?: "always" | "maybe";
 }
 
 /** What `describeAgent` tells a run or a thread about its agent, as the worker knows it now. */
@@ -114,11 +120,19 @@ export interface AgentModelCallInput {
   room?: { leftBytes: number; limitBytes: number };
   /** The step the call belongs to, when the host is traced. */
   trace?: CallTrace;
+  /**
+   * Where the answer's calls that need approval will wait: the id the request will have,
+   * and the first run its token is bound to when the host continued as new. Sent by hosts
+   * that enforce approvals; the worker then answers with `gate`.
+   */
+  gate?: { deferralId: string; firstRunId?: string };
 }
 
 export interface ModelCallOutput {
   message: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
   usage: Usage;
+  /** Which of the answer's calls wait for a decision, and the digest of the request's token (when the host sent `gate`). */
+  gate?: GateVerdict;
 }
 
 /** What a handler asked for when it deferred: everything but the token, which never enters history. */
@@ -149,6 +163,11 @@ interface ToolCallBasics {
    * from the earlier call's.
    */
   occurrence?: number;
+  /**
+   * Set when a person approved this call of a gated tool: the handler runs, with `input`
+   * when the approver edited it. Without it a gated tool's handler never runs.
+   */
+  approved?: { deferralId: string; input?: JsonObject };
   /**
    * The most this call's result may weigh: its share of the room the host's transcript has
    * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from

@@ -1,7 +1,10 @@
 import type { z } from "zod";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { DeferOptions, DeferSignal } from "./defer.js";
-import type { Principal } from "./json.js";
+import type { Duration } from "@temporalio/common";
+import type { JsonObject, Principal } from "./json.js";
+import { plainJsonProblem } from "./json-check.js";
+import { durationMs } from "./duration.js";
 import type { AgentResult } from "./run-state.js";
 import type { DeferredAck } from "./deferral-record.js";
 import { isSchema } from "./schema.js";
@@ -97,6 +100,74 @@ export interface ToolOptions<I extends z.core.$ZodType, O> {
    * default `DEFAULT_TOOL_RESULT_BYTES` (256 KiB).
    */
   maxResultBytes?: number;
+  /**
+   * The tool acts (pays, deletes, sends): no call runs before a person decides on it. When
+   * the model calls it, the run (or the thread's turn) parks before the handler, whatever
+   * the model emits, until a decision arrives: approved (maybe with edited input, checked
+   * against `input`), or rejected (the model reads the reason and goes on). The calls of one
+   * step that need a decision become one request, with one token and one link. `true`
+   * always; a function decides per call, from its parsed input (it runs on the worker, and
+   * again before the handler: keep it a pure function of the input and the principal).
+   * Needs the worker's `deferral: { secret }`.
+   */
+  needsApproval?: boolean | ((input: z.output<I>, ctx: ApprovalContext) => boolean | Promise<boolean>);
+  /** How a call that needs approval is asked for. */
+  approval?: ApprovalOptions<z.output<I>>;
+}
+
+/** What `needsApproval` and `approval.meta` learn about the call. */
+export interface ApprovalContext {
+  agentId: string;
+  toolCallId: string;
+  principal: Principal | undefined;
+  /** The run, or the thread, the call belongs to. */
+  runId: string;
+  /** Set when the call belongs to a thread turn. */
+  threadId?: string;
+}
+
+/** A request for decisions, as `approval.notify` gets it: everything a message to the approver needs. */
+export interface ApprovalRequestInfo {
+  /** The request's id (a deferral id): `agents.approvals.get(id)`, `decide(id, …)`. */
+  approvalId: string;
+  agentId: string;
+  /** The run, or the thread, that waits. */
+  runId: string;
+  threadId?: string;
+  /** The calls waiting for a decision, with their arguments as the model wrote them. */
+  calls: Array<{ toolCallId: string; toolName: string; arguments: string; meta?: JsonObject }>;
+  expiresAt: string;
+  principal?: Principal;
+  /** Decides the request (`agents.resume({ token, payload: { decisions } })`); bound to it, single use. */
+  token: string;
+  /** The approval page's link for the token, when the worker has `deferral: { approvalUrl }`. */
+  url?: string;
+}
+
+/** What `approval.notify` can use while it runs (an activity: at least once). */
+export interface ApprovalNotifyContext {
+  /** Stable across retries of this notification, distinct per request: pass it to the mailer. */
+  idempotencyKey: string;
+  signal: AbortSignal;
+  attempt: number;
+}
+
+export interface ApprovalOptions<Input = unknown> {
+  /** How long the request stays open. Default: the worker's `deferral.defaultTtl` (72h). The shortest of a request's calls applies. */
+  ttl?: Duration;
+  /**
+   * What the `authorize` hook and the inbox need to route the request (required roles,
+   * four-eyes …): plain JSON, kept on the record, never shown to the model. A request of
+   * several calls carries their metas merged (`requires` lists joined).
+   */
+  meta?: JsonObject | ((input: Input) => JsonObject);
+  /**
+   * Tells a person there is something to decide: runs durably once the run has parked (an
+   * activity, at least once, with an idempotency key), with the request, its token and link.
+   * A failure is retried and then logged; it never fails the run. A request of several
+   * tools' calls runs each tool's `notify` once, with the whole request.
+   */
+  notify?: (request: ApprovalRequestInfo, ctx: ApprovalNotifyContext) => Promise<void> | void;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -130,5 +201,24 @@ export function defineTool<I extends z.core.$ZodType, O>(options: ToolOptions<I,
   if (max !== undefined && !(Number.isInteger(max) && max >= 1024 && max <= MAX_PAYLOAD_BYTES)) {
     throw new InvalidDefinitionError({ subject, problem: `maxResultBytes must be a whole number from 1024 to ${MAX_PAYLOAD_BYTES} (default ${DEFAULT_TOOL_RESULT_BYTES})` });
   }
+  approvalOptionsProblem(options, subject);
   return { ...options, kind: "tool" };
+}
+
+/** AI1001 for `needsApproval` or `approval` of the wrong shape. */
+function approvalOptionsProblem(options: ToolOptions<z.core.$ZodType, unknown>, subject: string): void {
+  const bad = (problem: string) => new InvalidDefinitionError({ subject, problem });
+  const { needsApproval, approval } = options;
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw bad("needsApproval must be true, false or a function of the call's input");
+  }
+  if (approval === undefined) return;
+  if (typeof approval !== "object" || approval === null) throw bad("approval must be an object");
+  if (approval.ttl !== undefined) durationMs(approval.ttl, `${subject} approval.ttl`);
+  const { meta, notify } = approval;
+  if (meta !== undefined && typeof meta !== "function") {
+    const problem = typeof meta === "object" && meta !== null && !Array.isArray(meta) ? plainJsonProblem(meta) : { path: "$", problem: "not an object" };
+    if (problem) throw bad(`approval.meta must be a plain JSON object or a function of the input (${problem.path}: ${problem.problem})`);
+  }
+  if (notify !== undefined && typeof notify !== "function") throw bad("approval.notify must be a function");
 }

@@ -1,0 +1,108 @@
+import { Context } from "@temporalio/activity";
+import type { ApprovalCall, GateVerdict } from "../src/core/approval.js";
+import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
+import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
+import { durationMs } from "../src/core/duration.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import type { JsonObject } from "../src/core/json.js";
+import { plainJsonProblem } from "../src/core/json-check.js";
+import type { ToolCall } from "../src/core/messages.js";
+import { resumeDigest } from "../src/core/proof.js";
+import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
+import { activityBinding, mintResumeToken } from "../src/deferral/token.js";
+import type { PreparedDefinition } from "./agent-registry.js";
+import { parseToolCall } from "./tool-arguments.js";
+
+/**
+ * Which calls of an answer wait for a decision, decided on the worker when the answer
+ * arrives: every call of a tool whose `needsApproval` is true, and each call its function
+ * does not clear. A call whose arguments do not parse waits for nothing: its tool call tells
+ * the model, and no handler runs. The request's token is minted here, for the deferral id
+ * the host sent, so the host parks with no other activity in between.
+ */
+export async function gateVerdict(
+  definition: PreparedDefinition,
+  input: AgentModelCallInput,
+  message: ModelCallOutput["message"],
+  deferral: ResolvedDeferralConfig | undefined,
+): Promise<GateVerdict | undefined> {
+  const gate = input.gate;
+  if (!gate) return undefined;
+  const calls: ApprovalCall[] = [];
+  const cleared: string[] = [];
+  let ttlMs: number | undefined;
+  for (const call of message.tool_calls ?? []) {
+    const tool = definition.tools.get(call.function.name);
+    if (!tool?.needsApproval) continue;
+    const parsed = await parseToolCall(definition, call);
+    if (!parsed.ok || !(await needsApproval(tool, parsed.args, approvalContext(input, call)))) {
+      cleared.push(call.id);
+      continue;
+    }
+    const inputSchema = definition.toolSpecs.find((spec) => spec.name === tool.name)?.parameters as JsonObject | undefined;
+    const meta = metaOf(tool, parsed.args);
+    calls.push({ toolCallId: call.id, toolName: tool.name, arguments: call.function.arguments, ...(inputSchema ? { inputSchema } : {}), ...(meta ? { meta } : {}) });
+    if (!deferral) throw new DeferralNotConfiguredError({ where: `tool "${tool.name}" (needsApproval)` });
+    const ttl = tool.approval?.ttl !== undefined ? durationMs(tool.approval.ttl, `tool "${tool.name}" approval.ttl`) : deferral.defaultTtlMs;
+    ttlMs = ttlMs === undefined ? ttl : Math.min(ttlMs, ttl);
+  }
+  if (calls.length === 0 || !deferral) return cleared.length > 0 ? { calls, cleared } : undefined;
+  const token = approvalToken(definition, input, calls[0]!.toolCallId, deferral);
+  return { calls, cleared, digest: resumeDigest(token), ttlMs: ttlMs! };
+}
+
+/**
+ * The token of an approval request: a resume token for its deferral, bound to the request's
+ * first call and to the host's first execution. Deterministic, so whoever holds the secret
+ * (the notifying worker, a client deciding from the inbox) mints the same one.
+ */
+export function approvalToken(definition: PreparedDefinition, input: { gate?: { deferralId: string; firstRunId?: string } }, firstCallId: string, deferral: ResolvedDeferralConfig): string {
+  const binding = activityBinding(Context.current().info);
+  const firstRunId = input.gate?.firstRunId;
+  return mintResumeToken(deferral.secret, input.gate!.deferralId, firstCallId, {
+    window: definition.agent.contextWindow !== undefined,
+    binding: binding && firstRunId ? { ...binding, firstRunId } : binding,
+  });
+}
+
+/** Whether a parsed call of a gated tool needs a decision: `true`, or what its function says (a throw is a yes). */
+export async function needsApproval(tool: ToolDefinition, args: unknown, ctx: ApprovalContext): Promise<boolean> {
+  const rule = tool.needsApproval;
+  if (typeof rule !== "function") return rule === true;
+  try {
+    return (await rule(args as never, ctx)) !== false;
+  } catch {
+    return true;
+  }
+}
+
+function approvalContext(input: AgentModelCallInput, call: ToolCall): ApprovalContext {
+  return {
+    agentId: input.agentId,
+    toolCallId: call.id,
+    principal: input.principal,
+    runId: input.workflowId,
+    ...(input.host === "thread" ? { threadId: input.workflowId } : {}),
+  };
+}
+
+/**
+ * The tool's `approval.meta` for this call. A function that throws, or returns what is not
+ * a plain JSON object, is the tool's mistake (AI1001): an authorize hook routing on meta
+ * must never see a request without it.
+ */
+function metaOf(tool: ToolDefinition, args: unknown): JsonObject | undefined {
+  const meta = tool.approval?.meta;
+  if (meta === undefined) return undefined;
+  const subject = `tool "${tool.name}"`;
+  let value: unknown;
+  try {
+    value = typeof meta === "function" ? meta(args as never) : meta;
+  } catch (err) {
+    throw new InvalidDefinitionError({ subject, problem: `approval.meta threw: ${err instanceof Error ? err.message : String(err)}` });
+  }
+  const problem = typeof value === "object" && value !== null && !Array.isArray(value) ? plainJsonProblem(value) : { path: "$", problem: "not an object" };
+  if (problem) throw new InvalidDefinitionError({ subject, problem: `approval.meta must give a plain JSON object (${problem.path}: ${problem.problem})` });
+  return value as JsonObject;
+}

@@ -1,0 +1,124 @@
+/**
+ * Approvals the runtime enforces: a tool declared with `needsApproval` never runs before a
+ * person decides on the call. The calls of one model step that need a decision become one
+ * request (one deferral, one token, one link), decided per call: approved (maybe with edited
+ * input) or rejected. Shared by the workflows (which enforce the gate and check decisions),
+ * the worker (which evaluates `needsApproval` and mints the request's token) and the clients.
+ * Sandbox-safe.
+ */
+import { Validator } from "@cfworker/json-schema";
+import type { JsonObject, JsonValue, Principal } from "./json.js";
+import { plainJsonProblem } from "./json-check.js";
+
+/** One call waiting for a decision, as the request shows it. */
+export interface ApprovalCall {
+  toolCallId: string;
+  toolName: string;
+  /** The arguments as the model wrote them (JSON text): what the approver decides on. */
+  arguments: string;
+  /** JSON Schema of the tool's input: an edited `input` must fit it. */
+  inputSchema?: JsonObject;
+  /** The tool's `approval.meta` for this call (who may decide, why it needs a decision). */
+  meta?: JsonObject;
+}
+
+/** A decision on one call: run it (with the model's input, or an edited one) or not. */
+export type Decision =
+  | {
+      toolCallId: string;
+      approved: true;
+      /** Runs the tool with this input instead of the model's; checked against the tool's input schema (RC5049). */
+      input?: JsonObject;
+      /** A note kept on the record. */
+      note?: string;
+    }
+  | {
+      toolCallId: string;
+      approved: false;
+      /** Why, for the model: it reads it as the call's result. */
+      reason?: string;
+    };
+
+/** The resume payload of an approval request: one decision per call it lists. */
+export interface ApprovalDecisions {
+  decisions: Decision[];
+}
+
+/** What the worker tells the host about the gated calls of an answer (see `ModelCallOutput.gate`). */
+export interface GateVerdict {
+  /** Calls that wait for a decision, in the model's order. */
+  calls: ApprovalCall[];
+  /** Calls of tools whose `needsApproval` function said no: they run at once. */
+  cleared: string[];
+  /** The digest of the request's token: a decision must carry its proof. Absent when no call waits. */
+  digest?: string;
+  /** How long the request stays open: the shortest `approval.ttl` of its calls. */
+  ttlMs?: number;
+}
+
+/** The longest note or reason a decision may carry, in characters. */
+export const MAX_DECISION_TEXT = 4_000;
+
+/**
+ * Where `payload` fails to decide `calls`: not `{ decisions: [...] }`, a decision for a call
+ * the request does not list, a call without a decision or with two, an `approved` that is
+ * not a boolean, an edited input that fails the tool's schema. Undefined when it decides
+ * every call exactly once. Each issue names the call it concerns.
+ */
+export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown): string[] | undefined {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return ["the payload must be { decisions: [...] }"];
+  const decisions = (payload as { decisions?: unknown }).decisions;
+  if (!Array.isArray(decisions)) return ["decisions must be an array, one decision per call"];
+  const issues: string[] = [];
+  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
+  const decided = new Set<string>();
+  decisions.forEach((d: unknown, i) => {
+    const at = `decisions[${i}]`;
+    if (typeof d !== "object" || d === null || Array.isArray(d)) return void issues.push(`${at} must be an object`);
+    const { toolCallId, approved, input, note, reason } = d as Record<string, unknown>;
+    const call = typeof toolCallId === "string" ? byId.get(toolCallId) : undefined;
+    if (!call) return void issues.push(`${at}.toolCallId ${JSON.stringify(toolCallId)} is not a call of this request`);
+    if (decided.has(call.toolCallId)) return void issues.push(`${at} decides "${call.toolCallId}" a second time`);
+    decided.add(call.toolCallId);
+    if (typeof approved !== "boolean") return void issues.push(`${at}.approved must be true or false`);
+    for (const [name, text] of [["note", note], ["reason", reason]] as const) {
+      if (text !== undefined && (typeof text !== "string" || text.length > MAX_DECISION_TEXT)) issues.push(`${at}.${name} must be a string of at most ${MAX_DECISION_TEXT} characters`);
+    }
+    if (!approved && input !== undefined) issues.push(`${at}.input is for an approval; a rejection runs nothing`);
+    if (approved && input !== undefined) {
+      if (typeof input !== "object" || input === null || Array.isArray(input)) return void issues.push(`${at}.input must be an object`);
+      const problem = plainJsonProblem(input);
+      if (problem) return void issues.push(`${at}.input is not plain JSON at ${problem.path}: ${problem.problem}`);
+      if (call.inputSchema) issues.push(...schemaIssues(call.inputSchema, input).map((issue) => `${at}.input${issue}`));
+    }
+  });
+  for (const call of calls) if (!decided.has(call.toolCallId)) issues.push(`no decision for "${call.toolCallId}" (${call.toolName})`);
+  return issues.length > 0 ? issues : undefined;
+}
+
+function schemaIssues(schema: JsonObject, value: unknown): string[] {
+  try {
+    const result = new Validator(schema as never, "2020-12", false).validate(value);
+    if (result.valid) return [];
+    return result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation.replace(/^#/, "")}: ${e.error}`);
+  } catch (err) {
+    return [`: the tool's input schema cannot be applied (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`];
+  }
+}
+
+/** The decision for one call of a checked payload. */
+export function decisionFor(payload: JsonValue | undefined, toolCallId: string): Decision | undefined {
+  const decisions = (payload as Partial<ApprovalDecisions> | null | undefined)?.decisions;
+  return Array.isArray(decisions) ? decisions.find((d) => d.toolCallId === toolCallId) : undefined;
+}
+
+/** What the model reads for a call a person rejected: the tool did not run. */
+export function rejectedResult(toolName: string, reason: string | undefined, by: Principal | undefined): string {
+  const who = by?.id ? ` by ${by.id}` : "";
+  return `Rejected${who}: "${toolName}" was not run${reason ? `. Reason: ${reason}` : "."} Do not call it again for the same purpose unless asked to.`;
+}
+
+/** What the model reads for a gated call whose request expired or was denied: the tool did not run. */
+export function undecidedResult(toolName: string, why: string): string {
+  return `Error: "${toolName}" was not run: ${why}.`;
+}
