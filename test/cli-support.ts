@@ -1,0 +1,34 @@
+/**
+ * The `durable-agents` command as the tests run it: compiled (`tsconfig.build.json`) and
+ * spawned by node, as an operator runs the package's bin.
+ */
+import { execFile } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+export const root = fileURLToPath(new URL("..", import.meta.url));
+export const bin = `${root}dist/src/cli/main.js`;
+
+/** Compiles the package (the command as it ships). */
+export async function buildCli(): Promise<void> {
+  await promisify(execFile)("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+}
+
+/** Runs the command with `env` over this process's environment; never throws: the exit code is part of what is asserted. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: root }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
