@@ -15,10 +15,14 @@ export async function buildCli(): Promise<void> {
   await promisify(execFile)("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
 }
 
-/** Runs the command with `env` over this process's environment; never throws: the exit code is part of what is asserted. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs the command with `env` over this process's environment; never throws: the exit code is
+ * part of what is asserted. Past `timeoutMs` it is stopped (SIGTERM, which stops a dev server
+ * it started) and reads as exit code 1.
+ */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 0): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: root }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: root, timeout: timeoutMs }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

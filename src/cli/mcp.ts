@@ -10,7 +10,7 @@ import type { McpAgentTool } from "../mcp/options.js";
 import { LOOPBACK_HOSTS } from "../mcp/host-check.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { hostName, origin, portNumber, repeated } from "./flags.js";
-import { FlagError } from "./render.js";
+import { FlagError, printable } from "./render.js";
 import type { Globals } from "./main.js";
 
 /** `--host`, checked as a host name and kept as written: the server listens on "::1", a Host header says "[::1]". */
@@ -49,7 +49,7 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
         ...(principal ? { principal } : {}),
         allowedHosts,
         ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
-        onError: (err) => process.stderr.write(`durable-agents mcp: ${String(err)}\n`),
+        onError: (err) => process.stderr.write(`durable-agents mcp: ${printable(String(err))}\n`),
       });
       if (flags.port === undefined) {
         const server = await mcp.serveStdio();
