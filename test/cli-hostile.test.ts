@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
-import { buildCli, runCli } from "./cli-support.js";
+import { buildCli, cliEnv, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { startHarness, SECRET, uid, type Harness } from "./harness.js";
@@ -22,7 +22,7 @@ beforeAll(async () => {
   h = await startHarness();
   const served = await h.worker([payoutAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
-  env = { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
+  env = cliEnv(h, served.taskQueue);
 }, 240_000);
 afterAll(() => h?.close());
 

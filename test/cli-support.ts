@@ -6,9 +6,15 @@ import { execFile } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { SECRET, type Harness } from "./harness.js";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
 export const bin = `${root}dist/src/cli/main.js`;
+
+/** What the command reads to reach the suite's server and the agents' worker on `taskQueue`. */
+export function cliEnv(h: Harness, taskQueue: string): Record<string, string> {
+  return { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
+}
 
 /** Compiles the package (the command as it ships). */
 export async function buildCli(): Promise<void> {

@@ -12,7 +12,7 @@ import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
-import { bin, buildCli, freePort, root, runCli } from "./cli-support.js";
+import { bin, buildCli, cliEnv, freePort, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -29,7 +29,7 @@ beforeAll(async () => {
   h = await startHarness();
   const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
-  env = { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
+  env = cliEnv(h, served.taskQueue);
 }, 240_000);
 afterAll(() => h?.close());
 
