@@ -9,24 +9,19 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, syml
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer, type AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
+import { bin, buildCli, cliEnv, freePort, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent } from "./thread-support.js";
-
-const run = promisify(execFile);
-const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = `${root}dist/src/cli/main.js`;
 
 let h: Harness;
 let agents: AgentClient;
@@ -34,31 +29,16 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   // The command as it ships: compiled, run by node.
-  await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+  await buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
-  env = { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: served.taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
+  env = cliEnv(h, served.taskQueue);
 }, 240_000);
 afterAll(() => h?.close());
 
-/** Runs the command; never throws: the exit code is part of what is asserted. */
-async function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env, ...extraEnv }, cwd: root }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Runs the command against the suite's server; never throws: the exit code is part of what is asserted. */
+const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
 
 async function parkedRun(amount = 12) {
   const runId = uid("cli-run");

@@ -2,6 +2,8 @@ import { Connection } from "@temporalio/client";
 import { loadClientConnectConfig } from "@temporalio/envconfig";
 import { AgentClient } from "../client/agent-client.js";
 import { remoteCodec } from "../codec/remote.js";
+import { httpUrl } from "./flags.js";
+import { FlagError } from "./render.js";
 
 /** The connection flags every command takes; unset ones come from the Temporal environment. */
 export interface ConnectionFlags {
@@ -25,6 +27,10 @@ export const DEFAULT_TASK_QUEUE = "agents";
  * by the flags. The deferral secret, for resumes, comes from `DEFERRAL_SECRET`.
  */
 export async function connectClient(flags: ConnectionFlags): Promise<{ agents: AgentClient; close: () => Promise<void> }> {
+  // As Temporal's own CLI does: payloads go through the codec server, which holds the keys.
+  // Read first: a usage mistake is reported before anything connects.
+  const codecEndpoint = flags.codecEndpoint ?? codecEndpointFromEnv();
+  const codecAuth = flags.codecAuth ?? process.env.TEMPORAL_CODEC_AUTH;
   const config = loadClientConnectConfig(flags.profile ? { profile: flags.profile } : {});
   const connection = await Connection.connect({
     ...config.connectionOptions,
@@ -32,9 +38,6 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
   } as never);
   const secret = process.env.DEFERRAL_SECRET;
   const namespace = flags.namespace ?? config.namespace ?? "default";
-  // As Temporal's own CLI does: payloads go through the codec server, which holds the keys.
-  const codecEndpoint = flags.codecEndpoint ?? process.env.TEMPORAL_CODEC_ENDPOINT;
-  const codecAuth = flags.codecAuth ?? process.env.TEMPORAL_CODEC_AUTH;
   const agents = new AgentClient({
     connection,
     namespace,
@@ -45,6 +48,17 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
     ...(secret ? { deferral: { secret } } : {}),
   });
   return { agents, close: () => connection.close() };
+}
+
+/** `TEMPORAL_CODEC_ENDPOINT`, checked as `--codec-endpoint` is (a usage mistake, exit 2, when it is not a URL). */
+function codecEndpointFromEnv(): string | undefined {
+  const value = process.env.TEMPORAL_CODEC_ENDPOINT;
+  if (!value) return undefined;
+  try {
+    return httpUrl(value);
+  } catch (err) {
+    throw new FlagError(`TEMPORAL_CODEC_ENDPOINT "${value}" is invalid. ${(err as Error).message}`);
+  }
 }
 
 /** Runs `work` with a connected client, closing the connection however it ends. */

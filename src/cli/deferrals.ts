@@ -1,11 +1,13 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { DeferralStatus } from "../core/deferral-record.js";
 import type { JsonValue } from "../core/json.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { AgentClient } from "../client/agent-client.js";
+import { DEFERRAL_STATUSES } from "../client/deferral-store.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { instant, positiveInt } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { FlagError, jsonFlag, messageLine } from "./render.js";
+import { FlagError, jsonFlag, messageLine, oneLine } from "./render.js";
 import type { Globals } from "./main.js";
 
 /** `durable-agents deferrals …`: what is parked, one record, resume with a token, deny. */
@@ -16,17 +18,17 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .command("list")
     .description("Runs' latest deferrals, newest first (Temporal visibility, which trails writes by a moment)")
     .option("--agent <id>", "only this agent's")
-    .option("--status <status>", "deferred, needs-compaction, resumed, expired or denied (default: deferred)", "deferred")
-    .option("--expiring-before <time>", "only those whose TTL ends before this ISO time")
-    .option("--limit <n>", "at most this many rows", "100")
-    .action(async (flags: { agent?: string; status: string; expiringBefore?: string; limit: string }) => {
+    .addOption(new Option("--status <status>", "which records").choices(DEFERRAL_STATUSES).default("deferred"))
+    .option("--expiring-before <time>", "only those whose TTL ends before this ISO time", instant)
+    .option("--limit <n>", "at most this many rows", positiveInt, 100)
+    .action(async (flags: { agent?: string; status: DeferralStatus; expiringBefore?: string; limit: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
         const page = await agents.deferrals.list({
-          status: flags.status as DeferralStatus,
+          status: flags.status,
           ...(flags.agent ? { agentId: flags.agent } : {}),
           ...(flags.expiringBefore ? { expiringBefore: flags.expiringBefore } : {}),
-          pageSize: positive(flags.limit, "--limit"),
+          pageSize: flags.limit,
         });
         // Each row's age is the record's: visibility holds expiry, the record the rest.
         const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.getRecord(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
@@ -42,17 +44,17 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
   deferrals
     .command("show <deferralId>")
     .description("The record, its meta and the transcript's last messages (never a token)")
-    .option("--tail <n>", "how many transcript messages to show", "6")
-    .action(async (deferralId: string, flags: { tail: string }) => {
+    .option("--tail <n>", "how many transcript messages to show", positiveInt, 6)
+    .action(async (deferralId: string, flags: { tail: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
         const { digest: _digest, ...record } = await agents.deferrals.getRecord(deferralId);
-        const tail = await transcriptTail(agents, record.runId, positive(flags.tail, "--tail"), record.agentId !== undefined);
+        const tail = await transcriptTail(agents, record.runId, flags.tail, record.agentId !== undefined);
         output(g.json).result({ ...record, transcriptTail: tail }, () => [
-          `deferral   ${record.id}`,
-          `run        ${record.runId}`,
-          `status     ${record.status}${record.deniedReason ? ` (${record.deniedReason})` : ""}`,
-          `agent      ${record.agentId ?? "-"}   tool ${record.toolName ?? "-"} (${record.toolCallId})`,
+          `deferral   ${oneLine(record.id)}`,
+          `run        ${oneLine(record.runId)}`,
+          `status     ${record.status}${record.deniedReason ? ` (${oneLine(record.deniedReason)})` : ""}`,
+          `agent      ${oneLine(record.agentId ?? "-")}   tool ${oneLine(record.toolName ?? "-")} (${oneLine(record.toolCallId)})`,
           `deferred   ${record.deferredAt} (${age(record.deferredAt)} ago)`,
           `expires    ${record.expiresAt} (${age(record.expiresAt)})`,
           ...(record.principal ? [`for        ${JSON.stringify(record.principal)}`] : []),
@@ -80,7 +82,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
       try {
         const resumed = await agents.resume({ token: flags.token, payload, ...(flags.as ? { principal: { id: flags.as } } : {}) });
         done();
-        out.result(resumed, () => [`${resumed.status}: ${resumed.deferralId}`, `outcome: ${JSON.stringify(resumed.outcome)}`]);
+        out.result(resumed, () => [`${resumed.status}: ${oneLine(resumed.deferralId)}`, `outcome: ${JSON.stringify(resumed.outcome)}`]);
       } finally {
         done();
         await close();
@@ -95,16 +97,9 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
       const g = globals();
       await withAgents(g, async (agents) => {
         const denied = await agents.deferrals.deny(deferralId, { reason: flags.reason });
-        output(g.json).result(denied, () => [`denied: ${denied.deferralId} (${flags.reason})`]);
+        output(g.json).result(denied, () => [`denied: ${oneLine(denied.deferralId)} (${oneLine(flags.reason)})`]);
       });
     });
-}
-
-/** A positive whole number from a flag, or a FlagError naming it. */
-export function positive(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new FlagError(`${flag} must be a positive whole number, not "${value}"`);
-  return n;
 }
 
 /** The last `n` messages of an agent run's transcript, read as a page (a plain workflow has none). */

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { startTemporal } from "../testing/dev-server.js";
+import { portNumber } from "./flags.js";
 import type { Globals } from "./main.js";
 
 /** `durable-agents dev`: the local Temporal dev server the demo uses, kept running, with its UI. */
@@ -7,16 +8,16 @@ export function devCommand(program: Command, globals: () => Globals): void {
   program
     .command("dev")
     .description("Start a local Temporal dev server with the SDK's search attributes registered, and keep it running (Ctrl-C stops it)")
-    .option("--port <port>", "gRPC port", "7233")
-    .option("--ui-port <port>", "web UI port", "8233")
+    .option("--port <port>", "gRPC port", portNumber, 7233)
+    .option("--ui-port <port>", "web UI port", portNumber, 8233)
     .option("--db-filename <file>", "keep state in this SQLite file across restarts")
     .option("--namespace <ns>", "namespace to create", "default")
-    .action(async (flags: { port: string; uiPort: string; dbFilename?: string; namespace: string }) => {
+    .action(async (flags: { port: number; uiPort: number; dbFilename?: string; namespace: string }) => {
       const { json } = globals();
-      const uiPort = Number(flags.uiPort);
+      const uiPort = flags.uiPort;
       const server = await startTemporal({
         local: true,
-        port: Number(flags.port),
+        port: flags.port,
         uiPort,
         namespace: flags.namespace,
         ...(flags.dbFilename ? { dbFilename: flags.dbFilename } : {}),

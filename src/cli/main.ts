@@ -8,9 +8,10 @@ import { Command, CommanderError } from "commander";
 import type { ConnectionFlags } from "./connect.js";
 import { deferralCommands } from "./deferrals.js";
 import { devCommand } from "./dev.js";
+import { httpUrl } from "./flags.js";
 import { reportError } from "./output.js";
 import { mcpCommand } from "./mcp.js";
-import { FlagError } from "./render.js";
+import { FlagError, printable } from "./render.js";
 import { runCommands } from "./runs.js";
 import { threadCommands } from "./threads.js";
 
@@ -27,7 +28,7 @@ export function buildProgram(): Command {
     .option("--namespace <ns>", "Temporal namespace (default: profile, then TEMPORAL_NAMESPACE, then default)")
     .option("--profile <name>", "profile of the Temporal config file (TEMPORAL_PROFILE)")
     .option("--task-queue <queue>", "the agents' task queue (default: DURABLE_AGENTS_TASK_QUEUE, then agents)")
-    .option("--codec-endpoint <url>", "codec server that decrypts payloads, as for the Temporal CLI (TEMPORAL_CODEC_ENDPOINT)")
+    .option("--codec-endpoint <url>", "codec server that decrypts payloads, as for the Temporal CLI (TEMPORAL_CODEC_ENDPOINT)", httpUrl)
     .option("--codec-auth <header>", "Authorization header for the codec server (TEMPORAL_CODEC_AUTH)")
     .showHelpAfterError()
     .exitOverride();
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (err instanceof FlagError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      process.stderr.write(`error: ${printable(err.message)}\n`);
       process.exitCode = 2;
       return;
     }

@@ -7,9 +7,19 @@ import type { AgentDefinition } from "../core/define-agent.js";
 import type { Principal } from "../core/json.js";
 import { createMcpServer } from "../mcp/server.js";
 import type { McpAgentTool } from "../mcp/options.js";
+import { LOOPBACK_HOSTS } from "../mcp/host-check.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
-import { FlagError } from "./render.js";
+import { hostName, origin, portNumber, repeated } from "./flags.js";
+import { FlagError, printable } from "./render.js";
 import type { Globals } from "./main.js";
+
+/** `--host`, checked as a host name and kept as written: the server listens on "::1", a Host header says "[::1]". */
+const checkedHost = (value: string): string => {
+  hostName(value);
+  return value;
+};
+// Listening on every interface names no host a client would use.
+const WILDCARDS = new Set(["0.0.0.0", "::", "[::]"]);
 
 /**
  * `durable-agents mcp --agents ./agents.js`: a user's agents as MCP tools, over stdio for
@@ -21,14 +31,26 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
     .command("mcp")
     .description("Serve the agents a module exports as MCP tools (stdio by default; a worker must serve the agents)")
     .requiredOption("--agents <module>", "a module exporting agents (each becomes a tool named by its id), or `tools`: [{ agent, name, description, input?, output? }]")
-    .option("--port <port>", "serve Streamable HTTP on this port (path /mcp) instead of stdio")
-    .option("--host <host>", "the HTTP interface", "127.0.0.1")
+    .option("--port <port>", "serve Streamable HTTP on this port (path /mcp) instead of stdio", portNumber)
+    .option("--host <host>", "the HTTP interface", checkedHost, "127.0.0.1")
+    .option("--allowed-host <name>", "with --port: a host name clients may reach the server by, besides loopback and --host (repeat for several)", repeated(hostName))
+    .option("--allowed-origin <origin>", "with --port: a browser origin whose requests are served, e.g. https://app.example.com (repeat for several)", repeated(origin))
     .option("--as <principalId>", "who stdio calls act for (the client's authorize hook sees it)")
-    .action(async (flags: { agents: string; port?: string; host: string; as?: string }) => {
+    .action(async (flags: { agents: string; port?: number; host: string; allowedHost?: string[]; allowedOrigin?: string[]; as?: string }) => {
       const tools = await toolsFrom(flags.agents);
+      // The interface it listens on is a name clients use, unless it is every interface.
+      const listening = WILDCARDS.has(flags.host) ? [] : [flags.host];
+      const allowedHosts = [...listening, ...(flags.allowedHost ?? [])];
       const { agents, close } = await connectClient(globals());
       const principal: Principal | undefined = flags.as ? { id: flags.as } : undefined;
-      const mcp = createMcpServer({ agents, tools, ...(principal ? { principal } : {}), onError: (err) => process.stderr.write(`durable-agents mcp: ${String(err)}\n`) });
+      const mcp = createMcpServer({
+        agents,
+        tools,
+        ...(principal ? { principal } : {}),
+        allowedHosts,
+        ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+        onError: (err) => process.stderr.write(`durable-agents mcp: ${printable(String(err))}\n`),
+      });
       if (flags.port === undefined) {
         const server = await mcp.serveStdio();
         // The client ends the session by closing stdin.
@@ -39,13 +61,13 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
         await close();
         return;
       }
-      const port = Number(flags.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new FlagError(`--port must be a port number, got "${flags.port}"`);
+      const port = flags.port;
       const { serve } = await import("@hono/node-server");
       const http = await new Promise<Server>((ready) => {
         const s = serve({ fetch: (request) => (new URL(request.url).pathname === "/mcp" ? mcp.fetch(request) : Promise.resolve(new Response("not found", { status: 404 }))), port, hostname: flags.host }, () => ready(s as Server));
       });
-      process.stderr.write(`MCP over Streamable HTTP at http://${flags.host}:${(http.address() as AddressInfo).port}/mcp\n`);
+      const names = [...LOOPBACK_HOSTS, ...allowedHosts.filter((h) => !(LOOPBACK_HOSTS as readonly string[]).includes(h))];
+      process.stderr.write(`MCP over Streamable HTTP at http://${flags.host}:${(http.address() as AddressInfo).port}/mcp (answering Host ${names.join(", ")}; more with --allowed-host)\n`);
       await new Promise<void>(() => undefined);
     });
 }

@@ -1,4 +1,5 @@
 import { DurableAgentsError } from "../core/errors/base.js";
+import { oneLine, printable, printableJson } from "./render.js";
 
 /** Where a command writes: a table or lines for people, one JSON document with `--json`. */
 export interface Output {
@@ -15,14 +16,16 @@ export function output(json: boolean): Output {
   const tty = process.stderr.isTTY === true && !json;
   return {
     json,
+    // Everything printed may hold a model's or a user's text: no control character reaches the terminal raw.
     result(value, human) {
-      process.stdout.write(json ? `${JSON.stringify(value, null, 2)}\n` : human().map((l) => `${l}\n`).join(""));
+      process.stdout.write(json ? `${printableJson(JSON.stringify(value, null, 2))}\n` : human().map((l) => `${printable(l)}\n`).join(""));
     },
     line(value, human) {
-      process.stdout.write(json ? `${JSON.stringify(value)}\n` : human);
+      process.stdout.write(json ? `${printableJson(JSON.stringify(value))}\n` : printable(human));
     },
-    progress(text) {
+    progress(label) {
       if (!tty) return () => undefined;
+      const text = oneLine(label);
       const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
       let i = 0;
       const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${text}`), 100);
@@ -37,9 +40,9 @@ export function output(json: boolean): Output {
 /** Rows as aligned columns under a header. */
 export function table(header: string[], rows: string[][]): string[] {
   if (rows.length === 0) return ["(none)"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => oneLine(r[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(header), ...rows.map(line)];
+  return [line(header), ...rows.map((r) => line(r.map(oneLine)))];
 }
 
 /** "3m", "2h", "4d": how long ago (or, negative, how far ahead) an instant is. */
@@ -61,7 +64,7 @@ export function reportError(err: unknown, json: boolean): void {
   const coded = DurableAgentsError.isDurableAgentsError(err) || (err instanceof Error && err.name === "ThreadTurnFailed");
   const code = coded ? (err as { code?: string }).code : undefined;
   const message = err instanceof Error ? err.message : String(err);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { ...(code ? { code } : {}), message } })}\n`);
-  else process.stderr.write(`error${code && !message.startsWith(`[${code}]`) ? ` [${code}]` : ""}: ${message}\n`);
+  if (json) process.stdout.write(`${printableJson(JSON.stringify({ error: { ...(code ? { code } : {}), message } }))}\n`);
+  else process.stderr.write(`error${code && !message.startsWith(`[${code}]`) ? ` [${oneLine(code)}]` : ""}: ${printable(message)}\n`);
   process.exitCode = coded ? 1 : 3;
 }

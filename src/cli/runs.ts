@@ -4,8 +4,9 @@ import type { Command } from "commander";
 import type { AgentDefinition } from "../core/define-agent.js";
 import type { AgentClient } from "../client/agent-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { positiveInt } from "./flags.js";
 import { output, type Output } from "./output.js";
-import { FlagError, messageLine } from "./render.js";
+import { FlagError, messageLine, oneLine } from "./render.js";
 import type { Globals } from "./main.js";
 
 /** `durable-agents runs …`: start one, read its state, cancel it, follow it. */
@@ -26,12 +27,12 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       const out = output(g.json);
       try {
         const handle = await agents.start(agent, { prompt: flags.prompt, ...(flags.runId ? { runId: flags.runId } : {}) });
-        if (!flags.wait) return out.result({ runId: handle.runId }, () => [handle.runId]);
+        if (!flags.wait) return out.result({ runId: handle.runId }, () => [oneLine(handle.runId)]);
         const done = out.progress(`run ${handle.runId} is working…`);
         const settled = await handle.settled().finally(done);
         out.result({ runId: handle.runId, ...settled }, () => [
-          `run ${handle.runId}: ${settled.status}`,
-          ...(settled.status === "completed" ? [settled.text] : settled.status === "deferred" ? [`waiting on ${settled.deferralId}`] : []),
+          `run ${oneLine(handle.runId)}: ${settled.status}`,
+          ...(settled.status === "completed" ? [settled.text] : settled.status === "deferred" ? [`waiting on ${oneLine(settled.deferralId)}`] : []),
         ]);
       } finally {
         await close();
@@ -41,15 +42,15 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
   runs
     .command("state <runId>")
     .description("Status, turns, token usage and the last messages")
-    .option("--tail <n>", "how many messages to show", "6")
-    .action(async (runId: string, flags: { tail: string }) => {
+    .option("--tail <n>", "how many messages to show", positiveInt, 6)
+    .action(async (runId: string, flags: { tail: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
         const state = await agents.state(runId);
-        const tail = state.recentMessages.slice(-Number(flags.tail) || 6);
+        const tail = state.recentMessages.slice(-flags.tail);
         output(g.json).result({ runId, ...state }, () => [
-          `run      ${runId} (agent ${state.agentId})`,
-          `status   ${state.status}${state.deferralId ? ` on ${state.deferralId}` : ""}`,
+          `run      ${oneLine(runId)} (agent ${oneLine(state.agentId)})`,
+          `status   ${state.status}${state.deferralId ? ` on ${oneLine(state.deferralId)}` : ""}`,
           `turns    ${state.turnsUsed}${state.maxTurns ? ` of ${state.maxTurns}` : ""}`,
           `tokens   ${state.usage.totalTokens} (${state.usage.promptTokens} in, ${state.usage.completionTokens} out)`,
           ...tail.map((m) => `  ${messageLine(m)}`),
@@ -65,18 +66,18 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       const g = globals();
       await withAgents(g, async (agents) => {
         await agents.cancel(runId, flags.reason ? { reason: flags.reason } : {});
-        output(g.json).result({ runId, cancelled: true }, () => [`cancelled: ${runId}`]);
+        output(g.json).result({ runId, cancelled: true }, () => [`cancelled: ${oneLine(runId)}`]);
       });
     });
 
   runs
     .command("tail <runId>")
     .description("Follow a run's steps as they happen, until it completes or fails")
-    .option("--interval <ms>", "how often to look", "500")
-    .action(async (runId: string, flags: { interval: string }) => {
+    .option("--interval <ms>", "how often to look (at least 50)", positiveInt, 500)
+    .action(async (runId: string, flags: { interval: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        await tail(agents, runId, Math.max(50, Number(flags.interval) || 500), output(g.json));
+        await tail(agents, runId, Math.max(50, flags.interval), output(g.json));
       });
     });
 }
@@ -103,7 +104,7 @@ async function tail(agents: AgentClient, runId: string, intervalMs: number, out:
     }
     if (state.status !== lastStatus) {
       lastStatus = state.status;
-      out.line({ runId, status: state.status, ...(state.deferralId ? { deferralId: state.deferralId } : {}) }, `— ${state.status}${state.deferralId ? ` on ${state.deferralId}` : ""}\n`);
+      out.line({ runId, status: state.status, ...(state.deferralId ? { deferralId: state.deferralId } : {}) }, `— ${state.status}${state.deferralId ? ` on ${oneLine(state.deferralId)}` : ""}\n`);
     }
     if (finished) {
       if (!finished.ok) throw finished.error;

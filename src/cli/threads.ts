@@ -2,8 +2,10 @@ import type { Command } from "commander";
 import type { ThreadFailure } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { positiveInt } from "./flags.js";
 import { age, output, table, type Output } from "./output.js";
 import type { Globals } from "./main.js";
+import { oneLine } from "./render.js";
 
 const SETTLED = new Set(["idle", "completed", "failed", "stopped"]);
 
@@ -14,11 +16,11 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
   threads
     .command("list")
     .description("Threads on the task queue, newest first")
-    .option("--limit <n>", "at most this many", "50")
-    .action(async (flags: { limit: string }) => {
+    .option("--limit <n>", "at most this many", positiveInt, 50)
+    .action(async (flags: { limit: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        const page = await agents.threads.listThreads({ limit: Number(flags.limit) || 50 });
+        const page = await agents.threads.listThreads({ limit: flags.limit });
         output(g.json).result(page, () => table(["THREAD", "AGENT", "AGE"], page.threads.map((t) => [t.threadId, t.agentId ?? "-", age(t.createdAt)])));
       });
     });
@@ -44,7 +46,7 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
       try {
         const from = (await agents.threads.streamUpdates({ threadId })).lastSeq;
         const sent = await agents.threads.sendMessage({ threadId, prompt: text });
-        if (!flags.wait) return out.result(sent, () => [`sent: ${sent.messageId ?? threadId}`]);
+        if (!flags.wait) return out.result(sent, () => [`sent: ${oneLine(sent.messageId ?? threadId)}`]);
         await follow(agents.threads, threadId, out, from);
       } finally {
         await close();
@@ -73,7 +75,7 @@ async function follow(threads: ThreadsClient, threadId: string, out: Output, fro
         printed.delete(u.message.id);
         out.line(u, `${content.startsWith(seen) ? content.slice(seen.length) : `\n${content}`}\n`);
       } else if (u.type === "reset") {
-        if (printed.delete(u.messageId)) out.line(u, ` [${u.reason}]\n`);
+        if (printed.delete(u.messageId)) out.line(u, ` [${oneLine(u.reason)}]\n`);
       } else if (u.type === "status") {
         moved = true;
         if (u.status === "failed" || u.status === "stopped") out.line(u, `— ${u.status}\n`);

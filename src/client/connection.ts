@@ -3,6 +3,7 @@ import type { DataConverter, Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./bounded-query.js";
+import { clientDataConverter } from "./data-converter.js";
 
 /** How a client reaches Temporal: shared by `AgentClient` and `ThreadsClient`. */
 export interface ClientConnectionOptions {
@@ -42,7 +43,7 @@ export function connect(options: ClientConnectionOptions | undefined, subject: s
     new Client({
       namespace: options.namespace ?? "default",
       ...(options.connection ? { connection: options.connection } : {}),
-      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+      dataConverter: clientDataConverter(options.dataConverter),
     });
   return { client, taskQueue: options.taskQueue, queryTimeoutMs };
 }

@@ -18,7 +18,9 @@ import type { Principal } from "../core/json.js";
 import { askAuthorize, authorizeRun, type AuthorizeHook } from "./authorize.js";
 import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 
-const STATUSES: DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
+/** Every status a deferral record can have, in the order of its life. */
+export const DEFERRAL_STATUSES: readonly DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
+const STATUSES = DEFERRAL_STATUSES;
 
 /** Who reads: what the client's `authorize` hook is asked about. */
 export interface DeferralCaller {

@@ -71,6 +71,21 @@ export interface McpServerOptions {
   progressIntervalMs?: number;
   /** Unexpected failures (not SDK errors) are reported here; the caller reads only `internal`. Default: console.error. */
   onError?: (err: unknown) => void;
+  /**
+   * Host names (no scheme, no port) HTTP requests may carry in `Host`, besides the loopback
+   * names `localhost`, `127.0.0.1` and `[::1]`, which are always served (on any port). Name
+   * the host clients reach the server by when it is not on loopback: `["mcp.example.com"]`.
+   * Any other `Host` is refused with AI1047 (403) before anything runs: a foreign page
+   * that rebinds its name to this machine (DNS rebinding) sends its own name. Not used over stdio.
+   */
+  allowedHosts?: string[];
+  /**
+   * Browser origins (`https://app.example.com`) whose requests are served, besides origins
+   * on an allowed host (`http://localhost:5173` by default). Requests without an `Origin`
+   * (not browsers) are served; any other `Origin` is refused with AI1047 (403) before
+   * anything runs. Not used over stdio.
+   */
+  allowedOrigins?: string[];
   /** The server's name in the MCP handshake. Default `durable-agents`. */
   name?: string;
 }

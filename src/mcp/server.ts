@@ -35,15 +35,19 @@ import { McpOutputInvalidError } from "../core/errors/mcp-output-invalid.js";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
 import type { Principal } from "../core/json.js";
 import { isSchema, type StandardSchema } from "../core/schema.js";
+import { hostCheck } from "./host-check.js";
 import type { McpAgentTool, McpServerOptions } from "./options.js";
 import { advertisedOutputSchema, jsonSchemaFor, structured, TEXT_OUTPUT_SCHEMA, usesEnvelope, type JsonSchema } from "./schemas.js";
 
 /** Agents as MCP tools, over Streamable HTTP (`fetch`) or any SDK transport (`connect`, `serveStdio`). */
 export interface AgentMcpServer {
   /**
-   * Streamable HTTP, stateless: one fetch-standard handler answering POSTs with JSON.
-   * Mount it as is (`serve({ fetch: mcp.fetch })`) or on the front door's Hono app:
-   * `app.all("/mcp", (c) => mcp.fetch(c.req.raw))`.
+   * Streamable HTTP, stateless: one fetch-standard handler. A POST carrying a request is
+   * answered with a Server-Sent Events stream (progress notifications while a run works,
+   * then the JSON-RPC response); one carrying only notifications or responses with 202;
+   * other methods with 405. A foreign `Host` or `Origin` is refused first (403, AI1047;
+   * see `allowedHosts`). Mount it as is (`serve({ fetch: mcp.fetch })`) or on the front
+   * door's Hono app: `app.all("/mcp", (c) => mcp.fetch(c.req.raw))`.
    */
   fetch(request: Request): Promise<Response>;
   /** Serves one connection on any MCP SDK transport (stdio, in-memory…); resolves once connected. */
@@ -102,6 +106,7 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
   if (versions.length === 0 || unknownVersion !== undefined) {
     throw new InvalidDefinitionError({ subject: "createMcpServer", problem: `protocolVersions must list revisions the MCP SDK supports (${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})` });
   }
+  const checkHost = hostCheck(options, "createMcpServer");
   const report = options.onError ?? ((err: unknown) => console.error("durable-agents/mcp:", err));
   // "Once": a retried call that attaches to the same parked run reports the same deferral;
   // it is announced the first time only (bounded, oldest forgotten first).
@@ -334,6 +339,9 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
 
   return {
     async fetch(request) {
+      // Before anything reads the request: a refused one authenticates, starts and reads nothing.
+      const refused = checkHost(request);
+      if (refused) return rpcRefusal(refused, 403);
       // Stateless: nothing can reach a client between its requests, so there is no standalone
       // event stream to GET (405 is the protocol's way to say so) and no session to DELETE.
       if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
@@ -375,6 +383,12 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
     connect,
     serveStdio: () => connect(new StdioServerTransport()),
   };
+}
+
+/** An HTTP refusal with a JSON-RPC error body (no request id is known yet), its code in `data.code` as elsewhere. */
+function rpcRefusal(err: DurableAgentsError, status: number): Response {
+  const body = { jsonrpc: "2.0", error: { code: -32000, message: err.message, data: { code: err.code } }, id: null };
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
 function prepareTools(options: McpServerOptions): PreparedTool[] {
