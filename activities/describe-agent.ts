@@ -76,7 +76,8 @@ export function createDescribeAgent(
 }
 
 /** How the host gates the tool's calls: `always`, `maybe` (its function decides per call), or not at all. */
-function approvalOf(tool: { needsApproval?: unknown }): { approval?: "always" | "maybe" } {
-  if (tool.needsApproval === true) return { approval: "always" };
-  return typeof tool.needsApproval === "function" ? { approval: "maybe" } : {};
+function approvalOf(tool: { needsApproval?: unknown; approval?: { notify?: unknown } }): { approval?: "always" | "maybe"; notifies?: true } {
+  const approval = tool.needsApproval === true ? "always" : typeof tool.needsApproval === "function" ? "maybe" : undefined;
+  if (!approval) return {};
+  return { approval, ...(typeof tool.approval?.notify === "function" ? { notifies: true as const } : {}) };
 }

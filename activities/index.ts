@@ -9,6 +9,7 @@ import type { AgentRegistry } from "./agent-registry.js";
 import { createCallAgentModel } from "./call-model.js";
 import { createCallAgentTool } from "./call-tool.js";
 import { createDescribeAgent } from "./describe-agent.js";
+import { createNotifyApproval } from "./notify-approval.js";
 import { legacyStepActivities, legacyToolActivities } from "./legacy.js";
 import { TranscriptSync } from "./transcript-sync.js";
 
@@ -46,6 +47,7 @@ export function createActivities({
   const steps: AgentStepActivities = {
     describeAgent: createDescribeAgent(registry, settings, telemetry),
     callAgentModel: createCallAgentModel({ registry, model, client, settings, transcripts, telemetry, deferral }),
+    notifyApproval: createNotifyApproval({ registry, deferral }),
     async callAgentTool(input) {
       const out = await callTool(input);
       // A run's next model call names this result rather than carrying it (one copy in history).

@@ -92,6 +92,15 @@ function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): Activity
 }
 
 /**
+ * Telling people of an approval request: a few attempts, a minute apart at most. It never
+ * holds up the run, which is parked meanwhile; a notification that keeps failing is given up
+ * (the request stays in the inbox).
+ */
+export function notifyOptions(described: Pick<AgentDescription, "timeouts">): ActivityOptions {
+  return { startToCloseTimeout: described.timeouts.startToCloseMs, retry: { ...BACKOFF, maximumAttempts: 5 }, summary: "notify approvers" };
+}
+
+/**
  * What the Temporal UI shows for a model call: `model gpt-4.1-mini · step 3`. A summary is
  * user metadata on the scheduling command, so it never affects replay; it is a payload,
  * so a codec encrypts it like any other.

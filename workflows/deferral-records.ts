@@ -2,6 +2,7 @@ import { deferralIdOf } from "../src/core/deferral-id.js";
 import type { DeferralRecord, DeferralView, StepState } from "../src/core/deferral-record.js";
 import { callFingerprint, fingerprintOf } from "../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../src/core/json.js";
+import type { ApprovalCall } from "../src/core/approval.js";
 import type { ToolCall } from "../src/core/messages.js";
 
 /** What a run asks for when it parks (or refuses) a deferral. */
@@ -18,6 +19,8 @@ export interface ParkRequest {
   overheadTokens?: number;
   /** Digest of the token handed out for this deferral; absent for records made before proofs. */
   digest?: string;
+  /** The calls an approval request waits on. */
+  approval?: { calls: ApprovalCall[] };
 }
 
 /** Statuses in which the record has a step state a rewrite may replace. */
@@ -76,6 +79,7 @@ export class DeferralRecords {
       ...(request.principal ? { principal: request.principal } : {}),
       ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
       ...(request.digest ? { digest: request.digest } : {}),
+      ...(request.approval ? { approval: request.approval } : {}),
     };
     this.list.push(record);
     return record;

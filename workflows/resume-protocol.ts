@@ -12,6 +12,7 @@ import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js"
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { bindingProblem, proofMalformed, proofProblem } from "../src/core/proof.js";
 import { ResumeTokenError } from "../src/core/errors/resume-token.js";
+import { decisionIssues } from "../src/core/approval.js";
 import { refuseMalformed, resumeRequestProblem } from "../src/core/request-shapes.js";
 import { resumeUpdate } from "../src/core/wire/run.js";
 import type { DeferralDenials } from "./deferral-denials.js";
@@ -138,9 +139,9 @@ export class ResumeProtocol {
    * unspent token out of history (RC5049 leaves the token unspent).
    */
   #checkSchemaEarly(record: DeferralRecord, request: ResumeRequest): void {
-    if (record.digest === undefined || !record.schema || record.status !== "deferred") return;
+    if (record.digest === undefined || (!record.schema && !record.approval) || record.status !== "deferred") return;
     if (this.runtime.now() >= Date.parse(record.expiresAt)) return;
-    const issues = schemaIssues(record.schema, request.payload);
+    const issues = payloadIssues(record, request.payload);
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
   }
 
@@ -165,7 +166,7 @@ export class ResumeProtocol {
       // Another resume, the timer or a denial may have moved the record while we waited.
       if (record.status === "deferred") break;
     }
-    const issues = record.schema ? schemaIssues(record.schema, request.payload) : undefined;
+    const issues = payloadIssues(record, request.payload);
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
     this.#claim(record, request);
     await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
@@ -213,6 +214,12 @@ export class ResumeProtocol {
     this.visibility.emit("resumed", record);
     this.outcome.moving();
   }
+}
+
+/** Where a resume's payload fails the record: an approval request's decisions, or the deferral's schema. */
+function payloadIssues(record: DeferralRecord, payload: unknown): string[] | undefined {
+  if (record.approval) return decisionIssues(record.approval.calls, payload);
+  return record.schema ? schemaIssues(record.schema, payload) : undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
-import type { GateVerdict } from "./approval.js";
+import type { ApprovalCall, GateVerdict } from "./approval.js";
 
 /** How a host schedules calls of one tool. */
 export interface ToolDescription {
@@ -27,6 +27,8 @@ export interface ToolDescription {
    * decides per call, on the worker; a call it did not clear waits. Absent: never gated.
    */
   approval?: "always" | "maybe";
+  /** The tool has an `approval.notify` hook: a request with its calls schedules the notification. */
+  notifies?: true;
 }
 
 /** What `describeAgent` tells a run or a thread about its agent, as the worker knows it now. */
@@ -223,10 +225,25 @@ export type ThreadToolCallResult = ToolResult | { started: true; digest?: string
 
 export type AgentToolCallOutput = RunToolCallOutput | ThreadToolCallResult;
 
+/** `notifyApproval`: tells people of an approval request, through its tools' `approval.notify` hooks. */
+export interface NotifyApprovalInput {
+  agentId: string;
+  /** The request's id (its deferral's). */
+  deferralId: string;
+  expiresAt: string;
+  calls: Array<Pick<ApprovalCall, "toolCallId" | "toolName" | "arguments" | "meta">>;
+  principal?: Principal;
+  /** The host's first execution, which the request's token is bound to, once it continued as new. */
+  firstRunId?: string;
+  /** Set when the request waits in a thread. */
+  threadId?: string;
+}
+
 export interface AgentStepActivities {
   describeAgent(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
   callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
+  notifyApproval(input: NotifyApprovalInput): Promise<void>;
 }
 
 // ---- runs started before version 3 ------------------------------------------------------

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TokenBinding } from "./proof.js";
+import type { ApprovalCall } from "./approval.js";
 
 /**
  * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's
@@ -56,6 +57,12 @@ export interface DeferralRecord {
   digest?: string;
   /** The run's next settled state after the resume; what duplicates are answered with. */
   outcome?: RunOutcome;
+  /**
+   * Set on an approval request: the calls of gated tools waiting for a decision, in the
+   * model's order (`toolCallId` and `toolName` above name the first). Its resume payload is
+   * `{ decisions }`, one per call (`ApprovalDecisions`).
+   */
+  approval?: { calls: ApprovalCall[] };
 }
 
 /** What a caller learns when a run parks: never `meta`, never a token. */

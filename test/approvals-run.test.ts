@@ -1,0 +1,252 @@
+/**
+ * Approvals the runtime enforces, in agent runs: a tool declared with `needsApproval` never
+ * runs before a person decides, whatever the model emits. The calls of one step become one
+ * request, decided per call (approve, edit, reject); every refusal leaves the request as it
+ * was, and the handler runs exactly as often as decisions allow.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo } from "../src/index.js";
+import { createAgentWorker } from "../src/worker.js";
+import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+
+/** What the payout tool did, by run: what a person approving must bound. */
+const paid: Array<{ runId: string; amount: number; to: string; key: string }> = [];
+/** Approval requests the notify hook was told of, as an email would carry them. */
+const notified: Array<{ request: ApprovalRequestInfo; key: string; attempt: number }> = [];
+const lookedUp: string[] = [];
+
+const sendPayout = defineTool({
+  name: "sendPayout",
+  description: "Send money to someone",
+  input: z.object({ amount: z.number().positive(), to: z.string() }),
+  needsApproval: true,
+  approval: {
+    ttl: "1h",
+    meta: ({ amount }) => ({ requires: ["payouts:approve"], amount }),
+    notify: (request, ctx) => void notified.push({ request, key: ctx.idempotencyKey, attempt: ctx.attempt }),
+  },
+  handler: ({ amount, to }, ctx) => {
+    paid.push({ runId: ctx.runId, amount, to, key: ctx.idempotencyKey });
+    return `sent ${amount} to ${to}`;
+  },
+});
+
+/** Needs a decision only above 100. */
+const refund = defineTool({
+  name: "refund",
+  description: "Refund a customer",
+  input: z.object({ amount: z.number() }),
+  needsApproval: ({ amount }) => amount > 100,
+  approval: { meta: { requires: ["refunds:approve"] } },
+  handler: ({ amount }, ctx) => {
+    paid.push({ runId: ctx.runId, amount: -amount, to: "customer", key: ctx.idempotencyKey });
+    return `refunded ${amount}`;
+  },
+});
+
+const lookup = defineTool({
+  name: "lookup",
+  description: "Look an invoice up",
+  input: z.object({ invoice: z.string() }),
+  handler: ({ invoice }, ctx) => {
+    lookedUp.push(ctx.runId);
+    return `${invoice}: 120 EUR due`;
+  },
+});
+
+/** Defers the classic way, beside a gated call. */
+const askManager = defineTool({
+  name: "askManager",
+  description: "Ask the manager",
+  input: z.object({}),
+  handler: (_input, ctx) => ctx.defer({ ttl: "1h" }),
+});
+
+const payouts = defineAgent({
+  id: "gated-payouts",
+  model: "gpt-4.1-mini",
+  system: "You pay invoices.",
+  tools: [lookup, sendPayout, refund, askManager],
+  maxTurns: 8,
+});
+
+const paidIn = (runId: string) => paid.filter((p) => p.runId === runId);
+const requestOf = (runId: string) => {
+  const found = notified.filter((n) => n.request.runId === runId);
+  expect(found.length).toBeGreaterThan(0);
+  return found.at(-1)!.request;
+};
+const call = (name: string, args: object, id?: string) => ({ name, arguments: args, ...(id ? { id } : {}) });
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents } = await h.worker([payouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+});
+afterAll(() => h?.close());
+
+/** Runs until the run parks for approval; returns the request the approver was sent. */
+async function parked(runId: string) {
+  const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
+  expect(ack).toMatchObject({ status: "deferred" });
+  const request = requestOf(runId);
+  expect(request.approvalId).toBe((ack as { deferralId: string }).deferralId);
+  return request;
+}
+
+describe("a gated tool", () => {
+  it("parks the run before its handler runs; approved, it runs once with the model's input and the run goes on", async () => {
+    const runId = uid("gate-approve");
+    h.model.script(runId, [
+      { toolCalls: [call("sendPayout", { amount: 120, to: "acme" })] },
+      { check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "sent 120 to acme" }), text: "paid" },
+    ]);
+    const request = await parked(runId);
+    expect(paidIn(runId)).toEqual([]);
+    expect(request).toMatchObject({ agentId: "gated-payouts", runId, calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 120, to: "acme" }), meta: { requires: ["payouts:approve"], amount: 120 } }] });
+    expect(request.token).toMatch(/^v2\./);
+    expect(notified.find((n) => n.request.runId === runId)).toMatchObject({ key: `${request.approvalId}/notify/sendPayout` });
+    const record = await agents.deferrals.getRecord(request.approvalId);
+    expect(record).toMatchObject({ status: "deferred", toolName: "sendPayout", meta: { requires: ["payouts:approve"], amount: 120 }, approval: { calls: [{ toolName: "sendPayout" }] } });
+
+    const toolCallId = request.calls[0]!.toolCallId;
+    const resumed = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true, note: "ok" }] }, principal: { id: "manager" } });
+    expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "paid" } } });
+    expect(paidIn(runId)).toEqual([{ runId, amount: 120, to: "acme", key: `${runId}/${toolCallId}` }]);
+    // Spent: a second decision reads the first outcome, and nothing runs again.
+    expect(await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true }] } })).toMatchObject({ status: "duplicate" });
+    expect(paidIn(runId)).toHaveLength(1);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("runs an edited call with the approver's input; the model sees the call as it ran, the record keeps what it wrote", async () => {
+    const runId = uid("gate-edit");
+    h.model.script(runId, [
+      { toolCalls: [call("sendPayout", { amount: 900, to: "acme" })] },
+      {
+        check: (req) => {
+          const answer = req.messages.find((m) => m.role === "assistant")!;
+          expect(JSON.parse(answer.tool_calls![0]!.function.arguments)).toEqual({ amount: 90, to: "acme" });
+          expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "sent 90 to acme" });
+        },
+        text: "paid the corrected amount",
+      },
+    ]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    await expect(agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true, input: { amount: 90, to: "acme" } }] } })).resolves.toMatchObject({
+      outcome: { status: "completed" },
+    });
+    expect(paidIn(runId).map((p) => p.amount)).toEqual([90]);
+    expect((await agents.deferrals.getRecord(request.approvalId)).approval?.calls[0]?.arguments).toBe(JSON.stringify({ amount: 900, to: "acme" }));
+    h.model.assertNoFailures();
+  });
+
+  it("never runs a rejected call: the model reads who rejected it and why, and goes on", async () => {
+    const runId = uid("gate-reject");
+    h.model.script(runId, [
+      { toolCalls: [call("sendPayout", { amount: 5000, to: "mallory" })] },
+      { check: (req) => expect(String(req.messages.at(-1)!.content)).toMatch(/^Rejected by manager: "sendPayout" was not run\. Reason: not a supplier/), text: "I will not pay" },
+    ]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: false, reason: "not a supplier" }] }, principal: { id: "manager" } });
+    expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed", text: "I will not pay" });
+    expect(paidIn(runId)).toEqual([]);
+  });
+
+  it("asks once for every gated call of a step, runs the others first, and decides each call on its own", async () => {
+    const runId = uid("gate-batch");
+    h.model.script(runId, [
+      { toolCalls: [call("lookup", { invoice: "A-1" }), call("sendPayout", { amount: 120, to: "acme" }), call("refund", { amount: 500 }), call("refund", { amount: 20 })] },
+      { text: "done" },
+    ]);
+    const request = await parked(runId);
+    // The lookup and the small refund ran; the payout and the large refund wait, in one request.
+    expect(lookedUp).toContain(runId);
+    expect(paidIn(runId)).toEqual([expect.objectContaining({ amount: -20 })]);
+    expect(request.calls.map((c) => c.toolName)).toEqual(["sendPayout", "refund"]);
+    const record = await agents.deferrals.getRecord(request.approvalId);
+    expect(record.meta).toEqual({ requires: ["payouts:approve", "refunds:approve"], amount: 120 });
+    const [payout, bigRefund] = request.calls;
+    await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: bigRefund!.toolCallId, approved: false, reason: "too much" }, { toolCallId: payout!.toolCallId, approved: true }] } });
+    expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
+    expect(paidIn(runId).map((p) => p.amount).sort()).toEqual([-20, 120]);
+  });
+
+  it("withdraws a ctx.defer() beside it: one request per step, the other call is told to ask again", async () => {
+    const runId = uid("gate-and-defer");
+    h.model.script(runId, [
+      { toolCalls: [call("askManager", {}), call("sendPayout", { amount: 10, to: "acme" })] },
+      { check: (req) => expect(req.messages.some((m) => m.role === "tool" && String(m.content).startsWith("Error: a sibling tool call deferred"))).toBe(true), text: "ok" },
+    ]);
+    const request = await parked(runId);
+    expect(request.calls.map((c) => c.toolName)).toEqual(["sendPayout"]);
+    await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] } });
+    expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("decisions that do not fit the request", () => {
+  it("are refused with RC5049, the token unspent and the handler not run, whatever is wrong with them", async () => {
+    const runId = uid("gate-hostile");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 120, to: "acme" }), call("refund", { amount: 500 })] }, { text: "done" }]);
+    const request = await parked(runId);
+    const [payout, big] = request.calls.map((c) => c.toolCallId) as [string, string];
+    const bad: unknown[] = [
+      { approved: true },
+      { decisions: "yes" },
+      { decisions: [{ toolCallId: payout, approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: big, approved: true }, { toolCallId: "call_elsewhere", approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: payout, approved: false }, { toolCallId: big, approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: "yes" }, { toolCallId: big, approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: true, input: { amount: -5, to: "acme" } }, { toolCallId: big, approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: true, input: { amount: 5 } }, { toolCallId: big, approved: true }] },
+      { decisions: [{ toolCallId: payout, approved: false, input: { amount: 5, to: "x" } }, { toolCallId: big, approved: true }] },
+      { decisions: [{ toolCallId: "__proto__", approved: true }, { toolCallId: payout, approved: true }, { toolCallId: big, approved: true }] },
+    ];
+    for (const payload of bad) {
+      const err = await agents.resume({ token: request.token, payload: payload as never }).catch((e: unknown) => e);
+      expect(err, JSON.stringify(payload)).toMatchObject({ code: "RC5049" });
+    }
+    expect(paidIn(runId)).toEqual([]);
+    expect(await agents.deferrals.getRecord(request.approvalId)).toMatchObject({ status: "deferred" });
+    await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: big, approved: false }] } });
+    expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
+    expect(paidIn(runId).map((p) => p.amount)).toEqual([120]);
+  });
+
+  it("race: two approvers at once, one wins and the other reads its outcome; the payout runs once", async () => {
+    const runId = uid("gate-race");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 50, to: "acme" })] }, { text: "done" }]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    const [a, b] = await Promise.all([
+      agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true }] }, principal: { id: "ann" } }),
+      agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: false, reason: "no" }] }, principal: { id: "bob" } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual(["duplicate", "resumed"]);
+    const payoutsMade = paidIn(runId).length;
+    expect(payoutsMade).toBe(a.status === "resumed" ? 1 : 0);
+  });
+
+  it("a decision after the run was cancelled is refused, and nothing runs", async () => {
+    const runId = uid("gate-cancelled");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 50, to: "acme" })] }, { text: "done" }]);
+    const request = await parked(runId);
+    await agents.cancel(runId, { reason: "customer left" });
+    const err = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] } }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toMatch(/^RC505[04]$/);
+    expect(paidIn(runId)).toEqual([]);
+  });
+});
+
+describe("a worker for gated tools", () => {
+  it("needs a deferral secret to mint the requests' tokens (RC5040 at creation)", async () => {
+    const err = await createAgentWorker({ connection: h.native, namespace: h.namespace, taskQueue: uid("tq"), agents: [payouts], model: { complete: async () => ({}) as never }, workflowBundle: h.bundle }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "RC5040", message: expect.stringContaining('"sendPayout" that needs approval') });
+  });
+});
