@@ -6,12 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest } from "../src/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 let h: Harness;
 let agents: AgentClient;
+let taskQueue: string;
 
 /** What the payout tool did, by run: what a person approving must bound. */
 const paid: Array<{ runId: string; amount: number; to: string; key: string }> = [];
@@ -84,7 +85,7 @@ const call = (name: string, args: object, id?: string) => ({ name, arguments: ar
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([payouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents, taskQueue } = await h.worker([payouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -241,6 +242,80 @@ describe("decisions that do not fit the request", () => {
     const err = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] } }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toMatch(/^RC505[04]$/);
     expect(paidIn(runId)).toEqual([]);
+  });
+});
+
+describe("the inbox", () => {
+  it("lists waiting requests with their calls and meta, filters by what they require, and decides one by id", async () => {
+    const runId = uid("inbox");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 75, to: "acme" }), call("refund", { amount: 300 })] }, { text: "done" }]);
+    const request = await parked(runId);
+    const listed = async (options: Parameters<AgentClient["approvals"]["list"]>[0]) => {
+      let found: Awaited<ReturnType<AgentClient["approvals"]["list"]>>["approvals"] = [];
+      // Visibility trails the run's writes by a moment.
+      for (let i = 0; i < 100 && !found.some((a) => a.approvalId === request.approvalId); i++) {
+        found = (await agents.approvals.list({ ...options, limit: 1000 })).approvals;
+        if (!found.some((a) => a.approvalId === request.approvalId)) await new Promise((r) => setTimeout(r, 100));
+      }
+      return found.find((a) => a.approvalId === request.approvalId);
+    };
+    const row = await listed({ agentId: "gated-payouts", requires: "refunds:approve" });
+    expect(row).toMatchObject({
+      kind: "approval",
+      runId,
+      status: "deferred",
+      principal: { id: "clerk" },
+      calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 75, to: "acme" }) }, { toolName: "refund" }],
+      meta: { requires: ["payouts:approve", "refunds:approve"] },
+    });
+    const others = await agents.approvals.list({ agentId: "gated-payouts", requires: "nobody:approves", limit: 1000 });
+    expect(others.approvals.some((a) => a.approvalId === request.approvalId)).toBe(false);
+    expect(await agents.approvals.get(request.approvalId)).toEqual(row);
+
+    const [payout, refundCall] = request.calls;
+    const decided = await agents.approvals.decide(
+      request.approvalId,
+      { [payout!.toolCallId]: { approved: true }, [refundCall!.toolCallId]: { approved: false, reason: "refunds need a ticket" } },
+      { principal: { id: "manager" }, shown: row!.callFingerprint! },
+    );
+    expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
+    expect(paidIn(runId).map((p) => p.amount)).toEqual([75]);
+    expect(await agents.approvals.get(request.approvalId)).toMatchObject({ status: "resumed" });
+  });
+
+  it("refuses a decision the hook does not allow (RC5056), from a client without a secret (RC5040), or on a plain deferral (RC5049), changing nothing", async () => {
+    const runId = uid("inbox-refusals");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 60, to: "acme" })] }, { text: "done" }]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    const asked: AuthorizeRequest[] = [];
+    // Only someone holding what the request requires may decide: the hook sees the decisions.
+    const guarded = new AgentClient({
+      connection: h.connection,
+      namespace: h.namespace,
+      taskQueue,
+      deferral: { secret: SECRET },
+      authorize: (req) => {
+        asked.push(req);
+        return req.operation !== "resume" || req.principal?.id === "manager";
+      },
+    });
+    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "clerk" } })).rejects.toMatchObject({ code: "RC5056" });
+    expect(asked.find((r) => r.operation === "resume")).toMatchObject({ payload: { decisions: [{ toolCallId, approved: true }] }, principal: { id: "clerk" } });
+    const secretless = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue });
+    await expect(secretless.approvals.decide(request.approvalId, [{ toolCallId, approved: true }])).rejects.toMatchObject({ code: "RC5040" });
+    expect(paidIn(runId)).toEqual([]);
+    expect(await agents.approvals.get(request.approvalId)).toMatchObject({ status: "deferred" });
+
+    const plain = uid("inbox-plain");
+    h.model.script(plain, [{ toolCalls: [call("askManager", {})] }, { text: "asked" }]);
+    const ack = await agents.run(payouts, { prompt: plain, runId: plain });
+    const deferralId = (ack as { deferralId: string }).deferralId;
+    expect(await agents.approvals.get(deferralId)).toMatchObject({ kind: "deferral", calls: [{ toolName: "askManager" }] });
+    await expect(agents.approvals.decide(deferralId, [])).rejects.toMatchObject({ code: "RC5049" });
+
+    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
+    expect(paidIn(runId).map((p) => p.amount)).toEqual([60]);
   });
 });
 

@@ -119,6 +119,8 @@ export class DeferralRecords {
 
   /** What an approver of `record` was shown, as `callFingerprint`: the call's name and arguments as the transcript holds them. */
   callFingerprint(record: DeferralRecord): string {
+    // An approval request is decided on all its calls, kept on the record as the model wrote them (a rewrite keeps them).
+    if (record.approval) return callFingerprint({ name: "approval", arguments: JSON.stringify(record.approval.calls.map((c) => [c.toolName, c.arguments])) });
     const call = this.deferredCallHook?.(record);
     return callFingerprint({ name: call?.function.name ?? record.toolName, arguments: call?.function.arguments });
   }

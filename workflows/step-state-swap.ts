@@ -46,9 +46,13 @@ export class StepStateSwap {
       throw new StepStateError({ agentId, reason: "turnsUsed and usage cannot be rewritten: shrinking a thread does not give the run its budget back" }).toFailure();
     }
     try {
-      assertResumableThread(next.messages, record.status === "needs-compaction" ? undefined : record.toolCallId);
+      // An approval request waits on every call it lists; a deferral on one.
+      const deferred = record.approval ? record.approval.calls.map((c) => c.toolCallId) : [record.toolCallId];
+      assertResumableThread(next.messages, record.status === "needs-compaction" ? undefined : deferred);
       // What the approver decides on, and what speaks for the model, the tools or the operator.
-      if (current) assertRewriteKeeps(current.messages, next.messages, { deferredToolCallId: record.toolCallId, trusted: request.trustTranscript === true });
+      for (const deferredToolCallId of deferred) {
+        if (current) assertRewriteKeeps(current.messages, next.messages, { deferredToolCallId, trusted: request.trustTranscript === true });
+      }
     } catch (err) {
       throw asFailure(err);
     }

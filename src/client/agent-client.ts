@@ -21,6 +21,7 @@ import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
+import { ApprovalInbox } from "./approval-inbox.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun, type UiSummary } from "./start-run.js";
 import { authorizeRun } from "./authorize.js";
@@ -116,6 +117,8 @@ export class AgentClient {
   readonly taskQueue: string;
   /** Read access to deferral records. */
   readonly deferrals: DeferralStore;
+  /** One inbox for what waits on people: approval requests and deferrals, listed, read and decided. */
+  readonly approvals: ApprovalInbox;
   readonly #deferral: ResolvedDeferralConfig | undefined;
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
@@ -134,6 +137,7 @@ export class AgentClient {
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
+    this.approvals = new ApprovalInbox({ client: this.client, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o) });
   }
 
   /** Long-lived chat threads on the same connection and task queue, asking `threads.authorize` or else `authorize`. */

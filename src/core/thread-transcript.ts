@@ -92,7 +92,7 @@ export interface OpenCallRules {
    */
   openAtEnd: "any" | readonly string[];
   /** A call that must be present and still open at the end: a deferred call, whose result is the resume payload. */
-  mustBeOpen?: string;
+  mustBeOpen?: string | readonly string[];
 }
 
 /**
@@ -132,8 +132,7 @@ export function transcriptDefect(messages: unknown, rules: OpenCallRules): Trans
       open = message.tool_calls.map((c) => c.id);
     }
   }
-  const must = rules.mustBeOpen;
-  if (must !== undefined) {
+  for (const must of rules.mustBeOpen === undefined ? [] : [rules.mustBeOpen].flat()) {
     if (answered.has(must)) return { defect: `the deferred tool call "${must}" already has a result; its result is the resume payload`, toolCallId: must };
     if (!open.includes(must)) return { defect: `the deferred tool call "${must}" was dropped`, toolCallId: must };
   }
@@ -158,11 +157,9 @@ export function transcriptProblem(messages: unknown): string | undefined {
  * Without `deferredToolCallId` (a resumed run whose payload already landed), every call
  * needs its result.
  */
-export function assertResumableThread(messages: unknown, deferredToolCallId?: string): asserts messages is ChatMessage[] {
-  const found = transcriptDefect(
-    messages,
-    deferredToolCallId === undefined ? { openAtEnd: [] } : { openAtEnd: [deferredToolCallId], mustBeOpen: deferredToolCallId },
-  );
+export function assertResumableThread(messages: unknown, deferredToolCallId?: string | readonly string[]): asserts messages is ChatMessage[] {
+  const deferred = deferredToolCallId === undefined ? [] : [deferredToolCallId].flat();
+  const found = transcriptDefect(messages, deferred.length === 0 ? { openAtEnd: [] } : { openAtEnd: deferred, mustBeOpen: deferred });
   if (found) throw new ThreadRewriteError(found);
 }
 

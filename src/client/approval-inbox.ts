@@ -1,0 +1,150 @@
+import type { Client } from "@temporalio/client";
+import type { ApprovalCall, Decision } from "../core/approval.js";
+import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
+import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { ResumePayloadError } from "../core/errors/resume-payload.js";
+import type { JsonObject, Principal } from "../core/json.js";
+import { mintResumeToken } from "../deferral/token.js";
+import { unguarded, type DeferralCaller, type DeferralStore } from "./deferral-store.js";
+import type { ResumeOptions, ResumeResult } from "./resume.js";
+
+/** One request of the inbox: a run (or thread) waiting for a person. */
+export interface ApprovalSummary {
+  /** The request's id: `approvals.get(id)`, `approvals.decide(id, …)`. */
+  approvalId: string;
+  /** `approval`: calls of gated tools, decided per call. `deferral`: a tool's `ctx.defer()`, answered with a payload (`resume`). */
+  kind: "approval" | "deferral";
+  /** The run's (or thread's) workflow id. */
+  runId: string;
+  agentId?: string;
+  status: DeferralStatus;
+  /** What waits: every call of an approval request, or the deferred call. */
+  calls: Array<Pick<ApprovalCall, "toolCallId" | "toolName" | "arguments">>;
+  /** The request's meta (`requires` and the like): what the authorize hook routes on. */
+  meta: JsonObject;
+  deferredAt: string;
+  expiresAt: string;
+  /** Who the run acts for. */
+  principal?: Principal;
+  /** Pass as `shown` when deciding: the decision is refused (RC5058) if the calls changed since. */
+  callFingerprint?: string;
+}
+
+export interface ListApprovalsOptions extends DeferralCaller {
+  /** Only requests of this agent. */
+  agentId?: string;
+  /** Only in these states. Default `deferred` (waiting for a decision). */
+  status?: DeferralStatus | DeferralStatus[];
+  /** Only requests whose `meta.requires` names this (a role, a permission). */
+  requires?: string;
+  /** From the previous page. */
+  cursor?: string;
+  /** Rows to look at for this page (default 50): a page may hold fewer once filtered, and still have a next. */
+  limit?: number;
+}
+
+/** A decision as `decide` takes it: by call id, or the wire's list. */
+export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string }>;
+
+export interface DecideOptions extends DeferralCaller {
+  /** The request's `callFingerprint` as shown to the approver: refused with RC5058 if its calls changed since. */
+  shown?: string;
+}
+
+/**
+ * One inbox for what waits on people: approval requests of gated tools and `ctx.defer()`
+ * deferrals, across runs, listed from Temporal visibility (which trails writes by a moment)
+ * and read from the runs that hold them. Listing asks the `authorize` hook per row
+ * (`deferral.list`), reading asks `deferral.get`, deciding asks `resume` (the hook sees the
+ * decisions as the payload). Deciding needs the client's `deferral: { secret }`: the client
+ * mints the request's token, which never enters history.
+ */
+export class ApprovalInbox {
+  constructor(
+    private readonly deps: {
+      client: Client;
+      deferrals: DeferralStore;
+      secrets: Buffer[] | undefined;
+      resume(options: ResumeOptions): Promise<ResumeResult>;
+    },
+  ) {}
+
+  /** A page of waiting requests (default `status: "deferred"`), newest first as visibility orders them. */
+  async list(options: ListApprovalsOptions = {}): Promise<{ approvals: ApprovalSummary[]; cursor?: string }> {
+    const limit = options.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidDefinitionError({ subject: "approvals.list()", problem: "limit must be a whole number from 1 to 1000" });
+    if (options.requires !== undefined && typeof options.requires !== "string") throw new InvalidDefinitionError({ subject: "approvals.list()", problem: "requires must be a string" });
+    const page = await this.deps.deferrals.list({
+      status: options.status ?? "deferred",
+      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+      ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      pageSize: limit,
+      ...(options.cursor ? { nextPageToken: options.cursor } : {}),
+    });
+    // The rows were authorized as a listing; their records are read as part of it.
+    const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord(row.deferralId).catch(() => undefined)));
+    const approvals = records
+      .filter((r): r is DeferralRecord => r !== undefined)
+      .map(summaryOf)
+      .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
+    return { approvals, ...(page.nextPageToken ? { cursor: page.nextPageToken } : {}) };
+  }
+
+  /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */
+  async get(approvalId: string, caller: DeferralCaller = {}): Promise<ApprovalSummary> {
+    return summaryOf(await this.deps.deferrals.getRecord(approvalId, caller));
+  }
+
+  /**
+   * Decides an approval request, one decision per call it lists: the client mints the
+   * request's token with its secret and resumes with `{ decisions }`. The checks of any resume
+   * apply (authorize as `resume`, denied, expired, RC5049 for decisions that do not fit, token
+   * unspent), and a second decision reads the first's outcome as `duplicate`.
+   */
+  async decide(approvalId: string, decisions: Decisions, options: DecideOptions = {}): Promise<ResumeResult> {
+    const secret = this.deps.secrets?.[0];
+    if (!secret) throw new DeferralSecretError({ reason: "the client was made without deferral: { secret }, which approvals.decide() mints the request's token with" });
+    const record = await unguarded(this.deps.deferrals).getRecord(approvalId);
+    if (!record.approval) {
+      throw new ResumePayloadError({ deferralId: approvalId, issues: ["this deferral is not an approval request: answer it with resume({ token, payload }) and a payload its schema accepts"] });
+    }
+    const described = await this.deps.client.workflow.getHandle(record.runId).describe();
+    const firstRunId = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
+    const token = mintResumeToken(secret, approvalId, record.toolCallId, {
+      window: record.contextWindow !== undefined,
+      binding: { namespace: this.deps.client.options.namespace, workflowId: record.runId, firstRunId },
+    });
+    return this.deps.resume({
+      token,
+      payload: { decisions: decisionList(decisions) } as never,
+      ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      ...(options.shown !== undefined ? { shown: options.shown } : {}),
+    });
+  }
+}
+
+function decisionList(decisions: Decisions): Decision[] {
+  if (Array.isArray(decisions)) return decisions;
+  if (typeof decisions !== "object" || decisions === null) return decisions as never;
+  return Object.entries(decisions).map(([toolCallId, d]) => ({ ...d, toolCallId }) as Decision);
+}
+
+function summaryOf(record: DeferralRecord & { callFingerprint?: string }): ApprovalSummary {
+  const calls = record.approval
+    ? record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args }))
+    : [{ toolCallId: record.toolCallId, toolName: record.toolName ?? "", arguments: record.toolArguments ?? "" }];
+  return {
+    approvalId: record.id,
+    kind: record.approval ? "approval" : "deferral",
+    runId: record.runId,
+    ...(record.agentId ? { agentId: record.agentId } : {}),
+    status: record.status,
+    calls,
+    meta: record.meta,
+    deferredAt: record.deferredAt,
+    expiresAt: record.expiresAt,
+    ...(record.principal ? { principal: record.principal } : {}),
+    ...(record.callFingerprint ? { callFingerprint: record.callFingerprint } : {}),
+  };
+}
