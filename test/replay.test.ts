@@ -19,7 +19,7 @@ import { createExpenseActivities, type Outbox } from "../examples/plain-workflow
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness, SECRET } from "./harness.js";
 import { add, weatherAgent } from "./fixtures/agents.js";
-import { askApproval, linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { askApproval, gatedAgent, linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { defineAgent, defineTool } from "../src/index.js";
 import { z } from "zod";
 
@@ -46,7 +46,7 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
-  ({ agents } = await h.worker([weatherAgent, payoutAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
@@ -151,6 +151,21 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.result(prompt).catch(() => undefined);
   },
+  // Two gated calls and a free one in a step: one request, decided per call (one edited, one rejected).
+  "approval-gate": async (prompt) => {
+    h.model.script(prompt, [
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "gatedPayout", arguments: { amount: 2 } }, { name: "gatedPayout", arguments: { amount: 3 } }] },
+      { text: "paid what was approved" },
+    ]);
+    const ack = await agents.run(gatedAgent, { prompt, runId: prompt });
+    if (ack.status !== "deferred") throw new Error("expected the run to wait for approval");
+    const { calls } = await agents.approvals.get(ack.deferralId);
+    await agents.approvals.decide(ack.deferralId, [
+      { toolCallId: calls[0]!.toolCallId, approved: true, input: { amount: 20 } },
+      { toolCallId: calls[1]!.toolCallId, approved: false, reason: "twice is once too many" },
+    ]);
+    await agents.result(prompt);
+  },
 };
 
 // Threads live for months: a change to the thread workflow must not break one mid-conversation.
@@ -195,6 +210,13 @@ Object.assign(scenarios, {
     await rig.threads.sendMessage({ threadId: id, prompt: "one more thing" });
     const toolCallId = seen.find((s) => s.threadId === id && s.tool === "askHuman")!.toolCallId;
     await rig.threads.addToolResult({ threadId: id, toolCallId, result: { approved: true }, answerToken: answerTokenOf(id, toolCallId) });
+    await rig.threads.waitUntilSettled({ threadId: id });
+    await deleteThread(id);
+  },
+  // A batch of tool calls sharing the transcript's room, then an answer.
+  "thread-batch-budget": async (id: string) => {
+    h.model.script(id, [{ toolCalls: [1, 2, 3].map((n) => ({ name: "lookup", arguments: { word: `w${n}` } })) }, { text: "three words" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
     await rig.threads.waitUntilSettled({ threadId: id });
     await deleteThread(id);
   },
