@@ -38,6 +38,7 @@ const dir = fileURLToPath(new URL("./histories/", import.meta.url));
 let h: Harness;
 let agents: AgentClient;
 let rig: ThreadRig;
+let gatedRig: ThreadRig;
 let plain: AgentClient;
 // Agent workflows and a plain deferrable one in one bundle, so every recorded history replays against it.
 let bundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>;
@@ -48,6 +49,7 @@ beforeAll(async () => {
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
   ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
+  gatedRig = await threadRig(h, [gatedAgent], { overrides: { client: { deferral: { secret: SECRET } } } });
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
     deferral: { secret: SECRET },
@@ -219,6 +221,19 @@ Object.assign(scenarios, {
     await rig.threads.createThread({ threadId: id, prompt: id });
     await rig.threads.waitUntilSettled({ threadId: id });
     await deleteThread(id);
+  },
+  // A gated call waits for its decision through a stop, and is approved with an edit.
+  "thread-approval": async (id: string) => {
+    h.model.script(id, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "gatedPayout", arguments: { amount: 2 } }] }, { text: "paid" }]);
+    await gatedRig.threads.createThread({ threadId: id, prompt: id });
+    await waitFor(async () => expect((await gatedRig.threads.getThread({ threadId: id })).approvals).toHaveLength(1));
+    const [request] = (await gatedRig.threads.getThread({ threadId: id })).approvals;
+    await gatedRig.threads.stopThread({ threadId: id });
+    await gatedRig.threads.decide({ threadId: id, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true, input: { amount: 3 } }] });
+    await gatedRig.threads.resumeThread({ threadId: id });
+    await gatedRig.threads.waitUntilSettled({ threadId: id });
+    await gatedRig.threads.deleteThread({ threadId: id });
+    await gatedRig.threads.workflowHandle(id).result();
   },
   // A turn the model refuses for good, resumed.
   "thread-failed-then-resumed": async (id: string) => {

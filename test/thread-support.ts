@@ -111,7 +111,7 @@ export async function threadRig(
       onStatusChange: (change) => void changes.push(change),
       ...options.overrides?.threads,
     },
-    client: { threads: { agent: agents[0]!, ...(options.authorize ? { authorize: options.authorize } : {}) } },
+    client: { ...options.overrides?.client, threads: { agent: agents[0]!, ...(options.authorize ? { authorize: options.authorize } : {}) } },
   });
   const threads = client.threads;
   return {

@@ -84,8 +84,21 @@ export class DeferralBook {
     this.outcome.settle(ackOf(record));
     // Tool name and deferral id only: what the UI shows must not depend on a codec to stay private.
     this.#details(`awaiting ${record.toolName ? `approval of ${record.toolName}` : "a resume"} (deferral ${record.id}) until ${record.expiresAt}`);
+    return this.#wait(record, request.ttlMs);
+  }
 
-    const settled = await this.runtime.condition(() => record.status !== "deferred", request.ttlMs);
+  /**
+   * Waits again on a record made earlier (a thread's request outlives a stopped turn): for
+   * the rest of its TTL while it is deferred, not at all once a decision, a denial or its
+   * expiry has come.
+   */
+  async waitAgain(record: DeferralRecord): Promise<ParkResult> {
+    if (record.status === "deferred") return this.#wait(record, Math.max(1, Date.parse(record.expiresAt) - this.runtime.now()));
+    return this.#result(record);
+  }
+
+  async #wait(record: DeferralRecord, ttlMs: number): Promise<ParkResult> {
+    const settled = await this.runtime.condition(() => record.status !== "deferred", ttlMs);
     if (!settled) {
       record.status = "expired";
       this.#visibility.status("expired");
@@ -94,6 +107,12 @@ export class DeferralBook {
       this.#details(`running (deferral ${record.id} expired)`);
       return { kind: "expired", record };
     }
+    return this.#result(record);
+  }
+
+  /** What a record that stopped waiting says: denied (or refused), resumed with its payload, or expired. */
+  #result(record: DeferralRecord): ParkResult {
+    if (record.status === "expired") return { kind: "expired", record };
     if (record.status === "denied") {
       if (record.denial) {
         this.outcome.moving();

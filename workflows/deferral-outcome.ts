@@ -23,7 +23,8 @@ export class SettledOutcome {
   settle(outcome: RunOutcome): void {
     this.visibility.flush();
     this.#last = outcome;
-    this.phase = outcome.status;
+    // A thread's accepted decision is no settled state of a run: it goes on.
+    this.phase = outcome.status === "accepted" ? "running" : outcome.status;
     for (const record of this.records.list) {
       if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
     }

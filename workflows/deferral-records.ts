@@ -19,8 +19,8 @@ export interface ParkRequest {
   overheadTokens?: number;
   /** Digest of the token handed out for this deferral; absent for records made before proofs. */
   digest?: string;
-  /** The calls an approval request waits on. */
-  approval?: { calls: ApprovalCall[] };
+  /** The calls an approval request waits on (and, in a thread, the answer that made them). */
+  approval?: { calls: ApprovalCall[]; answerId?: string };
 }
 
 /** Statuses in which the record has a step state a rewrite may replace. */

@@ -1,13 +1,12 @@
-import { proxyActivities } from "@temporalio/workflow";
 import { decisionFor, rejectedResult, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
-import type { AgentDescription, AgentStepActivities, NotifyApprovalInput, RunToolCall, ToolCallOutput } from "../src/core/contracts.js";
+import type { AgentDescription, RunToolCall, ToolCallOutput } from "../src/core/contracts.js";
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { JsonObject } from "../src/core/json.js";
 import type { ChatMessage, ToolCall } from "../src/core/messages.js";
 import { ownEntry } from "../src/core/own.js";
-import { notifyOptions } from "./activity-options.js";
+import { notifyApprovers } from "./approval-notify.js";
 import { runBatch, type BatchDeferral } from "./run-batch.js";
 import type { RunContext } from "./run-context.js";
 import { parkRequest } from "./run-deferral.js";
@@ -50,7 +49,13 @@ export async function decideThenRun(
   const parking = book.park(request);
   // The record exists once park() has begun: the people to ask hear of it while the run waits.
   const record = book.records.list.at(-1)!;
-  void notifyApprovers(run, record.id, record.expiresAt, calls);
+  void notifyApprovers(prepared() as Partial<AgentDescription>, {
+    agentId: state.agentId,
+    deferralId: record.id,
+    expiresAt: record.expiresAt,
+    calls,
+    ...(state.principal ? { principal: state.principal } : {}),
+  });
   const parked = await parking;
   tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
 
@@ -125,23 +130,4 @@ function showAsRun(run: RunContext, call: ToolCall, input: JsonObject): ToolCall
 
 function result(call: ToolCall, content: string): ChatMessage {
   return { role: "tool", tool_call_id: call.id, content };
-}
-
-/**
- * Runs the notify hooks of the request's tools (an activity: at least once, retried a few
- * times). Only when a tool has one, so a request nobody is told of costs no activity. A
- * failure never reaches the run: the request stays listed in the inbox.
- */
-async function notifyApprovers(run: RunContext, deferralId: string, expiresAt: string, calls: readonly ApprovalCall[]): Promise<void> {
-  const described = run.prepared() as Partial<AgentDescription>;
-  if (!calls.some((c) => ownEntry(described.tools, c.toolName)?.notifies)) return;
-  const input: NotifyApprovalInput = {
-    agentId: run.state.agentId,
-    deferralId,
-    expiresAt,
-    calls: calls.map(({ toolCallId, toolName, arguments: args, meta }) => ({ toolCallId, toolName, arguments: args, ...(meta ? { meta } : {}) })),
-    ...(run.state.principal ? { principal: run.state.principal } : {}),
-  };
-  const { notifyApproval } = proxyActivities<AgentStepActivities>(notifyOptions(described as AgentDescription));
-  await notifyApproval(input).catch(() => undefined);
 }

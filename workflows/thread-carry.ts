@@ -32,5 +32,6 @@ function carryOf(thread: ThreadState): ThreadCarry {
     stream: thread.stream.carry(),
     createdAt: thread.createdAt,
     updatedAt: thread.updatedAt,
+    ...(thread.approvals && thread.approvals.book.records.list.length > 0 ? { records: thread.approvals.book.records.list } : {}),
   };
 }

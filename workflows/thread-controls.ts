@@ -1,4 +1,5 @@
 import { ThreadMessageInvalidError } from "../src/core/errors/thread-message-invalid.js";
+import { ErrorCode } from "../src/core/errors/codes.js";
 import { ThreadNotResumableError } from "../src/core/errors/thread-not-resumable.js";
 import { ToolCallNotFoundError } from "../src/core/errors/tool-call-not-found.js";
 import { ToolResultDuplicateError } from "../src/core/errors/tool-result-duplicate.js";
@@ -137,6 +138,8 @@ export class ThreadControls {
   /** Ends the thread: the turn in flight is cancelled, and the workflow closes once handlers finish. */
   delete(): { deleted: true } {
     this.thread.deleteRequested = true;
+    // A request of a deleted thread must not stay decidable, nor listed as waiting.
+    this.thread.approvals?.withdraw(ErrorCode.DeferralCancelled);
     this.thread.turnScope?.cancel();
     return { deleted: true as const };
   }

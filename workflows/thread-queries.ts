@@ -11,6 +11,7 @@ export class ThreadQueries {
 
   snapshot(): ThreadSnapshot {
     const thread = this.thread;
+    const pending = thread.approvals?.pending();
     return {
       threadId: thread.threadId,
       agentId: thread.agentId,
@@ -26,11 +27,13 @@ export class ThreadQueries {
         const spec = ownEntry(thread.prepared?.tools, call.function.name);
         const async = running?.kind === "async" || waiting !== undefined || spec?.async === true;
         const maxAttempts = running?.maxAttempts ?? spec?.maxAttempts;
+        const approvalId = pending?.approval?.calls.some((c) => c.toolCallId === call.id) ? pending.id : undefined;
         return {
           toolCallId: call.id,
           name: call.function.name,
           kind: async ? "async" : "sync",
-          state: thread.held.has(call.id) ? "answered" : running ? "running" : waiting?.callbackDone ? "waiting" : "pending",
+          state: thread.held.has(call.id) ? "answered" : running ? "running" : approvalId ? "awaiting_approval" : waiting?.callbackDone ? "waiting" : "pending",
+          ...(approvalId ? { approvalId } : {}),
           ...(running ? { activityId: running.activityId } : {}),
           ...(maxAttempts !== undefined ? { maxAttempts } : {}),
         };
@@ -43,6 +46,7 @@ export class ThreadQueries {
       lastSeq: thread.stream.lastSeq,
       stream: thread.streamEnabled,
       deleted: thread.deleteRequested,
+      approvals: thread.approvals?.views() ?? [],
     };
   }
 

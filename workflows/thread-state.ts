@@ -1,7 +1,7 @@
 import type { CancellationScope } from "@temporalio/workflow";
 import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
 import type { Principal } from "../src/core/json.js";
-import { emptyUsage, type ChatMessage, type Usage } from "../src/core/messages.js";
+import { emptyUsage, type ChatMessage, type ToolCall, type Usage } from "../src/core/messages.js";
 import type {
   AsyncCallState,
   InboxItem,
@@ -18,6 +18,10 @@ import { oneLine } from "./activity-options.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { StatusAnnouncements } from "./thread-status-hook.js";
 import { StreamLog } from "./thread-stream-log.js";
+import type { ThreadApprovals } from "./thread-approvals.js";
+import type { GateVerdict } from "../src/core/approval.js";
+import { ErrorCode } from "../src/core/errors/codes.js";
+import type { JsonObject } from "../src/core/json.js";
 import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
 import { jsonBytes } from "../src/core/payload-size.js";
 import { TranscriptRoom } from "./transcript-room.js";
@@ -88,6 +92,10 @@ export class ThreadState {
   carryRefused = false;
   /** Result bytes promised to the sync calls running now (their shares), not yet in the transcript. */
   reservedBytes = 0;
+  /** Approval requests of gated tools (set by the workflow; absent in unit tests of the state alone). */
+  approvals: ThreadApprovals | undefined = undefined;
+  /** Which calls of the latest answer wait for a decision, as the worker said (`ModelCallOutput.gate`). */
+  lastGate: GateVerdict | undefined = undefined;
   readonly #meter = new TranscriptMeter();
   /**
    * What the transcript, the queue and held results have room for: all of it is carried
@@ -194,8 +202,8 @@ export class ThreadState {
    */
   rolloverDue(): boolean {
     const history = this.#runtime.history();
-    // A fresh run always makes progress before it rolls over again.
-    if (history.length < 20 || this.carryRefused) return false;
+    // A fresh run always makes progress before it rolls over again; a request waiting for a decision holds the run.
+    if (history.length < 20 || this.carryRefused || this.approvals?.pending()) return false;
     return history.continueAsNewSuggested || (this.maxHistoryEvents !== undefined && history.length >= this.maxHistoryEvents);
   }
 
@@ -214,6 +222,12 @@ export class ThreadState {
     let held = 0;
     for (const [id, content] of this.held) held += jsonBytes(content) + id.length + 32;
     return this.#meter.total(this.messages) + this.#meter.total(this.inbox) + held + this.reservedBytes;
+  }
+
+  /** The id of the model's latest answer: the message whose tool calls are the open ones. */
+  lastAnswerId(): string | undefined {
+    for (let i = this.messages.length - 1; i >= 0; i--) if (this.messages[i]!.role === "assistant") return this.messages[i]!.id;
+    return undefined;
   }
 
   /** True once the call has its result, in the transcript or held for its turn. */
@@ -313,8 +327,27 @@ export class ThreadState {
     this.modelCall = undefined;
   }
 
+  /**
+   * The model sees an approved call edited by its approver as it ran: the answer is replaced
+   * by a copy holding the approved input (the request's record keeps what the model wrote),
+   * and the next model call sends the transcript again from that answer on.
+   */
+  showAsRun(call: ToolCall, input: JsonObject): ToolCall {
+    const edited: ToolCall = { ...call, function: { ...call.function, arguments: JSON.stringify(input) } };
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const message = this.messages[i]!;
+      if (message.role !== "assistant" || !message.tool_calls?.some((c) => c.id === call.id)) continue;
+      this.messages[i] = { ...message, tool_calls: message.tool_calls.map((c) => (c.id === call.id ? edited : c)) };
+      this.sentLength = Math.min(this.sentLength, i);
+      break;
+    }
+    return edited;
+  }
+
   /** Gives every open call a result (its own if it came in) so the transcript stays valid for the model. */
   closeOpenCalls(content: string): void {
+    // A request for calls that will never run must not stay decidable.
+    if (openToolCalls(this.messages).length > 0) this.approvals?.withdraw(ErrorCode.DeferralCancelled);
     for (const call of openToolCalls(this.messages)) {
       this.append({ role: "tool", tool_call_id: call.id, content: this.held.get(call.id) ?? content });
       this.held.delete(call.id);

@@ -17,6 +17,9 @@ import { isDigest } from "../src/core/proof.js";
 import { addUsage, type ToolCall } from "../src/core/messages.js";
 import type { ThreadActivities, ThreadInput, ThreadPrepared } from "../src/core/thread-contracts.js";
 import * as wire from "../src/core/wire/thread.js";
+import * as runWire from "../src/core/wire/run.js";
+import { ThreadApprovals } from "./thread-approvals.js";
+import type { Approved } from "./run-approval.js";
 import { ThreadState } from "./thread-state.js";
 import { nextRunInput } from "./thread-carry.js";
 import { ThreadControls } from "./thread-controls.js";
@@ -32,7 +35,7 @@ import { ownEntry } from "../src/core/own.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import { MAX_CARRY_BYTES } from "../src/core/transcript-budget.js";
 import { refuseTooManyCalls } from "./transcript-room.js";
-import { objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
+import { deferralIdProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
 
@@ -66,6 +69,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   const queries = new ThreadQueries(thread);
   const inbox = new ThreadInbox(thread);
   const controls = new ThreadControls(thread);
+  const approvals = new ThreadApprovals(input.carried?.records);
+  thread.approvals = approvals;
   // All registered before the first await: an update that came with the start sees the thread as it starts.
   setHandler(wire.threadSnapshotQuery, () => queries.snapshot());
   setHandler(wire.threadMessagesQuery, (page) => {
@@ -99,6 +104,22 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   setHandler(wire.threadStopUpdate, recorded(() => controls.stop()), { validator: () => thread.assertNotDeleted() });
   setHandler(wire.threadToolResultUpdate, recorded((request) => controls.toolResult(request)), { validator: (request) => controls.validateToolResult(request) });
   setHandler(wire.threadDeleteUpdate, recorded(() => controls.delete()), { validator: () => thread.assertNotDeleted() });
+  // Approval requests of gated tools: decided, denied and read as a run's deferrals are.
+  setHandler(runWire.resumeUpdate, recorded((request) => approvals.resume(request)), {
+    validator: (request) => {
+      thread.assertNotDeleted();
+      approvals.book.resumes.validate(request);
+    },
+  });
+  setHandler(runWire.denyUpdate, recorded((request) => approvals.book.deny(request)), { validator: (request) => approvals.book.validateDeny(request) });
+  setHandler(runWire.deferralRecordQuery, (id) => {
+    refuseMalformed(runWire.deferralRecordQuery.name, deferralIdProblem(id));
+    return approvals.book.records.read(id);
+  });
+  setHandler(runWire.deferralQuery, (id) => {
+    refuseMalformed(runWire.deferralQuery.name, deferralIdProblem(id));
+    return approvals.book.records.view(id);
+  });
   // From version 1 on a turn's steps go through the agent-step layer; older threads keep
   // scheduling the activities their histories hold.
   const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
@@ -240,6 +261,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
           epoch: 0,
           ...(thread.streamEnabled ? { streamId: messageId } : {}),
           room: thread.room.forAnswer(),
+          gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
         },
         activityId,
         thread.turnSteps + 1,
@@ -252,6 +274,7 @@ async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: A
   refuseTooManyCalls(thread.agentId, prepared.maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
   if (patched(TRANSCRIPT_BUDGET_PATCH)) thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
   thread.modelCall = undefined;
+  thread.lastGate = reply.gate;
   thread.turnSteps += 1;
   thread.modelCalls += 1;
   thread.usage = addUsage(thread.usage, reply.usage);
@@ -269,11 +292,19 @@ async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: Too
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
+  // Calls of gated tools wait for a person's decision before anything of theirs runs.
+  const gated = steps && thread.approvals ? thread.approvals.gated(thread, prepared, open, thread.lastGate) : [];
   // The sync calls starting now share the room left for results; each share stays reserved until its result lands.
-  const starting = open.filter((call) => !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id));
+  const starting = open.filter(
+    (call) => !gated.includes(call) && !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id),
+  );
   const share = steps ? thread.room.share(starting.length) : undefined;
+  if (gated.length > 0) {
+    const approved = (call: ToolCall, decision: Approved) => runCall(thread, prepared, call, ownEntry(prepared.tools, call.function.name), steps, thread.room.share(gated.length), decision);
+    started.push(batch.run(() => thread.approvals!.decide(thread, prepared, gated, thread.lastGate, approved)).catch((err: unknown) => void failures.push(err)));
+  }
   for (const call of open) {
-    if (thread.running.has(call.id) || thread.held.has(call.id)) continue;
+    if (gated.includes(call) || thread.running.has(call.id) || thread.held.has(call.id)) continue;
     const spec = ownEntry(prepared.tools, call.function.name);
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
@@ -308,6 +339,7 @@ async function runCall(
   spec: ThreadPrepared["tools"][string] | undefined,
   steps: AgentSteps | undefined,
   share: number | undefined,
+  approved?: Approved,
 ) {
   const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
   const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
@@ -330,7 +362,9 @@ async function runCall(
       thread.reservedBytes += reserved;
       let out;
       try {
-        out = steps ? await steps.callTool({ ...stepCall, ...(share !== undefined ? { maxResultBytes: share } : {}) }, activityId) : await activities.threadCallTool(input);
+        out = steps
+          ? await steps.callTool({ ...stepCall, ...(share !== undefined ? { maxResultBytes: share } : {}), ...(approved ? { approved } : {}) }, activityId)
+          : await activities.threadCallTool(input);
       } finally {
         thread.reservedBytes -= reserved;
       }

@@ -120,6 +120,7 @@ export class AgentClient {
   /** One inbox for what waits on people: approval requests and deferrals, listed, read and decided. */
   readonly approvals: ApprovalInbox;
   readonly #deferral: ResolvedDeferralConfig | undefined;
+  readonly #deferralOptions: AgentClientOptions["deferral"];
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
   readonly #uiSummary: UiSummary | undefined;
@@ -132,6 +133,7 @@ export class AgentClient {
     ({ client: this.client, taskQueue: this.taskQueue } = connected);
     this.#reads = { timeoutMs: connected.queryTimeoutMs, taskQueue: connected.taskQueue };
     this.#deferral = options.deferral ? resolveDeferralConfig(options.deferral) : undefined;
+    this.#deferralOptions = options.deferral;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
@@ -147,6 +149,7 @@ export class AgentClient {
       client: this.client,
       taskQueue: this.taskQueue,
       queryTimeout: this.#reads.timeoutMs,
+      ...(this.#deferralOptions ? { deferral: this.#deferralOptions } : {}),
       ...this.#threadOptions,
       ...(authorize ? { authorize } : {}),
     }));

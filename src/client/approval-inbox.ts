@@ -1,11 +1,11 @@
 import type { Client } from "@temporalio/client";
-import type { ApprovalCall, Decision } from "../core/approval.js";
+import { decisionList, type ApprovalCall, type Decisions } from "../core/approval.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { ResumePayloadError } from "../core/errors/resume-payload.js";
 import type { JsonObject, Principal } from "../core/json.js";
-import { mintResumeToken } from "../deferral/token.js";
+import { requestToken } from "./request-token.js";
 import { unguarded, type DeferralCaller, type DeferralStore } from "./deferral-store.js";
 import type { ResumeOptions, ResumeResult } from "./resume.js";
 
@@ -44,8 +44,6 @@ export interface ListApprovalsOptions extends DeferralCaller {
   limit?: number;
 }
 
-/** A decision as `decide` takes it: by call id, or the wire's list. */
-export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string }>;
 
 export interface DecideOptions extends DeferralCaller {
   /** The request's `callFingerprint` as shown to the approver: refused with RC5058 if its calls changed since. */
@@ -109,12 +107,7 @@ export class ApprovalInbox {
     if (!record.approval) {
       throw new ResumePayloadError({ deferralId: approvalId, issues: ["this deferral is not an approval request: answer it with resume({ token, payload }) and a payload its schema accepts"] });
     }
-    const described = await this.deps.client.workflow.getHandle(record.runId).describe();
-    const firstRunId = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
-    const token = mintResumeToken(secret, approvalId, record.toolCallId, {
-      window: record.contextWindow !== undefined,
-      binding: { namespace: this.deps.client.options.namespace, workflowId: record.runId, firstRunId },
-    });
+    const token = await requestToken(this.deps.client, secret, record);
     return this.deps.resume({
       token,
       payload: { decisions: decisionList(decisions) } as never,
@@ -122,12 +115,6 @@ export class ApprovalInbox {
       ...(options.shown !== undefined ? { shown: options.shown } : {}),
     });
   }
-}
-
-function decisionList(decisions: Decisions): Decision[] {
-  if (Array.isArray(decisions)) return decisions;
-  if (typeof decisions !== "object" || decisions === null) return decisions as never;
-  return Object.entries(decisions).map(([toolCallId, d]) => ({ ...d, toolCallId }) as Decision);
 }
 
 function summaryOf(record: DeferralRecord & { callFingerprint?: string }): ApprovalSummary {

@@ -1,5 +1,6 @@
 import type { DeferralStatus } from "../core/deferral-record.js";
 import { RunUnauthorizedError } from "../core/errors/run-unauthorized.js";
+import type { Decision } from "../core/approval.js";
 import type { JsonObject, JsonValue, Principal } from "../core/json.js";
 
 /**
@@ -40,6 +41,7 @@ export type RunOperation =
  * - `thread.stop`: `stopThread`.
  * - `thread.delete`: `deleteThread`.
  * - `thread.toolResult`, `thread.toolError`: `addToolResult`, `addToolError` (with the tool call and its tool's name).
+ * - `thread.decide`: `decide`, on an approval request of the thread (with its calls, its meta and the decisions).
  */
 export type ThreadOperation =
   | "thread.create"
@@ -53,7 +55,8 @@ export type ThreadOperation =
   | "thread.stop"
   | "thread.delete"
   | "thread.toolResult"
-  | "thread.toolError";
+  | "thread.toolError"
+  | "thread.decide";
 
 /** Every operation an authorize hook is asked about. */
 export type AuthorizeOperation = RunOperation | ThreadOperation;
@@ -127,6 +130,16 @@ export type ThreadAuthorizeRequest = { runId?: never } & (
     })
   | (Asked<"thread.get" | "thread.messages" | "thread.stream" | "thread.send" | "thread.addMessage" | "thread.resume" | "thread.stop" | "thread.delete"> & {
       threadId: string;
+    })
+  | (Asked<"thread.decide"> & {
+      threadId: string;
+      approvalId: string;
+      /** The calls waiting for the decision, with their arguments as the model wrote them. */
+      calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
+      /** The request's meta (its tools' `approval.meta`, merged): who may decide, as you routed it. */
+      meta: JsonObject;
+      /** What the caller decides: one entry per call. */
+      decisions: Decision[];
     })
 );
 

@@ -56,6 +56,15 @@ export interface GateVerdict {
   ttlMs?: number;
 }
 
+/** Decisions as the clients take them: by call id, or the wire's list. */
+export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string }>;
+
+/** The decisions as the wire carries them: one entry per call (anything else passes as it is, for the run to refuse). */
+export function decisionList(decisions: Decisions): Decision[] {
+  if (Array.isArray(decisions) || typeof decisions !== "object" || decisions === null) return decisions as Decision[];
+  return Object.entries(decisions).map(([toolCallId, d]) => ({ ...d, toolCallId }) as Decision);
+}
+
 /** The longest note or reason a decision may carry, in characters. */
 export const MAX_DECISION_TEXT = 4_000;
 

@@ -62,7 +62,11 @@ export interface DeferralRecord {
    * model's order (`toolCallId` and `toolName` above name the first). Its resume payload is
    * `{ decisions }`, one per call (`ApprovalDecisions`).
    */
-  approval?: { calls: ApprovalCall[] };
+  approval?: {
+    calls: ApprovalCall[];
+    /** In a thread: the id of the answer whose calls wait, so a call id the model reuses later never meets this decision. */
+    answerId?: string;
+  };
 }
 
 /** What a caller learns when a run parks: never `meta`, never a token. */
@@ -100,7 +104,9 @@ export type RunOutcome =
   | DeferredAck
   | { status: "needs-compaction"; deferralId: string }
   /** The run continued as new before it settled again: `agents.resume()` follows it to its next settled state. */
-  | { status: "running" };
+  | { status: "running" }
+  /** A thread took the decision and goes on: follow it with `waitUntilSettled` or its stream. */
+  | { status: "accepted" };
 
 /** The state a deferred agent step is re-entered from: plain JSON, nothing live. */
 export interface StepState {

@@ -3,7 +3,7 @@
  * answer being written. Pure, so the React hooks, the `useChat` transport and server code
  * share one definition of "apply this entry", and tests can drive it without a browser.
  */
-import type { StreamUpdate, ThreadMessage, ThreadStatus } from "./thread-contracts.js";
+import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus } from "./thread-contracts.js";
 import type { StreamingDraft } from "./ui-messages.js";
 
 /** What a reader knows of a thread. Treat it as immutable: `foldStreamUpdates` returns a new one when anything changed. */
@@ -16,6 +16,8 @@ export interface ThreadFold {
   lastSeq: number;
   /** The status the last status entry reported (or the one the reader started from). */
   status: ThreadStatus;
+  /** Approval requests announced and not yet decided: what an approval card shows. */
+  approvals?: PendingApproval[];
 }
 
 export function emptyFold(status: ThreadStatus = "idle"): ThreadFold {
@@ -78,6 +80,10 @@ function applyOne(fold: ThreadFold, update: StreamUpdate): Partial<ThreadFold> {
     }
     case "status":
       return { status: update.status };
+    case "approval-request":
+      return { approvals: [...(fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId), { approvalId: update.approvalId, calls: update.calls, expiresAt: update.expiresAt }] };
+    case "approval-decided":
+      return { approvals: (fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId) };
   }
 }
 
@@ -110,6 +116,12 @@ export function asStreamUpdate(value: unknown): StreamUpdate | undefined {
       return STATUSES.has(v.status as ThreadStatus) && STATUSES.has(v.previousStatus as ThreadStatus) ? (v as unknown as StreamUpdate) : undefined;
     case "message":
       return isThreadMessage(v.message) ? (v as unknown as StreamUpdate) : undefined;
+    case "approval-request":
+      return str(v.approvalId) && str(v.expiresAt) && Array.isArray(v.calls) && v.calls.every((c: any) => str(c?.toolCallId) && str(c?.toolName) && str(c?.arguments))
+        ? (v as unknown as StreamUpdate)
+        : undefined;
+    case "approval-decided":
+      return str(v.approvalId) && (v.outcome === "resumed" || v.outcome === "denied" || v.outcome === "expired") ? (v as unknown as StreamUpdate) : undefined;
     default:
       return undefined;
   }

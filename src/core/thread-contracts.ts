@@ -7,6 +7,7 @@ import type { Principal } from "./json.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { ModelDelta } from "./model.js";
 import type { AgentDescription, ModelCallOutput, ToolResult } from "./contracts.js";
+import type { DeferralRecord } from "./deferral-record.js";
 
 /**
  * The version new threads are started with (see `ThreadInput.version`). 1: the turn's
@@ -79,7 +80,11 @@ export type StreamUpdate =
   | { seq: number; type: "reset"; messageId: string; reason: "retry" | "stopped" | "failed" }
   /** A message joined the thread; for a streamed answer it replaces the deltas of the same id. */
   | { seq: number; type: "message"; message: ThreadMessage }
-  | { seq: number; type: "status"; status: ThreadStatus; previousStatus: ThreadStatus; at: string };
+  | { seq: number; type: "status"; status: ThreadStatus; previousStatus: ThreadStatus; at: string }
+  /** Calls of gated tools wait for a person: decide with `threads.decide()` (or the request's link). */
+  | { seq: number; type: "approval-request"; approvalId: string; calls: PendingApproval["calls"]; expiresAt: string }
+  /** The request was decided (`resumed`), denied, or expired; the calls' results follow as messages. */
+  | { seq: number; type: "approval-decided"; approvalId: string; outcome: "resumed" | "denied" | "expired" };
 
 /** An entry before the log numbers it. */
 export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamUpdate ? Omit<U, "seq"> : never) : never;
@@ -118,9 +123,12 @@ export interface OpenToolCall {
   /**
    * `running`: the handler (or async callback) runs. `waiting`: an async result is awaited.
    * `answered`: its result is in, held until the calls before it have theirs. `pending`:
-   * not started (a stopped or failed turn).
+   * not started (a stopped or failed turn). `awaiting_approval`: a gated tool's call waits
+   * for a person's decision (`approvalId`).
    */
-  state: "pending" | "running" | "waiting" | "answered";
+  state: "pending" | "running" | "waiting" | "answered" | "awaiting_approval";
+  /** The request the call waits on, while it is `awaiting_approval`. */
+  approvalId?: string;
   /** Temporal activity id while it runs, to find its retry state. */
   activityId?: string;
   /** Attempts allowed for the handler (1 without retry). */
@@ -150,6 +158,17 @@ export interface ThreadSnapshot {
   lastSeq: number;
   stream: boolean;
   deleted: boolean;
+  /** Requests waiting for a person's decision (at most one: a turn waits on one at a time). */
+  approvals: PendingApproval[];
+}
+
+/** An approval request a thread waits on, as `getThread` and the stream show it. */
+export interface PendingApproval {
+  /** Decide it with `threads.decide({ threadId, approvalId, decisions })`, or in the inbox. */
+  approvalId: string;
+  /** The calls waiting, with their arguments as the model wrote them. */
+  calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
+  expiresAt: string;
 }
 
 /** A page of `listMessages`. */
@@ -183,6 +202,8 @@ export interface ThreadCarry {
   stream: { seq: number; droppedThrough: number; entries: CarriedStreamEntry[] };
   createdAt: string;
   updatedAt: string;
+  /** Approval requests (deferral records): their ids go on counting, and a decided one still reads its outcome. */
+  records?: DeferralRecord[];
 }
 
 /** Start input of the thread workflow: one object, so continue-as-new can carry it. */

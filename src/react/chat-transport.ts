@@ -169,6 +169,9 @@ class Translator {
         // What was streamed cannot be retracted from useChat; end the part so a retry streams into a new one.
         this.#closeText();
         return false;
+      case "approval-request":
+      case "approval-decided":
+        return false;
       case "message": {
         const message = update.message;
         if (message.role === "assistant") {

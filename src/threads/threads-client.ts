@@ -45,6 +45,12 @@ import { ThreadAlreadyExistsError } from "../core/errors/thread-already-exists.j
 import { ThreadMessageInvalidError } from "../core/errors/thread-message-invalid.js";
 import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
 import { ThreadTerminatedError } from "../core/errors/thread-terminated.js";
+import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
+import { decisionList, type Decisions } from "../core/approval.js";
+import { deferralRecordQuery } from "../core/wire/run.js";
+import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
+import type { ResumeResult } from "../client/resume.js";
+import { approvalIdOf, decideForThread } from "./thread-decide.js";
 import { ThreadUnauthorizedError } from "../core/errors/thread-unauthorized.js";
 import { ToolResultDuplicateError } from "../core/errors/tool-result-duplicate.js";
 import type { JsonValue, Principal } from "../core/json.js";
@@ -74,6 +80,11 @@ export interface ThreadsClientOptions extends ClientConnectionOptions {
    * Without it, everything is allowed.
    */
   authorize?: AuthorizeHook;
+  /**
+   * The deferral secrets the workers share: `decide` mints an approval request's token with
+   * them (it never enters history). Without it `decide` refuses with RC5040.
+   */
+  deferral?: DeferralConfig;
 }
 
 /** Who is calling; what `authorize` is asked about. */
@@ -201,6 +212,8 @@ export type FollowUpdatesOptions = {
 } & ThreadCaller;
 /** `waitUntilSettled`: a signal to give up waiting. */
 export type WaitUntilSettledOptions = { threadId: string; signal?: AbortSignal } & ThreadCaller;
+/** `decide`: the request and one decision per call it lists (by call id, or a list); `shown` is its `callFingerprint` as the approver saw it. */
+export type DecideThreadOptions = { threadId: string; approvalId: string; decisions: Decisions; shown?: string } & ThreadCaller;
 /**
  * Who answers an async call proves it was asked: `answerToken` is the token the callback got
  * (`ctx.answerToken`, sent in its link). Required (the key, so no caller forgets it); it may
@@ -235,6 +248,7 @@ export class ThreadsClient {
   readonly taskQueue: string;
   readonly #agentId: string | undefined;
   readonly #authorize: AuthorizeHook | undefined;
+  readonly #secrets: Buffer[] | undefined;
   readonly #reads: QueryDeadline;
 
   constructor(options: ThreadsClientOptions) {
@@ -243,6 +257,7 @@ export class ThreadsClient {
     this.#reads = { timeoutMs: connected.queryTimeoutMs, taskQueue: connected.taskQueue };
     this.#agentId = agentIdOf(options.agent);
     this.#authorize = options.authorize;
+    this.#secrets = options.deferral ? resolveDeferralConfig(options.deferral).secrets : undefined;
   }
 
   /**
@@ -574,6 +589,37 @@ export class ThreadsClient {
   }
 
   /**
+   * Decides a thread's approval request (its id is `approvals[].approvalId` of `getThread`,
+   * or the stream's `approval-request` entry), one decision per call it lists: approved
+   * (with `input` to run it edited) or rejected (with a `reason` the model reads). Authorized
+   * as `thread.decide` (the hook sees the calls, their meta and the decisions: "only a
+   * manager decides a payout" is one line), then checked by the thread like any resume:
+   * RC5049 for decisions that do not fit (nothing spent), a second decision reads the
+   * first's outcome as `duplicate`. The thread goes on at once (`outcome: accepted`): follow
+   * it with `waitUntilSettled` or its stream.
+   */
+  async decide(options: DecideThreadOptions): Promise<ResumeResult> {
+    const threadId = threadIdOf(options, "thread.decide");
+    const approvalId = approvalIdOf(options);
+    const decisions = decisionList(options.decisions);
+    const record = await this.#query(threadId, () => this.#handle(threadId).query(deferralRecordQuery, approvalId));
+    if (!record || record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: approvalId });
+    await this.#ask({
+      operation: "thread.decide",
+      principal: options.principal,
+      threadId,
+      approvalId,
+      calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+      meta: record.meta,
+      decisions,
+    });
+    return decideForThread({ client: this.client, secrets: this.#secrets }, threadId, record, decisions, {
+      ...(options.principal !== undefined ? { principal: options.principal } : {}),
+      ...(options.shown !== undefined ? { shown: options.shown } : {}),
+    });
+  }
+
+  /**
    * The result of an async tool call, by its tool call id, with the call's `answerToken`
    * (`ctx.answerToken` in the callback). Only the token's proof is sent; the thread refuses
    * (RC5041, changing nothing) an answer without the token or with another one, whoever
@@ -662,7 +708,7 @@ export class ThreadsClient {
 
   async #check(
     options: { threadId?: string } & ThreadCaller,
-    operation: Exclude<ThreadOperation, "thread.create" | "thread.list" | "thread.toolResult" | "thread.toolError">,
+    operation: Exclude<ThreadOperation, "thread.create" | "thread.list" | "thread.toolResult" | "thread.toolError" | "thread.decide">,
   ): Promise<void> {
     await this.#ask({ operation, principal: options?.principal, threadId: threadIdOf(options, operation) });
   }

@@ -1,0 +1,213 @@
+/**
+ * Approvals in chat threads: a gated tool puts the turn on hold for a person's decision
+ * (no handler runs before it), shown by getThread and the stream, decided with
+ * `threads.decide` (its own authorize operation), the inbox or the request's token, and the
+ * turn goes on exactly there. A request outlives a stopped turn; a thread that moves on or is
+ * deleted withdraws it.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+let threads: ThreadsClient;
+let taskQueue: string;
+
+const deleted: Array<{ threadId: string; path: string }> = [];
+const notified: ApprovalRequestInfo[] = [];
+
+const deleteFile = defineTool({
+  name: "deleteFile",
+  description: "Delete a file",
+  input: z.object({ path: z.string().min(1) }),
+  needsApproval: true,
+  approval: { meta: { requires: ["files:delete"] }, notify: (request) => void notified.push(request) },
+  handler: ({ path }, ctx) => {
+    deleted.push({ threadId: ctx.threadId!, path });
+    return `deleted ${path}`;
+  },
+});
+
+const listFiles = defineTool({ name: "listFiles", description: "List files", input: z.object({}), handler: () => "a.txt b.txt" });
+
+const filesAgent = defineAgent({ id: "files", model: "gpt-4.1-mini", system: "You manage files.", tools: [listFiles, deleteFile], maxTurns: 6 });
+
+const deletedIn = (threadId: string) => deleted.filter((d) => d.threadId === threadId).map((d) => d.path);
+const waitingFor = (threadId: string) =>
+  vi.waitFor(
+    async () => {
+      const view = await threads.getThread({ threadId });
+      expect(view.approvals).toHaveLength(1);
+      return view;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents, taskQueue } = await h.worker([filesAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: filesAgent } } }));
+  threads = agents.threads;
+});
+afterAll(() => h?.close());
+
+describe("a gated tool in a thread", () => {
+  it("holds the turn before its handler, shows the request, and runs the call once when it is approved", async () => {
+    const threadId = uid("t-approve");
+    h.model.script(threadId, [
+      { toolCalls: [{ name: "listFiles", arguments: {} }, { name: "deleteFile", arguments: { path: "a.txt" } }] },
+      { check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "deleted a.txt" }), text: "a.txt is gone" },
+    ]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const view = await waitingFor(threadId);
+    const [request] = view.approvals;
+    expect(request).toMatchObject({ calls: [{ toolName: "deleteFile", arguments: JSON.stringify({ path: "a.txt" }) }] });
+    expect(view.status).toBe("awaiting_tool_results");
+    // The free call runs meanwhile; the gated one waits.
+    expect(view.toolCalls).toContainEqual(expect.objectContaining({ name: "deleteFile", state: "awaiting_approval", approvalId: request!.approvalId }));
+    expect(deletedIn(threadId)).toEqual([]);
+    const stream = await threads.streamUpdates({ threadId });
+    expect(stream.updates.filter((u) => u.type === "approval-request")).toEqual([expect.objectContaining({ approvalId: request!.approvalId, calls: request!.calls })]);
+    await vi.waitFor(() => expect(notified.some((n) => n.threadId === threadId && n.approvalId === request!.approvalId)).toBe(true), { timeout: 20_000 });
+
+    const toolCallId = request!.calls[0]!.toolCallId;
+    expect(await threads.decide({ threadId, approvalId: request!.approvalId, decisions: { [toolCallId]: { approved: true } }, principal: { id: "sam" } })).toMatchObject({
+      status: "resumed",
+      outcome: { status: "accepted" },
+    });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(deletedIn(threadId)).toEqual(["a.txt"]);
+    const after = await threads.streamUpdates({ threadId });
+    expect(after.updates.some((u: StreamUpdate) => u.type === "approval-decided" && u.approvalId === request!.approvalId && u.outcome === "resumed")).toBe(true);
+    // Decided once: again reads the first outcome, and nothing runs twice.
+    expect(await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true }] })).toMatchObject({ status: "duplicate" });
+    expect(deletedIn(threadId)).toEqual(["a.txt"]);
+    expect(await workflowTaskFailures(threads.client, threadId)).toEqual([]);
+  });
+
+  it("never runs a rejected call, and runs an edited one with the approver's input", async () => {
+    const threadId = uid("t-reject-edit");
+    h.model.script(threadId, [
+      { toolCalls: [{ name: "deleteFile", arguments: { path: "/" } }, { name: "deleteFile", arguments: { path: "tmp/x" } }] },
+      {
+        check: (req) => {
+          expect(req.messages.filter((m) => m.role === "tool").map((m) => String(m.content))).toEqual([expect.stringMatching(/^Rejected by sam: "deleteFile" was not run\. Reason: never the root/), "deleted tmp/y"]);
+          const answer = [...req.messages].reverse().find((m) => m.role === "assistant")!;
+          expect(answer.tool_calls!.map((c) => JSON.parse(c.function.arguments).path)).toEqual(["/", "tmp/y"]);
+        },
+        text: "done what was allowed",
+      },
+    ]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const [root, tmp] = request!.calls;
+    await threads.decide({
+      threadId,
+      approvalId: request!.approvalId,
+      decisions: [
+        { toolCallId: root!.toolCallId, approved: false, reason: "never the root" },
+        { toolCallId: tmp!.toolCallId, approved: true, input: { path: "tmp/y" } },
+      ],
+      principal: { id: "sam" },
+    });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["tmp/y"]);
+    h.model.assertNoFailures();
+  });
+
+  it("refuses decisions that do not fit with RC5049 and changes nothing", async () => {
+    const threadId = uid("t-hostile");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "a" } }] }, { text: "ok" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const toolCallId = request!.calls[0]!.toolCallId;
+    for (const decisions of [[], [{ toolCallId: "nope", approved: true }], [{ toolCallId, approved: true, input: { path: "" } }], [{ toolCallId, approved: 1 }], "all"] as unknown[]) {
+      await expect(threads.decide({ threadId, approvalId: request!.approvalId, decisions: decisions as never }), JSON.stringify(decisions)).rejects.toMatchObject({ code: "RC5049" });
+    }
+    await expect(threads.decide({ threadId, approvalId: "dfr:9:elsewhere", decisions: [] })).rejects.toMatchObject({ code: "RC5046" });
+    expect((await threads.getThread({ threadId })).approvals).toHaveLength(1);
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true }] });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["a"]);
+  });
+});
+
+describe("who decides", () => {
+  it("is the hook's call on thread.decide: the owner cannot approve what requires a manager", async () => {
+    const threadId = uid("t-auth");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "b" } }] }, { text: "ok" }]);
+    const guarded = new AgentClient({
+      connection: h.connection,
+      namespace: h.namespace,
+      taskQueue,
+      deferral: { secret: SECRET },
+      threads: { agent: filesAgent },
+      authorize: (req) =>
+        req.operation !== "thread.decide" || (Array.isArray(req.meta.requires) && req.meta.requires.every((r) => (req.principal?.roles as string[] | undefined)?.includes(String(r)))),
+    }).threads;
+    await guarded.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const decisions = [{ toolCallId: request!.calls[0]!.toolCallId, approved: true as const }];
+    await expect(guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "sam", roles: [] } })).rejects.toMatchObject({ code: "AI1021" });
+    expect((await guarded.getThread({ threadId })).approvals).toHaveLength(1);
+    await guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "maria", roles: ["files:delete"] } });
+    expect(await guarded.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["b"]);
+  });
+
+  it("is listed in the one inbox with the runs', and decided there", async () => {
+    const threadId = uid("t-inbox");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "c" } }] }, { text: "ok" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const row = await vi.waitFor(
+      async () => {
+        const found = (await agents.approvals.list({ requires: "files:delete", limit: 1000 })).approvals.find((a) => a.approvalId === request!.approvalId);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(row).toMatchObject({ kind: "approval", runId: threadId, agentId: "files", calls: [{ toolName: "deleteFile" }] });
+    await agents.approvals.decide(request!.approvalId, [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }]);
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["c"]);
+  });
+});
+
+describe("a request and the thread's other moves", () => {
+  it("outlives a stopped turn: a decision made while stopped is taken when the thread resumes", async () => {
+    const threadId = uid("t-stop");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "d" } }] }, { text: "deleted after the pause" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    await threads.stopThread({ threadId });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "stopped", approvals: [{ approvalId: request!.approvalId }] });
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
+    expect(deletedIn(threadId)).toEqual([]);
+    await threads.resumeThread({ threadId });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["d"]);
+  });
+
+  it("is withdrawn when a new message moves the thread on, or the thread is deleted: its decision is refused and nothing runs", async () => {
+    const threadId = uid("t-moved-on");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "e" } }] }, { text: "moved on" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    await threads.stopThread({ threadId });
+    await threads.sendMessage({ threadId, prompt: "never mind" });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    await expect(threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5050" });
+    expect(deletedIn(threadId)).toEqual([]);
+
+    const gone = uid("t-deleted");
+    h.model.script(gone, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "f" } }] }]);
+    await threads.createThread({ threadId: gone, prompt: gone });
+    const [pending] = (await waitingFor(gone)).approvals;
+    await threads.deleteThread({ threadId: gone });
+    await expect(agents.approvals.decide(pending!.approvalId, [{ toolCallId: pending!.calls[0]!.toolCallId, approved: true }])).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
+    expect(deletedIn(gone)).toEqual([]);
+  });
+});
