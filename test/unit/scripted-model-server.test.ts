@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
-import { type ChatMessage } from "../src/index.js";
-import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/index.js";
+import { type ChatMessage } from "../../src/index.js";
+import { startScriptedModelServer, type ScriptedModelServer } from "../../src/testing/index.js";
 
 const MODEL = "gpt-test";
 const WEATHER_TOOL = {
