@@ -37,7 +37,8 @@ export interface ScriptStep {
   usage?: { promptTokens: number; completionTokens: number };
   /**
    * Keeps the reply waiting until the test releases the hold (`server.hold()`): before anything
-   * is sent, or, on a streamed reply with `holdAfterChars`, part-way through. A test that
+   * is sent, or, on a streamed reply with `holdAfterChars`, part-way through (`holds` for
+   * several points). A test that
    * waits on `hold.reached` knows the model was called (and, streaming, what was sent), and
    * decides when the answer goes on: it synchronises on the model instead of on its pace.
    * Not applied to injected errors.
@@ -49,6 +50,12 @@ export interface ScriptStep {
    * shorter answer. A non-streamed reply is held before it is sent.
    */
   holdAfterChars?: number;
+  /**
+   * Further holds along a streamed answer, each falling after its count of characters as
+   * `holdAfterChars` does, so a test can let an answer out piece by piece. A non-streamed
+   * reply waits for all of them, in order, before it is sent.
+   */
+  holds?: Array<{ hold: Hold; afterChars: number }>;
   /** Latency before the reply (and before the first chunk when streaming). Not applied to injected errors. */
   delayMs?: number;
   /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
@@ -189,7 +196,9 @@ export async function startScriptedModelServer(
     }
     const check = step.check;
     if (check) callScriptCode(() => check(request), `check failed for conversation ${conversation} at turn ${turn}`);
-    if (step.hold && !gates.has(step.hold)) throw new ScriptFailure(`the hold of conversation ${conversation} at turn ${turn} is not from a scripted model server's hold()`);
+    if (holdPoints(step).some(({ hold }) => !gates.has(hold))) {
+      throw new ScriptFailure(`a hold of conversation ${conversation} at turn ${turn} is not from a scripted model server's hold()`);
+    }
     return step;
   };
 
@@ -239,15 +248,16 @@ export async function startScriptedModelServer(
     const injected = step.errors?.[request.attempt];
     if (injected !== undefined) return sendInjectedError(res, injected);
 
-    const holdMidStream = request.stream === true && (step.holdAfterChars ?? 0) > 0;
-    if (step.hold && !holdMidStream) await waitAt(step.hold, exchange);
+    // A streamed reply holds part-way where it was asked to; anything else before it starts.
+    const points = holdPoints(step);
+    const midStream = request.stream ? points.filter((p) => p.afterChars > 0) : [];
+    for (const { hold } of points) if (!midStream.some((p) => p.hold === hold)) await waitAt(hold, exchange);
     if (exchange.hungUp) return;
     await pause(step.delayMs ?? 0, exchange);
     if (exchange.hungUp) return;
 
     responseCounter += 1;
     const reply = buildReply(step, request, `chatcmpl-scripted-${responseCounter}`);
-    const midStream = step.hold && holdMidStream ? { hold: step.hold, afterChars: step.holdAfterChars! } : undefined;
     if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars, midStream);
     else sendJson(res, 200, completionBody(reply));
   };
@@ -422,32 +432,40 @@ async function streamReply(
   reply: Reply,
   chunkDelayMs: number,
   chunkChars: number,
-  midStream?: { hold: Hold; afterChars: number },
+  holds: HoldPoint[],
 ): Promise<void> {
   const { res } = exchange;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-request-id": `req_${reply.id}` });
   const chunks = replyChunks(reply, exchange.includeUsage, chunkChars);
   let sent = 0;
-  let held = midStream === undefined;
+  let next = 0;
   for (const [index, { chunk, chars, finish }] of chunks.entries()) {
-    if (!held && finish) {
-      held = true;
-      await waitAt(midStream!.hold, exchange);
-    }
+    // Holds past the end of a shorter answer fall before its last chunk.
+    for (; finish && next < holds.length; next++) await waitAt(holds[next]!.hold, exchange);
     if (index > 0) await pause(chunkDelayMs, exchange);
     if (exchange.hungUp) return;
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     sent += chars;
-    if (!held && sent >= midStream!.afterChars) {
-      held = true;
-      await waitAt(midStream!.hold, exchange);
-    }
+    for (; next < holds.length && sent >= holds[next]!.afterChars; next++) await waitAt(holds[next]!.hold, exchange);
+    if (exchange.hungUp) return;
   }
   res.end("data: [DONE]\n\n");
 }
 
 // ---------------------------------------------------------------------------------------
 // Holds
+
+interface HoldPoint {
+  hold: Hold;
+  /** Characters of a streamed answer sent before the hold falls; 0 before anything is sent. */
+  afterChars: number;
+}
+
+/** A step's holds in the order a reply meets them. */
+function holdPoints(step: ScriptStep): HoldPoint[] {
+  const points = [...(step.hold ? [{ hold: step.hold, afterChars: step.holdAfterChars ?? 0 }] : []), ...(step.holds ?? [])];
+  return points.sort((a, b) => a.afterChars - b.afterChars);
+}
 
 /** What a hold does inside the server; tests only see `reached` and `release()`. */
 const gates = new WeakMap<Hold, { arrive(request: ChatRequest): void; opened: Promise<void> }>();

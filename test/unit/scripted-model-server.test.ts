@@ -293,6 +293,32 @@ describe("scripted model server", () => {
     expect(pieces.filter((p) => !p.released).map((p) => p.text)).toEqual(["The firs", "t sixtee"]);
   });
 
+  it("lets a streamed answer out piece by piece through several holds, and holds a whole reply that is not streamed", async () => {
+    const text = "One, then two, then the rest.";
+    const [first, second] = [server.hold(), server.hold()];
+    server.script("pieces", [{ text, holds: [{ hold: second, afterChars: 16 }, { hold: first, afterChars: 8 }] }]);
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "pieces" }], stream: true });
+    let seen = "";
+    const reading = (async () => {
+      for await (const chunk of stream) seen += chunk.choices[0]?.delta.content ?? "";
+    })();
+    await first.reached;
+    await vi.waitFor(() => expect(seen).toBe(text.slice(0, 8)));
+    first.release();
+    await second.reached;
+    await vi.waitFor(() => expect(seen).toBe(text.slice(0, 16)));
+    second.release();
+    await reading;
+    expect(seen).toBe(text);
+
+    const whole = server.hold();
+    server.script("whole", [{ text: "all at once", holds: [{ hold: whole, afterChars: 4 }] }]);
+    const pending = complete(client, [{ role: "user", content: "whole" }]);
+    await whole.reached;
+    whole.release();
+    expect((await pending).choices[0]?.message.content).toBe("all at once");
+  });
+
   it("holds a streamed answer shorter than the hold point before its last chunk, tool calls counted", async () => {
     const hold = server.hold();
     server.script("short held stream", [{ toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }], hold, holdAfterChars: 1_000 }]);
@@ -397,6 +423,6 @@ describe("scripted model server failures", () => {
     server.script("forged hold", [{ text: "never", hold: foreign }]);
     const error = await rejection(complete(client, [{ role: "user", content: "forged hold" }]));
     expect(error.code).toBe("script_failure");
-    expect(server.failures.at(-1)).toBe("the hold of conversation forged hold at turn 0 is not from a scripted model server's hold()");
+    expect(server.failures.at(-1)).toBe("a hold of conversation forged hold at turn 0 is not from a scripted model server's hold()");
   });
 });
