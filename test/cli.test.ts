@@ -1,28 +1,30 @@
 /**
- * The `durable-agents` command, built (`npm run build`) and spawned as an operator would
- * run it, against the suite's dev server and an in-process worker: its output, its exit
- * codes, and its refusals (every error prints its code and exits non-zero).
+ * The `durable-agents` command, compiled as `npm run build` emits it (test/cli-build.ts) and
+ * spawned as an operator would run it, against the suite's dev server and an in-process
+ * worker: its output, its exit codes, and its refusals (every error prints its code and
+ * exits non-zero).
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
+import { compilePackage } from "./cli-build.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent } from "./thread-support.js";
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = `${root}dist/src/cli/main.js`;
+/** Where the command is compiled to, beside the operator's module of the runs test. */
+const artifacts = `${root}test-artifacts/cli`;
+const bin = `${artifacts}/dist/src/cli/main.js`;
 
 let h: Harness;
 let agents: AgentClient;
@@ -30,7 +32,7 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   // The command as it ships: compiled, run by node.
-  await run("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: root });
+  compilePackage(`${artifacts}/dist`);
   h = await startHarness();
   const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
@@ -120,9 +122,9 @@ describe("durable-agents deferrals", () => {
 describe("durable-agents runs", () => {
   it("starts a run of an agent a module exports and waits; reads state; tails; cancels; AI1010 for an unknown run", async () => {
     // A module of the operator's: plain JS next to the package, as a built app would have it.
-    const dir = `${root}test-artifacts/cli`;
+    const dir = artifacts;
     mkdirSync(dir, { recursive: true });
-    writeFileSync(`${dir}/agents.mjs`, `import { defineAgent } from "../../dist/src/index.js";\nexport const weather = defineAgent({ id: "weather", model: "gpt-4.1-mini", system: "x" });\n`);
+    writeFileSync(`${dir}/agents.mjs`, `import { defineAgent } from "./dist/src/index.js";\nexport const weather = defineAgent({ id: "weather", model: "gpt-4.1-mini", system: "x" });\n`);
     const runId = uid("cli-started");
     const question = `${runId}: what is 2+2?`;
     h.model.script(question, [{ toolCalls: [{ name: "add", arguments: { a: 2, b: 2 } }] }, { text: "4" }]);
