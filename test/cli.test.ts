@@ -142,7 +142,8 @@ describe("durable-agents runs", () => {
     expect(lines.at(-1)).toMatchObject({ status: "completed" });
 
     const slow = uid("cli-slow");
-    h.model.script(slow, [{ delayMs: 30_000, text: "never" }]);
+    // Held at the model until the cancel aborts the call.
+    h.model.script(slow, [{ hold: h.model.hold(), text: "never" }]);
     await agents.start(weatherAgent, { prompt: slow, runId: slow });
     expect(await cli(["runs", "cancel", slow, "--reason", "operator"])).toMatchObject({ code: 0 });
     await expect(agents.result(slow)).rejects.toMatchObject({ code: "AI1005" });
@@ -160,19 +161,29 @@ describe("durable-agents threads", () => {
     const { threadId } = await agents.threads.createThread({ agent: chatAgent, autoStart: false });
     const prompt = uid("tell me");
     // One script per conversation (keyed by its first message): both answers of the thread.
-    h.model.script(prompt, [
-      { chunkDelayMs: 40, text: "A streamed answer, written in pieces." },
-      { chunkDelayMs: 150, text: "Another answer, also written in pieces, slowly enough to be seen." },
-    ]);
+    // The second answer comes out in two pieces, each once the command has printed the one before.
+    const second = "Another answer, also written in pieces, each printed as it came.";
+    const pieces = [16, 40].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: "A streamed answer, written in pieces." }, { text: second, holds: pieces }]);
     const sent = await cli(["threads", "send", threadId, prompt]);
     expect(sent.code).toBe(0);
     expect(sent.stdout).toContain("A streamed answer, written in pieces.");
     // With --json, one object per line: the deltas as they came, then the finished message.
     const next = uid("and then");
-    const json = await cli(["--json", "threads", "send", threadId, next]);
-    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string });
-    expect(lines.filter((l) => l.type === "text-delta").length).toBeGreaterThanOrEqual(2);
-    expect(lines.at(-1)).toMatchObject({ type: "message", message: { content: "Another answer, also written in pieces, slowly enough to be seen." } });
+    let out = "";
+    const child = spawn(process.execPath, [bin, "--json", "threads", "send", threadId, next], { env: { ...process.env, ...env }, cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const lines = () => out.slice(0, out.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; text?: string; message?: unknown });
+    const printed = () => lines().flatMap((l) => (l.type === "text-delta" ? [l.text] : [])).join("");
+    for (const { hold, afterChars } of pieces) {
+      await vi.waitFor(() => expect(printed().length).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+      hold.release();
+    }
+    expect(await exited).toBe(0);
+    expect(lines().filter((l) => l.type === "text-delta").length).toBeGreaterThanOrEqual(2);
+    expect(second.startsWith(printed())).toBe(true);
+    expect(lines().at(-1)).toMatchObject({ type: "message", message: { content: second } });
     // A turn that fails prints the thread's error code and exits 1 (the script has no third answer).
     const failed = await cli(["threads", "send", threadId, "one more"]);
     expect(failed.code).toBe(1);
