@@ -1,16 +1,44 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
+type TestOptions = NonNullable<TestProjectInlineConfiguration["test"]>;
+
+/**
+ * Tests that need no Temporal server: the pure modules, the scripted model server, lint and
+ * the code table. They run in parallel and start nothing (`npm run test:unit`).
+ */
+export const unit: TestOptions = {
+  name: "unit",
+  include: ["test/unit/**/*.test.ts"],
+  // Both cores: nothing else of the suite's runs beside them.
+  maxWorkers: 2,
+  // Pure modules share nothing worth a fresh module graph per file, and importing the SDK
+  // anew for each file was two thirds of the project's time (a test that fakes timers
+  // restores them in its own hooks).
+  isolate: false,
+};
+
+/**
+ * Tests against the one Temporal dev server global-setup starts, with the workflow bundle it
+ * builds once for every worker of the run. vitest.postgres.config.ts runs some of them on
+ * Temporal and PostgreSQL with the same settings.
+ */
+export const integration: TestOptions = {
+  name: "integration",
+  include: ["test/**/*.test.ts"],
+  // test/postgres/ needs the server only the PostgreSQL lane (vitest.postgres.config.ts) starts.
+  exclude: ["test/unit/**", "test/postgres/**", "**/node_modules/**"],
+  globalSetup: ["test/global-setup.ts"],
+  testTimeout: 120_000,
+  hookTimeout: 300_000,
+  // Two cores: the dev server, workers and model server already compete for them.
+  fileParallelism: false,
+  pool: "forks",
+};
+
+// The unit project's files run first (in parallel), then the integration files one by one;
+// `vitest run --project unit` (or `integration`) runs one of them.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Only the PostgreSQL lane (vitest.postgres.config.ts) has the server these need.
-    exclude: ["test/postgres/**", "**/node_modules/**"],
-    // Every test file talks to one shared dev server started in globalSetup.
-    globalSetup: ["test/global-setup.ts"],
-    testTimeout: 120_000,
-    hookTimeout: 300_000,
-    // Two cores: the dev server, workers and model server already compete for them.
-    fileParallelism: false,
-    pool: "forks",
+    projects: [{ test: unit }, { test: integration }],
   },
 });

@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import base from "./vitest.config.js";
+import { integration } from "./vitest.config.js";
 
 // The second CI lane (`npm run test:postgres`, after `npm test` in .ci/run): the tests whose
 // behaviour rests on the server's persistence, visibility and defaults, against the real
@@ -7,11 +7,12 @@ import base from "./vitest.config.js";
 // Set here, not in the npm script: global-setup's startTemporal() reads it in this process.
 process.env.TEMPORAL_TARGET = "postgres";
 
-// Not mergeConfig: it would concatenate the main lane's exclude (test/postgres/**) into ours.
+// The integration project's settings (global setup, timeouts, one file at a time), not its
+// file list: the main lane excludes test/postgres/**, which this lane runs.
 export default defineConfig({
-  ...base,
   test: {
-    ...base.test,
+    ...integration,
+    name: "postgres",
     include: [
       // durability: a worker SIGKILLed, the server restarted with runs parked, 50 parked runs resumed
       "test/worker-crash.test.ts",

@@ -3,7 +3,7 @@
  *
  *   npm run codes          # rewrites the table between the codes markers in README.md
  *
- * `test/codes.test.ts` fails when README.md holds anything else.
+ * `test/unit/codes.test.ts` fails when README.md holds anything else.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -113,10 +113,13 @@ describe("the agent loop", () => {
 
   it("starting the same run id twice starts one run", async () => {
     const prompt = uid("idempotent");
-    h.model.script(prompt, [{ delayMs: 300, text: "once" }]);
+    // The run is still at its model call when both starts return.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ hold, text: "once" }]);
     const runId = uid("same");
     const [a, b] = await Promise.all([agents.start(weatherAgent, { prompt, runId }), agents.start(weatherAgent, { prompt, runId })]);
     expect(a.runId).toBe(b.runId);
+    hold.release();
     await expect(a.result()).resolves.toMatchObject({ text: "once" });
     // Once it has finished, the same id still names that run and does not start another.
     await expect(agents.run(weatherAgent, { prompt, runId })).resolves.toMatchObject({ text: "once" });

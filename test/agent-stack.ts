@@ -1,7 +1,7 @@
 /**
  * What the tests and the benchmarks both run agents against: a Temporal server (given, or
  * started here), a client and a native connection to it, one scripted model server, the SDK's
- * workflow bundle, and workers that run in the background until `close()`.
+ * workflow bundle (given, or built here), and workers that run in the background until `close()`.
  * No vitest here: the benchmarks import it too.
  */
 import { randomUUID } from "node:crypto";
@@ -26,6 +26,8 @@ export interface AgentStackOptions {
   log?: (line: string) => void;
   /** Options of the client connection beyond its address. */
   connection?: Omit<ConnectionOptions, "address">;
+  /** A workflow bundle built already (the test run builds one for all); without it one is built here. */
+  bundle?: AgentStack["bundle"];
 }
 
 export interface AgentStack {
@@ -70,7 +72,7 @@ export async function startAgentStack(options: AgentStackOptions = {}): Promise<
       connection: opened(Connection.connect({ ...options.connection, address })),
       native: opened(NativeConnection.connect({ address })),
       model: opened(startScriptedModelServer()),
-      bundle: bundleAgentWorkflows(),
+      bundle: options.bundle ? Promise.resolve(options.bundle) : bundleAgentWorkflows(),
     };
     // Everything settles before the first failure is thrown, so close() finds all that did open.
     await Promise.allSettled(Object.values(pending));

@@ -138,9 +138,10 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
   it("aborts the provider's request when the run is cancelled", async () => {
     const { agents } = await h.worker([weatherAgent], { model: aiSdkModel(provider()) });
     const runId = uid("compat-cancel");
-    h.model.script(runId, [{ delayMs: 30_000, text: "too late" }]);
+    const hold = h.model.hold();
+    h.model.script(runId, [{ hold, text: "too late" }]);
     await agents.start(weatherAgent, { prompt: runId, runId });
-    await vi.waitFor(() => expect(h.model.requests.some((r) => r.conversation === runId)).toBe(true), { timeout: 10_000, interval: 50 });
+    await hold.reached;
     await agents.cancel(runId);
     await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 10_000, interval: 50 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AgentClient, defineAgent, RunCancelledError } from "../src/index.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
-import { cancellableAgent, control, seen } from "./fixtures/cancellable.js";
+import { cancellableAgent, control, finishTasks, seen } from "./fixtures/cancellable.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 /** An agent with the default timeouts (heartbeat timeout 30 s), as most are. */
@@ -35,8 +35,10 @@ describe("cancel()", () => {
       { text: "never reached" },
     ]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
-    await vi.waitFor(() => expect(events(runId)).toContain("started"));
+    await vi.waitFor(() => expect(events(runId)).toContain("started"), { timeout: 20_000, interval: 20 });
     await agents.cancel(runId, { reason: "between turns" });
+    // The tool finishes only once the cancel is recorded.
+    finishTasks(runId);
     const err = await cancelled(runId);
     expect(err.fields).toEqual({ reason: "between turns", turnsUsed: 1, usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 } });
     expect(events(runId)).toEqual(["started", "finished"]);
@@ -46,20 +48,22 @@ describe("cancel()", () => {
 
   it("mid model call: the HTTP request to the model is aborted", async () => {
     const runId = uid("mid-model");
-    h.model.script(runId, [{ delayMs: 20_000, text: "too slow" }]);
+    const hold = h.model.hold();
+    h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
-    await vi.waitFor(() => expect(requestsOf(runId)).toHaveLength(1));
+    await hold.reached;
     await agents.cancel(runId, { reason: "user left" });
     const err = await cancelled(runId);
     expect(err.fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
-    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId));
+    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 20_000, interval: 20 });
   });
 
   it("reaches the model call in flight within about a second, whatever the agent's heartbeat timeout", async () => {
     const runId = uid("cancel-latency");
-    h.model.script(runId, [{ delayMs: 30_000, text: "too slow" }]);
+    const hold = h.model.hold();
+    h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(slowModelAgent, { prompt: runId, runId });
-    await vi.waitFor(() => expect(requestsOf(runId)).toHaveLength(1));
+    await hold.reached;
     const cancelledAt = performance.now();
     await agents.cancel(runId, { reason: "user left" });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 15_000, interval: 10 });
@@ -71,7 +75,7 @@ describe("cancel()", () => {
     const runId = uid("mid-tool");
     h.model.script(runId, [{ toolCalls: [{ name: "longTask", arguments: {} }] }, { text: "never" }]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
-    await vi.waitFor(() => expect(events(runId)).toContain("started"));
+    await vi.waitFor(() => expect(events(runId)).toContain("started"), { timeout: 20_000, interval: 20 });
     await agents.cancel(runId);
     const err = await cancelled(runId);
     expect(err.fields).toMatchObject({ reason: "cancelled", turnsUsed: 1 });
@@ -99,7 +103,7 @@ describe("cancel()", () => {
     ]);
     await agents.run(cancellableAgent, { prompt: runId, runId });
     const resumed = agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
-    await vi.waitFor(() => expect(events(runId, "longTask")).toContain("started"));
+    await vi.waitFor(() => expect(events(runId, "longTask")).toContain("started"), { timeout: 20_000, interval: 20 });
     await agents.cancel(runId, { reason: "changed my mind" });
     expect((await resumed).outcome).toMatchObject({ status: "failed", error: { code: "AI1005" } });
     const err = await cancelled(runId);
@@ -158,14 +162,16 @@ describe("worker shutdown is not cancellation", () => {
     h.model.script(busyRun, [{ toolCalls: [{ name: "longTask", arguments: {} }] }, { text: "finished on the second worker" }]);
     await first.agents.run(cancellableAgent, { prompt: deferredRun, runId: deferredRun });
     await first.agents.start(cancellableAgent, { prompt: busyRun, runId: busyRun });
-    await vi.waitFor(() => expect(events(busyRun)).toContain("started"));
+    await vi.waitFor(() => expect(events(busyRun)).toContain("started"), { timeout: 20_000, interval: 20 });
 
     first.worker.shutdown();
     await first.running;
     const second = await h.worker([cancellableAgent], { ...secretOptions, taskQueue: first.taskQueue });
+    // The call moved: it starts again on the second worker, which is let finish it.
+    const attempts = () => seen.filter((s) => s.runId === busyRun && s.event === "started").map((s) => s.attempt);
+    await vi.waitFor(() => expect(attempts()).toEqual([1, 2]), { timeout: 30_000, interval: 20 });
+    finishTasks(busyRun);
     await expect(second.agents.result(busyRun)).resolves.toMatchObject({ text: "finished on the second worker" });
-    const attempts = seen.filter((s) => s.runId === busyRun && s.event === "started").map((s) => s.attempt);
-    expect(attempts).toEqual([1, 2]);
     expect(await second.agents.state(deferredRun)).toMatchObject({ status: "deferred" });
     const resumed = await second.agents.resume({ token: linkFor(deferredRun).token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved later" } });

@@ -1,6 +1,7 @@
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvals } from "../examples/chat/agent.js";
+import type { Hold } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { chatRig, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
 import { launchChromium } from "./chromium.js";
@@ -35,14 +36,28 @@ async function chatPage(query = "user=sam") {
 const ANSWER =
   "Durable threads keep every word: this answer streams a few characters at a time, survives a reload, and ends exactly as the model wrote it.";
 
+/** What the streaming answer shows now ("" when nothing streams). */
+const streamingText = (page: Page) => page.evaluate(() => document.querySelector("[data-streaming] .text")?.textContent ?? "");
+
+/** Lets each held piece of the answer out once the page shows the answer up to it. */
+async function releaseAsShown(page: Page, pieces: Array<{ hold: Hold; afterChars: number }>): Promise<void> {
+  for (const { hold, afterChars } of pieces) {
+    await expect.poll(async () => (await streamingText(page)).length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(afterChars);
+    hold.release();
+  }
+}
+
 describe("the chat example in a browser", () => {
   it("shows the answer arriving in several renders, then the final message", async () => {
     const prompt = uid("stream");
-    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 60 }]);
+    // The answer comes out in three pieces, each once the page shows the one before.
+    const pieces = [24, 64].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: ANSWER, holds: pieces }]);
     const { page, context } = await chatPage();
     await recordStreamingRenders(page);
     await page.getByLabel("Message").fill(prompt);
     await page.getByLabel("Message").press("Enter");
+    await releaseAsShown(page, pieces);
 
     await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
     const answer = page.locator('[data-role="assistant"]').last();
@@ -61,7 +76,9 @@ describe("the chat example in a browser", () => {
 
   it("stops mid-answer: the status becomes stopped and the partial text is gone; resume completes the answer", async () => {
     const prompt = uid("stop");
-    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 80 }]);
+    // The answer stops part-way; only the stop ends it. Released afterwards, the hold lets the resumed call through.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text: ANSWER, hold, holdAfterChars: 24 }]);
     const { page, context, threadId } = await chatPage();
     await page.getByLabel("Message").fill(prompt);
     await page.getByLabel("Message").press("Enter");
@@ -73,6 +90,7 @@ describe("the chat example in a browser", () => {
     await expect(page.locator('[data-role="assistant"]').count()).resolves.toBe(0);
     // The model's request is cut while it streams (the activity hears the stop on its next heartbeat), not left to finish.
     await expect.poll(() => h.model.aborted.some((a) => a.conversation === prompt), { timeout: 10_000 }).toBe(true);
+    hold.release();
     expect((await rig.agents.threads.listMessages({ threadId, principal: { id: "sam" } })).messages.map((m) => m.role)).toEqual(["user"]);
     await page.screenshot({ path: `${ARTIFACTS}stopped.png` });
 
@@ -84,7 +102,9 @@ describe("the chat example in a browser", () => {
 
   it("continues after a reload mid-stream, and the final text is exactly the model's answer", async () => {
     const prompt = uid("reload");
-    h.model.script(prompt, [{ text: ANSWER, chunkDelayMs: 80 }]);
+    // The answer stops part-way until the reloaded page shows it again.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text: ANSWER, hold, holdAfterChars: 24 }]);
     const { page, context } = await chatPage();
     await recordStreamingRenders(page);
     await page.getByLabel("Message").fill(prompt);
@@ -94,6 +114,8 @@ describe("the chat example in a browser", () => {
 
     await page.reload();
     await recordStreamingRenders(page);
+    await page.locator("[data-streaming] .text").waitFor();
+    hold.release();
     await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
     await expect(page.locator('[data-role="assistant"]').textContent()).resolves.toBe(ANSWER);
     const after = await streamingRenders(page);
@@ -107,7 +129,7 @@ describe("the chat example in a browser", () => {
   it("takes an async tool's answer from a manager in a second browser context; the customer's page sees the turn complete", async () => {
     const prompt = uid("refund");
     const question = `Refund order 1234 for ${prompt}?`;
-    h.model.script(prompt, [{ toolCalls: [{ name: "askManager", arguments: { question } }] }, { text: "Your refund was approved.", chunkDelayMs: 20 }]);
+    h.model.script(prompt, [{ toolCalls: [{ name: "askManager", arguments: { question } }] }, { text: "Your refund was approved." }]);
     const { page, context, threadId } = await chatPage();
     await page.getByLabel("Message").fill(prompt);
     await page.getByLabel("Message").press("Enter");
@@ -140,7 +162,7 @@ describe("the chat example in a browser", () => {
 
   it("drives the same thread with the AI SDK's useChat through ThreadChatTransport", async () => {
     const first = uid("usechat");
-    h.model.script(first, [{ text: ANSWER, chunkDelayMs: 20 }, { text: "Second answer, through useChat too." }]);
+    h.model.script(first, [{ text: ANSWER }, { text: "Second answer, through useChat too." }]);
     const { page, context, threadId } = await chatPage("user=sam&view=usechat");
     await page.getByLabel("Message").fill(first);
     await page.getByLabel("Message").press("Enter");

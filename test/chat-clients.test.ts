@@ -188,9 +188,10 @@ describe("the thread store on the real front door", () => {
   it("continues from the last seq when the connection drops mid-answer: every state shows a prefix of the answer, the last exactly the answer", async () => {
     const prompt = uid("cut");
     const answer = "A connection cut in the middle of this answer loses nothing and repeats nothing, because the reader continues after its last seq.";
-    // Slow enough (about 3 s) that the reader sees deltas before the answer lands even on a
-    // loaded machine: a reader that first looks after the answer landed sees no delta to be cut in.
-    h.model.script(prompt, [{ text: answer, chunkDelayMs: 200 }]);
+    // The model stops mid-answer until the reader was cut in a delta and came back: a reader
+    // that first looked after the answer landed would see no delta to be cut in.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text: answer, hold, holdAfterChars: answer.indexOf(" loses") }]);
     const created = await http.call("POST", "/threads", { user: "alice", body: {} });
     const threadId = created.body.threadId as string;
 
@@ -226,6 +227,8 @@ describe("the thread store on the real front door", () => {
     });
     await until(store, (s) => !s.isLoading);
     await store.sendMessage(prompt);
+    await vi.waitFor(() => expect(eventRequests.length).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 10 });
+    hold.release();
     const done = await until(store, (s) => s.status === "completed");
     leave();
     expect(done.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -243,7 +246,7 @@ describe("the thread store on the real front door", () => {
     const threadId = uid("chat");
     const prompt = uid("transport");
     const answer = "Streamed through the transport, then finished.";
-    h.model.script(prompt, [{ text: answer, chunkDelayMs: 20 }]);
+    h.model.script(prompt, [{ text: answer }]);
     const stream = await transport.sendMessages({
       chatId: threadId,
       trigger: "submit-message",
@@ -260,15 +263,17 @@ describe("the thread store on the real front door", () => {
 
     // A second turn, joined mid-answer as a reloaded useChat would: the text so far, then the rest, each once.
     const slow = "A reconnect gets the text written so far and then the rest, never a chunk twice.";
-    h.model.script(prompt, [{ text: answer }, { text: slow, chunkDelayMs: 60 }]);
+    // The model stops after some of the answer until the reconnect has joined the running turn.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text: answer }, { text: slow, hold, holdAfterChars: slow.indexOf(" and") }]);
     await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again" } });
-    // Some of the answer is written before the reconnect.
     await vi.waitFor(
       async () => expect((await agents.threads.streamUpdates({ threadId, principal: { id: "alice" } })).updates.some((u) => u.type === "text-delta")).toBe(true),
-      { timeout: 20_000, interval: 20 },
+      { timeout: 30_000, interval: 20 },
     );
     const resumed = await transport.reconnectToStream({ chatId: threadId });
     expect(resumed).not.toBeNull();
+    hold.release();
     const again: UIMessageChunk[] = [];
     for await (const chunk of resumed as unknown as AsyncIterable<UIMessageChunk>) again.push(chunk);
     expect(textOf(again)).toBe(slow);

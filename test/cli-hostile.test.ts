@@ -18,7 +18,7 @@ let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  await buildCli();
+  buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;

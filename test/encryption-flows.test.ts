@@ -54,21 +54,28 @@ describe("with the codec on", () => {
     const marker = markerOf("THREAD");
     const text = `Once upon a time ${marker} the thread streamed its answer in small pieces to every reader.`;
     const prompt = `${uid("story")} ${marker}`;
-    // Streamed over about 2 s, so a follower that starts late on a loaded machine still meets deltas.
-    h.model.script(prompt, [{ delayMs: 400, chunkDelayMs: 150, text }]);
+    // The model stops after the marker until both readers have seen part of the answer.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text, hold, holdAfterChars: text.indexOf(marker) + marker.length }]);
     const threadId = uid("enc-thread");
     await agents.threads.createThread({ threadId, prompt });
     const reader = await openEvents(`${http.url}/threads/${threadId}/events`);
     expect(reader.status).toBe(200);
     const deltas: string[] = [];
-    for await (const batch of agents.threads.followUpdates({ threadId, until: (b) => b.updates.some((u) => u.type === "message" && u.message.role === "assistant") })) {
-      for (const u of batch.updates) if (u.type === "text-delta") deltas.push(u.text);
-    }
-    expect(deltas.length).toBeGreaterThan(1);
+    const following = (async () => {
+      for await (const batch of agents.threads.followUpdates({ threadId, until: (b) => b.updates.some((u) => u.type === "message" && u.message.role === "assistant") })) {
+        for (const u of batch.updates) if (u.type === "text-delta") deltas.push(u.text);
+      }
+    })();
+    await vi.waitFor(() => expect(updatesOf(reader.events).some((u) => u.type === "text-delta")).toBe(true), { timeout: 30_000, interval: 20 });
+    // What the follower saw before the model went on: the answer up to the marker, decrypted on the way.
+    await vi.waitFor(() => expect(deltas.join("")).toContain(marker), { timeout: 30_000, interval: 20 });
+    expect(text.startsWith(deltas.join(""))).toBe(true);
+    hold.release();
+    await following;
     expect(text.startsWith(deltas.join(""))).toBe(true);
     await reader.until((_e, all) => updatesOf(all).some((u) => u.type === "message" && u.message.role === "assistant"));
     reader.close();
-    expect(updatesOf(reader.events).some((u) => u.type === "text-delta")).toBe(true);
     expect(updatesOf(reader.events).find((u) => u.type === "message" && u.message.role === "assistant")).toMatchObject({ message: { content: text } });
     const view = await agents.threads.waitUntilSettled({ threadId });
     expect(view.status).toBe("completed");

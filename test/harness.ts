@@ -8,6 +8,7 @@ import { temporal } from "@temporalio/proto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
 import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
+import { BUNDLE_PATH_ENV, readWorkflowBundle } from "./workflow-bundle.js";
 
 export type { WorkerOverrides } from "./agent-stack.js";
 export { tokenFor } from "./agent-stack.js";
@@ -18,11 +19,18 @@ export const SECRET = TEST_SECRET;
 // Expected failures (max turns, unknown agents) would otherwise fill the output with warnings.
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
+// The run's one workflow bundle, built by global-setup: read once per test file, and named to
+// the child-process workers (test/workers/) a test spawns, which inherit this environment.
+const bundlePath = inject("workflowBundlePath");
+process.env[BUNDLE_PATH_ENV] = bundlePath;
+let bundle: Harness["bundle"] | undefined;
+
 /** Closing it leaves the shared server running. */
 export type Harness = AgentStack;
 
 export async function startHarness(): Promise<Harness> {
-  return startAgentStack({ temporal: { address: inject("temporalAddress"), namespace: inject("temporalNamespace") } });
+  bundle ??= readWorkflowBundle(bundlePath);
+  return startAgentStack({ temporal: { address: inject("temporalAddress"), namespace: inject("temporalNamespace") }, bundle });
 }
 
 export const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;

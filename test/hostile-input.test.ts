@@ -246,7 +246,9 @@ describe("a custom Model's malformed answer", () => {
 describe("garbage sent around the clients", () => {
   it("is refused by a run's updates and queries with a typed code, and changes nothing", async () => {
     const prompt = uid("long-lived run");
-    h.model.script(prompt, [{ toolCalls: [{ name: "misdefer", arguments: { mistake: "ttl" } }], delayMs: 0 }, { text: "done", delayMs: 3_000 }]);
+    // The run waits at its second model call until every refusal is in.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ toolCalls: [{ name: "misdefer", arguments: { mistake: "ttl" } }] }, { text: "done", hold }]);
     const runId = uid("run");
     await agents.start(hostileAgent, { prompt, runId });
     const handle = agents.client.workflow.getHandle(runId);
@@ -256,6 +258,7 @@ describe("garbage sent around the clients", () => {
     expect(await refusalCode(() => handle.executeUpdate(replaceStepStateUpdate, { args: [null as never] }))).toBe("AI1012");
     expect(await refusalCode(() => handle.query(deferralQuery, 5 as never))).toBe("AI1012");
     expect(await refusalCode(() => handle.query(transcriptQuery, null as never))).toBe("AI1012");
+    hold.release();
     expect((await completed(agents.handle(runId).settled())).text).toBe("done");
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
@@ -453,10 +456,9 @@ describe("properties: no input fails a workflow task", () => {
 
   it("a streaming thread drops garbage signals and refuses garbage updates and queries with typed codes", async () => {
     const prompt = uid("garbage thread");
-    // The first answer takes a minute, so every case meets a turn that is streaming.
-    h.model.respond(prompt, (request) =>
-      request.messages.at(-1)?.content === "are you there?" ? { text: "still here" } : { text: "hello", delayMs: 60_000 },
-    );
+    // The first answer never comes (the stop ends its call), so every case meets a turn that is streaming.
+    const hold = h.model.hold();
+    h.model.respond(prompt, (request) => (request.messages.at(-1)?.content === "are you there?" ? { text: "still here" } : { text: "hello", hold }));
     const { threadId } = await rig.threads.createThread({ prompt });
     let streamId: string | undefined;
     await vi.waitFor(

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { StreamUpdate } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent } from "./thread-support.js";
@@ -26,11 +26,32 @@ const exited = (child: ChildProcess) =>
 
 const STORY = "Three processes followed one thread while its answer was written, and none of them starved the others. ".repeat(3);
 
+/** Six holds along the answer: each piece comes out once every reader has the one before. */
+const pieces = () => [16, 48, 80, 112, 144, 176].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+
+/** The JSON lines a reader process wrote so far (a line being written is not one yet). */
+function linesIn<T>(out: string): T[] {
+  if (!existsSync(out)) return [];
+  const text = readFileSync(out, "utf8");
+  return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((line) => JSON.parse(line) as T);
+}
+
+const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
+
+/** Lets each piece out once every reader has shown the answer up to it. */
+async function release(holds: ReturnType<typeof pieces>, shown: () => string[]): Promise<void> {
+  for (const { hold, afterChars } of holds) {
+    await vi.waitFor(() => expect(Math.min(...shown().map((text) => text.length))).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+    hold.release();
+  }
+}
+
 describe("readers in several processes", () => {
   it("three processes following one thread each see every delta, in order, on a default dev server", async () => {
     const threadId = uid("multi");
     const prompt = uid("multi story");
-    h.model.script(prompt, [{ delayMs: 300, chunkDelayMs: 15, text: STORY }]);
+    const holds = pieces();
+    h.model.script(prompt, [{ text: STORY, holds }]);
     const dir = mkdtempSync(join(tmpdir(), "sse-readers-"));
     const outs = [0, 1, 2].map((i) => join(dir, `reader-${i}.jsonl`));
     const readers = await Promise.all(
@@ -39,11 +60,13 @@ describe("readers in several processes", () => {
       ),
     );
     await agents.threads.createThread({ threadId, prompt, agent: chatAgent });
+    const linesOf = (out: string) => linesIn<{ id?: string; event: string; data: StreamUpdate }>(out);
+    await release(holds, () => outs.map((out) => deltaText(linesOf(out).filter((l) => l.event === "message").map((l) => l.data))));
     expect(await Promise.all(readers.map(exited))).toEqual([0, 0, 0]);
 
     let busy = 0;
     for (const out of outs) {
-      const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { id?: string; event: string; data: StreamUpdate });
+      const lines = linesOf(out);
       expect(lines.filter((l) => l.event === "error")).toEqual([]);
       expectEveryDelta(lines.filter((l) => l.event === "message").map((l) => l.data));
       if (existsSync(`${out}.busy`)) busy += Number(readFileSync(`${out}.busy`, "utf8"));
@@ -55,24 +78,24 @@ describe("readers in several processes", () => {
   it("three processes following one thread with ThreadsClient.followUpdates each see every delta, in order", async () => {
     const threadId = uid("multi-follow");
     const prompt = uid("multi follow story");
-    h.model.script(prompt, [{ delayMs: 300, chunkDelayMs: 15, text: STORY }]);
+    const holds = pieces();
+    h.model.script(prompt, [{ text: STORY, holds }]);
     const dir = mkdtempSync(join(tmpdir(), "followers-"));
     const outs = [0, 1, 2].map((i) => join(dir, `follower-${i}.jsonl`));
     const followers = await Promise.all(
       outs.map((out) => spawnWorker("thread-reader", { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: taskQueue, THREAD_ID: threadId, FROM_SEQ: "0", OUT: out })),
     );
     await agents.threads.createThread({ threadId, prompt, agent: chatAgent });
+    const updatesOf = (out: string) => linesIn<{ updates: StreamUpdate[] }>(out).flatMap((b) => b.updates);
+    await release(holds, () => outs.map((out) => deltaText(updatesOf(out))));
     expect(await Promise.all(followers.map(exited))).toEqual([0, 0, 0]);
-    for (const out of outs) {
-      const batches = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { updates: StreamUpdate[] });
-      expectEveryDelta(batches.flatMap((b) => b.updates));
-    }
+    for (const out of outs) expectEveryDelta(updatesOf(out));
     h.model.assertNoFailures();
   });
 });
 
 /**
- * A reader saw the answer being written (many deltas), every delta from its first in
+ * A reader saw the answer being written (a delta per piece at least), every delta from its first in
  * order with none skipped (their seqs run without a gap and their text begins the
  * answer), then the whole message and the completed status. Only deltas written after
  * the reader's last read before the answer was complete are folded into the message:

@@ -10,15 +10,23 @@ let http: HttpServer;
 let threads: ThreadsClient;
 /** Stream queries this process made: what "one poll per interval" is counted in. */
 let streamQueries = 0;
+/** Stream queries sent and not yet answered. */
+let streamQueriesInFlight = 0;
 const POLL_MS = 100;
 
 beforeAll(async () => {
   h = await startHarness();
   const { agents, taskQueue } = await h.worker([chatAgent], { deferral: { secret: SECRET } });
   const counting: WorkflowClientInterceptor = {
-    query(input, next) {
-      if (input.queryType === "durable-agents.thread.stream") streamQueries++;
-      return next(input);
+    async query(input, next) {
+      if (input.queryType !== "durable-agents.thread.stream") return next(input);
+      streamQueries++;
+      streamQueriesInFlight++;
+      try {
+        return await next(input);
+      } finally {
+        streamQueriesInFlight--;
+      }
     },
   };
   const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
@@ -33,6 +41,7 @@ afterAll(async () => {
 
 const STORY = "A thread streamed its answer to every reader at once, and each reader saw each piece once, in order. ".repeat(2);
 const updatesOf = (events: SseEvent[]) => events.filter((e) => e.event === "message").map((e) => JSON.parse(e.data) as StreamUpdate);
+const deltaText = (events: SseEvent[]) => updatesOf(events).flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
 const completedStatus = (e: SseEvent) => e.event === "message" && JSON.parse(e.data).type === "status" && JSON.parse(e.data).status === "completed";
 
 async function settled(threadId: string, user = "alice") {
@@ -87,8 +96,11 @@ describe("threads over HTTP", () => {
   it("stops a streaming turn and resumes it", async () => {
     const threadId = uid("alice-stop");
     const prompt = uid("slow");
-    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, chunkDelayMs: 100 } : { text: STORY }));
+    // The first attempt waits at the model until the stop ends it.
+    const hold = h.model.hold();
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, hold } : { text: STORY }));
     await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
+    await hold.reached;
     await vi.waitFor(async () => expect((await http.call("GET", `/threads/${threadId}`, { user: "alice" })).body.status).toBe("streaming"), { timeout: 20_000, interval: 50 });
     expect(await http.call("POST", `/threads/${threadId}/stop`, { user: "alice", body: {} })).toMatchObject({ status: 200, body: { status: "stopped" } });
     expect(await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).toMatchObject({ status: 200, body: { status: "streaming", previousStatus: "stopped" } });
@@ -215,14 +227,20 @@ describe("the thread's event stream (SSE)", () => {
   it("sends each entry with its seq as id; a reconnect with Last-Event-ID loses and repeats nothing across a stop and resume", async () => {
     const threadId = uid("alice-sse");
     const prompt = uid("sse story");
-    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, chunkDelayMs: 80 } : { text: STORY, chunkDelayMs: 20 }));
+    // The first attempt comes out in three pieces, each once the reader has it; the stop ends it at the third.
+    const pieces = [16, 40, 64].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: STORY, holds: pieces } : { text: STORY }));
     const first = await openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" }).catch(() => undefined);
     // The thread does not exist yet: the stream is refused as JSON, not opened.
     expect(first?.status).toBe(404);
     await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt } });
     const reader = await openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" });
     expect(reader.status).toBe(200);
-    await reader.until((_e, all) => updatesOf(all).filter((u) => u.type === "text-delta").length >= 3);
+    for (const { hold, afterChars } of pieces) {
+      await reader.until((_e, all) => deltaText(all).length >= afterChars);
+      if (hold !== pieces.at(-1)!.hold) hold.release();
+    }
+    expect(updatesOf(reader.events).filter((u) => u.type === "text-delta").length).toBeGreaterThanOrEqual(3);
     reader.close();
     const before = updatesOf(reader.events);
     const lastId = reader.events.filter((e) => e.id).at(-1)!.id!;
@@ -253,7 +271,9 @@ describe("the thread's event stream (SSE)", () => {
   it("serves a hundred readers of one thread with one poll per interval, each seeing every entry in order", async () => {
     const threadId = uid("alice-fanout");
     const prompt = uid("fan-out story");
-    h.model.script(prompt, [{ text: STORY, chunkDelayMs: 40 }]);
+    // The answer comes out in four pieces, each once the first reader has it.
+    const pieces = [16, 48, 80, 112].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
     // Idle until every reader is connected, so all of them see the whole answer being written.
     await http.call("POST", "/threads", { user: "alice", body: { threadId, prompt, autoStart: false } });
     const readers = await Promise.all(Array.from({ length: 100 }, () => openEvents(`${http.url}/threads/${threadId}/events`, { user: "alice" })));
@@ -262,6 +282,10 @@ describe("the thread's event stream (SSE)", () => {
     const queriesBefore = streamQueries;
     const startedAt = performance.now();
     expect((await http.call("POST", `/threads/${threadId}/resume`, { user: "alice", body: {} })).body.status).toBe("streaming");
+    for (const { hold, afterChars } of pieces) {
+      await readers[0]!.until((_e, all) => deltaText(all).length >= afterChars);
+      hold.release();
+    }
     await Promise.all(readers.map((r) => r.until(completedStatus)));
     const elapsed = performance.now() - startedAt;
     const polls = streamQueries - queriesBefore;
@@ -276,12 +300,18 @@ describe("the thread's event stream (SSE)", () => {
       expect(ids.slice(ids.indexOf(reference[0]!))).toEqual(reference.slice(0, ids.length - ids.indexOf(reference[0]!)));
       expect(ids.at(-1)).toBe(reference.at(-1));
     }
-    // When the last reader leaves, the poller stops.
+    // When the last reader leaves, the poller stops: once the front door has seen them go, no
+    // read follows for five of its intervals (a poller still running reads every interval).
     for (const r of readers) r.close();
     await Promise.all(readers.map((r) => r.ended));
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 3));
-    const settledCount = streamQueries;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
-    expect(streamQueries).toBe(settledCount);
+    let counted = -1;
+    await vi.waitFor(
+      () => {
+        const quiet = streamQueries === counted && streamQueriesInFlight === 0;
+        counted = streamQueries;
+        expect(quiet).toBe(true);
+      },
+      { timeout: 20_000, interval: POLL_MS * 5 },
+    );
   });
 });

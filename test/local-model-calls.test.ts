@@ -73,9 +73,10 @@ describe('modelCalls: "local"', () => {
 
   it("is cancelled mid call: the model request is aborted and the run ends cancelled", async () => {
     const runId = uid("local-cancel");
-    h.model.script(runId, [{ delayMs: 30_000, text: "too slow" }]);
+    const hold = h.model.hold();
+    h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(localPayouts, { prompt: runId, runId });
-    await vi.waitFor(() => expect(h.model.requests.some((r) => r.conversation === runId)).toBe(true), { timeout: 15_000 });
+    await hold.reached;
     await agents.cancel(runId, { reason: "user left" });
     const err = await agents.result(runId).catch((e: unknown) => e);
     expect(RunCancelledError.isInstance(err)).toBe(true);

@@ -9,7 +9,7 @@ import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent } from "../src/index.js";
 import { buildApp } from "../src/http.js";
@@ -159,9 +159,14 @@ describe("createMcpServer over Streamable HTTP", () => {
 
   it("sends progress while a run works to a caller that asked for it, over the streamed answer", async () => {
     const topic = uid("slow");
-    h.model.script(topic, [{ delayMs: 500, text: JSON.stringify({ title: "slow", score: 1 }) }]);
+    // The answer waits until the caller has had progress.
+    const hold = h.model.hold();
+    h.model.script(topic, [{ hold, text: JSON.stringify({ title: "slow", score: 1 }) }]);
     const progress: number[] = [];
-    const result = await latest.client.callTool({ name: "report", arguments: { topic } }, undefined, { onprogress: (p) => progress.push(p.progress), resetTimeoutOnProgress: true });
+    const calling = latest.client.callTool({ name: "report", arguments: { topic } }, undefined, { onprogress: (p) => progress.push(p.progress), resetTimeoutOnProgress: true });
+    await vi.waitFor(() => expect(progress.length).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+    hold.release();
+    const result = await calling;
     expect(result.structuredContent).toEqual({ result: { title: "slow", score: 1 } });
     expect(progress.length).toBeGreaterThan(0);
     expect(progress).toEqual(progress.map((_, i) => i + 1));

@@ -13,7 +13,7 @@ import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint, ty
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Client } from "@temporalio/client";
 import { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool } from "../src/index.js";
 import { approvalOptions, linkFor } from "./fixtures/approvals.js";
@@ -93,8 +93,9 @@ async function parkAndResumeElsewhere(agent: ReturnType<typeof defineAgent>, run
   await second.running;
 }
 
+/** Waits until the spans or metrics the test needs have been exported (the sink runs after the workflow task). */
 async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  await vi.waitFor(() => expect(done()).toBe(true), { timeout: 20_000, interval: 20 });
 }
 
 async function collect(): Promise<ResourceMetrics> {

@@ -5,5 +5,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     temporalAddress: string;
     temporalNamespace: string;
+    /** The run's one workflow bundle (test/workflow-bundle.ts); startHarness() passes it on. */
+    workflowBundlePath: string;
   }
 }

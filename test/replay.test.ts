@@ -195,8 +195,10 @@ Object.assign(scenarios, {
   },
   // Deltas stream in by signal; a stop aborts the model call mid-answer, and resume answers again.
   "thread-stop-mid-stream": async (id: string) => {
-    const story = "A thread streamed this answer slowly, was stopped halfway, and told it again. ".repeat(2);
-    h.model.respond(id, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
+    const story = "A thread streamed this answer, was stopped halfway, and told it again.";
+    // The first attempt stops writing part-way and is never let go: only the stop ends it.
+    const hold = h.model.hold();
+    h.model.respond(id, (req) => (req.attempt === 0 ? { text: story, hold, holdAfterChars: 24 } : { text: story }));
     await rig.threads.createThread({ threadId: id, prompt: id });
     await waitFor(async () => expect((await rig.threads.streamUpdates({ threadId: id })).updates.some((u) => u.type === "text-delta")).toBe(true));
     await rig.threads.stopThread({ threadId: id });

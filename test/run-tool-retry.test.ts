@@ -37,7 +37,8 @@ const hung = defineTool({
   input: z.object({}),
   async handler(_input, ctx) {
     hangs.set(ctx.runId, (hangs.get(ctx.runId) ?? 0) + 1);
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Until its call is cancelled (the worker stopping, say): it never answers in time.
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
     return "too late";
   },
 });

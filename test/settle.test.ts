@@ -94,15 +94,19 @@ describe("waiting writes no history", () => {
 
   it("wakes a settled() that started while the run was still working once it parks, a few turns in", async () => {
     const runId = uid("settle-later");
+    // The first answer waits until the settled() is under way.
+    const hold = h.model.hold();
     h.model.script(runId, [
-      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], delayMs: 300 },
-      { toolCalls: [{ name: "sendPayout", arguments: { amount: 2 } }], delayMs: 300 },
-      { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }], delayMs: 300 },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], hold },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 2 } }] },
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] },
     ]);
     const handle = await agents.start(payoutAgent, { prompt: runId, runId });
     const settling = handle.settled();
     // The wait began before the run parked: its first model call had not been answered yet.
+    await hold.reached;
     expect((await agents.state(runId)).status).toBe("running");
+    hold.release();
     const ack = await settling;
     expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.any(Object), expiresAt: expect.any(String) });
     expect((await agents.state(runId)).turnsUsed).toBe(3);
@@ -137,10 +141,12 @@ describe("a run Temporal closed before it finished", () => {
 
   it("rejects a settled() already waiting when the run is terminated under it", async () => {
     const runId = uid("settle-terminated");
-    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], delayMs: 60_000 }]);
+    // The model never answers: the run is terminated while its call waits.
+    const hold = h.model.hold();
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], hold }]);
     const handle = await agents.start(payoutAgent, { prompt: runId, runId });
     const settling = handle.settled().catch((e: unknown) => e);
-    await vi.waitFor(() => expect(h.model.requests.some((r) => r.conversation === runId)).toBe(true));
+    await hold.reached;
     await agents.workflowHandle(runId).terminate();
     expect(await settling).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "terminated" } });
   });

@@ -4,7 +4,7 @@
  * limit it is refused with AI1016 and nothing changes; a tool result is truncated for the
  * model; a run's transcript is read a page at a time, however long.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   AgentClient,
@@ -293,11 +293,7 @@ describe("too large to send", () => {
     const threadId = uid("sized-thread");
     h.model.script(threadId, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ok?" } }] }, { text: "thanks" }]);
     await threads.createThread({ threadId, prompt: threadId });
-    const waiting = async () => (await threads.getThread({ threadId })).toolCalls.some((c) => c.state === "waiting");
-    for (let i = 0; !(await waiting()); i++) {
-      expect(i).toBeLessThan(200);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await vi.waitFor(async () => expect((await threads.getThread({ threadId })).toolCalls.some((c) => c.state === "waiting")).toBe(true), { timeout: 20_000, interval: 25 });
     const before = await threads.listMessages({ threadId });
     const big = "b".repeat(MAX_PAYLOAD_BYTES);
     expect(await rejection(threads.sendMessage({ threadId, prompt: big }))).toMatchObject({ code: "AI1016", fields: { what: "The message" } });

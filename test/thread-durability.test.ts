@@ -177,7 +177,9 @@ describe("long threads", () => {
     const env = { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url };
     const story = "A worker died while this answer was streaming, and another one told it again from the start. ".repeat(2);
     const prompt = uid("crash story");
-    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 100 } : { text: story }));
+    // The first attempt stops writing part-way and stays there until its worker is killed.
+    const hold = h.model.hold();
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, hold, holdAfterChars: 24 } : { text: story }));
     const firstWorker = await spawnWorker("thread-worker", env);
     const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "storyteller" });
     const { threadId } = await threads.createThread({ prompt });

@@ -1,6 +1,6 @@
 import { Context } from "@temporalio/activity";
 import type { Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, AgentClient } from "../src/index.js";
 import { createToolWorker } from "../src/worker.js";
@@ -12,6 +12,17 @@ const POOL = uid("render-pool");
 const runs: Array<{ job: number; taskQueue: string }> = [];
 let active = 0;
 let mostAtOnce = 0;
+/** Per job: opened by the test, it lets that render finish. */
+const finishers = new Map<number, { finished: Promise<void>; finish(): void }>();
+function finisherOf(job: number) {
+  let entry = finishers.get(job);
+  if (!entry) {
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    finishers.set(job, (entry = { finished, finish }));
+  }
+  return entry;
+}
 
 const render = defineTool({
   name: "render",
@@ -22,7 +33,7 @@ const render = defineTool({
     active += 1;
     mostAtOnce = Math.max(mostAtOnce, active);
     runs.push({ job, taskQueue: Context.current().info.taskQueue });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await finisherOf(job).finished;
     active -= 1;
     return `page ${job} rendered`;
   },
@@ -46,6 +57,27 @@ afterAll(async () => {
   await h?.close();
 });
 
+/**
+ * Lets the renders finish one at a time, each once it has started: the first only once the
+ * workflow has scheduled them all, so a pool that took more than one at once would have
+ * started them while the first still runs.
+ */
+async function renderOneByOne(workflowId: string, jobs: number[]): Promise<void> {
+  const before = runs.length;
+  for (const [i] of jobs.entries()) {
+    await vi.waitFor(() => expect(runs.length - before).toBeGreaterThan(i), { timeout: 30_000, interval: 20 });
+    if (i === 0) await vi.waitFor(async () => expect(await scheduledRenders(workflowId)).toBe(jobs.length), { timeout: 30_000, interval: 20 });
+    expect(runs.length - before).toBe(i + 1);
+    expect(active).toBe(1);
+    finisherOf(runs.at(-1)!.job).finish();
+  }
+}
+
+async function scheduledRenders(workflowId: string): Promise<number> {
+  const history = await h.connection.workflowService.getWorkflowExecutionHistory({ namespace: h.namespace, execution: { workflowId } });
+  return (history.history?.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.taskQueue?.name === POOL).length;
+}
+
 describe("tool work pools", () => {
   it("run a tool's calls on its own queue, never more at once than the pool's concurrency", async () => {
     const prompt = uid("render four pages");
@@ -57,6 +89,7 @@ describe("tool work pools", () => {
       },
     ]);
     const { threadId } = await rig.threads.createThread({ prompt });
+    await renderOneByOne(threadId, [1, 2, 3, 4]);
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
     expect(runs.map((r) => r.job).sort()).toEqual([1, 2, 3, 4]);
     expect(runs.every((r) => r.taskQueue === POOL)).toBe(true);
@@ -73,7 +106,9 @@ describe("tool work pools", () => {
     ]);
     const before = runs.length;
     mostAtOnce = 0;
-    await expect(agents.run(publisher, { prompt, runId: prompt })).resolves.toMatchObject({ status: "completed", text: "both rendered" });
+    const run = await agents.start(publisher, { prompt, runId: prompt });
+    await renderOneByOne(run.runId, [5, 6]);
+    await expect(run.result()).resolves.toMatchObject({ text: "both rendered" });
     expect(runs.slice(before).map((r) => [r.job, r.taskQueue]).sort()).toEqual([
       [5, POOL],
       [6, POOL],

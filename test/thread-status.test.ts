@@ -68,7 +68,9 @@ describe("the thread status machine", () => {
 
   it("queues messages sent while a turn runs and answers each in its own turn, in order", async () => {
     const first = uid("slow question");
-    h.model.script(first, [{ delayMs: 1500, text: "answer one" }, { text: "answer two" }, { text: "answer three" }]);
+    // The first answer waits until both messages were sent and seen queued.
+    const hold = h.model.hold();
+    h.model.script(first, [{ hold, text: "answer one" }, { text: "answer two" }, { text: "answer three" }]);
     const { threadId } = await rig.threads.createThread({ prompt: first });
     const second = await rig.threads.sendMessage({ threadId, prompt: "second" });
     const third = await rig.threads.sendMessage({ threadId, prompt: "third" });
@@ -76,6 +78,7 @@ describe("the thread status machine", () => {
     const during = await rig.threads.getThread({ threadId });
     expect(during.status).toBe("streaming");
     expect(during.queued.map((q) => q.id)).toEqual([second.messageId, third.messageId]);
+    hold.release();
 
     expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
     expect(await texts(threadId)).toEqual([first, "answer one", "second", "answer two", "third", "answer three"]);
@@ -92,8 +95,10 @@ describe("the thread status machine", () => {
 
   it("stops mid-stream: the model request is aborted at the server, the partial answer is dropped, and resume answers", async () => {
     const prompt = uid("long story");
-    const story = "Once upon a time there was a durable thread that streamed its answer slowly. ".repeat(3);
-    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, chunkDelayMs: 150 } : { text: story }));
+    const story = "Once upon a time there was a durable thread that streamed its answer, and was stopped halfway.";
+    // The first attempt stops writing part-way and is never let go: only the stop ends it.
+    const hold = h.model.hold();
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, hold, holdAfterChars: 24 } : { text: story }));
     const { threadId } = await rig.threads.createThread({ prompt });
     await vi.waitFor(
       async () => expect((await rig.threads.streamUpdates({ threadId })).updates.some((u) => u.type === "text-delta")).toBe(true),

@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import proto from "@temporalio/proto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { threadRig, type ThreadRig } from "./thread-support.js";
@@ -30,6 +30,21 @@ const STORY =
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
 
+/** The batches the reader process wrote so far (a line being written is not one yet). */
+function batchesIn(out: string): Array<StreamSnapshot & { pid: number }> {
+  if (!existsSync(out)) return [];
+  const text = readFileSync(out, "utf8");
+  return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((line) => JSON.parse(line) as StreamSnapshot & { pid: number });
+}
+
+const liveDeltaBatches = (batches: StreamSnapshot[]) => batches.filter((b) => b.status === "streaming" && b.updates.some((u) => u.type === "text-delta"));
+
+/** The history's signals: one per batch of deltas. */
+async function signalsOf(rig: ThreadRig, threadId: string) {
+  const history = await rig.threads.workflowHandle(threadId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+}
+
 /** The text readers would show: deltas of each message, replaced by the message once it is complete. */
 function render(updates: StreamUpdate[]): Map<string, string> {
   const text = new Map<string, string>();
@@ -44,7 +59,9 @@ function render(updates: StreamUpdate[]): Map<string, string> {
 describe("streaming a thread's answer", () => {
   it("reaches a reader in another process while the answer is written, in sequence, ending with the whole message", async () => {
     const prompt = uid("tell a story");
-    h.model.script(prompt, [{ delayMs: 500, chunkDelayMs: 60, text: STORY }]);
+    // The model lets the answer out in three pieces, each once the reader has shown the one before.
+    const pieces = [24, 96].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
     const threadId = uid("streamed");
     const out = join(mkdtempSync(join(tmpdir(), "reader-")), "batches.jsonl");
     const reader = await spawnWorker("thread-reader", {
@@ -56,16 +73,21 @@ describe("streaming a thread's answer", () => {
       OUT: out,
     });
     await rig.threads.createThread({ threadId, prompt });
+    for (const { hold, afterChars } of pieces) {
+      const shown = () => [...render(liveDeltaBatches(batchesIn(out)).flatMap((b) => b.updates)).values()].join("");
+      await vi.waitFor(() => expect(shown().length).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+      hold.release();
+    }
     expect(await exited(reader)).toBe(0);
 
-    const batches = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as StreamSnapshot & { pid: number });
+    const batches = batchesIn(out);
     expect(batches.every((b) => b.pid === reader.pid)).toBe(true);
     const updates = batches.flatMap((b) => b.updates);
     // Sequence numbers only grow, and the reader never saw one twice.
     const seqs = updates.map((u) => u.seq);
     expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
     // Deltas arrived while the thread was still streaming, in several batches.
-    const live = batches.filter((b) => b.status === "streaming" && b.updates.some((u) => u.type === "text-delta"));
+    const live = liveDeltaBatches(batches);
     expect(live.length).toBeGreaterThanOrEqual(2);
     const answerId = live[0]!.updates.find((u) => u.type === "text-delta")!.messageId;
     const streamed = updates.flatMap((u) => (u.type === "text-delta" && u.messageId === answerId ? [u.text] : [])).join("");
@@ -93,17 +115,29 @@ describe("streaming a thread's answer", () => {
   it("streams tool-call arguments as they are written", async () => {
     const prompt = uid("look up a long word");
     const word = "pneumonoultramicroscopicsilicovolcanoconiosis".repeat(2);
-    h.model.script(prompt, [{ chunkDelayMs: 40, toolCalls: [{ name: "lookup", arguments: { word } }] }, { text: "it is long" }]);
+    const json = JSON.stringify({ word });
+    // The arguments come out in pieces, each once the follower has seen the one before.
+    const pieces = [16, 48].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ toolCalls: [{ name: "lookup", arguments: { word } }], holds: pieces }, { text: "it is long" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
     const seen: StreamUpdate[] = [];
-    for await (const batch of rig.threads.followUpdates({ threadId, pollIntervalMs: 30, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
-      seen.push(...batch.updates);
+    const following = (async () => {
+      for await (const batch of rig.threads.followUpdates({ threadId, pollIntervalMs: 30, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+        seen.push(...batch.updates);
+      }
+    })();
+    const argumentDeltas = () => seen.filter((u) => u.type === "tool-input-delta");
+    const args = () => argumentDeltas().map((u) => (u.type === "tool-input-delta" ? u.argumentsDelta : "")).join("");
+    for (const { hold, afterChars } of pieces) {
+      // Part of the arguments, while the model is still writing them.
+      await vi.waitFor(() => expect(args().length).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+      expect(args().length).toBeLessThan(json.length);
+      hold.release();
     }
-    const argumentDeltas = seen.filter((u) => u.type === "tool-input-delta");
-    expect(argumentDeltas.length).toBeGreaterThanOrEqual(2);
-    expect(argumentDeltas[0]).toMatchObject({ toolName: "lookup", toolCallId: expect.any(String) });
-    const args = argumentDeltas.map((u) => (u.type === "tool-input-delta" ? u.argumentsDelta : "")).join("");
-    expect(JSON.stringify({ word }).startsWith(args)).toBe(true);
+    await following;
+    expect(argumentDeltas().length).toBeGreaterThanOrEqual(2);
+    expect(argumentDeltas()[0]).toMatchObject({ toolName: "lookup", toolCallId: expect.any(String) });
+    expect(json.startsWith(args())).toBe(true);
   });
 });
 
@@ -112,23 +146,30 @@ describe("what streaming costs in history", () => {
     const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { interval: "50ms", maxBatches: 3 } } } });
     const prompt = uid("a very long answer");
     const long = STORY.repeat(4);
-    h.model.script(prompt, [{ chunkDelayMs: 20, text: long }]);
+    // The answer pauses five times; at each of the first three a batch goes out, one signal each.
+    const holds = Array.from({ length: 5 }, (_, i) => ({ hold: h.model.hold(), afterChars: 40 * (i + 1) }));
+    h.model.script(prompt, [{ text: long, holds }]);
     const { threadId } = await capped.threads.createThread({ prompt });
+    for (const [i, { hold }] of holds.entries()) {
+      await hold.reached;
+      if (i < 3) await vi.waitFor(async () => expect(await signalsOf(capped, threadId)).toHaveLength(i + 1), { timeout: 30_000, interval: 20 });
+      hold.release();
+    }
     const done = await capped.threads.waitUntilSettled({ threadId });
     expect(done.status).toBe("completed");
     expect((await capped.threads.listMessages({ threadId })).messages.at(-1)?.content).toBe(long);
-    const history = await capped.threads.workflowHandle(threadId).fetchHistory();
-    const signals = (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-    expect(signals).toHaveLength(3);
+    // The cap itself (no fourth batch however long the answer goes on) is the flusher's: test/unit/thread-stream-flusher.test.ts.
+    expect(await signalsOf(capped, threadId)).toHaveLength(3);
   });
 
   it("is nothing for a thread created with stream: false", async () => {
     const prompt = uid("no streaming");
-    h.model.script(prompt, [{ chunkDelayMs: 20, text: STORY }]);
+    // A streaming answer's first delta goes out at once and the call waits for it, so any
+    // signal would be in the history by the time the thread settles.
+    h.model.script(prompt, [{ text: STORY }]);
     const { threadId } = await rig.threads.createThread({ prompt, stream: false });
     await rig.threads.waitUntilSettled({ threadId });
-    const history = await rig.threads.workflowHandle(threadId).fetchHistory();
-    expect((history.events ?? []).some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)).toBe(false);
+    expect(await signalsOf(rig, threadId)).toEqual([]);
     const stream = await rig.threads.streamUpdates({ threadId });
     expect(stream.updates.map((u) => u.type)).toEqual(["status", "message", "status"]);
   });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import proto from "@temporalio/proto";
@@ -43,11 +43,19 @@ it("a worker killed with SIGKILL during a tool call loses nothing: a new worker 
     existsSync(join(markDir, "calls.jsonl"))
       ? readFileSync(join(markDir, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
       : [];
+  // A step runs until the test writes its finish file (test/workers/agent-worker.ts).
+  const finishStep = (n: number) => writeFileSync(join(markDir, `finish-${n}`), "");
+  const calledTimes = (n: number) => calls().filter((c) => c.n === n).length;
   // Step 1 finishes on the first worker; kill it while step 2 is running.
-  await vi.waitFor(() => expect(calls().filter((c) => c.n === 2)).toHaveLength(1), { timeout: 30_000, interval: 50 });
+  await vi.waitFor(() => expect(calledTimes(1)).toBe(1), { timeout: 30_000, interval: 50 });
+  finishStep(1);
+  await vi.waitFor(() => expect(calledTimes(2)).toBe(1), { timeout: 30_000, interval: 50 });
   await kill(first, "SIGKILL");
 
+  // The second worker takes step 2 over once the first one's heartbeat times out, and finishes it.
   const second = await spawnWorker("agent-worker", { ...env, WORKER_NAME: "second" });
+  await vi.waitFor(() => expect(calledTimes(2)).toBe(2), { timeout: 30_000, interval: 50 });
+  finishStep(2);
   const result = await run.result();
   expect(result.text).toBe("both steps done");
   expect(result.turnsUsed).toBe(3);

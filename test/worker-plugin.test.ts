@@ -100,16 +100,22 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
 
     const story = "An otter has five letters, and this answer is long enough to stream in several batches.";
     const threadPrompt = uid("measure and tell");
-    h.model.script(threadPrompt, [
-      { toolCalls: [{ name: "measure", arguments: { word: "otter" } }] },
-      { text: story, chunkDelayMs: 40 },
-    ]);
+    // The answer comes out in two pieces, each once the follower has read the one before: two batches at least.
+    const pieces = [16, 40].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(threadPrompt, [{ toolCalls: [{ name: "measure", arguments: { word: "otter" } }] }, { text: story, holds: pieces }]);
     const { threadId } = await agents.threads.createThread({ agent, prompt: threadPrompt });
     const thread = agents.threads.handle(threadId);
     const streamed: string[] = [];
-    for await (const batch of thread.followUpdates({ pollIntervalMs: 20, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
-      for (const u of batch.updates) if (u.type === "text-delta") streamed.push(u.text);
+    const following = (async () => {
+      for await (const batch of thread.followUpdates({ pollIntervalMs: 20, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+        for (const u of batch.updates) if (u.type === "text-delta") streamed.push(u.text);
+      }
+    })();
+    for (const { hold, afterChars } of pieces) {
+      await vi.waitFor(() => expect(streamed.join("").length).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+      hold.release();
     }
+    await following;
     // Deltas arrive in batches through the codec; the finished message carries the rest.
     expect(streamed.length).toBeGreaterThan(0);
     expect(story.startsWith(streamed.join(""))).toBe(true);

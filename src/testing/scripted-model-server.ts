@@ -35,6 +35,27 @@ export interface ScriptStep {
   toolCalls?: ScriptedToolCall[];
   /** Defaults to an estimate of chars/4 of the request messages and of the reply (min 1 each). */
   usage?: { promptTokens: number; completionTokens: number };
+  /**
+   * Keeps the reply waiting until the test releases the hold (`server.hold()`): before anything
+   * is sent, or, on a streamed reply with `holdAfterChars`, part-way through (`holds` for
+   * several points). A test that
+   * waits on `hold.reached` knows the model was called (and, streaming, what was sent), and
+   * decides when the answer goes on: it synchronises on the model instead of on its pace.
+   * Not applied to injected errors.
+   */
+  hold?: Hold;
+  /**
+   * With `hold`, on a streamed reply: the hold falls once at least this many characters of the
+   * answer (its text, then its tool calls' arguments) are sent, or before the last chunk of a
+   * shorter answer. A non-streamed reply is held before it is sent.
+   */
+  holdAfterChars?: number;
+  /**
+   * Further holds along a streamed answer, each falling after its count of characters as
+   * `holdAfterChars` does, so a test can let an answer out piece by piece. A non-streamed
+   * reply waits for all of them, in order, before it is sent.
+   */
+  holds?: Array<{ hold: Hold; afterChars: number }>;
   /** Latency before the reply (and before the first chunk when streaming). Not applied to injected errors. */
   delayMs?: number;
   /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
@@ -43,6 +64,17 @@ export interface ScriptStep {
   errors?: Array<InjectedError | { status: InjectedError; retryAfterSeconds?: number; message?: string }>;
   /** Throw to fail loudly, e.g. to assert what the model was sent. Runs on every attempt. */
   check?: (request: ChatRequest) => void;
+}
+
+/**
+ * A point where a scripted reply waits until the test lets it go on, from `server.hold()`.
+ * One hold can sit in several steps: each reply that reaches it waits for the same release.
+ */
+export interface Hold {
+  /** Resolves with the request once a reply waits at this hold (if streamed, after what it sent so far). */
+  readonly reached: Promise<ChatRequest>;
+  /** Lets every reply waiting here go on; later ones pass straight through. Idempotent. */
+  release(): void;
 }
 
 /** Generates steps on the fly, for long or synthetic conversations (benchmarks). */
@@ -75,6 +107,8 @@ export interface ScriptedModelServer {
    * anything, like the chat example). Without it such a request fails loudly.
    */
   respondToAny(responder: Responder): void;
+  /** A new hold for a step's `hold`: the replies that reach it wait until its `release()`. */
+  hold(): Hold;
   /** Every well-formed request received, in order, recorded before it is answered. */
   requests: ChatRequest[];
   /** Requests whose client hung up before the reply was complete. */
@@ -162,6 +196,9 @@ export async function startScriptedModelServer(
     }
     const check = step.check;
     if (check) callScriptCode(() => check(request), `check failed for conversation ${conversation} at turn ${turn}`);
+    if (holdPoints(step).some(({ hold }) => !gates.has(hold))) {
+      throw new ScriptFailure(`a hold of conversation ${conversation} at turn ${turn} is not from a scripted model server's hold()`);
+    }
     return step;
   };
 
@@ -211,12 +248,17 @@ export async function startScriptedModelServer(
     const injected = step.errors?.[request.attempt];
     if (injected !== undefined) return sendInjectedError(res, injected);
 
+    // A streamed reply holds part-way where it was asked to; anything else before it starts.
+    const points = holdPoints(step);
+    const midStream = request.stream ? points.filter((p) => p.afterChars > 0) : [];
+    for (const { hold } of points) if (!midStream.some((p) => p.hold === hold)) await waitAt(hold, exchange);
+    if (exchange.hungUp) return;
     await pause(step.delayMs ?? 0, exchange);
     if (exchange.hungUp) return;
 
     responseCounter += 1;
     const reply = buildReply(step, request, `chatcmpl-scripted-${responseCounter}`);
-    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars);
+    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars, midStream);
     else sendJson(res, 200, completionBody(reply));
   };
 
@@ -238,6 +280,7 @@ export async function startScriptedModelServer(
     script: (conversation, steps) => define(conversation, { kind: "steps", steps }),
     respond: (conversation, responder) => define(conversation, { kind: "responder", responder }),
     respondToAny: (responder) => void (fallback = responder),
+    hold: createHold,
     requests,
     aborted,
     failures,
@@ -350,8 +393,11 @@ function completionBody(reply: Reply): unknown {
   };
 }
 
-/** The chunk sequence of a streamed reply, in the order the real API sends them. */
-function replyChunks(reply: Reply, includeUsage: boolean, chunkChars: number): unknown[] {
+/**
+ * The chunk sequence of a streamed reply, in the order the real API sends them, each with
+ * the characters of the answer it carries (what `holdAfterChars` counts).
+ */
+function replyChunks(reply: Reply, includeUsage: boolean, chunkChars: number): Array<{ chunk: unknown; chars: number; finish?: true }> {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): unknown => ({
     id: reply.id,
     object: "chat.completion.chunk",
@@ -362,40 +408,91 @@ function replyChunks(reply: Reply, includeUsage: boolean, chunkChars: number): u
     ...(includeUsage ? { usage: null } : {}),
   });
 
-  const chunks: unknown[] = [chunk({ role: "assistant", content: "", refusal: null })];
-  for (const piece of split(reply.content ?? "", chunkChars)) chunks.push(chunk({ content: piece }));
+  const chunks: Array<{ chunk: unknown; chars: number; finish?: true }> = [{ chunk: chunk({ role: "assistant", content: "", refusal: null }), chars: 0 }];
+  for (const piece of split(reply.content ?? "", chunkChars)) chunks.push({ chunk: chunk({ content: piece }), chars: piece.length });
   reply.toolCalls.forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }),
-    );
+    chunks.push({
+      chunk: chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }),
+      chars: 0,
+    });
     for (const piece of split(call.function.arguments, chunkChars)) {
-      chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      chunks.push({ chunk: chunk({ tool_calls: [{ index, function: { arguments: piece } }] }), chars: piece.length });
     }
   });
-  chunks.push(chunk({}, finishReason(reply)));
+  chunks.push({ chunk: chunk({}, finishReason(reply)), chars: 0, finish: true });
   if (includeUsage) {
-    chunks.push({
-      id: reply.id,
-      object: "chat.completion.chunk",
-      created: reply.created,
-      model: reply.model,
-      choices: [],
-      usage: reply.usage,
-    });
+    const usage = { id: reply.id, object: "chat.completion.chunk", created: reply.created, model: reply.model, choices: [], usage: reply.usage };
+    chunks.push({ chunk: usage, chars: 0 });
   }
   return chunks;
 }
 
-async function streamReply(exchange: Exchange, reply: Reply, chunkDelayMs: number, chunkChars: number): Promise<void> {
+async function streamReply(
+  exchange: Exchange,
+  reply: Reply,
+  chunkDelayMs: number,
+  chunkChars: number,
+  holds: HoldPoint[],
+): Promise<void> {
   const { res } = exchange;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-request-id": `req_${reply.id}` });
   const chunks = replyChunks(reply, exchange.includeUsage, chunkChars);
-  for (const [index, chunk] of chunks.entries()) {
+  let sent = 0;
+  let next = 0;
+  for (const [index, { chunk, chars, finish }] of chunks.entries()) {
+    // Holds past the end of a shorter answer fall before its last chunk.
+    for (; finish && next < holds.length; next++) await waitAt(holds[next]!.hold, exchange);
     if (index > 0) await pause(chunkDelayMs, exchange);
     if (exchange.hungUp) return;
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    sent += chars;
+    for (; next < holds.length && sent >= holds[next]!.afterChars; next++) await waitAt(holds[next]!.hold, exchange);
+    if (exchange.hungUp) return;
   }
   res.end("data: [DONE]\n\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// Holds
+
+interface HoldPoint {
+  hold: Hold;
+  /** Characters of a streamed answer sent before the hold falls; 0 before anything is sent. */
+  afterChars: number;
+}
+
+/** A step's holds in the order a reply meets them. */
+function holdPoints(step: ScriptStep): HoldPoint[] {
+  const points = [...(step.hold ? [{ hold: step.hold, afterChars: step.holdAfterChars ?? 0 }] : []), ...(step.holds ?? [])];
+  return points.sort((a, b) => a.afterChars - b.afterChars);
+}
+
+/** What a hold does inside the server; tests only see `reached` and `release()`. */
+const gates = new WeakMap<Hold, { arrive(request: ChatRequest): void; opened: Promise<void> }>();
+
+function createHold(): Hold {
+  let arrive!: (request: ChatRequest) => void;
+  let open!: () => void;
+  const reached = new Promise<ChatRequest>((resolve) => (arrive = resolve));
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const hold: Hold = { reached, release: () => open() };
+  gates.set(hold, { arrive, opened });
+  return hold;
+}
+
+/** Waits until the hold is released, or the client hangs up (the reply is then never sent). */
+function waitAt(hold: Hold, exchange: Exchange): Promise<void> {
+  const gate = gates.get(hold)!;
+  gate.arrive(exchange.request);
+  if (exchange.hungUp) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      exchange.res.off("close", done);
+      resolve();
+    };
+    exchange.res.once("close", done);
+    void gate.opened.then(done);
+  });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -2,12 +2,27 @@
  * A worker in its own process, so a test can SIGKILL it mid-run. Configured by env:
  * TEMPORAL_ADDRESS, TASK_QUEUE, MODEL_URL, MARK_DIR, WORKER_NAME. Prints "ready" when polling.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, watch } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineAgent, defineTool } from "../../src/index.js";
 import { env, serveAgents } from "./serve.js";
 
+/** Resolves once the test has written `name` into MARK_DIR (see `finishStep`). */
+function fileAppears(name: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(env("MARK_DIR"), () => {
+      if (!existsSync(join(env("MARK_DIR"), name))) return;
+      watcher.close();
+      resolve();
+    });
+    if (!existsSync(join(env("MARK_DIR"), name))) return;
+    watcher.close();
+    resolve();
+  });
+}
+
+/** A step that runs until the test lets it finish: it writes `finish-<n>` into MARK_DIR. */
 const slowStep = defineTool({
   name: "slowStep",
   description: "A step that takes a while",
@@ -17,7 +32,7 @@ const slowStep = defineTool({
       join(env("MARK_DIR"), "calls.jsonl"),
       JSON.stringify({ pid: process.pid, attempt: ctx.attempt, key: ctx.idempotencyKey, n }) + "\n",
     );
-    await new Promise((resolve) => setTimeout(resolve, Number(process.env.STEP_MS ?? 3000)));
+    await fileAppears(`finish-${n}`);
     return `step ${n} done by ${env("WORKER_NAME")} worker`;
   },
 });

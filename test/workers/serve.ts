@@ -1,10 +1,12 @@
 /**
  * What every child-process worker does: read its env, connect, run an agent worker until
- * SIGTERM, and print "ready" once polling so spawnWorker() knows it can go on.
+ * SIGTERM, and print "ready" once polling so spawnWorker() knows it can go on. A child of a
+ * test inherits DURABLE_AGENTS_TEST_BUNDLE (test/workflow-bundle.ts) and runs the test run's bundle.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { type AgentDefinition } from "../../src/index.js";
 import { openaiModel, createAgentWorker, type AgentWorkerOptions } from "../../src/worker.js";
+import { inheritedWorkflowBundle } from "../workflow-bundle.js";
 
 export function env(name: string): string {
   const value = process.env[name];
@@ -21,6 +23,8 @@ export async function serveAgents(agents: AgentDefinition[], extra: Partial<Agen
     taskQueue: env("TASK_QUEUE"),
     agents,
     model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+    // The test run's bundle when a test spawned this worker; a bench's worker bundles itself.
+    ...inheritedWorkflowBundle(),
     // STICKY_TIMEOUT: a bench compares crash recovery under Temporal's own default.
     ...(process.env.STICKY_TIMEOUT ? { worker: { stickyQueueScheduleToStartTimeout: process.env.STICKY_TIMEOUT } } : {}),
     ...extra,

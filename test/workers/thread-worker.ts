@@ -5,6 +5,7 @@
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { defineAgent } from "../../src/index.js";
 import { openaiModel, createAgentWorker } from "../../src/worker.js";
+import { inheritedWorkflowBundle } from "../workflow-bundle.js";
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -23,6 +24,7 @@ const worker = await createAgentWorker({
   taskQueue: env("TASK_QUEUE"),
   agents: [storyteller],
   model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+  ...inheritedWorkflowBundle(),
 });
 const running = worker.run();
 console.log("ready");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { emptyFold, foldStreamUpdates, toUIMessages, withStoredMessages, type ThreadFold } from "../src/index.js";
-import type { StreamUpdate, ThreadMessage } from "../src/index.js";
+import { emptyFold, foldStreamUpdates, toUIMessages, withStoredMessages, type ThreadFold } from "../../src/index.js";
+import type { StreamUpdate, ThreadMessage } from "../../src/index.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const user = (id: string, content: string): ThreadMessage => ({ id, role: "user", content, createdAt: at });

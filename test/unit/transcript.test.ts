@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "../src/index.js";
-import { transcriptProblem } from "../src/core/thread-transcript.js";
+import type { ChatMessage } from "../../src/index.js";
+import { transcriptProblem } from "../../src/core/thread-transcript.js";
 
 const call = (id: string) => ({ id, type: "function" as const, function: { name: "lookup", arguments: "{}" } });
 const asks = (...ids: string[]): ChatMessage => ({ role: "assistant", content: null, tool_calls: ids.map(call) });

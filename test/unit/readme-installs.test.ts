@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { describe, expect, it } from "vitest";
 
-const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   name: string;
   exports: Record<string, unknown>;
   dependencies: Record<string, string>;

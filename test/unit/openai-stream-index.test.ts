@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openaiModel } from "../src/model/openai.js";
+import { openaiModel } from "../../src/model/openai.js";
 
 let server: Server;
 let url: string;

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { mintResumeToken } from "../src/worker.js";
-import { resolveDeferralConfig } from "../src/deferral/config.js";
-import { verifyResumeToken } from "../src/deferral/token.js";
+import { mintResumeToken } from "../../src/worker.js";
+import { resolveDeferralConfig } from "../../src/deferral/config.js";
+import { verifyResumeToken } from "../../src/deferral/token.js";
 
 const OLD = "old-secret-0123456789-abcdefghijklmnopq";
 const NEW = "new-secret-0123456789-abcdefghijklmnopq";

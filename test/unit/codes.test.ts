@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { ApplicationFailure, ApplicationFailureCategory } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
-import * as api from "../src/index.js";
-import { CODE_TABLE, DurableAgentsError, ErrorCode, fromFailure, isErrorCode } from "../src/index.js";
-import { readmePath, renderCodeTable, withCodeTable } from "../scripts/codes-table.js";
+import * as api from "../../src/index.js";
+import { CODE_TABLE, DurableAgentsError, ErrorCode, fromFailure, isErrorCode } from "../../src/index.js";
+import { readmePath, renderCodeTable, withCodeTable } from "../../scripts/codes-table.js";
 
 const codes = Object.keys(CODE_TABLE);
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertResumableThread, ThreadRewriteError } from "../src/index.js";
-import { MUTATIONS, mutate, threadArb } from "./fixtures/threads.js";
+import { assertResumableThread, ThreadRewriteError } from "../../src/index.js";
+import { MUTATIONS, mutate, threadArb } from "../fixtures/threads.js";
 
 const defectOf = (fn: () => void): string | undefined => {
   try {

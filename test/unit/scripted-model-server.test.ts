@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import OpenAI, { APIError, APIUserAbortError } from "openai";
-import { type ChatMessage } from "../src/index.js";
-import { startScriptedModelServer, type ScriptedModelServer } from "../src/testing/index.js";
+import { type ChatMessage } from "../../src/index.js";
+import { startScriptedModelServer, type Hold, type ScriptedModelServer } from "../../src/testing/index.js";
 
 const MODEL = "gpt-test";
 const WEATHER_TOOL = {
@@ -237,7 +237,8 @@ describe("scripted model server", () => {
   });
 
   it("lets a client abort mid-stream after seeing deltas", async () => {
-    server.script("slow stream", [{ text: "a".repeat(80), chunkDelayMs: 100 }]);
+    const hold = server.hold();
+    server.script("slow stream", [{ text: "a".repeat(80), hold, holdAfterChars: 16 }]);
     const controller = new AbortController();
     const stream = await client.chat.completions.create(
       { model: MODEL, messages: [{ role: "user", content: "slow stream" }], stream: true },
@@ -250,9 +251,110 @@ describe("scripted model server", () => {
       seen += chunk.choices[0]?.delta.content ?? "";
       if (seen.length >= 16) controller.abort();
     }
-    expect(seen.length).toBeGreaterThanOrEqual(16);
-    expect(seen.length).toBeLessThan(80);
+    expect(seen).toBe("a".repeat(16));
     await vi.waitFor(() => expect(server.aborted).toContainEqual({ conversation: "slow stream", turn: 0 }));
+    // Released after the client left: nothing more is written, and nothing fails.
+    hold.release();
+  });
+
+  it("holds a reply until the test releases it, and says when a request waits there", async () => {
+    const hold = server.hold();
+    server.script("held", [{ text: "let go", hold }]);
+    let answered = false;
+    const pending = complete(client, [{ role: "user", content: "held" }]).then((reply) => {
+      answered = true;
+      return reply;
+    });
+    expect(await hold.reached).toMatchObject({ conversation: "held", turn: 0, attempt: 0 });
+    expect(answered).toBe(false);
+    hold.release();
+    expect((await pending).choices[0]?.message.content).toBe("let go");
+  });
+
+  it("holds a streamed reply after the characters asked for; what comes after arrives only once released", async () => {
+    const text = "The first sixteen, then the rest of the answer.";
+    const hold = server.hold();
+    server.script("held stream", [{ text, hold, holdAfterChars: 16 }]);
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "held stream" }], stream: true });
+    let released = false;
+    const pieces: Array<{ released: boolean; text: string }> = [];
+    const reading = (async () => {
+      for await (const chunk of stream) {
+        const piece = chunk.choices[0]?.delta.content;
+        if (piece) pieces.push({ released, text: piece });
+      }
+    })();
+    await hold.reached;
+    await vi.waitFor(() => expect(pieces.map((p) => p.text).join("")).toBe(text.slice(0, 16)));
+    released = true;
+    hold.release();
+    await reading;
+    expect(pieces.map((p) => p.text).join("")).toBe(text);
+    expect(pieces.filter((p) => !p.released).map((p) => p.text)).toEqual(["The firs", "t sixtee"]);
+  });
+
+  it("lets a streamed answer out piece by piece through several holds, and holds a whole reply that is not streamed", async () => {
+    const text = "One, then two, then the rest.";
+    const [first, second] = [server.hold(), server.hold()];
+    server.script("pieces", [{ text, holds: [{ hold: second, afterChars: 16 }, { hold: first, afterChars: 8 }] }]);
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "pieces" }], stream: true });
+    let seen = "";
+    const reading = (async () => {
+      for await (const chunk of stream) seen += chunk.choices[0]?.delta.content ?? "";
+    })();
+    await first.reached;
+    await vi.waitFor(() => expect(seen).toBe(text.slice(0, 8)));
+    first.release();
+    await second.reached;
+    await vi.waitFor(() => expect(seen).toBe(text.slice(0, 16)));
+    second.release();
+    await reading;
+    expect(seen).toBe(text);
+
+    const whole = server.hold();
+    server.script("whole", [{ text: "all at once", holds: [{ hold: whole, afterChars: 4 }] }]);
+    const pending = complete(client, [{ role: "user", content: "whole" }]);
+    await whole.reached;
+    whole.release();
+    expect((await pending).choices[0]?.message.content).toBe("all at once");
+  });
+
+  it("holds a streamed answer shorter than the hold point before its last chunk, tool calls counted", async () => {
+    const hold = server.hold();
+    server.script("short held stream", [{ toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }], hold, holdAfterChars: 1_000 }]);
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "short held stream" }], tools: [WEATHER_TOOL], stream: true });
+    let args = "";
+    let finish: string | null | undefined;
+    const reading = (async () => {
+      for await (const chunk of stream) {
+        args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? "";
+        if (chunk.choices[0]?.finish_reason) finish = chunk.choices[0].finish_reason;
+      }
+    })();
+    await hold.reached;
+    await vi.waitFor(() => expect(args).toBe('{"city":"Rome"}'));
+    expect(finish).toBeUndefined();
+    hold.release();
+    await reading;
+    expect(finish).toBe("tool_calls");
+  });
+
+  it("records a client that hangs up while held, and one hold serves every reply that reaches it", async () => {
+    const hold = server.hold();
+    server.respond("held twice", () => ({ text: "both", hold }));
+    const controller = new AbortController();
+    const first = complete(client, [{ role: "user", content: "held twice" }], { signal: controller.signal });
+    await hold.reached;
+    controller.abort();
+    await expect(first).rejects.toBeInstanceOf(APIUserAbortError);
+    await vi.waitFor(() => expect(server.aborted).toContainEqual({ conversation: "held twice", turn: 0 }));
+
+    const second = complete(client, [{ role: "user", content: "held twice" }]);
+    await vi.waitFor(() => expect(server.requests.filter((r) => r.conversation === "held twice")).toHaveLength(2));
+    hold.release();
+    expect((await second).choices[0]?.message.content).toBe("both");
+    // Once released, a hold lets later replies straight through.
+    expect((await complete(client, [{ role: "user", content: "held twice" }])).choices[0]?.message.content).toBe("both");
   });
 });
 
@@ -314,5 +416,13 @@ describe("scripted model server failures", () => {
     server.script("redo", [{ text: "v2", errors: [500] }]);
     expect((await rejection(complete(client, messages))).status).toBe(500);
     expect((await complete(client, messages)).choices[0]?.message.content).toBe("v2");
+  });
+
+  it("fails loudly for a hold that no server made", async () => {
+    const foreign = { reached: new Promise(() => undefined), release: () => undefined } as unknown as Hold;
+    server.script("forged hold", [{ text: "never", hold: foreign }]);
+    const error = await rejection(complete(client, [{ role: "user", content: "forged hold" }]));
+    expect(error.code).toBe("script_failure");
+    expect(server.failures.at(-1)).toBe("a hold of conversation forged hold at turn 0 is not from a scripted model server's hold()");
   });
 });

@@ -1,0 +1,31 @@
+/**
+ * The SDK's workflow bundle, built once per test run (test/global-setup.ts) and read back by
+ * every harness and child-process worker: bundling takes seconds, reading the file
+ * milliseconds. The bundle is too large to travel through vitest's `provide`, so a file
+ * holds it and its path travels instead. No vitest here: the child workers import it too.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { WorkflowBundleWithSourceMap } from "@temporalio/worker";
+import { bundleAgentWorkflows } from "../src/worker.js";
+
+/** Names the bundle file to the child-process workers a test spawns (test/workers/). */
+export const BUNDLE_PATH_ENV = "DURABLE_AGENTS_TEST_BUNDLE";
+
+/** Bundles the agent workflows into `dir` and returns the file's path. */
+export async function writeWorkflowBundle(dir: string): Promise<string> {
+  const path = join(dir, "workflow-bundle.json");
+  writeFileSync(path, JSON.stringify(await bundleAgentWorkflows()));
+  return path;
+}
+
+/** The bundle `writeWorkflowBundle` wrote, for `workflowBundle`. */
+export function readWorkflowBundle(path: string): WorkflowBundleWithSourceMap {
+  return JSON.parse(readFileSync(path, "utf8")) as WorkflowBundleWithSourceMap;
+}
+
+/** The bundle named by BUNDLE_PATH_ENV, if the process was given one; else the worker bundles. */
+export function inheritedWorkflowBundle(): { workflowBundle?: WorkflowBundleWithSourceMap } {
+  const path = process.env[BUNDLE_PATH_ENV];
+  return path ? { workflowBundle: readWorkflowBundle(path) } : {};
+}
