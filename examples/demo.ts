@@ -1,6 +1,7 @@
 /**
- * `npm run demo`: a payouts agent that looks up an invoice, asks a human for approval
- * (deferring the whole run), and pays once approved. Runs on an embedded default:
+ * `npm run demo`: a payouts agent that looks up an invoice and pays it, where the payout tool
+ * needs a person's approval: the run parks before the payout runs, a finance approver
+ * decides, and only then does it pay. Runs on an embedded default:
  * a Temporal dev server it starts itself (or TEMPORAL_ADDRESS), and a scripted
  * OpenAI-compatible model (or the real API when OPENAI_API_KEY is set).
  *
@@ -32,15 +33,15 @@ const PROMPT = "Please pay invoice INV-1042.";
 function scriptDemo(model: ScriptedModelServer) {
   const steps = [
     { toolCalls: [{ name: "lookupInvoice", arguments: { invoiceId: "INV-1042" } }] },
-    { toolCalls: [{ name: "askApproval", arguments: { invoiceId: "INV-1042", amountEur: 4200, reason: "Acme Robotics invoice due 2026-12-15" } }] },
+    { toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-1042", amountEur: 4200 } }] },
   ];
-  // After the approval, the scripted model reads the answer like a real one would.
+  // After the decision, the scripted model reads the payout's result like a real one would.
   model.respond(PROMPT, (request, turn) => {
     if (turn < steps.length) return steps[turn]!;
-    const answer = JSON.parse(String(request.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "{}")) as { approved?: boolean; note?: string };
-    if (turn === steps.length && answer.approved) return { toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-1042", amountEur: 4200 } }] };
-    if (turn === steps.length) return { text: `Invoice INV-1042 was not approved${answer.note ? ` (“${answer.note}”)` : ""}; nothing was paid.` };
-    return { text: "Invoice INV-1042 (€4,200 to Acme Robotics) was approved and paid: reference PAY-INV-1042." };
+    const result = String(request.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "");
+    if (result.startsWith("Rejected")) return { text: `The payout for INV-1042 was not approved: ${result}` };
+    const paid = JSON.parse(result) as { reference: string; amountEur: number };
+    return { text: `Invoice INV-1042 (€${paid.amountEur} to Acme Robotics) was approved and paid: reference ${paid.reference}.` };
   });
 }
 
@@ -88,7 +89,7 @@ async function main() {
     namespace: server.namespace,
     taskQueue,
     deferral: { secret },
-    // Only someone holding every role the deferral requires may approve; the demo leaves every other operation open.
+    // Only someone holding every role the request requires may decide; the demo leaves every other operation open.
     authorize: (req) =>
       req.operation !== "resume" || ((req.deferral.meta.requires as string[]) ?? []).every((role) => ((req.principal?.roles as string[]) ?? []).includes(role)),
   });
@@ -98,7 +99,7 @@ async function main() {
   const http = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: handler, port: PORT, hostname: "127.0.0.1" }, () => resolve(s as Server));
   });
-  say(`HTTP front door on ${base} (POST /runs, /resume, /threads …, GET /approve).`);
+  say(`HTTP front door on ${base} (POST /runs, /resume, /threads …, GET /approve, GET /approvals).`);
   const post = async (path: string, body: unknown, user: string) => {
     const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-demo-user": user }, body: JSON.stringify(body) });
     return (await response.json()) as Record<string, any>;
@@ -111,10 +112,19 @@ async function main() {
     if (settled.status === "deferred") {
       const ack = settled;
       say(`\nThe run is parked: ${JSON.stringify({ deferralId: ack.deferralId, expiresAt: ack.expiresAt })}`);
-      const link = approvalLinks.find((l) => l.deferralId === ack.deferralId)!;
+      // The notify hook runs once the run has parked: wait for its message.
+      let link = approvalLinks.find((l) => l.approvalId === ack.deferralId);
+      for (let i = 0; !link && i < 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        link = approvalLinks.find((l) => l.approvalId === ack.deferralId);
+      }
+      if (!link) throw new Error("the approval request's notification never came");
+      const request = await agents.approvals.get(ack.deferralId);
+      say(`  waiting on: ${request.calls.map((c) => `${c.toolName}(${c.arguments})`).join(", ")}; nothing has been paid`);
       const state = await agents.state(runId);
       say(`  state: ${state.status}, ${state.turnsUsed} turns, ${state.usage.totalTokens} tokens so far`);
       say(`\nApproval page: ${approvalUrl(`${base}/approve`, link.token)}`);
+      const decisions = request.calls.map((c) => ({ toolCallId: c.toolCallId, approved: true as const }));
 
       if (SERVE) {
         say(`\nOpen it in a browser, answer, and watch the run finish here. Ctrl-C to stop.`);
@@ -127,13 +137,13 @@ async function main() {
       }
 
       say(`\nAn intern posts an approval to ${base}/resume …`);
-      const refused = await post("/resume", { token: link.token, payload: { approved: true } }, "ian");
+      const refused = await post("/resume", { token: link.token, payload: { decisions } }, "ian");
       say(`  refused: ${refused.error?.code} ${refused.error?.message}`);
 
       say(`The finance approver posts hers …`);
-      const resumed = await post("/resume", { token: link.token, payload: { approved: true, note: "Looks right." } }, "fiona");
-      say(`  resume: ${resumed.status}; the run continues where it stopped.`);
-      const again = await post("/resume", { token: link.token, payload: { approved: true } }, "fiona");
+      const resumed = await post("/resume", { token: link.token, payload: { decisions: decisions.map((d) => ({ ...d, note: "Looks right." })) } }, "fiona");
+      say(`  resume: ${resumed.status}; the run continues where it stopped, and pays.`);
+      const again = await post("/resume", { token: link.token, payload: { decisions } }, "fiona");
       say(`  a second click: ${again.status} (same outcome, nothing runs twice)`);
       settled = await agents.result(runId);
     }

@@ -1,11 +1,11 @@
-/** The demo's payouts agent: look an invoice up, defer for approval, pay. Shared by the demo and the worker image. */
+/** The demo's payouts agent: look an invoice up, pay it once a person approved. Shared by the demo and the worker image. */
 import { z } from "zod";
 import { defineAgent, defineTool } from "../src/index.js";
 
 const say = (line: string) => console.log(line);
 
-/** Approval links the handler "sent"; a real one would email or post them. */
-export const approvalLinks: Array<{ deferralId: string; token: string }> = [];
+/** Approval requests the notify hook "sent"; a real one would email or post the link. */
+export const approvalLinks: Array<{ approvalId: string; token: string; url?: string }> = [];
 
 const lookupInvoice = defineTool({
   name: "lookupInvoice",
@@ -17,43 +17,40 @@ const lookupInvoice = defineTool({
   },
 });
 
-const askApproval = defineTool({
-  name: "askApproval",
-  description: "Ask a human finance approver to approve a payout. Returns { approved, note }.",
-  input: z.object({ invoiceId: z.string(), amountEur: z.number(), reason: z.string() }),
-  async handler(input, ctx) {
-    // The id and token exist before deferring, so the notification carries a working link.
-    approvalLinks.push({ deferralId: ctx.deferralId, token: ctx.deferral.token });
-    say(`  [tool] askApproval → approval link sent for ${ctx.deferralId}`);
-    return ctx.defer({
-      schema: z.object({ approved: z.boolean(), note: z.string().optional() }),
-      ttl: "72h",
-      meta: {
-        requires: ["payouts:approve"],
-        amountEur: input.amountEur,
-        // What the HTTP front door's approval page shows.
-        title: `Approve a payout of €${input.amountEur} for ${input.invoiceId}?`,
-        description: input.reason,
-        render: { fields: { note: { widget: "textarea", label: "Note for the requester" } } },
-      },
-    });
-  },
-});
-
+/**
+ * Pays. The approval is a property of the tool, not of the prompt: whatever the model
+ * emits, no payout runs before a finance approver decided on this very call (and may edit
+ * the amount, or reject it with a reason the model reads).
+ */
 const sendPayout = defineTool({
   name: "sendPayout",
-  description: "Send an approved payout",
-  input: z.object({ invoiceId: z.string(), amountEur: z.number() }),
+  description: "Send a payout for an invoice",
+  input: z.object({ invoiceId: z.string(), amountEur: z.number().positive() }),
+  needsApproval: true,
+  approval: {
+    ttl: "72h",
+    meta: ({ invoiceId, amountEur }) => ({
+      requires: ["payouts:approve"],
+      amountEur,
+      // What the HTTP front door's approval page and inbox show.
+      title: `Approve a payout of €${amountEur} for ${invoiceId}?`,
+    }),
+    // Runs once the run has parked, durably: the message carries a working link.
+    notify: (request) => {
+      approvalLinks.push({ approvalId: request.approvalId, token: request.token, ...(request.url ? { url: request.url } : {}) });
+      say(`  [notify] approval request ${request.approvalId} for ${request.calls.map((c) => `${c.toolName}(${c.arguments})`).join(", ")}`);
+    },
+  },
   handler: ({ invoiceId, amountEur }, ctx) => {
-    say(`  [tool] sendPayout(${invoiceId}, €${amountEur}) as ${ctx.principal?.id} (restored: ${ctx.restored}, key ${ctx.idempotencyKey})`);
-    return { paid: true, reference: `PAY-${invoiceId}` };
+    say(`  [tool] sendPayout(${invoiceId}, €${amountEur}) as ${ctx.principal?.id} (key ${ctx.idempotencyKey})`);
+    return { paid: true, reference: `PAY-${invoiceId}`, amountEur };
   },
 });
 
 export const payouts = defineAgent({
   id: "payouts",
   model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini",
-  system: "You handle invoice payouts. Look the invoice up, ask for approval, and pay only if approved. Be brief.",
-  tools: [lookupInvoice, askApproval, sendPayout],
+  system: "You handle invoice payouts: look the invoice up, then pay it with sendPayout. A finance approver decides on every payout; if one is rejected, say so and stop. Be brief.",
+  tools: [lookupInvoice, sendPayout],
   maxTurns: 8,
 });

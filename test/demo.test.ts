@@ -1,0 +1,29 @@
+/**
+ * README's first command for a newcomer, `npm run demo`, as it runs: the payouts agent parks
+ * before its gated payout, a person without the role is refused, the approver's decision
+ * pays once, and a second click changes nothing. Against the suite's server (the demo uses
+ * TEMPORAL_ADDRESS when it is set) and its own scripted model.
+ */
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, inject, it } from "vitest";
+import { freePort } from "./cli-support.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+describe("npm run demo", () => {
+  it("pays the invoice only once the finance approver decided, and refuses the intern", async () => {
+    const env = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress"), TEMPORAL_NAMESPACE: inject("temporalNamespace"), PORT: String(await freePort()), OPENAI_API_KEY: "" };
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, "examples/demo.ts"], { cwd: root, env, timeout: 110_000 }, (err, out) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out }),
+      );
+    });
+    expect(stdout).toContain("nothing has been paid");
+    expect(stdout).toMatch(/refused: RC5056/);
+    expect(stdout.match(/\[tool\] sendPayout/g)).toHaveLength(1);
+    expect(stdout).toContain("a second click: duplicate");
+    expect(stdout).toMatch(/Answer: Invoice INV-1042 \(€4200 to Acme Robotics\) was approved and paid: reference PAY-INV-1042\./);
+    expect(code).toBe(0);
+  }, 120_000);
+});
