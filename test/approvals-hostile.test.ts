@@ -1,0 +1,103 @@
+/**
+ * Whatever the model emits around gated tools, a handler runs exactly as often as people
+ * decided: batches of gated and free calls, arguments that fail the schema, ids used twice,
+ * decisions that come too late. Checked as properties over generated batches.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
+import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+
+/** Each handler run, by run and call: what decisions must bound. */
+const ran: Array<{ runId: string; tool: string; toolCallId: string }> = [];
+
+const act = defineTool({
+  name: "act",
+  description: "Does something that needs a person's approval",
+  input: z.object({ n: z.number().int() }),
+  needsApproval: true,
+  approval: { ttl: "1h" },
+  handler: ({ n }, ctx) => (ran.push({ runId: ctx.runId, tool: "act", toolCallId: ctx.toolCallId }), `acted ${n}`),
+});
+const look = defineTool({
+  name: "look",
+  description: "Looks, freely",
+  input: z.object({ n: z.number().int() }),
+  handler: ({ n }, ctx) => (ran.push({ runId: ctx.runId, tool: "look", toolCallId: ctx.toolCallId }), `looked ${n}`),
+});
+/** Gated with a short request: for decisions that come too late. */
+const hurry = defineTool({
+  name: "hurry",
+  description: "Needs a quick decision",
+  input: z.object({}),
+  needsApproval: true,
+  approval: { ttl: "1s" },
+  handler: (_input, ctx) => (ran.push({ runId: ctx.runId, tool: "hurry", toolCallId: ctx.toolCallId }), "hurried"),
+});
+
+const agent = defineAgent({ id: "gated-hostile", model: "gpt-4.1-mini", system: "You act.", tools: [act, look, hurry], maxTurns: 4 });
+const ranIn = (runId: string) => ran.filter((r) => r.runId === runId);
+
+beforeAll(async () => {
+  h = await startHarness();
+  // One model attempt: a malformed answer reports AI1003 at once instead of after the backoff.
+  ({ agents } = await h.worker([agent], { deferral: { secret: SECRET }, threads: { modelMaxAttempts: 1 }, client: { deferral: { secret: SECRET } } }));
+});
+afterAll(() => h?.close());
+
+describe("properties: a handler runs exactly as decisions allow", () => {
+  const callShape = fc.record({ gated: fc.boolean(), valid: fc.boolean(), approve: fc.boolean() });
+
+  it("for any batch of 1-20 gated and free calls, some with arguments that fail the schema", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(callShape, { minLength: 1, maxLength: 20 }), async (shapes) => {
+        const runId = uid("gate-prop");
+        const toolCalls = shapes.map((s, i) => ({ name: s.gated ? "act" : "look", arguments: s.valid ? { n: i } : { n: "not a number" }, id: `c${i}` }));
+        h.model.script(runId, [{ toolCalls }, { text: "done" }]);
+        const first = await agents.run(agent, { prompt: runId, runId });
+        const waiting = shapes.map((s, i) => ({ ...s, id: `c${i}` })).filter((s) => s.gated && s.valid);
+        // Free valid calls ran before anything waited; no gated call ran without a decision.
+        expect(ranIn(runId).map((r) => r.toolCallId).sort()).toEqual(shapes.flatMap((s, i) => (!s.gated && s.valid ? [`c${i}`] : [])).sort());
+        if (waiting.length === 0) {
+          expect(first).toMatchObject({ status: "completed" });
+        } else {
+          expect(first).toMatchObject({ status: "deferred" });
+          const request = await agents.approvals.get((first as { deferralId: string }).deferralId);
+          expect(request.calls.map((c) => c.toolCallId)).toEqual(waiting.map((w) => w.id));
+          await agents.approvals.decide(request.approvalId, waiting.map((w) => (w.approve ? { toolCallId: w.id, approved: true } : { toolCallId: w.id, approved: false, reason: "no" })));
+          expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
+        }
+        const expected = shapes.flatMap((s, i) => (s.valid && (!s.gated || s.approve) ? [`c${i}`] : []));
+        expect(ranIn(runId).map((r) => r.toolCallId).sort()).toEqual(expected.sort());
+        expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it("for the same call id twice in one answer: refused as malformed (AI1003), nothing runs", async () => {
+    const runId = uid("gate-twice");
+    h.model.script(runId, [{ toolCalls: [{ name: "act", id: "same", arguments: { n: 1 } }, { name: "act", id: "same", arguments: { n: 2 } }] }]);
+    // One attempt: the answer is refused for good.
+    const err = await agents.run(agent, { prompt: runId, runId }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "AI1003" });
+    expect(ranIn(runId)).toEqual([]);
+  });
+});
+
+describe("a decision that comes too late", () => {
+  it("is refused once the request expired (RC5047), and the gated handler never ran", async () => {
+    const runId = uid("gate-late");
+    h.model.script(runId, [{ toolCalls: [{ name: "hurry", arguments: {} }] }, { text: "never" }]);
+    const ack = await agents.run(agent, { prompt: runId, runId });
+    const request = await agents.approvals.get((ack as { deferralId: string }).deferralId);
+    // The run ends in RC5047 when its request expires (the agent has no onExpired).
+    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.approvals.decide(request.approvalId, [{ toolCallId: request.calls[0]!.toolCallId, approved: true }])).rejects.toMatchObject({ code: "RC5047" });
+    expect(ranIn(runId)).toEqual([]);
+  });
+});
