@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   http: () => import("./http.js"),
   long: () => import("./long.js"),
   latency: () => import("./latency.js"),
+  approval: () => import("./approval.js"),
 };
 
 const name = process.argv[2];
