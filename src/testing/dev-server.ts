@@ -32,6 +32,11 @@ export interface DevServerOptions {
   /** Serve Temporal's web UI on this port (HTTP, on the same host as the server). Off when omitted. */
   uiPort?: number;
   /**
+   * Serve the server's Prometheus metrics on this port (`/metrics`), among them the `action`
+   * counter Temporal Cloud bills by. Off when omitted.
+   */
+  metricsPort?: number;
+  /**
    * Dynamic config values beyond the defaults here, e.g.
    * `{ "system.enableEagerWorkflowStart": true }` for eager workflow start.
    */
@@ -135,6 +140,7 @@ async function startLocal(
         log: { format: "pretty", level: "error" },
         extraArgs: [
           ...Object.entries({ ...DEV_DYNAMIC_CONFIG, ...options.dynamicConfig }).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${JSON.stringify(value)}`]),
+          ...(options.metricsPort !== undefined ? ["--metrics-port", String(options.metricsPort)] : []),
           // The server's banner would land on our stdout, which benches keep for their result.
           "--output",
           "none",
