@@ -21,16 +21,17 @@ Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 // The run's one workflow bundle, built by global-setup: read once per test file, and named to
 // the child-process workers (test/workers/) a test spawns, which inherit this environment.
-const bundlePath = inject("workflowBundlePath");
-process.env[BUNDLE_PATH_ENV] = bundlePath;
+// (A config without that global setup leaves each harness to bundle for itself.)
+const bundlePath = inject("workflowBundlePath") as string | undefined;
+if (bundlePath) process.env[BUNDLE_PATH_ENV] = bundlePath;
 let bundle: Harness["bundle"] | undefined;
 
 /** Closing it leaves the shared server running. */
 export type Harness = AgentStack;
 
 export async function startHarness(): Promise<Harness> {
-  bundle ??= readWorkflowBundle(bundlePath);
-  return startAgentStack({ temporal: { address: inject("temporalAddress"), namespace: inject("temporalNamespace") }, bundle });
+  if (bundlePath) bundle ??= readWorkflowBundle(bundlePath);
+  return startAgentStack({ temporal: { address: inject("temporalAddress"), namespace: inject("temporalNamespace") }, ...(bundle ? { bundle } : {}) });
 }
 
 export const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;

@@ -5,7 +5,6 @@
  * bare ServiceError. Waiting for a run to finish is not such a read: it waits for a worker.
  */
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient, ThreadsClient, WorkerUnavailableError } from "../src/index.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -65,8 +64,8 @@ describe("no worker polls the task queue", () => {
     const runId = uid("late-worker");
     h.model.script(runId, [{ text: "Sunny." }]);
     const settling = (await agents.start(weatherAgent, { prompt: runId, runId })).settled();
-    // Longer than the query timeout: nothing here may give up on the missing worker.
-    await sleep(1500);
+    // A read of the same run gives up after the query timeout (AI1015); the wait begun before it must not.
+    await expect(agents.state(runId)).rejects.toMatchObject({ code: "AI1015" });
     await h.worker([weatherAgent], { taskQueue });
     await expect(settling).resolves.toMatchObject({ status: "completed", text: "Sunny." });
   });
