@@ -3,6 +3,7 @@
  * worker and a bare (hand-written) worker side by side, the tool both paths run, and history sizes.
  */
 import { randomUUID } from "node:crypto";
+import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { tsToMs } from "@temporalio/common/lib/time.js";
@@ -268,4 +269,14 @@ export function bytesPerNewByte(short: { turns: number; historyBytes: number }, 
   // toolLoop's tool turns are 0 .. turns - 2; the longer run has these extra ones.
   for (let turn = short.turns - 1; turn < long.turns - 1; turn++) newBytes += toolResultBytes + toolLoopOutputBytes(turn);
   return (long.historyBytes - short.historyBytes) / newBytes;
+}
+
+/** A TCP port nobody listens on now (for a server this bench starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

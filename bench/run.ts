@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   long: () => import("./long.js"),
   latency: () => import("./latency.js"),
   approval: () => import("./approval.js"),
+  cost: () => import("./cost.js"),
 };
 
 const name = process.argv[2];

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
-import { temporal } from "@temporalio/proto";
+import proto from "@temporalio/proto";
 import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
 import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
@@ -53,7 +53,7 @@ export async function workflowTaskFailures(client: Client, workflowId: string): 
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).flatMap((e) => {
     const failed = e.workflowTaskFailedEventAttributes;
-    if (!failed || failed.cause === temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND) return [];
+    if (!failed || failed.cause === proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND) return [];
     return [`${failed.cause ?? "?"}: ${failed.failure?.message ?? "(no message)"}`];
   });
 }
