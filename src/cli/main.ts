@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError } from "commander";
 import type { ConnectionFlags } from "./connect.js";
+import { approvalCommands } from "./approvals.js";
 import { deferralCommands } from "./deferrals.js";
 import { devCommand } from "./dev.js";
 import { httpUrl } from "./flags.js";
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   };
   devCommand(program, globals);
   deferralCommands(program, globals);
+  approvalCommands(program, globals);
   runCommands(program, globals);
   threadCommands(program, globals);
   mcpCommand(program, globals);

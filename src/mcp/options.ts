@@ -52,7 +52,8 @@ export interface McpServerOptions {
   /**
    * The link a deferred call's acknowledgment carries as `approvalUrl`: where an approver
    * goes (e.g. your app's page for the deferral). The token-carrying approval link of the
-   * HTTP front door goes to approvers through the tool that defers, never to the MCP caller.
+   * HTTP front door goes to approvers through the tool that defers (or a gated tool's
+   * `approval.notify`), never to the MCP caller.
    */
   approvalUrl?: (deferral: { runId: string; deferralId: string }) => string | undefined;
   /** Listeners: `mcp:tool:deferred` fires once per deferral this server process reports. */

@@ -1,0 +1,181 @@
+import { InvalidArgumentError, Option, type Command } from "commander";
+import type { Decision } from "../core/approval.js";
+import type { DeferralStatus } from "../core/deferral-record.js";
+import type { JsonObject } from "../core/json.js";
+import type { ApprovalSummary } from "../client/approval-inbox.js";
+import { DEFERRAL_STATUSES } from "../client/deferral-store.js";
+import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { positiveInt, repeated } from "./flags.js";
+import { age, output, table } from "./output.js";
+import { FlagError, jsonFlag, oneLine } from "./render.js";
+import type { Globals } from "./main.js";
+
+/** The inbox's largest page (`approvals.list` refuses more). */
+const MAX_LIMIT = 1000;
+
+/**
+ * `durable-agents approvals …`: the one inbox of requests waiting on a person (gated tools'
+ * calls, and `ctx.defer()` deferrals), in runs and threads: list, show, approve, reject.
+ */
+export function approvalCommands(program: Command, globals: () => Globals & ConnectionFlags): void {
+  const approvals = program.command("approvals").description("Requests waiting on a person, in runs and threads: list, show, approve, reject");
+
+  approvals
+    .command("list")
+    .description("Waiting requests, newest first (Temporal visibility, which trails writes by a moment)")
+    .option("--agent <id>", "only this agent's")
+    .addOption(new Option("--status <status>", "which requests").choices(DEFERRAL_STATUSES).default("deferred"))
+    .option("--requires <what>", "only requests whose meta.requires names this (a role, a permission)")
+    .option("--limit <n>", `rows to look at for this page (at most ${MAX_LIMIT})`, pageSize, 50)
+    .option("--cursor <cursor>", "the next page, as the previous one printed it")
+    .action(async (flags: { agent?: string; status: DeferralStatus; requires?: string; limit: number; cursor?: string }) => {
+      const g = globals();
+      await withAgents(g, async (agents) => {
+        const page = await agents.approvals.list({
+          status: flags.status,
+          limit: flags.limit,
+          ...(flags.agent ? { agentId: flags.agent } : {}),
+          ...(flags.requires ? { requires: flags.requires } : {}),
+          ...(flags.cursor ? { cursor: flags.cursor } : {}),
+        });
+        output(g.json).result(page, () => [
+          ...table(
+            ["APPROVAL", "KIND", "STATUS", "AGENT", "CALLS", "REQUIRES", "AGE", "EXPIRES"],
+            page.approvals.map((a) => [a.approvalId, a.kind, a.status, a.agentId ?? "-", a.calls.map((c) => c.toolName).join(", "), requiresOf(a.meta).join(", ") || "-", age(a.deferredAt), age(a.expiresAt)]),
+          ),
+          ...(page.cursor ? [`more: --cursor ${oneLine(page.cursor)}`] : []),
+        ]);
+      });
+    });
+
+  approvals
+    .command("show <approvalId>")
+    .description("One request: its calls with their arguments, meta, expiry, who the run acts for (never a token)")
+    .action(async (approvalId: string) => {
+      const g = globals();
+      await withAgents(g, async (agents) => {
+        const a = await agents.approvals.get(approvalId);
+        output(g.json).result(a, () => [
+          `approval   ${oneLine(a.approvalId)} (${a.kind})`,
+          `run        ${oneLine(a.runId)}`,
+          `status     ${a.status}`,
+          `agent      ${oneLine(a.agentId ?? "-")}`,
+          `deferred   ${a.deferredAt} (${age(a.deferredAt)} ago)`,
+          `expires    ${a.expiresAt} (${age(a.expiresAt)})`,
+          ...(a.principal ? [`for        ${JSON.stringify(a.principal)}`] : []),
+          `meta       ${JSON.stringify(a.meta)}`,
+          ...(a.callFingerprint ? [`shown      ${oneLine(a.callFingerprint)} (pass as --shown to decide on exactly these calls)`] : []),
+          `calls (${a.calls.length}):`,
+          ...a.calls.map((c) => `  ${oneLine(c.toolCallId)}  ${oneLine(c.toolName)}(${oneLine(c.arguments)})`),
+        ]);
+      });
+    });
+
+  approvals
+    .command("approve <approvalId>")
+    .description("Approve the request's calls: every one, or those --call names (the others are then rejected); the secret comes from DEFERRAL_SECRET")
+    .option("--call <toolCallId>", "approve this call (repeatable); the request's calls no --call names are rejected", repeated(String))
+    .option("--edit <toolCallId=json>", "run this call with this input instead of the model's (repeatable), or one JSON object of inputs by call id", repeated(String))
+    .option("--note <text>", "a note kept on the record with each approved call")
+    .option("--reason <text>", "why the calls --call leaves out are rejected, as the model will read it")
+    .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
+    .option("--as <principalId>", "who decides (recorded as resumedBy)")
+    .action(async (approvalId: string, flags: { call?: string[]; edit?: string[]; note?: string; reason?: string; shown?: string; as?: string }) => {
+      const edits = editsOf(flags.edit ?? []);
+      const named = flags.call ? new Set(flags.call) : undefined;
+      const stray = named && [...edits.keys()].find((id) => !named.has(id));
+      if (stray !== undefined) throw new FlagError(`--edit names the call ${JSON.stringify(stray)}, which no --call approves`);
+      if (!named && flags.reason !== undefined) throw new FlagError("--reason is for the calls --call leaves out; without --call every call is approved (use `approvals reject` to reject them)");
+      await decide(globals(), approvalId, flags, (calls) => {
+        // Without --call: every listed call, and any edited one (a call the request does not list is the run's to refuse).
+        const approved = named ? [...named] : [...new Set([...calls, ...edits.keys()])];
+        const rejected = calls.filter((id) => !approved.includes(id));
+        return [
+          ...approved.map((toolCallId): Decision => ({ toolCallId, approved: true, ...(edits.has(toolCallId) ? { input: edits.get(toolCallId)! } : {}), ...(flags.note !== undefined ? { note: flags.note } : {}) })),
+          ...rejected.map((toolCallId): Decision => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })),
+        ];
+      });
+    });
+
+  approvals
+    .command("reject <approvalId>")
+    .description("Reject every call of the request: no handler runs, and the model reads the reason; the secret comes from DEFERRAL_SECRET")
+    .option("--reason <text>", "why, as the model will read it")
+    .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
+    .option("--as <principalId>", "who decides (recorded as resumedBy)")
+    .action(async (approvalId: string, flags: { reason?: string; shown?: string; as?: string }) => {
+      await decide(globals(), approvalId, flags, (calls) => calls.map((toolCallId) => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })));
+    });
+}
+
+/**
+ * Decides a request with one decision per call (`decisionsFor` gets the ids it lists), as
+ * the inbox does: the client mints the request's token with DEFERRAL_SECRET. A run answers
+ * once it settles again; a thread at once (the turn goes on there).
+ */
+async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: { shown?: string; as?: string }, decisionsFor: (calls: string[]) => Decision[]): Promise<void> {
+  if (!process.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+  const { agents, close } = await connectClient(g);
+  const out = output(g.json);
+  let done: () => void = () => undefined;
+  try {
+    const request = await agents.approvals.get(approvalId);
+    const decisions = decisionsFor(request.calls.map((c) => c.toolCallId));
+    done = out.progress("deciding, waiting for the run's next settled state…");
+    const decided = await agents.approvals.decide(approvalId, decisions, { ...(flags.as ? { principal: { id: flags.as } } : {}), ...(flags.shown ? { shown: flags.shown } : {}) });
+    done();
+    out.result({ ...decided, decisions }, () => [
+      `${decided.status}: ${oneLine(decided.deferralId)}${decided.status === "duplicate" ? " (decided before: these decisions were not applied)" : ""}`,
+      ...decisions.map((d) => `  ${decisionLine(d, request)}`),
+      `outcome: ${JSON.stringify(decided.outcome)}`,
+    ]);
+  } finally {
+    done();
+    await close();
+  }
+}
+
+function decisionLine(d: Decision, request: ApprovalSummary): string {
+  const tool = request.calls.find((c) => c.toolCallId === d.toolCallId)?.toolName ?? "?";
+  const call = `${oneLine(d.toolCallId)} ${oneLine(tool)}`;
+  if (!d.approved) return `rejected  ${call}${d.reason !== undefined ? `: ${oneLine(d.reason)}` : ""}`;
+  return d.input ? `edited    ${call} → ${JSON.stringify(d.input)}` : `approved  ${call}`;
+}
+
+/**
+ * The `--edit` values as inputs by call id: `<toolCallId>=<json object>`, or a JSON object
+ * `{ "<toolCallId>": { …input } }`. Checked before anything connects: a value that is not
+ * JSON, an input that is not an object, or a call edited twice is a usage mistake.
+ */
+function editsOf(values: string[]): Map<string, JsonObject> {
+  const edits = new Map<string, JsonObject>();
+  const add = (toolCallId: string, input: unknown) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) throw new FlagError(`--edit gives the call ${JSON.stringify(toolCallId)} an input that is not a JSON object`);
+    if (edits.has(toolCallId)) throw new FlagError(`--edit names the call ${JSON.stringify(toolCallId)} twice`);
+    edits.set(toolCallId, input as JsonObject);
+  };
+  for (const value of values) {
+    if (value.trimStart().startsWith("{")) {
+      const all = jsonFlag(value, "--edit");
+      if (typeof all !== "object" || all === null || Array.isArray(all)) throw new FlagError("--edit takes <toolCallId>=<json object>, or a JSON object of inputs by call id");
+      for (const [toolCallId, input] of Object.entries(all)) add(toolCallId, input);
+      continue;
+    }
+    const at = value.indexOf("=");
+    if (at < 1) throw new FlagError("--edit takes <toolCallId>=<json object>, or a JSON object of inputs by call id");
+    add(value.slice(0, at), jsonFlag(value.slice(at + 1), "--edit"));
+  }
+  return edits;
+}
+
+/** The roles or permissions a request's meta says it requires. */
+function requiresOf(meta: JsonObject): string[] {
+  return Array.isArray(meta.requires) ? meta.requires.filter((r): r is string => typeof r === "string") : [];
+}
+
+/** `--limit`: a page the inbox takes (1 to 1000). */
+function pageSize(value: string): number {
+  const n = positiveInt(value);
+  if (n > MAX_LIMIT) throw new InvalidArgumentError(`Expected at most ${MAX_LIMIT}.`);
+  return n;
+}

@@ -1,0 +1,314 @@
+/**
+ * `durable-agents approvals …`, compiled and spawned as an operator runs it, against gated
+ * tools in a run and in a thread: the inbox listed and read (never a token), requests
+ * approved (every call, some calls, edited) and rejected, the handler running exactly as the
+ * decisions allow; flag values that mean nothing are usage mistakes (exit 2, nothing sent),
+ * decisions the run refuses print its code (exit 1, nothing changed), and nothing a model
+ * wrote reaches the terminal raw.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
+import { buildCli, cliEnv, runCli } from "./cli-support.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+
+let h: Harness;
+let agents: AgentClient;
+let threads: ThreadsClient;
+let env: Record<string, string>;
+
+/** Every transfer the handler made, by run or thread: what the decisions must bound. */
+const made: Array<{ where: string; amount: number; to: string }> = [];
+/** The requests' tokens, as an approver's email would carry them: never printed by the command. */
+const notified: ApprovalRequestInfo[] = [];
+
+const transfer = defineTool({
+  name: "transfer",
+  description: "Send money",
+  input: z.object({ amount: z.number().positive(), to: z.string() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request) },
+  handler: ({ amount, to }, ctx) => {
+    made.push({ where: ctx.threadId ?? ctx.runId, amount, to });
+    return `sent ${amount} to ${to}`;
+  },
+});
+
+const treasurer = defineAgent({ id: "cli-treasurer", model: "gpt-4.1-mini", system: "You move money.", tools: [transfer], maxTurns: 6 });
+
+const madeIn = (where: string) => made.filter((m) => m.where === where).map(({ amount, to }) => ({ amount, to }));
+const pay = (id: string, amount: number, to: string) => ({ id, name: "transfer", arguments: { amount, to } });
+
+beforeAll(async () => {
+  buildCli();
+  h = await startHarness();
+  const served = await h.worker([treasurer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: treasurer } } });
+  agents = served.agents;
+  threads = agents.threads;
+  env = cliEnv(h, served.taskQueue);
+}, 240_000);
+afterAll(() => h?.close());
+
+const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
+
+/** A run parked on one request for `calls`; the model's next answer is `then`. */
+async function parkedRun(calls: ReturnType<typeof pay>[], then: Parameters<Harness["model"]["script"]>[1][number] = { text: "done" }) {
+  const runId = uid("cli-appr-run");
+  h.model.script(runId, [{ toolCalls: calls }, then]);
+  const ack = await agents.run(treasurer, { prompt: runId, runId, principal: { id: "clerk" } });
+  if (ack.status !== "deferred") throw new Error(`expected the run to park, got ${ack.status}`);
+  return { runId, approvalId: ack.deferralId };
+}
+
+/** A thread whose turn holds on one request for `calls`. */
+async function parkedThread(calls: ReturnType<typeof pay>[], then: Parameters<Harness["model"]["script"]>[1][number] = { text: "done" }) {
+  const threadId = uid("cli-appr-thread");
+  h.model.script(threadId, [{ toolCalls: calls }, then]);
+  await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+  const view = await vi.waitFor(
+    async () => {
+      const v = await threads.getThread({ threadId });
+      expect(v.approvals).toHaveLength(1);
+      return v;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  return { threadId, approvalId: view.approvals[0]!.approvalId };
+}
+
+/** The inbox as `approvals list --json` prints it, once visibility (which trails writes) has every one of `ids`. */
+async function listed(args: string[], ids: string[]): Promise<Array<Record<string, unknown>>> {
+  return vi.waitFor(
+    async () => {
+      const result = await cli(["--json", "approvals", "list", ...args]);
+      expect(result.code).toBe(0);
+      const rows = (JSON.parse(result.stdout) as { approvals: Array<Record<string, unknown>> }).approvals;
+      expect(rows.map((r) => r.approvalId)).toEqual(expect.arrayContaining(ids));
+      return rows;
+    },
+    { timeout: 20_000, interval: 200 },
+  );
+}
+
+describe("durable-agents approvals list and show", () => {
+  it("lists a run's and a thread's requests (table, --json, filters, pages) and shows one with its calls, meta, expiry and principal, never its token", async () => {
+    const run = await parkedRun([pay("call-a", 120, "acme"), pay("call-b", 75, "globex")]);
+    const thread = await parkedThread([pay("call-t", 9, "initech")]);
+    const rows = await listed(["--agent", "cli-treasurer", "--requires", "payouts:approve", "--limit", "1000"], [run.approvalId, thread.approvalId]);
+    expect(rows.find((r) => r.approvalId === run.approvalId)).toMatchObject({
+      kind: "approval",
+      runId: run.runId,
+      status: "deferred",
+      principal: { id: "clerk" },
+      calls: [{ toolCallId: "call-a", toolName: "transfer", arguments: JSON.stringify({ amount: 120, to: "acme" }) }, { toolCallId: "call-b" }],
+      meta: { requires: ["payouts:approve"] },
+    });
+    expect(rows.find((r) => r.approvalId === thread.approvalId)).toMatchObject({ kind: "approval", runId: thread.threadId, calls: [{ toolCallId: "call-t" }] });
+
+    // Filters that leave them out.
+    const none = await cli(["--json", "approvals", "list", "--requires", "nobody:approves", "--limit", "1000"]);
+    expect((JSON.parse(none.stdout) as { approvals: Array<{ approvalId: string }> }).approvals.map((a) => a.approvalId)).not.toContain(run.approvalId);
+    const resumed = await cli(["--json", "approvals", "list", "--status", "resumed", "--limit", "1000"]);
+    expect((JSON.parse(resumed.stdout) as { approvals: Array<{ approvalId: string }> }).approvals.map((a) => a.approvalId)).not.toContain(run.approvalId);
+
+    // A page at a time: the cursor it prints reads the next rows.
+    const first = JSON.parse((await cli(["--json", "approvals", "list", "--agent", "cli-treasurer", "--limit", "1"])).stdout) as { approvals: Array<{ approvalId: string }>; cursor?: string };
+    expect(first.approvals).toHaveLength(1);
+    expect(first.cursor).toEqual(expect.any(String));
+    const next = JSON.parse((await cli(["--json", "approvals", "list", "--agent", "cli-treasurer", "--limit", "1", "--cursor", first.cursor!])).stdout) as { approvals: Array<{ approvalId: string }> };
+    expect(next.approvals).toHaveLength(1);
+    expect(next.approvals[0]!.approvalId).not.toBe(first.approvals[0]!.approvalId);
+    const paged = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1"]);
+    expect(paged.stdout).toMatch(/\nmore: --cursor \S+\n$/);
+
+    const table = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^APPROVAL\s+KIND\s+STATUS\s+AGENT\s+CALLS\s+REQUIRES\s+AGE\s+EXPIRES\n/);
+    expect(table.stdout).toMatch(new RegExp(`${run.approvalId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+approval\\s+deferred\\s+cli-treasurer\\s+transfer, transfer\\s+payouts:approve`));
+    expect(table.stdout).toContain(thread.approvalId);
+
+    const shown = await cli(["approvals", "show", run.approvalId]);
+    expect(shown.code).toBe(0);
+    const request = await agents.approvals.get(run.approvalId);
+    expect(shown.stdout).toContain(`run        ${run.runId}`);
+    expect(shown.stdout).toContain(`expires    ${request.expiresAt}`);
+    expect(shown.stdout).toContain('for        {"id":"clerk"}');
+    expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"]}');
+    expect(shown.stdout).toContain(`shown      ${request.callFingerprint}`);
+    expect(shown.stdout).toContain('  call-a  transfer({"amount":120,"to":"acme"})\n  call-b  transfer({"amount":75,"to":"globex"})\n');
+    const json = await cli(["--json", "approvals", "show", thread.approvalId]);
+    expect(JSON.parse(json.stdout)).toEqual(await agents.approvals.get(thread.approvalId));
+    for (const { approvalId } of [run, thread]) {
+      const token = notified.find((n) => n.approvalId === approvalId)?.token;
+      expect(token).toEqual(expect.any(String));
+      for (const printed of [shown, json, table]) expect(printed.stdout + printed.stderr).not.toContain(token);
+    }
+    const missing = await cli(["approvals", "show", "dfr:1:nobody"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("[RC5046]");
+  });
+});
+
+describe("durable-agents approvals approve and reject", () => {
+  it("approves a run's request with one call edited and the other left out: the edited call runs once with the approver's input, the other never", async () => {
+    const run = await parkedRun([pay("call-a", 900, "acme"), pay("call-b", 5000, "mallory")], {
+      check: (req) => {
+        expect(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-a")).toMatchObject({ content: "sent 90 to acme" });
+        expect(String(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-b")?.content)).toMatch(/^Rejected by manager: "transfer" was not run\. Reason: not a supplier/);
+      },
+      text: "paid acme 90",
+    });
+    const approved = await cli(["approvals", "approve", run.approvalId, "--call", "call-a", "--edit", 'call-a={"amount":90,"to":"acme"}', "--reason", "not a supplier", "--as", "manager"]);
+    expect(approved.stderr).toBe("");
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain(`resumed: ${run.approvalId}\n  edited    call-a transfer → {"amount":90,"to":"acme"}\n  rejected  call-b transfer: not a supplier\n`);
+    expect(approved.stdout).toContain('outcome: {"status":"completed"');
+    expect(madeIn(run.runId)).toEqual([{ amount: 90, to: "acme" }]);
+    expect((await agents.deferrals.getRecord(run.approvalId)).resumedBy).toEqual({ id: "manager" });
+
+    // Decided: a second decision reads the first outcome (`duplicate`), and nothing runs again.
+    const again = await cli(["--json", "approvals", "approve", run.approvalId]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "duplicate", outcome: { status: "completed" } });
+    expect(madeIn(run.runId)).toHaveLength(1);
+    h.model.assertNoFailures();
+  });
+
+  it("approves every call of a thread's request; the turn goes on and each call runs once", async () => {
+    const thread = await parkedThread([pay("call-t1", 9, "initech"), pay("call-t2", 3, "hooli")], { text: "both sent" });
+    const approved = await cli(["--json", "approvals", "approve", thread.approvalId, "--note", "fine", "--as", "maria"]);
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      status: "resumed",
+      outcome: { status: "accepted" },
+      decisions: [
+        { toolCallId: "call-t1", approved: true, note: "fine" },
+        { toolCallId: "call-t2", approved: true, note: "fine" },
+      ],
+    });
+    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    // The approved calls run side by side: each once, in either order.
+    expect(madeIn(thread.threadId).sort((a, b) => a.amount - b.amount)).toEqual([
+      { amount: 3, to: "hooli" },
+      { amount: 9, to: "initech" },
+    ]);
+  });
+
+  it("rejects every call of a run's and a thread's request: no handler runs, and the model reads the reason", async () => {
+    const expectRejected = (id: string) => ({
+      check: (req: { messages: Array<{ role: string; tool_call_id?: string; content?: unknown }> }) =>
+        expect(String(req.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content)).toMatch(/^Rejected by carol: "transfer" was not run\. Reason: duplicate invoice/),
+      text: "not paid",
+    });
+    const run = await parkedRun([pay("call-r", 40, "acme")], expectRejected("call-r"));
+    const rejected = await cli(["approvals", "reject", run.approvalId, "--reason", "duplicate invoice", "--as", "carol"]);
+    expect(rejected.code).toBe(0);
+    expect(rejected.stdout).toContain(`resumed: ${run.approvalId}\n  rejected  call-r transfer: duplicate invoice\n`);
+    expect(await agents.handle(run.runId).settled()).toMatchObject({ status: "completed", text: "not paid" });
+
+    const thread = await parkedThread([pay("call-s", 41, "acme")], expectRejected("call-s"));
+    expect(await cli(["approvals", "reject", thread.approvalId, "--reason", "duplicate invoice", "--as", "carol"])).toMatchObject({ code: 0 });
+    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(madeIn(run.runId)).toEqual([]);
+    expect(madeIn(thread.threadId)).toEqual([]);
+    h.model.assertNoFailures();
+  });
+});
+
+describe("hostile flag values and decisions the run refuses", () => {
+  it("are usage mistakes when the command cannot use them: exit 2, before anything connects", async () => {
+    const cases: Array<[string[], string]> = [
+      [["approvals", "approve", "dfr:1:x", "--edit", 'call-a={"amount":'], "--edit is not JSON"],
+      [["approvals", "approve", "dfr:1:x", "--edit", "{oops"], "--edit is not JSON"],
+      [["approvals", "approve", "dfr:1:x", "--edit", "call-a=[1,2]"], 'gives the call "call-a" an input that is not a JSON object'],
+      [["approvals", "approve", "dfr:1:x", "--edit", '{"call-a":"90"}'], 'gives the call "call-a" an input that is not a JSON object'],
+      [["approvals", "approve", "dfr:1:x", "--edit", '{"amount":90}x'], "--edit is not JSON"],
+      [["approvals", "approve", "dfr:1:x", "--edit", "call-a"], "--edit takes <toolCallId>=<json object>"],
+      [["approvals", "approve", "dfr:1:x", "--edit", '={"amount":1}'], "--edit takes <toolCallId>=<json object>"],
+      [["approvals", "approve", "dfr:1:x", "--edit", 'a={"amount":1}', "--edit", '{"a":{"amount":2}}'], 'names the call "a" twice'],
+      [["approvals", "approve", "dfr:1:x", "--call", "a", "--edit", 'b={"amount":1}'], 'names the call "b", which no --call approves'],
+      [["approvals", "approve", "dfr:1:x", "--reason", "why"], "--reason is for the calls --call leaves out"],
+      [["approvals", "list", "--status", "sideways"], "option '--status"],
+      [["approvals", "list", "--limit", "1001"], "option '--limit"],
+      [["approvals", "list", "--limit", "0"], "option '--limit"],
+      [["approvals", "reject"], "missing required argument"],
+    ];
+    // Nothing listens at this address: a command that got as far as connecting would exit 3.
+    const results = await Promise.all(cases.map(([args]) => cli(args, { TEMPORAL_ADDRESS: "127.0.0.1:1" })));
+    cases.forEach(([args, says], i) => {
+      expect({ args, code: results[i]!.code }).toEqual({ args, code: 2 });
+      expect(results[i]!.stderr).toContain(says);
+    });
+    const noSecret = await cli(["approvals", "approve", "dfr:1:x"], { DEFERRAL_SECRET: "", TEMPORAL_ADDRESS: "127.0.0.1:1" });
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toContain("DEFERRAL_SECRET");
+  });
+
+  it("refuses decisions that do not fit the request with the run's code (RC5049, exit 1), spends nothing, and the request is decided afterwards", async () => {
+    const run = await parkedRun([pay("call-a", 10, "acme"), pay("call-b", 20, "globex")], { text: "paid" });
+    const refusals = [
+      ["approvals", "approve", run.approvalId, "--call", "nope"], // a call the request does not list
+      ["approvals", "approve", run.approvalId, "--edit", 'nope={"amount":1,"to":"x"}'], // an edit of one it does not list
+      ["approvals", "approve", run.approvalId, "--edit", 'call-a={"amount":-5,"to":"acme"}'], // an input the tool's schema refuses
+      ["approvals", "approve", run.approvalId, "--note", "n".repeat(5_000)], // a note over the limit
+    ];
+    for (const args of refusals) {
+      const refused = await cli(args);
+      expect({ args, code: refused.code }).toEqual({ args, code: 1 });
+      expect(refused.stderr).toMatch(/^error: \[RC5049\]/);
+    }
+    const json = await cli(["--json", ...refusals[0]!]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "RC5049" } });
+    expect(madeIn(run.runId)).toEqual([]);
+    expect(await agents.approvals.get(run.approvalId)).toMatchObject({ status: "deferred" });
+
+    const unknown = await cli(["approvals", "approve", "dfr:1:no-such-run"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("[RC5046]");
+
+    // The token was never spent: the request is still decided once, as asked.
+    expect(await cli(["approvals", "approve", run.approvalId])).toMatchObject({ code: 0 });
+    expect(madeIn(run.runId).sort((a, b) => a.amount - b.amount)).toEqual([
+      { amount: 10, to: "acme" },
+      { amount: 20, to: "globex" },
+    ]);
+  });
+});
+
+describe("what a model wrote, as the command prints it", () => {
+  // A call id with ESC and BEL in it; arguments that are valid JSON yet carry a raw CR, line
+  // break and tab (JSON whitespace), a C1 CSI and a bidi override (JSON leaves both raw in a string).
+  const id = "call\u001b]0;owned\u0007";
+  const args = '{"amount":7,\r\n\t"to":"csi\u009b31m red \u202eevil \\u001b[2J"}';
+  const to = (JSON.parse(args) as { to: string }).to;
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const expectEscaped = (printed: string, shown: string[]) => {
+    expect(printed).not.toMatch(RAW);
+    for (const s of shown) expect(printed).toContain(s);
+  };
+
+  it("escapes control characters in a call's id and arguments in list, show and approve, and --json keeps the values", async () => {
+    const runId = uid("cli-appr-hostile");
+    h.model.script(runId, [{ toolCalls: [{ id, name: "transfer", arguments: args }] }, { text: "paid" }]);
+    const ack = await agents.run(treasurer, { prompt: runId, runId });
+    if (ack.status !== "deferred") throw new Error(`expected the run to park, got ${ack.status}`);
+    const approvalId = ack.deferralId;
+    await listed(["--agent", "cli-treasurer", "--limit", "1000"], [approvalId]);
+    const table = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).not.toMatch(RAW);
+
+    const shown = await cli(["approvals", "show", approvalId]);
+    expect(shown.code).toBe(0);
+    expectEscaped(shown.stdout, ["  call\\u001b]0;owned\\u0007  transfer(", '{"amount":7,\\u000d\\u000a\\u0009"to":"csi\\u009b31m red \\u202eevil \\u001b[2J"})']);
+    const json = await cli(["--json", "approvals", "show", approvalId]);
+    expect(json.stdout).not.toMatch(RAW);
+    expect(JSON.parse(json.stdout).calls).toEqual([{ toolCallId: id, toolName: "transfer", arguments: args }]);
+
+    const approved = await cli(["approvals", "approve", approvalId, "--call", id, "--edit", `${id}=${JSON.stringify({ amount: 8, to })}`]);
+    expect(approved.code).toBe(0);
+    expectEscaped(approved.stdout, ["  edited    call\\u001b]0;owned\\u0007 transfer", "\\u009b31m", "\\u202e"]);
+    expect(madeIn(runId)).toEqual([{ amount: 8, to }]);
+  });
+});
