@@ -82,6 +82,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
           signal: ctx.cancellationSignal,
           ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
         }),
+        client,
       );
       assertModelResponse(response);
       assertAnswerFits(agent, input, response.message);

@@ -114,7 +114,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     const ctx = host.context(toolName);
     let out: unknown;
     try {
-      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...expired, toolName }, ctx));
+      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...expired, toolName }, ctx), deps.client);
     } catch (err) {
       if (!DeferError.isInstance(err)) throw expiredError();
       out = deferSignal(err.options);
@@ -132,7 +132,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     const ctx = host.context(toolName);
     let out: unknown;
     try {
-      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...denied, toolName }, ctx));
+      out = await withHeartbeat(deps.settings.stopLatencyMs, async () => handler({ ...denied, toolName }, ctx), deps.client);
     } catch (err) {
       if (!DeferError.isInstance(err)) return fallback;
       out = deferSignal(err.options);
@@ -154,7 +154,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     failed: (why: string, attempts: number) => string,
   ): Promise<T | ToolResult> {
     try {
-      return await withHeartbeat(deps.settings.stopLatencyMs, work);
+      return await withHeartbeat(deps.settings.stopLatencyMs, work, deps.client);
     } catch (err) {
       // ctx.defer() refused its options: no attempt can fix the handler, and the model may try another way.
       if (isRefusedDeferral(err)) return { content: `Error: ${failed(`ctx.defer() refused: ${err.message}`, 1)}`, isError: true };

@@ -109,8 +109,9 @@ export interface AgentOptions extends ModelSettings {
     /** Longest one call may take, retries aside. Default `"10m"`. */
     call?: Duration;
     /**
-     * How soon a call on a worker that died is retried elsewhere. Calls heartbeat at a
-     * third of this while they run. Default `"30s"`.
+     * How soon a call on a worker that died is retried elsewhere. Calls heartbeat at 80% of
+     * this while they run (each heartbeat is a billed action; cancellation reaches calls
+     * another way, see `threads.stopLatency`). Default `"30s"`.
      */
     heartbeat?: Duration;
   };

@@ -18,9 +18,10 @@ export interface ThreadWorkerOptions {
   onStatusChange?: (change: ThreadStatusChange) => void | Promise<void>;
   /**
    * How soon `stopThread` and `agents.cancel()` reach a running model request or tool:
-   * their activities heartbeat twice in this time, and the worker's
-   * `maxHeartbeatThrottleInterval` is set to it (unless you set that yourself). Default
-   * `"500ms"`, so a cancel lands within about a second.
+   * while calls run, the worker reads their workflows' pending activities this often (a
+   * describe, which Temporal does not bill) and makes a cancelled call heartbeat at once,
+   * and the worker's `maxHeartbeatThrottleInterval` is set to it (unless you set that
+   * yourself). Default `"500ms"`, so a cancel lands within about a second.
    */
   stopLatency?: Duration;
   /**
