@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rejectedResult } from "../../src/core/approval.js";
 import { rejectionOf } from "../../src/react/approval-parts.js";
-import { toUIMessages, type PendingApproval, type ThreadMessage } from "../../src/index.js";
+import { toUIMessages, type PendingApproval } from "../../src/index.js";
 import {
   approvalResponses,
   approvalResponsesReady,
@@ -20,17 +20,8 @@ import {
   withApprovalStates,
   type ApprovalSummary,
 } from "../../src/react.js";
+import { assistant, at, tool, user } from "./thread-messages.js";
 
-const at = "2026-01-01T00:00:00.000Z";
-const user = (id: string, content: string): ThreadMessage => ({ id, role: "user", content, createdAt: at });
-const assistant = (id: string, content: string | null, calls: Array<[string, string, string]> = []): ThreadMessage => ({
-  id,
-  role: "assistant",
-  content,
-  ...(calls.length > 0 ? { tool_calls: calls.map(([cid, name, args]) => ({ id: cid, type: "function" as const, function: { name, arguments: args } })) } : {}),
-  createdAt: at,
-});
-const tool = (id: string, callId: string, content: string): ThreadMessage => ({ id, role: "tool", tool_call_id: callId, content, createdAt: at });
 const request = (approvalId: string, ...calls: Array<[string, string]>): PendingApproval => ({
   approvalId,
   calls: calls.map(([toolCallId, toolName]) => ({ toolCallId, toolName, arguments: "{}" })),
