@@ -174,6 +174,53 @@ describe("the chat example in a browser", () => {
     await context.close();
   });
 
+  it("useAgentChat's confirm card: approving runs cancelOrder once, rejecting never, and a reload shows the card while it waits and the outcome after", async () => {
+    for (const decision of ["Approve", "Reject"] as const) {
+      const prompt = uid(`hooks-${decision}`);
+      const order = decision === "Approve" ? "5101" : "5102";
+      const after = decision === "Approve" ? `Order ${order} is cancelled.` : `Order ${order} stays as it is.`;
+      h.model.script(prompt, [
+        { toolCalls: [{ name: "cancelOrder", arguments: { order } }] },
+        decision === "Approve"
+          ? { text: after }
+          : { check: (req) => expect(String(req.messages.at(-1)?.content)).toMatch(/^Rejected by sam: "cancelOrder" was not run\. Reason: the customer said no/), text: after },
+      ]);
+      const { page, context, threadId } = await chatPage();
+      await page.getByLabel("Message").fill(prompt);
+      await page.getByLabel("Message").press("Enter");
+      await page.getByTestId("confirm-card").waitFor();
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe("approval-requested");
+
+      // Nothing decided yet: a reload shows the same card, and the tool has not run.
+      await page.reload();
+      await page.getByTestId("confirm-card").waitFor();
+      await expect(page.getByTestId("status").textContent()).resolves.toBe("awaiting_tool_results");
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe("approval-requested");
+      expect(effectsIn(threadId)).toEqual([]);
+
+      const posts: string[] = [];
+      page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/approvals/") && posts.push(r.url())));
+      await page.getByTestId("confirm-card").getByRole("button", { name: decision }).click();
+      await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+      const outcome = decision === "Approve" ? "output-available" : "output-denied";
+      const ran = decision === "Approve" ? [{ tool: "cancelOrder", order }] : [];
+      await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe(after);
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe(outcome);
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(effectsIn(threadId)).toEqual(ran);
+
+      await page.reload();
+      await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+      await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe(after);
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe(outcome);
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(posts).toHaveLength(1);
+      expect(effectsIn(threadId)).toEqual(ran);
+      await context.close();
+    }
+    h.model.assertNoFailures();
+  });
+
   it("drives the same thread with the AI SDK's useChat through ThreadChatTransport", async () => {
     const first = uid("usechat");
     h.model.script(first, [{ text: ANSWER }, { text: "Second answer, through useChat too." }]);
@@ -244,6 +291,8 @@ describe("the chat example in a browser", () => {
       await expect(toolState(page)).resolves.toBe("output-available");
       await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
       expect(effectsIn(threadId)).toEqual([{ tool: "cancelOrder", order: "4711" }]);
+      // The finished stream and the reload sent nothing more: the one decision stays one.
+      expect(decisions).toHaveLength(1);
       await context.close();
       h.model.assertNoFailures();
     });
