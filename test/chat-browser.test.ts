@@ -29,6 +29,13 @@ afterAll(async () => {
 /** What the example's acting tools did in a thread: each entry one handler run. */
 const effectsIn = (threadId: string) => effects.filter((e) => e.threadId === threadId).map(({ tool, order }) => ({ tool, order }));
 
+/** Counts the decisions the page sends (`POST …/approvals/…`), from now on. */
+function countDecisions(page: Page): string[] {
+  const posts: string[] = [];
+  page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/approvals/") && posts.push(r.url())));
+  return posts;
+}
+
 /** A new thread owned by sam, and the page on it. */
 async function chatPage(query = "user=sam") {
   const { threadId } = await rig.agents.threads.createThread({ principal: { id: "sam" } });
@@ -198,8 +205,7 @@ describe("the chat example in a browser", () => {
       await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe("approval-requested");
       expect(effectsIn(threadId)).toEqual([]);
 
-      const posts: string[] = [];
-      page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/approvals/") && posts.push(r.url())));
+      const posts = countDecisions(page);
       await page.getByTestId("confirm-card").getByRole("button", { name: decision }).click();
       await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
       const outcome = decision === "Approve" ? "output-available" : "output-denied";
@@ -250,12 +256,6 @@ describe("the chat example in a browser", () => {
   });
 
   describe("a gated tool's approval through useChat", () => {
-    /** Counts the decisions the page sends (`POST …/approvals/…`). */
-    const countDecisions = (page: Page) => {
-      const posts: string[] = [];
-      page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/approvals/") && posts.push(r.url())));
-      return posts;
-    };
     const toolState = (page: Page) => page.locator('[data-tool="cancelOrder"]').getAttribute("data-state");
     const lastText = (page: Page) => page.locator('[data-role="assistant"] .text').last().textContent().catch(() => "");
 
