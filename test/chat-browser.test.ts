@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvals } from "../examples/chat/agent.js";
+import { PEOPLE } from "../examples/chat/access.js";
+import { effects } from "../examples/chat/agent.js";
 import type { Hold } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { chatRig, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
@@ -24,6 +25,16 @@ afterAll(async () => {
   await rig?.close();
   await h?.close();
 });
+
+/** What the example's acting tools did in a thread: each entry one handler run. */
+const effectsIn = (threadId: string) => effects.filter((e) => e.threadId === threadId).map(({ tool, order }) => ({ tool, order }));
+
+/** Counts the decisions the page sends (`POST …/approvals/…`), from now on. */
+function countDecisions(page: Page): string[] {
+  const posts: string[] = [];
+  page.on("request", (r) => void (r.method() === "POST" && r.url().includes("/approvals/") && posts.push(r.url())));
+  return posts;
+}
 
 /** A new thread owned by sam, and the page on it. */
 async function chatPage(query = "user=sam") {
@@ -126,25 +137,35 @@ describe("the chat example in a browser", () => {
     h.model.assertNoFailures();
   });
 
-  it("takes an async tool's answer from a manager in a second browser context; the customer's page sees the turn complete", async () => {
+  it("holds a refund for the manager, who approves it in the inbox; the customer's page sees the refund made once and the turn complete", async () => {
     const prompt = uid("refund");
-    const question = `Refund order 1234 for ${prompt}?`;
-    h.model.script(prompt, [{ toolCalls: [{ name: "askManager", arguments: { question } }] }, { text: "Your refund was approved." }]);
+    h.model.script(prompt, [{ toolCalls: [{ name: "issueRefund", arguments: { order: "1234", reason: prompt } }] }, { text: "Your refund was approved." }]);
     const { page, context, threadId } = await chatPage();
     await page.getByLabel("Message").fill(prompt);
     await page.getByLabel("Message").press("Enter");
     await page.getByTestId("waiting-card").waitFor();
     await expect(page.getByTestId("status").textContent()).resolves.toBe("awaiting_tool_results");
-    await expect(page.locator('[data-tool="askManager"]').getAttribute("data-state")).resolves.toBe("input-available");
+    await expect(page.locator('[data-tool="issueRefund"]').getAttribute("data-state")).resolves.toBe("approval-requested");
+    expect(effectsIn(threadId)).toEqual([]);
 
-    // The token went to the managers' inbox only: the customer's page never has it, and the inbox refuses the customer.
-    const token = approvals.list().find((a) => a.threadId === threadId)!.answerToken!;
-    expect(token).toMatch(/^a1\./);
-    expect(await page.content()).not.toContain(token);
-    expect(await page.evaluate(async () => (await fetch("/app/approvals", { headers: { "x-user": "sam" } })).status)).toBe(403);
+    // The customer can neither decide it (it requires the manager) nor see it in the inbox.
+    const [request] = (await rig.agents.threads.getThread({ threadId, principal: PEOPLE.sam })).approvals;
+    const asSam = await page.evaluate(
+      async ({ threadId, approvalId }) => {
+        const decided = await fetch(`/agents/threads/${encodeURIComponent(threadId)}/approvals/${encodeURIComponent(approvalId)}`, {
+          method: "POST",
+          headers: { "x-user": "sam", "content-type": "application/json" },
+          body: JSON.stringify({ decisions: [] }),
+        });
+        const inbox = await fetch("/agents/approvals", { headers: { "x-user": "sam" } });
+        return { decided: decided.status, code: ((await decided.json()) as { error: { code: string } }).error.code, inbox: ((await inbox.json()) as { approvals: unknown[] }).approvals };
+      },
+      { threadId, approvalId: request!.approvalId },
+    );
+    expect(asSam).toEqual({ decided: 403, code: "AI1021", inbox: [] });
 
     const manager = await openAs(browser, `${rig.app.url}?user=mia`);
-    const card = manager.page.getByTestId("approval-card").filter({ hasText: question });
+    const card = manager.page.getByTestId("approval-card").filter({ hasText: prompt });
     await card.waitFor();
     await manager.page.screenshot({ path: `${ARTIFACTS}approval-card.png` });
     await card.getByRole("button", { name: "Approve" }).click();
@@ -152,12 +173,58 @@ describe("the chat example in a browser", () => {
 
     await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
     await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe("Your refund was approved.");
-    await expect(page.locator('[data-tool="askManager"]').getAttribute("data-state")).resolves.toBe("output-available");
-    // The card goes with the thread's refresh, which follows the status entry a moment later.
-    await page.getByTestId("waiting-card").waitFor({ state: "detached" });
+    await expect(page.locator('[data-tool="issueRefund"]').getAttribute("data-state")).resolves.toBe("output-available");
+    await expect(page.getByTestId("waiting-card").count()).resolves.toBe(0);
+    expect(effectsIn(threadId)).toEqual([{ tool: "issueRefund", order: "1234" }]);
     await page.screenshot({ path: `${ARTIFACTS}approved.png` });
     await manager.context.close();
     await context.close();
+  });
+
+  it("useAgentChat's confirm card: approving runs cancelOrder once, rejecting never, and a reload shows the card while it waits and the outcome after", async () => {
+    for (const decision of ["Approve", "Reject"] as const) {
+      const prompt = uid(`hooks-${decision}`);
+      const order = decision === "Approve" ? "5101" : "5102";
+      const after = decision === "Approve" ? `Order ${order} is cancelled.` : `Order ${order} stays as it is.`;
+      h.model.script(prompt, [
+        { toolCalls: [{ name: "cancelOrder", arguments: { order } }] },
+        decision === "Approve"
+          ? { text: after }
+          : { check: (req) => expect(String(req.messages.at(-1)?.content)).toMatch(/^Rejected by sam: "cancelOrder" was not run\. Reason: the customer said no/), text: after },
+      ]);
+      const { page, context, threadId } = await chatPage();
+      await page.getByLabel("Message").fill(prompt);
+      await page.getByLabel("Message").press("Enter");
+      await page.getByTestId("confirm-card").waitFor();
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe("approval-requested");
+
+      // Nothing decided yet: a reload shows the same card, and the tool has not run.
+      await page.reload();
+      await page.getByTestId("confirm-card").waitFor();
+      await expect(page.getByTestId("status").textContent()).resolves.toBe("awaiting_tool_results");
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe("approval-requested");
+      expect(effectsIn(threadId)).toEqual([]);
+
+      const posts = countDecisions(page);
+      await page.getByTestId("confirm-card").getByRole("button", { name: decision }).click();
+      await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+      const outcome = decision === "Approve" ? "output-available" : "output-denied";
+      const ran = decision === "Approve" ? [{ tool: "cancelOrder", order }] : [];
+      await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe(after);
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe(outcome);
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(effectsIn(threadId)).toEqual(ran);
+
+      await page.reload();
+      await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+      await expect(page.locator('[data-role="assistant"] .text').last().textContent()).resolves.toBe(after);
+      await expect(page.locator('[data-tool="cancelOrder"]').getAttribute("data-state")).resolves.toBe(outcome);
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(posts).toHaveLength(1);
+      expect(effectsIn(threadId)).toEqual(ran);
+      await context.close();
+    }
+    h.model.assertNoFailures();
   });
 
   it("drives the same thread with the AI SDK's useChat through ThreadChatTransport", async () => {
@@ -186,5 +253,78 @@ describe("the chat example in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}usechat.png` });
     await context.close();
     h.model.assertNoFailures();
+  });
+
+  describe("a gated tool's approval through useChat", () => {
+    const toolState = (page: Page) => page.locator('[data-tool="cancelOrder"]').getAttribute("data-state");
+    const lastText = (page: Page) => page.locator('[data-role="assistant"] .text').last().textContent().catch(() => "");
+
+    it("shows the approval card, shows it again after a reload, and approving runs the tool once; a reload shows the same result", async () => {
+      const prompt = uid("cancel-yes");
+      h.model.script(prompt, [{ toolCalls: [{ name: "cancelOrder", arguments: { order: "4711" } }] }, { text: "Order 4711 is cancelled." }]);
+      const { page, context, threadId } = await chatPage("user=sam&view=usechat");
+      await page.getByLabel("Message").fill(prompt);
+      await page.getByLabel("Message").press("Enter");
+      await page.getByTestId("confirm-card").waitFor();
+      await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+      await expect(toolState(page)).resolves.toBe("approval-requested");
+      expect(effectsIn(threadId)).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}usechat-approval.png` });
+
+      // Nothing decided yet: a reload shows the same card.
+      await page.reload();
+      await page.getByTestId("confirm-card").waitFor();
+      await expect(toolState(page)).resolves.toBe("approval-requested");
+      expect(effectsIn(threadId)).toEqual([]);
+
+      const decisions = countDecisions(page);
+      await page.getByTestId("confirm-card").getByRole("button", { name: "Approve" }).click();
+      await expect.poll(() => lastText(page), { timeout: 30_000 }).toBe("Order 4711 is cancelled.");
+      await expect(toolState(page)).resolves.toBe("output-available");
+      await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+      expect(effectsIn(threadId)).toEqual([{ tool: "cancelOrder", order: "4711" }]);
+      expect(decisions).toHaveLength(1);
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+
+      await page.reload();
+      await expect.poll(() => lastText(page), { timeout: 30_000 }).toBe("Order 4711 is cancelled.");
+      await expect(toolState(page)).resolves.toBe("output-available");
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(effectsIn(threadId)).toEqual([{ tool: "cancelOrder", order: "4711" }]);
+      // The finished stream and the reload sent nothing more: the one decision stays one.
+      expect(decisions).toHaveLength(1);
+      await context.close();
+      h.model.assertNoFailures();
+    });
+
+    it("rejecting never runs the tool: the model reads the reason, the call shows rejected, and so it does after a reload", async () => {
+      const prompt = uid("cancel-no");
+      h.model.script(prompt, [
+        { toolCalls: [{ name: "cancelOrder", arguments: { order: "4712" } }] },
+        {
+          check: (req) => expect(String(req.messages.at(-1)?.content)).toMatch(/^Rejected by sam: "cancelOrder" was not run\. Reason: the customer said no/),
+          text: "Understood: order 4712 stays as it is.",
+        },
+      ]);
+      const { page, context, threadId } = await chatPage("user=sam&view=usechat");
+      await page.getByLabel("Message").fill(prompt);
+      await page.getByLabel("Message").press("Enter");
+      await page.getByTestId("confirm-card").waitFor();
+      await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+
+      await page.getByTestId("confirm-card").getByRole("button", { name: "Reject" }).click();
+      await expect.poll(() => lastText(page), { timeout: 30_000 }).toBe("Understood: order 4712 stays as it is.");
+      await expect(toolState(page)).resolves.toBe("output-denied");
+      await page.getByTestId("usechat-status").filter({ hasText: "ready" }).waitFor();
+      expect(effectsIn(threadId)).toEqual([]);
+
+      await page.reload();
+      await expect.poll(() => lastText(page), { timeout: 30_000 }).toBe("Understood: order 4712 stays as it is.");
+      await expect(toolState(page)).resolves.toBe("output-denied");
+      await expect(page.getByTestId("confirm-card").count()).resolves.toBe(0);
+      expect(effectsIn(threadId)).toEqual([]);
+      await context.close();
+      h.model.assertNoFailures();
+    });
   });
 });

@@ -5,9 +5,9 @@
  */
 import type { UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ThreadChatTransport, ThreadStore, type ThreadState } from "../src/react.js";
+import { ApprovalsStore, ThreadChatTransport, ThreadStore, type ThreadState } from "../src/react.js";
 import type { AgentClient } from "../src/index.js";
-import { supportAgent } from "../examples/chat/agent.js";
+import { effects, supportAgent } from "../examples/chat/agent.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
 
@@ -176,7 +176,7 @@ describe("the thread store on the real front door", () => {
     h = await startHarness();
     ({ agents } = await h.worker([supportAgent], {
       deferral: { secret: SECRET },
-      client: { threads: { agent: supportAgent, authorize: (principal) => principal !== undefined } },
+      client: { deferral: { secret: SECRET }, threads: { agent: supportAgent, authorize: (request) => request.principal !== undefined } },
     }));
     http = await startHttp({ agents });
   });
@@ -278,6 +278,127 @@ describe("the thread store on the real front door", () => {
     for await (const chunk of resumed as unknown as AsyncIterable<UIMessageChunk>) again.push(chunk);
     expect(textOf(again)).toBe(slow);
     expect(again.at(-1)).toEqual({ type: "finish" });
+    h.model.assertNoFailures();
+  });
+
+  const alice = { id: "alice" };
+  const cancelled = (threadId: string) => effects.filter((e) => e.threadId === threadId && e.tool === "cancelOrder").map((e) => e.order);
+
+  /** A thread of alice's whose first turn calls the gated cancelOrder for `order`, then says `after`. */
+  async function gatedThread(prefix: string, order: string, after: { text: string; check?: (req: { messages: Array<{ role: string; content?: unknown }> }) => void }) {
+    const prompt = uid(prefix);
+    h.model.script(prompt, [{ toolCalls: [{ name: "cancelOrder", arguments: { order } }] }, after]);
+    const threadId = (await http.call("POST", "/threads", { user: "alice", body: {} })).body.threadId as string;
+    return { prompt, threadId };
+  }
+
+  it("the thread store lists a gated call's request and shows the call waiting; approve runs it once, reject never, and the messages say which", async () => {
+    for (const decision of ["approve", "reject"] as const) {
+      const { prompt, threadId } = await gatedThread(`store-${decision}`, "77", {
+        text: `${decision}d`,
+        ...(decision === "reject" ? { check: (req) => expect(String(req.messages.at(-1)?.content)).toMatch(/^Rejected by alice: "cancelOrder" was not run\. Reason: changed my mind/) } : {}),
+      });
+      const store = new ThreadStore({ threadId, baseUrl: http.url, headers: { "x-user": "alice" } });
+      const leave = store.subscribe(() => undefined);
+      await until(store, (s) => !s.isLoading);
+      await store.sendMessage(prompt);
+      const waiting = await until(store, (s) => s.approvals.length === 1 && s.messages.at(-1)?.parts.some((p) => p.type === "tool-cancelOrder") === true);
+      const [request] = waiting.approvals;
+      expect(request!.calls).toEqual([{ toolCallId: expect.any(String), toolName: "cancelOrder", arguments: '{"order":"77"}' }]);
+      expect(waiting.messages.at(-1)!.parts.find((p) => p.type === "tool-cancelOrder")).toMatchObject({ state: "approval-requested", approval: { id: expect.stringMatching(/^da:/) } });
+      expect(waiting.status).toBe("awaiting_tool_results");
+      expect(cancelled(threadId)).toEqual([]);
+
+      const reply = decision === "approve" ? await store.approve(request!.approvalId) : await store.reject(request!.approvalId, "changed my mind");
+      expect(reply).toMatchObject({ status: "resumed" });
+      const done = await until(store, (s) => s.status === "completed" && s.messages.at(-1)?.parts.some((p) => p.type === "text" && p.text === `${decision}d`) === true);
+      leave();
+      expect(done.approvals).toEqual([]);
+      expect(done.messages.at(-1)!.parts.find((p) => p.type === "tool-cancelOrder")).toMatchObject(
+        decision === "approve" ? { state: "output-available", output: { order: "77", status: "cancelled" } } : { state: "output-denied", approval: { approved: false, reason: "changed my mind" } },
+      );
+      expect(cancelled(threadId)).toEqual(decision === "approve" ? ["77"] : []);
+      // Deciding again reads the first outcome and runs nothing more.
+      await expect(store.approve(request!.approvalId)).resolves.toMatchObject({ status: "duplicate" });
+      expect(cancelled(threadId)).toEqual(decision === "approve" ? ["77"] : []);
+    }
+    h.model.assertNoFailures();
+  });
+
+  it("the decide route refuses what is not decisions (AI1040), decisions that do not fit (RC5049) and other callers (AI1021), and nothing changes", async () => {
+    const { prompt, threadId } = await gatedThread("hostile-decide", "78", { text: "done" });
+    await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt } });
+    const view = await vi.waitFor(
+      async () => {
+        const thread = await agents.threads.getThread({ threadId, principal: alice });
+        expect(thread.approvals).toHaveLength(1);
+        return thread;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const { approvalId, calls } = view.approvals[0]!;
+    const route = `/threads/${encodeURIComponent(threadId)}/approvals/${encodeURIComponent(approvalId)}`;
+    const malformed: unknown[] = [{}, { decisions: "all" }, { decisions: [1] }, { decisions: Array.from({ length: 1001 }, () => ({})) }, { decisions: [], shown: "abc" }];
+    for (const body of malformed) expect((await http.call("POST", route, { user: "alice", body })).body.error?.code, JSON.stringify(body).slice(0, 80)).toBe("AI1040");
+    expect((await http.call("POST", route, { user: "alice", raw: "{nope" })).body.error.code).toBe("AI1040");
+    for (const decisions of [[], [{ toolCallId: "nope", approved: true }], [{ toolCallId: calls[0]!.toolCallId, approved: "yes" }], [{ toolCallId: calls[0]!.toolCallId, approved: false, input: {} }]]) {
+      expect((await http.call("POST", route, { user: "alice", body: { decisions } })).body.error?.code, JSON.stringify(decisions)).toBe("RC5049");
+    }
+    expect((await http.call("POST", route, { body: { decisions: [{ toolCallId: calls[0]!.toolCallId, approved: true }] } })).body.error.code).toBe("AI1021");
+    expect((await http.call("POST", `/threads/${encodeURIComponent(threadId)}/approvals/dfr%3A9%3Aelsewhere`, { user: "alice", body: { decisions: [] } })).body.error.code).toBe("RC5046");
+    expect((await agents.threads.getThread({ threadId, principal: alice })).approvals).toEqual(view.approvals);
+    expect(cancelled(threadId)).toEqual([]);
+    // The token was never spent: the request is still decided once, as asked.
+    expect((await http.call("POST", route, { user: "alice", body: { decisions: { [calls[0]!.toolCallId]: { approved: true } } } })).body).toMatchObject({ status: "resumed" });
+    expect(await agents.threads.waitUntilSettled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
+    expect(cancelled(threadId)).toEqual(["78"]);
+  });
+
+  it("useApprovals' store lists a thread's request from the inbox, reads it by id and decides it there", async () => {
+    const { prompt, threadId } = await gatedThread("inbox", "79", { text: "cancelled from the inbox" });
+    await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt } });
+    const inbox = new ApprovalsStore({ baseUrl: http.url, headers: { "x-user": "bob" }, agentId: "support" });
+    const row = await vi.waitFor(
+      async () => {
+        await inbox.refresh();
+        const found = inbox.getSnapshot().approvals.find((a) => a.runId === threadId);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(row).toMatchObject({ kind: "approval", status: "deferred", agentId: "support", calls: [{ toolName: "cancelOrder", arguments: '{"order":"79"}' }], callFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    await expect(inbox.http.getApproval(row.approvalId)).resolves.toMatchObject({ approvalId: row.approvalId, runId: threadId });
+    await expect(inbox.approve(row.approvalId)).resolves.toMatchObject({ status: "resumed" });
+    expect(inbox.getSnapshot().approvals.some((a) => a.approvalId === row.approvalId)).toBe(false);
+    expect(await agents.threads.waitUntilSettled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
+    expect(cancelled(threadId)).toEqual(["79"]);
+  });
+
+  it("useChat's transport ends the turn at the request and, sent back with an approval, decides it and streams the call's result and the answer", async () => {
+    const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
+    const { prompt, threadId } = await gatedThread("transport-gated", "80", { text: "Order 80 is cancelled." });
+    const userMessage = { id: uid("ui"), role: "user" as const, parts: [{ type: "text" as const, text: prompt }] };
+    const first: UIMessageChunk[] = [];
+    for await (const chunk of (await transport.sendMessages({ chatId: threadId, trigger: "submit-message", messageId: undefined, abortSignal: undefined, messages: [userMessage] })) as unknown as AsyncIterable<UIMessageChunk>) first.push(chunk);
+    const request = first.find((c) => c.type === "tool-approval-request");
+    expect(request).toMatchObject({ approvalId: expect.stringMatching(/^da:/), toolCallId: expect.any(String) });
+    expect(first.at(-1)).toEqual({ type: "finish", finishReason: "tool-calls" });
+    expect(cancelled(threadId)).toEqual([]);
+    expect(await transport.reconnectToStream({ chatId: threadId })).toBeNull();
+
+    // What useChat holds once the person approved, as loadMessages gives it after a reload.
+    const [, answer] = await transport.loadMessages(threadId);
+    const part = answer!.parts.find((p) => p.type === "tool-cancelOrder") as { toolCallId: string; approval: { id: string } };
+    expect(part.approval.id).toBe(request!.type === "tool-approval-request" ? request!.approvalId : "");
+    const responded = { ...answer!, parts: answer!.parts.map((p) => (p === (part as unknown) ? { ...part, state: "approval-responded", approval: { id: part.approval.id, approved: true } } : p)) };
+    const rest: UIMessageChunk[] = [];
+    const stream = await transport.sendMessages({ chatId: threadId, trigger: "submit-message", messageId: answer!.id, abortSignal: undefined, messages: [userMessage, responded as never] });
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) rest.push(chunk);
+    expect(rest).toContainEqual({ type: "tool-output-available", toolCallId: part.toolCallId, output: { order: "80", status: "cancelled" } });
+    expect(textOf(rest)).toBe("Order 80 is cancelled.");
+    expect(rest.at(-1)).toEqual({ type: "finish" });
+    expect(cancelled(threadId)).toEqual(["80"]);
     h.model.assertNoFailures();
   });
 });

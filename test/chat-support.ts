@@ -1,11 +1,11 @@
 /**
- * Chat test plumbing: the chat example's agent on a real worker, its app server (front door,
- * managers' inbox, the page through Vite), and pages in a browser (./chromium.ts finds it).
+ * Chat test plumbing: the chat example's agent on a real worker, its app server (front door
+ * and the page through Vite), and pages in a browser (./chromium.ts finds it).
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { AgentClient } from "../src/index.js";
 import { chatAgentClient } from "../examples/chat/access.js";
-import { approvals, supportAgent } from "../examples/chat/agent.js";
+import { supportAgent } from "../examples/chat/agent.js";
 import { startChatApp, type ChatApp } from "../examples/chat/app-server.js";
 import { SECRET, type Harness } from "./harness.js";
 
@@ -20,7 +20,7 @@ export async function chatRig(h: Harness): Promise<ChatRig> {
   const { agents: plain, taskQueue } = await h.worker([supportAgent], { deferral: { secret: SECRET } });
   // The example's own client and hook, as `npm run chat` builds them.
   const agents = chatAgentClient({ client: plain.client, taskQueue, secret: SECRET });
-  const app = await startChatApp({ agents, approvals });
+  const app = await startChatApp({ agents });
   return { agents, app, close: () => app.close() };
 }
 

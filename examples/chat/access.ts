@@ -4,12 +4,12 @@
  * app reads a session cookie or a bearer token where this reads `x-user`.
  */
 import type { Client } from "@temporalio/client";
-import { AgentClient, ThreadsClient, type AuthorizeHook, type Principal } from "../../src/index.js";
-import { askManager, supportAgent } from "./agent.js";
+import { AgentClient, ThreadsClient, type AuthorizeHook, type JsonObject, type Principal } from "../../src/index.js";
+import { supportAgent } from "./agent.js";
 
 /**
  * The example's stand-in for a login: the page sends `x-user` (picked with `?user=` in its
- * address). Sam and Lee are customers; Mia is a manager, who answers the approvals.
+ * address). Sam and Lee are customers; Mia is a manager, who decides what needs a manager.
  */
 export const PEOPLE: Record<string, Principal> = {
   sam: { id: "sam", roles: [] },
@@ -25,26 +25,50 @@ export const principalOf = (headers: { get(name: string): string | null }): Prin
 
 export const isManager = (principal: Principal | undefined): boolean => Array.isArray(principal?.roles) && principal.roles.includes("manager");
 
+/** The roles an approval request names (its tools' `approval.meta.requires`); none for a customer's own confirmation. */
+const requiredRoles = (meta: JsonObject): string[] => (Array.isArray(meta.requires) ? meta.requires.map(String) : []);
+const holdsAll = (principal: Principal, roles: string[]) => roles.every((role) => Array.isArray(principal.roles) && principal.roles.includes(role));
+
 /**
  * The hook both clients ask. Anonymous callers may do nothing. A thread belongs to whoever
  * created it (the principal it acts for): only they read it, follow it, write to it, stop
- * or delete it. Managers answer askManager's calls (the answer token still says which call
- * they were asked about) and may read a thread's status to see whether a question still
- * waits, never its messages. The chat app starts no runs, so the front door's run and
- * deferral routes stay shut.
+ * or delete it. An approval request is decided by who it names: one that requires roles
+ * (a refund: the manager) by someone holding them all, in the thread or in the inbox; one
+ * that names none (cancelling an order) by the thread's owner, in the chat, and by no one
+ * else. Managers may list and read the inbox's requests and a thread's status, never its
+ * messages. The chat app starts no runs: the other run and deferral operations stay shut.
  */
 export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | undefined>): AuthorizeHook {
   return async (request) => {
     const caller = request.principal;
     if (!caller) return false;
-    if (request.runId !== undefined) return false;
+    if (request.runId !== undefined) {
+      // The inbox's operations, on the requests threads keep (a request's run id is its thread's).
+      switch (request.operation) {
+        case "deferral.list":
+        case "deferral.get":
+          return isManager(caller);
+        case "resume": {
+          const roles = requiredRoles(request.deferral.meta);
+          return roles.length > 0 && holdsAll(caller, roles);
+        }
+        default:
+          return false;
+      }
+    }
     switch (request.operation) {
       case "thread.create":
         // Front-door callers can never vouch for a transcript; in-process code could.
         return !request.trustTranscript;
       case "thread.toolResult":
       case "thread.toolError":
-        return isManager(caller) && request.toolName === askManager.name;
+        // The agent has no async tools: no answer is anyone's to give.
+        return false;
+      case "thread.decide": {
+        const roles = requiredRoles(request.meta);
+        if (roles.length > 0) return holdsAll(caller, roles);
+        break;
+      }
       case "thread.get":
         if (isManager(caller)) return true;
         break;
@@ -81,7 +105,7 @@ export interface ChatClientOptions {
   /** The Temporal client to share. */
   client: Client;
   taskQueue: string;
-  /** The secret askManager's answer tokens are minted with (the worker's). */
+  /** The deferral secret the worker has: deciding a request mints its token with it (it never leaves the server). */
   secret: string;
 }
 

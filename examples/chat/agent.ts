@@ -1,40 +1,21 @@
 /**
- * The chat example's agent: a support assistant with a sync tool (an order lookup) and an
- * async one (a manager's approval, answered in the UI, possibly much later).
+ * The chat example's agent: a support assistant with a tool that only reads (an order
+ * lookup) and two that act, each gated on a person's decision before it runs: cancelling an
+ * order (the customer confirms it in the chat) and refunding one (a manager approves it in
+ * the approvals inbox, possibly much later).
  */
 import { z } from "zod";
-import { defineAgent, defineAsyncTool, defineTool } from "../../src/index.js";
+import { defineAgent, defineTool } from "../../src/index.js";
 
-/** A question waiting for a manager, with the answer token that proves who was asked. */
-export interface Approval {
+/** What the acting tools did, for whom: the example's stand-in for the systems they change (the order database, the payment provider). */
+export interface Effect {
   threadId: string;
-  toolCallId: string;
-  question: string;
-  answerToken: string | undefined;
-  askedAt: string;
+  tool: "cancelOrder" | "issueRefund";
+  order: string;
 }
 
-/**
- * Where askManager's callback leaves its questions: the managers' inbox. It stands in for
- * what a real app does with the token (an email, a Slack message, a row only managers can
- * read). The token goes to whoever is asked and nowhere else: not into the thread, whose
- * readers (the customer) must not be able to answer for the manager.
- */
-export class ApprovalInbox {
-  readonly #items = new Map<string, Approval>();
-  add(approval: Approval): void {
-    // The callback runs at least once: the same call again replaces, never duplicates.
-    this.#items.set(`${approval.threadId}/${approval.toolCallId}`, approval);
-  }
-  list(): Approval[] {
-    return [...this.#items.values()];
-  }
-  remove(threadId: string, toolCallId: string): void {
-    this.#items.delete(`${threadId}/${toolCallId}`);
-  }
-}
-
-export const approvals = new ApprovalInbox();
+/** Every effect the acting tools had, in order. A real app's tools call out; this one only remembers. */
+export const effects: Effect[] = [];
 
 export const lookupOrder = defineTool({
   name: "lookupOrder",
@@ -43,19 +24,37 @@ export const lookupOrder = defineTool({
   handler: ({ order }) => ({ order, status: "shipped", carrier: "DHL", eta: "in 2 days" }),
 });
 
-export const askManager = defineAsyncTool({
-  name: "askManager",
-  description: "Asks a manager to approve something (a refund, a discount); the answer comes later",
-  input: z.object({ question: z.string() }),
-  callback: ({ question }, ctx) => {
-    approvals.add({ threadId: ctx.threadId, toolCallId: ctx.toolCallId, question, answerToken: ctx.answerToken, askedAt: new Date().toISOString() });
+/** Runs only once the customer confirmed the call in the chat: its request names no role, so the thread's owner decides (access.ts). */
+export const cancelOrder = defineTool({
+  name: "cancelOrder",
+  description: "Cancels an order; the customer confirms it before anything is cancelled",
+  input: z.object({ order: z.string() }),
+  needsApproval: true,
+  handler: ({ order }, ctx) => {
+    effects.push({ threadId: ctx.threadId ?? ctx.runId, tool: "cancelOrder", order });
+    return { order, status: "cancelled" };
+  },
+});
+
+/** Runs only once a manager approved the call: its request requires the manager role (access.ts), and shows in the managers' inbox. */
+export const issueRefund = defineTool({
+  name: "issueRefund",
+  description: "Refunds an order; a manager approves it before any money moves",
+  input: z.object({ order: z.string(), reason: z.string() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["manager"] } },
+  handler: ({ order }, ctx) => {
+    effects.push({ threadId: ctx.threadId ?? ctx.runId, tool: "issueRefund", order });
+    return { order, refunded: true, arrives: "within 5 business days" };
   },
 });
 
 export const supportAgent = defineAgent({
   id: "support",
   model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini",
-  system: "You are a friendly support assistant. Look orders up with lookupOrder. Refunds and discounts need a manager: ask with askManager and wait for the answer.",
-  tools: [lookupOrder, askManager],
+  system:
+    "You are a friendly support assistant. Look orders up with lookupOrder. Cancel an order with cancelOrder when the customer asks; " +
+    "refund one with issueRefund when asked. Both wait for a person's decision: if one is rejected, say so and do not try again.",
+  tools: [lookupOrder, cancelOrder, issueRefund],
   maxTurns: 8,
 });

@@ -1,7 +1,7 @@
 /**
- * The chat example's one HTTP server: the front door under `/agents`, the managers' inbox
- * under `/app/approvals`, and the page (Vite in middleware mode, so `.tsx` is served as
- * is). `npm run chat` starts it; the browser tests start it the same way.
+ * The chat example's one HTTP server: the front door under `/agents` (threads, and the
+ * approvals inbox the managers' page reads) and the page (Vite in middleware mode, so `.tsx`
+ * is served as is). `npm run chat` starts it; the browser tests start it the same way.
  */
 import { realpathSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -11,13 +11,11 @@ import { getRequestListener } from "@hono/node-server";
 import { createServer as createVite, type ViteDevServer } from "vite";
 import type { AgentClient, ThreadsClient } from "../../src/index.js";
 import { createAgentHttpHandler } from "../../src/http.js";
-import { isManager, principalOf } from "./access.js";
-import type { ApprovalInbox } from "./agent.js";
+import { principalOf } from "./access.js";
 
 export interface ChatAppOptions {
   agents: AgentClient;
   threads?: ThreadsClient;
-  approvals: ApprovalInbox;
   port?: number;
   host?: string;
 }
@@ -51,7 +49,6 @@ export async function startChatApp(options: ChatAppOptions): Promise<ChatApp> {
   const server: Server = createServer((req, res) => {
     const url = req.url ?? "/";
     if (url.startsWith("/agents/") || url === "/agents") return void frontDoor(req, res);
-    if (url.startsWith("/app/approvals")) return void approvalsRoute(req, res, options.approvals, threads);
     vite.middlewares(req, res);
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
@@ -64,23 +61,4 @@ export async function startChatApp(options: ChatAppOptions): Promise<ChatApp> {
       await vite.close();
     },
   };
-}
-
-/**
- * `GET /app/approvals`: the questions still waiting, with their answer tokens, for managers
- * only. The page answers through the front door's tool-call route with the token.
- */
-async function approvalsRoute(req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, inbox: ApprovalInbox, threads: ThreadsClient) {
-  const principal = principalOf({ get: (name) => (req.headers[name] as string | undefined) ?? null });
-  res.setHeader("content-type", "application/json");
-  res.setHeader("cache-control", "no-store");
-  if (!isManager(principal)) return void res.writeHead(403).end(JSON.stringify({ error: { code: "AI1021", message: "managers only" } }));
-  const waiting = [];
-  for (const item of inbox.list()) {
-    // Answered (or gone) calls leave the inbox: the thread is the truth.
-    const thread = await threads.getThread({ threadId: item.threadId, principal }).catch(() => undefined);
-    if (thread?.toolCalls.some((c) => c.toolCallId === item.toolCallId && c.state === "waiting")) waiting.push(item);
-    else if (thread === undefined || !thread.toolCalls.some((c) => c.toolCallId === item.toolCallId)) inbox.remove(item.threadId, item.toolCallId);
-  }
-  res.end(JSON.stringify({ approvals: waiting }));
 }

@@ -9,7 +9,7 @@ import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { startScriptedModelServer, startTemporal, type ScriptedModelServer } from "../../src/testing/index.js";
 import { createAgentWorker, openaiModel } from "../../src/worker.js";
 import { chatAgentClient } from "./access.js";
-import { approvals, supportAgent } from "./agent.js";
+import { supportAgent } from "./agent.js";
 import { startChatApp } from "./app-server.js";
 import { scriptedReplies } from "./scripted-replies.js";
 
@@ -30,20 +30,20 @@ async function main() {
   }
   const model = openaiModel(scripted ? { baseURL: scripted.url, apiKey: "scripted" } : { baseURL: process.env.OPENAI_BASE_URL, maxRetries: 2 });
 
-  // Mints askManager's answer tokens; a real deployment reads it from a secret store.
+  // Mints the approval requests' tokens (the gated tools need one); a real deployment reads it from a secret store.
   const secret = randomBytes(32).toString("base64");
   const taskQueue = "durable-agents-chat";
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await createAgentWorker({ connection: native, namespace: server.namespace, taskQueue, agents: [supportAgent], model, deferral: { secret } });
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
-  // Each person sees only their own threads; the manager answers approvals (access.ts).
+  // Each person sees only their own threads; the manager decides refunds (access.ts).
   const agents = chatAgentClient({ client: new Client({ connection, namespace: server.namespace }), taskQueue, secret });
-  const app = await startChatApp({ agents, approvals, port: PORT, host: "127.0.0.1" });
+  const app = await startChatApp({ agents, port: PORT, host: "127.0.0.1" });
 
   say(`\nChat: ${app.url}?user=sam   (a customer; ?user=lee is another, who cannot see sam's threads)`);
-  say(`Manager: ${app.url}?user=mia   (answers approvals)`);
-  say("Ask about an order (“where is order 1234?”) or for a refund, which waits for the manager. Ctrl-C to stop.");
+  say(`Manager: ${app.url}?user=mia   (approves refunds in the inbox)`);
+  say("Ask about an order (“where is order 1234?”), to cancel one (you confirm it in the chat), or for a refund, which waits for the manager. Ctrl-C to stop.");
   await new Promise<void>((resolve) => process.once("SIGINT", () => resolve()));
   await app.close();
   if (worker.getState() === "RUNNING") worker.shutdown();

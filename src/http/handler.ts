@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import { RequestTooLargeError } from "../core/errors/request-too-large.js";
 import { RouteNotFoundError } from "../core/errors/route-not-found.js";
 import { approvalRoutes } from "./approval/routes.js";
+import { approvalInboxRoutes } from "./approvals.js";
 import { codecApp } from "./codec-server.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
@@ -67,6 +68,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   app.route("/runs", runRoutes(options.agents));
   app.route("/", deferralRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));
+  app.route("/approvals", approvalInboxRoutes(options.agents));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
   return app;
 }

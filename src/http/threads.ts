@@ -1,10 +1,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import type { Decisions } from "../core/approval.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";
 import type { EventStreamOptions } from "./options.js";
+import { Decide } from "./approvals.js";
 import { Id, JsonPresent, OffsetCursor, PageSize, valid } from "./validate.js";
 
 // Messages are checked in depth by the client (AI1027 names the defect); here only their outline.
@@ -34,6 +36,7 @@ const Page = z.object({
 const ListPage = z.object({ cursor: z.string().max(4096).regex(/^[A-Za-z0-9+/=]*$/, "is not a cursor this route returned").optional(), limit: PageSize(1000).optional() });
 const ThreadParam = z.object({ id: Id });
 const CallParam = z.object({ id: Id, toolCallId: Id });
+const ApprovalParam = z.object({ id: Id, approvalId: Id });
 
 /**
  * The whole thread surface: every route passes the caller to the client, whose `authorize`
@@ -104,6 +107,12 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { id, toolCallId } = c.req.valid("param");
       const { error, answerToken } = c.req.valid("json");
       return c.json(await threads.addToolError({ threadId: id, toolCallId, error, answerToken, ...caller(c.get("principal")) }));
+    })
+    // A decision on the thread's approval request, authorized as thread.decide; the thread answers at once and its stream shows the rest.
+    .post("/:id/approvals/:approvalId", valid("param", ApprovalParam), valid("json", Decide), async (c) => {
+      const { id, approvalId } = c.req.valid("param");
+      const { decisions, shown } = c.req.valid("json");
+      return c.json(await threads.decide({ threadId: id, approvalId, decisions: decisions as Decisions, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
     })
     .get("/:id/events", valid("param", ThreadParam), eventStreamRoute(threads, events));
 }

@@ -32,3 +32,10 @@ export class ChatError extends Error {
 
 /** Codes after which reading again cannot help: the thread is gone or the caller may not read it. */
 export const FATAL_CODES: ReadonlySet<string> = new Set([ErrorCode.ThreadNotFound, ErrorCode.ThreadUnauthorized, ErrorCode.RequestMalformed]);
+
+/** What a failed request becomes in a client's state: its `ChatError`, or `network` when the server could not be reached. */
+export function asChatError(err: unknown): ChatError {
+  if (err instanceof ChatError) return err;
+  // fetch rejects with a TypeError when the server cannot be reached: no code from the table fits, so it says so.
+  return new ChatError({ code: "network", message: err instanceof Error ? err.message : String(err) });
+}

@@ -4,8 +4,10 @@
  * the thread id. Only types come from `ai`, so it stays an optional peer.
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from "ai";
-import type { StreamUpdate } from "../core/thread-contracts.js";
-import { isThreadRunning } from "../core/ui-messages.js";
+import type { StreamUpdate, ThreadMessage, ThreadStatus } from "../core/thread-contracts.js";
+import { isThreadRunning, toUIMessages } from "../core/ui-messages.js";
+import type { ThreadView } from "../threads/threads-client.js";
+import { approvalResponses, approvalUiId, rejectionOf, withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { ChatError, FATAL_CODES } from "./chat-error.js";
 import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
 
@@ -16,6 +18,7 @@ export interface ThreadChatTransportOptions extends ThreadsHttpOptions {
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 const ENDED = new Set(["completed", "failed", "stopped"]);
+const DONE_STATES = new Set(["output-available", "output-error", "output-denied"]);
 
 /**
  * - `sendMessages` posts the last user message to `POST /threads/:id/messages` (its UI id
@@ -23,8 +26,16 @@ const ENDED = new Set(["completed", "failed", "stopped"]);
  *   creates it), then streams the turn from the event stream: text and tool-input deltas,
  *   each step's tool calls and results, and `finish` (completed), `error` (failed, with the
  *   thread's last error) or `abort` (stopped). `regenerate-message` resumes the thread.
+ * - A gated tool's calls end the turn's stream with a `tool-approval-request` each (their
+ *   `approval.id` names the thread's request and the call) and `finish`, as the AI SDK's
+ *   own approvals do. When `useChat` sends again with the answer's approval responses
+ *   (`addToolApprovalResponse`, then `sendAutomaticallyWhen` or `sendMessage()`), the
+ *   transport decides each request in one call (`POST /threads/:id/approvals/:approvalId`,
+ *   a rejection with its reason) and streams the rest of the turn into the same message:
+ *   the approved calls' results, a rejected call as `output-denied`, and what the model says next.
  * - `reconnectToStream` continues a turn in progress (after a reload): the deltas of the
- *   answer being written, then everything new; `null` when no turn runs.
+ *   answer being written, then everything new; `null` when no turn runs or the turn waits
+ *   for a decision (`loadMessages` shows the request).
  * - `useChat`'s `stop()` aborts the request, and that stops the thread (`POST …/stop`).
  *
  * A retried model call (`reset` with reason `retry`) cannot take back text `useChat` already
@@ -38,7 +49,28 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
     this.http = threadsHttpClient(options);
   }
 
-  sendMessages: ChatTransport<M>["sendMessages"] = async ({ chatId, messages, trigger, abortSignal }) => {
+  /**
+   * The thread's messages for `useChat({ messages })`, a pending request's calls in
+   * `approval-requested` and rejected calls in `output-denied`, so a reloaded chat shows what
+   * it showed before. A chat id that names no thread yet has none.
+   */
+  async loadMessages(chatId: string, signal?: AbortSignal): Promise<ApprovalChatUIMessage[]> {
+    let thread: ThreadView;
+    try {
+      thread = await this.http.getThread(chatId, signal);
+    } catch (err) {
+      if (err instanceof ChatError && err.code === "AI1020") return [];
+      throw err;
+    }
+    const stored = await this.http.listMessages(chatId, signal ? { signal } : {});
+    return withApprovalStates(toUIMessages(stored), thread.approvals ?? []);
+  }
+
+  sendMessages: ChatTransport<M>["sendMessages"] = async ({ chatId, messages, trigger, messageId, abortSignal }) => {
+    if (trigger === "submit-message") {
+      const target = (messageId !== undefined ? messages.find((m) => m.id === messageId) : undefined) ?? messages.at(-1);
+      if (target?.role === "assistant") return this.#decideAndFollow(chatId, target, abortSignal);
+    }
     const since = await this.#lastSeq(chatId);
     let userId: string | undefined;
     if (trigger === "regenerate-message") {
@@ -55,11 +87,27 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
 
   reconnectToStream: ChatTransport<M>["reconnectToStream"] = async ({ chatId, abortSignal }) => {
     const thread = await this.http.getThread(chatId, abortSignal);
-    if (!isThreadRunning(thread.status)) return null;
+    // A turn held for a decision streams nothing until someone decides.
+    if (!isThreadRunning(thread.status) || (thread.approvals ?? []).length > 0) return null;
     const draftId = (thread as { modelCall?: { messageId?: string } }).modelCall?.messageId;
     // From the window's start, but only the draft's deltas up to now: earlier steps are in the messages useChat loaded.
     return this.#stream(chatId, { fromSeq: 0, replayAfter: thread.lastSeq, ...(draftId ? { draftId } : {}), signal: abortSignal, stopOnAbort: false });
   };
+
+  /**
+   * `useChat` sends the answer back after `addToolApprovalResponse`: the responses become one
+   * decision per request, and the turn's stream continues into that answer from where the
+   * thread was before deciding. A thread no turn runs on (stopped, or already past the calls)
+   * is not followed: what it stored is shown and the stream ends.
+   */
+  async #decideAndFollow(chatId: string, message: UIMessage, signal: AbortSignal | undefined): Promise<ReadableStream<UIMessageChunk>> {
+    const responses = approvalResponses(message);
+    if (responses.size === 0) throw new ChatError({ code: "AI1040", message: "[AI1040] useChat sent an answer without approval responses last; nothing was sent." });
+    const before = await this.http.getThread(chatId, signal);
+    // Sent even when the thread lists the request no more: decided already reads `duplicate`, withdrawn is refused (RC5050), and the thread says which.
+    for (const [approvalId, decisions] of responses) await this.http.decide(chatId, approvalId, decisions);
+    return this.#stream(chatId, { fromSeq: before.lastSeq, signal, stopOnAbort: true, seed: seedOf(message), ...(isThreadRunning(before.status) ? {} : { endAt: before.status }) });
+  }
 
   async #lastSeq(threadId: string): Promise<number> {
     try {
@@ -73,14 +121,31 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
 
   #stream(
     threadId: string,
-    plan: { fromSeq: number; waitFor?: string; replayAfter?: number; draftId?: string; signal: AbortSignal | undefined; stopOnAbort: boolean },
+    plan: {
+      fromSeq: number;
+      waitFor?: string;
+      replayAfter?: number;
+      draftId?: string;
+      signal: AbortSignal | undefined;
+      stopOnAbort: boolean;
+      /** The answer this stream continues (after approval responses). */
+      seed?: Seed;
+      /** The thread runs no turn: end at once, with what it stored. */
+      endAt?: ThreadStatus;
+    },
   ): ReadableStream<UIMessageChunk> {
     const http = this.http;
     const ac = new AbortController();
     let translate: Translator;
     return new ReadableStream<UIMessageChunk>({
       start: (controller) => {
-        translate = new Translator((chunk) => controller.enqueue(chunk), plan.waitFor === undefined);
+        translate = new Translator({
+          emit: (chunk) => controller.enqueue(chunk),
+          thread: () => http.getThread(threadId),
+          stored: () => http.listMessages(threadId),
+          live: plan.waitFor === undefined,
+          ...(plan.seed ? { seed: plan.seed } : {}),
+        });
         const onAbort = () => {
           if (plan.stopOnAbort) void http.stopThread(threadId).catch(() => undefined);
           ac.abort();
@@ -91,6 +156,7 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
           let seq = plan.fromSeq;
           let failures = 0;
           try {
+            if (plan.endAt !== undefined) await translate.end(plan.endAt);
             while (!ac.signal.aborted && !translate.done) {
               try {
                 for await (const event of http.events(threadId, seq, ac.signal)) {
@@ -106,7 +172,7 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
                     if (update.type === "message" && update.message.id === plan.waitFor) translate.live = true;
                     continue;
                   }
-                  if (await translate.apply(update, () => http.getThread(threadId))) break;
+                  if (await translate.apply(update)) break;
                 }
               } catch (err) {
                 if (ac.signal.aborted) break;
@@ -132,24 +198,64 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
 const isDeltaOf = (update: StreamUpdate, messageId: string | undefined) =>
   messageId !== undefined && (update.type === "text-delta" || update.type === "tool-input-delta") && update.messageId === messageId;
 
+/** The answer a stream continues: its id, and its tool calls still without a result. */
+interface Seed {
+  messageId: string;
+  open: Map<string, { toolName: string; gated: boolean; responded: boolean }>;
+}
+
+function seedOf(message: UIMessage): Seed {
+  const open: Seed["open"] = new Map();
+  for (const part of message.parts as Array<{ type: string; toolCallId?: string; state?: string; approval?: unknown }>) {
+    if (!part.type.startsWith("tool-") || typeof part.toolCallId !== "string" || DONE_STATES.has(part.state ?? "") || part.state === "input-streaming") continue;
+    open.set(part.toolCallId, { toolName: part.type.slice("tool-".length), gated: part.approval !== undefined, responded: part.state === "approval-responded" });
+  }
+  return { messageId: message.id, open };
+}
+
 /** Turns stream entries into `UIMessageChunk`s for one assistant message (a turn may have several steps). */
 class Translator {
   done = false;
+  live: boolean;
   #started = false;
   #step: string | undefined;
   #text: string | undefined;
   /** What the open text part has shown: the stored message may hold more (its last deltas fold into it). */
   #streamed = "";
   #inputs = new Set<string>();
+  /** Calls `useChat` has a part for (announced here, or in the answer this stream continues), with their tool's name. */
   #calls = new Map<string, string>();
+  /** Calls of gated tools: a rejection stored as their result is `output-denied`. */
+  #gated = new Set<string>();
+  #resolved = new Set<string>();
 
   constructor(
-    private readonly emit: (chunk: UIMessageChunk) => void,
-    public live: boolean,
-  ) {}
+    private readonly deps: {
+      emit: (chunk: UIMessageChunk) => void;
+      thread: () => Promise<{ lastError?: { code?: string; message: string } }>;
+      stored: () => Promise<ThreadMessage[]>;
+      live: boolean;
+      seed?: Seed;
+    },
+  ) {
+    this.live = deps.live;
+    if (deps.seed) {
+      // Continuing an answer useChat holds: its chunks land on that message.
+      this.#started = true;
+      this.emit({ type: "start", messageId: deps.seed.messageId });
+      for (const [id, call] of deps.seed.open) {
+        this.#calls.set(id, call.toolName);
+        if (call.gated) this.#gated.add(id);
+      }
+    }
+  }
 
-  /** Returns true when the turn ended (the stream is finished). */
-  async apply(update: StreamUpdate, thread: () => Promise<{ lastError?: { code?: string; message: string } }>): Promise<boolean> {
+  private emit(chunk: UIMessageChunk): void {
+    this.deps.emit(chunk);
+  }
+
+  /** Returns true when the turn's stream ended (finished, or held for a decision). */
+  async apply(update: StreamUpdate): Promise<boolean> {
     switch (update.type) {
       case "text-delta":
         this.#open(update.messageId);
@@ -169,8 +275,19 @@ class Translator {
         // What was streamed cannot be retracted from useChat; end the part so a retry streams into a new one.
         this.#closeText();
         return false;
-      case "approval-request":
+      case "approval-request": {
+        for (const call of update.calls) {
+          // A call useChat has no part for (it joined after the call was announced) cannot show a request: loadMessages does.
+          if (!this.#calls.has(call.toolCallId) || this.#resolved.has(call.toolCallId) || this.deps.seed?.open.get(call.toolCallId)?.responded) continue;
+          this.#gated.add(call.toolCallId);
+          this.emit({ type: "tool-approval-request", approvalId: approvalUiId(update.approvalId, call.toolCallId), toolCallId: call.toolCallId });
+        }
+        // The turn waits for a person: the response ends here, as the AI SDK's does, and a decision sends again.
+        await this.end("awaiting_tool_results");
+        return true;
+      }
       case "approval-decided":
+        // The calls' results follow as messages.
         return false;
       case "message": {
         const message = update.message;
@@ -197,26 +314,53 @@ class Translator {
           this.emit({ type: "finish-step" });
           this.#step = undefined;
           this.#inputs.clear();
-        } else if (message.role === "tool" && this.#calls.has(message.tool_call_id)) {
-          // Results of calls this stream never announced (before a reconnect) have no part in useChat to land on.
-          if (message.content.startsWith("Error: ")) this.emit({ type: "tool-output-error", toolCallId: message.tool_call_id, errorText: message.content.slice(7) });
-          else this.emit({ type: "tool-output-available", toolCallId: message.tool_call_id, output: parseJson(message.content) });
+        } else if (message.role === "tool") {
+          this.#result(message.tool_call_id, message.content);
         }
         return false;
       }
       case "status": {
         if (!ENDED.has(update.status)) return false;
-        this.#closeText();
-        if (update.status === "completed") this.emit({ type: "finish" });
-        else if (update.status === "stopped") this.emit({ type: "abort", reason: "the thread was stopped" });
-        else {
-          const lastError = await thread().then((t) => t.lastError, () => undefined);
-          this.emit({ type: "error", errorText: lastError ? `${lastError.code ? `[${lastError.code}] ` : ""}${lastError.message}` : "the turn failed" });
-        }
-        this.done = true;
+        await this.end(update.status);
         return true;
       }
     }
+  }
+
+  /**
+   * Ends the stream as the thread stands (`awaiting_tool_results`: held for a decision). The
+   * results of the continued answer's calls that came before this stream began are read
+   * from storage first. A call `useChat` sent a decision for and still without a result
+   * ends it with an error: the thread holds the call (a stopped turn), and a plain finish
+   * would have `useChat` send the same responses again.
+   */
+  async end(status: ThreadStatus): Promise<void> {
+    this.#closeText();
+    const unresolved = () => [...(this.deps.seed?.open ?? [])].filter(([id]) => !this.#resolved.has(id));
+    if (unresolved().length > 0) {
+      const stored = await this.deps.stored().catch(() => [] as ThreadMessage[]);
+      for (const m of stored) if (m.role === "tool") this.#result(m.tool_call_id, m.content);
+    }
+    const held = unresolved().filter(([, call]) => call.responded);
+    if (status === "failed") {
+      const lastError = await this.deps.thread().then((t) => t.lastError, () => undefined);
+      this.emit({ type: "error", errorText: lastError ? `${lastError.code ? `[${lastError.code}] ` : ""}${lastError.message}` : "the turn failed" });
+    } else if (held.length > 0) {
+      this.emit({ type: "error", errorText: `The thread is ${status} and has not run the decided calls (${held.map(([, c]) => c.toolName).join(", ")}) yet: resume it to go on.` });
+    } else if (status === "stopped") this.emit({ type: "abort", reason: "the thread was stopped" });
+    else if (status === "awaiting_tool_results") this.emit({ type: "finish", finishReason: "tool-calls" });
+    else this.emit({ type: "finish" });
+    this.done = true;
+  }
+
+  /** A call's result, once, on the part useChat has for it; results of calls it has no part for have nowhere to land. */
+  #result(toolCallId: string, content: string): void {
+    const toolName = this.#calls.get(toolCallId);
+    if (toolName === undefined || this.#resolved.has(toolCallId)) return;
+    this.#resolved.add(toolCallId);
+    if (this.#gated.has(toolCallId) && rejectionOf(content, toolName)) this.emit({ type: "tool-output-denied", toolCallId });
+    else if (content.startsWith("Error: ")) this.emit({ type: "tool-output-error", toolCallId, errorText: content.slice(7) });
+    else this.emit({ type: "tool-output-available", toolCallId, output: parseJson(content) });
   }
 
   #open(messageId: string): void {

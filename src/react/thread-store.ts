@@ -3,12 +3,14 @@
  * `useThreadMessages` and `useAgentChat` (an external store for `useSyncExternalStore`),
  * usable without React too.
  */
+import type { Decision, Decisions } from "../core/approval.js";
 import type { JsonValue } from "../core/json.js";
 import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
-import type { StreamUpdate, ThreadStatus } from "../core/thread-contracts.js";
-import { toUIMessages, type ChatUIMessage } from "../core/ui-messages.js";
+import type { PendingApproval, StreamUpdate, ThreadStatus } from "../core/thread-contracts.js";
+import { toUIMessages } from "../core/ui-messages.js";
 import type { ThreadView } from "../threads/threads-client.js";
-import { ChatError, FATAL_CODES } from "./chat-error.js";
+import { withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
+import { asChatError, type ChatError, FATAL_CODES } from "./chat-error.js";
 import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
 
 export interface ThreadStoreOptions extends ThreadsHttpOptions {
@@ -21,8 +23,13 @@ export interface ThreadStoreOptions extends ThreadsHttpOptions {
 
 export interface ThreadState {
   threadId: string;
-  /** The conversation in the AI SDK's `UIMessage` shape, the answer being written included. */
-  messages: ChatUIMessage[];
+  /**
+   * The conversation in the AI SDK's `UIMessage` shape, the answer being written included;
+   * a gated tool's call waiting for a decision is in `approval-requested`, a rejected one in `output-denied`.
+   */
+  messages: ApprovalChatUIMessage[];
+  /** Approval requests the thread waits on (a gated tool's calls), live from the stream: decide with `approve`, `reject` or `decide`. */
+  approvals: PendingApproval[];
   /** `GET /threads/:id`, refreshed on every status change (open tool calls, last error, queue); null until loaded. */
   thread: ThreadView | null;
   status: ThreadStatus;
@@ -58,7 +65,7 @@ export class ThreadStore {
     this.threadId = options.threadId;
     this.http = threadsHttpClient(options);
     const fold = emptyFold();
-    this.#state = { threadId: options.threadId, messages: [], thread: null, status: fold.status, isLoading: true, isConnected: false, error: undefined, fold };
+    this.#state = { threadId: options.threadId, messages: [], approvals: [], thread: null, status: fold.status, isLoading: true, isConnected: false, error: undefined, fold };
   }
 
   getSnapshot = (): ThreadState => this.#state;
@@ -82,6 +89,19 @@ export class ThreadStore {
     this.#act(() => this.http.addToolResult(this.threadId, options.toolCallId, options.result, options.answerToken));
   addToolError = (options: { toolCallId: string; error: string; answerToken: string | undefined }) =>
     this.#act(() => this.http.addToolError(this.threadId, options.toolCallId, options.error, options.answerToken));
+  /** Decides an approval request of the thread, one decision per call it lists (by call id, or a list). */
+  decide = (approvalId: string, decisions: Decisions) => this.#act(() => this.http.decide(this.threadId, approvalId, decisions));
+  /** Approves every call of a request; `note` is kept on the record. */
+  approve = (approvalId: string, options: { note?: string } = {}) =>
+    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })));
+  /** Rejects every call of a request: none runs, and the model reads `reason`. */
+  reject = (approvalId: string, reason?: string) =>
+    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(reason !== undefined ? { reason } : {}) })));
+
+  /** The calls of a request as the thread listed them; none for one it does not list (the thread then says why: decided, withdrawn, unknown). */
+  #callsOf(approvalId: string): string[] {
+    return this.#state.approvals.find((a) => a.approvalId === approvalId)?.calls.map((c) => c.toolCallId) ?? [];
+  }
 
   async #act<T>(action: () => Promise<T>): Promise<T> {
     try {
@@ -157,7 +177,8 @@ export class ThreadStore {
   async #load(signal: AbortSignal): Promise<void> {
     const thread = await this.http.getThread(this.threadId, signal);
     const stored = await this.http.listMessages(this.threadId, this.#listing(signal));
-    const fold = withStoredMessages({ ...this.#state.fold, status: thread.status }, stored);
+    // The requests waiting now: the stream's window may no longer hold the entry that announced one.
+    const fold = withStoredMessages({ ...this.#state.fold, status: thread.status, approvals: thread.approvals ?? [] }, stored);
     this.#set({ thread, fold, isLoading: false, error: undefined });
   }
 
@@ -200,17 +221,13 @@ export class ThreadStore {
     const next = { ...this.#state, ...patch };
     if (patch.fold) {
       next.status = patch.fold.status;
-      next.messages = toUIMessages(patch.fold.messages, { ...(patch.fold.draft ? { draft: patch.fold.draft } : {}), excludeSystemMessages: this.options.excludeSystemMessages ?? true });
+      next.approvals = patch.fold.approvals ?? [];
+      const messages = toUIMessages(patch.fold.messages, { ...(patch.fold.draft ? { draft: patch.fold.draft } : {}), excludeSystemMessages: this.options.excludeSystemMessages ?? true });
+      next.messages = withApprovalStates(messages, next.approvals);
     }
     this.#state = next;
     for (const listener of this.#listeners) listener();
   }
-}
-
-function asChatError(err: unknown): ChatError {
-  if (err instanceof ChatError) return err;
-  // fetch rejects with a TypeError when the server cannot be reached: no code from the table fits, so it says so.
-  return new ChatError({ code: "network", message: err instanceof Error ? err.message : String(err) });
 }
 
 const newId = (): string => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `m-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);

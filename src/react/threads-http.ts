@@ -4,9 +4,13 @@
  * what cannot be read becomes a `ChatError` (AI1060), an error answer the front door's
  * `{ error: { code, message } }` as a `ChatError` with that code.
  */
+import type { Decisions } from "../core/approval.js";
+import type { DeferralStatus } from "../core/deferral-record.js";
 import type { JsonValue } from "../core/json.js";
 import type { StreamUpdate, ThreadMessage, ThreadSendReply, ThreadStatus } from "../core/thread-contracts.js";
 import { asStreamUpdate, isThreadMessage, isThreadStatus } from "../core/stream-fold.js";
+import type { ApprovalSummary } from "../client/approval-inbox.js";
+import type { ResumeResult } from "../client/resume.js";
 import type { ThreadView, ToolResultReply } from "../threads/threads-client.js";
 import { ChatError } from "./chat-error.js";
 import { readSse } from "./sse.js";
@@ -22,6 +26,17 @@ export interface ThreadsHttpOptions {
   fetch?: typeof fetch;
   /** Headers sent with every request (e.g. `authorization`); a function is asked per request. */
   headers?: HeadersInit | (() => HeadersInit);
+}
+
+/** What `listApprovals` asks for: the filters of `agents.approvals.list`. */
+export interface ListApprovalsQuery {
+  agentId?: string;
+  /** Default (the front door's): `deferred`, waiting for a decision. */
+  status?: DeferralStatus | DeferralStatus[];
+  /** Only requests whose `meta.requires` names this. */
+  requires?: string;
+  cursor?: string;
+  limit?: number;
 }
 
 /** One entry of the event stream, or a control event. */
@@ -77,6 +92,24 @@ export function threadsHttpClient(options: ThreadsHttpOptions = {}) {
       call("POST", path(threadId, `/tool-calls/${encodeURIComponent(toolCallId)}/result`), { result, ...(answerToken !== undefined ? { answerToken } : {}) }, isToolReply),
     addToolError: (threadId: string, toolCallId: string, error: string, answerToken: string | undefined) =>
       call("POST", path(threadId, `/tool-calls/${encodeURIComponent(toolCallId)}/error`), { error, ...(answerToken !== undefined ? { answerToken } : {}) }, isToolReply),
+    /** Decides a thread's approval request, one decision per call it lists (`thread.decide`). The thread answers at once; the stream shows the rest. */
+    decide: (threadId: string, approvalId: string, decisions: Decisions, shown?: string) =>
+      call("POST", path(threadId, `/approvals/${encodeURIComponent(approvalId)}`), { decisions, ...(shown !== undefined ? { shown } : {}) }, isResumeResult),
+
+    /** A page of the approvals inbox: requests of runs and threads the caller may see. */
+    listApprovals: (query: ListApprovalsQuery = {}) => {
+      const params = new URLSearchParams();
+      if (query.agentId !== undefined) params.set("agentId", query.agentId);
+      for (const status of query.status === undefined ? [] : Array.isArray(query.status) ? query.status : [query.status]) params.append("status", status);
+      if (query.requires !== undefined) params.set("requires", query.requires);
+      if (query.cursor) params.set("cursor", query.cursor);
+      if (query.limit !== undefined) params.set("limit", String(query.limit));
+      return call("GET", `${base}/approvals?${params}`, undefined, isApprovalPage);
+    },
+    getApproval: (approvalId: string) => call("GET", `${base}/approvals/${encodeURIComponent(approvalId)}`, undefined, isApprovalSummary),
+    /** Decides an inbox request by its id; `shown` (its `callFingerprint`) refuses the decision if the calls changed since (RC5058). */
+    decideApproval: (approvalId: string, decisions: Decisions, shown?: string) =>
+      call("POST", `${base}/approvals/${encodeURIComponent(approvalId)}`, { decisions, ...(shown !== undefined ? { shown } : {}) }, isResumeResult),
 
     /**
      * Follows `GET /threads/:id/events` from `fromSeq` (sent as `Last-Event-ID`) until the
@@ -156,8 +189,20 @@ function errorOf(body: unknown, status: number | undefined, where: string): Chat
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPendingApproval = (v: unknown): boolean =>
+  isObject(v) &&
+  typeof v.approvalId === "string" &&
+  typeof v.expiresAt === "string" &&
+  Array.isArray(v.calls) &&
+  v.calls.every((c) => isObject(c) && typeof c.toolCallId === "string" && typeof c.toolName === "string" && typeof c.arguments === "string");
+// `approvals` may be missing from a front door older than approvals: readers take it as none.
 const isThreadView = (v: unknown): v is ThreadView =>
-  isObject(v) && typeof v.threadId === "string" && isThreadStatus(v.status) && typeof v.lastSeq === "number" && Array.isArray(v.toolCalls);
+  isObject(v) &&
+  typeof v.threadId === "string" &&
+  isThreadStatus(v.status) &&
+  typeof v.lastSeq === "number" &&
+  Array.isArray(v.toolCalls) &&
+  (v.approvals === undefined || (Array.isArray(v.approvals) && v.approvals.every(isPendingApproval)));
 const isMessagePage = (v: unknown): v is { messages: ThreadMessage[]; cursor?: string } =>
   isObject(v) && Array.isArray(v.messages) && v.messages.every(isThreadMessage) && (v.cursor === undefined || typeof v.cursor === "string");
 const isThreadList = (v: unknown): v is { threads: Array<{ threadId: string; agentId?: string; createdAt: string }>; cursor?: string } =>
@@ -165,4 +210,17 @@ const isThreadList = (v: unknown): v is { threads: Array<{ threadId: string; age
 const hasThreadId = (v: unknown): v is { threadId: string; messageId?: string } => isObject(v) && typeof v.threadId === "string";
 const isSendReply = (v: unknown): v is ThreadSendReply => isObject(v) && typeof v.messageId === "string";
 const hasStatus = (v: unknown): v is { status: ThreadStatus; previousStatus: ThreadStatus } => isObject(v) && isThreadStatus(v.status);
+const isResumeResult = (v: unknown): v is ResumeResult => isObject(v) && (v.status === "resumed" || v.status === "duplicate");
+const isApprovalSummary = (v: unknown): v is ApprovalSummary =>
+  isObject(v) &&
+  typeof v.approvalId === "string" &&
+  (v.kind === "approval" || v.kind === "deferral") &&
+  typeof v.runId === "string" &&
+  typeof v.status === "string" &&
+  typeof v.expiresAt === "string" &&
+  isObject(v.meta) &&
+  Array.isArray(v.calls) &&
+  v.calls.every((c) => isObject(c) && typeof c.toolCallId === "string" && typeof c.toolName === "string" && typeof c.arguments === "string");
+const isApprovalPage = (v: unknown): v is { approvals: ApprovalSummary[]; cursor?: string } =>
+  isObject(v) && Array.isArray(v.approvals) && v.approvals.every(isApprovalSummary) && (v.cursor === undefined || typeof v.cursor === "string");
 const isToolReply = (v: unknown): v is ToolResultReply => isObject(v) && (v.status === "accepted" || v.status === "duplicate");

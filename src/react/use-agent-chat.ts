@@ -1,4 +1,6 @@
+import type { Decisions } from "../core/approval.js";
 import type { JsonValue } from "../core/json.js";
+import type { ResumeResult } from "../client/resume.js";
 import type { ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../core/thread-contracts.js";
 import type { ToolResultReply } from "../threads/threads-client.js";
 import { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./use-thread-messages.js";
@@ -17,6 +19,16 @@ export interface AgentChatResult extends Omit<ThreadMessagesResult, "store"> {
   addToolResult(options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }): Promise<ToolResultReply>;
   /** Fails an async tool call; the model sees the error. */
   addToolError(options: { toolCallId: string; error: string; answerToken: string | undefined }): Promise<ToolResultReply>;
+  /**
+   * Approves every call of an approval request (`approvals[i].approvalId`): they run, and the
+   * turn goes on. Authorized as `thread.decide`; the thread answers at once (`resumed`, or
+   * `duplicate` when it was decided already) and the stream shows the calls' results.
+   */
+  approve(approvalId: string, options?: { note?: string }): Promise<ResumeResult>;
+  /** Rejects every call of an approval request: none runs, and the model reads `reason`. */
+  reject(approvalId: string, reason?: string): Promise<ResumeResult>;
+  /** Decides a request call by call: `{ [toolCallId]: { approved: true, input? } | { approved: false, reason? } }` (or a list). An edited `input` must fit the tool's schema (RC5049). */
+  decide(approvalId: string, decisions: Decisions): Promise<ResumeResult>;
 }
 
 /**
@@ -33,5 +45,8 @@ export function useAgentChat(options: UseAgentChatOptions): AgentChatResult {
     resume: store.resume,
     addToolResult: store.addToolResult,
     addToolError: store.addToolError,
+    approve: store.approve,
+    reject: store.reject,
+    decide: store.decide,
   };
 }

@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyFold, foldStreamUpdates, toUIMessages, withStoredMessages, type ThreadFold } from "../../src/index.js";
-import type { StreamUpdate, ThreadMessage } from "../../src/index.js";
-
-const at = "2026-01-01T00:00:00.000Z";
-const user = (id: string, content: string): ThreadMessage => ({ id, role: "user", content, createdAt: at });
-const system = (id: string, content: string): ThreadMessage => ({ id, role: "system", content, createdAt: at });
-const assistant = (id: string, content: string | null, calls: Array<[string, string, string]> = []): ThreadMessage => ({
-  id,
-  role: "assistant",
-  content,
-  ...(calls.length > 0 ? { tool_calls: calls.map(([cid, name, args]) => ({ id: cid, type: "function" as const, function: { name, arguments: args } })) } : {}),
-  createdAt: at,
-});
-const tool = (id: string, callId: string, content: string): ThreadMessage => ({ id, role: "tool", tool_call_id: callId, content, createdAt: at });
+import type { StreamUpdate } from "../../src/index.js";
+import { assistant, at, system, tool, user } from "./thread-messages.js";
 
 describe("toUIMessages", () => {
   it("maps user and assistant text, and leaves system messages out unless asked", () => {

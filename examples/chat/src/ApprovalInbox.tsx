@@ -1,52 +1,33 @@
-import { useEffect, useMemo, useState } from "react";
-import { threadsHttpClient } from "../../../src/react.js";
+import { useApprovals } from "../../../src/react.js";
 import { baseUrl, headers } from "./session.js";
 
-type Approval = { threadId: string; toolCallId: string; question: string; answerToken?: string; askedAt: string };
-
 /**
- * The manager's inbox: questions askManager's callback left, each with its answer token
- * (served to managers only by the example server). Answering posts the result with the
- * token to the front door; the customer's page sees the turn go on.
+ * The manager's inbox: the requests that need a manager (`requires: "manager"`), across every
+ * customer's threads, from the front door's `GET /approvals`. Approving or rejecting posts
+ * the decision (`POST /approvals/:id`); the customer's page sees the turn go on.
  */
 export function ApprovalInbox() {
-  const http = useMemo(() => threadsHttpClient({ baseUrl, headers }), []);
-  const [items, setItems] = useState<Approval[]>([]);
-  const [error, setError] = useState<string>();
-
-  const refresh = async () => {
-    const response = await fetch("/app/approvals", { headers });
-    if (response.ok) setItems(((await response.json()) as { approvals: Approval[] }).approvals);
-  };
-  useEffect(() => {
-    void refresh();
-    // A demo inbox: a real one would be pushed (email, chat) rather than polled.
-    const timer = setInterval(() => void refresh(), 1000);
-    return () => clearInterval(timer);
-  }, []);
-
-  const answer = async (item: Approval, approved: boolean) => {
-    try {
-      await http.addToolResult(item.threadId, item.toolCallId, { approved }, item.answerToken);
-      setItems((all) => all.filter((i) => i.toolCallId !== item.toolCallId));
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  // A demo inbox: a real one would also tell the manager (approval.notify: an email, a chat message).
+  const { approvals, error, approve, reject } = useApprovals({ baseUrl, headers, requires: "manager", refreshIntervalMs: 1000 });
 
   return (
     <section className="inbox">
       <h2>Approvals</h2>
-      {error && <p className="error">{error}</p>}
-      {items.length === 0 && <p className="hint">Nothing waiting.</p>}
-      {items.map((item) => (
-        <div key={item.toolCallId} className="card approval" data-testid="approval-card">
-          <p>{item.question}</p>
-          <button type="button" onClick={() => void answer(item, true)}>
+      {error && <p className="error">{error.message}</p>}
+      {approvals.length === 0 && <p className="hint">Nothing waiting.</p>}
+      {approvals.map((request) => (
+        <div key={request.approvalId} className="card approval" data-testid="approval-card">
+          {request.calls.map((call) => (
+            <p key={call.toolCallId}>
+              <strong>{call.toolName}</strong> <code>{call.arguments}</code>
+            </p>
+          ))}
+          <p className="hint">Asked for {request.principal?.id ?? "someone"}, open until {new Date(request.expiresAt).toLocaleString()}</p>
+          <button type="button" onClick={() => void approve(request.approvalId).catch(() => undefined)}>
             Approve
           </button>
-          <button type="button" onClick={() => void answer(item, false)}>
-            Decline
+          <button type="button" onClick={() => void reject(request.approvalId, "declined by the manager").catch(() => undefined)}>
+            Reject
           </button>
         </div>
       ))}

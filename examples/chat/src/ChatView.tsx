@@ -1,10 +1,14 @@
 import { useState, type FormEvent } from "react";
-import { useAgentChat } from "../../../src/react.js";
+import { useAgentChat, type PendingApproval } from "../../../src/react.js";
 import { MessageView } from "./MessageView.js";
-import { baseUrl, headers } from "./session.js";
+import { baseUrl, decidedByManager, headers } from "./session.js";
 
 export function ChatView({ threadId }: { threadId: string }) {
-  const { messages, thread, status, isLoading, isRunning, isStopped, isFailed, error, sendMessage, stop, resume } = useAgentChat({ threadId, baseUrl, headers });
+  const { messages, thread, approvals, status, isLoading, isRunning, isStopped, isFailed, error, sendMessage, stop, resume, approve, reject } = useAgentChat({
+    threadId,
+    baseUrl,
+    headers,
+  });
   const [draft, setDraft] = useState("");
 
   const send = (event: FormEvent) => {
@@ -13,8 +17,6 @@ export function ChatView({ threadId }: { threadId: string }) {
     void sendMessage(draft).catch(() => undefined); // `error` shows a refusal
     setDraft("");
   };
-  // Async calls waiting for someone else's answer: the customer sees that, never the token.
-  const waiting = thread?.toolCalls.filter((c) => c.kind === "async" && c.state === "waiting") ?? [];
 
   return (
     <section className="chat">
@@ -44,16 +46,43 @@ export function ChatView({ threadId }: { threadId: string }) {
         {messages.map((m) => (
           <MessageView key={m.metadata.key} message={m} />
         ))}
-        {waiting.map((c) => (
-          <div key={c.toolCallId} className="card waiting" data-testid="waiting-card">
-            Waiting for a manager to answer ({c.name}). You can close this page; the answer will be here.
-          </div>
+        {approvals.map((request) => (
+          <ApprovalCard
+            key={request.approvalId}
+            request={request}
+            onApprove={() => void approve(request.approvalId).catch(() => undefined)}
+            onReject={() => void reject(request.approvalId, "the customer said no").catch(() => undefined)}
+          />
         ))}
       </div>
       <form onSubmit={send}>
-        <input aria-label="Message" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Ask about an order, or for a refund…" />
+        <input aria-label="Message" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Ask about an order, to cancel one, or for a refund…" />
         <button type="submit">Send</button>
       </form>
     </section>
+  );
+}
+
+/** A request the turn waits on: the customer confirms their own, and sees that a manager's is waiting. */
+function ApprovalCard({ request, onApprove, onReject }: { request: PendingApproval; onApprove: () => void; onReject: () => void }) {
+  const forManager = request.calls.some((c) => decidedByManager(c.toolName));
+  const what = request.calls.map((c) => `${c.toolName} ${c.arguments}`).join(", ");
+  if (forManager) {
+    return (
+      <div className="card waiting" data-testid="waiting-card">
+        Waiting for a manager to approve ({what}). You can close this page; the answer will be here.
+      </div>
+    );
+  }
+  return (
+    <div className="card approval" data-testid="confirm-card">
+      <p>Confirm: {what}?</p>
+      <button type="button" onClick={onApprove}>
+        Approve
+      </button>
+      <button type="button" onClick={onReject}>
+        Reject
+      </button>
+    </div>
   );
 }
