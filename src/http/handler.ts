@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import { RequestTooLargeError } from "../core/errors/request-too-large.js";
 import { RouteNotFoundError } from "../core/errors/route-not-found.js";
 import { approvalRoutes } from "./approval/routes.js";
+import { approvalInboxRoutes } from "./approvals.js";
 import { codecApp } from "./codec-server.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
@@ -18,8 +19,8 @@ export type AgentHttpHandler = (request: Request) => Promise<Response>;
 const MiB = 1024 * 1024;
 
 /**
- * The HTTP front door: runs, deferrals, resume, threads (with an SSE event stream) and the
- * approval page, as a `(Request) => Promise<Response>` handler. It authenticates each
+ * The HTTP front door: runs, deferrals, resume, the approvals inbox, threads (with an SSE
+ * event stream), and the approval page, as a `(Request) => Promise<Response>` handler. It authenticates each
  * request, then calls the clients, whose `authorize` hooks decide; it adds no authority of
  * its own. Errors answer `{ error: { code, message } }` with the code table's status.
  */
@@ -66,6 +67,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
 
   app.route("/runs", runRoutes(options.agents));
   app.route("/", deferralRoutes(options.agents));
+  app.route("/approvals", approvalInboxRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
   return app;

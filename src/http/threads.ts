@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { ChatMessage } from "../core/messages.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
+import { DecideBody } from "./decide-body.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";
 import type { EventStreamOptions } from "./options.js";
@@ -34,6 +35,7 @@ const Page = z.object({
 const ListPage = z.object({ cursor: z.string().max(4096).regex(/^[A-Za-z0-9+/=]*$/, "is not a cursor this route returned").optional(), limit: PageSize(1000).optional() });
 const ThreadParam = z.object({ id: Id });
 const CallParam = z.object({ id: Id, toolCallId: Id });
+const ApprovalParam = z.object({ id: Id, approvalId: Id });
 
 /**
  * The whole thread surface: every route passes the caller to the client, whose `authorize`
@@ -104,6 +106,12 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { id, toolCallId } = c.req.valid("param");
       const { error, answerToken } = c.req.valid("json");
       return c.json(await threads.addToolError({ threadId: id, toolCallId, error, answerToken, ...caller(c.get("principal")) }));
+    })
+    // The chat UI's approve / edit / reject: asked as `thread.decide`, then checked by the thread like any resume.
+    .post("/:id/approvals/:approvalId", valid("param", ApprovalParam), valid("json", DecideBody), async (c) => {
+      const { id, approvalId } = c.req.valid("param");
+      const { decisions, shown } = c.req.valid("json");
+      return c.json(await threads.decide({ threadId: id, approvalId, decisions, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
     })
     .get("/:id/events", valid("param", ThreadParam), eventStreamRoute(threads, events));
 }

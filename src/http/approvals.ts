@@ -1,0 +1,47 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AgentClient } from "../client/agent-client.js";
+import { DecideBody } from "./decide-body.js";
+import { STATUSES } from "./deferrals.js";
+import type { HttpEnv } from "./env.js";
+import { Id, PageSize, PageToken, valid } from "./validate.js";
+
+const ListQuery = z.object({
+  agentId: Id.optional(),
+  /** One status, or several as repeated parameters. Default `deferred`: what waits for a decision. */
+  status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(STATUSES.length)]).optional(),
+  /** Only requests whose `meta.requires` names this. */
+  requires: Id.optional(),
+  cursor: PageToken.optional(),
+  limit: PageSize(1000).optional(),
+});
+const ApprovalParam = z.object({ id: Id });
+
+/**
+ * `/approvals`: the one inbox (`agents.approvals`) as the caller: list (the hook asked
+ * `deferral.list` per row), read (`deferral.get`), decide by id (`resume`, the hook seeing
+ * the decisions). Deciding takes no token: the client mints it with its secret, so the
+ * hook is the only guard of who decides.
+ */
+export function approvalInboxRoutes(agents: AgentClient) {
+  const caller = (principal: HttpEnv["Variables"]["principal"]) => (principal ? { principal } : {});
+  return new Hono<HttpEnv>()
+    .get("/", valid("query", ListQuery), async (c) => {
+      const q = c.req.valid("query");
+      return c.json(
+        await agents.approvals.list({
+          ...caller(c.get("principal")),
+          ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
+          ...(q.status !== undefined ? { status: q.status } : {}),
+          ...(q.requires !== undefined ? { requires: q.requires } : {}),
+          ...(q.cursor ? { cursor: q.cursor } : {}),
+          ...(q.limit !== undefined ? { limit: q.limit } : {}),
+        }),
+      );
+    })
+    .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get(c.req.valid("param").id, caller(c.get("principal")))))
+    .post("/:id", valid("param", ApprovalParam), valid("json", DecideBody), async (c) => {
+      const { decisions, shown } = c.req.valid("json");
+      return c.json(await agents.approvals.decide(c.req.valid("param").id, decisions, { ...caller(c.get("principal")), ...(shown !== undefined ? { shown } : {}) }));
+    });
+}
