@@ -29,7 +29,20 @@ const sendPayout = defineTool({
     return `sent ${input.amount} to ${input.to}`;
   },
 });
-const payouts = defineAgent({ id: "inbox-payouts", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 4 });
+/** Open for one second only. */
+const quickPayout = defineTool({
+  name: "quickPayout",
+  description: "Send money now or never",
+  input: z.object({ amount: z.number() }),
+  needsApproval: true,
+  approval: { ttl: "1s", meta: { requires: ["payouts:approve"] } },
+  handler: (input, ctx) => {
+    ran.push({ id: ctx.runId, tool: "quickPayout", input });
+    return "sent";
+  },
+});
+const askManager = defineTool({ name: "askManager", description: "Ask the manager", input: z.object({}), handler: (_input, ctx) => ctx.defer({ ttl: "1h" }) });
+const payouts = defineAgent({ id: "inbox-payouts", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout, quickPayout, askManager], maxTurns: 4 });
 const deleteFile = defineTool({
   name: "deleteFile",
   description: "Delete a file",
@@ -70,7 +83,7 @@ beforeAll(async () => {
   ({ agents } = await h.worker([payouts, files], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
   threads = agents.threads;
   // A short interval so the test sees the list follow along soon; each ask is one visibility listing.
-  http = await startHttp({ agents, basePath: "/agents", inboxPage: { refreshMs: 150 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  http = await startHttp({ agents, basePath: "/agents", inboxPage: { refreshMs: 150 }, maxBodyBytes: 200 * 1024, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -78,12 +91,25 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function parkedRun() {
+async function parkedRun(call: { name: string; arguments: object } = { name: "sendPayout", arguments: { amount: 120, to: "acme" } }) {
   const runId = uid("inbox-run");
-  h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 120, to: "acme" } }] }, { text: "paid" }]);
+  h.model.script(runId, [{ toolCalls: [call] }, { text: "paid" }]);
   const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
   if (ack.status !== "deferred") throw new Error(`expected the run to park, it settled as ${JSON.stringify(ack)}`);
   return { runId, approvalId: ack.deferralId };
+}
+
+/** What "nothing changed" means for a parked run: the same record, still waiting, nothing ran, the model not asked again. */
+async function unchanged(runId: string, approvalId: string) {
+  const before = await agents.deferrals.get(approvalId);
+  const asked = h.model.requests.filter((r) => r.conversation === runId).length;
+  return async () => {
+    const after = await agents.deferrals.get(approvalId);
+    expect(after.status).toBe("deferred");
+    expect(after.fingerprint).toBe(before.fingerprint);
+    expect(ranIn(runId)).toEqual([]);
+    expect(h.model.requests.filter((r) => r.conversation === runId).length).toBe(asked);
+  };
 }
 
 async function parkedThread() {
@@ -203,5 +229,119 @@ describe("the inbox page in a browser", () => {
       },
       { timeout: 20_000, interval: 200 },
     );
+  });
+
+  it("brings an adversarial form back with the problem, refuses an unreadable or oversized one with its code, and changes nothing either way", async () => {
+    const run = await parkedRun();
+    const path = `/inbox/${encodeURIComponent(run.approvalId)}`;
+    const shown = (await agents.deferrals.getRecord(run.approvalId)).callFingerprint!;
+    const same = await unchanged(run.runId, run.approvalId);
+    const ours = { origin: new URL(http.url).origin };
+    const post = (raw: string, headers: Record<string, string> = {}) =>
+      http.call("POST", path, { user: "mia", raw, headers: { "content-type": "application/x-www-form-urlencoded", ...ours, ...headers } });
+    const form = (fields: Array<[string, string]>) => new URLSearchParams(fields).toString();
+
+    // The form comes back (400) with the problem, the fields as they were sent, and nothing spent.
+    const problems: Array<[string, string, RegExp]> = [
+      ["nothing decided", form([["shown", shown]]), /Call 1 \(sendPayout\): choose approve, edit or reject/],
+      ["a choice the form does not offer", form([["shown", shown], ["call.0.decision", "yes"]]), /choose approve, edit or reject/],
+      // Decisions are read by walking the request's calls: names for other calls, or an object's own keys, decide nothing.
+      ["decisions for calls the request does not list", form([["shown", shown], ["call.1.decision", "approve"], ["call.-1.decision", "approve"], ["__proto__", "approve"], ["constructor.decision", "approve"]]), /choose approve, edit or reject/],
+      ["an edit that is not a number", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "lots"], ["call.0.input.to", "acme"]]), /Amount/],
+      ["an edit the tool's schema refuses", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "-5"], ["call.0.input.to", "acme"]]), /amount|more than 0/i],
+      ["a reason over the run's bound", form([["shown", shown], ["call.0.decision", "reject"], ["call.0.reason", "r".repeat(4001)]]), /reason|4000|4,000/i],
+    ];
+    for (const [what, body, problem] of problems) {
+      const res = await post(body);
+      expect(res.status, what).toBe(400);
+      expect(res.headers.get("content-type"), what).toMatch(/^text\/html/);
+      expect(res.body, what).toContain("Please check your answer");
+      expect(res.body, what).toMatch(problem);
+      expect(res.body, what).toContain(`name="shown" value="${shown}"`);
+    }
+    // What was typed stays in the form (escaped), so nothing is lost and nothing is injected.
+    const kept = await post(form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "lots"], ["call.0.input.to", '"><script>alert(1)</script>']]));
+    expect(kept.body).toContain("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(kept.body).not.toContain("<script>alert(1)");
+
+    // A form that showed other calls, none, or is not a form at all: shown again as the request is now (409).
+    for (const [what, raw, headers] of [
+      ["no shown", form([["call.0.decision", "approve"]]), {}],
+      ["a forged shown", form([["shown", "0".repeat(64)], ["call.0.decision", "approve"]]), {}],
+      ["a JSON body", JSON.stringify({ shown, "call.0.decision": "approve" }), { "content-type": "application/json" }],
+    ] as Array<[string, string, Record<string, string>]>) {
+      const res = await post(raw, headers);
+      expect(res.status, what).toBe(409);
+      expect(res.body, what).toContain("This request is not the one your answer was given to");
+      expect(res.body, what).toContain(`name="shown" value="${shown}"`);
+    }
+
+    // Unreadable or out of bounds: a typed code before anything is read from the run.
+    const boundary = "----inbox";
+    const multipart = (part: string) => [`--${boundary}`, part, `--${boundary}--`, ""].join("\r\n");
+    const unreadable: Array<[string, string, Record<string, string>]> = [
+      ["a value over 100,000 characters", form([["shown", shown], ["call.0.decision", "reject"], ["call.0.reason", "x".repeat(100_001)]]), {}],
+      ["a field repeated over 1,000 times", form([["shown", shown], ...Array.from({ length: 1001 }, (): [string, string] => ["call.0.decision[]", "approve"])]), {}],
+      ["a field name over 2,000 characters", form([["shown", shown], ["n".repeat(2001), "approve"]]), {}],
+      ["a file instead of a field", multipart(`Content-Disposition: form-data; name="call.0.decision"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\napprove`), { "content-type": `multipart/form-data; boundary=${boundary}` }],
+      ["a broken multipart body", "--nope\r\nrandom", { "content-type": `multipart/form-data; boundary=${boundary}` }],
+    ];
+    for (const [what, raw, headers] of unreadable) {
+      expect(await post(raw, headers), what).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    }
+    expect(await post(form([["shown", shown], ["call.0.reason", "x".repeat(200 * 1024)]]))).toMatchObject({ status: 413, body: { error: { code: "AI1041" } } });
+    for (const bad of [`/inbox/${encodeURIComponent("dfr:1:\u0007bell")}`, `/inbox/${"d".repeat(1001)}`, "/inbox?limit=0", "/inbox?limit=201", "/inbox?limit=ten", "/inbox?cursor=not%20a%20cursor", `/inbox?requires=${encodeURIComponent("a\nb")}`]) {
+      expect(await http.call("GET", bad, { user: "mia" }), bad).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    }
+    for (const id of ["__proto__", "constructor", "dfr:1:no-such-run"]) {
+      const missing = await http.call("GET", `/inbox/${encodeURIComponent(id)}`, { user: "mia" });
+      expect(missing.status, id).toBe(404);
+      expect(missing.body, id).toContain("<h2>No such request</h2>");
+      expect((await http.call("POST", `/inbox/${encodeURIComponent(id)}`, { user: "mia", raw: form([["call.0.decision", "approve"]]), headers: { "content-type": "application/x-www-form-urlencoded", ...ours } })).status, id).toBe(404);
+    }
+    await same();
+
+    // Nothing was spent: the decision that fits still goes through, once.
+    const ok = await post(form([["shown", shown], ["call.0.decision", "approve"]]));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toContain("The run continued and completed.");
+    expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 120, to: "acme" } }]);
+    const again = await post(form([["shown", shown], ["call.0.decision", "reject"]]));
+    expect(again.body).toContain("Already answered");
+    expect(ranIn(run.runId)).toHaveLength(1);
+  });
+
+  it("shows a withdrawn or run-out request as such, and a ctx.defer() deferral as answered through its own link, deciding none", async () => {
+    const cancelled = await parkedRun();
+    await agents.cancel(cancelled.runId, { reason: "customer left" });
+    const path = `/inbox/${encodeURIComponent(cancelled.approvalId)}`;
+    const withdrawn = await http.call("GET", path, { user: "mia" });
+    expect(withdrawn.status).toBe(409);
+    expect(withdrawn.body).toContain("This request was withdrawn");
+    expect(withdrawn.body).not.toContain("<form");
+    const late = await http.call("POST", path, { user: "mia", raw: "call.0.decision=approve", headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(http.url).origin } });
+    expect(late.status).toBe(409);
+    expect(ranIn(cancelled.runId)).toEqual([]);
+
+    const expired = await parkedRun({ name: "quickPayout", arguments: { amount: 1 } });
+    await expect(agents.result(expired.runId)).rejects.toMatchObject({ code: "RC5047" });
+    const tooLate = await http.call("GET", `/inbox/${encodeURIComponent(expired.approvalId)}`, { user: "mia" });
+    expect(tooLate.status).toBe(410);
+    expect(tooLate.body).toContain("<h2>The time to decide ran out</h2>");
+    expect(tooLate.body).not.toContain("<form");
+    expect(ranIn(expired.runId)).toEqual([]);
+
+    const runId = uid("inbox-plain");
+    h.model.script(runId, [{ toolCalls: [{ name: "askManager", arguments: {} }] }, { text: "asked" }]);
+    const ack = await agents.run(payouts, { prompt: runId, runId });
+    if (ack.status !== "deferred") throw new Error(`expected the run to park, it settled as ${JSON.stringify(ack)}`);
+    const plain = `/inbox/${encodeURIComponent(ack.deferralId)}`;
+    const shown = await http.call("GET", plain, { user: "mia" });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toContain("answered through the link its tool sent");
+    expect(shown.body).not.toContain("<form");
+    const posted = await http.call("POST", plain, { user: "mia", raw: "payload=%7B%7D", headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(http.url).origin } });
+    expect(posted.status).toBe(409);
+    expect((await agents.deferrals.get(ack.deferralId)).status).toBe("deferred");
   });
 });

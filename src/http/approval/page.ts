@@ -10,14 +10,15 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 /**
  * The built-in approval page: plain HTML and CSS, no script, every control labelled.
- * `back`: a link above the heading (the inbox shows its requests on this page).
+ * `back`: a link above the heading, and `headings` for its states (the inbox shows its
+ * requests on this page, where there is no link to speak of).
  */
-export async function renderPage(view: ApprovalView, extras: { back?: { href: string; label: string } } = {}): Promise<string> {
+export async function renderPage(view: ApprovalView, extras: { back?: { href: string; label: string }; headings?: Partial<typeof HEADINGS> } = {}): Promise<string> {
   const body =
     view.state === "form"
       ? form(view)
       : html`<section class="state state-${view.state}" role="status">
-          <h2>${HEADINGS[view.state]}</h2>
+          <h2>${extras.headings?.[view.state] ?? HEADINGS[view.state]}</h2>
           ${view.message ? html`<p>${view.message}</p>` : ""}
           ${view.outcome ? outcome(view.outcome) : ""}
           ${view.code ? html`<p class="code">Code: <code>${view.code}</code></p>` : ""}

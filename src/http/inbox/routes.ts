@@ -106,7 +106,7 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
       hidden: shown !== undefined ? { shown } : {},
       nonce: nonceOf(c),
     };
-    return c.html(await renderPage(view, { back: { href: listPath(c), label: "All requests" } }), view.status as 200);
+    return c.html(await renderPage(view, { back: { href: listPath(c), label: "All requests" }, headings: HEADINGS }), view.status as 200);
   }
 
   return app;
@@ -133,6 +133,9 @@ function closedView(record: DeferralRecord): ViewParts {
   if (record.status === "denied") return stateView("denied", 409, { message: "The request was withdrawn or can no longer be decided." });
   return record.outcome ? answeredView({ outcome: record.outcome }, "answered") : stateView("answered", 200, { message: "Someone decided this request already." });
 }
+
+/** The approval page's headings that speak of a link: the inbox opens requests by id. */
+const HEADINGS = { expired: "The time to decide ran out", invalid: "This request cannot be opened", missing: "No such request" };
 
 const titleOf = (record: DeferralRecord) => (typeof record.meta.title === "string" ? record.meta.title : "Waiting for an answer");
 const nonceOf = (c: Context<Env>) => c.get("secureHeadersNonce") ?? "";
