@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
 import { approvalUrl } from "../src/http.js";
@@ -54,7 +54,20 @@ const requestShipment = defineTool({
     return ctx.defer({ schema: Shipment, meta: { requires: ["payouts:approve"], render: { fields: { decision: { widget: "radio" } } } } });
   },
 });
-const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment], maxTurns: 4 });
+/** Invoices paid, by run: what the approver's decisions must bound. */
+const paid: Array<{ runId: string; vendor: string; amountEur: number; priority: string }> = [];
+const payInvoice = defineTool({
+  name: "payInvoice",
+  description: "Pays an invoice, once a person approved the call",
+  input: z.object({ vendor: z.string().min(1), amountEur: z.number().positive().max(10_000), priority: z.enum(["low", "normal", "high"]) }),
+  needsApproval: true,
+  approval: { meta: { requires: ["payouts:approve"] }, notify: (request) => void links.set(request.runId, request.token) },
+  handler: (input, ctx) => {
+    paid.push({ runId: ctx.runId, ...input });
+    return `paid ${input.vendor} €${input.amountEur}`;
+  },
+});
+const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment, payInvoice], maxTurns: 4 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -212,6 +225,85 @@ describe("the approval page in a browser", () => {
       items: [{ sku: "SKU-1", qty: 3 }],
       tags: ["audit"],
     });
+    await context.close();
+  });
+
+  it("shows each gated call of an approval request and takes a decision per call: approve one, edit another in the form generated from its schema, reject a third", async () => {
+    const runId = uid("gated-page");
+    h.model.script(runId, [
+      {
+        toolCalls: [
+          { name: "payInvoice", arguments: { vendor: "Acme Robotics", amountEur: 120, priority: "normal" } },
+          { name: "payInvoice", arguments: { vendor: "Globex", amountEur: 2500, priority: "low" } },
+          { name: "payInvoice", arguments: { vendor: "Mallory Ltd", amountEur: 9000, priority: "high" } },
+        ],
+      },
+      {
+        check: (req) => {
+          const results = req.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+          expect(results).toHaveLength(3);
+          expect(results).toEqual(
+            expect.arrayContaining(["paid Acme Robotics €120", "paid Globex €2000", expect.stringMatching(/^Rejected by fiona: "payInvoice" was not run\. Reason: not a supplier of ours/)]),
+          );
+        },
+        text: "Paid two of three invoices.",
+      },
+    ]);
+    expect((await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } })).status).toBe("deferred");
+    // The request's notify hook "sends" the link once the run parked.
+    const link = await vi.waitFor(
+      () => {
+        const token = links.get(runId);
+        if (!token) throw new Error("no approval link was sent yet");
+        return approvalUrl(`${http.url}/approve`, token);
+      },
+      { timeout: 20_000 },
+    );
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const calls = [1, 2, 3].map((n) => page.getByRole("group", { name: new RegExp(`^Call ${n} of 3: payInvoice`) }));
+    expect(await calls[0]!.locator("pre").textContent()).toContain('"vendor": "Acme Robotics"');
+    expect(await calls[2]!.locator("pre").textContent()).toContain('"amountEur": 9000');
+    const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
+    expect(unlabelled).toBe(0);
+
+    // Nothing chosen: the form comes back saying so for every call, and nothing ran.
+    const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Submit decisions" }).click()]);
+    expect(refused!.status()).toBe(400);
+    const errors = await page.textContent(".errors");
+    for (const n of [1, 2, 3]) expect(errors).toContain(`Call ${n} (payInvoice): choose approve, edit or reject`);
+    expect(paid.filter((p) => p.runId === runId)).toEqual([]);
+
+    await calls[0]!.getByLabel("Approve", { exact: true }).check();
+    // The edit form is generated from the tool's input schema and starts from the model's arguments.
+    await calls[1]!.getByText("Edit the input").click();
+    const amount = calls[1]!.getByLabel(/Amount eur/);
+    expect([await amount.inputValue(), await amount.getAttribute("type"), await amount.getAttribute("max")]).toEqual(["2500", "number", "10000"]);
+    expect(await calls[1]!.getByLabel(/Vendor/).inputValue()).toBe("Globex");
+    await amount.fill("2000");
+    await calls[1]!.getByLabel(/Priority/).selectOption({ label: "high" });
+    await calls[1]!.getByLabel("Approve with the edited input below").check();
+    await calls[2]!.getByLabel("Reject", { exact: true }).check();
+    await calls[2]!.getByLabel(/Reason for rejecting/).fill("not a supplier of ours");
+    await page.screenshot({ path: `${ARTIFACTS}gated-calls.png`, fullPage: true });
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(await page.textContent("main")).toContain("Paid two of three invoices.");
+
+    // The approved calls run side by side, so in either order.
+    const ranHere = paid.filter((p) => p.runId === runId);
+    expect(ranHere).toHaveLength(2);
+    expect(ranHere).toEqual(
+      expect.arrayContaining([
+        { runId, vendor: "Acme Robotics", amountEur: 120, priority: "normal" },
+        { runId, vendor: "Globex", amountEur: 2000, priority: "high" },
+      ]),
+    );
+    h.model.assertNoFailures();
+    // Decided: the link now shows the outcome, and nothing runs again.
+    await page.goto(link);
+    expect(await page.textContent("main")).toContain("Already answered");
+    expect(paid.filter((p) => p.runId === runId)).toHaveLength(2);
     await context.close();
   });
 

@@ -3,9 +3,10 @@ import { z } from "zod";
 import type { AgentClient } from "../client/agent-client.js";
 import type { DeferralStatus } from "../core/deferral-record.js";
 import type { HttpEnv } from "./env.js";
-import { Id, JsonPresent, PageSize, valid } from "./validate.js";
+import { Id, JsonPresent, PageSize, PageToken, valid } from "./validate.js";
 
-const STATUSES = ["deferred", "needs-compaction", "resumed", "expired", "denied"] as const satisfies readonly DeferralStatus[];
+/** Every status a deferral record can have, as query parameters take them. */
+export const STATUSES = ["deferred", "needs-compaction", "resumed", "expired", "denied"] as const satisfies readonly DeferralStatus[];
 
 const ListQuery = z.object({
   /** One status, or several as repeated parameters (`?status=deferred&status=expired`). */
@@ -13,7 +14,7 @@ const ListQuery = z.object({
   agentId: Id.optional(),
   expiringBefore: z.iso.datetime({ offset: true }).optional(),
   pageSize: PageSize(1000).optional(),
-  pageToken: z.string().max(4096).regex(/^[A-Za-z0-9_-]*$/, "is not a token this route returned").optional(),
+  pageToken: PageToken.optional(),
 });
 
 /** `shown`: the record's `callFingerprint` the approver saw; a resume of anything else is refused (RC5058). */

@@ -9,6 +9,7 @@ import { codecApp } from "./codec-server.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
 import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
+import { inboxPageRoutes } from "./inbox/routes.js";
 import type { AgentHttpOptions } from "./options.js";
 import { runRoutes } from "./runs.js";
 import { threadRoutes } from "./threads.js";
@@ -19,8 +20,8 @@ export type AgentHttpHandler = (request: Request) => Promise<Response>;
 const MiB = 1024 * 1024;
 
 /**
- * The HTTP front door: runs, deferrals, resume, threads (with an SSE event stream) and the
- * approval page, as a `(Request) => Promise<Response>` handler. It authenticates each
+ * The HTTP front door: runs, deferrals, resume, the approvals inbox, threads (with an SSE
+ * event stream), the approval page and the inbox page, as a `(Request) => Promise<Response>` handler. It authenticates each
  * request, then calls the clients, whose `authorize` hooks decide; it adds no authority of
  * its own. Errors answer `{ error: { code, message } }` with the code table's status.
  */
@@ -67,8 +68,9 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
 
   app.route("/runs", runRoutes(options.agents));
   app.route("/", deferralRoutes(options.agents));
-  app.route("/threads", threadRoutes(threads, options.events ?? {}));
   app.route("/approvals", approvalInboxRoutes(options.agents));
+  app.route("/threads", threadRoutes(threads, options.events ?? {}));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
+  if (options.inboxPage !== false) app.route("/inbox", inboxPageRoutes(options.agents, options.inboxPage ?? {}));
   return app;
 }

@@ -3,6 +3,7 @@ import type { Principal } from "../core/json.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { ApprovalPageOptions } from "./approval/options.js";
 import type { CodecServerOptions } from "./codec-server.js";
+import type { InboxPageOptions } from "./inbox/options.js";
 
 /** What `createAgentHttpHandler` takes. */
 export interface AgentHttpOptions {
@@ -28,6 +29,13 @@ export interface AgentHttpOptions {
    * leaves it out. Point the workers' `deferral.approvalUrl` at it.
    */
   approvalPage?: ApprovalPageOptions | false;
+  /**
+   * The server-rendered inbox at `GET /inbox` (under `basePath`): the waiting requests the
+   * caller may see, each opened at `GET /inbox/:id` and decided there per call (approve,
+   * edit, reject) by id, as the authenticated caller, through `agents.approvals.decide`;
+   * the list updates itself. `false` leaves it out (the `/approvals` JSON routes stay).
+   */
+  inboxPage?: InboxPageOptions | false;
   /** Largest request body accepted, in bytes; bigger ones are refused with AI1041 (413) before they are read. Default 1 MiB. */
   maxBodyBytes?: number;
   /**

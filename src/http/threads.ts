@@ -1,12 +1,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { Decisions } from "../core/approval.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
+import { DecideBody } from "./decide-body.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";
 import type { EventStreamOptions } from "./options.js";
-import { Decide } from "./approvals.js";
 import { Id, JsonPresent, OffsetCursor, PageSize, valid } from "./validate.js";
 
 // Messages are checked in depth by the client (AI1027 names the defect); here only their outline.
@@ -108,11 +107,11 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { error, answerToken } = c.req.valid("json");
       return c.json(await threads.addToolError({ threadId: id, toolCallId, error, answerToken, ...caller(c.get("principal")) }));
     })
-    // A decision on the thread's approval request, authorized as thread.decide; the thread answers at once and its stream shows the rest.
-    .post("/:id/approvals/:approvalId", valid("param", ApprovalParam), valid("json", Decide), async (c) => {
+    // The chat UI's approve / edit / reject: asked as `thread.decide`, then checked by the thread like any resume.
+    .post("/:id/approvals/:approvalId", valid("param", ApprovalParam), valid("json", DecideBody), async (c) => {
       const { id, approvalId } = c.req.valid("param");
       const { decisions, shown } = c.req.valid("json");
-      return c.json(await threads.decide({ threadId: id, approvalId, decisions: decisions as Decisions, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
+      return c.json(await threads.decide({ threadId: id, approvalId, decisions, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
     })
     .get("/:id/events", valid("param", ThreadParam), eventStreamRoute(threads, events));
 }

@@ -21,6 +21,9 @@ export const PageSize = (max: number) => z.coerce.number().int("must be an integ
 /** An offset cursor as the list routes hand it out. */
 export const OffsetCursor = z.string().regex(/^\d{1,9}$/, "is not a cursor this route returned");
 
+/** A visibility page token as the listing routes hand it out (base64url). */
+export const PageToken = z.string().max(4096).regex(/^[A-Za-z0-9_-]*$/, "is not a token this route returned");
+
 /** Any plain JSON value (what a parsed body holds), but present. */
 export const JsonPresent = z.unknown().refine((v) => v !== undefined, "is required");
 

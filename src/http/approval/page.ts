@@ -1,36 +1,55 @@
 import { html, raw } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunOutcome } from "../../core/deferral-record.js";
+import { renderCalls } from "./calls-form.js";
 import { renderFields } from "./render-form.js";
 import { rootSchema } from "./schema.js";
 import type { ApprovalView } from "./view.js";
 
-/** The built-in approval page: plain HTML and CSS, no script, every control labelled. */
-export async function renderPage(view: ApprovalView): Promise<string> {
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/**
+ * The built-in approval page: plain HTML and CSS, no script, every control labelled.
+ * `back`: a link above the heading, and `headings` for its states (the inbox shows its
+ * requests on this page, where there is no link to speak of).
+ */
+export async function renderPage(view: ApprovalView, extras: { back?: { href: string; label: string }; headings?: Partial<typeof HEADINGS> } = {}): Promise<string> {
   const body =
     view.state === "form"
       ? form(view)
       : html`<section class="state state-${view.state}" role="status">
-          <h2>${HEADINGS[view.state]}</h2>
+          <h2>${extras.headings?.[view.state] ?? HEADINGS[view.state]}</h2>
           ${view.message ? html`<p>${view.message}</p>` : ""}
           ${view.outcome ? outcome(view.outcome) : ""}
           ${view.code ? html`<p class="code">Code: <code>${view.code}</code></p>` : ""}
         </section>`;
+  return htmlDocument({
+    title: view.title,
+    nonce: view.nonce,
+    main: html`${extras.back ? html`<p class="back"><a href="${extras.back.href}">${extras.back.label}</a></p>` : ""}
+<h1>${view.title}</h1>
+${view.description ? html`<p class="description">${view.description}</p>` : ""}
+${details(view)}
+${body}`,
+  });
+}
+
+/** A whole page of the front door: the shared style under the CSP nonce, `main`, and what follows it (a nonce-bearing script). */
+export async function htmlDocument(parts: { title: string; nonce: string | undefined; main: Html; style?: string; after?: Html }): Promise<string> {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${view.title}</title>
-<style nonce="${view.nonce ?? ""}">${raw(STYLE)}</style>
+<title>${parts.title}</title>
+<style nonce="${parts.nonce ?? ""}">${raw(STYLE)}${raw(parts.style ?? "")}</style>
 </head>
 <body>
 <main>
-<h1>${view.title}</h1>
-${view.description ? html`<p class="description">${view.description}</p>` : ""}
-${details(view)}
-${body}
+${parts.main}
 </main>
+${parts.after ?? ""}
 </body>
 </html>`;
   return String(await page);
@@ -61,8 +80,8 @@ function form(view: ApprovalView) {
   return html`<form method="post" action="${view.action}" novalidate>
     ${view.errors.length > 0 ? html`<div class="errors" role="alert" tabindex="-1"><h2>Please check your answer</h2><ul>${view.errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ""}
     ${Object.entries(view.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-    ${renderFields(rootSchema(view.schema), view.hints, view.values)}
-    <button type="submit">Submit answer</button>
+    ${view.calls ? renderCalls(view.calls, view.values) : renderFields(rootSchema(view.schema), view.hints, view.values)}
+    <button type="submit">${view.calls ? "Submit decisions" : "Submit answer"}</button>
   </form>`;
 }
 
@@ -78,6 +97,10 @@ function outcome(o: RunOutcome) {
       return html`<p>The run continued and is now waiting for another decision.</p>`;
     case "needs-compaction":
       return html`<p>The answer was accepted; the run waits for its conversation to be compacted before it continues.</p>`;
+    case "accepted":
+      return html`<p>The conversation goes on with the decision.</p>`;
+    case "running":
+      return html`<p>The run continued.</p>`;
   }
 }
 
@@ -94,7 +117,8 @@ export function timeLeft(ms: number): string {
   return mins > 0 ? part(mins, "minute") : "less than a minute";
 }
 
-const STYLE = `
+/** The pages' style sheet (the inbox's too), sent inline under the CSP nonce. */
+export const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1b1f24}
 main{max-width:42rem;margin:2rem auto;padding:1.5rem 2rem;background:#fff;border-radius:8px;box-shadow:0 1px 3px #0002}
 h1{font-size:1.5rem;margin-top:0}
@@ -110,4 +134,6 @@ button{font:inherit;padding:.6rem 1.4rem;border:0;border-radius:6px;background:#
 .errors{border:2px solid #a1261b;border-radius:6px;padding:0 1rem;margin-bottom:1rem}
 .state-outcome h2,.state-answered h2{color:#18642f}.state h2{font-size:1.2rem}
 blockquote{margin:1rem 0;padding:.5rem 1rem;border-left:4px solid #1a5fd0;background:#f0f4fb}
+fieldset.call{border-color:#99a;padding:.5rem 1rem 1rem}fieldset.call>legend{font-size:1.1rem}
+details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}.back{margin:0 0 1rem}
 `;

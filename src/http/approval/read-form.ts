@@ -1,21 +1,22 @@
 import type { JsonValue } from "../../core/json.js";
-import { arraySlots, classify, fieldName, type FieldSchema } from "./schema.js";
+import { arraySlots, classify, fieldName, filledSlots, type FieldSchema } from "./schema.js";
 
 /**
  * The answer a submitted form stands for, built by walking the deferral's schema (never the
  * submitted names, so a field named `__proto__` cannot reach an object's prototype). Empty
  * fields are left out; the resume's own schema check then names what is missing or wrong
- * (RC5049) and the form is shown again with the input kept.
+ * (RC5049) and the form is shown again with the input kept. `root` is what the fields'
+ * names start with, as `renderFields` was given it.
  */
-export function readAnswer(schema: FieldSchema, form: Record<string, string[]>): { value: JsonValue | undefined; problems: string[] } {
+export function readAnswer(schema: FieldSchema, form: Record<string, string[]>, root = "answer"): { value: JsonValue | undefined; problems: string[] } {
   const problems: string[] = [];
-  const value = read(schema, [], form, problems);
+  const value = read(schema, [], form, problems, root);
   return { value, problems };
 }
 
-function read(raw: FieldSchema, path: string[], form: Record<string, string[]>, problems: string[]): JsonValue | undefined {
+function read(raw: FieldSchema, path: string[], form: Record<string, string[]>, problems: string[], root: string): JsonValue | undefined {
   const { schema, kind } = classify(raw);
-  const name = fieldName(path);
+  const name = fieldName(path, root);
   const first = (Object.hasOwn(form, name) ? form[name]! : [])[0];
   const text = first === undefined || first === "" ? undefined : first;
   switch (kind) {
@@ -50,7 +51,7 @@ function read(raw: FieldSchema, path: string[], form: Record<string, string[]>, 
       const out: Record<string, JsonValue> = {};
       let any = false;
       for (const [key, child] of Object.entries(schema.properties!)) {
-        const v = read(child, [...path, key], form, problems);
+        const v = read(child, [...path, key], form, problems, root);
         if (v === undefined) continue;
         Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
         any = true;
@@ -65,8 +66,8 @@ function read(raw: FieldSchema, path: string[], form: Record<string, string[]>, 
         return chosen.length > 0 ? chosen.map((i) => items.schema.enum![i]!) : undefined;
       }
       const out: JsonValue[] = [];
-      for (let i = 0; i < arraySlots(schema); i++) {
-        const v = read(schema.items!, [...path, String(i)], form, problems);
+      for (let i = 0; i < arraySlots(schema, filledSlots(name, form)); i++) {
+        const v = read(schema.items!, [...path, String(i)], form, problems, root);
         if (v !== undefined && !(typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)) out.push(v);
       }
       return out.length > 0 ? out : undefined;

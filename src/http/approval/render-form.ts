@@ -1,13 +1,15 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { FieldHint, RenderHints } from "./view.js";
-import { arraySlots, classify, fieldName, type FieldSchema } from "./schema.js";
+import { arraySlots, classify, fieldName, filledSlots, type FieldSchema } from "./schema.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 interface FormContext {
   hints: RenderHints;
   values: Record<string, string[]>;
+  /** What every field's name starts with (see `fieldName`). */
+  root: string;
   /** Field ids are numbered: paths may hold characters ids should not. */
   nextId: () => string;
 }
@@ -17,10 +19,12 @@ interface FormContext {
  * radio group, enums as a select (or radios), numbers with their bounds, strings with an
  * input type for their format, nested objects as fieldsets, arrays as a few item slots,
  * anything else as a JSON text area. Every control has a label; required ones say so.
+ * `root` names the fields (`answer.…` by default) and `idPrefix` their ids, so several forms
+ * can share a page (one per call of an approval request).
  */
-export function renderFields(schema: FieldSchema, hints: RenderHints, values: Record<string, string[]>): Html {
+export function renderFields(schema: FieldSchema, hints: RenderHints, values: Record<string, string[]>, options: { root?: string; idPrefix?: string } = {}): Html {
   let n = 0;
-  const ctx: FormContext = { hints, values, nextId: () => `field-${++n}` };
+  const ctx: FormContext = { hints, values, root: options.root ?? "answer", nextId: () => `${options.idPrefix ?? ""}field-${++n}` };
   return field(schema, [], true, ctx);
 }
 
@@ -42,7 +46,7 @@ function field(raw: FieldSchema, path: string[], required: boolean, ctx: FormCon
   const key = path.at(-1);
   const label = hint.label ?? schema.title ?? (key === undefined ? "Answer" : /^\d+$/.test(key) ? `Item ${Number(key) + 1}` : humanize(key));
   const help = hint.help ?? schema.description;
-  const name = fieldName(path);
+  const name = fieldName(path, ctx.root);
   const given = Object.hasOwn(ctx.values, name) ? ctx.values[name]! : [];
   const current = given[0] ?? "";
   const id = ctx.nextId();
@@ -113,7 +117,7 @@ function field(raw: FieldSchema, path: string[], required: boolean, ctx: FormCon
               html`<div><input type="checkbox" id="${id}-${i}" name="${name}" value="${String(i)}" ${given.includes(String(i)) ? "checked" : ""}><label for="${id}-${i}">${display(option)}</label></div>`,
           )}</fieldset>`;
       }
-      const count = arraySlots(schema);
+      const count = arraySlots(schema, filledSlots(name, ctx.values));
       const bounds = [schema.minItems ? `at least ${schema.minItems}` : "", `up to ${count}`].filter(Boolean).join(", ");
       const slots = Array.from({ length: count }, (_, i) => field(schema.items!, [...path, String(i)], i < (schema.minItems ?? 0), ctx));
       return html`<fieldset aria-describedby="${described}"><legend>${label}${req} <span class="bounds">(${bounds}; leave the rest empty)</span></legend>${helpText}${slots}</fieldset>`;

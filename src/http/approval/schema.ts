@@ -56,11 +56,31 @@ export function classify(raw: FieldSchema | undefined): { schema: FieldSchema; k
   }
 }
 
-/** How many item slots an array field shows: without JavaScript the form cannot grow, so it offers a few. */
-export function arraySlots(schema: FieldSchema): number {
+/** The most item slots an array field shows for values it holds (an edit form prefilled with a long list). */
+const MAX_SLOTS = 100;
+
+/**
+ * How many item slots an array field shows: without JavaScript the form cannot grow, so it
+ * offers a few, and as many as the values it holds fill (`filled`, see `filledSlots`), so
+ * prefilled items are never cut off.
+ */
+export function arraySlots(schema: FieldSchema, filled = 0): number {
   const min = schema.minItems ?? 0;
   const max = schema.maxItems ?? Math.max(min, 3);
-  return Math.max(1, Math.min(max, Math.max(min, 3)));
+  const offered = Math.max(1, Math.min(max, Math.max(min, 3)));
+  return Math.max(offered, Math.min(filled, schema.maxItems ?? MAX_SLOTS, MAX_SLOTS));
+}
+
+/** How many slots of the array field `name` the values reach into: one past the highest item index they name. */
+export function filledSlots(name: string, values: Record<string, string[]>): number {
+  let slots = 0;
+  const prefix = `${name}.`;
+  for (const key of Object.keys(values)) {
+    if (!key.startsWith(prefix)) continue;
+    const index = /^(\d{1,4})(\.|$)/.exec(key.slice(prefix.length))?.[1];
+    if (index !== undefined) slots = Math.max(slots, Number(index) + 1);
+  }
+  return slots;
 }
 
 /** A JSON Schema from a deferral record, or the catch-all when the tool declared none. */
@@ -68,5 +88,5 @@ export function rootSchema(schema: JsonObject | undefined): FieldSchema {
   return (schema as FieldSchema | undefined) ?? {};
 }
 
-/** The form field name of a path. */
-export const fieldName = (path: string[]) => `answer.${path.join(".")}`.replace(/\.$/, "");
+/** The form field name of a path under `root` (`answer` for a deferral's answer, `call.<i>.input` for an edited call). */
+export const fieldName = (path: string[], root = "answer") => `${root}.${path.join(".")}`.replace(/\.$/, "");

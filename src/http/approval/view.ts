@@ -29,6 +29,13 @@ export interface ApprovalView {
   msLeft?: number;
   /** JSON Schema of the answer, when the tool declared one. */
   schema?: JsonObject;
+  /**
+   * Set for an approval request (a gated tool's calls): each call, decided on its own. The
+   * form's fields for call `i` are `call.<i>.decision` (`approve`, `edit` or `reject`),
+   * `call.<i>.input.…` (the edited input, generated from its `inputSchema` like an
+   * answer's fields), `call.<i>.note` and `call.<i>.reason`. `schema` is absent then.
+   */
+  calls?: ApprovalCallView[];
   /** `meta.render` of the deferral: `{ title?, description?, fields?: { [path]: { widget?, label?, help? } } }`. */
   hints: RenderHints;
   /** What the form holds (a re-shown form keeps the approver's input). */
@@ -45,6 +52,20 @@ export interface ApprovalView {
   hidden: Record<string, string>;
   /** The CSP nonce a custom page's `<style>` needs. */
   nonce?: string;
+}
+
+/** One call of an approval request, as the page shows it. */
+export interface ApprovalCallView {
+  /** Its position in the request: its fields are named `call.<index>.…`. */
+  index: number;
+  toolCallId: string;
+  toolName: string;
+  /** The arguments as the model wrote them (the text itself when it is not JSON). */
+  arguments: JsonValue;
+  /** JSON Schema of the tool's input: the edit form is generated from it (a JSON field without it). */
+  inputSchema?: JsonObject;
+  /** The tool's `approval.meta` for this call; its `render` hints the edit form's fields. */
+  meta?: JsonObject;
 }
 
 export interface FieldHint {

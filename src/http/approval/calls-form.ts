@@ -1,0 +1,120 @@
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import { MAX_DECISION_TEXT, type ApprovalCall, type Decision } from "../../core/approval.js";
+import type { JsonObject, JsonValue } from "../../core/json.js";
+import { formValues } from "./form-values.js";
+import { readAnswer } from "./read-form.js";
+import { renderFields } from "./render-form.js";
+import { rootSchema } from "./schema.js";
+import { hintsOf, type ApprovalCallView } from "./view.js";
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** What a call's decision field holds. */
+const CHOICES = [
+  ["approve", "Approve"],
+  ["edit", "Approve with the edited input below"],
+  ["reject", "Reject"],
+] as const;
+
+/** The calls of an approval request as the page shows them, in the request's order. */
+export function callViews(calls: readonly ApprovalCall[]): ApprovalCallView[] {
+  return calls.map((call, index) => ({
+    index,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    arguments: parsed(call.arguments),
+    ...(call.inputSchema ? { inputSchema: call.inputSchema } : {}),
+    ...(call.meta ? { meta: call.meta } : {}),
+  }));
+}
+
+/** The form as first shown: every call's edit fields hold the arguments the model wrote, nothing is chosen. */
+export function prefilled(calls: readonly ApprovalCallView[]): Record<string, string[]> {
+  return Object.assign(Object.create(null) as Record<string, string[]>, ...calls.map((call) => formValues(rootSchema(call.inputSchema), call.arguments, inputRoot(call))));
+}
+
+/**
+ * One fieldset per call: its tool and arguments, a required choice of approve / edit /
+ * reject, the edit form generated from the tool's input schema (folded away until opened),
+ * a note for an approval and a reason for a rejection. Needs no script.
+ */
+export function renderCalls(calls: readonly ApprovalCallView[], values: Record<string, string[]>): Html {
+  return html`${calls.map((call) => {
+    const prefix = `call.${call.index}`;
+    const id = `call-${call.index}`;
+    const chosen = first(values, `${prefix}.decision`);
+    return html`<fieldset class="call" id="${id}">
+      <legend>Call ${call.index + 1} of ${calls.length}: <code>${call.toolName}</code></legend>
+      <pre>${typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2)}</pre>
+      <fieldset class="choice"><legend>Decision<span class="req"> (required)</span></legend>
+        ${CHOICES.map(
+          ([value, text]) =>
+            html`<div><input type="radio" id="${id}-${value}" name="${prefix}.decision" value="${value}" ${chosen === value ? "checked" : ""} required><label for="${id}-${value}">${text}</label></div>`,
+        )}
+      </fieldset>
+      <details ${chosen === "edit" ? "open" : ""}><summary>Edit the input</summary>
+        ${renderFields(rootSchema(call.inputSchema), hintsOf(call.meta), values, { root: inputRoot(call), idPrefix: `${id}-` })}
+      </details>
+      <div class="field"><label for="${id}-note">Note <span class="help">(optional, kept with an approval)</span></label>
+        <input type="text" id="${id}-note" name="${prefix}.note" value="${first(values, `${prefix}.note`) ?? ""}" maxlength="${String(MAX_DECISION_TEXT)}"></div>
+      <div class="field"><label for="${id}-reason">Reason for rejecting <span class="help">(optional, the model reads it)</span></label>
+        <textarea id="${id}-reason" name="${prefix}.reason" rows="2" maxlength="${String(MAX_DECISION_TEXT)}">${first(values, `${prefix}.reason`) ?? ""}</textarea></div>
+    </fieldset>`;
+  })}`;
+}
+
+/**
+ * The decisions a submitted form stands for, one per call of the request (walking the
+ * calls, never the submitted names). A call without a choice, or an edit that is not an
+ * object, is a problem to show with the form; the run's own check (RC5049) judges the rest.
+ */
+export function readDecisions(calls: readonly ApprovalCallView[], values: Record<string, string[]>): { decisions: Decision[]; problems: string[] } {
+  const decisions: Decision[] = [];
+  const problems: string[] = [];
+  for (const call of calls) {
+    const prefix = `call.${call.index}`;
+    const label = `Call ${call.index + 1} (${call.toolName})`;
+    const note = first(values, `${prefix}.note`) || undefined;
+    const reason = first(values, `${prefix}.reason`) || undefined;
+    switch (first(values, `${prefix}.decision`)) {
+      case "approve":
+        decisions.push({ toolCallId: call.toolCallId, approved: true, ...(note ? { note } : {}) });
+        break;
+      case "edit": {
+        const { value, problems: found } = readAnswer(rootSchema(call.inputSchema), values, inputRoot(call));
+        problems.push(...found.map((p) => `${label}: ${p}`));
+        if (!isObject(value)) {
+          if (found.length === 0) problems.push(`${label}: the edited input must be a JSON object`);
+          break;
+        }
+        decisions.push({ toolCallId: call.toolCallId, approved: true, input: value, ...(note ? { note } : {}) });
+        break;
+      }
+      case "reject":
+        decisions.push({ toolCallId: call.toolCallId, approved: false, ...(reason ? { reason } : {}) });
+        break;
+      default:
+        problems.push(`${label}: choose approve, edit or reject`);
+    }
+  }
+  return { decisions, problems };
+}
+
+const inputRoot = (call: ApprovalCallView) => `call.${call.index}.input`;
+
+function first(values: Record<string, string[]>, name: string): string | undefined {
+  return Object.hasOwn(values, name) ? values[name]![0] : undefined;
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parsed(text: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * The front door's inbox routes: `GET /approvals`, `GET /approvals/:id`, `POST /approvals/:id`
+ * (decide by id) and the chat UI's `POST /threads/:id/approvals/:approvalId`. Everything is
+ * asked as the authenticated caller; refusals answer with the code table's status and
+ * change nothing: the request still waits, no handler ran, the model was not asked.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient, type ApprovalSummary, type AuthorizeHook, type JsonObject, type Principal, type ThreadsClient } from "../src/index.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { startHttp, type HttpServer } from "./http-support.js";
+
+let h: Harness;
+let agents: AgentClient;
+let threads: ThreadsClient;
+let http: HttpServer;
+
+/** What the gated tools did: what decisions must bound. */
+const ran: Array<{ id: string; tool: string; input: unknown }> = [];
+const ranIn = (id: string) => ran.filter((r) => r.id === id).map(({ tool, input }) => ({ tool, input }));
+
+const sendPayout = defineTool({
+  name: "sendPayout",
+  description: "Send money",
+  input: z.object({ amount: z.number().positive(), to: z.string() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["payouts:approve"] } },
+  handler: (input, ctx) => {
+    ran.push({ id: ctx.runId, tool: "sendPayout", input });
+    return `sent ${input.amount} to ${input.to}`;
+  },
+});
+/** Open for one second only. */
+const quickPayout = defineTool({
+  name: "quickPayout",
+  description: "Send money now or never",
+  input: z.object({ amount: z.number() }),
+  needsApproval: true,
+  approval: { ttl: "1s", meta: { requires: ["payouts:approve"] } },
+  handler: (input, ctx) => {
+    ran.push({ id: ctx.runId, tool: "quickPayout", input });
+    return "sent";
+  },
+});
+const askManager = defineTool({ name: "askManager", description: "Ask the manager", input: z.object({}), handler: (_input, ctx) => ctx.defer({ ttl: "1h" }) });
+const payouts = defineAgent({ id: "http-gated", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout, quickPayout, askManager], maxTurns: 4 });
+
+const deleteFile = defineTool({
+  name: "deleteFile",
+  description: "Delete a file",
+  input: z.object({ path: z.string().min(1) }),
+  needsApproval: true,
+  approval: { meta: { requires: ["files:delete"] } },
+  handler: ({ path }, ctx) => {
+    ran.push({ id: ctx.threadId!, tool: "deleteFile", input: { path } });
+    return `deleted ${path}`;
+  },
+});
+const files = defineAgent({ id: "http-files", model: "gpt-4.1-mini", system: "You manage files.", tools: [deleteFile], maxTurns: 4 });
+
+/** fiona approves payouts, maria deletes files, ian holds no role; bob may not even read deferrals. */
+const PEOPLE: Record<string, Principal> = {
+  fiona: { id: "fiona", roles: ["payouts:approve"] },
+  maria: { id: "maria", roles: ["files:delete"] },
+  ian: { id: "ian", roles: [] },
+  bob: { id: "bob", roles: [] },
+};
+const holds = (meta: JsonObject, principal: Principal | undefined) =>
+  ((meta.requires as string[] | undefined) ?? []).every((role) => ((principal?.roles as string[] | undefined) ?? []).includes(role));
+const authorize: AuthorizeHook = (req) => {
+  if (req.principal?.id === "bob" && (req.operation === "deferral.get" || req.operation === "deferral.list")) return false;
+  if (req.operation === "resume") return holds(req.deferral.meta, req.principal);
+  if (req.operation === "thread.decide") return holds(req.meta, req.principal);
+  return true;
+};
+
+beforeAll(async () => {
+  h = await startHarness();
+  ({ agents } = await h.worker([payouts, files], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
+  threads = agents.threads;
+  http = await startHttp({ agents, basePath: "/api", maxBodyBytes: 64 * 1024, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+});
+afterAll(async () => {
+  await http?.close();
+  await h?.close();
+});
+
+const modelCalls = (conversation: string) => h.model.requests.filter((r) => r.conversation === conversation).length;
+
+/** A run parked on one request for two payouts. */
+async function parkedRun(calls: Array<{ name: string; arguments: object }> = [{ name: "sendPayout", arguments: { amount: 120, to: "acme" } }, { name: "sendPayout", arguments: { amount: 5000, to: "mallory" } }]) {
+  const runId = uid("http-gated");
+  h.model.script(runId, [{ toolCalls: calls }, { text: "done paying" }]);
+  const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
+  if (ack.status !== "deferred") throw new Error(`expected the run to park, it settled as ${JSON.stringify(ack)}`);
+  const request = await agents.approvals.get(ack.deferralId);
+  return { runId, approvalId: ack.deferralId, request, ids: request.calls.map((c) => c.toolCallId) };
+}
+
+/** A thread holding its turn on one request. */
+async function parkedThread(path = "a.txt") {
+  const threadId = uid("http-files");
+  h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path } }] }, { text: "deleted" }]);
+  await threads.createThread({ threadId, prompt: threadId });
+  const view = await vi.waitFor(
+    async () => {
+      const v = await threads.getThread({ threadId });
+      expect(v.approvals).toHaveLength(1);
+      return v;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  const [request] = view.approvals;
+  return { threadId, approvalId: request!.approvalId, toolCallId: request!.calls[0]!.toolCallId };
+}
+
+/** What "nothing changed" means for a parked run: the same record, still waiting, nothing ran, the model not asked again. */
+async function unchanged(runId: string, approvalId: string) {
+  const before = await agents.deferrals.get(approvalId);
+  const calls = modelCalls(runId);
+  return async () => {
+    const after = await agents.deferrals.get(approvalId);
+    expect(after.status).toBe("deferred");
+    expect(after.fingerprint).toBe(before.fingerprint);
+    expect(ranIn(runId)).toEqual([]);
+    expect(modelCalls(runId)).toBe(calls);
+  };
+}
+
+/** Visibility trails the runs' writes by a moment: the listing is asked until it shows them. */
+async function listedFor(user: string, query: string, ids: string[]): Promise<ApprovalSummary[]> {
+  return vi.waitFor(
+    async () => {
+      const res = await http.call("GET", `/approvals${query}`, { user });
+      expect(res.status).toBe(200);
+      const rows = res.body.approvals as ApprovalSummary[];
+      for (const id of ids) expect(rows.map((a) => a.approvalId)).toContain(id);
+      return rows;
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+}
+
+describe("the inbox over HTTP", () => {
+  it("lists a run's and a thread's waiting requests for the caller, reads one, and decides it per call (approve with an edit, reject)", async () => {
+    const run = await parkedRun();
+    const thread = await parkedThread();
+    const rows = await listedFor("fiona", "?limit=1000", [run.approvalId, thread.approvalId]);
+    expect(rows.find((a) => a.approvalId === run.approvalId)).toMatchObject({
+      kind: "approval",
+      runId: run.runId,
+      agentId: "http-gated",
+      status: "deferred",
+      calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 120, to: "acme" }) }, { toolName: "sendPayout" }],
+      meta: { requires: ["payouts:approve"] },
+    });
+    expect(rows.find((a) => a.approvalId === thread.approvalId)).toMatchObject({ kind: "approval", runId: thread.threadId, agentId: "http-files", calls: [{ toolName: "deleteFile" }] });
+    // Filters reach the inbox: what a request requires, its agent.
+    const forFiles = (await http.call("GET", "/approvals?requires=files:delete&limit=1000", { user: "fiona" })).body.approvals as ApprovalSummary[];
+    expect(forFiles.map((a) => a.approvalId)).toContain(thread.approvalId);
+    expect(forFiles.map((a) => a.approvalId)).not.toContain(run.approvalId);
+    const ofAgent = (await http.call("GET", "/approvals?agentId=http-files&limit=1000", { user: "fiona" })).body.approvals as ApprovalSummary[];
+    expect(ofAgent.every((a) => a.agentId === "http-files")).toBe(true);
+
+    const one = await http.call("GET", `/approvals/${encodeURIComponent(run.approvalId)}`, { user: "fiona" });
+    expect(one).toMatchObject({ status: 200, body: { approvalId: run.approvalId, kind: "approval", callFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+
+    const [small, big] = run.ids;
+    const decided = await http.call("POST", `/approvals/${encodeURIComponent(run.approvalId)}`, {
+      user: "fiona",
+      body: {
+        decisions: [
+          { toolCallId: small, approved: true, input: { amount: 100, to: "acme" }, note: "rounded down" },
+          { toolCallId: big, approved: false, reason: "not a supplier" },
+        ],
+        shown: one.body.callFingerprint,
+      },
+    });
+    expect(decided).toMatchObject({ status: 200, body: { status: "resumed", deferralId: run.approvalId, outcome: { status: "completed", result: { text: "done paying" } } } });
+    expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 100, to: "acme" } }]);
+    // Decided once: again reads the first outcome, and nothing runs twice.
+    const again = await http.call("POST", `/approvals/${encodeURIComponent(run.approvalId)}`, { user: "fiona", body: { decisions: { [small!]: { approved: true }, [big!]: { approved: true } } } });
+    expect(again).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(ranIn(run.runId)).toHaveLength(1);
+    expect((await http.call("GET", `/approvals/${encodeURIComponent(run.approvalId)}`, { user: "fiona" })).body).toMatchObject({ status: "resumed" });
+
+    // The thread's request, decided by id through the same route (keyed by call id this time).
+    const threadDecided = await http.call("POST", `/approvals/${encodeURIComponent(thread.approvalId)}`, { user: "maria", body: { decisions: { [thread.toolCallId]: { approved: true } } } });
+    expect(threadDecided).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "accepted" } } });
+    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(ranIn(thread.threadId)).toEqual([{ tool: "deleteFile", input: { path: "a.txt" } }]);
+  });
+
+  it("decides a thread's request from the chat UI's route (thread.decide), the turn going on there", async () => {
+    const thread = await parkedThread("tmp/x");
+    const path = `/threads/${encodeURIComponent(thread.threadId)}/approvals/${encodeURIComponent(thread.approvalId)}`;
+    const res = await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true, input: { path: "tmp/y" } }] } });
+    expect(res).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "accepted" } } });
+    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed" });
+    expect(ranIn(thread.threadId)).toEqual([{ tool: "deleteFile", input: { path: "tmp/y" } }]);
+    expect(await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true }] } })).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(ranIn(thread.threadId)).toHaveLength(1);
+  });
+});
+
+describe("who may list, read and decide", () => {
+  it("refuses a decision the hook does not allow with 403 (RC5056 by id, AI1021 on the thread route) and runs nothing", async () => {
+    const run = await parkedRun();
+    const same = await unchanged(run.runId, run.approvalId);
+    const decisions = run.ids.map((toolCallId) => ({ toolCallId, approved: true }));
+    for (const user of ["ian", "maria", undefined]) {
+      const res = await http.call("POST", `/approvals/${encodeURIComponent(run.approvalId)}`, { ...(user ? { user } : {}), body: { decisions } });
+      expect(res, String(user)).toMatchObject({ status: 403, body: { error: { code: "RC5056" } } });
+    }
+    await same();
+
+    const thread = await parkedThread();
+    const path = `/threads/${encodeURIComponent(thread.threadId)}/approvals/${encodeURIComponent(thread.approvalId)}`;
+    const refused = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true }] } });
+    expect(refused).toMatchObject({ status: 403, body: { error: { code: "AI1021" } } });
+    expect((await threads.getThread({ threadId: thread.threadId })).approvals).toHaveLength(1);
+    expect(ranIn(thread.threadId)).toEqual([]);
+
+    // Allowed, it goes through: the refusals spent nothing.
+    expect((await http.call("POST", `/approvals/${encodeURIComponent(run.approvalId)}`, { user: "fiona", body: { decisions } })).status).toBe(200);
+    expect(ranIn(run.runId)).toHaveLength(2);
+  });
+
+  it("lists only the rows the hook allows and refuses reading a request it does not (403 AI1013)", async () => {
+    const run = await parkedRun();
+    await listedFor("ian", "?limit=1000", [run.approvalId]);
+    const bobs = await http.call("GET", "/approvals?limit=1000", { user: "bob" });
+    expect(bobs).toMatchObject({ status: 200, body: { approvals: [] } });
+    expect(await http.call("GET", `/approvals/${encodeURIComponent(run.approvalId)}`, { user: "bob" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+  });
+});
+
+describe("what does not fit", () => {
+  it("refuses malformed, oversized and hostile requests with AI1040 / AI1041, and decisions the request does not take with RC5049, changing nothing", async () => {
+    const run = await parkedRun();
+    const [small, big] = run.ids as [string, string];
+    const path = `/approvals/${encodeURIComponent(run.approvalId)}`;
+    const same = await unchanged(run.runId, run.approvalId);
+
+    const malformed: Array<[string, { raw?: string; body?: unknown; headers?: Record<string, string> }]> = [
+      ["not JSON", { raw: "{ decisions: [" }],
+      ["no decisions", { body: {} }],
+      ["decisions a string", { body: { decisions: "approve all" } }],
+      ["decisions null", { body: { decisions: null } }],
+      ["approved not a boolean", { body: { decisions: [{ toolCallId: small, approved: "yes" }, { toolCallId: big, approved: true }] } }],
+      ["a decision without a call id", { body: { decisions: [{ approved: true }] } }],
+      ["a call id with a control character", { body: { decisions: [{ toolCallId: "call\u0000", approved: true }] } }],
+      ["a call id over 1,000 characters", { body: { decisions: [{ toolCallId: "c".repeat(1001), approved: true }] } }],
+      ["input a list", { body: { decisions: [{ toolCallId: small, approved: true, input: [1] }, { toolCallId: big, approved: true }] } }],
+      ["a reason over 4,000 characters", { body: { decisions: [{ toolCallId: small, approved: false, reason: "r".repeat(4001) }, { toolCallId: big, approved: true }] } }],
+      ["shown not a fingerprint", { body: { decisions: [{ toolCallId: small, approved: true }, { toolCallId: big, approved: true }], shown: "nope" } }],
+      ["sent as text from the page's own origin", { raw: JSON.stringify({ decisions: [] }), headers: { "content-type": "text/plain", origin: new URL(http.url).origin } }],
+      ["too many decisions", { body: { decisions: Array.from({ length: 1001 }, () => ({ toolCallId: "c", approved: true })) } }],
+    ];
+    for (const [what, request] of malformed) {
+      const res = await http.call("POST", path, { user: "fiona", ...request });
+      expect(res, what).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    }
+    // The same text body from anywhere else is what a cross-site form sends: refused before it is read.
+    const crossSite = await http.call("POST", path, { user: "fiona", raw: JSON.stringify({ decisions: [] }), headers: { "content-type": "text/plain", origin: "https://elsewhere.example" } });
+    expect(crossSite).toMatchObject({ status: 403, body: { error: { code: "AI1043" } } });
+    const huge = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: small, approved: false, reason: "x".repeat(100_000) }] } });
+    expect(huge).toMatchObject({ status: 413, body: { error: { code: "AI1041" } } });
+
+    const misfits: Array<[string, unknown]> = [
+      ["no decision at all", []],
+      ["a call left out", [{ toolCallId: small, approved: true }]],
+      ["a call the request does not list", [{ toolCallId: small, approved: true }, { toolCallId: big, approved: true }, { toolCallId: "call_elsewhere", approved: true }]],
+      ["a call decided twice", [{ toolCallId: small, approved: true }, { toolCallId: small, approved: false }, { toolCallId: big, approved: true }]],
+      ["an edit that fails the tool's schema", [{ toolCallId: small, approved: true, input: { amount: -5, to: "acme" } }, { toolCallId: big, approved: true }]],
+      ["an edit for a rejection", [{ toolCallId: small, approved: false, input: { amount: 5, to: "x" } }, { toolCallId: big, approved: true }]],
+      ["__proto__ as a call id", [{ toolCallId: "__proto__", approved: true }, { toolCallId: small, approved: true }, { toolCallId: big, approved: true }]],
+      // Read as an own key, never as the edit's prototype: the amount it would lend is still missing.
+      ["an amount lent through __proto__", [{ toolCallId: small, approved: true, input: JSON.parse('{"__proto__": {"amount": 1}, "to": "acme"}') }, { toolCallId: big, approved: true }]],
+    ];
+    for (const [what, decisions] of misfits) {
+      const res = await http.call("POST", path, { user: "fiona", raw: JSON.stringify({ decisions }) });
+      expect(res, what).toMatchObject({ status: 400, body: { error: { code: "RC5049" } } });
+    }
+    // A fingerprint of something else: the calls it was decided on are not these (RC5058, 409).
+    const stale = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: small, approved: true }, { toolCallId: big, approved: true }], shown: "0".repeat(64) } });
+    expect(stale).toMatchObject({ status: 409, body: { error: { code: "RC5058" } } });
+    await same();
+
+    // The token was never spent: a decision that fits still goes through.
+    const ok = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: small, approved: true }, { toolCallId: big, approved: false }] } });
+    expect(ok).toMatchObject({ status: 200, body: { status: "resumed" } });
+    expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 120, to: "acme" } }]);
+  });
+
+  it("refuses hostile ids and query parameters with AI1040, unknown requests with 404, and maps closed requests as the code table does", async () => {
+    for (const path of [
+      `/approvals/${encodeURIComponent("dfr:1:\u0007bell")}`,
+      `/approvals/${"d".repeat(1001)}`,
+      "/approvals?limit=0",
+      "/approvals?limit=1001",
+      "/approvals?limit=ten",
+      "/approvals?status=waiting",
+      "/approvals?cursor=not%20a%20cursor",
+      `/approvals?requires=${encodeURIComponent("a\nb")}`,
+      `/approvals?agentId=${"a".repeat(1001)}`,
+    ]) {
+      expect(await http.call("GET", path, { user: "fiona" }), path).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    }
+    expect(await http.call("POST", `/threads/t1/approvals/${encodeURIComponent("dfr:1:\u0000")}`, { user: "maria", body: { decisions: [] } })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    for (const id of ["__proto__", "constructor", "dfr:1:no-such-run", "no-such-approval"]) {
+      expect(await http.call("GET", `/approvals/${encodeURIComponent(id)}`, { user: "fiona" }), id).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
+      expect(await http.call("POST", `/approvals/${encodeURIComponent(id)}`, { user: "fiona", body: { decisions: [] } }), id).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
+    }
+    expect(await http.call("POST", "/threads/no-such-thread/approvals/dfr:1:no-such-thread", { user: "maria", body: { decisions: [] } })).toMatchObject({ status: 404, body: { error: { code: "AI1020" } } });
+
+    // A ctx.defer() deferral is answered with its token, not decided by id.
+    const plain = uid("http-plain");
+    h.model.script(plain, [{ toolCalls: [{ name: "askManager", arguments: {} }] }, { text: "asked" }]);
+    const ack = await agents.run(payouts, { prompt: plain, runId: plain });
+    const deferralId = (ack as { deferralId: string }).deferralId;
+    expect((await http.call("GET", `/approvals/${encodeURIComponent(deferralId)}`, { user: "fiona" })).body).toMatchObject({ kind: "deferral", calls: [{ toolName: "askManager" }] });
+    expect(await http.call("POST", `/approvals/${encodeURIComponent(deferralId)}`, { user: "fiona", body: { decisions: [] } })).toMatchObject({ status: 400, body: { error: { code: "RC5049" } } });
+
+    // Withdrawn by a cancel: RC5050 (409); run out of time: RC5047 (410). Nothing runs either way.
+    const cancelled = await parkedRun();
+    await agents.cancel(cancelled.runId, { reason: "customer left" });
+    const late = await http.call("POST", `/approvals/${encodeURIComponent(cancelled.approvalId)}`, { user: "fiona", body: { decisions: cancelled.ids.map((toolCallId) => ({ toolCallId, approved: true })) } });
+    expect(late).toMatchObject({ status: 409, body: { error: { code: expect.stringMatching(/^RC505[04]$/) } } });
+    const expired = await parkedRun([{ name: "quickPayout", arguments: { amount: 1 } }]);
+    await expect(agents.result(expired.runId)).rejects.toMatchObject({ code: "RC5047" });
+    const tooLate = await http.call("POST", `/approvals/${encodeURIComponent(expired.approvalId)}`, { user: "fiona", body: { decisions: [{ toolCallId: expired.ids[0], approved: true }] } });
+    expect(tooLate).toMatchObject({ status: 410, body: { error: { code: "RC5047" } } });
+    expect([...ranIn(cancelled.runId), ...ranIn(expired.runId)]).toEqual([]);
+  });
+});
