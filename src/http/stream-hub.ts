@@ -6,6 +6,7 @@ import { threadStreamQuery } from "../core/wire/thread.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import { isQueryBusy } from "../client/query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
+import { HistoryWatch } from "../client/history-watch.js";
 
 const hubs = new WeakMap<ThreadsClient, Map<number, StreamHub>>();
 
@@ -62,15 +63,24 @@ export class StreamHub {
     return () => poller.remove(reader);
   }
 
-  /** @internal One read of the stream; retried while the workflow is busy. */
-  async read(threadId: string, fromSeq: number, stopped: () => boolean): Promise<StreamSnapshot | undefined> {
+  /**
+   * @internal One read of the stream; retried while the workflow is busy. `undefined` when
+   * the history has not moved since `watch` last saw it (nothing new: no query, which is a
+   * billed action, where the describe is not) or the poller stopped.
+   */
+  async read(threadId: string, fromSeq: number, stopped: () => boolean, watch: { current?: HistoryWatch }): Promise<StreamSnapshot | "unchanged" | undefined> {
     const client = (this.#reads ??= acquireStreamClient(this.threads.client)).client;
+    const history = (watch.current ??= new HistoryWatch(client, threadId));
+    if (!(await translated(threadId, () => history.changed()))) return "unchanged";
     for (;;) {
       try {
         return await query(client, threadId, fromSeq);
       } catch (err) {
         if (!isQueryBusy(err)) throw err;
-        if (stopped()) return undefined;
+        if (stopped()) {
+          history.forget();
+          return undefined;
+        }
         await sleep(busyPauseMs());
       }
     }
@@ -87,8 +97,12 @@ export class StreamHub {
 }
 
 async function query(client: Client, threadId: string, fromSeq: number): Promise<StreamSnapshot> {
+  return translated(threadId, () => client.workflow.getHandle(threadId).query(threadStreamQuery, { fromSeq }));
+}
+
+async function translated<T>(threadId: string, read: () => Promise<T>): Promise<T> {
   try {
-    return await client.workflow.getHandle(threadId).query(threadStreamQuery, { fromSeq });
+    return await read();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError({ threadId });
     throw err;
@@ -97,6 +111,7 @@ async function query(client: Client, threadId: string, fromSeq: number): Promise
 
 class ThreadPoller {
   readonly #readers = new Set<StreamReader>();
+  readonly #watch: { current?: HistoryWatch } = {};
   #running = false;
   #wake: (() => void) | undefined;
 
@@ -107,6 +122,8 @@ class ThreadPoller {
 
   add(reader: StreamReader): void {
     this.#readers.add(reader);
+    // A reader that joins has seen nothing yet: the next round reads even if the history did not move.
+    this.#watch.current?.forget();
     this.#wake?.();
     if (!this.#running) {
       this.#running = true;
@@ -126,7 +143,12 @@ class ThreadPoller {
         const fromSeq = Math.min(...readers.map((r) => r.last));
         let snapshot: StreamSnapshot | undefined;
         try {
-          snapshot = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0);
+          const read = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0, this.#watch);
+          if (read === "unchanged") {
+            await this.#pause(this.hub.intervalMs);
+            continue;
+          }
+          snapshot = read;
         } catch (err) {
           // The thread is gone (or the server refuses for good): every reader hears it.
           for (const r of readers) {

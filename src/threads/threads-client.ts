@@ -67,6 +67,7 @@ import { connect, type ClientConnectionOptions } from "../client/connection.js";
 import { isQueryBusy } from "../client/query-busy.js";
 import { boundedQuery, type QueryDeadline } from "../client/bounded-query.js";
 import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
+import { currentDetails, HistoryWatch } from "../client/history-watch.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
 export interface ThreadsClientOptions extends ClientConnectionOptions {
@@ -438,10 +439,16 @@ export class ThreadsClient {
     // Polls fail fast when the workflow is busy and retry within milliseconds, so followers
     // in several processes do not starve each other (see acquireStreamClient).
     const reads = acquireStreamClient(this.client);
+    const watch = new HistoryWatch(reads.client, options.threadId);
     try {
       while (!options.signal?.aborted) {
         let batch: StreamSnapshot;
         try {
+          // Only when the history moved: a query is a billed action, a describe is not.
+          if (!(await this.#query(options.threadId, () => watch.changed(), reads.client))) {
+            await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+            continue;
+          }
           batch = await this.#query(
             options.threadId,
             () => reads.client.workflow.getHandle<typeof agentThread>(options.threadId).query(threadStreamQuery, { fromSeq }),
@@ -449,6 +456,7 @@ export class ThreadsClient {
           );
         } catch (err) {
           if (!isQueryBusy(err)) throw err;
+          watch.forget();
           await sleep(busyPauseMs());
           continue;
         }
@@ -476,12 +484,21 @@ export class ThreadsClient {
     const polling = new AbortController();
     const ended = this.#ended(threadId, polling.signal);
     try {
+      // Queries are billed actions; describes and the thread's status line are not. The state
+      // is queried only when the history moved and the status line says the thread may be
+      // at rest (a message queued behind a finished turn is what the query still rules out).
+      const watch = new HistoryWatch(this.client, threadId);
       let interval = 20;
       for (;;) {
-        const snapshot = await Promise.race([this.#query(threadId, () => this.#handle(threadId).query(threadSnapshotQuery)), ended]);
-        if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
-        const halted = snapshot.status === "stopped" || snapshot.status === "failed";
-        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await this.getThread(options);
+        const moved = await Promise.race([this.#query(threadId, () => watch.changed()), ended]);
+        const line = moved ? await Promise.race([this.#query(threadId, () => currentDetails(this.client, threadId)), ended]) : undefined;
+        if (moved && (line === undefined || mayBeSettled(line))) {
+          const snapshot = await Promise.race([this.#query(threadId, () => this.#handle(threadId).query(threadSnapshotQuery)), ended]);
+          if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
+          const halted = snapshot.status === "stopped" || snapshot.status === "failed";
+          // Not at rest after all (a queued message): the turn it starts moves the history again.
+          if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await this.getThread(options);
+        }
         options.signal?.throwIfAborted();
         await Promise.race([sleep(interval), ended]);
         interval = Math.min(250, interval * 1.5);
@@ -849,3 +866,13 @@ function assertSeedFits(threadId: string, input: ThreadInput): void {
 
 /** What a thread adds to each message it stores: `,"id":"<uuid>","createdAt":"<ISO time>"`. */
 const STORED_MESSAGE_OVERHEAD = 84;
+
+/**
+ * Whether a thread whose status line (the workflow's current details, see the thread's
+ * status text in workflows/) reads `line` may be at rest: idle, completed, failed or
+ * stopped. Anything else (a turn or a tool running, a call awaiting its answer or an
+ * approval) is not; a line this does not know is checked with a query.
+ */
+function mayBeSettled(line: string): boolean {
+  return !/^(running|awaiting)\b/.test(line);
+}
