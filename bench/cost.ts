@@ -8,7 +8,9 @@
  * - approvalRun: lookup tool → approval tool (defers) → resume → payout tool → answer (four
  *   model calls, three tools), with model calls of COST_MODEL_MS (default 2 s) and of
  *   COST_SLOW_MODEL_MS (default 20 s); next to it, the floor: a bare Temporal workflow doing
- *   the same model and tool calls (bench/bare, no SDK code), parked on an update.
+ *   the same model and tool calls (bench/bare, no SDK code), parked on an update, with what
+ *   any durable approval needs at least: the asking tool runs, the request is listed while it
+ *   waits (a search attribute set, then cleared) and expires (a timer). The issue's "about 13".
  * - parkedPerMinute: actions while a run waits parked for COST_PARKED_S (default 60 s).
  * - threadTurn[chars][followers]: one streamed thread turn of 2,000 and 20,000 characters,
  *   with 0, 1 and 10 readers following it in this process (`followUpdates`).
@@ -90,6 +92,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const bareQueue = await startBareWorker(stack, [
       { spec: { type: "function", function: { name: "lookup", parameters: { type: "object", properties: { account: { type: "string" } } } } }, handler: () => "acme: 250 due" },
       { spec: { type: "function", function: { name: "pay", parameters: { type: "object", properties: { amount: { type: "number" } } } } }, handler: () => "paid 250" },
+      { spec: { type: "function", function: { name: "askApproval", parameters: { type: "object", properties: { amount: { type: "number" } } } } }, handler: () => "waiting for a human" },
     ]);
 
     const script = (delayMs: number): Responder => (_request, turn) => {
@@ -119,12 +122,13 @@ export async function main(): Promise<Record<string, unknown>> {
         const handle = await client.workflow.start<typeof bareApproval>("bareApproval", {
           workflowId,
           taskQueue: bareQueue,
-          args: [{ system: SYSTEM, prompt: workflowId, maxTurns: 6, approvalTool: "askApproval" }],
+          // The floor does what any durable approval needs: the asking tool runs, the request is listed and expires (72 h, the SDK's default).
+          args: [{ system: SYSTEM, prompt: workflowId, maxTurns: 6, approvalTool: "askApproval", inbox: { ttlMs: 72 * 3600_000 } }],
         });
-        // Parked once its third activity (the model's approval call) completed: read from history, which is free.
+        // Parked once its fourth activity (the asking tool) completed: read from history, which is free.
         for (;;) {
           const events = (await handle.fetchHistory()).events ?? [];
-          if (events.filter((e) => e.activityTaskCompletedEventAttributes).length >= 3 && events.at(-1)?.workflowTaskCompletedEventAttributes) break;
+          if (events.filter((e) => e.activityTaskCompletedEventAttributes).length >= 4 && events.some((e) => e.timerStartedEventAttributes)) break;
           await sleep(100);
         }
         await handle.executeUpdate(approveUpdate, { args: [JSON.stringify({ approved: true })] });

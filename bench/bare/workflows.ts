@@ -2,10 +2,13 @@
  * The hand-written baseline workflow: the usual agent loop with the thread held in the
  * workflow and passed whole into every model activity. No SDK code.
  */
-import { ApplicationFailure, condition, proxyActivities, setHandler } from "@temporalio/workflow";
+import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
+import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
 import type { BareActivities } from "./activities.js";
 import { approveUpdate, parkedUpdate, pingUpdate } from "./messages.js";
+
+const DeferralStatus = defineSearchAttributeKey("DeferralStatus", SearchAttributeType.KEYWORD);
 
 export interface BareAgentInput {
   system: string;
@@ -88,7 +91,7 @@ export async function bareResume({ system, prompt }: BareResumeInput): Promise<s
  * The latency baseline: the agent loop of {@link bareAgent}, where the tool named
  * `approvalTool` waits for a human (the `approve` update) instead of running. No SDK code.
  */
-export async function bareApproval({ system, prompt, maxTurns, approvalTool }: BareAgentInput & { approvalTool: string }): Promise<string> {
+export async function bareApproval({ system, prompt, maxTurns, approvalTool, inbox }: BareAgentInput & { approvalTool: string; inbox?: { ttlMs: number } }): Promise<string> {
   let parked = false;
   let answer: string | undefined;
   setHandler(approveUpdate, (payload) => {
@@ -97,8 +100,17 @@ export async function bareApproval({ system, prompt, maxTurns, approvalTool }: B
   setHandler(parkedUpdate, () => condition(() => parked));
   const result = await agentLoop(system, prompt, maxTurns, async (call) => {
     if (call.function.name !== approvalTool) return callTool({ call });
+    // What any durable approval needs at least: the tool that asks runs, the request can be
+    // listed (a search attribute while it waits, cleared after), and it expires (a timer).
+    if (inbox) {
+      await callTool({ call });
+      upsertSearchAttributes([{ key: DeferralStatus, value: "deferred" }]);
+    }
     parked = true;
-    await condition(() => answer !== undefined);
+    if (inbox) {
+      if (!(await condition(() => answer !== undefined, inbox.ttlMs))) throw ApplicationFailure.nonRetryable("the approval expired");
+      upsertSearchAttributes([{ key: DeferralStatus, value: "resumed" }]);
+    } else await condition(() => answer !== undefined);
     return answer!;
   });
   return result.text;
