@@ -20,6 +20,10 @@ export default defineConfig({
       "test/many-parked.test.ts",
       // deferral listing through search attributes in SQL visibility
       "test/deferral-lifecycle.test.ts",
+      // gated tools: runs and threads park before the handler, the one inbox lists both from SQL visibility
+      "test/approvals-run.test.ts",
+      "test/approvals-thread.test.ts",
+      "test/http-approvals.test.ts",
       // several readers of one thread's stream (buffered queries)
       "test/thread-streaming.test.ts",
       "test/http-readers.test.ts",

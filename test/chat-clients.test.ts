@@ -341,7 +341,9 @@ describe("the thread store on the real front door", () => {
     const malformed: unknown[] = [{}, { decisions: "all" }, { decisions: [1] }, { decisions: Array.from({ length: 1001 }, () => ({})) }, { decisions: [], shown: "abc" }];
     for (const body of malformed) expect((await http.call("POST", route, { user: "alice", body })).body.error?.code, JSON.stringify(body).slice(0, 80)).toBe("AI1040");
     expect((await http.call("POST", route, { user: "alice", raw: "{nope" })).body.error.code).toBe("AI1040");
-    for (const decisions of [[], [{ toolCallId: "nope", approved: true }], [{ toolCallId: calls[0]!.toolCallId, approved: "yes" }], [{ toolCallId: calls[0]!.toolCallId, approved: false, input: {} }]]) {
+    // The front door checks each decision's outline: approved must be a boolean.
+    expect((await http.call("POST", route, { user: "alice", body: { decisions: [{ toolCallId: calls[0]!.toolCallId, approved: "yes" }] } })).body.error.code).toBe("AI1040");
+    for (const decisions of [[], [{ toolCallId: "nope", approved: true }], [{ toolCallId: calls[0]!.toolCallId, approved: false, input: {} }]]) {
       expect((await http.call("POST", route, { user: "alice", body: { decisions } })).body.error?.code, JSON.stringify(decisions)).toBe("RC5049");
     }
     expect((await http.call("POST", route, { body: { decisions: [{ toolCallId: calls[0]!.toolCallId, approved: true }] } })).body.error.code).toBe("AI1021");
