@@ -2,7 +2,8 @@ import { CancellationScope, CancelledFailure, patched, proxyActivities, uuid4 } 
 import { addUsage } from "../src/core/messages.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import type { ThreadActivities, ThreadPrepared } from "../src/core/thread-contracts.js";
-import { fingerprint, toChat } from "../src/core/thread-transcript.js";
+import { messageFingerprint } from "../src/core/fingerprint.js";
+import { toChat } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { ThreadState } from "./thread-state.js";
@@ -30,7 +31,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
   const call = {
     agentId: thread.agentId,
     baseLength,
-    ...(tail ? { baseTail: fingerprint(toChat(tail)) } : {}),
+    ...(tail ? { baseTail: messageFingerprint(toChat(tail)) } : {}),
     delta,
     ...(thread.principal ? { principal: thread.principal } : {}),
   };
