@@ -3,7 +3,7 @@ import { integration } from "./vitest.config.js";
 
 // The second CI lane (`npm run test:postgres`, after `npm test` in .ci/run): the tests whose
 // behaviour rests on the server's persistence, visibility and defaults, against the real
-// Temporal server on PostgreSQL (scripts/temporal-postgres.ts) instead of the dev server.
+// Temporal server on PostgreSQL (src/testing/temporal-postgres.ts) instead of the dev server.
 // Set here, not in the npm script: global-setup's startTemporal() reads it in this process.
 process.env.TEMPORAL_TARGET = "postgres";
 

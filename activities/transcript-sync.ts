@@ -2,7 +2,7 @@ import { Context } from "@temporalio/activity";
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import type { AgentModelCallInput } from "../src/core/contracts.js";
 import type { ChatMessage } from "../src/core/messages.js";
-import { fingerprint } from "../src/core/thread-transcript.js";
+import { messageFingerprint } from "../src/core/fingerprint.js";
 import { MAX_PAGE_MESSAGES } from "../src/core/payload-size.js";
 import { runMessagesQuery, transcriptQuery } from "../src/core/wire/run.js";
 import { threadTranscriptQuery } from "../src/core/wire/thread.js";
@@ -52,7 +52,7 @@ export class TranscriptSync {
     const cached = input.baseLength === 0 ? [] : this.#cache.prefix(key, input.baseLength);
     // A copy that does not end where the host's transcript does (an answer the host never
     // took, from a call that was retried, stopped or lost) is not used.
-    const fresh = cached && (input.baseTail === undefined || (cached.length > 0 && fingerprint(cached.at(-1)!) === input.baseTail));
+    const fresh = cached && (input.baseTail === undefined || (cached.length > 0 && messageFingerprint(cached.at(-1)!) === input.baseTail));
     const base = fresh ? cached : await this.#query(input, input.baseLength);
     const transcript = base.concat(delta);
     this.#cache.set(key, transcript);

@@ -6,7 +6,7 @@
  *   npx tsx scripts/ensure-temporal.ts
  */
 import { TemporalUnavailableError } from "../src/testing/dev-server.js";
-import { findTemporalBinary, installTemporalBinary } from "./temporal-binary.js";
+import { findTemporalBinary, installTemporalBinary } from "../src/testing/temporal-binary.js";
 
 const log = (line: string): void => {
   process.stderr.write(`[ensure-temporal] ${line}\n`);

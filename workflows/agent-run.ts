@@ -1,26 +1,9 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  allHandlersFinished,
-  makeContinueAsNewFunc,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-  workflowInfo,
-} from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../src/core/errors/codes.js";
-import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
-import { StepStateError } from "../src/core/errors/step-state.js";
-import type { AgentActivities, DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
-import { legacyOptions } from "./activity-options.js";
+import type { DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
 import { agentSteps } from "./agent-steps.js";
 import { cancelRequestProblem, deferralIdProblem, messagePageProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
-import { jsonBytes, MAX_PAYLOAD_BYTES, tailOf } from "../src/core/payload-size.js";
-import type { DeferralRecord } from "../src/core/deferral-record.js";
 import {
   cancelUpdate,
   deferralQuery,
@@ -33,20 +16,16 @@ import {
   settledUpdate,
   transcriptQuery,
 } from "../src/core/wire/run.js";
-import { RECENT_MESSAGES, RECENT_MESSAGES_BYTES, resultSummary, type AgentResult, type AgentRunInput, type RunCarry, type RunState } from "../src/core/run-state.js";
+import { resultSummary, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
+import { runContinuation } from "./run-continue.js";
 import { agentDeferralBook, resultMessage } from "./run-deferral.js";
+import { prepareAgent, reprepare } from "./run-preparation.js";
+import { runStateView } from "./run-state-view.js";
 import { RunTracing } from "./run-trace.js";
 import { loop } from "./run-loop.js";
 import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
 import { TranscriptRoom } from "./transcript-room.js";
-import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
-
-/** A run that cannot continue as new ends (AI1018) before Temporal's 51,200 events or 50 MB would terminate it. */
-const HISTORY_EVENTS_BACKSTOP = 45_000;
-const HISTORY_BYTES_BACKSTOP = 44_040_192;
-
-const { prepareAgent } = proxyLocalActivities<AgentActivities>(legacyOptions.runPrepare);
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
@@ -96,18 +75,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
   setHandler(denyUpdate, (request) => book.deny(request), { validator: (request) => book.validateDeny(request) });
-  setHandler(runStateQuery, (): RunState => {
-    const waiting = book.current();
-    // Never the whole transcript: it may be larger than a query's answer can be.
-    const { messages, ...rest } = state;
-    return {
-      ...rest,
-      status: book.phase,
-      recentMessages: tailOf(messages, RECENT_MESSAGES, RECENT_MESSAGES_BYTES),
-      messageCount: messages.length,
-      ...(waiting ? { deferralId: waiting.id } : {}),
-    };
-  });
+  setHandler(runStateQuery, () => runStateView(state, book));
   setHandler(runMessagesQuery, (request) => {
     refuseMalformed(runMessagesQuery.name, messagePageProblem(request));
     return transcript.page(state.messages, request);
@@ -131,63 +99,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const left = input.carried ? Math.max(1, deadline - Date.now()) : input.timeoutMs!;
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
-  /**
-   * Version 4 on: between turns, with nothing waiting and no update in flight, a run whose
-   * history Temporal says is long (or past `maxHistoryEvents`) continues as new, carrying
-   * what it holds, so a long run does not meet Temporal's history limits. One whose carry
-   * would not fit a payload (a transcript over 1.5 MB) goes on as it is.
-   */
-  const continueIfDue = async (): Promise<void> => {
-    if ((input.version ?? 0) < 4) return;
-    const info = workflowInfo();
-    const due = info.continueAsNewSuggested || (input.maxHistoryEvents !== undefined && info.historyLength >= input.maxHistoryEvents);
-    if (!due || book.current() || definitionCheck.record) return;
-    // Resumes waiting for the run's next settled state are answered "running" (their clients
-    // follow the run); anything else still in flight (an old client's settled update) is
-    // given a moment, then the run goes on in this execution and tries again next turn.
-    const undo = book.resumes.releaseForContinue();
-    if (!(await condition(allHandlersFinished, "10s"))) {
-      undo();
-      return;
-    }
-    const trace = tracing?.handOn();
-    const carried: RunCarry = {
-      messages: state.messages,
-      turnsUsed: state.turnsUsed,
-      usage: state.usage,
-      restored: state.restored,
-      ...(state.principal ? { principal: state.principal } : {}),
-      ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
-      records: book.records.list,
-      epoch: transcript.epoch,
-      sentLength: transcript.sentLength,
-      ...(deadline !== undefined ? { deadline } : {}),
-      continuedRuns: (input.carried?.continuedRuns ?? 0) + 1,
-      ...(trace ? { trace } : {}),
-    };
-    const next: AgentRunInput = { ...input, carried };
-    if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
-      undo();
-      // Too large to carry, it goes on here; near Temporal's limits (which would terminate
-      // it) it ends with a typed code instead (version 5 on).
-      if ((input.version ?? 0) >= 5 && (info.historyLength >= HISTORY_EVENTS_BACKSTOP || info.historySize >= HISTORY_BYTES_BACKSTOP)) {
-        throw new TranscriptFullError({
-          host: "run",
-          id: info.workflowId,
-          what: `its next step (its history, ${info.historyLength} events and ${info.historySize} bytes, is near Temporal's limits, and the transcript is too large to carry into a new execution)`,
-          bytes: meter.total(state.messages),
-          leftBytes: 0,
-          limitBytes: MAX_PAYLOAD_BYTES,
-        }).toFailure();
-      }
-      return;
-    }
-    tracing?.end("continued", { turnsUsed: state.turnsUsed });
-    await makeContinueAsNewFunc<typeof agentRun>({
-      ...(info.memo ? { memo: info.memo } : {}),
-      typedSearchAttributes: info.typedSearchAttributes,
-    })(next);
-  };
+  const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing }, deadline, meter);
   const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room };
 
   return book.run(
@@ -226,29 +138,6 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     // Resumes are answered with this; the transcript is read a page at a time (runMessagesQuery).
     resultSummary,
   );
-}
-
-/** Preparation again at resume: the agent must still exist and hash as it did when it deferred. */
-async function reprepare(agentId: string, record: DeferralRecord): Promise<PreparedAgent> {
-  let prepared: PreparedAgent;
-  try {
-    prepared = await prepareAgent({ agentId });
-  } catch (err) {
-    const cause = err instanceof ActivityFailure ? err.cause : err;
-    if (cause instanceof ApplicationFailure && cause.type === ErrorCode.AgentNotRegistered) {
-      throw new StepStateError({ agentId, reason: `no agent "${agentId}" is registered on the worker any more` }).toFailure();
-    }
-    throw err;
-  }
-  if (prepared.definitionHash !== record.definitionHash) {
-    throw new DefinitionChangedError({
-      deferralId: record.id,
-      agentId,
-      deferredHash: record.definitionHash ?? "",
-      currentHash: prepared.definitionHash,
-    }).toFailure();
-  }
-  return prepared;
 }
 
 /** The error code a failed step's span is marked with. */

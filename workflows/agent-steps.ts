@@ -21,7 +21,7 @@ import type {
 } from "../src/core/contracts.js";
 import { isErrorCode } from "../src/core/errors/codes.js";
 import type { ChatMessage } from "../src/core/messages.js";
-import { fingerprint } from "../src/core/thread-transcript.js";
+import { messageFingerprint } from "../src/core/fingerprint.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { ownEntry } from "../src/core/own.js";
 import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
@@ -108,5 +108,5 @@ export function toolGaveUp(err: unknown, toolName: string): string | undefined {
 /** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
 export function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
   const tail = messages[input.baseLength - 1];
-  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: fingerprint(tail) } : {}) };
+  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: messageFingerprint(tail) } : {}) };
 }

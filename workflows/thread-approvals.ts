@@ -4,13 +4,30 @@ import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
 import type { ToolCall } from "../src/core/messages.js";
 import { ownEntry } from "../src/core/own.js";
-import type { PendingApproval, ThreadPrepared } from "../src/core/thread-contracts.js";
+import type { JsonObject, Principal } from "../src/core/json.js";
+import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../src/core/thread-contracts.js";
 import { DeferralBook } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import type { Approved } from "./run-approval.js";
 import { mergedMeta } from "./run-approval.js";
 import { notifyApprovers } from "./approval-notify.js";
-import type { ThreadState } from "./thread-state.js";
+
+/**
+ * What approvals read and change of the thread they run in (its ThreadState, which holds
+ * them: named here so the two files do not import each other).
+ */
+export interface ApprovalThread {
+  readonly agentId: string;
+  readonly threadId: string;
+  readonly firstRunId: string;
+  readonly principal: Principal | undefined;
+  readonly running: ReadonlyMap<string, unknown>;
+  readonly stream: { push(body: StreamUpdateBody): void };
+  lastAnswerId(): string | undefined;
+  answered(toolCallId: string): boolean;
+  answer(toolCallId: string, content: string): boolean;
+  showAsRun(call: ToolCall, input: JsonObject): ToolCall;
+}
 
 /**
  * A thread's approval requests: the calls of gated tools in a turn wait, before any handler
@@ -44,13 +61,13 @@ export class ThreadApprovals {
    * The request made for the calls of the model's latest answer, whatever became of it: a
    * decision taken while the turn was stopped is still to be applied while its calls are open.
    */
-  #requestFor(thread: ThreadState): DeferralRecord | undefined {
+  #requestFor(thread: ApprovalThread): DeferralRecord | undefined {
     const answerId = thread.lastAnswerId();
     return [...this.book.records.list].reverse().find((r) => r.approval !== undefined && r.approval.answerId === answerId);
   }
 
   /** The calls of `open` that wait for a decision: gated tools' calls the worker did not clear, still without a result. */
-  gated(thread: ThreadState, prepared: ThreadPrepared, open: readonly ToolCall[], verdict: GateVerdict | undefined): ToolCall[] {
+  gated(thread: ApprovalThread, prepared: ThreadPrepared, open: readonly ToolCall[], verdict: GateVerdict | undefined): ToolCall[] {
     const waiting = this.#requestFor(thread)?.approval?.calls.map((c) => c.toolCallId) ?? [];
     return open.filter(
       (call) =>
@@ -66,7 +83,7 @@ export class ThreadApprovals {
    * approved ones are handed to `run`. `announce` tells stream readers of a new request.
    */
   async decide(
-    thread: ThreadState,
+    thread: ApprovalThread,
     prepared: ThreadPrepared,
     gated: readonly ToolCall[],
     verdict: GateVerdict | undefined,
@@ -113,7 +130,7 @@ export class ThreadApprovals {
     this.book.denyWaiting(reason);
   }
 
-  #ask(thread: ThreadState, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): ReturnType<DeferralBook["park"]> {
+  #ask(thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): ReturnType<DeferralBook["park"]> {
     const calls: ApprovalCall[] = gated.map((call) => verdict?.calls.find((c) => c.toolCallId === call.id) ?? { toolCallId: call.id, toolName: call.function.name, arguments: call.function.arguments });
     // Without a digest no decision could prove it holds the request's token.
     if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();

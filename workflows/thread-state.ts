@@ -1,7 +1,7 @@
 import type { CancellationScope } from "@temporalio/workflow";
 import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
 import type { Principal } from "../src/core/json.js";
-import { emptyUsage, type ChatMessage, type ToolCall, type Usage } from "../src/core/messages.js";
+import type { ChatMessage, ToolCall, Usage } from "../src/core/messages.js";
 import type {
   AsyncCallState,
   InboxItem,
@@ -13,11 +13,12 @@ import type {
   ThreadStatus,
 } from "../src/core/thread-contracts.js";
 import { findToolCall, needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
-import { ownEntry } from "../src/core/own.js";
-import { oneLine } from "./activity-options.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { StatusAnnouncements } from "./thread-status-hook.js";
-import { StreamLog } from "./thread-stream-log.js";
+import type { StreamLog } from "./thread-stream-log.js";
+import { RolloverWatch } from "./thread-rollover.js";
+import { threadSeed } from "./thread-seed.js";
+import { statusText } from "./thread-status-text.js";
 import type { ThreadApprovals } from "./thread-approvals.js";
 import type { GateVerdict } from "../src/core/approval.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
@@ -40,7 +41,7 @@ export interface RunningCall {
  * A thread's state inside its workflow: the transcript, the inbox, the calls in flight,
  * and every transition of its status. Handlers (thread-inbox.ts, thread-controls.ts,
  * thread-queries.ts) only change it synchronously (none waits), so continue-as-new never
- * has to wait for one; the turn itself runs in `thread.ts`.
+ * has to wait for one; the turn itself runs in `thread-turn.ts`.
  */
 export class ThreadState {
   readonly threadId: string;
@@ -78,18 +79,8 @@ export class ThreadState {
   lastPrepared: ThreadPrepared | undefined = undefined;
   turnScope: CancellationScope | undefined = undefined;
   deleteRequested = false;
-  /**
-   * Updates accepted and signals taken by this run. Each is in history, so a wait that wakes
-   * on a change of it may read the history length then; see `rolloverDue`.
-   */
-  recordedEvents = 0;
-  /** An execution from before the rollover-at-events patch: its waits read `rolloverDue` themselves. */
-  rolloverInWaits = false;
-  /**
-   * Set when the carry was too large to continue as new (the transcript budget should make
-   * that impossible): the thread then goes on in this run rather than being terminated.
-   */
-  carryRefused = false;
+  /** When the thread continues as new; the workflow counts the events that wake it here. */
+  readonly rollover: RolloverWatch;
   /** Result bytes promised to the sync calls running now (their shares), not yet in the transcript. */
   reservedBytes = 0;
   /** Approval requests of gated tools (set by the workflow; absent in unit tests of the state alone). */
@@ -121,47 +112,26 @@ export class ThreadState {
     this.principal = input.principal;
     this.streamEnabled = input.stream ?? true;
     this.maxHistoryEvents = input.maxHistoryEvents;
-    const carried = input.carried;
-    const now = runtime.now();
-    if (carried) {
-      this.status = carried.status;
-      this.halted = carried.halted;
-      this.messages = carried.messages;
-      this.inbox = carried.inbox;
-      this.asyncCalls = new Map(carried.asyncCalls.map((c) => [c.toolCallId, c]));
-      this.held = new Map((carried.held ?? []).map((r) => [r.toolCallId, r.content]));
-      this.turnSteps = carried.turnSteps;
-      this.modelCalls = carried.modelCalls;
-      this.usage = carried.usage;
-      this.lastError = carried.lastError;
-      this.generation = carried.generation + 1;
-      this.stream = new StreamLog(carried.stream, carried.messages);
-      this.createdAt = carried.createdAt;
-      this.updatedAt = carried.updatedAt;
-      // The worker's cache outlives the run, and a miss reads the transcript by query:
-      // the first model call of a new run must not carry the whole thread.
-      this.sentLength = carried.messages.length;
-    } else {
-      this.status = "idle";
-      this.halted = false;
-      this.messages = (input.messages ?? []).map((m) => ({ ...m, id: runtime.uuid(), createdAt: now }));
-      this.sentLength = this.messages.length;
-      if (input.prompt) this.messages.push({ role: "user", content: input.prompt.content, id: input.prompt.id, createdAt: now });
-      this.inbox = [];
-      this.asyncCalls = new Map();
-      this.held = new Map();
-      this.turnSteps = 0;
-      this.modelCalls = 0;
-      this.usage = emptyUsage();
-      this.lastError = undefined;
-      this.generation = 0;
-      this.stream = new StreamLog();
-      this.createdAt = now;
-      this.updatedAt = now;
-    }
+    const seed = threadSeed(input, runtime);
+    this.status = seed.status;
+    this.halted = seed.halted;
+    this.messages = seed.messages;
+    this.inbox = seed.inbox;
+    this.asyncCalls = seed.asyncCalls;
+    this.held = seed.held;
+    this.turnSteps = seed.turnSteps;
+    this.modelCalls = seed.modelCalls;
+    this.usage = seed.usage;
+    this.lastError = seed.lastError;
+    this.generation = seed.generation;
+    this.stream = seed.stream;
+    this.createdAt = seed.createdAt;
+    this.updatedAt = seed.updatedAt;
+    this.sentLength = seed.sentLength;
+    this.rollover = new RolloverWatch(() => runtime.history(), this.maxHistoryEvents, () => Boolean(this.approvals?.pending()));
     this.room = new TranscriptRoom("thread", this.threadId, THREAD_TRANSCRIPT_BYTES, () => this.usedBytes());
     this.#showStatus();
-    if (!carried && (input.autoStart ?? true)) {
+    if (!input.carried && (input.autoStart ?? true)) {
       // Before the handlers exist: a message sent right after createThread must find the first turn running.
       const work = this.pendingWork();
       if (work) {
@@ -193,28 +163,6 @@ export class ThreadState {
   pendingWork(): "awaiting_tool_results" | "streaming" | undefined {
     if (openToolCalls(this.messages).length > 0) return "awaiting_tool_results";
     return needsAnswer(this.messages) ? "streaming" : undefined;
-  }
-
-  /**
-   * Temporal suggests a new run, or the configured event budget is spent. Read it only where
-   * a recorded event woke the workflow: a task carrying an update that is then refused also
-   * counts its two events while it runs, and leaves nothing in history.
-   */
-  rolloverDue(): boolean {
-    const history = this.#runtime.history();
-    // A fresh run always makes progress before it rolls over again; a request waiting for a decision holds the run.
-    if (history.length < 20 || this.carryRefused || this.approvals?.pending()) return false;
-    return history.continueAsNewSuggested || (this.maxHistoryEvents !== undefined && history.length >= this.maxHistoryEvents);
-  }
-
-  /**
-   * What a wait wakes on to look at `rolloverDue` again: the next recorded event (an accepted
-   * update or a signal), or, before the patch, the length itself.
-   */
-  rolloverWake(): () => boolean {
-    if (this.rolloverInWaits) return () => this.rolloverDue();
-    const seen = this.recordedEvents;
-    return () => this.recordedEvents !== seen;
   }
 
   /** JSON bytes of what the next run would carry of the conversation: transcript, queue, held results, and results promised to running calls. */
@@ -254,42 +202,9 @@ export class ThreadState {
     this.#showStatus();
   }
 
-  /**
-   * The status as the Temporal UI's current details show it. Tool names and error codes
-   * only: no message content, which a codec would otherwise be the only thing protecting.
-   */
+  /** What the thread is doing, in the Temporal UI's current details. */
   #showStatus(): void {
-    if (!this.#runtime.details) return;
-    let text: string;
-    switch (this.status) {
-      case "idle":
-        text = "idle";
-        break;
-      case "streaming":
-        text = `running turn · step ${this.turnSteps + 1}`;
-        break;
-      case "awaiting_tool_results": {
-        const names = (async: boolean) =>
-          openToolCalls(this.messages)
-            .filter((call) => (this.asyncCalls.has(call.id) || (this.prepared ? ownEntry(this.prepared.tools, call.function.name)?.async === true : false)) === async)
-            .map((call) => call.function.name);
-        const running = names(false);
-        const waiting = names(true);
-        text = [running.length ? `running tool ${running.join(", ")}` : "", waiting.length ? `awaiting async tool ${waiting.join(", ")}` : ""].filter(Boolean).join("; ") || "awaiting tool results";
-        break;
-      }
-      case "completed":
-        text = "idle (last turn completed)";
-        break;
-      case "failed":
-        text = `failed${this.lastError?.code ? ` (${this.lastError.code})` : ""}: halted until resumed or sent a new message`;
-        break;
-      case "stopped":
-        text = "stopped";
-        break;
-    }
-    // Tool names come from the model: bounded, since the field is meant to be one line.
-    this.#runtime.details(oneLine(text, 200));
+    this.#runtime.details?.(statusText(this));
   }
 
   /** Records what the worker said about the agent; announces transitions held back until now. */

@@ -8,7 +8,7 @@ import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
 import { FlagError, jsonFlag, oneLine } from "./render.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 
 /** The inbox's largest page (`approvals.list` refuses more). */
 const MAX_LIMIT = 1000;

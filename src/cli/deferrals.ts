@@ -8,7 +8,7 @@ import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { instant, positiveInt } from "./flags.js";
 import { age, output, table } from "./output.js";
 import { FlagError, jsonFlag, messageLine, oneLine } from "./render.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 
 /** `durable-agents deferrals …`: what is parked, one record, resume with a token, deny. */
 export function deferralCommands(program: Command, globals: () => Globals & ConnectionFlags): void {

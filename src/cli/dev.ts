@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { startTemporal } from "../testing/dev-server.js";
 import { portNumber } from "./flags.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 
 /** `durable-agents dev`: the local Temporal dev server the demo uses, kept running, with its UI. */
 export function devCommand(program: Command, globals: () => Globals): void {

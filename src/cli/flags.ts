@@ -6,6 +6,11 @@
 import { InvalidArgumentError } from "commander";
 import { originOf, parseHost } from "../mcp/host-check.js";
 
+/** Options every command reads. */
+export interface Globals {
+  json: boolean;
+}
+
 /** A whole number of at least 1. */
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -16,11 +16,6 @@ import { FlagError, printable } from "./render.js";
 import { runCommands } from "./runs.js";
 import { threadCommands } from "./threads.js";
 
-/** Options every command reads. */
-export interface Globals {
-  json: boolean;
-}
-
 export function buildProgram(): Command {
   const program = new Command("durable-agents")
     .description("Operate durable agents on Temporal: parked approvals, runs, threads, a local dev server")

@@ -11,7 +11,7 @@ import { LOOPBACK_HOSTS } from "../mcp/host-check.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { hostName, origin, portNumber, repeated } from "./flags.js";
 import { FlagError, printable } from "./render.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 
 /** `--host`, checked as a host name and kept as written: the server listens on "::1", a Host header says "[::1]". */
 const checkedHost = (value: string): string => {

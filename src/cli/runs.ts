@@ -7,7 +7,7 @@ import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt } from "./flags.js";
 import { output, type Output } from "./output.js";
 import { FlagError, messageLine, oneLine } from "./render.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 
 /** `durable-agents runs …`: start one, read its state, cancel it, follow it. */
 export function runCommands(program: Command, globals: () => Globals & ConnectionFlags): void {

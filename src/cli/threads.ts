@@ -4,7 +4,7 @@ import type { ThreadsClient } from "../threads/threads-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt } from "./flags.js";
 import { age, output, table, type Output } from "./output.js";
-import type { Globals } from "./main.js";
+import type { Globals } from "./flags.js";
 import { oneLine } from "./render.js";
 
 const SETTLED = new Set(["idle", "completed", "failed", "stopped"]);

@@ -1,3 +1,4 @@
+import type { ChatMessage } from "./messages.js";
 import { hashText } from "./proof.js";
 
 /**
@@ -14,6 +15,15 @@ export function fnvHash(text: string): string {
     b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
   }
   return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+/**
+ * A fingerprint of one message (over its fields, not over JSON key order): lets a worker
+ * check that its cached transcript ends where the workflow's does.
+ */
+export function messageFingerprint(message: ChatMessage): string {
+  const calls = message.role === "assistant" ? (message.tool_calls ?? []).map((c) => `${c.id}\u0001${c.function.name}\u0001${c.function.arguments}`).join("\u0002") : "";
+  return fnvHash(`${message.role}\u0000${message.content ?? ""}\u0000${message.role === "tool" ? message.tool_call_id : ""}\u0000${calls}`);
 }
 
 /** A fingerprint of a deferral's step state (its JSON): the compare-and-swap stamp of a rewrite. */

@@ -3,7 +3,6 @@
  * which is what lets a stopped, failed or continued-as-new thread pick up where it was.
  * Sandbox-safe; the client uses the same checks before it sends anything.
  */
-import { fnvHash } from "./fingerprint.js";
 import { ThreadRewriteError } from "./errors/thread-rewrite.js";
 import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 import type { ThreadMessage } from "./thread-contracts.js";
@@ -20,15 +19,6 @@ export function toChat(message: ThreadMessage): ChatMessage {
     default:
       return { role: message.role, content: message.content };
   }
-}
-
-/**
- * A fingerprint of one message (over its fields, not over JSON key order): lets a worker
- * check that its cached transcript ends where the workflow's does.
- */
-export function fingerprint(message: ChatMessage): string {
-  const calls = message.role === "assistant" ? (message.tool_calls ?? []).map((c) => `${c.id}\u0001${c.function.name}\u0001${c.function.arguments}`).join("\u0002") : "";
-  return fnvHash(`${message.role}\u0000${message.content ?? ""}\u0000${message.role === "tool" ? message.tool_call_id : ""}\u0000${calls}`);
 }
 
 /** Tool calls of the last assistant message that have no result yet, in the model's order. */

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "./messages.js";
-import { fingerprint } from "./thread-transcript.js";
+import { messageFingerprint } from "./fingerprint.js";
 
 /**
  * A tool result a model call's input names instead of carrying: its place in the call's
@@ -24,7 +24,7 @@ export function referToolResults(delta: readonly ChatMessage[], fromTools: Reado
   const refs: ToolResultRef[] = [];
   const sent = delta.map((message, index) => {
     if (message.role !== "tool" || !fromTools.has(message.tool_call_id) || message.content.length < MIN_REFERENCED_RESULT_CHARS) return message;
-    refs.push({ index, fingerprint: fingerprint(message) });
+    refs.push({ index, fingerprint: messageFingerprint(message) });
     return { ...message, content: "" };
   });
   return { delta: sent, refs };
@@ -46,7 +46,7 @@ export function fillToolResults(
     const content = lookup(message.tool_call_id);
     if (content === undefined) return undefined;
     const whole = { ...message, content };
-    if (fingerprint(whole) !== ref.fingerprint) return undefined;
+    if (messageFingerprint(whole) !== ref.fingerprint) return undefined;
     filled[ref.index] = whole;
   }
   return filled;

@@ -4,15 +4,15 @@
  * Resolution order (first that works wins):
  *  1. `TEMPORAL_ADDRESS` is set: use that server as-is (we do not own it).
  *  2. `TEMPORAL_TARGET=postgres`: the real Temporal server on a fresh local PostgreSQL
- *     (scripts/temporal-postgres.ts), the shape users deploy; its failures are errors, no
+ *     (temporal-postgres.ts), the shape users deploy; its failures are errors, no
  *     fallback to a dev server.
- *  3. A `temporal` CLI binary is found, or built with Go (scripts/temporal-binary.ts): run its
+ *  3. A `temporal` CLI binary is found, or built with Go (temporal-binary.ts): run its
  *     dev server through @temporalio/testing's `TestWorkflowEnvironment.createLocal`.
  *  4. `createLocal` downloads a dev server (needs internet).
  * Otherwise a {@link TemporalUnavailableError} explains the four options.
  */
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
-import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "../../scripts/temporal-binary.js";
+import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "./temporal-binary.js";
 import * as searchAttributeKeys from "../core/search-attributes.js";
 
 export interface DevServerOptions {
@@ -234,7 +234,7 @@ export async function startTemporal(options: DevServerOptions = {}): Promise<Tem
  */
 async function startOnPostgres(options: DevServerOptions, log: (line: string) => void): Promise<TemporalServerHandle> {
   // Imported lazily: only this target needs it.
-  const { startPostgresTemporal } = await import("../../scripts/temporal-postgres.js");
+  const { startPostgresTemporal } = await import("./temporal-postgres.js");
   if (options.uiPort !== undefined) log("uiPort is ignored under TEMPORAL_TARGET=postgres (no UI in that process)");
   const server = await startPostgresTemporal({ port: options.port, namespace: options.namespace, log });
   const stop = async (): Promise<void> => {

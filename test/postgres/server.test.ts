@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL-backed server itself (TEMPORAL_TARGET=postgres, scripts/temporal-postgres.ts):
+ * The PostgreSQL-backed server itself (TEMPORAL_TARGET=postgres, src/testing/temporal-postgres.ts):
  * what the suite's shared one registered, and that a server started and stopped here leaves
  * no process behind. Runs only in the PostgreSQL lane (vitest.postgres.config.ts).
  */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TEMPORAL_SERVER_VERSION } from "../../scripts/temporal-binary.js";
+import { TEMPORAL_SERVER_VERSION } from "../../src/testing/temporal-binary.js";
 import * as searchAttributeKeys from "../../src/core/search-attributes.js";
 
 const compose = readFileSync(new URL("../../docker-compose.yml", import.meta.url), "utf8");

@@ -104,13 +104,13 @@ describe("a thread's state", () => {
   it("rolls over when Temporal suggests it or the event budget is spent, never in a fresh run", () => {
     const { thread, runtime } = threadOf({ maxHistoryEvents: 30 });
     runtime.suggested = true;
-    expect(thread.rolloverDue()).toBe(false);
+    expect(thread.rollover.due()).toBe(false);
     runtime.historyLength = 25;
-    expect(thread.rolloverDue()).toBe(true);
+    expect(thread.rollover.due()).toBe(true);
     runtime.suggested = false;
-    expect(thread.rolloverDue()).toBe(false);
+    expect(thread.rollover.due()).toBe(false);
     runtime.historyLength = 30;
-    expect(thread.rolloverDue()).toBe(true);
+    expect(thread.rollover.due()).toBe(true);
   });
 
   it("carries everything to its next run, which starts one generation later with the same view", () => {

@@ -2,7 +2,7 @@
  * Where Temporal's binaries come from: found on this machine, or built from source with Go
  * into one cache dir (~/.cache/durable-agents/bin). The `temporal` CLI runs the dev server
  * (scripts/ensure-temporal.ts, `startTemporal()`); `temporal-server` and `temporal-sql-tool`
- * run the PostgreSQL-backed server (scripts/temporal-postgres.ts).
+ * run the PostgreSQL-backed server (temporal-postgres.ts).
  */
 import { execFile } from "node:child_process";
 import { constants as fsConstants } from "node:fs";

@@ -1,0 +1,74 @@
+import { CancellationScope, isCancellation, proxyLocalActivities } from "@temporalio/workflow";
+import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import type { ThreadActivities } from "../src/core/thread-contracts.js";
+import { needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
+import { legacyOptions } from "./activity-options.js";
+import type { AgentSteps } from "./agent-steps.js";
+import { failureOf } from "./thread-failure.js";
+import { callModel } from "./thread-model-call.js";
+import type { ThreadState } from "./thread-state.js";
+import { runTools } from "./thread-tools.js";
+import type { TurnTracing } from "./turn-trace.js";
+
+const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
+
+/** How a turn stopped: settled (completed, failed or stopped), or due to continue as new. */
+export type TurnEnd = "settled" | "rollover";
+
+/**
+ * Runs the current turn until it completes, fails, is stopped, or should roll over.
+ * Everything it needs is in the transcript, so it works the same for a fresh turn, a
+ * resumed one, and one that continued as new halfway.
+ */
+export async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined): Promise<TurnEnd> {
+  const scope = new CancellationScope();
+  thread.turnStarted(scope);
+  turns?.begin(thread.agentId);
+  try {
+    const end = await scope.run(() => advance(thread, steps));
+    turns?.end(end === "rollover" ? "continued" : "completed");
+    return end;
+  } catch (err) {
+    // Stop and delete cancel the scope; they already set the state they want. A stopped
+    // call reports its cancellation only once it has really ended, so a resume may already
+    // have set the thread going again: the cancelled scope, not the status, says it was a stop.
+    if (thread.deleteRequested || (isCancellation(err) && (thread.status === "stopped" || scope.consideredCancelled))) {
+      turns?.end("cancelled");
+      return "settled";
+    }
+    const failure = failureOf(err);
+    turns?.end("failed", failure.code);
+    thread.fail(failure);
+    return "settled";
+  } finally {
+    thread.turnEnded();
+  }
+}
+
+async function advance(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
+  for (;;) {
+    if (thread.rollover.due()) return "rollover";
+    if (!thread.prepared) {
+      const knownHash = thread.lastPrepared?.hash;
+      const ask = { agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) };
+      thread.prepare(await thread.local(() => (steps ? steps.describe(ask) : prepareThread(ask))));
+    }
+    const prepared = thread.prepared!;
+    const open = openToolCalls(thread.messages);
+    if (open.length > 0) {
+      thread.setStatus("awaiting_tool_results");
+      if ((await runTools(thread, prepared, open, steps)) === "rollover") return "rollover";
+      continue;
+    }
+    if (needsAnswer(thread.messages)) {
+      if (thread.turnSteps >= prepared.maxTurns) {
+        throw new MaxTurnsError({ maxTurns: prepared.maxTurns, turnsUsed: thread.turnSteps, usage: thread.usage }).toFailure();
+      }
+      thread.setStatus("streaming");
+      await callModel(thread, prepared, steps);
+      continue;
+    }
+    thread.setStatus("completed");
+    return "settled";
+  }
+}
