@@ -6,7 +6,7 @@ import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import type { ThreadsClient } from "../threads/threads-client.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
-import { hubFor, type StreamReader } from "./stream-hub.js";
+import { hubFor, type StreamReader } from "../threads/stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;
@@ -41,13 +41,12 @@ export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOpt
     };
     const reader: StreamReader = {
       last: fromSeq,
-      deliver(updates: StreamUpdate[]) {
+      deliver(updates: StreamUpdate[], snapshot: StreamSnapshot, truncated: boolean) {
+        if (truncated) push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
+        if (updates.length === 0) return;
         reader.last = updates.at(-1)!.seq;
         for (const u of updates) push({ id: String(u.seq), data: JSON.stringify(u) });
         if (queue.length > MAX_QUEUED) end();
-      },
-      truncated(snapshot: StreamSnapshot) {
-        push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
       },
       fail(err: unknown) {
         const body = DurableAgentsError.isDurableAgentsError(err) ? { code: err.code, message: err.message } : { code: "internal", message: "the stream failed" };

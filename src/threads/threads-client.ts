@@ -64,10 +64,9 @@ import { answerTokenProblem } from "../deferral/token.js";
 import type { ChatMessage } from "../core/messages.js";
 import { askAuthorize, type AuthorizeHook, type ThreadAuthorizeRequest, type ThreadOperation } from "../client/authorize.js";
 import { connect, type ClientConnectionOptions } from "../client/connection.js";
-import { isQueryBusy } from "../client/query-busy.js";
 import { boundedQuery, type QueryDeadline } from "../client/bounded-query.js";
-import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 import { currentDetails, HistoryWatch } from "../client/history-watch.js";
+import { hubFor, type StreamReader } from "./stream-hub.js";
 import { retryStateOf, type RetryState } from "./retry-state.js";
 
 export interface ThreadsClientOptions extends ClientConnectionOptions {
@@ -430,46 +429,57 @@ export class ThreadsClient {
 
   /**
    * Follows the stream: yields every batch of new entries until `signal` aborts or
-   * `until` returns true for a batch. Authorizes once, then polls `streamUpdates`.
+   * `until` returns true for a batch. Authorizes once, then reads through the process's
+   * shared poller of the thread (one read per interval and thread, however many follow it,
+   * and only after the thread's history moved).
    */
   async *followUpdates(options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
     await this.#check(options, "thread.stream");
-    let fromSeq = options.fromSeq ?? 0;
-    const interval = options.pollIntervalMs ?? 100;
-    // Polls fail fast when the workflow is busy and retry within milliseconds, so followers
-    // in several processes do not starve each other (see acquireStreamClient).
-    const reads = acquireStreamClient(this.client);
-    const watch = new HistoryWatch(reads.client, options.threadId);
+    const batches: StreamSnapshot[] = [];
+    let failure: { err: unknown } | undefined;
+    let wake: (() => void) | undefined;
+    const reader: StreamReader = {
+      last: options.fromSeq ?? 0,
+      deliver(updates, snapshot, truncated) {
+        reader.last = truncated && updates.length === 0 ? snapshot.lastSeq : (updates.at(-1)?.seq ?? reader.last);
+        batches.push({ ...snapshot, updates, truncated });
+        wake?.();
+      },
+      fail(err) {
+        failure = { err };
+        wake?.();
+      },
+    };
+    const stop = () => wake?.();
+    options.signal?.addEventListener("abort", stop);
+    const leave = hubFor(this, options.pollIntervalMs ?? 100).join(options.threadId, reader);
     try {
       while (!options.signal?.aborted) {
-        let batch: StreamSnapshot;
-        try {
-          // Only when the history moved: a query is a billed action, a describe is not.
-          if (!(await this.#query(options.threadId, () => watch.changed(), reads.client))) {
-            await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
-            continue;
-          }
-          batch = await this.#query(
-            options.threadId,
-            () => reads.client.workflow.getHandle<typeof agentThread>(options.threadId).query(threadStreamQuery, { fromSeq }),
-            reads.client,
-          );
-        } catch (err) {
-          if (!isQueryBusy(err)) throw err;
-          watch.forget();
-          await sleep(busyPauseMs());
-          continue;
-        }
-        if (batch.updates.length > 0 || batch.truncated) {
-          fromSeq = batch.lastSeq;
+        const batch = batches.shift();
+        if (batch) {
           yield batch;
           if (options.until?.(batch)) return;
+          continue;
         }
-        await sleep(interval, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+        if (failure) throw failure.err;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (options.signal?.aborted) resolve();
+        });
+        wake = undefined;
       }
     } finally {
-      reads.release();
+      leave();
+      options.signal?.removeEventListener("abort", stop);
     }
+  }
+
+  /**
+   * @internal One read of the stream for the shared poller, on `via` (its fail-fast
+   * client), bounded and translated as every read of this client is.
+   */
+  async readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
+    return this.#query(threadId, () => via.workflow.getHandle<typeof agentThread>(threadId).query(threadStreamQuery, { fromSeq }), via);
   }
 
   /**

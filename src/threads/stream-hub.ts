@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import { WorkflowNotFoundError } from "@temporalio/client";
 import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
-import { threadStreamQuery } from "../core/wire/thread.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "./threads-client.js";
 import { isQueryBusy } from "../client/query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
 import { HistoryWatch } from "../client/history-watch.js";
@@ -26,10 +25,12 @@ export function hubFor(threads: ThreadsClient, intervalMs: number): StreamHub {
 export interface StreamReader {
   /** The last seq this reader has been given. */
   last: number;
-  /** New entries (seq > last), in order; the reader advances `last` itself. */
-  deliver(updates: StreamUpdate[]): void;
-  /** The stream dropped entries this reader had not seen: it should re-read the messages. */
-  truncated(snapshot: StreamSnapshot): void;
+  /**
+   * New entries (seq > last), in order, with the read they came from; `truncated` when the
+   * stream dropped entries this reader had not seen (it should re-read the messages). The
+   * reader advances `last` itself.
+   */
+  deliver(updates: StreamUpdate[], snapshot: StreamSnapshot, truncated: boolean): void;
   /** The poller can no longer serve this reader (the thread is gone). */
   fail(err: unknown): void;
 }
@@ -74,7 +75,7 @@ export class StreamHub {
     if (!(await translated(threadId, () => history.changed()))) return "unchanged";
     for (;;) {
       try {
-        return await query(client, threadId, fromSeq);
+        return await this.threads.readStream(threadId, fromSeq, client);
       } catch (err) {
         if (!isQueryBusy(err)) throw err;
         if (stopped()) {
@@ -94,10 +95,6 @@ export class StreamHub {
       this.#reads = undefined;
     }
   }
-}
-
-async function query(client: Client, threadId: string, fromSeq: number): Promise<StreamSnapshot> {
-  return translated(threadId, () => client.workflow.getHandle(threadId).query(threadStreamQuery, { fromSeq }));
 }
 
 async function translated<T>(threadId: string, read: () => Promise<T>): Promise<T> {
@@ -160,9 +157,9 @@ class ThreadPoller {
         if (!snapshot) break;
         for (const reader of readers) {
           if (!this.#readers.has(reader)) continue;
-          if (snapshot.truncated && reader.last === fromSeq) reader.truncated(snapshot);
+          const truncated = snapshot.truncated && reader.last === fromSeq;
           const fresh = snapshot.updates.filter((u) => u.seq > reader.last);
-          if (fresh.length > 0) reader.deliver(fresh);
+          if (fresh.length > 0 || truncated) reader.deliver(fresh, snapshot, truncated);
         }
         await this.#pause(this.hub.intervalMs);
       }
