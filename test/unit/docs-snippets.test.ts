@@ -3,7 +3,7 @@
  * type-check and lint cover, put into the page by `npm run docs:snippets`: a page whose block
  * drifted from its file, or a ts block written straight into a page, fails here.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { docFiles, root, snippetFiles, unmarkedBlocks, withSnippets } from "../../scripts/docs-snippets.js";
@@ -25,6 +25,11 @@ describe("the docs' TypeScript snippets", () => {
 
   it.each(pages.map((p) => [p.file, p.text] as const))("%s: has no ts block outside a snippet marker", (file, text) => {
     expect(unmarkedBlocks(text), `ts/tsx blocks at these lines of ${file} are not from examples/docs/ (wrap them in <!-- snippet: … -->)`).toEqual([]);
+  });
+
+  it("are each shown by a page (no file under examples/docs/ is left behind)", () => {
+    const shown = new Set(pages.flatMap((p) => snippetFiles(p.text)));
+    expect(readdirSync(join(root, "examples/docs")).map((f) => `examples/docs/${f}`).filter((f) => !shown.has(f))).toEqual([]);
   });
 
   it("keep README an overview: at most 12 KB, its quickstart at most 30 lines", () => {
