@@ -1,9 +1,9 @@
 /**
- * Renders the README's error table from the code table, so the two cannot drift:
+ * Renders the error reference's table from the code table, so the two cannot drift:
  *
- *   npm run codes          # rewrites the table between the codes markers in README.md
+ *   npm run codes          # rewrites the table between the codes markers in docs/reference/errors.md
  *
- * `test/unit/codes.test.ts` fails when README.md holds anything else.
+ * `test/unit/codes.test.ts` fails when the page holds anything else.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -19,16 +19,16 @@ export function renderCodeTable(): string {
   return ["| code | HTTP | benign | when |", "|---|---|---|---|", ...rows].join("\n");
 }
 
-/** README.md's text with the table between the markers replaced by `table`. */
-export function withCodeTable(readme: string, table: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md needs the ${START} and ${END} markers`);
-  return `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`;
+/** The page's text with the table between the markers replaced by `table`. */
+export function withCodeTable(page: string, table: string): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/reference/errors.md needs the ${START} and ${END} markers`);
+  return `${page.slice(0, start + START.length)}\n${table}\n${page.slice(end)}`;
 }
 
-export const readmePath = fileURLToPath(new URL("../README.md", import.meta.url));
+export const errorsPagePath = fileURLToPath(new URL("../docs/reference/errors.md", import.meta.url));
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(readmePath, withCodeTable(readFileSync(readmePath, "utf8"), renderCodeTable()));
+  writeFileSync(errorsPagePath, withCodeTable(readFileSync(errorsPagePath, "utf8"), renderCodeTable()));
 }

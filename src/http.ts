@@ -1,4 +1,25 @@
-// `durable-agents/http`: the HTTP front door, a fetch-standard handler built on Hono.
+/**
+ * `durable-agents/http`: the HTTP front door, a fetch-standard handler built on Hono, serving
+ * runs, deferrals, resumes, threads (with Server-Sent Events), the approvals inbox and the
+ * approval page; and the codec server for the Temporal UI.
+ *
+ * @example
+ * ```ts
+ * import { serve } from "@hono/node-server";
+ * import { createAgentHttpHandler } from "durable-agents/http";
+ * import { agents, principalOf } from "./services.js";
+ *
+ * const handler = createAgentHttpHandler({
+ *   agents,
+ *   authenticate: async (request) => principalOf(request.headers.get("authorization")),
+ *   basePath: "/agents",
+ * });
+ * serve({ fetch: handler, port: 8787 });
+ * ```
+ *
+ * @packageDocumentation
+ * @module durable-agents/http
+ */
 export { createAgentHttpHandler, buildApp, type AgentHttpHandler } from "./http/handler.js";
 export type { AgentHttpOptions, EventStreamOptions } from "./http/options.js";
 export type { ErrorBody } from "./http/errors.js";

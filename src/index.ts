@@ -1,4 +1,30 @@
-// `durable-agents`: definitions, the client façade and the typed errors.
+/**
+ * `durable-agents`: agent and tool definitions, the clients (`AgentClient`, `ThreadsClient`,
+ * the deferral store and the approvals inbox), the typed errors with their codes, the size
+ * limits, and the payload codecs. Import it from any service that starts, reads, resumes or
+ * cancels runs and threads; the worker side is `durable-agents/worker`.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { Connection } from "@temporalio/client";
+ * import { AgentClient, defineAgent, defineTool } from "durable-agents";
+ *
+ * const getWeather = defineTool({
+ *   name: "getWeather",
+ *   description: "Current weather for a city",
+ *   input: z.object({ city: z.string() }),
+ *   handler: async ({ city }) => ({ city, celsius: 21 }),
+ * });
+ * const weather = defineAgent({ id: "weather", model: "gpt-4.1-mini", system: "Answer with tools.", tools: [getWeather] });
+ *
+ * const agents = new AgentClient({ connection: await Connection.connect(), taskQueue: "agents" });
+ * const result = await agents.run(weather, { prompt: "Weather in Oslo?", runId: "ticket-123" });
+ * ```
+ *
+ * @packageDocumentation
+ * @module durable-agents
+ */
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalRequestInfo } from "./core/define-tool.js";
 export type { ApprovalCall, ApprovalDecisions, Decision, Decisions } from "./core/approval.js";
 export { ApprovalInbox, type ApprovalSummary, type DecideOptions, type ListApprovalsOptions } from "./client/approval-inbox.js";

@@ -1,5 +1,26 @@
-// `durable-agents/react`: hooks for chat UIs over the HTTP front door, and a `ChatTransport`
-// for the AI SDK's `useChat`. Browser code: it imports only the pure kernel, never Node.
+/**
+ * `durable-agents/react`: hooks for chat UIs over the HTTP front door (`useAgentChat`,
+ * `useThreadMessages`, `useApprovals`), the stores behind them, and a `ChatTransport` for the
+ * AI SDK's `useChat`. Browser code: it imports only the pure kernel, never Node.
+ *
+ * @example
+ * ```tsx
+ * import { useAgentChat } from "durable-agents/react";
+ *
+ * export function ChatView({ threadId }: { threadId: string }) {
+ *   const { messages, sendMessage } = useAgentChat({ threadId, baseUrl: "/agents" });
+ *   return (
+ *     <>
+ *       {messages.map((m) => <p key={m.metadata.key}>{m.role}: {m.parts.map((p) => (p.type === "text" ? p.text : "")).join("")}</p>)}
+ *       <input onKeyDown={(e) => e.key === "Enter" && sendMessage(e.currentTarget.value)} />
+ *     </>
+ *   );
+ * }
+ * ```
+ *
+ * @packageDocumentation
+ * @module durable-agents/react
+ */
 export { useAgentChat, type AgentChatResult, type UseAgentChatOptions } from "./react/use-agent-chat.js";
 export { useApprovals, type ApprovalsResult, type UseApprovalsOptions } from "./react/use-approvals.js";
 export { ApprovalsStore, type ApprovalsState, type ApprovalsStoreOptions } from "./react/approvals-store.js";

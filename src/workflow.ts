@@ -1,4 +1,27 @@
-// `durable-agents/workflow`: safe to import from workflow code (Temporal's sandbox).
+/**
+ * `durable-agents/workflow`: safe to import from workflow code (Temporal's sandbox). Plain
+ * workflows defer and resume with `deferrable` and `defer`, run branches with `fanOut`, and
+ * dispatch agents with `runAgent`; the run and thread messages (queries, updates) are here
+ * for callers with a Temporal client of their own.
+ *
+ * @example
+ * ```ts
+ * import { proxyActivities } from "@temporalio/workflow";
+ * import { defer, deferrable, nextDeferralId } from "durable-agents/workflow";
+ * import type * as activities from "./activities.js";
+ *
+ * const { requestApproval } = proxyActivities<typeof activities>({ startToCloseTimeout: "1 minute" });
+ *
+ * export const expenseApproval = deferrable(async function expenseApproval(expenseId: string) {
+ *   const { digest } = await requestApproval({ expenseId, deferralId: nextDeferralId() });
+ *   const answer = await defer<{ approved: boolean }>({ callId: "approval", digest, ttl: "72h" });
+ *   return answer.approved ? "paid" : "refused";
+ * });
+ * ```
+ *
+ * @packageDocumentation
+ * @module durable-agents/workflow
+ */
 export { deferrable, defer, nextDeferralId, type WorkflowDeferOptions } from "../workflows/plain-defer.js";
 export { fanOut, inFanOut } from "../workflows/fan-out.js";
 export { runAgent, type RunAgentOptions } from "../workflows/run-agent.js";

@@ -1,4 +1,24 @@
-// `durable-agents/testing`: a Temporal dev server and a scripted OpenAI-compatible model server.
+/**
+ * `durable-agents/testing`: a Temporal dev server, a scripted OpenAI-compatible model server
+ * (whose replies a test can hold and release), and `testTool` to run a tool's handler
+ * outside any run.
+ *
+ * @example
+ * ```ts
+ * import { startScriptedModelServer, startTemporal } from "durable-agents/testing";
+ *
+ * const temporal = await startTemporal();
+ * const model = await startScriptedModelServer();
+ * const hold = model.hold();
+ * model.script("run-1", [{ hold, text: "Done." }]);
+ * // … start a run, then:
+ * await hold.reached;
+ * hold.release();
+ * ```
+ *
+ * @packageDocumentation
+ * @module durable-agents/testing
+ */
 export * from "./dev-server.js";
 export * from "./scripted-model-server.js";
 export { testTool } from "./test-tool.js";

@@ -3,7 +3,7 @@ import { ApplicationFailure, ApplicationFailureCategory } from "@temporalio/comm
 import { describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
 import { CODE_TABLE, DurableAgentsError, ErrorCode, fromFailure, isErrorCode } from "../../src/index.js";
-import { readmePath, renderCodeTable, withCodeTable } from "../../scripts/codes-table.js";
+import { errorsPagePath, renderCodeTable, withCodeTable } from "../../scripts/codes-table.js";
 
 const codes = Object.keys(CODE_TABLE);
 
@@ -20,9 +20,9 @@ const anything: object = new Proxy(() => undefined, {
 });
 
 describe("the code table", () => {
-  it("is what README.md shows", () => {
-    const readme = readFileSync(readmePath, "utf8");
-    expect(withCodeTable(readme, renderCodeTable())).toBe(readme);
+  it("is what docs/reference/errors.md shows (npm run codes)", () => {
+    const page = readFileSync(errorsPagePath, "utf8");
+    expect(withCodeTable(page, renderCodeTable())).toBe(page);
   });
 
   it("has exactly one exported error class per code, and ErrorCode names each", () => {

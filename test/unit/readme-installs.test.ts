@@ -1,14 +1,17 @@
 /**
- * README's examples as a new user copies them: every package their TypeScript imports is
- * one README tells them to install (a strict installer such as pnpm finds nothing else),
- * every entry they import is one the package exports, and a pinned install matches the
- * version durable-agents depends on.
+ * The manual's examples as a new user copies them (README.md and every page under docs/):
+ * every package their TypeScript imports is one README tells them to install (a strict
+ * installer such as pnpm finds nothing else), every entry they import is one the package
+ * exports, and a pinned install matches the version durable-agents depends on.
  */
 import { readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { docFiles, root } from "../../scripts/docs-snippets.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const manual = docFiles().map((file) => readFileSync(join(root, file), "utf8"));
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   name: string;
   exports: Record<string, unknown>;
@@ -45,11 +48,11 @@ function installs(text: string): Map<string, string | undefined> {
   return named;
 }
 
-const code = blocks(readme, ["ts", "tsx", "typescript"]);
+const code = manual.flatMap((page) => blocks(page, ["ts", "tsx", "typescript"]));
 const imported = [...new Set(code.flatMap(importsOf))].sort();
 const installed = installs(readme);
 
-describe("README's install instructions", () => {
+describe("README's install instructions, for the manual's examples", () => {
   it("are read from the file (the parsing finds what it should)", () => {
     expect(code.length).toBeGreaterThan(10);
     expect(imported).toContain("durable-agents/worker");

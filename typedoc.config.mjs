@@ -1,0 +1,61 @@
+// @ts-check
+/**
+ * The API reference (`npm run docs`, into the git-ignored dist/api/): one module per public
+ * entry, read from package.json "exports" so a new entry cannot be left out. Warnings fail the
+ * build, and `npm test` runs it.
+ */
+import { readFileSync } from "node:fs";
+
+const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+
+/** `./dist/src/worker.d.ts` → `./src/worker.ts`: each entry's source. */
+const sourceOf = (types) => types.replace(/^\.\/dist\//, "./").replace(/\.d\.ts$/, ".ts");
+
+/** @type {Partial<import("typedoc").TypeDocOptions>} */
+const config = {
+  name: pkg.name,
+  entryPoints: Object.values(pkg.exports).map((entry) => sourceOf(entry.types)),
+  tsconfig: "./tsconfig.build.json",
+  out: "./dist/api",
+  readme: "none",
+  treatWarningsAsErrors: true,
+  // `npm test` type-checks first; the reference need not do it again.
+  skipErrorChecking: true,
+  // Types public signatures name but no entry exports (yet). Listed so that a new one fails
+  // the build instead of joining them silently: export it from its entry, or add it here.
+  intentionallyNotExported: [
+    "AnswerTokenOption",
+    "SystemMessage",
+    "UserMessage",
+    "AssistantMessage",
+    "ToolMessage",
+    "Table",
+    "Asked",
+    "JsonSchema",
+    "ReplaceStepStateRequest",
+    "ResumeReply",
+    "ResumeRequest",
+    "RunMessagesRequest",
+    "ThreadMessagePage",
+    "ThreadResumeRequest",
+    "ThreadSendRequest",
+    "ThreadToolResultRequest",
+    "HttpEnv",
+    "Secret",
+    "StandardSchema",
+    "TokenBinding",
+    "RunCarry",
+    "ThreadCarry",
+    "ThreadWorkflowHandle",
+    "FailureInfo",
+    "QueryDeadline",
+    "Bound",
+    "PrincipalInfo",
+    "DeniedDeferral",
+    "AnyPart",
+  ],
+  excludePrivate: true,
+  excludeInternal: true,
+};
+
+export default config;
