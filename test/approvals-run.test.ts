@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest, type DeferralEvent } from "../src/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
@@ -18,6 +18,7 @@ let taskQueue: string;
 const paid: Array<{ runId: string; amount: number; to: string; key: string }> = [];
 /** Approval requests the notify hook was told of, as an email would carry them. */
 const notified: Array<{ request: ApprovalRequestInfo; key: string; attempt: number }> = [];
+const events: DeferralEvent[] = [];
 const lookedUp: string[] = [];
 
 const sendPayout = defineTool({
@@ -85,7 +86,7 @@ const call = (name: string, args: object, id?: string) => ({ name, arguments: ar
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents, taskQueue } = await h.worker([payouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents, taskQueue } = await h.worker([payouts], { deferral: { secret: SECRET }, on: { deferred: (e) => events.push(e) }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -112,6 +113,10 @@ describe("a gated tool", () => {
     expect(notified.find((n) => n.request.runId === runId)).toMatchObject({ key: `${request.approvalId}/notify/sendPayout` });
     const record = await agents.deferrals.getRecord(request.approvalId);
     expect(record).toMatchObject({ status: "deferred", toolName: "sendPayout", meta: { requires: ["payouts:approve"], amount: 120 }, approval: { calls: [{ toolName: "sendPayout" }] } });
+    // The worker's deferred event names the request's calls, without their arguments.
+    const [event] = events.filter((e) => e.deferralId === request.approvalId);
+    expect(event).toMatchObject({ type: "deferred", runId, approval: { calls: [{ toolCallId: request.calls[0]!.toolCallId, toolName: "sendPayout" }] } });
+    expect(JSON.stringify(event)).not.toContain("acme");
 
     const toolCallId = request.calls[0]!.toolCallId;
     const resumed = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true, note: "ok" }] }, principal: { id: "manager" } });

@@ -50,6 +50,7 @@ export class DeferralVisibility {
       at: new Date(this.runtime.now()).toISOString(),
       expiresAt: record.expiresAt,
       ...(type === "resumed" && record.resumedBy ? { resumedBy: record.resumedBy } : {}),
+      ...(record.approval ? { approval: { calls: record.approval.calls.map(({ toolCallId, toolName }) => ({ toolCallId, toolName })) } } : {}),
     });
   }
 

@@ -174,6 +174,12 @@ export interface DeferralEvent {
   at: string;
   expiresAt: string;
   resumedBy?: Principal;
+  /**
+   * On an approval request (gated tools' calls waiting for a decision): each call by id and
+   * tool name, in the model's order. The arguments and `meta` stay in the record
+   * (`agents.approvals.get`), so a listener that logs events logs no model output.
+   */
+  approval?: { calls: Array<{ toolCallId: string; toolName: string }> };
 }
 
 /** `deferrals.deny()`: which deferral, why (shown to the model), and who denies. */
