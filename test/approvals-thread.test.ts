@@ -116,6 +116,32 @@ describe("a gated tool in a thread", () => {
     h.model.assertNoFailures();
   });
 
+  it("is decided through the request's token as its link is, once: the token's resume takes the decisions and the turn goes on", async () => {
+    const threadId = uid("t-token");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "b.txt" } }] }, { text: "b.txt is gone" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    // The notify hook got the token an email's link would carry.
+    const sent = await vi.waitFor(
+      () => {
+        const found = notified.find((n) => n.threadId === threadId && n.approvalId === request!.approvalId);
+        expect(found?.token).toMatch(/^v2\./);
+        return found!;
+      },
+      { timeout: 20_000 },
+    );
+    const toolCallId = request!.calls[0]!.toolCallId;
+    // Malformed decisions through the token change nothing and leave it usable.
+    await expect(agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId: "nope", approved: true }] } })).rejects.toMatchObject({ code: "RC5049" });
+    expect(deletedIn(threadId)).toEqual([]);
+    expect(await agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId, approved: true }] } })).toMatchObject({ status: "resumed", outcome: { status: "accepted" } });
+    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(deletedIn(threadId)).toEqual(["b.txt"]);
+    // The same link again reads the first outcome; nothing runs twice.
+    expect(await agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId, approved: true }] } })).toMatchObject({ status: "duplicate" });
+    expect(deletedIn(threadId)).toEqual(["b.txt"]);
+  });
+
   it("refuses decisions that do not fit with RC5049 and changes nothing", async () => {
     const threadId = uid("t-hostile");
     h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "a" } }] }, { text: "ok" }]);
