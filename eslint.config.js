@@ -36,7 +36,7 @@ const zones = [
     name: "the HTTP front door (src/http/)",
     files: ["src/http/", "src/http.ts"],
     deniedDirs: ["workflows/", "activities/"],
-    why: "it sits on the clients (src/client/, src/threads/) and the kernel: never on workflow or activity code",
+    why: "it sits on the clients (src/client/) and the kernel: never on workflow or activity code",
   },
   {
     name: "the MCP server and MCP tools (src/mcp/)",

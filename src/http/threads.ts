@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ChatMessage } from "../core/messages.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "../client/threads/threads-client.js";
 import { DecideBody } from "./decide-body.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";
