@@ -53,6 +53,13 @@ const zones = [
     why: "they run in a page: the pure kernel (src/core/), React and the AI SDK's types only; never Node, Temporal clients or the front door",
   },
   {
+    name: "the deferral secrets and tokens (src/deferral/)",
+    files: ["src/deferral/"],
+    dirs: ["src/deferral/", "src/core/"],
+    packages: ["node:crypto", "@temporalio/common"],
+    why: "it is Node-side code the clients, the worker and activities all share (secrets, tokens, approval links): the kernel (src/core/), node:crypto and Temporal's common types only, never a client, a worker, an activity or workflow code, so each side imports it without running back up",
+  },
+  {
     name: "the public API",
     files: ["src/"],
     except: ["src/core/", "src/workflow.ts"],
