@@ -82,7 +82,7 @@ async function follow(threads: ThreadsClient, threadId: string, out: Output, fro
       }
     }
     if (moved && SETTLED.has(batch.status)) {
-      if (batch.status === "failed") throw new ThreadTurnFailed((await threads.getThread({ threadId })).lastError);
+      if (batch.status === "failed") throw new ThreadTurnFailed((await threads.state({ threadId })).lastError);
       return;
     }
   }

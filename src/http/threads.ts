@@ -63,7 +63,7 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { cursor, limit } = c.req.valid("query");
       return c.json(await threads.listThreads({ ...caller(c.get("principal")), ...(cursor ? { cursor } : {}), ...(limit ? { limit } : {}) }));
     })
-    .get("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.getThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
+    .get("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.state({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .delete("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.deleteThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .get("/:id/messages", valid("param", ThreadParam), valid("query", Page), async (c) => {
       const { cursor, limit, excludeSystemMessages } = c.req.valid("query");

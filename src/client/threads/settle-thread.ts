@@ -6,15 +6,15 @@ import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
 import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { currentDetails, HistoryWatch } from "../history-watch.js";
-import { getThread } from "./get-thread.js";
+import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadView, WaitUntilSettledOptions } from "./thread-types.js";
 
 /**
- * `ThreadsClient.waitUntilSettled`: waits until nothing runs, reading the thread's state
+ * `ThreadsClient.settled`: waits until nothing runs, reading the thread's state
  * only when its history moved and its status line says it may be at rest.
  */
-export async function waitUntilSettled(access: ThreadAccess, options: WaitUntilSettledOptions): Promise<ThreadView> {
+export async function settleThread(access: ThreadAccess, options: WaitUntilSettledOptions): Promise<ThreadView> {
   await access.check(options, "thread.get");
   const { threadId } = options;
   // A thread closed under the wait (terminated, timed out, deleted) would answer its last
@@ -35,7 +35,7 @@ export async function waitUntilSettled(access: ThreadAccess, options: WaitUntilS
         if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
         const halted = snapshot.status === "stopped" || snapshot.status === "failed";
         // Not at rest after all (a queued message): the turn it starts moves the history again.
-        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await getThread(access, options);
+        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await threadState(access, options);
       }
       options.signal?.throwIfAborted();
       await Promise.race([sleep(interval), ended]);

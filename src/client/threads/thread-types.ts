@@ -52,7 +52,7 @@ export interface CreateThreadOptions {
   maxHistoryEvents?: number;
 }
 
-/** `getThread`: the thread's state, with retry state of what is running. */
+/** `state`: the thread's state, with retry state of what is running. */
 export interface ThreadView extends Omit<ThreadSnapshot, "toolCalls" | "modelCall" | "deleted"> {
   toolCalls: Array<ThreadSnapshot["toolCalls"][number] & { retry?: RetryState }>;
   /** The model call in flight; `retry` is set while it waits to be retried (429, 5xx, network). */
@@ -83,7 +83,12 @@ export interface ThreadHandle {
   resumeThread(options?: Bound<ResumeThreadOptions>): Promise<ThreadResumeReply>;
   /** See `ThreadsClient.stopThread`. */
   stopThread(): Promise<ThreadStopReply>;
-  /** See `ThreadsClient.getThread`. */
+  /** See `ThreadsClient.state`. */
+  state(): Promise<ThreadView>;
+  /**
+   * See `ThreadsClient.state`.
+   * @deprecated Use `state`, as on a run's handle. `getThread` goes in the next minor version.
+   */
   getThread(): Promise<ThreadView>;
   /** See `ThreadsClient.listMessages`. */
   listMessages(options?: Bound<ListMessagesOptions>): Promise<MessagePage>;
@@ -91,7 +96,12 @@ export interface ThreadHandle {
   streamUpdates(options?: Bound<StreamUpdatesOptions>): Promise<StreamSnapshot>;
   /** See `ThreadsClient.followUpdates`. */
   followUpdates(options?: Bound<FollowUpdatesOptions>): AsyncGenerator<StreamSnapshot>;
-  /** See `ThreadsClient.waitUntilSettled`. */
+  /** See `ThreadsClient.settled`. */
+  settled(options?: Bound<WaitUntilSettledOptions>): Promise<ThreadView>;
+  /**
+   * See `ThreadsClient.settled`.
+   * @deprecated Use `settled`, as on a run's handle. `waitUntilSettled` goes in the next minor version.
+   */
   waitUntilSettled(options?: Bound<WaitUntilSettledOptions>): Promise<ThreadView>;
   /** See `ThreadsClient.deleteThread`. */
   deleteThread(): Promise<{ deleted: true }>;
@@ -133,7 +143,7 @@ export type FollowUpdatesOptions = {
   signal?: AbortSignal;
   until?: (batch: StreamSnapshot) => boolean;
 } & ThreadCaller;
-/** `waitUntilSettled`: a signal to give up waiting. */
+/** `settled`: a signal to give up waiting. */
 export type WaitUntilSettledOptions = { threadId: string; signal?: AbortSignal } & ThreadCaller;
 /** `decide`: the request and one decision per call it lists (by call id, or a list); `shown` is its `callFingerprint` as the approver saw it. */
 export type DecideThreadOptions = { threadId: string; approvalId: string; decisions: Decisions; shown?: string } & ThreadCaller;

@@ -29,10 +29,10 @@ import type {
 import { createThread } from "./create-thread.js";
 import { addMessage, sendMessage } from "./send-message.js";
 import { resumeThread, stopThread } from "./resume-thread.js";
-import { getThread } from "./get-thread.js";
+import { threadState } from "./thread-state.js";
 import { listMessages } from "./list-messages.js";
 import { followUpdates, readStream, streamUpdates } from "./stream-updates.js";
-import { waitUntilSettled } from "./settle-thread.js";
+import { settleThread } from "./settle-thread.js";
 import { listThreads } from "./list-threads.js";
 import { deleteThread } from "./delete-thread.js";
 import { decideThread } from "./thread-decide.js";
@@ -122,9 +122,20 @@ export class ThreadsClient {
     return stopThread(this.#access, options);
   }
 
-  /** The thread's state: status, queue, open tool calls with their retry state, last error, usage. */
+  /**
+   * The thread's state: status, queue, open tool calls with their retry state, last error,
+   * usage. Named as a run's read is (`agents.state(runId)`, `RunHandle.state()`).
+   */
+  state(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
+    return threadState(this.#access, options);
+  }
+
+  /**
+   * The thread's state; the same read as `state`.
+   * @deprecated Use `state`, the name runs use for the same read. `getThread` goes in the next minor version.
+   */
   getThread(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
-    return getThread(this.#access, options);
+    return this.state(options);
   }
 
   /** A page of the transcript, oldest first. Pass the returned `cursor` for the next page; none means the end. */
@@ -161,10 +172,19 @@ export class ThreadsClient {
 
   /**
    * Waits until nothing runs: the turn (and every queued message) is done, or the thread
-   * stopped or failed. Polls the thread's state (no history).
+   * stopped or failed, and answers its state. Only reads (no history). Named as a run's
+   * wait is (`RunHandle.settled()`).
+   */
+  settled(options: WaitUntilSettledOptions): Promise<ThreadView> {
+    return settleThread(this.#access, options);
+  }
+
+  /**
+   * Waits until nothing runs; the same wait as `settled`.
+   * @deprecated Use `settled`, the name runs use for the same wait. `waitUntilSettled` goes in the next minor version.
    */
   waitUntilSettled(options: WaitUntilSettledOptions): Promise<ThreadView> {
-    return waitUntilSettled(this.#access, options);
+    return this.settled(options);
   }
 
   /**
@@ -194,7 +214,7 @@ export class ThreadsClient {
    * manager decides a payout" is one line), then checked by the thread like any resume:
    * RC5049 for decisions that do not fit (nothing spent), a second decision reads the
    * first's outcome as `duplicate`. The thread goes on at once (`outcome: accepted`): follow
-   * it with `waitUntilSettled` or its stream.
+   * it with `settled` or its stream.
    */
   decide(options: DecideThreadOptions): Promise<ResumeResult> {
     return decideThread(this.#access, options);
@@ -233,11 +253,13 @@ export class ThreadsClient {
       addMessage: (options) => this.addMessage({ ...options, ...bound }),
       resumeThread: (options = {}) => this.resumeThread({ ...options, ...bound }),
       stopThread: () => this.stopThread(bound),
-      getThread: () => this.getThread(bound),
+      state: () => this.state(bound),
+      getThread: () => this.state(bound),
       listMessages: (options = {}) => this.listMessages({ ...options, ...bound }),
       streamUpdates: (options = {}) => this.streamUpdates({ ...options, ...bound }),
       followUpdates: (options = {}) => this.followUpdates({ ...options, ...bound }),
-      waitUntilSettled: (options = {}) => this.waitUntilSettled({ ...options, ...bound }),
+      settled: (options = {}) => this.settled({ ...options, ...bound }),
+      waitUntilSettled: (options = {}) => this.settled({ ...options, ...bound }),
       deleteThread: () => this.deleteThread(bound),
       addToolResult: (options) => this.addToolResult({ ...options, ...bound }),
       addToolError: (options) => this.addToolError({ ...options, ...bound }),

@@ -6,8 +6,8 @@ import { retryStateOf } from "./retry-state.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadCaller, ThreadView } from "./thread-types.js";
 
-/** `ThreadsClient.getThread`: the thread's snapshot, with the retry state of the calls Temporal holds pending. */
-export async function getThread(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
+/** `ThreadsClient.state`: the thread's snapshot, with the retry state of the calls Temporal holds pending. */
+export async function threadState(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
   await access.check(options, "thread.get");
   const handle = access.handle(options.threadId);
   const [snapshot, description] = await Promise.all([
