@@ -36,7 +36,7 @@ const zones = [
     name: "the HTTP front door (src/http/)",
     files: ["src/http/", "src/http.ts"],
     deniedDirs: ["workflows/", "activities/"],
-    why: "it sits on the clients (src/client/, src/threads/) and the kernel: never on workflow or activity code",
+    why: "it sits on the clients (src/client/) and the kernel: never on workflow or activity code",
   },
   {
     name: "the MCP server and MCP tools (src/mcp/)",
@@ -51,6 +51,13 @@ const zones = [
     packages: ["react", "ai"],
     allowTypeImports: true,
     why: "they run in a page: the pure kernel (src/core/), React and the AI SDK's types only; never Node, Temporal clients or the front door",
+  },
+  {
+    name: "the deferral secrets and tokens (src/deferral/)",
+    files: ["src/deferral/"],
+    dirs: ["src/deferral/", "src/core/"],
+    packages: ["node:crypto", "@temporalio/common"],
+    why: "it is Node-side code the clients, the worker and activities all share (secrets, tokens, approval links): the kernel (src/core/), node:crypto and Temporal's common types only, never a client, a worker, an activity or workflow code, so each side imports it without running back up",
   },
   {
     name: "the public API",

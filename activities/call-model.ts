@@ -14,7 +14,7 @@ import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
-import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";

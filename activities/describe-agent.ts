@@ -3,7 +3,7 @@ import type { AgentDescription, DescribeAgentInput, DescribeAgentOutput, ToolDes
 import { isAsyncTool } from "../src/core/define-async-tool.js";
 import { resolveToolRetry } from "../src/core/tool-retry.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
-import type { ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import type { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { toActivityFailure } from "./failures.js";

@@ -4,7 +4,7 @@ import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
-import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/threads/worker-options.js";
+import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { createCallAgentModel } from "./call-model.js";
 import { createCallAgentTool } from "./call-tool.js";

@@ -162,14 +162,14 @@ export async function main(): Promise<Record<string, unknown>> {
         const threadId = `cost-thread-${randomUUID()}`;
         stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: "x".repeat(chars), chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
         await threads.createThread({ threadId, prompt: threadId, agent });
-        await threads.waitUntilSettled({ threadId });
+        await threads.settled({ threadId });
         const measured = await measure(async () => {
           const stop = new AbortController();
           const readers = Array.from({ length: followers }, async () => {
             for await (const batch of threads.followUpdates({ threadId, signal: stop.signal, until: (b) => b.status === "completed" && b.updates.some((u) => u.type === "message") })) void batch;
           });
           await threads.sendMessage({ threadId, prompt: "go" });
-          await threads.waitUntilSettled({ threadId });
+          await threads.settled({ threadId });
           await Promise.allSettled(readers);
           stop.abort();
         });

@@ -84,7 +84,7 @@ export async function main(): Promise<Record<string, unknown>> {
       }
     }
     model.assertNoFailures();
-    const view = await threads.getThread({ threadId });
+    const view = await threads.state({ threadId });
     const threadHistory = await chainStats(client, threadId);
     progress(`thread: ${view.messageCount} messages over ${threadHistory.runs} runs, ${kb(threadHistory.bytes)}`);
 

@@ -77,7 +77,7 @@ export type {
 export type { ExpiredDeferral } from "./core/define-agent.js";
 export type { JsonValue, JsonObject, Principal } from "./core/json.js";
 export * from "./core/errors/index.js";
-export * from "./threads/index.js";
+export * from "./client/threads/index.js";
 export {
   toUIMessages,
   isThreadRunning,

@@ -44,4 +44,4 @@ export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus } from 
 export type { Decision, Decisions } from "./core/approval.js";
 export type { ApprovalSummary } from "./client/approval-inbox.js";
 export type { ResumeResult } from "./client/resume.js";
-export type { ThreadView } from "./threads/threads-client.js";
+export type { ThreadView } from "./client/threads/thread-types.js";

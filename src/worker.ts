@@ -28,5 +28,5 @@ export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";
 export { activityBinding, mintResumeToken } from "./deferral/token.js";
 export { resumeDigest } from "./core/proof.js";
 export type { DeferralConfig } from "./deferral/config.js";
-export { createToolWorker, type ToolWorkerOptions } from "./threads/tool-worker.js";
-export type { ThreadWorkerOptions } from "./threads/worker-options.js";
+export { createToolWorker, type ToolWorkerOptions } from "./worker/tool-worker.js";
+export type { ThreadWorkerOptions } from "./worker/thread-options.js";

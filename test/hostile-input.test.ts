@@ -15,7 +15,7 @@ import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harnes
 import { threadRig, type ThreadRig } from "./thread-support.js";
 import type { Model, ModelRequest } from "../src/core/model.js";
 import { createAgentWorker } from "../src/worker/create-agent-worker.js";
-import { ThreadsClient } from "../src/threads/threads-client.js";
+import { ThreadsClient } from "../src/client/threads/threads-client.js";
 import { cancelUpdate, deferralQuery, replaceStepStateUpdate, resumeUpdate, transcriptQuery } from "../src/core/wire/run.js";
 import * as threadWire from "../src/core/wire/thread.js";
 import { cancelRequestProblem, threadResumeRequestProblem } from "../src/core/request-shapes.js";

@@ -90,7 +90,7 @@ export function threadOwners(reader: ThreadsClient, limit = 10_000): (threadId: 
   return async (threadId) => {
     const cached = known.get(threadId);
     if (cached !== undefined) return cached;
-    const owner = await reader.getThread({ threadId }).then(
+    const owner = await reader.state({ threadId }).then(
       (thread) => thread.principal?.id,
       () => undefined,
     );

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { ThreadFailure } from "../core/thread-contracts.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "../client/threads/threads-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt } from "./flags.js";
 import { age, output, table, type Output } from "./output.js";
@@ -82,7 +82,7 @@ async function follow(threads: ThreadsClient, threadId: string, out: Output, fro
       }
     }
     if (moved && SETTLED.has(batch.status)) {
-      if (batch.status === "failed") throw new ThreadTurnFailed((await threads.getThread({ threadId })).lastError);
+      if (batch.status === "failed") throw new ThreadTurnFailed((await threads.state({ threadId })).lastError);
       return;
     }
   }

@@ -20,7 +20,7 @@ import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
-import { ThreadsClient, type ThreadsClientOptions } from "../threads/threads-client.js";
+import { ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
 import { ApprovalInbox } from "./approval-inbox.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun, type UiSummary } from "./start-run.js";

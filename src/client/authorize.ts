@@ -32,7 +32,7 @@ export type RunOperation =
  *
  * - `thread.create`: `createThread` (with the agent, and whether a transcript is seeded).
  * - `thread.list`: one row of `listThreads`, asked per row: a refused row is left out.
- * - `thread.get`: `getThread`, `waitUntilSettled`.
+ * - `thread.get`: `state`, `settled` (and their deprecated names `getThread`, `waitUntilSettled`).
  * - `thread.messages`: `listMessages`.
  * - `thread.stream`: `streamUpdates`, `followUpdates` (once, as it starts), the HTTP event stream.
  * - `thread.send`: `sendMessage`.

@@ -17,7 +17,7 @@ export interface ClientConnectionOptions {
   taskQueue: string;
   /**
    * How long a read that only a worker can answer waits for one: `state()`,
-   * `deferrals.get()`, a parked run's acknowledgment, and the thread reads (`getThread`,
+   * `deferrals.get()`, a parked run's acknowledgment, and the thread reads (`state`,
    * `listMessages`, `streamUpdates`, …). Past it the read fails with AI1015 naming the
    * task queue when no worker polls it; when workers do (busy, or just stopped), after up
    * to three times as long. Default `"5s"`; raise it for runs whose histories take a

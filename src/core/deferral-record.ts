@@ -105,7 +105,7 @@ export type RunOutcome =
   | { status: "needs-compaction"; deferralId: string }
   /** The run continued as new before it settled again: `agents.resume()` follows it to its next settled state. */
   | { status: "running" }
-  /** A thread took the decision and goes on: follow it with `waitUntilSettled` or its stream. */
+  /** A thread took the decision and goes on: follow it with `threads.settled` or its stream. */
   | { status: "accepted" };
 
 /** The state a deferred agent step is re-entered from: plain JSON, nothing live. */

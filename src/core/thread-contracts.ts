@@ -115,7 +115,7 @@ export interface StreamFlush {
   parts: ModelDelta[];
 }
 
-/** One open tool call of the current turn, as `getThread` shows it. */
+/** One open tool call of the current turn, as `threads.state` shows it. */
 export interface OpenToolCall {
   toolCallId: string;
   name: string;
@@ -162,7 +162,7 @@ export interface ThreadSnapshot {
   approvals: PendingApproval[];
 }
 
-/** An approval request a thread waits on, as `getThread` and the stream show it. */
+/** An approval request a thread waits on, as `threads.state` and the stream show it. */
 export interface PendingApproval {
   /** Decide it with `threads.decide({ threadId, approvalId, decisions })`, or in the inbox. */
   approvalId: string;

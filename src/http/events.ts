@@ -3,10 +3,10 @@ import { streamSSE } from "hono/streaming";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
 import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "../client/threads/threads-client.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
-import { hubFor, type StreamReader } from "../threads/stream-hub.js";
+import { hubFor, type StreamReader } from "../client/threads/stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;

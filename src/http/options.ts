@@ -1,6 +1,6 @@
 import type { AgentClient } from "../client/agent-client.js";
 import type { Principal } from "../core/json.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "../client/threads/threads-client.js";
 import type { ApprovalPageOptions } from "./approval/options.js";
 import type { CodecServerOptions } from "./codec-server.js";
 import type { InboxPageOptions } from "./inbox/options.js";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { ChatMessage } from "../core/messages.js";
-import type { ThreadsClient } from "../threads/threads-client.js";
+import type { ThreadsClient } from "../client/threads/threads-client.js";
 import { DecideBody } from "./decide-body.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";
@@ -63,7 +63,7 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { cursor, limit } = c.req.valid("query");
       return c.json(await threads.listThreads({ ...caller(c.get("principal")), ...(cursor ? { cursor } : {}), ...(limit ? { limit } : {}) }));
     })
-    .get("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.getThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
+    .get("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.state({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .delete("/:id", valid("param", ThreadParam), async (c) => c.json(await threads.deleteThread({ threadId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .get("/:id/messages", valid("param", ThreadParam), valid("query", Page), async (c) => {
       const { cursor, limit, excludeSystemMessages } = c.req.valid("query");

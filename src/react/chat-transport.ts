@@ -6,7 +6,7 @@
 import type { ChatTransport, UIMessage, UIMessageChunk } from "ai";
 import type { StreamUpdate, ThreadMessage, ThreadStatus } from "../core/thread-contracts.js";
 import { isThreadRunning, toUIMessages } from "../core/ui-messages.js";
-import type { ThreadView } from "../threads/threads-client.js";
+import type { ThreadView } from "../client/threads/thread-types.js";
 import { approvalResponses, approvalUiId, rejectionOf, withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { ChatError, FATAL_CODES } from "./chat-error.js";
 import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";

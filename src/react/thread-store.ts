@@ -8,7 +8,7 @@ import type { JsonValue } from "../core/json.js";
 import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
 import type { PendingApproval, StreamUpdate, ThreadStatus } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
-import type { ThreadView } from "../threads/threads-client.js";
+import type { ThreadView } from "../client/threads/thread-types.js";
 import { withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { asChatError, type ChatError, FATAL_CODES } from "./chat-error.js";
 import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";

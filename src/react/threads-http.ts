@@ -11,7 +11,7 @@ import type { StreamUpdate, ThreadMessage, ThreadSendReply, ThreadStatus } from 
 import { asStreamUpdate, isThreadMessage, isThreadStatus } from "../core/stream-fold.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
-import type { ThreadView, ToolResultReply } from "../threads/threads-client.js";
+import type { ThreadView, ToolResultReply } from "../client/threads/thread-types.js";
 import { ChatError } from "./chat-error.js";
 import { readSse } from "./sse.js";
 

@@ -2,7 +2,7 @@ import type { Decisions } from "../core/approval.js";
 import type { JsonValue } from "../core/json.js";
 import type { ResumeResult } from "../client/resume.js";
 import type { ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../core/thread-contracts.js";
-import type { ToolResultReply } from "../threads/threads-client.js";
+import type { ToolResultReply } from "../client/threads/thread-types.js";
 import { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./use-thread-messages.js";
 
 /** `useAgentChat` options: those of `useThreadMessages`. */

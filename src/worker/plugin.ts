@@ -8,7 +8,7 @@ import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
-import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "../threads/worker-options.js";
+import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
 import { workerClient } from "./worker-client.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
 

@@ -21,7 +21,7 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { AgentClient } from "../src/client/agent-client.js";', "workflows/example.ts"],
     // node:crypto reached through src/: a deny-list of Node built-ins would let this through.
     ['import { mintResumeToken } from "../src/deferral/token.js";', "workflows/example.ts"],
-    ['import { ThreadsClient } from "../src/threads/threads-client.js";', "workflows/example.ts"],
+    ['import { ThreadsClient } from "../src/client/threads/threads-client.js";', "workflows/example.ts"],
     ['import { createHash } from "node:crypto";', "src/core/example.ts"],
     ['import { verifyResumeToken } from "../deferral/token.js";', "src/core/example.ts"],
     ['import { agentRun } from "../workflows/agent-run.js";', "activities/example.ts"],
@@ -29,7 +29,15 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     // Browser code: a page has no Node, and the Temporal clients do not belong in it.
     ['import { readFileSync } from "node:fs";', "src/react/example.ts"],
     ['import { Client } from "@temporalio/client";', "src/react/example.ts"],
-    ['import { ThreadsClient } from "../threads/threads-client.js";', "src/react/example.ts"],
+    ['import { ThreadsClient } from "../client/threads/threads-client.js";', "src/react/example.ts"],
+    // src/deferral is shared by clients, worker and activities: it reaches none of them.
+    ['import { AgentClient } from "../client/agent-client.js";', "src/deferral/example.ts"],
+    ['import { ThreadsClient } from "../client/threads/threads-client.js";', "src/deferral/example.ts"],
+    ['import { createAgentWorker } from "../worker/create-agent-worker.js";', "src/deferral/example.ts"],
+    ['import { createActivities } from "../../activities/index.js";', "src/deferral/example.ts"],
+    ['import type { agentRun } from "../../workflows/agent-run.js";', "src/deferral/example.ts"],
+    ['import type { Client } from "@temporalio/client";', "src/deferral/example.ts"],
+    ['import { readFileSync } from "node:fs";', "src/deferral/example.ts"],
     // The MCP server sits on the clients, like the HTTP front door.
     ['import { createActivities } from "../../activities/index.js";', "src/mcp/example.ts"],
     ['import type { agentRun } from "../../workflows/agent-run.js";', "src/mcp/example.ts"],
@@ -48,7 +56,11 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { fanOut } from "../workflows/fan-out.js";', "src/workflow.ts"],
     ['import { useSyncExternalStore } from "react";', "src/react/example.ts"],
     ['import { toUIMessages } from "../core/ui-messages.js";', "src/react/example.ts"],
-    ['import type { ThreadView } from "../threads/threads-client.js";', "src/react/example.ts"],
+    ['import type { ThreadView } from "../client/threads/thread-types.js";', "src/react/example.ts"],
+    ['import { createHmac } from "node:crypto";', "src/deferral/example.ts"],
+    ['import { durationMs } from "../core/duration.js";', "src/deferral/example.ts"],
+    ['import { approvalUrlBase } from "./approval-url.js";', "src/deferral/example.ts"],
+    ['import type { Duration } from "@temporalio/common";', "src/deferral/example.ts"],
     ['import { Server } from "@modelcontextprotocol/sdk/server/index.js";', "src/mcp/example.ts"],
     ['import type { AgentClient } from "../client/agent-client.js";', "src/mcp/example.ts"],
   ])("allows %s in %s", async (line, file) => {

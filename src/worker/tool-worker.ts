@@ -4,9 +4,9 @@ import { createToolActivities } from "../../activities/index.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { ToolWorkerPlugin } from "../worker/tool-plugin.js";
-import { workerClient } from "../worker/worker-client.js";
-import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./worker-options.js";
+import { ToolWorkerPlugin } from "./tool-plugin.js";
+import { workerClient } from "./worker-client.js";
+import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
 
 export interface ToolWorkerOptions {
   /** A `NativeConnection` to the Temporal server. */

@@ -1,19 +1,24 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { WorkflowNotFoundError } from "@temporalio/client";
-import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
-import { ThreadNotFoundError } from "../core/errors/thread-not-found.js";
-import type { ThreadsClient } from "./threads-client.js";
-import { isQueryBusy } from "../client/query-busy.js";
-import { acquireStreamClient, busyPauseMs } from "../client/stream-client.js";
-import { HistoryWatch } from "../client/history-watch.js";
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { StreamSnapshot, StreamUpdate } from "../../core/thread-contracts.js";
+import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { isQueryBusy } from "../query-busy.js";
+import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
+import { HistoryWatch } from "../history-watch.js";
 
-const hubs = new WeakMap<ThreadsClient, Map<number, StreamHub>>();
+/** What the hub reads through: the threads client (its reads bounded and translated). */
+export interface StreamSource {
+  readonly client: Client;
+  readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot>;
+}
+
+const hubs = new WeakMap<StreamSource, Map<number, StreamHub>>();
 
 /**
  * The process's hub for this threads client and interval: handlers made twice over the
  * same client (two mounts, a hot reload) still share one poller per thread.
  */
-export function hubFor(threads: ThreadsClient, intervalMs: number): StreamHub {
+export function hubFor(threads: StreamSource, intervalMs: number): StreamHub {
   let byInterval = hubs.get(threads);
   if (!byInterval) hubs.set(threads, (byInterval = new Map()));
   let hub = byInterval.get(intervalMs);
@@ -49,7 +54,7 @@ export class StreamHub {
   #reads: ReturnType<typeof acquireStreamClient> | undefined;
 
   constructor(
-    private readonly threads: ThreadsClient,
+    private readonly threads: StreamSource,
     readonly intervalMs: number,
   ) {}
 

@@ -1,0 +1,37 @@
+// Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
+export { ThreadsClient, type ThreadsClientOptions } from "./threads-client.js";
+export type {
+  CreateThreadOptions,
+  ThreadView,
+  ThreadSummary,
+  ThreadHandle,
+  ThreadCaller,
+  SendMessageOptions,
+  AddMessageOptions,
+  ResumeThreadOptions,
+  ListMessagesOptions,
+  StreamUpdatesOptions,
+  FollowUpdatesOptions,
+  WaitUntilSettledOptions,
+  DecideThreadOptions,
+  AddToolResultOptions,
+  AddToolErrorOptions,
+  MessagePage,
+  ToolResultReply,
+} from "./thread-types.js";
+export { defineAsyncTool, type AsyncToolDefinition, type AsyncToolOptions, type AsyncToolContext } from "../../core/define-async-tool.js";
+export type { RetryState } from "./retry-state.js";
+export type { ToolRetry, ToolRetryOptions, ToolBackoff, FixedBackoff, ExponentialBackoff, RetryErrorInfo } from "../../core/tool-retry.js";
+export type {
+  ThreadStatus,
+  ThreadMessage,
+  StreamUpdate,
+  StreamSnapshot,
+  ThreadStatusChange,
+  PendingApproval,
+  ThreadFailure,
+  OpenToolCall,
+  ThreadSendReply,
+  ThreadResumeReply,
+  ThreadStopReply,
+} from "../../core/thread-contracts.js";

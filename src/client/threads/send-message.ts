@@ -1,0 +1,32 @@
+import { ThreadMessageInvalidError } from "../../core/errors/thread-message-invalid.js";
+import { assertPayloadFits } from "../../core/payload-size.js";
+import type { ThreadSendReply } from "../../core/thread-contracts.js";
+import { messageProblem } from "../../core/thread-transcript.js";
+import { threadSendUpdate } from "../../core/wire/thread.js";
+import { newMessageId, type ThreadAccess } from "./thread-access.js";
+import type { AddMessageOptions, SendMessageOptions } from "./thread-types.js";
+
+/** `ThreadsClient.sendMessage`: a user message into the thread's inbox, a turn of its own. */
+export async function sendMessage(access: ThreadAccess, options: SendMessageOptions): Promise<ThreadSendReply> {
+  await access.check(options, "thread.send");
+  if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
+  assertPayloadFits(options.prompt, "The message");
+  return access.update(options.threadId, threadSendUpdate, {
+    id: options.messageId ?? newMessageId(),
+    kind: "message",
+    message: { role: "user", content: options.prompt },
+  });
+}
+
+/** `ThreadsClient.addMessage`: a message into the inbox that starts no turn. */
+export async function addMessage(access: ThreadAccess, options: AddMessageOptions): Promise<ThreadSendReply> {
+  await access.check(options, "thread.addMessage");
+  const problem =
+    messageProblem(options.message, false) ??
+    (options.message.role === "system" && options.trustTranscript !== true
+      ? "a system message is added only with trustTranscript: true, from server code that wrote it (never from end-user input)"
+      : undefined);
+  if (problem) throw new ThreadMessageInvalidError({ threadId: options.threadId, problem });
+  assertPayloadFits(options.message, "The message");
+  return access.update(options.threadId, threadSendUpdate, { id: options.messageId ?? newMessageId(), kind: "add", message: options.message });
+}

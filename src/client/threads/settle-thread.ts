@@ -1,0 +1,89 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
+import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
+import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
+import type { ThreadStatus } from "../../core/thread-contracts.js";
+import { threadSnapshotQuery } from "../../core/wire/thread.js";
+import { currentDetails, HistoryWatch } from "../history-watch.js";
+import { threadState } from "./thread-state.js";
+import type { ThreadAccess } from "./thread-access.js";
+import type { ThreadView, WaitUntilSettledOptions } from "./thread-types.js";
+
+/**
+ * `ThreadsClient.settled`: waits until nothing runs, reading the thread's state
+ * only when its history moved and its status line says it may be at rest.
+ */
+export async function settleThread(access: ThreadAccess, options: WaitUntilSettledOptions): Promise<ThreadView> {
+  await access.check(options, "thread.get");
+  const { threadId } = options;
+  // A thread closed under the wait (terminated, timed out, deleted) would answer its last
+  // state forever: its end, followed by a long poll of its history (a free read), ends the wait.
+  const polling = new AbortController();
+  const ended = endOf(access, threadId, polling.signal);
+  try {
+    // Queries are billed actions; describes and the thread's status line are not. The state
+    // is queried only when the history moved and the status line says the thread may be
+    // at rest (a message queued behind a finished turn is what the query still rules out).
+    const watch = new HistoryWatch(access.client, threadId);
+    let interval = 20;
+    for (;;) {
+      const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
+      const line = moved ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
+      if (moved && (line === undefined || mayBeSettled(line))) {
+        const snapshot = await Promise.race([access.query(threadId, () => access.handle(threadId).query(threadSnapshotQuery)), ended]);
+        if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
+        const halted = snapshot.status === "stopped" || snapshot.status === "failed";
+        // Not at rest after all (a queued message): the turn it starts moves the history again.
+        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await threadState(access, options);
+      }
+      options.signal?.throwIfAborted();
+      await Promise.race([sleep(interval), ended]);
+      interval = Math.min(250, interval * 1.5);
+    }
+  } finally {
+    polling.abort();
+  }
+}
+
+/**
+ * Rejects once the thread's workflow has closed: AI1029 when Temporal terminated it or it
+ * timed out, AI1020 when it ended otherwise (deleted). Never settles while it runs.
+ */
+function endOf(access: ThreadAccess, threadId: string, signal: AbortSignal): Promise<never> {
+  const closed = access.client
+    .withAbortSignal(signal, () => access.handle(threadId).result())
+    .then(
+      () => Promise.reject(new ThreadNotFoundError({ threadId })),
+      (err: unknown) => Promise.reject(closedError(threadId, err)),
+    );
+  const stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  const ended = Promise.race([closed, stop]);
+  // Nobody may be listening once the wait is over.
+  ended.catch(() => undefined);
+  return ended;
+}
+
+/** What a closed thread's result rejected with, as the wait reports it. */
+function closedError(threadId: string, err: unknown): Error {
+  if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
+    return new ThreadTerminatedError({ threadId, closedAs: "terminated", ...(err.cause.message ? { reason: err.cause.message } : {}) });
+  }
+  if (err instanceof WorkflowFailedError && err.cause instanceof TimeoutFailure) return new ThreadTerminatedError({ threadId, closedAs: "timed-out" });
+  if (err instanceof WorkflowNotFoundError || err instanceof WorkflowFailedError) return new ThreadNotFoundError({ threadId });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function isActive(status: ThreadStatus): boolean {
+  return status === "streaming" || status === "awaiting_tool_results";
+}
+
+/**
+ * Whether a thread whose status line (the workflow's current details, see the thread's
+ * status text in workflows/) reads `line` may be at rest: idle, completed, failed or
+ * stopped. Anything else (a turn or a tool running, a call awaiting its answer or an
+ * approval) is not; a line this does not know is checked with a query.
+ */
+function mayBeSettled(line: string): boolean {
+  return !/^(running|awaiting)\b/.test(line);
+}

@@ -1,0 +1,63 @@
+import type { Client } from "@temporalio/client";
+import type { agentThread } from "../../../workflows/thread.js";
+import type { StreamSnapshot } from "../../core/thread-contracts.js";
+import { threadStreamQuery } from "../../core/wire/thread.js";
+import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
+import type { ThreadAccess } from "./thread-access.js";
+import type { FollowUpdatesOptions, StreamUpdatesOptions } from "./thread-types.js";
+
+/** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */
+export async function streamUpdates(access: ThreadAccess, options: StreamUpdatesOptions): Promise<StreamSnapshot> {
+  await access.check(options, "thread.stream");
+  return access.query(options.threadId, () => access.handle(options.threadId).query(threadStreamQuery, { fromSeq: options.fromSeq ?? 0 }));
+}
+
+/** One read of the stream for the shared poller, on `via` (its fail-fast client), bounded and translated. */
+export function readStream(access: ThreadAccess, threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
+  return access.query(threadId, () => via.workflow.getHandle<typeof agentThread>(threadId).query(threadStreamQuery, { fromSeq }), via);
+}
+
+/**
+ * `ThreadsClient.followUpdates`: authorizes once, then joins the process's poller of the
+ * thread for `source` (the client, so the front door's readers share it).
+ */
+export async function* followUpdates(access: ThreadAccess, source: StreamSource, options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
+  await access.check(options, "thread.stream");
+  const batches: StreamSnapshot[] = [];
+  let failure: { err: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const reader: StreamReader = {
+    last: options.fromSeq ?? 0,
+    deliver(updates, snapshot, truncated) {
+      reader.last = truncated && updates.length === 0 ? snapshot.lastSeq : (updates.at(-1)?.seq ?? reader.last);
+      batches.push({ ...snapshot, updates, truncated });
+      wake?.();
+    },
+    fail(err) {
+      failure = { err };
+      wake?.();
+    },
+  };
+  const stop = () => wake?.();
+  options.signal?.addEventListener("abort", stop);
+  const leave = hubFor(source, options.pollIntervalMs ?? 100).join(options.threadId, reader);
+  try {
+    while (!options.signal?.aborted) {
+      const batch = batches.shift();
+      if (batch) {
+        yield batch;
+        if (options.until?.(batch)) return;
+        continue;
+      }
+      if (failure) throw failure.err;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        if (options.signal?.aborted) resolve();
+      });
+      wake = undefined;
+    }
+  } finally {
+    leave();
+    options.signal?.removeEventListener("abort", stop);
+  }
+}

@@ -1,0 +1,69 @@
+import type { Client } from "@temporalio/client";
+import { decisionList, type Decision } from "../../core/approval.js";
+import type { DeferralRecord } from "../../core/deferral-record.js";
+import { DeferralNotFoundError } from "../../core/errors/deferral-not-found.js";
+import { DeferralSecretError } from "../../core/errors/deferral-secret.js";
+import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
+import { ResumePayloadError } from "../../core/errors/resume-payload.js";
+import type { Principal } from "../../core/json.js";
+import { DeferralStore } from "../deferral-store.js";
+import { requestToken } from "../request-token.js";
+import { resumeDeferral, type ResumeResult } from "../resume.js";
+import { deferralRecordQuery } from "../../core/wire/run.js";
+import { threadIdOf, type ThreadAccess } from "./thread-access.js";
+import type { DecideThreadOptions } from "./thread-types.js";
+
+/**
+ * `ThreadsClient.decide`: reads the request from the thread, asks `thread.decide` with its
+ * calls, meta and the decisions, then sends the decision as the request's token would.
+ */
+export async function decideThread(access: ThreadAccess, options: DecideThreadOptions): Promise<ResumeResult> {
+  const threadId = threadIdOf(options, "thread.decide");
+  const approvalId = approvalIdOf(options);
+  const decisions = decisionList(options.decisions);
+  const record = await access.query(threadId, () => access.handle(threadId).query(deferralRecordQuery, approvalId));
+  if (!record || record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: approvalId });
+  await access.ask({
+    operation: "thread.decide",
+    principal: options.principal,
+    threadId,
+    approvalId,
+    calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+    meta: record.meta,
+    decisions,
+  });
+  return decideForThread({ client: access.client, secrets: access.secrets }, threadId, record, decisions, {
+    ...(options.principal !== undefined ? { principal: options.principal } : {}),
+    ...(options.shown !== undefined ? { shown: options.shown } : {}),
+  });
+}
+
+/**
+ * Sends a decision on a thread's approval request as its token would: the client mints the
+ * token with its secret (it never enters history) and resumes the request, whose checks are
+ * a run's (proof, lifecycle, one decision per call: RC5049 with the token unspent). The
+ * caller authorized it already (`thread.decide`).
+ */
+async function decideForThread(
+  deps: { client: Client; secrets: Buffer[] | undefined },
+  threadId: string,
+  record: DeferralRecord,
+  decisions: Decision[],
+  options: { principal?: Principal; shown?: string },
+): Promise<ResumeResult> {
+  const secret = deps.secrets?.[0];
+  if (!secret) throw new DeferralSecretError({ reason: "the threads client was made without deferral: { secret }, which decide() mints the request's token with" });
+  if (!record.approval) throw new ResumePayloadError({ deferralId: record.id, issues: ["this is not an approval request"] });
+  if (record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: record.id });
+  const token = await requestToken(deps.client, secret, record);
+  return resumeDeferral(
+    { client: deps.client, deferrals: new DeferralStore(deps.client), secrets: deps.secrets, authorize: undefined },
+    { token, payload: { decisions } as never, ...(options.principal !== undefined ? { principal: options.principal } : {}), ...(options.shown !== undefined ? { shown: options.shown } : {}) },
+  );
+}
+
+/** AI1001 for an approval id that is not a string. */
+function approvalIdOf(options: { approvalId?: unknown }): string {
+  if (typeof options?.approvalId !== "string" || options.approvalId === "") throw new InvalidDefinitionError({ subject: "thread.decide", problem: "approvalId must be a non-empty string" });
+  return options.approvalId;
+}
