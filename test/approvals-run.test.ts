@@ -4,7 +4,7 @@
  * request, decided per call (approve, edit, reject); every refusal leaves the request as it
  * was, and the handler runs exactly as often as decisions allow.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest, type DeferralEvent } from "../src/index.js";
 import { createAgentWorker } from "../src/worker.js";
@@ -286,6 +286,32 @@ describe("the inbox", () => {
     expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([75]);
     expect(await agents.approvals.get(request.approvalId)).toMatchObject({ status: "resumed" });
+  });
+
+  it("lists only its own task queue's requests, and finds what `requires` asks for past pages that hold none of it", async () => {
+    const runId = uid("inbox-deep");
+    h.model.script(runId, [{ toolCalls: [call("refund", { amount: 300 })] }, { text: "done" }]);
+    const parkedAck = await agents.run(payouts, { prompt: runId, runId });
+    expect(parkedAck).toMatchObject({ status: "deferred" });
+    const request = { approvalId: (parkedAck as { deferralId: string }).deferralId };
+    // Newer requests that require nothing of the kind, ahead of it in visibility's order.
+    for (const n of [1, 2, 3]) {
+      const other = uid(`inbox-plain-${n}`);
+      h.model.script(other, [{ toolCalls: [call("askManager", {})] }, { text: "done" }]);
+      expect(await agents.run(payouts, { prompt: other, runId: other })).toMatchObject({ status: "deferred" });
+    }
+    const deep = await vi.waitFor(
+      async () => {
+        const page = await agents.approvals.list({ agentId: "gated-payouts", requires: "refunds:approve", limit: 1 });
+        expect(page.approvals.map((a) => a.approvalId)).toContain(request.approvalId);
+        return page;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(deep.approvals).toHaveLength(1);
+    // A client of another task queue (another app in the namespace) sees none of these.
+    const elsewhere = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: uid("elsewhere"), deferral: { secret: SECRET } });
+    expect((await elsewhere.approvals.list({ limit: 1000 })).approvals.filter((a) => a.runId.startsWith("inbox-"))).toEqual([]);
   });
 
   it("refuses a decision the hook does not allow (RC5056), from a client without a secret (RC5040), or on a plain deferral (RC5049), changing nothing", async () => {

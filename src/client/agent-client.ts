@@ -139,7 +139,7 @@ export class AgentClient {
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
-    this.approvals = new ApprovalInbox({ client: this.client, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o) });
+    this.approvals = new ApprovalInbox({ client: this.client, taskQueue: this.taskQueue, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o) });
   }
 
   /** Long-lived chat threads on the same connection and task queue, asking `threads.authorize` or else `authorize`. */

@@ -58,10 +58,15 @@ export interface DecideOptions extends DeferralCaller {
  * decisions as the payload). Deciding needs the client's `deferral: { secret }`: the client
  * mints the request's token, which never enters history.
  */
+/** Pages read in one `list()` call while `requires` matches none of their rows. */
+const MAX_EMPTY_PAGES = 5;
+
 export class ApprovalInbox {
   constructor(
     private readonly deps: {
       client: Client;
+      /** The client's task queue: the inbox lists the requests of its runs and threads, not every app's in the namespace. */
+      taskQueue: string;
       deferrals: DeferralStore;
       secrets: Buffer[] | undefined;
       resume(options: ResumeOptions): Promise<ResumeResult>;
@@ -73,20 +78,29 @@ export class ApprovalInbox {
     const limit = options.limit ?? 50;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidDefinitionError({ subject: "approvals.list()", problem: "limit must be a whole number from 1 to 1000" });
     if (options.requires !== undefined && typeof options.requires !== "string") throw new InvalidDefinitionError({ subject: "approvals.list()", problem: "requires must be a string" });
-    const page = await this.deps.deferrals.list({
-      status: options.status ?? "deferred",
-      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
-      ...(options.principal !== undefined ? { principal: options.principal } : {}),
-      pageSize: limit,
-      ...(options.cursor ? { nextPageToken: options.cursor } : {}),
-    });
-    // The rows were authorized as a listing; their records are read as part of it.
-    const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord(row.deferralId).catch(() => undefined)));
-    const approvals = records
-      .filter((r): r is DeferralRecord => r !== undefined)
-      .map(summaryOf)
-      .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
-    return { approvals, ...(page.nextPageToken ? { cursor: page.nextPageToken } : {}) };
+    // `requires` lives in each record's meta, not in visibility: a page may match none of its
+    // rows, so further pages are read (a few at most) until one does or none are left.
+    let cursor = options.cursor;
+    let approvals: ApprovalSummary[] = [];
+    for (let pages = 1; ; pages++) {
+      const page = await this.deps.deferrals.list({
+        status: options.status ?? "deferred",
+        taskQueue: this.deps.taskQueue,
+        ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+        ...(options.principal !== undefined ? { principal: options.principal } : {}),
+        pageSize: limit,
+        ...(cursor ? { nextPageToken: cursor } : {}),
+      });
+      // The rows were authorized as a listing; their records are read as part of it.
+      const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord(row.deferralId).catch(() => undefined)));
+      approvals = records
+        .filter((r): r is DeferralRecord => r !== undefined)
+        .map(summaryOf)
+        .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
+      cursor = page.nextPageToken;
+      if (approvals.length > 0 || !cursor || pages >= MAX_EMPTY_PAGES) break;
+    }
+    return { approvals, ...(cursor ? { cursor } : {}) };
   }
 
   /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */

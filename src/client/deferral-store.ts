@@ -49,6 +49,8 @@ export interface ListDeferralsOptions extends DeferralCaller {
   agentId?: string;
   /** Only deferrals whose TTL ends before this instant. */
   expiringBefore?: Date | string;
+  /** Only deferrals of runs and threads on this task queue (default: every queue in the namespace). */
+  taskQueue?: string;
   /** Default 100. */
   pageSize?: number;
   /** From the previous page. */
@@ -152,6 +154,7 @@ export class DeferralStore {
     }
     const clauses = [`DeferralStatus IN (${statuses.map(quote).join(", ")})`];
     if (options.agentId !== undefined) clauses.push(`AgentId = ${quote(options.agentId)}`);
+    if (options.taskQueue !== undefined) clauses.push(`TaskQueue = ${quote(options.taskQueue)}`);
     if (options.expiringBefore !== undefined) {
       const before = new Date(options.expiringBefore);
       if (Number.isNaN(before.getTime())) {
