@@ -43,11 +43,22 @@ export async function startHttp(options: Omit<AgentHttpOptions, "authenticate"> 
     url,
     async call(method, path, { user, body, raw, headers = {} } = {}) {
       const sendsBody = raw !== undefined || body !== undefined;
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: { ...(sendsBody ? { "content-type": "application/json" } : {}), ...(user ? { "x-user": user } : {}), ...headers },
-        ...(sendsBody ? { body: raw ?? JSON.stringify(body) } : {}),
-      });
+      const send = () =>
+        fetch(`${url}${path}`, {
+          method,
+          headers: { ...(sendsBody ? { "content-type": "application/json" } : {}), ...(user ? { "x-user": user } : {}), ...headers },
+          ...(sendsBody ? { body: raw ?? JSON.stringify(body) } : {}),
+        });
+      let response: Response;
+      try {
+        response = await send();
+      } catch (err) {
+        // A server that answered an oversized body early (413) closes that connection; fetch may
+        // have pooled it for this request meanwhile and finds it closed before anything was
+        // sent back. That is the test's transport, not the route: ask once more on a fresh one.
+        if ((err as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw err;
+        response = await send();
+      }
       const text = await response.text();
       let parsed: unknown = text;
       try {

@@ -78,7 +78,8 @@ beforeAll(async () => {
   let taskQueue: string;
   ({ agents, taskQueue } = await h.worker([longAgent, payoutAgent, longApproval], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   // The same queue through a client with an authorize hook: its resumes read the deferral record first.
-  hooked = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET }, authorize: () => true });
+  // Its reads move multi-megabyte answers: a loaded machine may take longer than the default 5 s to answer one.
+  hooked = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET }, authorize: () => true, queryTimeout: "60s" });
   ({ threads } = await threadRig(h, [sizedChat]));
 }, 300_000);
 afterAll(() => h?.close());
