@@ -22,7 +22,7 @@
  * `localModelCalls`: ours again with the agent's `modelCalls: "local"` (model calls as
  * local activities, inside the workflow task), the same medians, ratios and bytes.
  *
- * Round trips cut (README, "How it maps onto Temporal"), each switchable to measure it:
+ * Round trips cut (docs/architecture/temporal-mapping.md), each switchable to measure it:
  * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
  * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
  * server's eager activity dispatch off.

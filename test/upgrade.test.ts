@@ -1,6 +1,5 @@
 /**
- * How a workflow-code change ships while runs are parked (README "Upgrading while runs are
- * parked"): a deferrable workflow parks under version 1, version 2 takes over the task
+ * How a workflow-code change ships while runs are parked (docs/upgrading.md): a deferrable workflow parks under version 1, version 2 takes over the task
  * queue, and the parked run resumes under it. The change guarded by `patched()` replays
  * version 1's history and reaches the resumed run; the same change without it cannot.
  */

@@ -4,7 +4,7 @@
  * 50 MB, and one payload of 2 MB for what a thread carries into each continue-as-new.
  * Every rule here is a pure function of workflow state, so workflow code (where the rules
  * are enforced) and workers (where results are cut and answers refused early) agree.
- * README's Sizes table lists them.
+ * docs/limits.md's table lists them.
  */
 import { jsonBytes } from "./payload-size.js";
 

@@ -15,7 +15,7 @@ export interface AgentChatResult extends Omit<ThreadMessagesResult, "store"> {
   stop(): Promise<ThreadStopReply>;
   /** Continues a stopped or failed turn, or moves on with `prompt`. */
   resume(prompt?: string): Promise<ThreadResumeReply>;
-  /** Answers an async tool call; `answerToken` is the one its callback handed out (see the README). */
+  /** Answers an async tool call; `answerToken` is the one its callback handed out (see docs/threads.md). */
   addToolResult(options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }): Promise<ToolResultReply>;
   /** Fails an async tool call; the model sees the error. */
   addToolError(options: { toolCallId: string; error: string; answerToken: string | undefined }): Promise<ToolResultReply>;

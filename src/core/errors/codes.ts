@@ -2,7 +2,7 @@
  * The code table: every stable error code, and what it means for behaviour. A code never
  * changes meaning once shipped; across the Temporal wire it travels as the `type` of an
  * `ApplicationFailure`. Retry policies, log levels, HTTP statuses, the error registry
- * and the README's table all read this one table (a test checks the last three).
+ * and docs/reference/errors.md's table all read this one table (a test checks the last three).
  *
  * - `retryable`: whether Temporal may retry an activity that failed with this code. Every
  *   code the SDK raises today is a verdict a retry cannot change.
@@ -72,7 +72,7 @@ export interface CodeInfo {
   retryable: boolean;
   benign: boolean;
   http: number;
-  /** When a user meets it: the README's table is generated from this. */
+  /** When a user meets it: docs/reference/errors.md's table is generated from this. */
   when: string;
 }
 
