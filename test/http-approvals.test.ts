@@ -5,8 +5,8 @@
  * change nothing: the request still waits, no handler ran, the model was not asked.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { defineAgent, defineTool, type AgentClient, type ApprovalSummary, type AuthorizeHook, type JsonObject, type Principal, type ThreadsClient } from "../src/index.js";
+import { type AgentClient, type ApprovalSummary, type AuthorizeHook, type JsonObject, type Principal, type ThreadsClient } from "../src/index.js";
+import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
 
@@ -15,48 +15,7 @@ let agents: AgentClient;
 let threads: ThreadsClient;
 let http: HttpServer;
 
-/** What the gated tools did: what decisions must bound. */
-const ran: Array<{ id: string; tool: string; input: unknown }> = [];
-const ranIn = (id: string) => ran.filter((r) => r.id === id).map(({ tool, input }) => ({ tool, input }));
-
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number().positive(), to: z.string() }),
-  needsApproval: true,
-  approval: { meta: { requires: ["payouts:approve"] } },
-  handler: (input, ctx) => {
-    ran.push({ id: ctx.runId, tool: "sendPayout", input });
-    return `sent ${input.amount} to ${input.to}`;
-  },
-});
-/** Open for one second only. */
-const quickPayout = defineTool({
-  name: "quickPayout",
-  description: "Send money now or never",
-  input: z.object({ amount: z.number() }),
-  needsApproval: true,
-  approval: { ttl: "1s", meta: { requires: ["payouts:approve"] } },
-  handler: (input, ctx) => {
-    ran.push({ id: ctx.runId, tool: "quickPayout", input });
-    return "sent";
-  },
-});
-const askManager = defineTool({ name: "askManager", description: "Ask the manager", input: z.object({}), handler: (_input, ctx) => ctx.defer({ ttl: "1h" }) });
-const payouts = defineAgent({ id: "http-gated", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout, quickPayout, askManager], maxTurns: 4 });
-
-const deleteFile = defineTool({
-  name: "deleteFile",
-  description: "Delete a file",
-  input: z.object({ path: z.string().min(1) }),
-  needsApproval: true,
-  approval: { meta: { requires: ["files:delete"] } },
-  handler: ({ path }, ctx) => {
-    ran.push({ id: ctx.threadId!, tool: "deleteFile", input: { path } });
-    return `deleted ${path}`;
-  },
-});
-const files = defineAgent({ id: "http-files", model: "gpt-4.1-mini", system: "You manage files.", tools: [deleteFile], maxTurns: 4 });
+const { ranIn, payouts, files } = gatedFixtures("http");
 
 /** fiona approves payouts, maria deletes files, ian holds no role; bob may not even read deferrals. */
 const PEOPLE: Record<string, Principal> = {
@@ -149,7 +108,7 @@ describe("the inbox over HTTP", () => {
     expect(rows.find((a) => a.approvalId === run.approvalId)).toMatchObject({
       kind: "approval",
       runId: run.runId,
-      agentId: "http-gated",
+      agentId: "http-payouts",
       status: "deferred",
       calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 120, to: "acme" }) }, { toolName: "sendPayout" }],
       meta: { requires: ["payouts:approve"] },
