@@ -1,0 +1,53 @@
+import type { StreamUpdate } from "../core/thread-contracts.js";
+
+/**
+ * A run of one thread's stream entries, in seq order, as the worker publishes them: the
+ * answer's deltas from the model activity, the durable entries (messages, statuses,
+ * approvals) from the thread's workflow task once it completed.
+ */
+export interface StreamBatch {
+  /**
+   * The seq of the last durable entry (anything but a delta) before these entries. A reader
+   * that has not seen that entry missed a batch: it reads the thread's stream once by query.
+   */
+  after: number;
+  entries: StreamUpdate[];
+}
+
+/** What `subscribe` returns. */
+export interface StreamSubscription {
+  /** Stops delivery to this listener; other subscriptions of the thread go on. */
+  unsubscribe(): Promise<void>;
+}
+
+/**
+ * How live stream entries travel from the worker to readers without touching Temporal:
+ * deltas and durable entries are published here, and readers subscribed to the thread
+ * hear them without a billed query or signal. Delivery is best effort: what a reader
+ * misses (a dropped connection, a process that was not subscribed yet) it reads once by
+ * query from the thread, whose stream log stays the source of truth.
+ *
+ * The default is {@link inProcessStreamTransport}: it reaches readers in the worker's own
+ * process. Where readers and workers run in different processes, give both the same
+ * shared transport (for example `redisStreamTransport` from `durable-agents/redis`).
+ */
+export interface StreamTransport {
+  /**
+   * True when the transport reaches only this process. Readers elsewhere then follow the
+   * thread by polling (durable entries only; no deltas).
+   */
+  readonly local: boolean;
+  /**
+   * Sends a batch to the thread's subscribers wherever the transport reaches. Resolves once
+   * handed over (not once delivered); rejects only for a broken transport, which the
+   * publisher ignores.
+   */
+  publish(threadId: string, batch: StreamBatch): Promise<void>;
+  /**
+   * Delivers every batch published for `threadId` after the returned promise resolves, in
+   * the order each publisher sent them.
+   */
+  subscribe(threadId: string, listener: (batch: StreamBatch) => void): Promise<StreamSubscription>;
+  /** Releases connections; the transport is unusable afterwards. The in-process one ignores it. */
+  close(): Promise<void>;
+}
