@@ -13,14 +13,13 @@ import { gateVerdict } from "./approval-gate.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
-import { threadStreamSignal } from "../src/core/wire/thread.js";
 import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
 import { outgoingMessages } from "./system-prompt.js";
-import { DeltaFlusher } from "./thread-stream-flusher.js";
+import { deltaFlusher } from "./delta-publisher.js";
 import type { TranscriptSync } from "./transcript-sync.js";
 
 export interface ModelCallDeps {
@@ -56,17 +55,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
    */
   async function complete(input: AgentModelCallInput, sent: (messages: ChatMessage[]) => void): Promise<ModelCallOutput> {
     const ctx = Context.current();
-    const flusher =
-      input.streamId !== undefined && settings.stream
-        ? new DeltaFlusher(
-            (parts) =>
-              client.workflow
-                .getHandle(input.workflowId, ctx.info.workflowExecution?.runId)
-                .signal(threadStreamSignal, { streamId: input.streamId!, attempt: ctx.info.attempt, parts }),
-            settings.stream.intervalMs,
-            settings.stream.maxBatches,
-          )
-        : undefined;
+    const flusher = settings.stream ? deltaFlusher(input, settings.stream, client, { runId: ctx.info.workflowExecution?.runId, attempt: ctx.info.attempt }) : undefined;
     try {
       const definition = definitionFor(registry, input);
       const { agent, toolSpecs } = definition;

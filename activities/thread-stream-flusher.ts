@@ -5,11 +5,11 @@ import { mergeDeltas } from "../src/core/model-deltas.js";
 const BATCHES_PER_STEP = 20;
 
 /**
- * Sends a streaming answer's deltas to its thread in throttled batches: the first at
- * once (time to first token), then at most one per interval, the interval doubling
- * every 20 batches, and never more than `maxBatches` for one answer. Each batch costs a
- * signal in the thread's history, so this is what keeps streaming's cost bounded. The
- * rest of the answer arrives with the finished message anyway.
+ * Sends a streaming answer's deltas in throttled batches: the first at once (time to
+ * first token), then at most one per interval, and never more than `maxBatches` for one
+ * answer. By signal, each batch costs an action and history, so there the interval
+ * doubles every 20 batches (`slowing`); the rest of the answer arrives with the finished
+ * message anyway.
  */
 export class DeltaFlusher {
   #buffer: ModelDelta[] = [];
@@ -23,6 +23,7 @@ export class DeltaFlusher {
     private readonly send: (parts: ModelDelta[]) => Promise<void>,
     private readonly intervalMs: number,
     private readonly maxBatches: number,
+    private readonly slowing = true,
   ) {}
 
   /** Batches sent so far. */
@@ -47,7 +48,7 @@ export class DeltaFlusher {
 
   #schedule(): void {
     if (this.#timer || this.#inFlight) return;
-    const interval = this.intervalMs * 2 ** Math.floor(this.#batches / BATCHES_PER_STEP);
+    const interval = this.slowing ? this.intervalMs * 2 ** Math.floor(this.#batches / BATCHES_PER_STEP) : this.intervalMs;
     const wait = Math.max(0, this.#lastSentAt + interval - Date.now());
     this.#timer = setTimeout(() => this.#flush(), wait);
   }

@@ -21,6 +21,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
 import { defineAgent, defineTool } from "../src/index.js";
+import { inProcessStreamTransport } from "../src/stream/in-process.js";
 import { startTemporal, type Responder } from "../src/testing/index.js";
 import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
 import { approveUpdate } from "./bare/messages.js";
@@ -138,8 +139,10 @@ export async function main(): Promise<Record<string, unknown>> {
       return { actions: measured.total, floor: floor.total, ratio: round(measured.total / floor.total, 2), byOperation: measured.byOperation, floorByOperation: floor.byOperation };
     };
 
-    const fast = await approvalRun(MODEL_MS);
-    const slow = await approvalRun(SLOW_MODEL_MS);
+    const only = process.env.COST_ONLY;
+    const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
+    const fast = only === "thread" ? skip : await approvalRun(MODEL_MS);
+    const slow = only === "thread" ? skip : await approvalRun(SLOW_MODEL_MS);
     // Four model calls and three tools: the model calls are what the latency stretches.
     const heartbeats = (run: typeof fast) => run.byOperation.RecordActivityTaskHeartbeat ?? 0;
     const heartbeatsPerCallSecond = round((heartbeats(slow) - heartbeats(fast)) / ((4 * (SLOW_MODEL_MS - MODEL_MS)) / 1000), 3);
@@ -149,34 +152,64 @@ export async function main(): Promise<Record<string, unknown>> {
     stack.model.respond(parkedId, script(0));
     const ack = await agents.run(agent, { prompt: parkedId, runId: parkedId });
     if (ack.status !== "deferred") throw new Error("expected the parked run to park");
-    const parked = await measure(() => sleep(PARKED_S * 1000));
+    const parked = await measure(() => sleep(only === "thread" ? 0 : PARKED_S * 1000));
     await agents.cancel(parkedId);
     progress(`parked for ${PARKED_S} s: ${parked.total} actions`);
 
-    // Streamed thread turns, with readers following in this process.
-    const threads = agents.threads;
-    const threadTurn: Record<string, Record<string, { actions: number; byOperation: Record<string, number> }>> = {};
-    for (const chars of [2000, 20_000]) {
-      threadTurn[chars] = {};
-      for (const followers of [0, 1, 10]) {
-        const threadId = `cost-thread-${randomUUID()}`;
-        stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: "x".repeat(chars), chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
-        await threads.createThread({ threadId, prompt: threadId, agent });
-        await threads.settled({ threadId });
-        const measured = await measure(async () => {
-          const stop = new AbortController();
-          const readers = Array.from({ length: followers }, async () => {
-            for await (const batch of threads.followUpdates({ threadId, signal: stop.signal, until: (b) => b.status === "completed" && b.updates.some((u) => u.type === "message") })) void batch;
-          });
-          await threads.sendMessage({ threadId, prompt: "go" });
+    // Streamed thread turns, with readers following in this process: deltas by signal (the
+    // default, "workflow") and on the in-process transport. Readers join before the turn
+    // (what joining costs is reported apart: a reader joins once and follows many turns).
+    const streamed = await stack.worker([agent], {
+      deferral: { secret: TEST_SECRET },
+      threads: { stream: { transport: inProcessStreamTransport() } },
+      client: { deferral: { secret: TEST_SECRET }, stream: { transport: inProcessStreamTransport() } },
+    });
+    const threadTurns = async (threads: typeof agents.threads, label: string) => {
+      const turns: Record<string, Record<string, { actions: number; joinActions: number; byOperation: Record<string, number> }>> = {};
+      for (const chars of [2000, 20_000]) {
+        turns[chars] = {};
+        for (const followers of [0, 1, 10]) {
+          const threadId = `cost-thread-${randomUUID()}`;
+          const answer = "x".repeat(chars);
+          stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
+          await threads.createThread({ threadId, prompt: threadId, agent });
           await threads.settled({ threadId });
-          await Promise.allSettled(readers);
+          const stop = new AbortController();
+          const joined: Array<Promise<void>> = [];
+          const readers: Array<Promise<void>> = [];
+          const join = await measure(async () => {
+            for (let i = 0; i < followers; i++) {
+              let caughtUp!: () => void;
+              joined.push(new Promise<void>((resolve) => (caughtUp = resolve)));
+              readers.push(
+                (async () => {
+                  let first = true;
+                  let sawAnswer = false;
+                  for await (const batch of threads.followUpdates({ threadId, signal: stop.signal })) {
+                    if (first) caughtUp();
+                    first = false;
+                    if (batch.updates.some((u) => u.type === "message" && u.message.role === "assistant" && u.message.content === answer)) sawAnswer = true;
+                    if (sawAnswer && batch.updates.some((u) => u.type === "status" && u.status === "completed")) return;
+                  }
+                })(),
+              );
+            }
+            await Promise.all(joined);
+          });
+          const measured = await measure(async () => {
+            await threads.sendMessage({ threadId, prompt: "go" });
+            await threads.settled({ threadId });
+            await Promise.all(readers);
+          });
           stop.abort();
-        });
-        threadTurn[chars]![followers] = { actions: measured.total, byOperation: measured.byOperation };
-        progress(`thread turn of ${chars} characters, ${followers} followers: ${measured.total} actions`);
+          turns[chars]![followers] = { actions: measured.total, joinActions: join.total, byOperation: measured.byOperation };
+          progress(`thread turn (${label}) of ${chars} characters, ${followers} followers: ${measured.total} actions (joining ${join.total})`);
+        }
       }
-    }
+      return turns;
+    };
+    const threadTurn = await threadTurns(agents.threads, "signals");
+    const threadTurnInProcess = await threadTurns(streamed.agents.threads, "in-process transport");
 
     return {
       bench: "cost",
@@ -187,6 +220,7 @@ export async function main(): Promise<Record<string, unknown>> {
       parkedPerMinute: round((parked.total * 60) / PARKED_S, 2),
       parkedByOperation: parked.byOperation,
       threadTurn,
+      threadTurnInProcess,
       heartbeatsPerCallSecond,
     };
   } finally {

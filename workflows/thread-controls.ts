@@ -52,6 +52,7 @@ export class ThreadControls {
       // Already running: the prompt waits its turn like any message sent now.
       if (prompt && !thread.inbox.some((i) => i.id === prompt.id)) {
         thread.inbox.push({ id: prompt.id, kind: "message", message: { role: "user", content: prompt.content }, at: thread.now() });
+        thread.showStatus();
       }
       return { status: thread.status, previousStatus };
     }

@@ -51,6 +51,7 @@ export class ThreadInbox {
       return { messageId: request.id, queued: false, duplicate: false };
     }
     thread.inbox.push({ id: request.id, kind: request.kind, message: request.message, at });
+    thread.showStatus();
     return { messageId: request.id, queued: thread.turnActive() || thread.halted || thread.inbox.length > 1, duplicate: false };
   }
 

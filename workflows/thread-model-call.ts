@@ -17,7 +17,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
   const messageId = uuid4();
   const activityId = `model-${messageId}`;
   const { threadCallModel } = proxyActivities<ThreadActivities>(legacyOptions.threadModel(prepared, activityId));
-  thread.stream.begin(messageId);
+  const streamSeq = thread.stream.begin(messageId);
   thread.modelCall = { activityId, messageId };
   let baseLength = thread.sentLength;
   let delta = thread.messages.slice(baseLength).map(toChat);
@@ -43,7 +43,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
           workflowId: thread.threadId,
           transcriptId: thread.firstRunId,
           epoch: 0,
-          ...(thread.streamEnabled ? { streamId: messageId } : {}),
+          ...(thread.streamEnabled ? { streamId: messageId, ...(streamSeq ? { streamSeq } : {}) } : {}),
           room: thread.room.forAnswer(),
           gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
         },

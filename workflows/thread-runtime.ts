@@ -1,5 +1,6 @@
-import { CancellationScope, proxyLocalActivities, setCurrentDetails, uuid4, workflowInfo } from "@temporalio/workflow";
-import type { ThreadActivities, ThreadStatusChange } from "../src/core/thread-contracts.js";
+import { CancellationScope, proxyLocalActivities, proxySinks, setCurrentDetails, uuid4, workflowInfo } from "@temporalio/workflow";
+import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import type { StreamBatch, ThreadActivities, ThreadStatusChange } from "../src/core/thread-contracts.js";
 
 /**
  * What a thread's state takes from the workflow it runs in. It is passed in, so the state
@@ -19,6 +20,8 @@ export interface ThreadRuntime {
   statusChanged(change: ThreadStatusChange): Promise<unknown>;
   /** Shows what the thread is doing as the workflow's current details in the Temporal UI (no command: replay is unaffected). */
   details?(text: string): void;
+  /** Hands a stream entry to the worker's stream transport (a sink: never again on replay). */
+  publish?(batch: StreamBatch): void;
 }
 
 // Hooks run in line with the thread's other local activities: a failing one gives up soon.
@@ -26,6 +29,8 @@ const { threadStatusChanged } = proxyLocalActivities<ThreadActivities>({
   startToCloseTimeout: "10s",
   retry: { maximumAttempts: 3, initialInterval: "200ms" },
 });
+
+const sinks = proxySinks<DurableAgentsSinks>();
 
 /** The runtime of the workflow this is called in. */
 export function workflowThreadRuntime(): ThreadRuntime {
@@ -42,5 +47,6 @@ export function workflowThreadRuntime(): ThreadRuntime {
     // Outside any turn scope: a stop must not cancel its own announcement.
     statusChanged: (change) => CancellationScope.nonCancellable(() => threadStatusChanged(change)),
     details: (text) => setCurrentDetails(text),
+    publish: (batch) => sinks.durableAgents.stream(info.workflowId, batch),
   };
 }

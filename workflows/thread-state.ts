@@ -19,6 +19,7 @@ import type { StreamLog } from "./thread-stream-log.js";
 import { RolloverWatch } from "./thread-rollover.js";
 import { threadSeed } from "./thread-seed.js";
 import { statusText } from "./thread-status-text.js";
+import { formatStatusLine } from "../src/core/status-line.js";
 import type { ThreadApprovals } from "./thread-approvals.js";
 import type { GateVerdict } from "../src/core/approval.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
@@ -125,12 +126,16 @@ export class ThreadState {
     this.lastError = seed.lastError;
     this.generation = seed.generation;
     this.stream = seed.stream;
+    this.stream.onEntry = (batch) => {
+      runtime.publish?.(batch);
+      this.showStatus();
+    };
     this.createdAt = seed.createdAt;
     this.updatedAt = seed.updatedAt;
     this.sentLength = seed.sentLength;
     this.rollover = new RolloverWatch(() => runtime.history(), this.maxHistoryEvents, () => Boolean(this.approvals?.pending()));
     this.room = new TranscriptRoom("thread", this.threadId, THREAD_TRANSCRIPT_BYTES, () => this.usedBytes());
-    this.#showStatus();
+    this.showStatus();
     if (!input.carried && (input.autoStart ?? true)) {
       // Before the handlers exist: a message sent right after createThread must find the first turn running.
       const work = this.pendingWork();
@@ -199,12 +204,16 @@ export class ThreadState {
     this.updatedAt = at;
     this.stream.status(next, previousStatus, at);
     this.#announcements.announce({ threadId: this.threadId, agentId: this.agentId, status: next, previousStatus, at });
-    this.#showStatus();
+    this.showStatus();
   }
 
-  /** What the thread is doing, in the Temporal UI's current details. */
-  #showStatus(): void {
-    this.#runtime.details?.(statusText(this));
+  /**
+   * What the thread is doing, in the Temporal UI's current details, with the stream position
+   * and queue length readers check before paying for a query. Called on every stream entry
+   * and inbox change.
+   */
+  showStatus(): void {
+    this.#runtime.details?.(formatStatusLine(statusText(this), { seq: this.stream.lastShownSeq, queued: this.inbox.length }));
   }
 
   /** Records what the worker said about the agent; announces transitions held back until now. */

@@ -1,5 +1,6 @@
-import { mergeDeltas } from "../src/core/model-deltas.js";
-import type { StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "../src/core/thread-contracts.js";
+import { deltaEntries } from "../src/core/model-deltas.js";
+import { STREAM_BLOCK } from "../src/core/stream-seq.js";
+import type { StreamBatch, StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "../src/core/thread-contracts.js";
 
 /** Entries kept for readers; older ones are dropped and a reader that far behind is told so. */
 const CAPACITY = 500;
@@ -13,11 +14,22 @@ export class StreamLog {
   #seq: number;
   #droppedThrough: number;
   #entries: StreamUpdate[];
+  /** Seqs up to this are reserved for deltas sent out of band: the next entry comes after. */
+  #floor: number;
   /** The answer being written, and which activity attempt is writing it. */
   #current: { messageId: string; attempt: number } | undefined;
+  /**
+   * Whether an answer's deltas get a reserved block of seqs, so the model activity can
+   * number and publish them itself (a `StreamTransport`) instead of signalling them here.
+   * Set once per run, by a patch: threads whose runs predate it keep their numbering.
+   */
+  reservesBlocks = false;
+  /** Hears every entry as it is appended, with the seq of the durable entry before it. */
+  onEntry: ((batch: StreamBatch) => void) | undefined;
 
   constructor(carried?: ThreadCarry["stream"], messages: readonly ThreadMessage[] = []) {
     this.#seq = carried?.seq ?? 0;
+    this.#floor = carried?.floor ?? 0;
     this.#droppedThrough = carried?.droppedThrough ?? 0;
     const byId = new Map(messages.map((m) => [m.id, m]));
     this.#entries = (carried?.entries ?? []).flatMap((e): StreamUpdate[] => {
@@ -36,16 +48,27 @@ export class StreamLog {
   }
 
   push(body: StreamUpdateBody): void {
-    this.#entries.push({ ...body, seq: ++this.#seq } as StreamUpdate);
+    const after = this.#lastDurable();
+    this.#seq = Math.max(this.#seq, this.#floor) + 1;
+    const entry = { ...body, seq: this.#seq } as StreamUpdate;
+    this.#entries.push(entry);
+    this.onEntry?.({ after, entries: [entry] });
     if (this.#entries.length > CAPACITY) {
       const dropped = this.#entries.splice(0, this.#entries.length - CAPACITY);
       this.#droppedThrough = dropped.at(-1)!.seq;
     }
   }
 
-  /** A model call starts writing the message `messageId`. */
-  begin(messageId: string): void {
+  /**
+   * A model call starts writing the message `messageId`. With reserved blocks, returns
+   * where its deltas go: a block after every seq so far, and the durable entry before them.
+   */
+  begin(messageId: string): { base: number; after: number } | undefined {
     this.#current = { messageId, attempt: 0 };
+    if (!this.reservesBlocks) return undefined;
+    const base = Math.max(this.#seq, this.#floor);
+    this.#floor = base + STREAM_BLOCK;
+    return { base, after: this.#lastDurable() };
   }
 
   /** Deltas from the model activity. Late ones (a stopped call, an older attempt) are ignored. */
@@ -57,18 +80,7 @@ export class StreamLog {
       if (current.attempt > 0) this.reset("retry");
       current.attempt = flush.attempt;
     }
-    for (const part of mergeDeltas(flush.parts)) {
-      if (part.kind === "text") this.push({ type: "text-delta", messageId: current.messageId, text: part.text });
-      else {
-        this.push({
-          type: "tool-input-delta",
-          messageId: current.messageId,
-          toolCallId: part.toolCallId,
-          ...(part.name ? { toolName: part.name } : {}),
-          argumentsDelta: part.argumentsDelta,
-        });
-      }
-    }
+    for (const entry of deltaEntries(flush.parts, current.messageId)) this.push(entry);
   }
 
   /** The answer is complete: its `message` entry stands for the deltas, which are folded away. */
@@ -83,7 +95,8 @@ export class StreamLog {
     const current = this.#current;
     if (!current) return;
     if (reason !== "retry") this.#current = undefined;
-    if (!this.#entries.some((e) => isDeltaOf(e, current.messageId))) return;
+    // Deltas sent out of band never reach this log: readers may hold some all the same.
+    if (!this.reservesBlocks && !this.#entries.some((e) => isDeltaOf(e, current.messageId))) return;
     this.#fold(current.messageId);
     this.push({ type: "reset", messageId: current.messageId, reason });
   }
@@ -108,9 +121,24 @@ export class StreamLog {
   carry(): ThreadCarry["stream"] {
     return {
       seq: this.#seq,
+      ...(this.#floor > this.#seq ? { floor: this.#floor } : {}),
       droppedThrough: this.#droppedThrough,
       entries: this.#entries.map((e) => (e.type === "message" ? { seq: e.seq, type: "message-ref", messageId: e.message.id } : e)),
     };
+  }
+
+  /** The seq of the last entry that is not a delta (what a reader must have seen). */
+  #lastDurable(): number {
+    for (let i = this.#entries.length - 1; i >= 0; i--) {
+      const entry = this.#entries[i]!;
+      if (entry.type !== "text-delta" && entry.type !== "tool-input-delta") return entry.seq;
+    }
+    return this.#droppedThrough;
+  }
+
+  /** The seq of the last entry a query would show (deltas signalled in included), for the status line. */
+  get lastShownSeq(): number {
+    return this.#entries.at(-1)?.seq ?? this.#droppedThrough;
   }
 
   #fold(messageId: string): void {

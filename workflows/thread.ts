@@ -27,6 +27,13 @@ import { TurnTracing } from "./turn-trace.js";
 const ROLLOVER_AT_EVENTS_PATCH = "durable-agents.rollover-at-events";
 
 /**
+ * From this patch on, each model call of the thread gets a reserved block of stream seqs:
+ * the model activity numbers and publishes the answer's deltas itself (a StreamTransport),
+ * with no signal and no query. Runs without the marker keep the numbering their readers saw.
+ */
+const STREAM_BLOCKS_PATCH = "durable-agents.stream-blocks";
+
+/**
  * A chat thread: one long-lived workflow with an inbox. Each message runs the agent loop
  * (model call → tools → model call …) as a turn; messages sent meanwhile queue up. The
  * thread continues as new when Temporal suggests it, carrying its transcript, inbox,
@@ -94,6 +101,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
   const steps = turns ? turns.steps(agentSteps()) : undefined;
   thread.rollover.inWaits = !patched(ROLLOVER_AT_EVENTS_PATCH);
+  // In the first task, with the patch above: one marker batch, no extra action.
+  thread.stream.reservesBlocks = steps !== undefined && patched(STREAM_BLOCKS_PATCH);
 
   for (;;) {
     if (thread.deleteRequested) break;

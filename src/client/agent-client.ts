@@ -44,6 +44,8 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
   threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
+  /** How readers of threads in this process hear live entries (see `ClientStreamOptions`). */
+  stream?: ThreadsClientOptions["stream"];
   /**
    * What the static summary of a started run shows in the Temporal UI and CLI: `"content"`
    * (the default) names the agent and the prompt's first words, `"agent-only"` the agent
@@ -123,6 +125,7 @@ export class AgentClient {
   readonly #deferralOptions: AgentClientOptions["deferral"];
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
+  readonly #stream: AgentClientOptions["stream"];
   readonly #uiSummary: UiSummary | undefined;
   readonly #reads: QueryDeadline;
   readonly #eagerStart: boolean;
@@ -136,6 +139,7 @@ export class AgentClient {
     this.#deferralOptions = options.deferral;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
+    this.#stream = options.stream;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
@@ -151,6 +155,7 @@ export class AgentClient {
       queryTimeout: this.#reads.timeoutMs,
       ...(this.#deferralOptions ? { deferral: this.#deferralOptions } : {}),
       ...this.#threadOptions,
+      ...(this.#stream ? { stream: this.#stream } : {}),
       ...(authorize ? { authorize } : {}),
     }));
   }

@@ -116,6 +116,14 @@ export interface AgentModelCallInput {
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
   /**
+   * Where the answer's deltas go in the thread's stream when they travel out of band (a
+   * `StreamTransport`) rather than by signal: attempt `a` numbers them from
+   * `base + (a − 1) · STREAM_ATTEMPT_SPAN + 1`, inside the block the thread reserved, and
+   * `after` is the seq of the thread's last durable entry. Absent from threads older than
+   * reserved blocks: those get their deltas by signal.
+   */
+  streamSeq?: { base: number; after: number };
+  /**
    * The room the host's transcript has for this answer, as JSON bytes: a larger answer is
    * refused with AI1018 and not kept. Absent from hosts older than transcript budgets.
    */

@@ -1,4 +1,5 @@
 import type { ModelDelta } from "./model.js";
+import type { StreamUpdateBody } from "./thread-contracts.js";
 
 /** Adjacent text pieces, and adjacent pieces of one tool call's arguments, become one entry each. */
 export function mergeDeltas(parts: ModelDelta[]): ModelDelta[] {
@@ -14,4 +15,19 @@ export function mergeDeltas(parts: ModelDelta[]): ModelDelta[] {
     }
   }
   return out;
+}
+
+/** The stream entries a batch of an answer's deltas becomes (merged first). */
+export function deltaEntries(parts: ModelDelta[], messageId: string): StreamUpdateBody[] {
+  return mergeDeltas(parts).map((part) =>
+    part.kind === "text"
+      ? { type: "text-delta", messageId, text: part.text }
+      : {
+          type: "tool-input-delta",
+          messageId,
+          toolCallId: part.toolCallId,
+          ...(part.name ? { toolName: part.name } : {}),
+          argumentsDelta: part.argumentsDelta,
+        },
+  );
 }

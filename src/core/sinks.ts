@@ -1,6 +1,7 @@
 import type { Sinks } from "@temporalio/workflow";
 import type { DeferralEvent } from "./deferral-record.js";
 import type { StepTraceEnd, StepTraceRequest } from "./step-trace.js";
+import type { StreamBatch } from "./thread-contracts.js";
 
 /** Worker-side listeners, reached through a sink so replays never deliver an event twice. */
 export interface DurableAgentsSinks extends Sinks {
@@ -10,5 +11,7 @@ export interface DurableAgentsSinks extends Sinks {
     stepBegan(request: StepTraceRequest & { agentId: string }): void;
     /** A step of a traced run ended: the worker closes its `invoke_agent` span. */
     stepEnded(end: StepTraceEnd): void;
+    /** A thread appended a stream entry: the worker publishes it on its stream transport. */
+    stream(threadId: string, batch: StreamBatch): void;
   };
 }

@@ -106,6 +106,20 @@ export interface StreamSnapshot {
   streamingMessageId?: string;
 }
 
+/**
+ * A run of one thread's stream entries, in seq order, as the worker publishes them on a
+ * `StreamTransport`: the answer's deltas from the model activity, the durable entries
+ * (messages, statuses, approvals) from the thread's workflow task.
+ */
+export interface StreamBatch {
+  /**
+   * The seq of the last durable entry (anything but a delta) before these entries. A reader
+   * that has not seen that entry missed a batch: it reads the thread's stream once by query.
+   */
+  after: number;
+  entries: StreamUpdate[];
+}
+
 /** A batch of deltas the model activity sends while it streams (throttled). */
 export interface StreamFlush {
   /** The id the answer will have once complete. */
@@ -199,7 +213,13 @@ export interface ThreadCarry {
    * The stream's recent entries and counters, so readers resume across the boundary.
    * `message` entries carry only the message id: the message itself is in `messages`.
    */
-  stream: { seq: number; droppedThrough: number; entries: CarriedStreamEntry[] };
+  stream: {
+    seq: number;
+    droppedThrough: number;
+    entries: CarriedStreamEntry[];
+    /** Seqs up to this are reserved for an answer's deltas; the next entry comes after them. */
+    floor?: number;
+  };
   createdAt: string;
   updatedAt: string;
   /** Approval requests (deferral records): their ids go on counting, and a decided one still reads its outcome. */

@@ -55,11 +55,11 @@ export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOpt
       },
     };
     // The reader joins the thread's poller at once, so nothing written while it is being
-    // authorized is missed; what it collects is sent only once the hook allowed it. The
-    // authorizing read asks for nothing (a seq past the end): the poller carries the data.
+    // authorized is missed; what it collects is sent only once the hook allowed it.
     const leave = hub.join(threadId, reader);
     try {
-      await threads.streamUpdates({ threadId, fromSeq: Number.MAX_SAFE_INTEGER, ...(principal ? { principal } : {}) });
+      // Authorizing reads nothing billed (a describe): the poller carries the data.
+      await threads.openStream({ threadId, ...(principal ? { principal } : {}) });
     } catch (err) {
       leave();
       throw err;

@@ -1,18 +1,6 @@
-import type { StreamUpdate } from "../core/thread-contracts.js";
+import type { StreamBatch } from "../core/thread-contracts.js";
 
-/**
- * A run of one thread's stream entries, in seq order, as the worker publishes them: the
- * answer's deltas from the model activity, the durable entries (messages, statuses,
- * approvals) from the thread's workflow task once it completed.
- */
-export interface StreamBatch {
-  /**
-   * The seq of the last durable entry (anything but a delta) before these entries. A reader
-   * that has not seen that entry missed a batch: it reads the thread's stream once by query.
-   */
-  after: number;
-  entries: StreamUpdate[];
-}
+export type { StreamBatch };
 
 /** What `subscribe` returns. */
 export interface StreamSubscription {

@@ -6,6 +6,7 @@ import type { AgentDefinition } from "../core/define-agent.js";
 import type { DeferralEvent } from "../core/deferral-record.js";
 import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
+import type { StreamTransport } from "../stream/transport.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
@@ -101,7 +102,7 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
       ...(options.threadCacheSize !== undefined ? { threadCacheSize: options.threadCacheSize } : {}),
     });
     super("durable-agents", activities, threads.stopLatencyMs);
-    this.#sinks = eventSinks(options.on, telemetry);
+    this.#sinks = eventSinks(options.on, telemetry, threads.stream === false ? undefined : threads.stream.transport);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -153,7 +154,7 @@ function withAgentWorkflowsPath(options: { workflowsPath?: string; workflowBundl
   return options.workflowsPath || options.workflowBundle ? {} : { workflowsPath: agentWorkflowsPath() };
 }
 
-function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry: AgentTelemetry): InjectedSinks<DurableAgentsSinks> {
+function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry: AgentTelemetry, transport: StreamTransport | "workflow" | undefined): InjectedSinks<DurableAgentsSinks> {
   return {
     durableAgents: {
       event: {
@@ -169,6 +170,14 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
       },
       stepEnded: {
         fn: (_info, end) => guarded("closing a step span failed", () => telemetry.endStep(end)),
+        callDuringReplay: false,
+      },
+      // A thread's new entries, to readers subscribed to the transport. Best effort: a reader
+      // that misses one reads it from the thread by query, which stays the source of truth.
+      stream: {
+        fn: (_info, threadId, batch) => {
+          if (transport && transport !== "workflow") transport.publish(threadId, batch).catch(() => undefined);
+        },
         callDuringReplay: false,
       },
     },

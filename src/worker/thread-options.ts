@@ -2,6 +2,8 @@ import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
+import type { StreamTransport } from "../stream/transport.js";
+import type { inProcessStreamTransport } from "../stream/in-process.js";
 
 /**
  * Worker settings for threads (`createAgentWorker({ threads })`). `stopLatency` and
@@ -25,13 +27,10 @@ export interface ThreadWorkerOptions {
    */
   stopLatency?: Duration;
   /**
-   * Streaming of answers to `streamUpdates` readers. Deltas are sent to the thread in
-   * batches, at most one per `interval` (default `"250ms"`); the interval doubles after
-   * every 20 batches of one answer, and one answer sends at most `maxBatches` (default
-   * 60): what streaming adds to history stays bounded however long the answer. `false`
-   * turns streaming off on this worker.
+   * Streaming of answers to readers (`followUpdates`, the events route). `false` turns
+   * streaming off on this worker. See {@link ThreadStreamOptions}.
    */
-  stream?: false | { interval?: Duration; maxBatches?: number };
+  stream?: false | ThreadStreamOptions;
   /**
    * Attempts of one model call when it fails with something worth retrying (429, 5xx,
    * network), honouring `retry-after`, before the thread's turn or the agent run fails
@@ -41,10 +40,39 @@ export interface ThreadWorkerOptions {
   modelMaxAttempts?: number;
 }
 
+/** How a worker streams answers (`createAgentWorker({ threads: { stream } })`). */
+export interface ThreadStreamOptions {
+  /**
+   * Where the answer's deltas and the thread's new entries go while a turn runs.
+   *
+   * `"workflow"` (the default for now) sends the deltas into the thread by signal: readers
+   * in any process see them with nothing but Temporal, for a signal per batch and a query
+   * per reader process per batch (see docs/cost.md).
+   *
+   * A {@link StreamTransport} sends them straight to readers instead, with no Temporal
+   * action: `inProcessStreamTransport()` reaches readers in this process; give the worker
+   * and the clients one shared transport (for example `redisStreamTransport` from
+   * `durable-agents/redis`) when readers run in other processes. Readers in a process the
+   * transport does not reach still see every message and status, by polling the thread,
+   * but no deltas.
+   */
+  transport?: StreamTransport | "workflow";
+  /**
+   * At most one batch of deltas per interval. Default `"50ms"` on a transport and `"250ms"`
+   * with `"workflow"`, where the interval doubles after every 20 batches of one answer.
+   */
+  interval?: Duration;
+  /**
+   * With `"workflow"`: the most batches one answer sends (default 60), so what streaming
+   * adds to history stays bounded however long the answer.
+   */
+  maxBatches?: number;
+}
+
 export interface ResolvedThreadWorkerOptions {
   onStatusChange?: ThreadWorkerOptions["onStatusChange"];
   stopLatencyMs: number;
-  stream: false | { intervalMs: number; maxBatches: number };
+  stream: false | { intervalMs: number; maxBatches: number; transport: StreamTransport | "workflow" };
   modelMaxAttempts: number;
 }
 
@@ -58,7 +86,16 @@ export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): R
   return {
     ...(options.onStatusChange ? { onStatusChange: options.onStatusChange } : {}),
     stopLatencyMs: durationMs(options.stopLatency ?? "500ms", "createAgentWorker threads.stopLatency", "500ms"),
-    stream: options.stream === false ? false : { intervalMs: durationMs(options.stream?.interval ?? "250ms", "createAgentWorker threads.stream.interval", "250ms"), maxBatches },
+    stream: options.stream === false ? false : resolveStream(options.stream, maxBatches, bad),
     modelMaxAttempts,
   };
+}
+
+function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: number, bad: (problem: string) => Error): Exclude<ResolvedThreadWorkerOptions["stream"], false> {
+  const transport = options?.transport ?? "workflow";
+  if (transport !== "workflow" && (typeof transport !== "object" || transport === null || typeof transport.publish !== "function" || typeof transport.subscribe !== "function")) {
+    throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport()) or "workflow"');
+  }
+  const fallback = transport === "workflow" ? "250ms" : "50ms";
+  return { intervalMs: durationMs(options?.interval ?? fallback, "createAgentWorker threads.stream.interval", fallback), maxBatches, transport };
 }

@@ -6,6 +6,7 @@ import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
 import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { currentDetails, HistoryWatch } from "../history-watch.js";
+import { parseStatusLine } from "../../core/status-line.js";
 import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadView, WaitUntilSettledOptions } from "./thread-types.js";
@@ -29,8 +30,12 @@ export async function settleThread(access: ThreadAccess, options: WaitUntilSettl
     let interval = 20;
     for (;;) {
       const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
-      const line = moved ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
-      if (moved && (line === undefined || mayBeSettled(line))) {
+      const text = moved ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
+      const line = text === undefined ? undefined : parseStatusLine(text);
+      // A line that counts the queue settles the question alone: one read, the answer's.
+      if (moved && line?.queued !== undefined) {
+        if (!line.active && (line.queued === 0 || /^(failed|stopped)\b/.test(line.text))) return await Promise.race([threadState(access, options), ended]);
+      } else if (moved && (line === undefined || !line.active)) {
         const snapshot = await Promise.race([access.query(threadId, () => access.handle(threadId).query(threadSnapshotQuery)), ended]);
         if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
         const halted = snapshot.status === "stopped" || snapshot.status === "failed";
@@ -84,6 +89,3 @@ function isActive(status: ThreadStatus): boolean {
  * stopped. Anything else (a turn or a tool running, a call awaiting its answer or an
  * approval) is not; a line this does not know is checked with a query.
  */
-function mayBeSettled(line: string): boolean {
-  return !/^(running|awaiting)\b/.test(line);
-}

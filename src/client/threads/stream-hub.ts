@@ -1,14 +1,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { StreamSnapshot, StreamUpdate } from "../../core/thread-contracts.js";
+import type { StreamBatch, StreamSnapshot, StreamUpdate, ThreadStatus } from "../../core/thread-contracts.js";
+import { parseStatusLine } from "../../core/status-line.js";
+import type { StreamSubscription, StreamTransport } from "../../stream/transport.js";
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
-import { HistoryWatch } from "../history-watch.js";
+import { currentDetails, HistoryWatch } from "../history-watch.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
   readonly client: Client;
+  /** Where the workers publish live entries; readers subscribe to it (default: in-process). */
+  readonly streamTransport: StreamTransport;
   readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot>;
 }
 
@@ -41,13 +45,17 @@ export interface StreamReader {
 }
 
 /**
- * One poller per thread per process, shared by every reader of that thread: each interval
- * it reads the stream once, from the position of the reader furthest behind, and hands each
- * reader what it has not seen; it stops when the last reader leaves. Readers are
- * authorized by the threads client before they see anything (see the events route); the
- * poller reads on a fail-fast client (`acquireStreamClient`) and retries a read the workflow was
- * too busy to answer after a few random milliseconds, so pollers in several processes
- * interleave instead of starving each other.
+ * One follower per thread per process, shared by every reader of that thread. Live entries
+ * come from the stream transport the workers publish on (no Temporal action); the thread's
+ * own stream log, read by query (a billed action), is the fallback, read only when a reader
+ * lacks a durable entry the thread has. What the thread has is known for free: a describe
+ * says whether its history moved, and its status line (the metadata query Temporal does not
+ * bill) says the seq of its last durable entry. So a reader in a process the transport
+ * reaches pays nothing while it follows, and one elsewhere pays a query per durable entry.
+ * Readers are authorized by the threads client before they see anything (see the events
+ * route); queries go through a fail-fast client (`acquireStreamClient`) and are retried
+ * after a few random milliseconds when the workflow is too busy to answer, so pollers in
+ * several processes interleave instead of starving each other.
  */
 export class StreamHub {
   readonly #pollers = new Map<string, ThreadPoller>();
@@ -69,24 +77,36 @@ export class StreamHub {
     return () => poller.remove(reader);
   }
 
+  /** @internal The transport readers of this process subscribe to. */
+  get transport(): StreamTransport {
+    return this.threads.streamTransport;
+  }
+
+  /** @internal The client reads go through (fail-fast, shared while anyone follows). */
+  get reads(): Client {
+    return (this.#reads ??= acquireStreamClient(this.threads.client)).client;
+  }
+
   /**
-   * @internal One read of the stream; retried while the workflow is busy. `undefined` when
-   * the history has not moved since `watch` last saw it (nothing new: no query, which is a
-   * billed action, where the describe is not) or the poller stopped.
+   * @internal One read of the thread's stream log (a billed query); retried while the
+   * workflow is busy. `undefined` when the poller stopped meanwhile.
    */
-  async read(threadId: string, fromSeq: number, stopped: () => boolean, watch: { current?: HistoryWatch }): Promise<StreamSnapshot | "unchanged" | undefined> {
-    const client = (this.#reads ??= acquireStreamClient(this.threads.client)).client;
-    const history = (watch.current ??= new HistoryWatch(client, threadId));
-    if (!(await translated(threadId, () => history.changed()))) return "unchanged";
+  read(threadId: string, fromSeq: number, stopped: () => boolean): Promise<StreamSnapshot | undefined> {
+    return this.#whenFree(() => this.threads.readStream(threadId, fromSeq, this.reads), stopped);
+  }
+
+  /** @internal The thread's status line (the metadata query, not billed); retried while the workflow is busy. */
+  statusLine(threadId: string, stopped: () => boolean): Promise<string | undefined> {
+    return this.#whenFree(() => translated(threadId, () => currentDetails(this.reads, threadId)), stopped);
+  }
+
+  async #whenFree<T>(read: () => Promise<T>, stopped: () => boolean): Promise<T | undefined> {
     for (;;) {
       try {
-        return await this.threads.readStream(threadId, fromSeq, client);
+        return await read();
       } catch (err) {
         if (!isQueryBusy(err)) throw err;
-        if (stopped()) {
-          history.forget();
-          return undefined;
-        }
+        if (stopped()) return undefined;
         await sleep(busyPauseMs());
       }
     }
@@ -102,7 +122,7 @@ export class StreamHub {
   }
 }
 
-async function translated<T>(threadId: string, read: () => Promise<T>): Promise<T> {
+export async function translated<T>(threadId: string, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
@@ -111,11 +131,39 @@ async function translated<T>(threadId: string, read: () => Promise<T>): Promise<
   }
 }
 
+function isDelta(entry: StreamUpdate): boolean {
+  return entry.type === "text-delta" || entry.type === "tool-input-delta";
+}
+
+/**
+ * Follows one thread for the hub's readers. Batches from the transport are applied in
+ * order of the durable entries they follow (`after`): one that follows an entry this
+ * poller has not seen waits, and if the entry does not come by transport soon, the thread's
+ * log is read once by query. Batches arriving together are handed over together, so a
+ * reader sees an answer's message and the status that ends the turn in one snapshot.
+ */
 class ThreadPoller {
   readonly #readers = new Set<StreamReader>();
   readonly #watch: { current?: HistoryWatch } = {};
   #running = false;
   #wake: (() => void) | undefined;
+  #subscription: Promise<StreamSubscription | undefined> | undefined;
+  /** The highest durable seq handed to readers (from the transport or a query); undefined before the first catch-up. */
+  #known: number | undefined;
+  /** The seq of the last entry of the thread's log, as its status line last said (undefined: a thread too old to say). */
+  #lineSeq: number | undefined;
+  /** Since when a reader lacks a durable entry the transport has not brought yet. */
+  #missingSince: number | undefined;
+  #status: ThreadStatus | undefined;
+  #streaming: string | undefined;
+  #lastSeq = 0;
+  #incoming: StreamBatch[] = [];
+  #pending: StreamBatch[] = [];
+  #flushScheduled = false;
+  /** Whether to read the status line (free) before the log (billed) when the history moved. */
+  #lineFirst = true;
+  /** Whether the transport has brought this poller anything: only then is it worth waiting for. */
+  #heard = false;
 
   constructor(
     private readonly hub: StreamHub,
@@ -124,7 +172,7 @@ class ThreadPoller {
 
   add(reader: StreamReader): void {
     this.#readers.add(reader);
-    // A reader that joins has seen nothing yet: the next round reads even if the history did not move.
+    // A reader that joins may lack entries: the next round looks at the status line again.
     this.#watch.current?.forget();
     this.#wake?.();
     if (!this.#running) {
@@ -140,31 +188,18 @@ class ThreadPoller {
 
   async #loop(): Promise<void> {
     try {
+      this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch)).catch(() => undefined);
+      await this.#subscription;
       while (this.#readers.size > 0) {
-        const readers = [...this.#readers];
-        const fromSeq = Math.min(...readers.map((r) => r.last));
-        let snapshot: StreamSnapshot | undefined;
         try {
-          const read = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0, this.#watch);
-          if (read === "unchanged") {
-            await this.#pause(this.hub.intervalMs);
-            continue;
-          }
-          snapshot = read;
+          if (!(await this.#round())) break;
         } catch (err) {
           // The thread is gone (or the server refuses for good): every reader hears it.
-          for (const r of readers) {
+          for (const r of [...this.#readers]) {
             this.#readers.delete(r);
             r.fail(err);
           }
           continue;
-        }
-        if (!snapshot) break;
-        for (const reader of readers) {
-          if (!this.#readers.has(reader)) continue;
-          const truncated = snapshot.truncated && reader.last === fromSeq;
-          const fresh = snapshot.updates.filter((u) => u.seq > reader.last);
-          if (fresh.length > 0 || truncated) reader.deliver(fresh, snapshot, truncated);
         }
         await this.#pause(this.hub.intervalMs);
       }
@@ -173,16 +208,158 @@ class ThreadPoller {
       if (this.#readers.size > 0) void this.#loop();
       else {
         this.#running = false;
+        const subscription = this.#subscription;
+        this.#subscription = undefined;
+        this.#known = undefined;
+        this.#pending = [];
+        void subscription?.then((s) => s?.unsubscribe()).catch(() => undefined);
         this.hub.done(this.threadId, this);
       }
     }
   }
 
-  /** Waits `ms`, or less when the last reader leaves. */
+  /** One look at the thread; false when the poller should stop. */
+  async #round(): Promise<boolean> {
+    const client = this.hub.reads;
+    const watch = (this.#watch.current ??= new HistoryWatch(client, this.threadId));
+    const moved = await translated(this.threadId, () => watch.changed());
+    if (moved && this.#lineFirst) {
+      const line = await this.hub.statusLine(this.threadId, () => this.#readers.size === 0);
+      if (this.#readers.size === 0) return false;
+      this.#lineSeq = line === undefined ? undefined : parseStatusLine(line).seq;
+    } else if (moved) {
+      this.#lineSeq = undefined;
+    }
+    if (!this.#lacking(moved)) {
+      this.#missingSince = undefined;
+      return true;
+    }
+    // The transport usually brings what the status line announced within moments: wait one round for it.
+    const now = Date.now();
+    if (this.#heard && this.#known !== undefined && this.#lineSeq !== undefined) {
+      this.#missingSince ??= now;
+      if (now - this.#missingSince < this.hub.intervalMs) return true;
+    }
+    const readers = [...this.#readers];
+    const fromSeq = Math.min(...readers.map((r) => r.last));
+    const snapshot = await this.hub.read(this.threadId, fromSeq, () => this.#readers.size === 0);
+    if (!snapshot) return false;
+    this.#missingSince = undefined;
+    this.#known = Math.max(this.#known ?? 0, snapshot.lastSeq);
+    this.#status = snapshot.status;
+    this.#streaming = snapshot.streamingMessageId;
+    this.#lastSeq = Math.max(this.#lastSeq, snapshot.lastSeq);
+    let delivered = false;
+    for (const reader of readers) {
+      if (!this.#readers.has(reader)) continue;
+      const truncated = snapshot.truncated && reader.last === fromSeq;
+      const fresh = snapshot.updates.filter((u) => u.seq > reader.last);
+      if (fresh.length > 0 || truncated) reader.deliver(fresh, snapshot, truncated);
+      delivered ||= fresh.length > 0;
+    }
+    // Deltas by signal (they are in the log) move the history with news each time: while
+    // they flow, reading the status line first only doubles the reads. Otherwise it saves
+    // the billed query.
+    this.#lineFirst = this.#heard || !(delivered && snapshot.updates.some(isDelta));
+    this.#drainPending();
+    return true;
+  }
+
+  /** Whether a reader lacks a durable entry the thread has (or may have: an old thread says nothing, so any move counts). */
+  #lacking(moved: boolean): boolean {
+    if (this.#known === undefined) {
+      // Nothing caught up yet: readers that already hold what the line announces need no read.
+      if (this.#lineSeq === undefined) return true;
+      const line = this.#lineSeq;
+      if ([...this.#readers].every((r) => r.last >= line)) {
+        this.#known = line;
+        this.#drainPending();
+        return false;
+      }
+      return true;
+    }
+    if (this.#lineSeq === undefined) return this.#pending.length > 0 || moved;
+    const line = this.#lineSeq;
+    return this.#pending.length > 0 || [...this.#readers].some((r) => r.last < line);
+  }
+
+  #receive(batch: StreamBatch): void {
+    this.#heard = true;
+    this.#incoming.push(batch);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      const batches = this.#incoming.splice(0);
+      const ready: StreamUpdate[] = [];
+      for (const b of batches) {
+        if (this.#known === undefined || b.after > this.#known) this.#pending.push(b);
+        else ready.push(...this.#apply(b));
+      }
+      ready.push(...this.#takePending());
+      this.#hand(ready);
+      if (this.#pending.length > 0) this.#wake?.();
+    });
+  }
+
+  /** Applies pending batches whose durable predecessor has now been seen. */
+  #takePending(): StreamUpdate[] {
+    const out: StreamUpdate[] = [];
+    for (let progress = true; progress && this.#known !== undefined; ) {
+      progress = false;
+      for (const b of [...this.#pending]) {
+        if (b.after > this.#known) continue;
+        this.#pending.splice(this.#pending.indexOf(b), 1);
+        out.push(...this.#apply(b));
+        progress = true;
+      }
+    }
+    return out;
+  }
+
+  #drainPending(): void {
+    this.#hand(this.#takePending());
+    // What is still waiting follows an entry the thread's log no longer needs to show this
+    // poller (a query already handed everything up to its seqs): it is dropped.
+    const known = this.#known ?? 0;
+    this.#pending = this.#pending.filter((b) => b.entries.some((e) => e.seq > known));
+  }
+
+  /** Records what a batch says about the thread; returns its entries. */
+  #apply(batch: StreamBatch): StreamUpdate[] {
+    for (const entry of batch.entries) {
+      this.#lastSeq = Math.max(this.#lastSeq, entry.seq);
+      if (!isDelta(entry)) this.#known = Math.max(this.#known ?? 0, entry.seq);
+      if (entry.type === "status") this.#status = entry.status;
+      if (isDelta(entry)) this.#streaming = (entry as { messageId: string }).messageId;
+      else if ((entry.type === "message" && entry.message.id === this.#streaming) || (entry.type === "reset" && entry.reason !== "retry")) this.#streaming = undefined;
+    }
+    return batch.entries;
+  }
+
+  /** Hands entries to every reader that has not seen them, as one snapshot. */
+  #hand(entries: StreamUpdate[]): void {
+    if (entries.length === 0) return;
+    entries.sort((a, b) => a.seq - b.seq);
+    const snapshot: StreamSnapshot = {
+      threadId: this.threadId,
+      status: this.#status ?? "idle",
+      updates: entries,
+      lastSeq: this.#lastSeq,
+      truncated: false,
+      ...(this.#streaming ? { streamingMessageId: this.#streaming } : {}),
+    };
+    for (const reader of [...this.#readers]) {
+      const fresh = entries.filter((u) => u.seq > reader.last);
+      if (fresh.length > 0) reader.deliver(fresh, { ...snapshot, updates: fresh }, false);
+    }
+  }
+
+  /** Waits `ms`, or less when the last reader leaves or a batch waits for an entry. */
   async #pause(ms: number): Promise<void> {
     const ac = new AbortController();
     this.#wake = () => {
-      if (this.#readers.size === 0) ac.abort();
+      if (this.#readers.size === 0 || this.#pending.length > 0) ac.abort();
     };
     await sleep(ms, undefined, { signal: ac.signal }).catch(() => undefined);
     this.#wake = undefined;

@@ -4,12 +4,23 @@ import type { StreamSnapshot } from "../../core/thread-contracts.js";
 import { threadStreamQuery } from "../../core/wire/thread.js";
 import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { FollowUpdatesOptions, StreamUpdatesOptions } from "./thread-types.js";
+import type { FollowUpdatesOptions, StreamUpdatesOptions, ThreadCaller } from "./thread-types.js";
+import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 
 /** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */
 export async function streamUpdates(access: ThreadAccess, options: StreamUpdatesOptions): Promise<StreamSnapshot> {
   await access.check(options, "thread.stream");
   return access.query(options.threadId, () => access.handle(options.threadId).query(threadStreamQuery, { fromSeq: options.fromSeq ?? 0 }));
+}
+
+/**
+ * Authorizes a reader of the thread's stream (`thread.stream`, AI1021) and checks the thread
+ * exists (AI1020), from a describe: no billed query for a reader that joins.
+ */
+export async function openStream(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<void> {
+  await access.check(options, "thread.stream");
+  const described = await access.query(options.threadId, () => access.handle(options.threadId).describe());
+  if (described.type !== "agentThread") throw new ThreadNotFoundError({ threadId: options.threadId });
 }
 
 /** One read of the stream for the shared poller, on `via` (its fail-fast client), bounded and translated. */

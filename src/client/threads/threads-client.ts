@@ -31,12 +31,14 @@ import { addMessage, sendMessage } from "./send-message.js";
 import { resumeThread, stopThread } from "./resume-thread.js";
 import { threadState } from "./thread-state.js";
 import { listMessages } from "./list-messages.js";
-import { followUpdates, readStream, streamUpdates } from "./stream-updates.js";
+import { followUpdates, openStream, readStream, streamUpdates } from "./stream-updates.js";
 import { settleThread } from "./settle-thread.js";
 import { listThreads } from "./list-threads.js";
 import { deleteThread } from "./delete-thread.js";
 import { decideThread } from "./thread-decide.js";
 import { addToolError, addToolResult } from "./tool-results.js";
+import { inProcessStreamTransport } from "../../stream/in-process.js";
+import type { StreamTransport } from "../../stream/transport.js";
 
 export interface ThreadsClientOptions extends ClientConnectionOptions {
   /** The agent new threads run unless `createThread` names another. */
@@ -54,6 +56,18 @@ export interface ThreadsClientOptions extends ClientConnectionOptions {
    * them (it never enters history). Without it `decide` refuses with RC5040.
    */
   deferral?: DeferralConfig;
+  /** How readers in this process hear threads' live entries. */
+  stream?: ClientStreamOptions;
+}
+
+/** How a client's readers (`followUpdates`, the events route) hear threads' live entries. */
+export interface ClientStreamOptions {
+  /**
+   * The transport the workers publish on (`createAgentWorker({ threads: { stream: { transport } } })`).
+   * Default: {@link inProcessStreamTransport}, which hears workers in this process only;
+   * other threads are followed by polling (messages and statuses, no deltas).
+   */
+  transport?: StreamTransport;
 }
 
 /**
@@ -66,11 +80,14 @@ export interface ThreadsClientOptions extends ClientConnectionOptions {
 export class ThreadsClient {
   readonly client: Client;
   readonly taskQueue: string;
+  /** Where this client's readers hear live entries (see {@link ClientStreamOptions}). */
+  readonly streamTransport: StreamTransport;
   readonly #access: ThreadAccess;
 
   constructor(options: ThreadsClientOptions) {
     const connected = connect(options, "ThreadsClient");
     ({ client: this.client, taskQueue: this.taskQueue } = connected);
+    this.streamTransport = streamTransportOption(options.stream?.transport);
     this.#access = new ThreadAccess(
       this.client,
       this.taskQueue,
@@ -166,6 +183,12 @@ export class ThreadsClient {
    * @internal One read of the stream for the shared poller, on `via` (its fail-fast
    * client), bounded and translated as every read of this client is.
    */
+  /** @internal Authorizes a reader of the thread's stream and checks the thread exists, without a billed query. */
+  openStream(options: { threadId: string } & ThreadCaller): Promise<void> {
+    return openStream(this.#access, options);
+  }
+
+  /** @internal */
   readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
     return readStream(this.#access, threadId, fromSeq, via);
   }
@@ -270,4 +293,12 @@ export class ThreadsClient {
   workflowHandle(threadId: string): ThreadWorkflowHandle {
     return this.#access.handle(threadId);
   }
+}
+
+function streamTransportOption(transport: StreamTransport | undefined): StreamTransport {
+  if (transport === undefined) return inProcessStreamTransport();
+  if (typeof transport !== "object" || transport === null || typeof transport.subscribe !== "function" || typeof transport.publish !== "function") {
+    throw new InvalidDefinitionError({ subject: "client stream option", problem: "stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())" });
+  }
+  return transport;
 }

@@ -1,0 +1,51 @@
+import type { Client } from "@temporalio/client";
+import type { AgentModelCallInput } from "../src/core/contracts.js";
+import { deltaEntries } from "../src/core/model-deltas.js";
+import { attemptSeqBase, STREAM_ATTEMPT_SPAN } from "../src/core/stream-seq.js";
+import type { StreamUpdate } from "../src/core/thread-contracts.js";
+import { threadStreamSignal } from "../src/core/wire/thread.js";
+import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import { DeltaFlusher } from "./thread-stream-flusher.js";
+
+type StreamSettings = Exclude<ResolvedThreadWorkerOptions["stream"], false>;
+
+/**
+ * Where a model call's deltas go while the answer is written. On a stream transport (the
+ * default), straight to readers, numbered inside the block of seqs the thread reserved for
+ * this call: no signal, no history, no query. By signal (`transport: "workflow"`, or a
+ * thread older than reserved blocks), into the thread, which numbers them.
+ */
+export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings, client: Client, call: { runId: string | undefined; attempt: number }): DeltaFlusher | undefined {
+  const messageId = input.streamId;
+  if (messageId === undefined) return undefined;
+  if (stream.transport === "workflow" || input.streamSeq === undefined) {
+    const handle = client.workflow.getHandle(input.workflowId, call.runId);
+    return new DeltaFlusher((parts) => handle.signal(threadStreamSignal, { streamId: messageId, attempt: call.attempt, parts }), stream.intervalMs, stream.maxBatches);
+  }
+  const first = attemptSeqBase(input.streamSeq.base, call.attempt);
+  // Past the attempts a block has room for, the answer arrives whole, as its message.
+  if (first === undefined) return undefined;
+  const { transport } = stream;
+  const { after } = input.streamSeq;
+  const last = first + STREAM_ATTEMPT_SPAN - 1;
+  let seq = first;
+  // A retried call streams from the start again: readers first drop what the failed attempt wrote.
+  let resetFirst = call.attempt > 1;
+  return new DeltaFlusher(
+    async (parts) => {
+      const entries: StreamUpdate[] = [];
+      if (resetFirst) {
+        entries.push({ seq: ++seq, type: "reset", messageId, reason: "retry" });
+        resetFirst = false;
+      }
+      for (const body of deltaEntries(parts, messageId)) {
+        if (seq >= last) break;
+        entries.push({ ...body, seq: ++seq } as StreamUpdate);
+      }
+      if (entries.length > 0) await transport.publish(input.workflowId, { after, entries });
+    },
+    stream.intervalMs,
+    STREAM_ATTEMPT_SPAN,
+    false,
+  );
+}
