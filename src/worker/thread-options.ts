@@ -3,7 +3,6 @@ import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
 import type { StreamTransport } from "../stream/transport.js";
-import type { inProcessStreamTransport } from "../stream/in-process.js";
 
 /**
  * Worker settings for threads (`createAgentWorker({ threads })`). `stopLatency` and
