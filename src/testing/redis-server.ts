@@ -4,13 +4,13 @@
  * nothing, in a temp dir removed by `stop()`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { aptInstall, canInstallWithApt } from "./apt.js";
+import { findExecutable } from "./executable.js";
 import { track, untrack } from "./stop-on-signal.js";
 
 /** A Redis server `startRedis` started. */
@@ -40,19 +40,9 @@ const defaultLog = (line: string): void => {
   process.stderr.write(`[redis] ${line}\n`);
 };
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** `redis-server` on PATH, else in the usual places; undefined when there is none. */
 export function findRedisServer(env: Record<string, string | undefined> = process.env): string | undefined {
-  const dirs = [...(env.PATH ?? "").split(delimiter).filter((dir) => dir !== ""), "/usr/bin", "/usr/local/bin", "/usr/sbin"];
-  return dirs.map((dir) => join(dir, "redis-server")).find(executable);
+  return findExecutable(["redis-server"], ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server", "/opt/homebrew/bin/redis-server"], env);
 }
 
 // One install at a time: two test files asking at once would otherwise fight for dpkg's lock.
