@@ -60,6 +60,13 @@ const zones = [
     why: "it is Node-side code the clients, the worker and activities all share (secrets, tokens, approval links): the kernel (src/core/), node:crypto and Temporal's common types only, never a client, a worker, an activity or workflow code, so each side imports it without running back up",
   },
   {
+    name: "the stream transports (src/stream/)",
+    files: ["src/stream/"],
+    dirs: ["src/stream/", "src/core/", "src/codec/payload-json."],
+    packages: ["redis", "@temporalio/common"],
+    why: "the worker's publisher and the clients' readers both hold a transport: the kernel (src/core/), a payload's JSON form (src/codec/payload-json.ts), the Redis client and Temporal's payload types only, never a client, a worker, an activity or workflow code, so each side imports it without running back up",
+  },
+  {
     name: "the public API",
     files: ["src/"],
     except: ["src/core/", "src/workflow.ts"],

@@ -3,8 +3,9 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 type TestOptions = NonNullable<TestProjectInlineConfiguration["test"]>;
 
 /**
- * Tests that need no Temporal server: the pure modules, the scripted model server, lint and
- * the code table. They run in parallel and start nothing (`npm run test:unit`).
+ * Tests that need no Temporal server: the pure modules, the scripted model server, the Redis
+ * stream transport (on a throwaway redis-server, `startRedis`), lint and the code table. They
+ * run in parallel and start no Temporal (`npm run test:unit`).
  */
 export const unit: TestOptions = {
   name: "unit",

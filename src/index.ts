@@ -90,3 +90,5 @@ export {
   type ToUIMessagesOptions,
 } from "./core/ui-messages.js";
 export { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "./core/stream-fold.js";
+export { inProcessStreamTransport } from "./stream/in-process.js";
+export type { StreamBatch, StreamSubscription, StreamTransport } from "./stream/transport.js";

@@ -3,9 +3,8 @@
  * drives whatever is installed). Without one, a browser test fails before it starts
  * anything, with one message that says what to install.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
+import { findExecutable, isExecutable } from "../src/testing/executable.js";
 
 /** Executable names looked up on `PATH`, in order. */
 const NAMES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
@@ -23,15 +22,6 @@ const INSTALL =
 
 export const CHROMIUM_MISSING = `The browser tests need Chromium (or Google Chrome) and found none: CHROMIUM_PATH is not set, and no ${NAMES.join(", ")} is on PATH or in the usual places. ${INSTALL}`;
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The Chromium to drive: `CHROMIUM_PATH` when set (an error when it is not an executable),
  * else the first of `NAMES` on `PATH`, else the first well-known install.
@@ -39,14 +29,10 @@ function executable(path: string): boolean {
 export function findChromium(env: Record<string, string | undefined> = process.env, wellKnown: readonly string[] = WELL_KNOWN): string {
   const chosen = env.CHROMIUM_PATH;
   if (chosen) {
-    if (executable(chosen)) return chosen;
+    if (isExecutable(chosen)) return chosen;
     throw new Error(`CHROMIUM_PATH is ${JSON.stringify(chosen)}, which is not an executable file. ${INSTALL}`);
   }
-  const dirs = (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "");
-  for (const name of NAMES) {
-    for (const dir of dirs) if (executable(join(dir, name))) return join(dir, name);
-  }
-  const found = wellKnown.find(executable);
+  const found = findExecutable(NAMES, wellKnown, env);
   if (found) return found;
   throw new Error(CHROMIUM_MISSING);
 }

@@ -1,7 +1,7 @@
 /**
  * The package's declarations as a strict consumer compiles them: a user of
- * `durable-agents/worker` who never installed `ai` (an optional peer) type-checks with
- * `skipLibCheck` off. No server: only the compiler.
+ * `durable-agents/worker` and `durable-agents` who never installed `ai` or `redis` (optional
+ * peers) type-checks with `skipLibCheck` off. No server: only the compiler.
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -16,18 +16,18 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 
 describe("the built declarations", () => {
-  it("type-check for a consumer of durable-agents/worker that has no `ai` installed, with skipLibCheck off", async () => {
+  it("type-check for a consumer of durable-agents/worker that has no `ai` or `redis` installed, with skipLibCheck off", async () => {
     const project = mkdtempSync(join(tmpdir(), "durable-agents-consumer-"));
     try {
       const modules = join(project, "node_modules");
       // The package as installed: its manifest and its declarations, as `npm run build` emits them.
       await run(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`, "--emitDeclarationOnly", "--outDir", join(modules, "durable-agents", "dist")]);
       copyFileSync(`${root}package.json`, join(modules, "durable-agents", "package.json"));
-      // Everything else this repository installed, but not the AI SDK (an optional peer).
-      const aiSdk = (name: string) => name === "ai" || name.startsWith("@ai-sdk/");
+      // Everything else this repository installed, but not the AI SDK or node-redis (optional peers).
+      const optionalPeer = (name: string) => name === "ai" || name.startsWith("@ai-sdk/") || name === "redis" || name.startsWith("@redis/");
       for (const name of readdirSync(`${root}node_modules`).filter((n) => !n.startsWith("."))) {
         const scoped = name.startsWith("@") ? readdirSync(`${root}node_modules/${name}`).map((n) => `${name}/${n}`) : [name];
-        for (const dependency of scoped.filter((n) => !aiSdk(n))) {
+        for (const dependency of scoped.filter((n) => !optionalPeer(n))) {
           mkdirSync(join(modules, dependency, ".."), { recursive: true });
           symlinkSync(`${root}node_modules/${dependency}`, join(modules, dependency));
         }
@@ -38,6 +38,8 @@ describe("the built declarations", () => {
           'import { createAgentWorker, createToolWorker, openaiModel, type AgentWorkerOptions } from "durable-agents/worker";',
           "export const options: Partial<AgentWorkerOptions> = { model: openaiModel() };",
           "export const start = [createAgentWorker, createToolWorker];",
+          'import { inProcessStreamTransport, type StreamTransport } from "durable-agents";',
+          "export const transport: StreamTransport = inProcessStreamTransport();",
         ].join("\n"),
       );
       // Temporal's own declarations import `ms`, whose types only an ESM importer finds
@@ -46,6 +48,7 @@ describe("the built declarations", () => {
       const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: false, noEmit: true, types: ["node"] };
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts", "ms.d.ts"] }));
       expect(() => createRequire(join(project, "consumer.ts")).resolve("ai")).toThrow(/Cannot find module 'ai'/);
+      expect(() => createRequire(join(project, "consumer.ts")).resolve("redis")).toThrow(/Cannot find module 'redis'/);
 
       const checked = await new Promise<{ code: number; stdout: string }>((resolve) => {
         execFile(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", project], (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }));

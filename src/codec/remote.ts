@@ -1,6 +1,6 @@
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { CodecFailedError } from "../core/errors/codec-failed.js";
-import { payloadToJson, type PayloadJson } from "./payload-json.js";
+import { payloadFromJson, payloadToJson } from "./payload-json.js";
 
 /** Where a remote codec server is, and what to send it. */
 export interface RemoteCodecOptions {
@@ -30,12 +30,13 @@ export function remoteCodec(options: RemoteCodecOptions): PayloadCodec {
       },
       body: JSON.stringify({ payloads: payloads.map(payloadToJson) }),
     });
-    const body = (await response.json().catch(() => undefined)) as { payloads?: PayloadJson[] } | undefined;
+    const body = (await response.json().catch(() => undefined)) as { payloads?: unknown[] } | undefined;
     if (!response.ok || !Array.isArray(body?.payloads) || body.payloads.length !== payloads.length) throw new CodecFailedError({ operation });
-    return body.payloads.map((p) => ({
-      metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64")])),
-      ...(p.data !== undefined ? { data: Buffer.from(p.data, "base64") } : {}),
-    }));
+    try {
+      return body.payloads.map((p, i) => payloadFromJson(p, `payloads[${i}]`));
+    } catch {
+      throw new CodecFailedError({ operation });
+    }
   };
   return { encode: (payloads) => call("encode", payloads), decode: (payloads) => call("decode", payloads) };
 }

@@ -1,7 +1,7 @@
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { payloadToJson } from "../codec/payload-json.js";
+import { payloadFromJson, payloadToJson } from "../codec/payload-json.js";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { CodecFailedError } from "../core/errors/codec-failed.js";
 import { CodecUnauthorizedError } from "../core/errors/codec-unauthorized.js";
@@ -56,8 +56,6 @@ export interface CodecServerOptions {
 
 const MiB = 1024 * 1024;
 const ALLOWED_HEADERS = "Content-Type, X-Namespace, Authorization";
-// Standard or URL-safe base64, padded or not, as protobuf's JSON mapping accepts.
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /**
  * A remote codec server (the Temporal UI's and CLI's protocol): `POST …/encode` and
@@ -175,18 +173,10 @@ function parseBody(text: string, maxPayloads: number): Payload[] {
   if (!Array.isArray(list)) throw bad("payloads must be an array");
   if (list.length > maxPayloads) throw bad(`at most ${maxPayloads} payloads per request`);
   return list.map((item: unknown, i) => {
-    if (!item || typeof item !== "object" || Array.isArray(item)) throw bad(`payloads[${i}] must be an object`);
-    const { metadata, data } = item as { metadata?: unknown; data?: unknown };
-    if (metadata !== undefined && metadata !== null && (typeof metadata !== "object" || Array.isArray(metadata))) throw bad(`payloads[${i}].metadata must be an object`);
-    const entries = Object.entries((metadata ?? {}) as Record<string, unknown>).map(([key, value]) => [key, bytesOf(value, `payloads[${i}].metadata`, bad)] as const);
-    return {
-      metadata: Object.fromEntries(entries),
-      ...(data !== undefined && data !== null ? { data: bytesOf(data, `payloads[${i}].data`, bad) } : {}),
-    };
+    try {
+      return payloadFromJson(item, `payloads[${i}]`);
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
   });
-}
-
-function bytesOf(value: unknown, where: string, bad: (problem: string) => Error): Uint8Array {
-  if (typeof value !== "string" || !BASE64.test(value)) throw bad(`${where} must hold base64 strings`);
-  return Buffer.from(value, value.includes("-") || value.includes("_") ? "base64url" : "base64");
 }

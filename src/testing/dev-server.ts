@@ -14,6 +14,7 @@
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "./temporal-binary.js";
 import * as searchAttributeKeys from "../core/search-attributes.js";
+import { track, untrack } from "./stop-on-signal.js";
 
 export interface DevServerOptions {
   /** SQLite file to persist state in; without it state is lost when the server stops. */
@@ -90,33 +91,6 @@ const DEV_DYNAMIC_CONFIG: Record<string, number> = {
 const defaultLog = (line: string): void => {
   process.stderr.write(`[temporal] ${line}\n`);
 };
-
-/** `stop()` of every server this process started and has not stopped yet. */
-const running = new Set<() => Promise<void>>();
-const TERMINATION_SIGNALS = ["SIGINT", "SIGTERM"] as const;
-
-/**
- * The dev server is a child process: if the parent dies of a signal, nothing stops it and it
- * keeps its port and db file. And Temporal's Runtime listens for these signals (to stop
- * workers), so the parent would not even exit. We stop our servers first, then let the signal
- * take its default course (exit; workers cannot finish without their server anyway) unless
- * something else in the process still listens for it.
- */
-async function stopServersOnSignal(signal: NodeJS.Signals): Promise<void> {
-  for (const s of TERMINATION_SIGNALS) process.off(s, stopServersOnSignal);
-  await Promise.allSettled([...running].map((stop) => stop()));
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-function track(stop: () => Promise<void>): void {
-  if (running.size === 0) for (const s of TERMINATION_SIGNALS) process.on(s, stopServersOnSignal);
-  running.add(stop);
-}
-
-function untrack(stop: () => Promise<void>): void {
-  running.delete(stop);
-  if (running.size === 0) for (const s of TERMINATION_SIGNALS) process.off(s, stopServersOnSignal);
-}
 
 /** A dev server from `executable`, or from the SDK's download when it is undefined. */
 async function startLocal(

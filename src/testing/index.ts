@@ -1,7 +1,7 @@
 /**
  * `durable-agents/testing`: a Temporal dev server, a scripted OpenAI-compatible model server
- * (whose replies a test can hold and release), and `testTool` to run a tool's handler
- * outside any run.
+ * (whose replies a test can hold and release), `testTool` to run a tool's handler outside
+ * any run, and `startRedis` for a throwaway Redis behind `durable-agents/redis`.
  *
  * @example
  * ```ts
@@ -22,3 +22,4 @@
 export * from "./dev-server.js";
 export * from "./scripted-model-server.js";
 export { testTool } from "./test-tool.js";
+export { startRedis, RedisUnavailableError, type RedisServerHandle, type RedisServerOptions } from "./redis-server.js";

@@ -22,6 +22,7 @@ import { promisify } from "node:util";
 import type { Connection } from "@temporalio/client";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import * as searchAttributeKeys from "../core/search-attributes.js";
+import { aptGet, canInstallWithApt } from "./apt.js";
 import { ensureGoBinary, ensureTemporalSchemaDir, TEMPORAL_SERVER_BINARY, TEMPORAL_SQL_TOOL_BINARY } from "./temporal-binary.js";
 
 const run = promisify(execFile);
@@ -97,21 +98,19 @@ async function postgresBinDir(): Promise<string | undefined> {
 export async function ensurePostgres(log: (line: string) => void = defaultLog): Promise<string> {
   const found = await postgresBinDir();
   if (found) return found;
-  if (!isRoot() || !existsSync("/usr/bin/apt-get")) {
+  if (!canInstallWithApt()) {
     throw new PostgresUnavailableError("no initdb in /usr/lib/postgresql/*/bin or from pg_config, and no apt-get as root to install it");
   }
   log("installing PostgreSQL with apt-get...");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const apt = (...args: string[]) => run("apt-get", args, { env, maxBuffer: 64 * 2 ** 20 });
   try {
-    await apt("update");
-    await apt("install", "-y", "postgresql-common");
+    await aptGet("update");
+    await aptGet("install", "-y", "postgresql-common");
     const conf = "/etc/postgresql-common/createcluster.conf";
     const text = await readFile(conf, "utf8");
     await writeFile(conf, text.replace(/^#?\s*create_main_cluster\s*=.*$/m, "create_main_cluster = false"));
-    await apt("install", "-y", "-o", "Dpkg::Options::=--force-confold", "postgresql");
+    await aptGet("install", "-y", "-o", "Dpkg::Options::=--force-confold", "postgresql");
   } catch (err) {
-    throw new PostgresUnavailableError(`apt-get install postgresql failed: ${(err as { stderr?: string }).stderr?.trim() || (err as Error).message}`);
+    throw new PostgresUnavailableError((err as Error).message);
   }
   const installed = await postgresBinDir();
   if (!installed) throw new PostgresUnavailableError("apt-get installed postgresql but initdb is not in /usr/lib/postgresql/*/bin");

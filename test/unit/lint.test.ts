@@ -41,6 +41,13 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     // The MCP server sits on the clients, like the HTTP front door.
     ['import { createActivities } from "../../activities/index.js";', "src/mcp/example.ts"],
     ['import type { agentRun } from "../../workflows/agent-run.js";', "src/mcp/example.ts"],
+    // The stream transports sit under both the worker's publisher and the clients' readers.
+    ['import { ThreadsClient } from "../client/threads/threads-client.js";', "src/stream/example.ts"],
+    ['import { createAgentWorker } from "../worker/create-agent-worker.js";', "src/stream/example.ts"],
+    ['import { createActivities } from "../../activities/index.js";', "src/stream/example.ts"],
+    ['import type { threadWorkflow } from "../../workflows/thread.js";', "src/stream/example.ts"],
+    ['import { aesGcmCodec } from "../codec/aes-gcm.js";', "src/stream/example.ts"],
+    ['import { Redis } from "ioredis";', "src/stream/example.ts"],
   ])("refuses %s in %s", async (line, file) => {
     expect(await lint(line, file)).toMatch(/must not import/);
   });
@@ -63,6 +70,11 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import type { Duration } from "@temporalio/common";', "src/deferral/example.ts"],
     ['import { Server } from "@modelcontextprotocol/sdk/server/index.js";', "src/mcp/example.ts"],
     ['import type { AgentClient } from "../client/agent-client.js";', "src/mcp/example.ts"],
+    ['import { createClient } from "redis";', "src/stream/example.ts"],
+    ['import type { PayloadCodec } from "@temporalio/common";', "src/stream/example.ts"],
+    ['import { asStreamUpdate } from "../core/stream-fold.js";', "src/stream/example.ts"],
+    ['import { payloadToJson } from "../codec/payload-json.js";', "src/stream/example.ts"],
+    ['import type { StreamTransport } from "./transport.js";', "src/stream/example.ts"],
   ])("allows %s in %s", async (line, file) => {
     expect(await lint(line, file)).not.toMatch(/must not import/);
   });

@@ -54,3 +54,4 @@ export { ThreadTerminatedError, type ThreadTerminatedFields } from "./thread-ter
 export { CodecMissingError, type CodecMissingFields } from "./codec-missing.js";
 export { HostNotAllowedError, type HostNotAllowedFields } from "./host-not-allowed.js";
 export { DeferralChangedError, type DeferralChangedFields } from "./deferral-changed.js";
+export { StreamTransportInvalidError, type StreamTransportInvalidFields } from "./stream-transport-invalid.js";

@@ -52,6 +52,7 @@ import { ThreadTerminatedError } from "./thread-terminated.js";
 import { CodecMissingError } from "./codec-missing.js";
 import { HostNotAllowedError } from "./host-not-allowed.js";
 import { DeferralChangedError } from "./deferral-changed.js";
+import { StreamTransportInvalidError } from "./stream-transport-invalid.js";
 
 /**
  * Code → class, so a failure that crossed the wire can be rebuilt as the typed error.
@@ -111,4 +112,5 @@ export const errorClasses = {
   [CodecMissingError.code]: CodecMissingError,
   [HostNotAllowedError.code]: HostNotAllowedError,
   [DeferralChangedError.code]: DeferralChangedError,
+  [StreamTransportInvalidError.code]: StreamTransportInvalidError,
 } as const satisfies { readonly [K in ErrorCode]: { readonly code: K } };
