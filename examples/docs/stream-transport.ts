@@ -1,7 +1,7 @@
 import { aesGcmCodec, inProcessStreamTransport } from "durable-agents";
 import { redisStreamTransport } from "durable-agents/redis";
 
-// The default: readers in the worker's own process get every delta.
+// Readers in the worker's own process get every delta.
 const local = inProcessStreamTransport();
 
 // Workers and front doors in different processes: one Redis they all reach. The codec is the
