@@ -1,4 +1,5 @@
 import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from "@temporalio/workflow";
+import { parkedLine } from "../src/core/status-line.js";
 import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
@@ -82,8 +83,9 @@ export class DeferralBook {
     this.#visibility.listed(record);
     this.#visibility.emit("deferred", record);
     this.outcome.settle(ackOf(record));
-    // Tool name and deferral id only: what the UI shows must not depend on a codec to stay private.
-    this.#details(`awaiting ${record.toolName ? `approval of ${record.toolName}` : "a resume"} (deferral ${record.id}) until ${record.expiresAt}`);
+    // Tool name and deferral id only: what the UI shows must not depend on a codec to stay
+    // private. Without a schema that is the whole acknowledgment: callers read it for free.
+    this.#details(parkedLine(record.toolName, record.id, record.expiresAt, record.schema !== undefined));
     return this.#wait(record, request.ttlMs);
   }
 

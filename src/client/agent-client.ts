@@ -29,7 +29,8 @@ import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, 
 import type { AuthorizeHook } from "./authorize.js";
 import { runFailure } from "./run-failure.js";
 import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
-import { deferredAck, settleRun } from "./settle.js";
+import { parkedAck, settleRun } from "./settle.js";
+import { currentDetails } from "./history-watch.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */
@@ -210,7 +211,10 @@ export class AgentClient {
       result,
       state: () => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
       messages: (options) => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
-      settled: () => settleRun({ client: this.client, result, deferred: (id) => deferredAck(unguarded(this.deferrals), id) }, runId),
+      settled: () => {
+        const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
+        return settleRun({ client: this.client, result, deferred: (id) => parkedAck(line, unguarded(this.deferrals), id) }, runId);
+      },
     };
   }
 

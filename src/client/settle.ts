@@ -5,6 +5,7 @@ import { ackOf, type DeferredAck } from "../core/deferral-record.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import { ackFromLine } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
 
 /** What waiting for a run needs from the client it runs on. */
@@ -84,9 +85,19 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
 }
 
 /** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
-export async function deferredAck(deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
+async function deferredAck(deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
   const record = await deferrals.getRecord(deferralId);
   return record.status === "deferred" ? ackOf(record) : undefined;
+}
+
+/**
+ * The acknowledgment of `deferralId` as the run's status line spells it (the metadata
+ * query, which Temporal does not bill) when it can: the deferral takes any payload. Else
+ * (a schema, an older worker, a line that moved on) read from the record, a billed query.
+ */
+export async function parkedAck(statusLine: () => Promise<string | undefined>, deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
+  const fromLine = ackFromLine(await statusLine().catch(() => undefined));
+  return fromLine?.deferralId === deferralId ? fromLine : deferredAck(deferrals, deferralId);
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */

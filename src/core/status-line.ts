@@ -36,3 +36,21 @@ export function parseStatusLine(line: string): StatusLine {
     ...(match ? { seq: Number(match[1]), queued: match[2] === undefined ? 0 : Number(match[2]) } : {}),
   };
 }
+
+/**
+ * A parked run's status line, when its acknowledgment can be read from it whole: the
+ * deferral takes any payload (no schema), so the ack is its id and expiry. The caller
+ * then needs no billed query to answer `run()`.
+ */
+export function parkedLine(toolName: string | undefined, deferralId: string, expiresAt: string, hasSchema: boolean): string {
+  return `awaiting ${toolName ? `approval of ${toolName}` : "a resume"} (deferral ${deferralId}) until ${expiresAt}${hasSchema ? "" : ANY_PAYLOAD}`;
+}
+
+const ANY_PAYLOAD = " · any payload";
+const PARKED = /\(deferral (\S+)\) until (\S+) · any payload$/;
+
+/** The acknowledgment a parked run's line spells out, or undefined (a schema, an older worker, not parked). */
+export function ackFromLine(line: string | undefined): { status: "deferred"; deferralId: string; expiresAt: string } | undefined {
+  const match = line === undefined ? null : PARKED.exec(line);
+  return match ? { status: "deferred", deferralId: match[1]!, expiresAt: match[2]! } : undefined;
+}

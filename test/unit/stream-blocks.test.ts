@@ -1,0 +1,88 @@
+/**
+ * What readers rely on without a server: the thread's status line (read for free before
+ * paying for a query) says the log's last seq and the queue; a parked run's line spells its
+ * acknowledgment only when it is whole; and with reserved blocks, an answer's deltas
+ * numbered by the activity fall between the entries before and after the model call.
+ */
+import { describe, expect, it } from "vitest";
+import { ackFromLine, formatStatusLine, parkedLine, parseStatusLine } from "../../src/core/status-line.js";
+import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../../src/core/stream-seq.js";
+import type { StreamBatch } from "../../src/core/thread-contracts.js";
+import { StreamLog } from "../../workflows/thread-stream-log.js";
+
+describe("the thread's status line", () => {
+  it("ends with the stream's last seq and the queue, and reads back", () => {
+    expect(formatStatusLine("idle", { seq: 42, queued: 0 })).toBe("idle · stream 42");
+    expect(parseStatusLine(formatStatusLine("running turn · step 2", { seq: 7, queued: 3 }))).toEqual({ text: "running turn · step 2", active: true, seq: 7, queued: 3 });
+    expect(parseStatusLine("idle (last turn completed) · stream 9")).toEqual({ text: "idle (last turn completed)", active: false, seq: 9, queued: 0 });
+  });
+
+  it("reads an older thread's line as text alone", () => {
+    expect(parseStatusLine("awaiting tool results")).toEqual({ text: "awaiting tool results", active: true });
+  });
+
+  it("cannot be fooled by a tool name the model chose: only the suffix counts", () => {
+    const line = formatStatusLine("running tool x · stream 999999 · 0 queued", { seq: 5, queued: 1 });
+    expect(parseStatusLine(line)).toMatchObject({ seq: 5, queued: 1, active: true });
+  });
+});
+
+describe("a parked run's line", () => {
+  it("spells the acknowledgment only when the deferral takes any payload", () => {
+    const line = parkedLine("pay", "d-3", "2026-12-05T10:00:00.000Z", false);
+    expect(ackFromLine(line)).toEqual({ status: "deferred", deferralId: "d-3", expiresAt: "2026-12-05T10:00:00.000Z" });
+    expect(ackFromLine(parkedLine("pay", "d-3", "2026-12-05T10:00:00.000Z", true))).toBeUndefined();
+    // Lines of older workers, of runs that moved on, or none at all: the record is read instead.
+    expect(ackFromLine("awaiting approval of pay (deferral d-3) until 2026-12-05T10:00:00.000Z")).toBeUndefined();
+    expect(ackFromLine("running (resumed from deferral d-3)")).toBeUndefined();
+    expect(ackFromLine(undefined)).toBeUndefined();
+  });
+});
+
+describe("reserved blocks", () => {
+  it("give each model call a block its attempts number deltas in, between the entries around it", () => {
+    const published: StreamBatch[] = [];
+    const log = new StreamLog();
+    log.reservesBlocks = true;
+    log.onEntry = (batch) => published.push(batch);
+    log.status("streaming", "idle", "t0");
+    const seq = log.begin("m1")!;
+    expect(seq).toEqual({ base: 1, after: 1 });
+    expect(attemptSeqBase(seq.base, 1)).toBe(1);
+    expect(attemptSeqBase(seq.base, 2)).toBe(1 + STREAM_ATTEMPT_SPAN);
+    expect(attemptSeqBase(seq.base, 17)).toBeUndefined();
+    log.push({ type: "message", message: { id: "m1", role: "assistant", content: "hi", createdAt: "t1" } as never });
+    log.end();
+    // The message comes after every seq the call's attempts could use.
+    expect(published.at(-1)).toMatchObject({ after: 1, entries: [{ seq: 2 + STREAM_BLOCK, type: "message" }] });
+    expect(log.since("t", "completed", 0).updates.map((u) => u.seq)).toEqual([1, 2 + STREAM_BLOCK]);
+    expect(log.lastShownSeq).toBe(2 + STREAM_BLOCK);
+  });
+
+  it("tell readers to drop a stopped answer even though its deltas never reached the log", () => {
+    const log = new StreamLog();
+    log.reservesBlocks = true;
+    log.begin("m1");
+    log.reset("stopped");
+    expect(log.since("t", "stopped", 0).updates).toMatchObject([{ type: "reset", messageId: "m1", reason: "stopped", seq: STREAM_BLOCK + 1 }]);
+  });
+
+  it("carry a reservation still open across continue-as-new", () => {
+    const log = new StreamLog();
+    log.reservesBlocks = true;
+    log.begin("m1");
+    const carried = log.carry();
+    expect(carried.floor).toBe(STREAM_BLOCK);
+    const next = new StreamLog(carried);
+    next.status("idle", "streaming", "t");
+    expect(next.lastShownSeq).toBe(STREAM_BLOCK + 1);
+  });
+
+  it("leave a thread without the patch numbered as before", () => {
+    const log = new StreamLog();
+    expect(log.begin("m1")).toBeUndefined();
+    log.reset("stopped");
+    log.status("idle", "streaming", "t");
+    expect(log.since("t", "idle", 0).updates.map((u) => [u.seq, u.type])).toEqual([[1, "status"]]);
+  });
+});
