@@ -113,6 +113,9 @@ describe("a gated tool", () => {
     expect(notified.find((n) => n.request.runId === runId)).toMatchObject({ key: `${request.approvalId}/notify/sendPayout` });
     const record = await agents.deferrals.getRecord(request.approvalId);
     expect(record).toMatchObject({ status: "deferred", toolName: "sendPayout", meta: { requires: ["payouts:approve"], amount: 120 }, approval: { calls: [{ toolName: "sendPayout" }] } });
+    // An approval takes no payload schema: run() built its acknowledgment from the run's status
+    // line (a query Temporal does not bill), and it is exactly the record's.
+    expect(await agents.handle(runId).settled()).toEqual({ status: "deferred", deferralId: record.id, expiresAt: record.expiresAt });
     // The worker's deferred event names the request's calls, without their arguments.
     const [event] = events.filter((e) => e.deferralId === request.approvalId);
     expect(event).toMatchObject({ type: "deferred", runId, approval: { calls: [{ toolCallId: request.calls[0]!.toolCallId, toolName: "sendPayout" }] } });
