@@ -10,8 +10,18 @@ import { DeltaFlusher } from "./thread-stream-flusher.js";
 type StreamSettings = Exclude<ResolvedThreadWorkerOptions["stream"], false>;
 
 /**
- * Where a model call's deltas go while the answer is written. On a stream transport (the
- * default), straight to readers, numbered inside the block of seqs the thread reserved for
+ * How long the model call, once it has its answer, waits for a batch still being published.
+ * A transport's publish that never settles (a custom transport's bug, a stalled connection)
+ * would otherwise hold the call's result until its heartbeat timeout, and the call would be
+ * retried: the answer late, and the model paid twice. A batch that lands after the answer's
+ * message is harmless: its seqs are below the message's, and readers drop entries older than
+ * what they have.
+ */
+const PUBLISH_WAIT_MS = 1_000;
+
+/**
+ * Where a model call's deltas go while the answer is written. On a stream transport,
+ * straight to readers, numbered inside the block of seqs the thread reserved for
  * this call: no signal, no history, no query. By signal (`transport: "workflow"`, or a
  * thread older than reserved blocks), into the thread, which numbers them.
  */
@@ -47,5 +57,6 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
     stream.intervalMs,
     STREAM_ATTEMPT_SPAN,
     false,
+    PUBLISH_WAIT_MS,
   );
 }

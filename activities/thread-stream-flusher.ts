@@ -24,6 +24,8 @@ export class DeltaFlusher {
     private readonly intervalMs: number,
     private readonly maxBatches: number,
     private readonly slowing = true,
+    /** How long `close()` waits for the batch in flight, in ms. Default: until it settles. */
+    private readonly closeWaitMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Batches sent so far. */
@@ -37,13 +39,24 @@ export class DeltaFlusher {
     this.#schedule();
   }
 
-  /** Stops sending and waits for a batch in flight, so no delta lands after the answer. */
+  /**
+   * Stops sending and waits for a batch in flight (at most `closeWaitMs`), so no delta lands
+   * after the answer.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#buffer = [];
-    await this.#inFlight;
+    const inFlight = this.#inFlight;
+    if (!inFlight || this.closeWaitMs === Number.POSITIVE_INFINITY) return inFlight;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeWaitMs)));
+    try {
+      await Promise.race([inFlight, gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #schedule(): void {

@@ -13,7 +13,7 @@ import type { temporal } from "@temporalio/proto";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type AgentClient, type ChatMessage, type DeferralView, replaceDeferredThread } from "../src/index.js";
+import { type AgentClient, type ChatMessage, type DeferralView, inProcessStreamTransport, replaceDeferredThread } from "../src/index.js";
 import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
@@ -39,6 +39,8 @@ let h: Harness;
 let agents: AgentClient;
 let rig: ThreadRig;
 let gatedRig: ThreadRig;
+/** Threads whose answers stream out of band, on the in-process transport (no signals). */
+let streamRig: ThreadRig;
 let plain: AgentClient;
 // Agent workflows and a plain deferrable one in one bundle, so every recorded history replays against it.
 let bundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>;
@@ -50,6 +52,7 @@ beforeAll(async () => {
   ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   gatedRig = await threadRig(h, [gatedAgent], { overrides: { client: { deferral: { secret: SECRET } } } });
+  streamRig = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: inProcessStreamTransport() } } } });
   ({ agents: plain } = await h.worker([], {
     workflowBundle: bundle,
     deferral: { secret: SECRET },
@@ -205,6 +208,27 @@ Object.assign(scenarios, {
     await rig.threads.resumeThread({ threadId: id });
     await rig.threads.waitUntilSettled({ threadId: id });
     await deleteThread(id);
+  },
+  // Deltas go out of band (a reserved block of seqs per model call, the stream-blocks patch):
+  // a tool call, then an answer a reader follows, stopped mid-stream and answered again.
+  "thread-streamed-out-of-band": async (id: string) => {
+    const story = "A thread streamed this answer on a transport, was stopped halfway, and told it again.";
+    const hold = h.model.hold();
+    h.model.respond(id, (req) =>
+      req.turn === 0 ? { toolCalls: [{ name: "lookup", arguments: { word: "band" } }] } : req.attempt === 0 ? { text: story, hold, holdAfterChars: 24 } : { text: story },
+    );
+    await streamRig.threads.createThread({ threadId: id });
+    const following = (async () => {
+      const until = (b: { updates: Array<{ type: string }> }) => b.updates.some((u) => u.type === "text-delta");
+      for await (const _batch of streamRig.threads.followUpdates({ threadId: id, pollIntervalMs: 50, until }));
+    })();
+    await streamRig.threads.sendMessage({ threadId: id, prompt: id });
+    await following;
+    await streamRig.threads.stopThread({ threadId: id });
+    await streamRig.threads.resumeThread({ threadId: id });
+    await streamRig.threads.waitUntilSettled({ threadId: id });
+    await streamRig.threads.deleteThread({ threadId: id });
+    await streamRig.threads.workflowHandle(id).result();
   },
   // An async tool waits for its answer while a message queues behind it.
   "thread-async-tool": async (id: string) => {

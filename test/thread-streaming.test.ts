@@ -6,7 +6,7 @@ import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { threadRig, type ThreadRig } from "./thread-support.js";
+import { render, threadRig, type ThreadRig } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -43,17 +43,6 @@ const liveDeltaBatches = (batches: StreamSnapshot[]) => batches.filter((b) => b.
 async function signalsOf(rig: ThreadRig, threadId: string) {
   const history = await rig.threads.workflowHandle(threadId).fetchHistory();
   return (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-}
-
-/** The text readers would show: deltas of each message, replaced by the message once it is complete. */
-function render(updates: StreamUpdate[]): Map<string, string> {
-  const text = new Map<string, string>();
-  for (const u of updates) {
-    if (u.type === "text-delta") text.set(u.messageId, (text.get(u.messageId) ?? "") + u.text);
-    if (u.type === "reset") text.delete(u.messageId);
-    if (u.type === "message" && u.message.role === "assistant") text.set(u.message.id, u.message.content ?? "");
-  }
-  return text;
 }
 
 describe("streaming a thread's answer", () => {

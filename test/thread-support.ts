@@ -4,7 +4,7 @@
  */
 import { Worker } from "@temporalio/worker";
 import { z } from "zod";
-import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type ThreadStatusChange } from "../src/index.js";
+import { defineAgent, defineTool, defineAsyncTool, ThreadsClient, type StreamUpdate, type ThreadStatusChange } from "../src/index.js";
 import type { AuthorizeHook } from "../src/index.js";
 import { SECRET, type Harness, type WorkerOverrides } from "./harness.js";
 
@@ -145,4 +145,15 @@ export async function replayFailures(h: Harness, threads: ThreadsClient, threadI
     if (result.error) failures.push(`${result.workflowId}: ${String(result.error)}`);
   }
   return failures;
+}
+
+/** The text a reader shows: each answer's deltas, dropped at a reset, replaced by the message once it is complete. */
+export function render(updates: StreamUpdate[]): Map<string, string> {
+  const text = new Map<string, string>();
+  for (const u of updates) {
+    if (u.type === "text-delta") text.set(u.messageId, (text.get(u.messageId) ?? "") + u.text);
+    if (u.type === "reset") text.delete(u.messageId);
+    if (u.type === "message" && u.message.role === "assistant") text.set(u.message.id, u.message.content ?? "");
+  }
+  return text;
 }

@@ -20,7 +20,7 @@ import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
-import { ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
+import { clientStreamTransport, ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
 import { ApprovalInbox } from "./approval-inbox.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun, type UiSummary } from "./start-run.js";
@@ -140,6 +140,8 @@ export class AgentClient {
     this.#deferralOptions = options.deferral;
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
+    // Checked now, not when `threads` is first read: a client made with a bad option is refused before it is used.
+    if (options.stream !== undefined) clientStreamTransport(options.stream);
     this.#stream = options.stream;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;

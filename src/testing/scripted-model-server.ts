@@ -56,6 +56,14 @@ export interface ScriptStep {
    * reply waits for all of them, in order, before it is sent.
    */
   holds?: Array<{ hold: Hold; afterChars: number }>;
+  /**
+   * The server drops the connection once this many characters of a streamed answer are sent
+   * (after the holds up to that point), with no finish chunk and no `[DONE]`: a provider or
+   * proxy failing mid-answer, which the client sees as a network error and a durable caller
+   * retries. A non-streamed reply is dropped before anything is sent. Give it from a
+   * responder (`request.attempt`) to fail only some attempts. Not counted in `aborted`.
+   */
+  dropAfterChars?: number;
   /** Latency before the reply (and before the first chunk when streaming). Not applied to injected errors. */
   delayMs?: number;
   /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
@@ -140,6 +148,8 @@ interface Exchange {
   includeUsage: boolean;
   /** True once the client closed the connection before the response finished. */
   hungUp: boolean;
+  /** True when the script dropped the connection itself (`dropAfterChars`): not the client's doing. */
+  dropped?: boolean;
 }
 
 const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
@@ -234,7 +244,7 @@ export async function startScriptedModelServer(
     res.on("close", () => {
       if (res.writableFinished) return;
       exchange.hungUp = true;
-      aborted.push({ conversation, turn });
+      if (!exchange.dropped) aborted.push({ conversation, turn });
     });
 
     let step: ScriptStep;
@@ -258,7 +268,8 @@ export async function startScriptedModelServer(
 
     responseCounter += 1;
     const reply = buildReply(step, request, `chatcmpl-scripted-${responseCounter}`);
-    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars, midStream);
+    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars, midStream, step.dropAfterChars);
+    else if (step.dropAfterChars !== undefined) await drop(exchange);
     else sendJson(res, 200, completionBody(reply));
   };
 
@@ -433,6 +444,7 @@ async function streamReply(
   chunkDelayMs: number,
   chunkChars: number,
   holds: HoldPoint[],
+  dropAfterChars: number | undefined,
 ): Promise<void> {
   const { res } = exchange;
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-request-id": `req_${reply.id}` });
@@ -448,8 +460,18 @@ async function streamReply(
     sent += chars;
     for (; next < holds.length && sent >= holds[next]!.afterChars; next++) await waitAt(holds[next]!.hold, exchange);
     if (exchange.hungUp) return;
+    if (dropAfterChars !== undefined && sent >= dropAfterChars) return drop(exchange);
   }
   res.end("data: [DONE]\n\n");
+}
+
+/** Drops the connection mid-reply, as a failing provider would (`dropAfterChars`), once what was written has left. */
+async function drop(exchange: Exchange): Promise<void> {
+  exchange.dropped = true;
+  const { res } = exchange;
+  // An SSE comment, which readers skip: its callback says the chunks before it were flushed.
+  if (res.headersSent) await new Promise<void>((resolve) => res.write(": dropped\n\n", () => resolve()));
+  res.destroy();
 }
 
 // ---------------------------------------------------------------------------------------

@@ -80,6 +80,9 @@ export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): R
   if (options.onStatusChange !== undefined && typeof options.onStatusChange !== "function") throw bad("onStatusChange must be a function");
   const modelMaxAttempts = options.modelMaxAttempts ?? 8;
   if (!Number.isInteger(modelMaxAttempts) || modelMaxAttempts < 1) throw bad("modelMaxAttempts must be a positive integer");
+  if (options.stream !== undefined && options.stream !== false && (typeof options.stream !== "object" || options.stream === null)) {
+    throw bad("stream must be false or an object ({ transport, interval, maxBatches })");
+  }
   const maxBatches = options.stream === false ? 0 : (options.stream?.maxBatches ?? 60);
   if (!Number.isInteger(maxBatches) || maxBatches < 0) throw bad("stream.maxBatches must be a whole number");
   return {
@@ -91,7 +94,8 @@ export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): R
 }
 
 function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: number, bad: (problem: string) => Error): Exclude<ResolvedThreadWorkerOptions["stream"], false> {
-  const transport = options?.transport ?? "workflow";
+  // Only a missing transport means the default: null is as wrong as any other non-transport.
+  const transport = options?.transport === undefined ? "workflow" : options.transport;
   if (transport !== "workflow" && (typeof transport !== "object" || transport === null || typeof transport.publish !== "function" || typeof transport.subscribe !== "function")) {
     throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport()) or "workflow"');
   }

@@ -257,6 +257,30 @@ describe("scripted model server", () => {
     hold.release();
   });
 
+  it("drops the connection part-way through a streamed answer when asked, for the attempts a responder picks", async () => {
+    server.respond("dropped stream", (req) => (req.attempt === 0 ? { text: "b".repeat(80), dropAfterChars: 24 } : { text: "whole" }));
+    const messages: ChatMessage[] = [{ role: "user", content: "dropped stream" }];
+    const stream = await client.chat.completions.create({ model: MODEL, messages, stream: true });
+    let seen = "";
+    const failure = await (async () => {
+      for await (const chunk of stream) seen += chunk.choices[0]?.delta.content ?? "";
+    })().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    // What was sent before the drop arrived; then the client sees a broken connection, not an end.
+    expect(seen).toBe("b".repeat(24));
+    expect(failure).toBeInstanceOf(Error);
+    // The next attempt answers whole; the drop is neither a failure nor the client's hang-up.
+    let again = "";
+    for await (const chunk of await client.chat.completions.create({ model: MODEL, messages, stream: true })) again += chunk.choices[0]?.delta.content ?? "";
+    expect(again).toBe("whole");
+    expect(server.aborted).not.toContainEqual({ conversation: "dropped stream", turn: 0 });
+    // Not streamed, the reply is dropped before anything is sent.
+    server.script("dropped reply", [{ text: "never", dropAfterChars: 0 }]);
+    await expect(client.chat.completions.create({ model: MODEL, messages: [{ role: "user", content: "dropped reply" }] })).rejects.toThrow();
+  });
+
   it("holds a reply until the test releases it, and says when a request waits there", async () => {
     const hold = server.hold();
     server.script("held", [{ text: "let go", hold }]);

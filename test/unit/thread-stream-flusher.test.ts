@@ -74,4 +74,29 @@ describe("the thread stream's delta flusher (what one answer costs in signals)",
     await vi.advanceTimersByTimeAsync(1_000);
     expect(sent).toEqual([[text("first")]]);
   });
+
+  it("with closeWaitMs, gives up waiting for a batch in flight that never settles", async () => {
+    const sent: ModelDelta[][] = [];
+    const flusher = new DeltaFlusher(
+      (parts) => {
+        sent.push(parts);
+        return new Promise<void>(() => undefined);
+      },
+      50,
+      60,
+      false,
+      1_000,
+    );
+    flusher.push(text("first"));
+    await vi.advanceTimersByTimeAsync(0);
+    flusher.push(text("never sent"));
+    let closed = false;
+    const closing = flusher.close().then(() => (closed = true));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(closed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await closing;
+    expect(closed).toBe(true);
+    expect(sent).toEqual([[text("first")]]);
+  });
 });

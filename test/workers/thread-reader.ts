@@ -2,11 +2,13 @@
  * A stream reader in its own process: follows a thread's updates from FROM_SEQ until a
  * status entry says the turn completed, appending each batch it got (with the status it
  * read alongside) to OUT as a JSON line. Env: TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE,
- * THREAD_ID, FROM_SEQ, OUT. Prints "ready" before it starts polling.
+ * THREAD_ID, FROM_SEQ, OUT; with REDIS_URL, the reader hears the workers' live entries on a
+ * Redis stream transport there. Prints "ready" before it starts polling.
  */
 import { appendFileSync } from "node:fs";
 import { Connection } from "@temporalio/client";
 import { ThreadsClient, ThreadNotFoundError } from "../../src/index.js";
+import { redisStreamTransport } from "../../src/redis.js";
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -15,7 +17,9 @@ const env = (name: string) => {
 };
 
 const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
-const threads = new ThreadsClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE") });
+const redisUrl = process.env.REDIS_URL;
+const transport = redisUrl ? redisStreamTransport({ url: redisUrl }) : undefined;
+const threads = new ThreadsClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), ...(transport ? { stream: { transport } } : {}) });
 const threadId = env("THREAD_ID");
 console.log("ready");
 let fromSeq = Number(env("FROM_SEQ"));
@@ -37,4 +41,5 @@ for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+await transport?.close();
 await connection.close();

@@ -18,6 +18,19 @@ export interface StreamSource {
 
 const hubs = new WeakMap<StreamSource, Map<number, StreamHub>>();
 
+/** How long a poller waits for its transport subscription before it reads the thread anyway. */
+const SUBSCRIBE_WAIT_MS = 2_000;
+
+/** `promise`'s value, or undefined once `ms` passed first. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([promise, sleep(ms, undefined, { signal: timer.signal, ref: false })]);
+  } finally {
+    timer.abort();
+  }
+}
+
 /**
  * The process's hub for this threads client and interval: handlers made twice over the
  * same client (two mounts, a hot reload) still share one poller per thread.
@@ -189,7 +202,9 @@ class ThreadPoller {
   async #loop(): Promise<void> {
     try {
       this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch)).catch(() => undefined);
-      await this.#subscription;
+      // Not for ever: readers of a transport whose subscribe never answers follow by query (a
+      // subscription that lands later still brings what comes after it).
+      await within(this.#subscription, SUBSCRIBE_WAIT_MS);
       while (this.#readers.size > 0) {
         try {
           if (!(await this.#round())) break;
@@ -331,7 +346,11 @@ class ThreadPoller {
       this.#lastSeq = Math.max(this.#lastSeq, entry.seq);
       if (!isDelta(entry)) this.#known = Math.max(this.#known ?? 0, entry.seq);
       if (entry.type === "status") this.#status = entry.status;
-      if (isDelta(entry)) this.#streaming = (entry as { messageId: string }).messageId;
+      // A delta older than the last durable entry was published late (its batch outlived the
+      // model call, see delta-publisher): its answer is over and must not read as being written.
+      if (isDelta(entry)) {
+        if (entry.seq > (this.#known ?? 0)) this.#streaming = (entry as { messageId: string }).messageId;
+      }
       else if ((entry.type === "message" && entry.message.id === this.#streaming) || (entry.type === "reset" && entry.reason !== "retry")) this.#streaming = undefined;
     }
     return batch.entries;

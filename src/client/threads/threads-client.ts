@@ -87,7 +87,7 @@ export class ThreadsClient {
   constructor(options: ThreadsClientOptions) {
     const connected = connect(options, "ThreadsClient");
     ({ client: this.client, taskQueue: this.taskQueue } = connected);
-    this.streamTransport = streamTransportOption(options.stream?.transport);
+    this.streamTransport = clientStreamTransport(options.stream);
     this.#access = new ThreadAccess(
       this.client,
       this.taskQueue,
@@ -295,10 +295,14 @@ export class ThreadsClient {
   }
 }
 
-function streamTransportOption(transport: StreamTransport | undefined): StreamTransport {
+/** @internal The transport a client's `stream` option names; AI1001 when it names none. */
+export function clientStreamTransport(stream: ClientStreamOptions | undefined): StreamTransport {
+  const bad = (problem: string) => new InvalidDefinitionError({ subject: "client stream option", problem });
+  if (stream !== undefined && (typeof stream !== "object" || stream === null)) throw bad("stream must be an object ({ transport })");
+  const transport = stream?.transport;
   if (transport === undefined) return inProcessStreamTransport();
   if (typeof transport !== "object" || transport === null || typeof transport.subscribe !== "function" || typeof transport.publish !== "function") {
-    throw new InvalidDefinitionError({ subject: "client stream option", problem: "stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())" });
+    throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())");
   }
   return transport;
 }
