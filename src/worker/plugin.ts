@@ -176,7 +176,13 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
       // that misses one reads it from the thread by query, which stays the source of truth.
       stream: {
         fn: (_info, threadId, batch) => {
-          if (transport && transport !== "workflow") transport.publish(threadId, batch).catch(() => undefined);
+          if (!transport || transport === "workflow") return;
+          // A transport that throws rather than rejects is as harmless: the log stays the truth.
+          try {
+            transport.publish(threadId, batch).catch(() => undefined);
+          } catch {
+            // ignored, like a rejection
+          }
         },
         callDuringReplay: false,
       },
