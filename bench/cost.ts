@@ -13,24 +13,49 @@
  *   waits (a search attribute set, then cleared) and expires (a timer). The issue's "about 13".
  * - parkedPerMinute: actions while a run waits parked for COST_PARKED_S (default 60 s).
  * - threadTurn[chars][followers]: one streamed thread turn of 2,000 and 20,000 characters,
- *   with 0, 1 and 10 readers following it in this process (`followUpdates`).
+ *   with 0, 1 and 10 readers following it in this process (`followUpdates`), deltas by signal
+ *   (the worker's default stream, "workflow"); threadTurnInProcess, the same on the
+ *   in-process stream transport. Each case has `actions` (the turn), `joinActions` (the
+ *   readers joining before it: a reader joins once and follows many turns) and `byOperation`.
+ * - threadTurnRedis[chars][followers][processes]: the worker publishes on the Redis transport
+ *   (a redis-server of its own, `startRedis`) and the readers follow from other processes
+ *   (bench/follower-process.ts, each with its own AgentClient on Redis): 1 reader in one,
+ *   10 in one and 10 spread 4/3/3 over three; no reader is keyed [0][0].
+ * - threadTurnSse[chars][followers]: the readers are SSE clients of the front door's
+ *   `GET /threads/:id/events`, the front door in this process with the worker (in-process
+ *   transport); threadTurnSseRedis[2000][followers]: the front door in another process, on
+ *   Redis. No reader is the same turn as threadTurnInProcess[chars][0], so it is not run again.
+ * - sseFirstDeltaMs { signals, inProcess, redis }: from sendMessage to the first delta an SSE
+ *   reader of a front door in this process gets, median of FIRST_DELTA_SAMPLES turns per
+ *   path (each sample in sseFirstDeltaSamplesMs).
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
+ *
+ * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros).
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
-import { defineAgent, defineTool } from "../src/index.js";
-import { inProcessStreamTransport } from "../src/stream/in-process.js";
-import { startTemporal, type Responder } from "../src/testing/index.js";
+import { defineAgent, defineTool, inProcessStreamTransport, type AgentClient, type ThreadsClient } from "../src/index.js";
+import { redisStreamTransport } from "../src/redis.js";
+import { startRedis, startTemporal, type Responder } from "../src/testing/index.js";
 import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
+import { startHttp } from "../test/http-support.js";
 import { approveUpdate } from "./bare/messages.js";
 import type { bareApproval } from "./bare/workflows.js";
-import { approvalTool, envInt, freePort, installRuntime, MODEL, progress, round, startBareWorker, USAGE } from "./lib.js";
+import { approvalTool, envInt, freePort, installRuntime, median, MODEL, progress, round, startBareWorker, USAGE } from "./lib.js";
+import { followEvents, followThread, type Following } from "./stream-followers.js";
 
 const MODEL_MS = envInt("COST_MODEL_MS", 2000);
 const SLOW_MODEL_MS = envInt("COST_SLOW_MODEL_MS", 20_000);
 const PARKED_S = envInt("COST_PARKED_S", 60);
+/** Streamed characters of the measured thread turns. */
+const CHARS = [2000, 20_000];
+/** Turns per path whose time to the first SSE delta is the median. */
+const FIRST_DELTA_SAMPLES = 3;
 const SYSTEM = "You look the account up, ask a human to approve the payout, pay it, then answer.";
 
 type Counts = Map<string, number>;
@@ -44,6 +69,9 @@ export async function main(): Promise<Record<string, unknown>> {
     throw err;
   });
   const namespace = stack.namespace;
+  /** Closed before the stack (front doors, follower processes), and after it (the transport the workers publish on, Redis). */
+  const closers: Array<() => Promise<unknown>> = [];
+  const afterStack: Array<() => Promise<unknown>> = [];
   /** The `action` counter of our namespace, by action type. */
   const actions = async (): Promise<Counts> => {
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -58,28 +86,43 @@ export async function main(): Promise<Record<string, unknown>> {
     }
     return counts;
   };
-  /** Actions `work` adds, by type, once the server has counted what it caused (quiet for a moment). */
-  const measure = async (work: () => Promise<unknown>): Promise<{ total: number; byOperation: Record<string, number> }> => {
+  /**
+   * Actions each of `steps` adds, by type, once the server has counted what it caused (quiet
+   * for a moment); one quiet moment between two steps serves as the end of one and the start of the next.
+   */
+  const measureSteps = async <Steps extends Array<() => Promise<unknown>>>(steps: [...Steps], measuredStep?: (index: number, measured: Measured) => void): Promise<{ [K in keyof Steps]: Measured }> => {
     await settle();
-    const before = await actions();
-    await work();
-    await settle();
-    const after = await actions();
-    const byOperation: Record<string, number> = {};
-    for (const [type, n] of after) {
-      const delta = n - (before.get(type) ?? 0);
-      if (delta > 0) byOperation[type.replace(/^grpc_/, "")] = delta;
+    let before = await actions();
+    const measured: Measured[] = [];
+    for (const step of steps) {
+      await step();
+      await settle();
+      const after = await actions();
+      const byOperation: Record<string, number> = {};
+      for (const [type, n] of after) {
+        const delta = n - (before.get(type) ?? 0);
+        if (delta > 0) byOperation[type.replace(/^grpc_/, "")] = delta;
+      }
+      measured.push({ total: Object.values(byOperation).reduce((a, b) => a + b, 0), byOperation });
+      measuredStep?.(measured.length - 1, measured.at(-1)!);
+      before = after;
     }
-    return { total: Object.values(byOperation).reduce((a, b) => a + b, 0), byOperation };
+    return measured as { [K in keyof Steps]: Measured };
   };
-  /** Waits until the counter stops moving: what a piece of work caused has been counted. */
+  const measure = async (work: () => Promise<unknown>): Promise<Measured> => (await measureSteps([work]))[0];
+  /**
+   * Waits until the counter stops moving: what a piece of work caused has been counted. The
+   * server publishes its counters once a second, so the counter must stay still for longer
+   * than that (an action is seen up to a second after it happened).
+   */
   const settle = async (): Promise<void> => {
-    let last = -1;
+    const total = async () => [...(await actions()).values()].reduce((a, b) => a + b, 0);
+    let last = await total();
     for (let quiet = 0; quiet < 3; ) {
-      await sleep(300);
-      const total = [...(await actions()).values()].reduce((a, b) => a + b, 0);
-      quiet = total === last ? quiet + 1 : 0;
-      last = total;
+      await sleep(350);
+      const now = await total();
+      quiet = now === last ? quiet + 1 : 0;
+      last = now;
     }
   };
 
@@ -148,68 +191,165 @@ export async function main(): Promise<Record<string, unknown>> {
     const heartbeatsPerCallSecond = round((heartbeats(slow) - heartbeats(fast)) / ((4 * (SLOW_MODEL_MS - MODEL_MS)) / 1000), 3);
 
     // Parked: nothing of ours should bill while a run waits.
-    const parkedId = `cost-parked-${randomUUID()}`;
-    stack.model.respond(parkedId, script(0));
-    const ack = await agents.run(agent, { prompt: parkedId, runId: parkedId });
-    if (ack.status !== "deferred") throw new Error("expected the parked run to park");
-    const parked = await measure(() => sleep(only === "thread" ? 0 : PARKED_S * 1000));
-    await agents.cancel(parkedId);
-    progress(`parked for ${PARKED_S} s: ${parked.total} actions`);
+    const parkedFor = async (): Promise<Measured> => {
+      const parkedId = `cost-parked-${randomUUID()}`;
+      stack.model.respond(parkedId, script(0));
+      const ack = await agents.run(agent, { prompt: parkedId, runId: parkedId });
+      if (ack.status !== "deferred") throw new Error("expected the parked run to park");
+      const measured = await measure(() => sleep(PARKED_S * 1000));
+      await agents.cancel(parkedId);
+      progress(`parked for ${PARKED_S} s: ${measured.total} actions`);
+      return measured;
+    };
+    const parked = only === "thread" ? { total: 0, byOperation: {} } : await parkedFor();
 
-    // Streamed thread turns, with readers following in this process: deltas by signal (the
-    // default, "workflow") and on the in-process transport. Readers join before the turn
-    // (what joining costs is reported apart: a reader joins once and follows many turns).
+    // Streamed thread turns: deltas by signal (the default, "workflow"), on the in-process
+    // transport and on Redis. Readers join before the turn (what joining costs is reported
+    // apart: a reader joins once and follows many turns).
     const streamed = await stack.worker([agent], {
       deferral: { secret: TEST_SECRET },
       threads: { stream: { transport: inProcessStreamTransport() } },
       client: { deferral: { secret: TEST_SECRET }, stream: { transport: inProcessStreamTransport() } },
     });
-    const threadTurns = async (threads: typeof agents.threads, label: string) => {
-      const turns: Record<string, Record<string, { actions: number; joinActions: number; byOperation: Record<string, number> }>> = {};
-      for (const chars of [2000, 20_000]) {
-        turns[chars] = {};
-        for (const followers of [0, 1, 10]) {
-          const threadId = `cost-thread-${randomUUID()}`;
-          const answer = "x".repeat(chars);
-          stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
-          await threads.createThread({ threadId, prompt: threadId, agent });
-          await threads.settled({ threadId });
-          const stop = new AbortController();
-          const joined: Array<Promise<void>> = [];
-          const readers: Array<Promise<void>> = [];
-          const join = await measure(async () => {
-            for (let i = 0; i < followers; i++) {
-              let caughtUp!: () => void;
-              joined.push(new Promise<void>((resolve) => (caughtUp = resolve)));
-              readers.push(
-                (async () => {
-                  let first = true;
-                  let sawAnswer = false;
-                  for await (const batch of threads.followUpdates({ threadId, signal: stop.signal })) {
-                    if (first) caughtUp();
-                    first = false;
-                    if (batch.updates.some((u) => u.type === "message" && u.message.role === "assistant" && u.message.content === answer)) sawAnswer = true;
-                    if (sawAnswer && batch.updates.some((u) => u.type === "status" && u.status === "completed")) return;
-                  }
-                })(),
-              );
-            }
-            await Promise.all(joined);
-          });
-          const measured = await measure(async () => {
-            await threads.sendMessage({ threadId, prompt: "go" });
-            await threads.settled({ threadId });
-            await Promise.all(readers);
-          });
-          stop.abort();
-          turns[chars]![followers] = { actions: measured.total, joinActions: join.total, byOperation: measured.byOperation };
-          progress(`thread turn (${label}) of ${chars} characters, ${followers} followers: ${measured.total} actions (joining ${join.total})`);
-        }
-      }
-      return turns;
+    const redis = await startRedis({ log: (line) => progress(`redis: ${line}`) });
+    afterStack.push(() => redis.stop());
+    const redisTransport = redisStreamTransport({ url: redis.url });
+    afterStack.push(() => redisTransport.close());
+    const onRedis = await stack.worker([agent], {
+      deferral: { secret: TEST_SECRET },
+      threads: { stream: { transport: redisTransport } },
+      client: { deferral: { secret: TEST_SECRET }, stream: { transport: redisTransport } },
+    });
+    const frontDoor = async (client: AgentClient) => {
+      const http = await startHttp({ agents: client });
+      closers.push(() => http.close());
+      return (threadId: string) => (signal: AbortSignal) => fetch(`${http.url}/threads/${encodeURIComponent(threadId)}/events`, { signal });
     };
-    const threadTurn = await threadTurns(agents.threads, "signals");
-    const threadTurnInProcess = await threadTurns(streamed.agents.threads, "in-process transport");
+
+    /** A thread whose first turn answered "ready" and whose next message ("go") gets `answer`, streamed 8 characters per 5 ms. */
+    const startThread = async (threads: ThreadsClient, threadId: string, answer: string): Promise<void> => {
+      stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
+      await threads.createThread({ threadId, prompt: threadId, agent });
+      await threads.settled({ threadId });
+    };
+    /**
+     * Measured turns, one per case, each on a thread of its own. The threads are all started
+     * first (an idle thread costs nothing while the others are measured), then each case's
+     * readers join and its turn runs, one after the other, with the counter read between.
+     * Readers stay until the last case is done, as they would between turns.
+     */
+    const turnCosts = async (cases: TurnCase[], alsoBefore: Promise<unknown>): Promise<TurnCost[]> => {
+      const [prepared] = await Promise.all([
+        Promise.all(
+          cases.map(async (c) => {
+            const threadId = `cost-thread-${randomUUID()}`;
+            const answer = "x".repeat(c.chars);
+            await startThread(c.threads, threadId, answer);
+            return { ...c, threadId, answer };
+          }),
+        ),
+        alsoBefore,
+      ]);
+      const opened: Readers[] = [];
+      let started = performance.now();
+      try {
+        const measured = await measureSteps(
+          prepared.flatMap((c) => [
+            async () => {
+              started = performance.now();
+              const readers = await c.readers(c.threadId, c.answer, c.followers);
+              opened.push(readers);
+              await readers.join();
+            },
+            async () => {
+              await c.threads.sendMessage({ threadId: c.threadId, prompt: "go" });
+              await c.threads.settled({ threadId: c.threadId });
+              await opened.at(-1)!.done();
+            },
+          ]),
+          (step, turn) => {
+            if (step % 2 === 0) return;
+            const c = prepared[(step - 1) / 2]!;
+            progress(`thread turn (${c.label}) of ${c.chars} characters, ${c.followers} followers: ${turn.total} actions in ${round((performance.now() - started) / 1000, 1)} s`);
+          },
+        );
+        return prepared.map((_, i) => ({ actions: measured[2 * i + 1]!.total, joinActions: measured[2 * i]!.total, byOperation: measured[2 * i + 1]!.byOperation }));
+      } finally {
+        await Promise.all(opened.map((r) => r.close()));
+      }
+    };
+    /** Readers in this process, through `followUpdates` on `threads`. */
+    const following = (threads: ThreadsClient): ReadersFor => inThisProcess((threadId, answer, signal) => followThread(threads, threadId, answer, signal));
+    /** Readers in this process, through the SSE route of a front door in this process. */
+    const sse = (events: (threadId: string) => (signal: AbortSignal) => Promise<Response>): ReadersFor =>
+      inThisProcess((threadId, answer, signal) => followEvents(events(threadId), answer, signal));
+    // Readers in other processes: follower processes on the Redis transport, started ahead.
+    const pool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onRedis.taskQueue, REDIS_URL: redis.url }, closers);
+    const redisThreads = onRedis.agents.threads;
+    /** Turns of each length in `chars` with each number of readers, keyed [chars][followers]. */
+    const grid = (section: string, threads: ThreadsClient, followerCounts: number[], readers: ReadersFor, label: string, chars = CHARS): TurnCase[] =>
+      chars.flatMap((n) => followerCounts.map((followers) => ({ section, key: [n, followers], threads, chars: n, followers, readers, label })));
+    const cases: TurnCase[] = [
+      // Signals first, while no follower process boots beside them: their count depends on how fast the turn runs.
+      ...grid("threadTurn", agents.threads, [0, 1, 10], following(agents.threads), "signals"),
+      ...grid("threadTurnInProcess", streamed.agents.threads, [0, 1, 10], following(streamed.agents.threads), "in-process transport"),
+      // [chars][followers][processes]: no reader is no process; ten readers in one process, and spread 4/3/3 over three.
+      ...CHARS.flatMap((chars) =>
+        [
+          { followers: 0, processes: 0, readers: following(redisThreads) },
+          { followers: 1, processes: 1, readers: inChildren(pool, "follow", 1) },
+          { followers: 10, processes: 1, readers: inChildren(pool, "follow", 1) },
+          { followers: 10, processes: 3, readers: inChildren(pool, "follow", 3) },
+        ].map((c) => ({ ...c, section: "threadTurnRedis", key: [chars, c.followers, c.processes], chars, threads: redisThreads, label: `Redis transport, ${c.processes} processes` })),
+      ),
+      // SSE readers of the front door's events route. No reader costs what threadTurnInProcess[chars][0] does: it is the same turn.
+      ...grid("threadTurnSse", streamed.agents.threads, [1, 10], sse(await frontDoor(streamed.agents)), "SSE, front door with the worker, in-process transport"),
+      // The front door in another process on Redis, at the shorter length only: the run stays short, and length changes nothing on a transport.
+      ...grid("threadTurnSseRedis", redisThreads, [1, 10], inChildren(pool, "sse", 1), "SSE, front door in another process, Redis transport", [2000]),
+    ];
+    // The follower processes boot while the threads start, not while a turn is measured.
+    const costs = await turnCosts(cases, pool.started);
+    const section = (name: string) => nest(cases.flatMap((c, i) => (c.section === name ? [[c.key, costs[i]!] as [Array<string | number>, TurnCost]] : [])));
+    const threadTurn = section("threadTurn");
+    const threadTurnInProcess = section("threadTurnInProcess");
+    const threadTurnRedis = section("threadTurnRedis");
+    const threadTurnSse = section("threadTurnSse");
+    const threadTurnSseRedis = section("threadTurnSseRedis");
+
+    // Time from sendMessage to the first delta an SSE reader of a front door in this process
+    // gets, per path: streaming out of band must not make the first byte later than deltas by
+    // signal did. Paths take turns, so that a busy moment of the machine does not land on one.
+    const firstDeltaMs = async (threads: ThreadsClient, events: (threadId: string) => (signal: AbortSignal) => Promise<Response>): Promise<number> => {
+      const threadId = `cost-first-${randomUUID()}`;
+      const answer = "x".repeat(2000);
+      await startThread(threads, threadId, answer);
+      const stop = new AbortController();
+      try {
+        const reader = followEvents(events(threadId), answer, stop.signal);
+        await reader.caughtUp;
+        const sent = performance.now();
+        await threads.sendMessage({ threadId, prompt: "go" });
+        const ms = (await reader.firstDelta) - sent;
+        await reader.done;
+        await threads.settled({ threadId });
+        return ms;
+      } finally {
+        stop.abort();
+      }
+    };
+    const paths = {
+      signals: { threads: agents.threads, events: await frontDoor(agents) },
+      inProcess: { threads: streamed.agents.threads, events: await frontDoor(streamed.agents) },
+      redis: { threads: onRedis.agents.threads, events: await frontDoor(onRedis.agents) },
+    };
+    const firstDeltaSamples: Record<keyof typeof paths, number[]> = { signals: [], inProcess: [], redis: [] };
+    for (let i = 0; i < FIRST_DELTA_SAMPLES; i++) {
+      for (const [name, path] of Object.entries(paths) as Array<[keyof typeof paths, (typeof paths)[keyof typeof paths]]>) {
+        firstDeltaSamples[name].push(round(await firstDeltaMs(path.threads, path.events)));
+      }
+    }
+    const sseFirstDeltaMs = { signals: median(firstDeltaSamples.signals), inProcess: median(firstDeltaSamples.inProcess), redis: median(firstDeltaSamples.redis) };
+    progress(`first delta over SSE after sendMessage, ms: ${JSON.stringify(firstDeltaSamples)}`);
 
     return {
       bench: "cost",
@@ -221,10 +361,164 @@ export async function main(): Promise<Record<string, unknown>> {
       parkedByOperation: parked.byOperation,
       threadTurn,
       threadTurnInProcess,
+      threadTurnRedis,
+      threadTurnSse,
+      threadTurnSseRedis,
+      sseFirstDeltaMs,
+      sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,
     };
   } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
     await stack.close();
+    for (const close of afterStack.reverse()) await close().catch(() => undefined);
     await server.stop();
   }
+}
+
+interface Measured {
+  total: number;
+  byOperation: Record<string, number>;
+}
+
+interface TurnCost {
+  actions: number;
+  joinActions: number;
+  byOperation: Record<string, number>;
+}
+
+/** Readers of one measured turn. Making them bills nothing (follower processes come from a pool, connected already). */
+interface Readers {
+  /** Starts the readers; resolves once each has caught up with the thread. */
+  join(): Promise<void>;
+  /** Resolves once each saw the turn's answer and the completed status. */
+  done(): Promise<unknown>;
+  close(): Promise<void>;
+}
+type ReadersFor = (threadId: string, answer: string, followers: number) => Promise<Readers>;
+
+/** A measured turn: `chars` streamed characters on a thread of `threads`, read by `followers` readers that `readers` makes. */
+interface TurnCase {
+  /** The result field it goes to, and where in it. */
+  section: string;
+  key: Array<string | number>;
+  threads: ThreadsClient;
+  chars: number;
+  followers: number;
+  readers: ReadersFor;
+  label: string;
+}
+
+/** `[[a, b], value]` entries as `{ a: { b: value } }`. */
+function nest(entries: Array<[Array<string | number>, TurnCost]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of entries) {
+    let level = out;
+    for (const key of path.slice(0, -1)) level = (level[key] ??= {}) as Record<string, unknown>;
+    level[path.at(-1)!] = value;
+  }
+  return out;
+}
+
+/** Readers in this process, each made by `follow`. */
+function inThisProcess(follow: (threadId: string, answer: string, signal: AbortSignal) => Following): ReadersFor {
+  return async (threadId, answer, followers) => {
+    const stop = new AbortController();
+    let readers: Following[] = [];
+    return {
+      async join() {
+        readers = Array.from({ length: followers }, () => follow(threadId, answer, stop.signal));
+        await Promise.all(readers.map((r) => r.caughtUp));
+      },
+      done: () => Promise.all(readers.map((r) => r.done)),
+      close: async () => stop.abort(),
+    };
+  };
+}
+
+/**
+ * Readers spread as evenly as they go over `processes` follower processes from `pool`
+ * (ten over three is 4/3/3), through `followUpdates` or through a front door of their own.
+ */
+function inChildren(pool: FollowerPool, via: "follow" | "sse", processes: number): ReadersFor {
+  return async (threadId, answer, followers) => {
+    const counts = Array.from({ length: Math.min(processes, followers) }, (_, i) => Math.floor(followers / processes) + (i < followers % processes ? 1 : 0));
+    const children = await Promise.all(counts.map(() => pool.take()));
+    return {
+      async join() {
+        children.forEach((child, i) => child.send(JSON.stringify({ threadId, followers: counts[i], answerChars: answer.length, via })));
+        await Promise.all(children.map((child) => child.reached("caught-up")));
+      },
+      done: () => Promise.all(children.map((child) => child.exited())),
+      close: async () => void (await Promise.all(children.map((child) => child.kill()))),
+    };
+  };
+}
+
+type FollowerProcess = Awaited<ReturnType<typeof startFollowerProcess>>;
+type FollowerPool = ReturnType<typeof followerPool>;
+
+/**
+ * Follower processes started ahead (three, the most a turn takes), so that a turn does not
+ * wait for one to boot: each takes one thread and exits, and taking one starts the next.
+ */
+function followerPool(env: Record<string, string>, closers: Array<() => Promise<unknown>>) {
+  const start = () => {
+    const child = startFollowerProcess(env, closers);
+    child.catch(() => undefined);
+    return child;
+  };
+  const ready = [start(), start(), start()];
+  return {
+    /** The first three are up. */
+    started: Promise.all(ready),
+    take(): Promise<FollowerProcess> {
+      ready.push(start());
+      return ready.shift()!;
+    },
+  };
+}
+
+const FOLLOWER_SCRIPT = fileURLToPath(new URL("./follower-process.ts", import.meta.url));
+
+/** Starts bench/follower-process.ts and resolves once it printed "ready"; `closers` gets its kill. */
+async function startFollowerProcess(env: Record<string, string>, closers: Array<() => Promise<unknown>>) {
+  const child = spawn(process.execPath, ["--import", "tsx", FOLLOWER_SCRIPT], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] });
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await exit;
+  };
+  closers.push(kill);
+  const said = new Set<string>();
+  const waiting = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    said.add(line.trim());
+    for (const wake of waiting) wake();
+  });
+  /** Resolves once the child printed `word`; rejects if it exits first. */
+  const reached = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (said.has(word)) resolve();
+        else if (child.exitCode !== null || child.signalCode !== null) reject(new Error(`a follower process exited (${child.exitCode ?? child.signalCode}) before it said ${word}`));
+        else return;
+        waiting.delete(check);
+      };
+      waiting.add(check);
+      void exit.then(check);
+      check();
+    });
+  await reached("ready");
+  return {
+    send: (line: string) => void child.stdin!.write(`${line}\n`),
+    reached,
+    /** Resolves once the child said "done" and exited cleanly. */
+    async exited() {
+      await reached("done");
+      const code = await exit;
+      if (code !== 0) throw new Error(`a follower process exited with ${code}`);
+    },
+    kill,
+  };
 }

@@ -1,0 +1,50 @@
+/**
+ * Readers of one thread in a process of their own, for bench cost: its own AgentClient on
+ * the Redis stream transport, against the bench's dev server, namespace and task queue
+ * (env TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, REDIS_URL). It prints "ready" once started,
+ * then takes one line on stdin, `{ threadId, followers, answerChars, via }`: that many
+ * readers follow the thread through `followUpdates` (via "follow") or through a front door
+ * of this process and its SSE route (via "sse") until the turn whose answer is answerChars
+ * "x"s completes. It prints "caught-up" once every reader has what the thread held, "done"
+ * once each saw the answer and the completed status, and exits.
+ */
+import { createInterface } from "node:readline";
+import { Connection } from "@temporalio/client";
+import { AgentClient } from "../src/index.js";
+import { createAgentHttpHandler } from "../src/http.js";
+import { redisStreamTransport } from "../src/redis.js";
+import { followEvents, followThread } from "./stream-followers.js";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
+const transport = redisStreamTransport({ url: env("REDIS_URL") });
+const agents = new AgentClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), stream: { transport } });
+console.log("ready");
+
+// Stdin closes when the bench is gone: nobody is left to read what this process would say.
+const lines = createInterface({ input: process.stdin });
+lines.once("close", () => process.exit(0));
+const line = await new Promise<string>((resolve) => lines.once("line", resolve));
+const { threadId, followers, answerChars, via } = JSON.parse(line) as { threadId: string; followers: number; answerChars: number; via: "follow" | "sse" };
+const answer = "x".repeat(answerChars);
+const frontDoor = via === "sse" ? createAgentHttpHandler({ agents, authenticate: () => undefined }) : undefined;
+const events = `http://front-door/threads/${encodeURIComponent(threadId)}/events`;
+
+const stop = new AbortController();
+const readers = Array.from({ length: followers }, () =>
+  frontDoor ? followEvents((signal) => frontDoor(new Request(events, { signal })), answer, stop.signal) : followThread(agents.threads, threadId, answer, stop.signal),
+);
+await Promise.all(readers.map((r) => r.caughtUp));
+console.log("caught-up");
+await Promise.all(readers.map((r) => r.done));
+console.log("done");
+stop.abort();
+lines.removeAllListeners("close");
+lines.close();
+await transport.close();
+await connection.close();
