@@ -29,4 +29,4 @@ export { activityBinding, mintResumeToken } from "./deferral/token.js";
 export { resumeDigest } from "./core/proof.js";
 export type { DeferralConfig } from "./deferral/config.js";
 export { createToolWorker, type ToolWorkerOptions } from "./worker/tool-worker.js";
-export type { ThreadWorkerOptions } from "./worker/thread-options.js";
+export type { ThreadStreamOptions, ThreadWorkerOptions } from "./worker/thread-options.js";

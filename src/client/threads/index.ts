@@ -1,5 +1,5 @@
 // Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
-export { ThreadsClient, type ThreadsClientOptions } from "./threads-client.js";
+export { ThreadsClient, type ClientStreamOptions, type ThreadsClientOptions } from "./threads-client.js";
 export type {
   CreateThreadOptions,
   ThreadView,
