@@ -6,7 +6,7 @@ import type { StreamSubscription, StreamTransport } from "../../stream/transport
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
-import { currentDetails, HistoryWatch } from "../history-watch.js";
+import { HistoryWatch } from "../history-watch.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
@@ -14,6 +14,8 @@ export interface StreamSource {
   /** Where the workers publish live entries; readers subscribe to it (default: in-process). */
   readonly streamTransport: StreamTransport;
   readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot>;
+  /** The thread's status line (the metadata query, not billed), bounded and translated like `readStream`. */
+  readStatusLine(threadId: string, via: Client): Promise<string | undefined>;
 }
 
 const hubs = new WeakMap<StreamSource, Map<number, StreamHub>>();
@@ -110,7 +112,7 @@ export class StreamHub {
 
   /** @internal The thread's status line (the metadata query, not billed); retried while the workflow is busy. */
   statusLine(threadId: string, stopped: () => boolean): Promise<string | undefined> {
-    return this.#whenFree(() => translated(threadId, () => currentDetails(this.reads, threadId)), stopped);
+    return this.#whenFree(() => this.threads.readStatusLine(threadId, this.reads), stopped);
   }
 
   async #whenFree<T>(read: () => Promise<T>, stopped: () => boolean): Promise<T | undefined> {

@@ -6,6 +6,7 @@ import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { FollowUpdatesOptions, StreamUpdatesOptions, ThreadCaller } from "./thread-types.js";
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { currentDetails } from "../history-watch.js";
 
 /** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */
 export async function streamUpdates(access: ThreadAccess, options: StreamUpdatesOptions): Promise<StreamSnapshot> {
@@ -26,6 +27,11 @@ export async function openStream(access: ThreadAccess, options: { threadId: stri
 /** One read of the stream for the shared poller, on `via` (its fail-fast client), bounded and translated. */
 export function readStream(access: ThreadAccess, threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
   return access.query(threadId, () => via.workflow.getHandle<typeof agentThread>(threadId).query(threadStreamQuery, { fromSeq }), via);
+}
+
+/** The thread's status line for the shared poller, on `via`, bounded and translated like a read of its stream (AI1015 when no worker answers). */
+export function readStatusLine(access: ThreadAccess, threadId: string, via: Client): Promise<string | undefined> {
+  return access.query(threadId, () => currentDetails(via, threadId), via);
 }
 
 /**

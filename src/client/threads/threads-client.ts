@@ -31,7 +31,7 @@ import { addMessage, sendMessage } from "./send-message.js";
 import { resumeThread, stopThread } from "./resume-thread.js";
 import { threadState } from "./thread-state.js";
 import { listMessages } from "./list-messages.js";
-import { followUpdates, openStream, readStream, streamUpdates } from "./stream-updates.js";
+import { followUpdates, openStream, readStatusLine, readStream, streamUpdates } from "./stream-updates.js";
 import { settleThread } from "./settle-thread.js";
 import { listThreads } from "./list-threads.js";
 import { deleteThread } from "./delete-thread.js";
@@ -186,6 +186,11 @@ export class ThreadsClient {
   /** @internal Authorizes a reader of the thread's stream and checks the thread exists, without a billed query. */
   openStream(options: { threadId: string } & ThreadCaller): Promise<void> {
     return openStream(this.#access, options);
+  }
+
+  /** @internal */
+  readStatusLine(threadId: string, via: Client): Promise<string | undefined> {
+    return readStatusLine(this.#access, threadId, via);
   }
 
   /** @internal */
