@@ -11,13 +11,22 @@
  *  4. `createLocal` downloads a dev server (needs internet).
  * Otherwise a {@link TemporalUnavailableError} explains the four options.
  */
+import { constants as fsConstants } from "node:fs";
+import { access, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { findTemporalBinary, installTemporalBinary, TEMPORAL_CLI_MODULE } from "./temporal-binary.js";
 import * as searchAttributeKeys from "../core/search-attributes.js";
 import { track, untrack } from "./stop-on-signal.js";
 
 export interface DevServerOptions {
-  /** SQLite file to persist state in; without it state is lost when the server stops. */
+  /**
+   * SQLite file to persist state in. Without it the server keeps its state in a scratch file
+   * (in `/dev/shm` where there is one) that `stop()` deletes, rather than in SQLite's memory
+   * mode: a request cancelled mid-statement makes the driver drop its connection, and an
+   * in-memory database goes with its last connection.
+   */
   dbFilename?: string;
   /** gRPC port; a free one is picked when omitted. */
   port?: number;
@@ -88,6 +97,16 @@ const DEV_DYNAMIC_CONFIG: Record<string, number> = {
   "history.visibilityProcessorMaxPollRPS": 10_000,
 };
 
+/** Where a server's scratch database goes: memory-backed `/dev/shm` when this machine has it. */
+async function scratchRoot(): Promise<string> {
+  try {
+    await access("/dev/shm", fsConstants.W_OK);
+    return "/dev/shm";
+  } catch {
+    return tmpdir();
+  }
+}
+
 const defaultLog = (line: string): void => {
   process.stderr.write(`[temporal] ${line}\n`);
 };
@@ -101,6 +120,8 @@ async function startLocal(
 ): Promise<TemporalServerHandle> {
   // Imported lazily: it loads Temporal's native runtime, which an external server never needs.
   const { TestWorkflowEnvironment } = await import("@temporalio/testing");
+  const scratch = options.dbFilename ? undefined : await mkdtemp(join(await scratchRoot(), "durable-agents-temporal-"));
+  const dbFilename = options.dbFilename ?? join(scratch!, "temporal.db");
   const launch = async (port: number | undefined): Promise<TestWorkflowEnvironment> => {
     const startedAt = Date.now();
     const started = await TestWorkflowEnvironment.createLocal({
@@ -108,13 +129,15 @@ async function startLocal(
         executable: executable ? { type: "existing-path", path: executable } : undefined,
         namespace,
         port,
-        dbFilename: options.dbFilename,
+        dbFilename,
         searchAttributes: Object.values(searchAttributeKeys),
         ...(options.uiPort !== undefined ? { ui: true, uiPort: options.uiPort } : {}),
         log: { format: "pretty", level: "error" },
         extraArgs: [
           ...Object.entries({ ...DEV_DYNAMIC_CONFIG, ...options.dynamicConfig }).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${JSON.stringify(value)}`]),
           ...(options.metricsPort !== undefined ? ["--metrics-port", String(options.metricsPort)] : []),
+          // A scratch database need not survive a machine crash: spare it the journal file and the syncs.
+          ...(scratch ? ["--sqlite-pragma", "journal_mode=memory", "--sqlite-pragma", "synchronous=off"] : []),
           // The server's banner would land on our stdout, which benches keep for their result.
           "--output",
           "none",
@@ -125,13 +148,20 @@ async function startLocal(
     return started;
   };
 
-  let env: TestWorkflowEnvironment | undefined = await launch(options.port);
+  let env: TestWorkflowEnvironment | undefined;
+  try {
+    env = await launch(options.port);
+  } catch (err) {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+    throw err;
+  }
   const { address } = env;
   const stop = async (): Promise<void> => {
     const stopping = env;
     env = undefined;
     untrack(stop);
     await stopping?.teardown();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   };
   track(stop);
   return {
