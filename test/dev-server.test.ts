@@ -4,10 +4,10 @@
  * queue, which is enough to prove state survives a restart.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
@@ -108,6 +108,27 @@ describe("startTemporal with a db file", () => {
     await server.stop();
     expect(await answers(server.address)).toBe(false);
     expect(await serverPids(server.address)).toEqual([]);
+  });
+});
+
+describe("startTemporal without a db file", () => {
+  // SQLite's memory mode loses the whole database when the driver drops an interrupted
+  // connection: the server keeps its state in a scratch file instead, gone after stop().
+  it("runs on a scratch SQLite file under /dev/shm and deletes it on stop()", async () => {
+    const server = await startTemporal({ local: true, log: () => undefined });
+    try {
+      const [pid] = await serverPids(server.address);
+      const args = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+      const dbFile = args[args.indexOf("--db-filename") + 1]!;
+      expect(args).toContain("--db-filename");
+      expect(dbFile.startsWith("/dev/shm/")).toBe(true);
+      await expect(stat(dbFile)).resolves.toMatchObject({ size: expect.any(Number) });
+      await withClient(server, (client) => client.workflow.start("anything", { taskQueue: "nobody", workflowId: "scratch-db" }));
+      await server.stop();
+      await expect(stat(dirname(dbFile))).rejects.toMatchObject({ code: "ENOENT" });
+    } finally {
+      await server.stop();
+    }
   });
 });
 
