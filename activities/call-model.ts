@@ -13,7 +13,7 @@ import { gateVerdict } from "./approval-gate.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
-import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
@@ -27,7 +27,7 @@ export interface ModelCallDeps {
   model: Model;
   client: Client;
   transcripts: TranscriptSync;
-  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs" | "stream">;
+  settings: Pick<ActivitySettings, "stopLatencyMs" | "stream">;
   telemetry?: AgentTelemetry;
   /** Mints the tokens of approval requests. */
   deferral?: ResolvedDeferralConfig | undefined;

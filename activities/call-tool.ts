@@ -16,7 +16,7 @@ import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { resumeDigest } from "../src/core/proof.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
-import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import type { ActivitySettings } from "./settings.js";
 import type { PreparedDefinition } from "./agent-registry.js";
 import { toActivityFailure } from "./failures.js";
 import { withHeartbeat } from "./heartbeat.js";
@@ -27,7 +27,7 @@ import { limitToolResult } from "./tool-result-limit.js";
 import { needsApproval } from "./approval-gate.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
-  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
+  settings: Pick<ActivitySettings, "stopLatencyMs">;
   telemetry?: AgentTelemetry;
 }
 

@@ -4,10 +4,9 @@ import { deltaEntries } from "../src/core/model-deltas.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN } from "../src/core/stream-seq.js";
 import type { StreamUpdate } from "../src/core/thread-contracts.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
-import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import type { StreamSettings } from "./settings.js";
 import { DeltaFlusher } from "./thread-stream-flusher.js";
 
-type StreamSettings = Exclude<ResolvedThreadWorkerOptions["stream"], false>;
 
 /**
  * How long the model call, once it has its answer, waits for a batch still being published.

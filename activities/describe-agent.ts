@@ -3,7 +3,7 @@ import type { AgentDescription, DescribeAgentInput, DescribeAgentOutput, ToolDes
 import { isAsyncTool } from "../src/core/define-async-tool.js";
 import { resolveToolRetry } from "../src/core/tool-retry.js";
 import { estimateTextTokens } from "../src/model/token-estimate.js";
-import type { ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import type { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { toActivityFailure } from "./failures.js";
@@ -13,7 +13,7 @@ import { systemPrompt } from "./system-prompt.js";
 /** `describeAgent`: what a run or a thread needs to know about its agent to schedule its steps. */
 export function createDescribeAgent(
   registry: AgentRegistry,
-  settings: Pick<ResolvedThreadWorkerOptions, "modelMaxAttempts" | "onStatusChange">,
+  settings: Pick<ActivitySettings, "modelMaxAttempts" | "onStatusChange">,
   telemetry?: AgentTelemetry,
 ) {
   const overhead = new Map<string, Promise<number>>();

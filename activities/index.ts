@@ -4,7 +4,7 @@ import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
-import { resolveThreadWorkerOptions, type ResolvedThreadWorkerOptions } from "../src/worker/thread-options.js";
+import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry } from "./agent-registry.js";
 import { createCallAgentModel } from "./call-model.js";
 import { createCallAgentTool } from "./call-tool.js";
@@ -23,7 +23,7 @@ export interface ActivityDeps {
    * The worker's settings for every step, of runs and threads alike: how soon a cancel or
    * stop reaches a call, model call attempts, streaming batches, the status hook.
    */
-  threads?: ResolvedThreadWorkerOptions;
+  threads: ActivitySettings;
   /** Spans and metrics; the sink that closes step spans must share it (the plugin makes one). */
   telemetry?: AgentTelemetry;
 }
@@ -38,10 +38,9 @@ export function createActivities({
   client,
   threadCacheSize,
   deferral,
-  threads,
+  threads: settings,
   telemetry = new AgentTelemetry(),
 }: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
-  const settings = threads ?? resolveThreadWorkerOptions();
   const transcripts = new TranscriptSync(client, threadCacheSize);
   const callTool = createCallAgentTool({ registry, client, deferral, settings, telemetry });
   const steps: AgentStepActivities = {
@@ -69,7 +68,7 @@ export function createToolActivities(deps: {
   registry: AgentRegistry;
   client: Client;
   deferral: ResolvedDeferralConfig | undefined;
-  settings: Pick<ResolvedThreadWorkerOptions, "stopLatencyMs">;
+  settings: Pick<ActivitySettings, "stopLatencyMs">;
 }): Pick<AgentStepActivities, "callAgentTool"> & ReturnType<typeof legacyToolActivities> {
   const callAgentTool = createCallAgentTool(deps);
   return { callAgentTool, ...legacyToolActivities(callAgentTool) };

@@ -39,3 +39,10 @@ export interface StreamTransport {
   /** Releases connections; the transport is unusable afterwards. The in-process one ignores it. */
   close(): Promise<void>;
 }
+
+/** True for something shaped like a {@link StreamTransport}: what the worker and client options accept. */
+export function isStreamTransport(value: unknown): value is StreamTransport {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<StreamTransport>;
+  return typeof candidate.publish === "function" && typeof candidate.subscribe === "function";
+}

@@ -2,7 +2,8 @@ import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
-import type { StreamTransport } from "../stream/transport.js";
+import type { ActivitySettings, StreamSettings } from "../../activities/settings.js";
+import { isStreamTransport, type StreamTransport } from "../stream/transport.js";
 
 /**
  * Worker settings for threads (`createAgentWorker({ threads })`). `stopLatency` and
@@ -68,14 +69,8 @@ export interface ThreadStreamOptions {
   maxBatches?: number;
 }
 
-export interface ResolvedThreadWorkerOptions {
-  onStatusChange?: ThreadWorkerOptions["onStatusChange"];
-  stopLatencyMs: number;
-  stream: false | { intervalMs: number; maxBatches: number; transport: StreamTransport | "workflow" };
-  modelMaxAttempts: number;
-}
-
-export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): ResolvedThreadWorkerOptions {
+/** `options` checked (AI1001 when wrong), with the defaults filled in, as the activities take them. */
+export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): ActivitySettings {
   const bad = (problem: string) => new InvalidDefinitionError({ subject: "createAgentWorker threads option", problem });
   if (options.onStatusChange !== undefined && typeof options.onStatusChange !== "function") throw bad("onStatusChange must be a function");
   const modelMaxAttempts = options.modelMaxAttempts ?? 8;
@@ -93,10 +88,10 @@ export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): R
   };
 }
 
-function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: number, bad: (problem: string) => Error): Exclude<ResolvedThreadWorkerOptions["stream"], false> {
+function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: number, bad: (problem: string) => Error): StreamSettings {
   // Only a missing transport means the default: null is as wrong as any other non-transport.
   const transport = options?.transport === undefined ? "workflow" : options.transport;
-  if (transport !== "workflow" && (typeof transport !== "object" || transport === null || typeof transport.publish !== "function" || typeof transport.subscribe !== "function")) {
+  if (transport !== "workflow" && !isStreamTransport(transport)) {
     throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport()) or "workflow"');
   }
   const fallback = transport === "workflow" ? "250ms" : "50ms";

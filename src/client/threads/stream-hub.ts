@@ -247,7 +247,7 @@ class ThreadPoller {
     } else if (moved) {
       this.#lineSeq = undefined;
     }
-    if (!this.#lacking(moved)) {
+    if (this.#adoptLine() || !this.#lacking(moved)) {
       this.#missingSince = undefined;
       return true;
     }
@@ -282,21 +282,24 @@ class ThreadPoller {
     return true;
   }
 
+  /**
+   * Before anything is caught up, readers that already hold what the status line announces
+   * need no read: takes the line's seq as known and applies what waited for it. True when it did.
+   */
+  #adoptLine(): boolean {
+    const line = this.#lineSeq;
+    if (this.#known !== undefined || line === undefined) return false;
+    if (![...this.#readers].every((r) => r.last >= line)) return false;
+    this.#known = line;
+    this.#drainPending();
+    return true;
+  }
+
   /** Whether a reader lacks a durable entry the thread has (or may have: an old thread says nothing, so any move counts). */
   #lacking(moved: boolean): boolean {
-    if (this.#known === undefined) {
-      // Nothing caught up yet: readers that already hold what the line announces need no read.
-      if (this.#lineSeq === undefined) return true;
-      const line = this.#lineSeq;
-      if ([...this.#readers].every((r) => r.last >= line)) {
-        this.#known = line;
-        this.#drainPending();
-        return false;
-      }
-      return true;
-    }
-    if (this.#lineSeq === undefined) return this.#pending.length > 0 || moved;
+    if (this.#known === undefined) return true;
     const line = this.#lineSeq;
+    if (line === undefined) return this.#pending.length > 0 || moved;
     return this.#pending.length > 0 || [...this.#readers].some((r) => r.last < line);
   }
 

@@ -38,7 +38,7 @@ import { deleteThread } from "./delete-thread.js";
 import { decideThread } from "./thread-decide.js";
 import { addToolError, addToolResult } from "./tool-results.js";
 import { inProcessStreamTransport } from "../../stream/in-process.js";
-import type { StreamTransport } from "../../stream/transport.js";
+import { isStreamTransport, type StreamTransport } from "../../stream/transport.js";
 
 export interface ThreadsClientOptions extends ClientConnectionOptions {
   /** The agent new threads run unless `createThread` names another. */
@@ -306,8 +306,6 @@ export function clientStreamTransport(stream: ClientStreamOptions | undefined): 
   if (stream !== undefined && (typeof stream !== "object" || stream === null)) throw bad("stream must be an object ({ transport })");
   const transport = stream?.transport;
   if (transport === undefined) return inProcessStreamTransport();
-  if (typeof transport !== "object" || transport === null || typeof transport.subscribe !== "function" || typeof transport.publish !== "function") {
-    throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())");
-  }
+  if (!isStreamTransport(transport)) throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())");
   return transport;
 }
