@@ -7,12 +7,15 @@ import { integration } from "./vitest.config.js";
 // Set here, not in the npm script: global-setup's startTemporal() reads it in this process.
 process.env.TEMPORAL_TARGET = "postgres";
 
-// The integration project's settings (global setup, timeouts, one file at a time), not its
-// file list: the main lane excludes test/postgres/**, which this lane runs.
+// The integration project's settings (global setup, timeouts), not its file list (the main
+// lane excludes test/postgres/**, which this lane runs) nor its two lanes: these files count
+// the machine's PostgreSQL processes and time a dead worker's sticky queue, which a second
+// file's server and load would confuse.
 export default defineConfig({
   test: {
     ...integration,
     name: "postgres",
+    fileParallelism: false,
     include: [
       // durability: a worker SIGKILLed, the server restarted with runs parked, 50 parked runs resumed
       "test/worker-crash.test.ts",
