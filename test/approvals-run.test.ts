@@ -94,7 +94,8 @@ afterAll(() => h?.close());
 async function parked(runId: string) {
   const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
   expect(ack).toMatchObject({ status: "deferred" });
-  const request = requestOf(runId);
+  // The approver is told by an activity the parked run schedules: run() may answer first.
+  const request = await vi.waitFor(() => requestOf(runId), { timeout: 10_000, interval: 20 });
   expect(request.approvalId).toBe((ack as { deferralId: string }).deferralId);
   return request;
 }

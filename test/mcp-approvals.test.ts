@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo } from "../src/index.js";
 import { createMcpServer, IDEMPOTENCY_META_KEY, type McpToolDeferredEvent } from "../src/mcp.js";
@@ -81,7 +81,15 @@ describe("a gated tool served over MCP", () => {
     expect(paid.filter((p) => p.runId === runId)).toEqual([]);
 
     // One request for both calls: the approver's link carries its token; the MCP caller never sees it, nor the meta.
-    const request = notified.find((n) => n.runId === runId)!;
+    // Told by an activity the parked run schedules: the acknowledgment may come first.
+    const request = await vi.waitFor(
+      () => {
+        const found = notified.find((n) => n.runId === runId);
+        if (!found) throw new Error("the approver has not been told yet");
+        return found;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     expect(request).toMatchObject({ approvalId: ack.deferralId, calls: [{ toolName: "payout" }, { toolName: "payout" }] });
     expect(JSON.stringify(result)).not.toContain(request.token);
     expect(JSON.stringify(result)).not.toContain("payouts:approve");
