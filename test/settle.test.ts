@@ -82,6 +82,27 @@ describe("waiting writes no history", () => {
     expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
   });
 
+  it("answers a deferral with a schema from the run's history, with no billed query: the same acknowledgment its record gives", async () => {
+    const { runId } = await deferredRun();
+    const service = agents.client.workflowService;
+    const queries: string[] = [];
+    const original = service.queryWorkflow.bind(service);
+    const spy = vi.spyOn(service, "queryWorkflow").mockImplementation((request, ...rest) => {
+      queries.push(request.query?.queryType ?? "");
+      return original(request, ...rest);
+    });
+    try {
+      const ack = await agents.handle(runId).settled();
+      expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.objectContaining({ type: "object" }), expiresAt: expect.any(String) });
+      // The status line (Temporal's metadata query, not billed) and nothing else.
+      expect(queries.filter((q) => q !== "__temporal_workflow_metadata")).toEqual([]);
+      spy.mockRestore();
+      expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("returns the result of a run that completes, with no update in its history", async () => {
     const runId = uid("settle-done");
     h.model.script(runId, [{ toolCalls: [{ name: "getWeather", arguments: { city: "Oslo" } }] }, { text: "Cold in Oslo." }]);

@@ -5,7 +5,7 @@ import { ackOf, type DeferredAck } from "../core/deferral-record.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
-import { ackFromLine } from "../core/status-line.js";
+import { parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
 
 /** What waiting for a run needs from the client it runs on. */
@@ -91,13 +91,25 @@ async function deferredAck(deferrals: DeferralStore, deferralId: string): Promis
 }
 
 /**
- * The acknowledgment of `deferralId` as the run's status line spells it (the metadata
- * query, which Temporal does not bill) when it can: the deferral takes any payload. Else
- * (a schema, an older worker, a line that moved on) read from the record, a billed query.
+ * The acknowledgment of `deferralId` without a billed query when it can be: as the run's
+ * status line (the metadata query, which Temporal does not bill) spells it when the deferral
+ * takes any payload; else with its schema from the run's history (`fromHistory`, also free).
+ * Otherwise (an older worker, a line that moved on, a history that does not settle it) read
+ * from the record, a billed query.
  */
-export async function parkedAck(statusLine: () => Promise<string | undefined>, deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
-  const fromLine = ackFromLine(await statusLine().catch(() => undefined));
-  return fromLine?.deferralId === deferralId ? fromLine : deferredAck(deferrals, deferralId);
+export async function parkedAck(
+  statusLine: () => Promise<string | undefined>,
+  deferrals: DeferralStore,
+  deferralId: string,
+  fromHistory?: (deferralId: string, expiresAt: string) => Promise<DeferredAck | undefined>,
+): Promise<DeferredAck | undefined> {
+  const parked = parkedOn(await statusLine().catch(() => undefined));
+  if (parked?.deferralId === deferralId) {
+    if (parked.anyPayload) return { status: "deferred", deferralId, expiresAt: parked.expiresAt };
+    const ack = await fromHistory?.(deferralId, parked.expiresAt);
+    if (ack) return ack;
+  }
+  return deferredAck(deferrals, deferralId);
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */

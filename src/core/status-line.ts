@@ -47,10 +47,16 @@ export function parkedLine(toolName: string | undefined, deferralId: string, exp
 }
 
 const ANY_PAYLOAD = " · any payload";
-const PARKED = /\(deferral (\S+)\) until (\S+) · any payload$/;
+const PARKED = /\(deferral (\S+)\) until (\S+?)( · any payload)?$/;
+
+/** What a parked run's line says: the deferral it waits on, until when, and whether it takes any payload. */
+export function parkedOn(line: string | undefined): { deferralId: string; expiresAt: string; anyPayload: boolean } | undefined {
+  const match = line === undefined || !line.startsWith("awaiting ") ? null : PARKED.exec(line);
+  return match ? { deferralId: match[1]!, expiresAt: match[2]!, anyPayload: match[3] !== undefined } : undefined;
+}
 
 /** The acknowledgment a parked run's line spells out, or undefined (a schema, an older worker, not parked). */
 export function ackFromLine(line: string | undefined): { status: "deferred"; deferralId: string; expiresAt: string } | undefined {
-  const match = line === undefined ? null : PARKED.exec(line);
-  return match ? { status: "deferred", deferralId: match[1]!, expiresAt: match[2]! } : undefined;
+  const parked = parkedOn(line);
+  return parked?.anyPayload ? { status: "deferred", deferralId: parked.deferralId, expiresAt: parked.expiresAt } : undefined;
 }

@@ -5,7 +5,7 @@
  * numbered by the activity fall between the entries before and after the model call.
  */
 import { describe, expect, it } from "vitest";
-import { ackFromLine, formatStatusLine, parkedLine, parseStatusLine } from "../../src/core/status-line.js";
+import { ackFromLine, formatStatusLine, parkedLine, parkedOn, parseStatusLine } from "../../src/core/status-line.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../../src/core/stream-seq.js";
 import type { StreamBatch } from "../../src/core/thread-contracts.js";
 import { StreamLog } from "../../workflows/thread-stream-log.js";
@@ -36,6 +36,14 @@ describe("a parked run's line", () => {
     expect(ackFromLine("awaiting approval of pay (deferral d-3) until 2026-12-05T10:00:00.000Z")).toBeUndefined();
     expect(ackFromLine("running (resumed from deferral d-3)")).toBeUndefined();
     expect(ackFromLine(undefined)).toBeUndefined();
+  });
+
+  it("names the deferral and its deadline whether or not it takes any payload, for the history to supply a schema", () => {
+    expect(parkedOn(parkedLine("pay", "d-3", "2026-12-05T10:00:00.000Z", true))).toEqual({ deferralId: "d-3", expiresAt: "2026-12-05T10:00:00.000Z", anyPayload: false });
+    expect(parkedOn(parkedLine(undefined, "d-4", "2026-12-05T10:00:00.000Z", false))).toEqual({ deferralId: "d-4", expiresAt: "2026-12-05T10:00:00.000Z", anyPayload: true });
+    expect(parkedOn("running (resumed from deferral d-3)")).toBeUndefined();
+    expect(parkedOn("awaiting a shorter transcript (deferral d-3): the resumed run outgrew the model's context window; replaceDeferredThread to go on")).toBeUndefined();
+    expect(parkedOn(undefined)).toBeUndefined();
   });
 });
 
