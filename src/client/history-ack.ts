@@ -24,17 +24,14 @@ export async function ackFromHistory(client: Client, runId: string, deferralId: 
       maximumPageSize: PAGE_SIZE,
     });
     const events = response.history?.events ?? [];
-    const scheduled = new Map<string, (typeof events)[number]>();
-    for (const event of events) {
-      if (event.activityTaskScheduledEventAttributes) scheduled.set(String(event.eventId), event);
-    }
+    const scheduled = new Map(events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [[String(e.eventId), e.activityTaskScheduledEventAttributes] as const] : [])));
     const converter = client.options.loadedDataConverter;
     const schemas: (JsonObject | undefined)[] = [];
     // Newest first: the calls of the batch that parked the run, back to the step before it.
     for (const event of events) {
       const completed = event.activityTaskCompletedEventAttributes;
       if (!completed) continue;
-      const attributes = scheduled.get(String(completed.scheduledEventId))?.activityTaskScheduledEventAttributes;
+      const attributes = scheduled.get(String(completed.scheduledEventId));
       // A call scheduled before these events: the page does not hold the whole batch.
       if (!attributes) return undefined;
       if (!RUN_TOOL_ACTIVITIES.has(attributes.activityType?.name ?? "")) break;

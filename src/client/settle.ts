@@ -5,7 +5,7 @@ import { ackOf, type DeferredAck } from "../core/deferral-record.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
-import { parkedOn } from "../core/status-line.js";
+import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
 
 /** What waiting for a run needs from the client it runs on. */
@@ -101,15 +101,14 @@ export async function parkedAck(
   statusLine: () => Promise<string | undefined>,
   deferrals: DeferralStore,
   deferralId: string,
-  fromHistory?: (deferralId: string, expiresAt: string) => Promise<DeferredAck | undefined>,
+  fromHistory: (deferralId: string, expiresAt: string) => Promise<DeferredAck | undefined>,
 ): Promise<DeferredAck | undefined> {
-  const parked = parkedOn(await statusLine().catch(() => undefined));
-  if (parked?.deferralId === deferralId) {
-    if (parked.anyPayload) return { status: "deferred", deferralId, expiresAt: parked.expiresAt };
-    const ack = await fromHistory?.(deferralId, parked.expiresAt);
-    if (ack) return ack;
-  }
-  return deferredAck(deferrals, deferralId);
+  const line = await statusLine().catch(() => undefined);
+  const fromLine = ackFromLine(line);
+  if (fromLine?.deferralId === deferralId) return fromLine;
+  const parked = parkedOn(line);
+  const fromEvents = parked?.deferralId === deferralId ? await fromHistory(deferralId, parked.expiresAt) : undefined;
+  return fromEvents ?? deferredAck(deferrals, deferralId);
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */
