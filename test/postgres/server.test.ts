@@ -14,17 +14,26 @@ import { startTemporal } from "../../src/testing/index.js";
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 
-/** Live (not zombie) processes whose command line starts with a `postgres` or `temporal-server` binary. */
-async function serverProcesses(): Promise<Set<number>> {
-  const pids = new Set<number>();
+/** Live (not zombie) processes whose command line starts with a `postgres` or `temporal-server` binary, by pid, with their parent's pid. */
+async function serverProcesses(): Promise<Map<number, number>> {
+  const pids = new Map<number, number>();
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const [cmdline, stat] = await Promise.all([readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => ""), readFile(`/proc/${entry}/stat`, "utf8").catch(() => "")]);
     const exe = cmdline.split("\0")[0] ?? "";
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    if (state !== "Z" && /(^|\/)(postgres|temporal-server)$|^postgres: /.test(exe)) pids.add(Number(entry));
+    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state !== "Z" && /(^|\/)(postgres|temporal-server)$|^postgres: /.test(exe)) pids.set(Number(entry), Number(ppid));
   }
   return pids;
+}
+
+/**
+ * Processes in `now` that are neither in `before` nor children of a process in it. The lane's
+ * shared server keeps running beside these tests, and its PostgreSQL forks a backend
+ * whenever that server opens a connection: those are not the started cluster's.
+ */
+function newSince(before: Map<number, number>, now: Map<number, number>): number[] {
+  return [...now].filter(([pid, ppid]) => !before.has(pid) && !before.has(ppid)).map(([pid]) => pid);
 }
 
 function answers(address: string): Promise<boolean> {
@@ -61,7 +70,7 @@ describe("Temporal on PostgreSQL", () => {
   it("stop() ends the Temporal server and PostgreSQL it started, leaving no process and freeing the port", async () => {
     const before = await serverProcesses();
     const server = await startTemporal({ local: true, log: () => undefined });
-    const started = [...(await serverProcesses())].filter((pid) => !before.has(pid));
+    const started = newSince(before, await serverProcesses());
     try {
       expect(server.owned).toBe(true);
       expect(await answers(server.address)).toBe(true);
@@ -85,7 +94,7 @@ describe("Temporal on PostgreSQL", () => {
     } finally {
       squatter.close();
     }
-    expect([...(await serverProcesses())].filter((pid) => !before.has(pid))).toEqual([]);
+    expect(newSince(before, await serverProcesses())).toEqual([]);
     expect(await clusters()).toEqual(dirsBefore);
   });
 });
