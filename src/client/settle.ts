@@ -75,7 +75,9 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
     const parked = watchForDeferral(once, runId, stop.signal);
     for (const wait of [described, closed, parked]) wait.catch(() => undefined);
     try {
-      const found = await Promise.race([described.then((a) => a ?? NEVER), parked.then((a) => a ?? NEVER), closed]);
+      // Undefined from the description or the deferral watch leaves the race to the others.
+      const pending = new Promise<never>(() => undefined);
+      const found = await Promise.race([described.then((a) => a ?? pending), parked.then((a) => a ?? pending), closed]);
       if (found) return found;
     } finally {
       stop.abort();
@@ -85,8 +87,6 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
     if (after) return after;
   }
 }
-
-const NEVER = new Promise<never>(() => undefined);
 
 /** What the run's description settles: its result once closed, its acknowledgment when it waits on a deferral now; else undefined. */
 async function describedSettled(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck | undefined> {
