@@ -29,7 +29,7 @@ import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, 
 import type { AuthorizeHook } from "./authorize.js";
 import { runFailure } from "./run-failure.js";
 import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
-import { deferralSchemaFromHistory } from "./history-ack.js";
+import { ackFromHistory } from "./history-ack.js";
 import { parkedAck, settleRun } from "./settle.js";
 import { currentDetails } from "./history-watch.js";
 
@@ -216,7 +216,7 @@ export class AgentClient {
       messages: (options) => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
       settled: () => {
         const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
-        const fromHistory = (id: string) => deferralSchemaFromHistory(this.client, runId, id);
+        const fromHistory = (id: string, expiresAt: string) => ackFromHistory(this.client, runId, id, expiresAt);
         return settleRun({ client: this.client, result, deferred: (id) => parkedAck(line, unguarded(this.deferrals), id, fromHistory) }, runId);
       },
     };

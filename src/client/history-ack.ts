@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { decodeFromPayloadsAtIndex } from "@temporalio/common/lib/internal-non-workflow/index.js";
+import type { DeferredAck } from "../core/deferral-record.js";
 import type { JsonObject } from "../core/json.js";
 
 // The tool-call activities of a run, under the names runs schedule them by (callTool: before the agent-step layer).
@@ -8,14 +9,14 @@ const RUN_TOOL_ACTIVITIES = new Set(["callAgentTool", "callTool"]);
 const PAGE_SIZE = 64;
 
 /**
- * The schema of the deferral a run is parked on, read from its history (which Temporal does
- * not bill) instead of from its record (a billed query): from the tool call that asked for
- * the deferral, its activity result in the run's newest events (`{}` when it asked for
- * none). Undefined when the history does not settle it (no such call among the newest
- * events, calls of one batch asking different schemas, a payload this client cannot
- * decode): the caller then reads the record.
+ * The acknowledgment of the deferral a run is parked on, read from its history (which
+ * Temporal does not bill) instead of from its record (a billed query): `expiresAt` as the
+ * run's status line gives it, the schema from the tool call that asked for the deferral,
+ * its activity result in the run's newest events. Undefined when the history does not
+ * settle it (no such call among the newest events, calls of one batch asking different
+ * schemas, a payload this client cannot decode): the caller then reads the record.
  */
-export async function deferralSchemaFromHistory(client: Client, runId: string, deferralId: string): Promise<{ schema?: JsonObject } | undefined> {
+export async function ackFromHistory(client: Client, runId: string, deferralId: string, expiresAt: string): Promise<DeferredAck | undefined> {
   try {
     const response = await client.workflowService.getWorkflowExecutionHistoryReverse({
       namespace: client.options.namespace,
@@ -41,7 +42,7 @@ export async function deferralSchemaFromHistory(client: Client, runId: string, d
     }
     const [schema] = schemas;
     if (schemas.length === 0 || schemas.some((s) => JSON.stringify(s) !== JSON.stringify(schema))) return undefined;
-    return schema ? { schema } : {};
+    return { status: "deferred", deferralId, ...(schema ? { schema } : {}), expiresAt };
   } catch {
     return undefined;
   }

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import { ackOf, type DeferredAck } from "../core/deferral-record.js";
-import type { JsonObject } from "../core/json.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
@@ -32,16 +31,13 @@ const CLOSE_EVENT = 2;
  */
 const WATCH_INTERVAL_MS = 250;
 /**
- * The first `EAGER_READS` reads of a wait follow the history as the server appends to it
- * (each long-poll answers with the next batch of events, no pause), so a run that parks or
- * finishes within them (an approval run parks after about ten batches) is seen doing so at
- * once; after them the pause starts at `EAGER_INTERVAL_MS` and doubles up to
- * `WATCH_INTERVAL_MS`. Pausing 10 ms between those first reads made `run()` see a park
- * 20–55 ms late (bench latency); pausing 10 ms, doubling, from the first read, 80–160 ms;
- * 10 ms throughout a 20-turn run's first second made some 40 reads, a measurable share
- * of a two-core machine.
+ * The first reads of a wait come at most `EAGER_INTERVAL_MS` apart, so a run that parks
+ * or finishes within them (most do) is seen doing so at once; after them the pause
+ * doubles up to `WATCH_INTERVAL_MS`. Pausing 10 ms, doubling, from the first read made
+ * `run()` see a park 80–160 ms late; 10 ms throughout a 20-turn run's first second made
+ * some 40 reads, a measurable share of a two-core machine.
  */
-const EAGER_READS = 16;
+const EAGER_READS = 12;
 const EAGER_INTERVAL_MS = 10;
 
 /**
@@ -50,57 +46,42 @@ const EAGER_INTERVAL_MS = 10;
  * run polled by any number of callers keeps the history it had.
  *
  * A run parks in the workflow task that writes its deferral's search attributes
- * (`DeferralStatus` "deferred" and its `DeferralId`). So three reads race: the run's
- * current attributes (an already parked or closed run answers with them), and two
- * long-polls of its history: one answered by the server only when the run closes (then its
- * result), and one of all new events, where an event listing a deferral as waiting is
- * confirmed by reading the record. History is read from the start once per call, then only what is new; after
+ * (`DeferralStatus` "deferred" and its `DeferralId`). So: the run's current attributes
+ * first (an already parked run answers at once), then two long-polls of its history
+ * race: one answered by the server only when the run closes (then its result), and one
+ * of all new events, where an event listing a deferral as waiting is confirmed by reading
+ * the record. History is read from the start once per call, then only what is new; after
  * a wait's first few reads new events are read at most every `WATCH_INTERVAL_MS`, so a busy
  * run does not wake the watch for each of them.
  */
 export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
   // A run that continues as new closes one execution and goes on in the next: wait again on that one.
   for (;;) {
-    const stop = new AbortController();
-    // The description and the watches start together: a run started a moment ago (most
-    // waits) is found parking by the watch, without waiting for the description first. A
-    // run parked already is found by both: its acknowledgment is read once.
-    const acks = new Map<string, Promise<DeferredAck | undefined>>();
-    const once: SettleDeps = {
-      ...deps,
-      deferred: (id) => acks.get(id) ?? (acks.set(id, deps.deferred(id)), acks.get(id)!),
-    };
-    const described = describedSettled(once, runId);
-    const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
-    const parked = watchForDeferral(once, runId, stop.signal);
-    for (const wait of [described, closed, parked]) wait.catch(() => undefined);
+    let description;
     try {
-      // Undefined from the description or the deferral watch leaves the race to the others.
-      const pending = new Promise<never>(() => undefined);
-      const found = await Promise.race([described.then((a) => a ?? pending), parked.then((a) => a ?? pending), closed]);
+      description = await deps.client.workflow.getHandle(runId).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+      throw err;
+    }
+    if (description.status.name !== "RUNNING") return deps.result();
+    const attributes = description.typedSearchAttributes;
+    const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
+    const ack = waitingOn ? await deps.deferred(waitingOn) : undefined;
+    if (ack) return ack;
+
+    const stop = new AbortController();
+    const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
+    const parked = watchForDeferral(deps, runId, stop.signal);
+    closed.catch(() => undefined);
+    parked.catch(() => undefined);
+    try {
+      const found = await Promise.race([closed, parked.then((a) => a ?? closed)]);
       if (found) return found;
     } finally {
       stop.abort();
     }
-    // The execution watched closed: the run's result, unless it went on as new (then that one is watched).
-    const after = await describedSettled(deps, runId);
-    if (after) return after;
   }
-}
-
-/** What the run's description settles: its result once closed, its acknowledgment when it waits on a deferral now; else undefined. */
-async function describedSettled(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck | undefined> {
-  let description;
-  try {
-    description = await deps.client.workflow.getHandle(runId).describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-    throw err;
-  }
-  if (description.status.name !== "RUNNING") return deps.result();
-  const attributes = description.typedSearchAttributes;
-  const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
-  return waitingOn ? deps.deferred(waitingOn) : undefined;
 }
 
 /** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
@@ -112,8 +93,7 @@ async function deferredAck(deferrals: DeferralStore, deferralId: string): Promis
 /**
  * The acknowledgment of `deferralId` without a billed query when it can be: as the run's
  * status line (the metadata query, which Temporal does not bill) spells it when the deferral
- * takes any payload; else with its schema from the run's history (`schemaFromHistory`, also
- * free, read while the line is, since both are on the path from the park to the caller).
+ * takes any payload; else with its schema from the run's history (`fromHistory`, also free).
  * Otherwise (an older worker, a line that moved on, a history that does not settle it) read
  * from the record, a billed query.
  */
@@ -121,16 +101,14 @@ export async function parkedAck(
   statusLine: () => Promise<string | undefined>,
   deferrals: DeferralStore,
   deferralId: string,
-  schemaFromHistory: (deferralId: string) => Promise<{ schema?: JsonObject } | undefined>,
+  fromHistory: (deferralId: string, expiresAt: string) => Promise<DeferredAck | undefined>,
 ): Promise<DeferredAck | undefined> {
-  const fromHistory = schemaFromHistory(deferralId).catch(() => undefined);
   const line = await statusLine().catch(() => undefined);
   const fromLine = ackFromLine(line);
   if (fromLine?.deferralId === deferralId) return fromLine;
   const parked = parkedOn(line);
-  const found = parked?.deferralId === deferralId ? await fromHistory : undefined;
-  if (found && parked) return { status: "deferred", deferralId, ...(found.schema ? { schema: found.schema } : {}), expiresAt: parked.expiresAt };
-  return deferredAck(deferrals, deferralId);
+  const fromEvents = parked?.deferralId === deferralId ? await fromHistory(deferralId, parked.expiresAt) : undefined;
+  return fromEvents ?? deferredAck(deferrals, deferralId);
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */
@@ -147,7 +125,7 @@ async function watchForClose(client: Client, runId: string, signal: AbortSignal)
 async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
   let nextPageToken: Uint8Array | undefined;
   let reads = 0;
-  let pause = 0;
+  let pause = EAGER_INTERVAL_MS;
   for (;;) {
     const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
     const deferralId = waitingDeferral(response.history?.events ?? []);
@@ -160,8 +138,8 @@ async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSi
     nextPageToken = token;
     // Only once caught up: the pages of a long history are read back to back.
     if ((response.history?.events?.length ?? 0) < PAGE_SIZE) {
-      if (pause > 0) await sleep(pause, undefined, { signal });
-      if (++reads >= EAGER_READS) pause = Math.min(WATCH_INTERVAL_MS, Math.max(EAGER_INTERVAL_MS, pause * 2));
+      await sleep(pause, undefined, { signal });
+      if (++reads >= EAGER_READS) pause = Math.min(WATCH_INTERVAL_MS, pause * 2);
     }
   }
 }
