@@ -1,11 +1,15 @@
 /**
- * The released-API contract (etc/api-report.json): a public export that appears, disappears
- * or changes kind fails here until the report is regenerated, so the change is a diff a
- * reviewer sees rather than a side effect of a refactor.
+ * The released-API contract (etc/api-report.json): a public export, or a public member of an
+ * exported class, interface or object type, that appears, disappears or changes fails here
+ * until the report is regenerated, so the change is a diff a reviewer sees rather than a side
+ * effect of a refactor.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { apiReport, publicEntries, reportPath, type ApiReport } from "../../scripts/api-report.js";
+import { apiReport, publicEntries, reportOf, reportPath, type ApiReport } from "../../scripts/api-report.js";
 
 /** What differs between two reports, entry by entry, as lines a person reads. */
 function differences(committed: ApiReport, actual: ApiReport): string[] {
@@ -13,11 +17,24 @@ function differences(committed: ApiReport, actual: ApiReport): string[] {
   for (const entry of new Set([...Object.keys(committed), ...Object.keys(actual)])) {
     const was = committed[entry] ?? {};
     const is = actual[entry] ?? {};
-    for (const name of Object.keys(is)) if (!(name in was)) lines.push(`${entry}: + ${name} (${is[name]})`);
-    for (const name of Object.keys(was)) if (!(name in is)) lines.push(`${entry}: - ${name} (${was[name]})`);
-    for (const name of Object.keys(is)) if (name in was && was[name] !== is[name]) lines.push(`${entry}: ${name} is now ${is[name]}, was ${was[name]}`);
+    for (const name of Object.keys(is)) if (!(name in was)) lines.push(`${entry}: ${name} added (${is[name]})`);
+    for (const name of Object.keys(was)) if (!(name in is)) lines.push(`${entry}: ${name} removed (was ${was[name]})`);
+    for (const name of Object.keys(is)) if (name in was && was[name] !== is[name]) lines.push(`${entry}: ${name} changed: ${is[name]}, was ${was[name]}`);
   }
   return lines;
+}
+
+/** The report of one entry whose source is `code`, read as the script reads the package. */
+function reportOfSource(code: string): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), "api-report-"));
+  try {
+    const file = join(dir, "entry.ts");
+    writeFileSync(file, code);
+    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, noResolve: true, noLib: true, types: [] });
+    return reportOf(program, new Map([["fixture", file]])).fixture!;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe("the public API report", () => {
@@ -30,17 +47,94 @@ describe("the public API report", () => {
     expect(actual["durable-agents/worker"]!.createAgentWorker).toBe("function");
   });
 
+  it("lists the public members of exported classes and interfaces, with their signatures", () => {
+    const main = actual["durable-agents"]!;
+    expect(main["ThreadsClient.state"]).toMatch(/^method \(options: .+\): Promise<ThreadView>$/);
+    expect(main["ThreadsClient.getThread"]).toMatch(/^deprecated method /);
+    expect(main["AgentClient.approvals"]).toBe("readonly property: ApprovalInbox");
+    expect(main["AgentClient.threads"]).toBe("getter: ThreadsClient");
+    expect(main["AgentOptions.maxTurns"]).toBe("optional property: number");
+    expect(main["SendMessageOptions"]).toBe("type = { … } & ThreadCaller");
+    expect(main["SendMessageOptions.prompt"]).toBe("property: string");
+    expect(main["MaxTurnsError"]).toBe("class extends DurableAgentsError<MaxTurnsFields>");
+    // What the API reference leaves out: `#private` fields and `@internal` members.
+    const threadsClient = Object.keys(main).filter((name) => name.startsWith("ThreadsClient."));
+    expect(threadsClient).not.toContain("ThreadsClient.#access");
+    expect(threadsClient).not.toContain("ThreadsClient.openStream");
+    // No checkout's absolute path in a type the checker inferred.
+    expect(JSON.stringify(actual)).not.toContain("import(");
+  });
+
   it("is what etc/api-report.json records", () => {
     const committed = JSON.parse(readFileSync(reportPath, "utf8")) as ApiReport;
     const changed = differences(committed, actual);
     expect(
       changed,
-      `the public exports changed:\n${changed.join("\n")}\nIf this is intended, run \`npm run api-report\` and commit etc/api-report.json.`,
+      `the public API changed:\n${changed.join("\n")}\nIf this is intended, run \`npm run api-report\` and commit etc/api-report.json.`,
     ).toEqual([]);
   });
 
-  it("names an added, a removed and a changed export", () => {
-    const was = { e: { a: "function", b: "class" } };
-    expect(differences(was, { e: { a: "const", c: "type" } })).toEqual(["e: + c (type)", "e: - b (class)", "e: a is now const, was function"]);
+  it("names an added, a removed and a changed export or member", () => {
+    const was = { e: { a: "function", b: "class", "b.run": "method (): void", "b.stop": "method (): void" } };
+    const is = { e: { a: "const", b: "class", "b.run": "method (id: string): void", c: "type" } };
+    expect(differences(was, is)).toEqual([
+      "e: c added (type)",
+      "e: b.stop removed (was method (): void)",
+      "e: a changed: const, was function",
+      "e: b.run changed: method (id: string): void, was method (): void",
+    ]);
+  });
+
+  it("keeps what is public and leaves out private, protected, #private, _-prefixed and @internal members", () => {
+    const report = reportOfSource(`
+      export interface Base { id: string }
+      export class Store extends Object implements Base {
+        readonly id: string;
+        static readonly code = "X1";
+        count = 0;
+        #secret = 1;
+        private hidden = 2;
+        protected guarded = 3;
+        _scratch = 4;
+        /** @internal */ wiring(): void {}
+        /** @deprecated Use \`run\`. */ go(): void {}
+        constructor(id: string, public readonly label: string, private readonly inner: number) { super(); this.id = id; }
+        get size(): number { return 0; }
+        set size(value: number) {}
+        get name(): string { return ""; }
+        run(a: string): string;
+        run(a: number, b?: boolean): number;
+        run(a: string | number, b = false): string | number { return b ? a : a; }
+        bound = (x: number): number => x;
+        static make(options: { id: string } = { id: "" }): Store { return new Store(options.id, "", 0); }
+      }
+      export interface Options { /** Read. */ a?: number; readonly b: string; call(x: string): void; [key: string]: unknown }
+      export type Shape = { c: boolean } & Options;
+      export type Status = "a" | "b";
+    `);
+    expect(report).toEqual({
+      Base: "interface",
+      "Base.id": "property: string",
+      Options: "interface",
+      "Options.[key: string]": "index: unknown",
+      "Options.a": "optional property: number",
+      "Options.b": "readonly property: string",
+      "Options.call": "method (x: string): void",
+      Shape: "type = { … } & Options",
+      "Shape.c": "property: boolean",
+      Status: "type",
+      Store: "class extends Object implements Base",
+      "Store.bound": "property: (x: number) => number",
+      "Store.constructor": "constructor (id: string, label: string, inner: number)",
+      "Store.count": "property: number",
+      "Store.go": "deprecated method (): void",
+      "Store.id": "readonly property: string",
+      "Store.label": "readonly property: string",
+      "Store.name": "getter: string",
+      "Store.run": "method (a: string): string; method (a: number, b?: boolean): number",
+      "Store.size": "getter + setter: number",
+      "Store.static code": "readonly property: \"X1\"",
+      "Store.static make": "method (options?: { id: string }): Store",
+    });
   });
 });
