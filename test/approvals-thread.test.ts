@@ -1,6 +1,6 @@
 /**
  * Approvals in chat threads: a gated tool puts the turn on hold for a person's decision
- * (no handler runs before it), shown by getThread and the stream, decided with
+ * (no handler runs before it), shown by `threads.state` and the stream, decided with
  * `threads.decide` (its own authorize operation), the inbox or the request's token, and the
  * turn goes on exactly there. A request outlives a stopped turn; a thread that moves on or is
  * deleted withdraws it.
@@ -38,7 +38,7 @@ const deletedIn = (threadId: string) => deleted.filter((d) => d.threadId === thr
 const waitingFor = (threadId: string) =>
   vi.waitFor(
     async () => {
-      const view = await threads.getThread({ threadId });
+      const view = await threads.state({ threadId });
       expect(view.approvals).toHaveLength(1);
       return view;
     },
@@ -76,7 +76,7 @@ describe("a gated tool in a thread", () => {
       status: "resumed",
       outcome: { status: "accepted" },
     });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(deletedIn(threadId)).toEqual(["a.txt"]);
     const after = await threads.streamUpdates({ threadId });
     expect(after.updates.some((u: StreamUpdate) => u.type === "approval-decided" && u.approvalId === request!.approvalId && u.outcome === "resumed")).toBe(true);
@@ -111,7 +111,7 @@ describe("a gated tool in a thread", () => {
       ],
       principal: { id: "sam" },
     });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["tmp/y"]);
     h.model.assertNoFailures();
   });
@@ -135,7 +135,7 @@ describe("a gated tool in a thread", () => {
     await expect(agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId: "nope", approved: true }] } })).rejects.toMatchObject({ code: "RC5049" });
     expect(deletedIn(threadId)).toEqual([]);
     expect(await agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId, approved: true }] } })).toMatchObject({ status: "resumed", outcome: { status: "accepted" } });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(deletedIn(threadId)).toEqual(["b.txt"]);
     // The same link again reads the first outcome; nothing runs twice.
     expect(await agents.resume({ token: sent.token, payload: { decisions: [{ toolCallId, approved: true }] } })).toMatchObject({ status: "duplicate" });
@@ -152,9 +152,9 @@ describe("a gated tool in a thread", () => {
       await expect(threads.decide({ threadId, approvalId: request!.approvalId, decisions: decisions as never }), JSON.stringify(decisions)).rejects.toMatchObject({ code: "RC5049" });
     }
     await expect(threads.decide({ threadId, approvalId: "dfr:9:elsewhere", decisions: [] })).rejects.toMatchObject({ code: "RC5046" });
-    expect((await threads.getThread({ threadId })).approvals).toHaveLength(1);
+    expect((await threads.state({ threadId })).approvals).toHaveLength(1);
     await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true }] });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["a"]);
   });
 });
@@ -176,9 +176,9 @@ describe("who decides", () => {
     const [request] = (await waitingFor(threadId)).approvals;
     const decisions = [{ toolCallId: request!.calls[0]!.toolCallId, approved: true as const }];
     await expect(guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "sam", roles: [] } })).rejects.toMatchObject({ code: "AI1021" });
-    expect((await guarded.getThread({ threadId })).approvals).toHaveLength(1);
+    expect((await guarded.state({ threadId })).approvals).toHaveLength(1);
     await guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "maria", roles: ["files:delete"] } });
-    expect(await guarded.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await guarded.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["b"]);
   });
 
@@ -197,7 +197,7 @@ describe("who decides", () => {
     );
     expect(row).toMatchObject({ kind: "approval", runId: threadId, agentId: "files", calls: [{ toolName: "deleteFile" }] });
     await agents.approvals.decide(request!.approvalId, [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }]);
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["c"]);
   });
 });
@@ -209,11 +209,11 @@ describe("a request and the thread's other moves", () => {
     await threads.createThread({ threadId, prompt: threadId });
     const [request] = (await waitingFor(threadId)).approvals;
     await threads.stopThread({ threadId });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "stopped", approvals: [{ approvalId: request!.approvalId }] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "stopped", approvals: [{ approvalId: request!.approvalId }] });
     await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
     expect(deletedIn(threadId)).toEqual([]);
     await threads.resumeThread({ threadId });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["d"]);
   });
 
@@ -224,7 +224,7 @@ describe("a request and the thread's other moves", () => {
     const [request] = (await waitingFor(threadId)).approvals;
     await threads.stopThread({ threadId });
     await threads.sendMessage({ threadId, prompt: "never mind" });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     await expect(threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5050" });
     expect(deletedIn(threadId)).toEqual([]);
 

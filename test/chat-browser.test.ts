@@ -149,7 +149,7 @@ describe("the chat example in a browser", () => {
     expect(effectsIn(threadId)).toEqual([]);
 
     // The customer can neither decide it (it requires the manager) nor see it in the inbox.
-    const [request] = (await rig.agents.threads.getThread({ threadId, principal: PEOPLE.sam })).approvals;
+    const [request] = (await rig.agents.threads.state({ threadId, principal: PEOPLE.sam })).approvals;
     const asSam = await page.evaluate(
       async ({ threadId, approvalId }) => {
         const decided = await fetch(`/agents/threads/${encodeURIComponent(threadId)}/approvals/${encodeURIComponent(approvalId)}`, {

@@ -330,7 +330,7 @@ describe("the thread store on the real front door", () => {
     await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt } });
     const view = await vi.waitFor(
       async () => {
-        const thread = await agents.threads.getThread({ threadId, principal: alice });
+        const thread = await agents.threads.state({ threadId, principal: alice });
         expect(thread.approvals).toHaveLength(1);
         return thread;
       },
@@ -348,11 +348,11 @@ describe("the thread store on the real front door", () => {
     }
     expect((await http.call("POST", route, { body: { decisions: [{ toolCallId: calls[0]!.toolCallId, approved: true }] } })).body.error.code).toBe("AI1021");
     expect((await http.call("POST", `/threads/${encodeURIComponent(threadId)}/approvals/dfr%3A9%3Aelsewhere`, { user: "alice", body: { decisions: [] } })).body.error.code).toBe("RC5046");
-    expect((await agents.threads.getThread({ threadId, principal: alice })).approvals).toEqual(view.approvals);
+    expect((await agents.threads.state({ threadId, principal: alice })).approvals).toEqual(view.approvals);
     expect(cancelled(threadId)).toEqual([]);
     // The token was never spent: the request is still decided once, as asked.
     expect((await http.call("POST", route, { user: "alice", body: { decisions: { [calls[0]!.toolCallId]: { approved: true } } } })).body).toMatchObject({ status: "resumed" });
-    expect(await agents.threads.waitUntilSettled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
+    expect(await agents.threads.settled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
     expect(cancelled(threadId)).toEqual(["78"]);
   });
 
@@ -373,7 +373,7 @@ describe("the thread store on the real front door", () => {
     await expect(inbox.http.getApproval(row.approvalId)).resolves.toMatchObject({ approvalId: row.approvalId, runId: threadId });
     await expect(inbox.approve(row.approvalId)).resolves.toMatchObject({ status: "resumed" });
     expect(inbox.getSnapshot().approvals.some((a) => a.approvalId === row.approvalId)).toBe(false);
-    expect(await agents.threads.waitUntilSettled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
+    expect(await agents.threads.settled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
     expect(cancelled(threadId)).toEqual(["79"]);
   });
 

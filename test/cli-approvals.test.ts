@@ -67,7 +67,7 @@ async function parkedThread(calls: ReturnType<typeof pay>[], then: Parameters<Ha
   await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
   const view = await vi.waitFor(
     async () => {
-      const v = await threads.getThread({ threadId });
+      const v = await threads.state({ threadId });
       expect(v.approvals).toHaveLength(1);
       return v;
     },
@@ -186,7 +186,7 @@ describe("durable-agents approvals approve and reject", () => {
         { toolCallId: "call-t2", approved: true, note: "fine" },
       ],
     });
-    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     // The approved calls run side by side: each once, in either order.
     expect(madeIn(thread.threadId).sort((a, b) => a.amount - b.amount)).toEqual([
       { amount: 3, to: "hooli" },
@@ -208,7 +208,7 @@ describe("durable-agents approvals approve and reject", () => {
 
     const thread = await parkedThread([pay("call-s", 41, "acme")], expectRejected("call-s"));
     expect(await cli(["approvals", "reject", thread.approvalId, "--reason", "duplicate invoice", "--as", "carol"])).toMatchObject({ code: 0 });
-    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(madeIn(run.runId)).toEqual([]);
     expect(madeIn(thread.threadId)).toEqual([]);
     h.model.assertNoFailures();

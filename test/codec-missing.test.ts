@@ -68,11 +68,11 @@ describe("a client without the codec", () => {
     const prompt = uid(`hello ${MARKER}`);
     h.model.script(prompt, [{ text: `hi there, ${MARKER}` }]);
     await sealed.threads.createThread({ threadId, agent: chatAgent, prompt });
-    expect(await sealed.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await sealed.threads.settled({ threadId })).toMatchObject({ status: "completed" });
 
     const standalone = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue: plain.taskQueue });
     for (const threads of [plain.threads, standalone]) {
-      await expectCodecMissing(threads.getThread({ threadId }));
+      await expectCodecMissing(threads.state({ threadId }));
       await expectCodecMissing(threads.listMessages({ threadId }));
       await expectCodecMissing(threads.streamUpdates({ threadId }));
     }

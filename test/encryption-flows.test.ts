@@ -77,7 +77,7 @@ describe("with the codec on", () => {
     await reader.until((_e, all) => updatesOf(all).some((u) => u.type === "message" && u.message.role === "assistant"));
     reader.close();
     expect(updatesOf(reader.events).find((u) => u.type === "message" && u.message.role === "assistant")).toMatchObject({ message: { content: text } });
-    const view = await agents.threads.waitUntilSettled({ threadId });
+    const view = await agents.threads.settled({ threadId });
     expect(view.status).toBe("completed");
     expect((await agents.threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: text });
     expect(await storedBytes(h, threadId)).not.toContain(marker);
@@ -142,7 +142,7 @@ describe("with the codec on", () => {
     const threadId = uid("enc-attrs-thread");
     h.model.script(`hi ${marker}`, [{ text: `hello ${marker}` }]);
     await agents.threads.createThread({ threadId, prompt: `hi ${marker}`, principal: { id: `user-${marker}` } });
-    await agents.threads.waitUntilSettled({ threadId });
+    await agents.threads.settled({ threadId });
     for (const id of [runId, threadId]) {
       // The service's answer itself: the client's describe() would decode the memo, which the codec encrypted.
       const described = { raw: await rawClient(h).client.workflowService.describeWorkflowExecution({ namespace: h.namespace, execution: { workflowId: id } }) };

@@ -165,7 +165,7 @@ describe("tool names the model chooses", () => {
     const prompt = uid("inherited names in a thread");
     h.model.script(prompt, [{ toolCalls: INHERITED_NAMES.map((name) => ({ name, arguments: {} })) }, { text: "none of those exist" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done.status).toBe("completed");
     expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
     h.model.assertNoFailures();
@@ -235,10 +235,10 @@ describe("a custom Model's malformed answer", () => {
     const prompt = uid("malformed in a thread");
     customAnswers.set(prompt, (request) => (request.messages.length > 2 ? answer("fine now") : { message: { role: "assistant", content: 7 }, usage }));
     const { threadId } = await custom.threads.createThread({ prompt });
-    const failed = await custom.threads.waitUntilSettled({ threadId });
+    const failed = await custom.threads.settled({ threadId });
     expect(failed).toMatchObject({ status: "failed", lastError: { code: "AI1003" } });
     await custom.threads.sendMessage({ threadId, prompt: "try again" });
-    expect((await custom.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await custom.threads.settled({ threadId })).status).toBe("completed");
     expect(await workflowTaskFailures(custom.threads.client, threadId)).toEqual([]);
   });
 });
@@ -267,7 +267,7 @@ describe("garbage sent around the clients", () => {
     const prompt = uid("long-lived thread");
     h.model.script(prompt, [{ text: "hello" }, { text: "still here" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     const handle = rig.threads.client.workflow.getHandle(threadId);
     await handle.signal(threadWire.threadStreamSignal, null as never);
     await handle.signal(threadWire.threadStreamSignal, { streamId: "x", attempt: 1, parts: [null] } as never);
@@ -278,7 +278,7 @@ describe("garbage sent around the clients", () => {
     expect(await refusalCode(() => handle.query(threadWire.threadStreamQuery, null as never))).toBe("AI1012");
     expect(await refusalCode(() => handle.query(threadWire.threadTranscriptQuery, { length: "all" } as never))).toBe("AI1012");
     await rig.threads.sendMessage({ threadId, prompt: "are you there?" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
   });
 });
@@ -342,7 +342,7 @@ describe("properties: no input fails a workflow task", () => {
         const prompt = uid("prop thread");
         h.model.script(prompt, [{ toolCalls: scripted(calls) }, { text: "done" }]);
         const { threadId } = await rig.threads.createThread({ prompt });
-        const settled = await rig.threads.waitUntilSettled({ threadId });
+        const settled = await rig.threads.settled({ threadId });
         if (settled.status === "failed") expect(settled.lastError?.code).toMatch(TYPED);
         else expect(settled.status).toBe("completed");
         // Empty and repeated ids are refused; ctx.defer() in a thread fails the turn (AI1023).
@@ -463,7 +463,7 @@ describe("properties: no input fails a workflow task", () => {
     let streamId: string | undefined;
     await vi.waitFor(
       async () => {
-        streamId = (await rig.threads.getThread({ threadId })).modelCall?.messageId;
+        streamId = (await rig.threads.state({ threadId })).modelCall?.messageId;
         expect(streamId).toBeDefined();
       },
       { timeout: 20_000, interval: 50 },
@@ -535,7 +535,7 @@ describe("properties: no input fails a workflow task", () => {
     await rig.threads.stopThread({ threadId });
     await rig.threads.sendMessage({ threadId, prompt: "are you there?" });
     // "stopped" counts as settled too: wait for the message's own turn to answer.
-    await vi.waitFor(async () => expect(await rig.threads.getThread({ threadId })).toMatchObject({ status: "completed", messageCount: 3 }), {
+    await vi.waitFor(async () => expect(await rig.threads.state({ threadId })).toMatchObject({ status: "completed", messageCount: 3 }), {
       timeout: 20_000,
       interval: 100,
     });

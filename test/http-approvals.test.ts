@@ -63,7 +63,7 @@ async function parkedThread(path = "a.txt") {
   await threads.createThread({ threadId, prompt: threadId });
   const view = await vi.waitFor(
     async () => {
-      const v = await threads.getThread({ threadId });
+      const v = await threads.state({ threadId });
       expect(v.approvals).toHaveLength(1);
       return v;
     },
@@ -146,7 +146,7 @@ describe("the inbox over HTTP", () => {
     // The thread's request, decided by id through the same route (keyed by call id this time).
     const threadDecided = await http.call("POST", `/approvals/${encodeURIComponent(thread.approvalId)}`, { user: "maria", body: { decisions: { [thread.toolCallId]: { approved: true } } } });
     expect(threadDecided).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "accepted" } } });
-    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(ranIn(thread.threadId)).toEqual([{ tool: "deleteFile", input: { path: "a.txt" } }]);
   });
 
@@ -155,7 +155,7 @@ describe("the inbox over HTTP", () => {
     const path = `/threads/${encodeURIComponent(thread.threadId)}/approvals/${encodeURIComponent(thread.approvalId)}`;
     const res = await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true, input: { path: "tmp/y" } }] } });
     expect(res).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "accepted" } } });
-    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed" });
     expect(ranIn(thread.threadId)).toEqual([{ tool: "deleteFile", input: { path: "tmp/y" } }]);
     expect(await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true }] } })).toMatchObject({ status: 200, body: { status: "duplicate" } });
     expect(ranIn(thread.threadId)).toHaveLength(1);
@@ -177,7 +177,7 @@ describe("who may list, read and decide", () => {
     const path = `/threads/${encodeURIComponent(thread.threadId)}/approvals/${encodeURIComponent(thread.approvalId)}`;
     const refused = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true }] } });
     expect(refused).toMatchObject({ status: 403, body: { error: { code: "AI1021" } } });
-    expect((await threads.getThread({ threadId: thread.threadId })).approvals).toHaveLength(1);
+    expect((await threads.state({ threadId: thread.threadId })).approvals).toHaveLength(1);
     expect(ranIn(thread.threadId)).toEqual([]);
 
     // Allowed, it goes through: the refusals spent nothing.

@@ -80,7 +80,7 @@ async function parkedThread() {
   await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
   const view = await vi.waitFor(
     async () => {
-      const v = await threads.getThread({ threadId });
+      const v = await threads.state({ threadId });
       expect(v.approvals).toHaveLength(1);
       return v;
     },
@@ -147,7 +147,7 @@ describe("the inbox page in a browser", () => {
     await detail.getByRole("button", { name: "Submit decisions" }).click();
     await detail.waitForSelector(".state-outcome");
     expect(await detail.textContent("main")).toContain("The conversation goes on with the decision.");
-    expect(await threads.waitUntilSettled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(ranIn(thread.threadId)).toEqual([]);
     await row(list, thread.approvalId).waitFor({ state: "detached", timeout: 20_000 });
     await context.close();

@@ -100,12 +100,12 @@ describe("more tool calls in one answer than the agent allows", () => {
     // The refused answer is not kept, so the model is asked at the same turn again: it answers the new message.
     h.model.respond(threadId, (req) => (req.messages.at(-1)?.content === "try again" ? { text: "fewer this time" } : { toolCalls: calls(2_500) }));
     await threads.createThread({ threadId, prompt: threadId });
-    const failed = await threads.waitUntilSettled({ threadId });
+    const failed = await threads.settled({ threadId });
     expect(failed).toMatchObject({ status: "failed", lastError: { code: "AI1017" }, messageCount: 1, toolCalls: [] });
     expect(ran.get(threadId)).toBeUndefined();
     expect(await threads.stopThread({ threadId })).toMatchObject({ status: "failed" });
     await threads.sendMessage({ threadId, prompt: "try again" });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", messageCount: 3 });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", messageCount: 3 });
     expect(await workflowTaskFailures(threads.client, threadId)).toEqual([]);
   });
 });
@@ -132,14 +132,14 @@ describe("a batch of large results", () => {
     const threadId = uid("big-batch-thread");
     h.model.script(threadId, [{ toolCalls: calls(100, 250_000) }, { text: "skimmed" }, { text: "and again" }]);
     await threads.createThread({ threadId, prompt: threadId });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     const results = toolContents(await allThreadMessages(threadId));
     expect(results).toHaveLength(100);
     // One step takes at most half the room, so the conversation can go on.
     const total = results.reduce((sum, c) => sum + jsonBytes(c), 0);
     expect(total).toBeLessThanOrEqual(THREAD_TRANSCRIPT_BYTES / 2);
     await threads.sendMessage({ threadId, prompt: "more?" });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed", messageCount: 1 + 1 + 100 + 1 + 2 });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", messageCount: 1 + 1 + 100 + 1 + 2 });
   });
 });
 
@@ -149,23 +149,23 @@ describe("a thread whose transcript outgrows one payload", () => {
     // Every turn: three 80 KB pages, then an answer; a small event budget makes it roll over often.
     h.model.respond(threadId, (request) => (request.messages.at(-1)?.role === "tool" ? { text: `read ${request.turn}` } : { toolCalls: calls(3, 80_000) }));
     await threads.createThread({ threadId, prompt: threadId, maxHistoryEvents: 100 });
-    await threads.waitUntilSettled({ threadId });
+    await threads.settled({ threadId });
     let refused: unknown;
     for (let turn = 1; turn < 10 && !refused; turn++) {
       await threads.sendMessage({ threadId, prompt: `page set ${turn}` }).catch((e: unknown) => (refused = e));
-      const view = await threads.waitUntilSettled({ threadId });
+      const view = await threads.settled({ threadId });
       if (view.status === "failed") {
         // The answer found no room: the turn failed with the code, and the thread is still whole.
         expect(view.lastError?.code).toBe("AI1018");
       }
     }
     // Some message found the thread full: refused with a typed code, nothing changed.
-    const before = await threads.getThread({ threadId });
+    const before = await threads.state({ threadId });
     if (!refused) refused = await threads.sendMessage({ threadId, prompt: "x".repeat(300_000) }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: "AI1018", fields: { host: "thread", id: threadId, limitBytes: THREAD_TRANSCRIPT_BYTES } });
-    expect((await threads.getThread({ threadId })).messageCount).toBe(before.messageCount);
+    expect((await threads.state({ threadId })).messageCount).toBe(before.messageCount);
     // It rolled over with its whole transcript: never terminated, never over one payload.
-    const view = await threads.getThread({ threadId });
+    const view = await threads.state({ threadId });
     expect(view.generation).toBeGreaterThan(0);
     const all = await allThreadMessages(threadId);
     expect(all).toHaveLength(view.messageCount);
@@ -181,7 +181,7 @@ describe("a thread whose transcript outgrows one payload", () => {
     const threadId = uid("seed-too-big");
     const messages = Array.from({ length: 6 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: "s".repeat(240_000) }) as const);
     await expect(threads.createThread({ threadId, messages })).rejects.toMatchObject({ code: "AI1018", fields: { what: "the seeded transcript and prompt" } });
-    await expect(threads.getThread({ threadId })).rejects.toMatchObject({ code: "AI1020" });
+    await expect(threads.state({ threadId })).rejects.toMatchObject({ code: "AI1020" });
   });
 });
 
@@ -214,11 +214,11 @@ describe("properties: no batch or result size destroys a run or a thread", () =>
         const threadId = uid("prop-size-thread");
         h.model.respond(threadId, (req) => (req.messages.at(-1)?.content === "again" || req.messages.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: calls(n, bytes) }));
         await threads.createThread({ threadId, prompt: threadId });
-        const view = await threads.waitUntilSettled({ threadId });
+        const view = await threads.settled({ threadId });
         if (n > 128) {
           expect(view).toMatchObject({ status: "failed", lastError: { code: "AI1017" }, messageCount: 1 });
           await threads.sendMessage({ threadId, prompt: "again" });
-          expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+          expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
         } else {
           expect(view.status).toBe("completed");
         }

@@ -35,7 +35,7 @@ describe("model call retries", () => {
     const prompt = uid("throttled thread");
     h.model.script(prompt, [{ errors: throttled, text: "never" }]);
     const { threadId } = await threads.createThread({ prompt });
-    expect(await threads.waitUntilSettled({ threadId })).toMatchObject({ status: "failed", lastError: { code: "AI1003" } });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "failed", lastError: { code: "AI1003" } });
     expect(requestsOf(prompt)).toHaveLength(3);
   });
 

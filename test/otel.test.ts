@@ -263,9 +263,9 @@ describe("OpenTelemetry", () => {
     h.model.script(first, [{ toolCalls: [{ name: "lookup", arguments: { word: "cat" } }] }, { text: "a cat" }, { text: "again" }]);
     const { threadId } = await rig.threads.createThread();
     await rig.threads.sendMessage({ threadId, prompt: first });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     await rig.threads.sendMessage({ threadId, prompt: second });
-    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
     const turnsOf = () =>
       exporter.getFinishedSpans().filter((s) => s.name === `invoke_agent ${chatAgent.id}` && s.attributes["gen_ai.conversation.id"] === threadId);
     await waitFor(() => turnsOf().length === 2);

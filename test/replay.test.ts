@@ -179,9 +179,9 @@ Object.assign(scenarios, {
   "thread-tool-turn": async (id: string) => {
     h.model.script(id, [{ toolCalls: [{ name: "lookup", arguments: { word: "durable" } }] }, { text: "seven letters" }, { text: "you are welcome" }]);
     await rig.threads.createThread({ threadId: id, prompt: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await rig.threads.sendMessage({ threadId: id, prompt: "thanks" });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // A stop while a tool runs (the tool is cancelled), then resume runs it again.
@@ -193,7 +193,7 @@ Object.assign(scenarios, {
     await rig.threads.stopThread({ threadId: id });
     await waitFor(() => expect(events()).toEqual(["started", "aborted"]));
     await rig.threads.resumeThread({ threadId: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // Deltas stream in by signal; a stop aborts the model call mid-answer, and resume answers again.
@@ -206,7 +206,7 @@ Object.assign(scenarios, {
     await waitFor(async () => expect((await rig.threads.streamUpdates({ threadId: id })).updates.some((u) => u.type === "text-delta")).toBe(true));
     await rig.threads.stopThread({ threadId: id });
     await rig.threads.resumeThread({ threadId: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // Deltas go out of band (a reserved block of seqs per model call, the stream-blocks patch):
@@ -226,7 +226,7 @@ Object.assign(scenarios, {
     await following;
     await streamRig.threads.stopThread({ threadId: id });
     await streamRig.threads.resumeThread({ threadId: id });
-    await streamRig.threads.waitUntilSettled({ threadId: id });
+    await streamRig.threads.settled({ threadId: id });
     await streamRig.threads.deleteThread({ threadId: id });
     await streamRig.threads.workflowHandle(id).result();
   },
@@ -234,30 +234,30 @@ Object.assign(scenarios, {
   "thread-async-tool": async (id: string) => {
     h.model.script(id, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, { text: "shipping" }, { text: "and noted" }]);
     await rig.threads.createThread({ threadId: id, prompt: id });
-    await waitFor(async () => expect((await rig.threads.getThread({ threadId: id })).toolCalls).toMatchObject([{ state: "waiting" }]));
+    await waitFor(async () => expect((await rig.threads.state({ threadId: id })).toolCalls).toMatchObject([{ state: "waiting" }]));
     await rig.threads.sendMessage({ threadId: id, prompt: "one more thing" });
     const toolCallId = seen.find((s) => s.threadId === id && s.tool === "askHuman")!.toolCallId;
     await rig.threads.addToolResult({ threadId: id, toolCallId, result: { approved: true }, answerToken: answerTokenOf(id, toolCallId) });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // A batch of tool calls sharing the transcript's room, then an answer.
   "thread-batch-budget": async (id: string) => {
     h.model.script(id, [{ toolCalls: [1, 2, 3].map((n) => ({ name: "lookup", arguments: { word: `w${n}` } })) }, { text: "three words" }]);
     await rig.threads.createThread({ threadId: id, prompt: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // A gated call waits for its decision through a stop, and is approved with an edit.
   "thread-approval": async (id: string) => {
     h.model.script(id, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }, { name: "gatedPayout", arguments: { amount: 2 } }] }, { text: "paid" }]);
     await gatedRig.threads.createThread({ threadId: id, prompt: id });
-    await waitFor(async () => expect((await gatedRig.threads.getThread({ threadId: id })).approvals).toHaveLength(1));
-    const [request] = (await gatedRig.threads.getThread({ threadId: id })).approvals;
+    await waitFor(async () => expect((await gatedRig.threads.state({ threadId: id })).approvals).toHaveLength(1));
+    const [request] = (await gatedRig.threads.state({ threadId: id })).approvals;
     await gatedRig.threads.stopThread({ threadId: id });
     await gatedRig.threads.decide({ threadId: id, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true, input: { amount: 3 } }] });
     await gatedRig.threads.resumeThread({ threadId: id });
-    await gatedRig.threads.waitUntilSettled({ threadId: id });
+    await gatedRig.threads.settled({ threadId: id });
     await gatedRig.threads.deleteThread({ threadId: id });
     await gatedRig.threads.workflowHandle(id).result();
   },
@@ -265,9 +265,9 @@ Object.assign(scenarios, {
   "thread-failed-then-resumed": async (id: string) => {
     h.model.script(id, [{ errors: [401], text: "works now" }]);
     await rig.threads.createThread({ threadId: id, prompt: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await rig.threads.resumeThread({ threadId: id });
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // A thread that continues as new between turns, carrying its transcript and stream.
@@ -276,12 +276,12 @@ Object.assign(scenarios, {
       req.messages.at(-1)?.role === "user" ? { toolCalls: [{ name: "lookup", arguments: { word: `w${req.turn}` } }] } : { text: `answer ${req.turn}` },
     );
     await rig.threads.createThread({ threadId: id, prompt: id, maxHistoryEvents: 30 });
-    for (let i = 1; (await rig.threads.getThread({ threadId: id })).generation < 2; i++) {
+    for (let i = 1; (await rig.threads.state({ threadId: id })).generation < 2; i++) {
       expect(i).toBeLessThan(20);
-      await rig.threads.waitUntilSettled({ threadId: id });
+      await rig.threads.settled({ threadId: id });
       await rig.threads.sendMessage({ threadId: id, prompt: `message ${i}` });
     }
-    await rig.threads.waitUntilSettled({ threadId: id });
+    await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
   // defer() in a plain workflow, a refused payload, then the resume.

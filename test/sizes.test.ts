@@ -294,7 +294,7 @@ describe("too large to send", () => {
     const threadId = uid("sized-thread");
     h.model.script(threadId, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ok?" } }] }, { text: "thanks" }]);
     await threads.createThread({ threadId, prompt: threadId });
-    await vi.waitFor(async () => expect((await threads.getThread({ threadId })).toolCalls.some((c) => c.state === "waiting")).toBe(true), { timeout: 20_000, interval: 25 });
+    await vi.waitFor(async () => expect((await threads.state({ threadId })).toolCalls.some((c) => c.state === "waiting")).toBe(true), { timeout: 20_000, interval: 25 });
     const before = await threads.listMessages({ threadId });
     const big = "b".repeat(MAX_PAYLOAD_BYTES);
     expect(await rejection(threads.sendMessage({ threadId, prompt: big }))).toMatchObject({ code: "AI1016", fields: { what: "The message" } });
@@ -308,16 +308,16 @@ describe("too large to send", () => {
     });
     expect(code(await rejection(threads.addToolError({ threadId, toolCallId, answerToken, error: big })))).toBe("AI1016");
     expect(await threads.listMessages({ threadId })).toEqual(before);
-    expect((await threads.getThread({ threadId })).queued).toEqual([]);
+    expect((await threads.state({ threadId })).queued).toEqual([]);
     // Still waiting for its answer, which lands as usual.
     expect(await threads.addToolResult({ threadId, toolCallId, answerToken, result: { approved: true } })).toMatchObject({ status: "accepted" });
-    await threads.waitUntilSettled({ threadId });
+    await threads.settled({ threadId });
     expect((await threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: "thanks" });
 
     const seededId = uid("seeded");
     const seeded: ChatMessage[] = [{ role: "user", content: big }];
     expect(code(await rejection(threads.createThread({ threadId: seededId, messages: seeded })))).toBe("AI1016");
-    expect(code(await rejection(threads.getThread({ threadId: seededId })))).toBe("AI1020");
+    expect(code(await rejection(threads.state({ threadId: seededId })))).toBe("AI1020");
     h.model.assertNoFailures();
   });
 });
@@ -348,11 +348,11 @@ describe("too large to record", () => {
     const threadId = uid("dump-thread");
     h.model.script(threadId, [{ toolCalls: [{ name: "dump", arguments: {} }] }, { text: "got a part" }]);
     await threads.createThread({ threadId, prompt: threadId });
-    await threads.waitUntilSettled({ threadId });
+    await threads.settled({ threadId });
     const tool = (await threads.listMessages({ threadId })).messages.find((m) => m.role === "tool")!;
     expect(jsonBytes(tool.content) - 2).toBeLessThanOrEqual(262_144);
     expect(tool.content).toContain(`this result was ${DUMP_BYTES} bytes`);
-    expect((await threads.getThread({ threadId })).status).toBe("completed");
+    expect((await threads.state({ threadId })).status).toBe("completed");
   });
 
   it("sends a thread's large seeded transcript to the model by query, a page at a time", async () => {
@@ -365,8 +365,8 @@ describe("too large to record", () => {
       text: "read the seed",
     }));
     await threads.createThread({ threadId, messages: seeded, prompt: threadId });
-    await threads.waitUntilSettled({ threadId });
-    expect(await threads.getThread({ threadId })).toMatchObject({ status: "completed", messageCount: 7 });
+    await threads.settled({ threadId });
+    expect(await threads.state({ threadId })).toMatchObject({ status: "completed", messageCount: 7 });
     const { messages, cursor } = await threads.listMessages({ threadId, limit: 1000 });
     // The page stops at 1 MiB.
     expect(messages.length).toBeLessThan(7);

@@ -89,9 +89,9 @@ describe("in the Temporal UI", () => {
     await agents.threads.createThread({ threadId, prompt });
     // Readers check the stream's last seq at the end of the line before paying for a query.
     await vi.waitFor(async () => expect(await currentDetails(threadId)).toMatch(/^awaiting async tool askHuman · stream \d+$/), { timeout: 20_000, interval: 50 });
-    const [toolCall] = (await agents.threads.getThread({ threadId })).toolCalls;
+    const [toolCall] = (await agents.threads.state({ threadId })).toolCalls;
     await agents.threads.addToolResult({ threadId, toolCallId: toolCall!.toolCallId, result: "yes", answerToken: answerTokenOf(threadId, toolCall!.toolCallId) });
-    expect((await agents.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await agents.threads.settled({ threadId })).status).toBe("completed");
     const { lastSeq } = await agents.threads.streamUpdates({ threadId, fromSeq: Number.MAX_SAFE_INTEGER });
     expect(await currentDetails(threadId)).toBe(`idle (last turn completed) · stream ${lastSeq}`);
     expect(await activitySummaries(threadId)).toEqual([

@@ -31,7 +31,7 @@ afterAll(() => h?.close());
 async function waitingThread(prompt: string, second: Parameters<Harness["model"]["script"]>[1][number]) {
   h.model.script(prompt, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, second]);
   const { threadId } = await rig.threads.createThread({ prompt });
-  await vi.waitFor(async () => expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ state: "waiting" }]), {
+  await vi.waitFor(async () => expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ state: "waiting" }]), {
     timeout: 20_000,
     interval: 50,
   });
@@ -48,11 +48,11 @@ describe("async tools in a thread", () => {
       text: "approved by maria, shipping",
     });
     expect(asked).toMatchObject({ event: "asked: ship it?", key: `${threadId}/${toolCallId}` });
-    const waiting = await rig.threads.getThread({ threadId });
+    const waiting = await rig.threads.state({ threadId });
     expect(waiting).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, name: "askHuman", kind: "async", state: "waiting" }] });
 
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: { approved: true, by: "maria" }, answerToken })).toEqual({ status: "accepted", toolCallId });
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done.status).toBe("completed");
     expect(done.toolCalls).toEqual([]);
     expect(rig.transitions(threadId)).toEqual([
@@ -71,7 +71,7 @@ describe("async tools in a thread", () => {
       text: "nobody could approve",
     });
     expect(await rig.threads.addToolError({ threadId, toolCallId, error: "maria is on holiday", answerToken })).toEqual({ status: "accepted", toolCallId });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     h.model.assertNoFailures();
   });
 
@@ -83,7 +83,7 @@ describe("async tools in a thread", () => {
     ]);
     const { threadId } = await rig.threads.createThread({ prompt });
     await vi.waitFor(
-      async () => expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ name: "slowTask", state: "running" }, { name: "askHuman", state: "waiting" }]),
+      async () => expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ name: "slowTask", state: "running" }, { name: "askHuman", state: "waiting" }]),
       { timeout: 20_000, interval: 50 },
     );
     const assistant = (await rig.threads.listMessages({ threadId })).messages[1] as Extract<ThreadMessage, { role: "assistant" }>;
@@ -102,10 +102,10 @@ describe("async tools in a thread", () => {
     expect(await rig.threads.listMessages({ threadId })).toEqual(before);
 
     expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "yes", answerToken })).toMatchObject({ status: "accepted" });
-    expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ state: "running" }, { state: "answered" }]);
+    expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ state: "running" }, { state: "answered" }]);
     expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "twice", answerToken })).toMatchObject({ status: "duplicate" });
     release(threadId);
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     const after = await rig.threads.listMessages({ threadId });
     expect(await rig.threads.addToolResult({ threadId, toolCallId: asyncCall!.id, result: "again", answerToken })).toEqual({ status: "duplicate", toolCallId: asyncCall!.id });
     expect(await rig.threads.addToolError({ threadId, toolCallId: asyncCall!.id, error: "late", answerToken })).toMatchObject({ status: "duplicate" });
@@ -124,9 +124,9 @@ describe("async tools in a thread", () => {
     const { threadId, toolCallId, answerToken } = await waitingThread(prompt, { text: "got it after the stop" });
     expect(await rig.threads.stopThread({ threadId })).toEqual({ status: "stopped", previousStatus: "awaiting_tool_results" });
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "late yes", answerToken })).toMatchObject({ status: "accepted" });
-    expect((await rig.threads.getThread({ threadId })).status).toBe("stopped");
+    expect((await rig.threads.state({ threadId })).status).toBe("stopped");
     await rig.threads.resumeThread({ threadId });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     // The callback ran once: a resume does not notify the human again.
     expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(1);
     h.model.assertNoFailures();
@@ -158,7 +158,7 @@ describe("answer tokens of async calls", () => {
   /** Everything an answer could change or write: refused ones must leave all of it as it was. */
   const stateOf = async (threadId: string) => ({
     messages: await rig.threads.listMessages({ threadId }),
-    view: await rig.threads.getThread({ threadId }),
+    view: await rig.threads.state({ threadId }),
     events: (await rig.threads.workflowHandle(threadId).fetchHistory()).events?.length,
   });
   const refusal = (err: unknown) => {
@@ -198,7 +198,7 @@ describe("answer tokens of async calls", () => {
 
     // The right token still works afterwards: refusals spent nothing.
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken })).toEqual({ status: "accepted", toolCallId });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     await rig.threads.addToolResult({ threadId: other.threadId, toolCallId: other.toolCallId, result: "ok", answerToken: other.answerToken });
   });
 
@@ -211,14 +211,14 @@ describe("answer tokens of async calls", () => {
       vi.waitFor(
         async () => {
           expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(n);
-          expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ toolCallId: "call_1", state: "waiting" }]);
+          expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ toolCallId: "call_1", state: "waiting" }]);
         },
         { timeout: 20_000, interval: 50 },
       );
     await waitingFor(1);
     const first = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[0]!;
     await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, customer", answerToken: first.token! });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     await rig.threads.sendMessage({ threadId, prompt: "now ask the manager" });
     await waitingFor(2);
     const second = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[1]!;
@@ -230,7 +230,7 @@ describe("answer tokens of async calls", () => {
     expect(refusal(await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, customer again", answerToken: first.token! }).catch((e: unknown) => e)).reason).toMatch(/does not match/);
     expect(await stateOf(threadId)).toEqual(before);
     expect(await rig.threads.addToolResult({ threadId, toolCallId: "call_1", result: "yes, manager", answerToken: second.token! })).toEqual({ status: "accepted", toolCallId: "call_1" });
-    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
   });
 
   it("refuse an answer that comes before the callback finished with retryLater; the same answer is accepted once it has", async () => {
@@ -248,7 +248,7 @@ describe("answer tokens of async calls", () => {
 
     callbackGate.get(threadId)!();
     await vi.waitFor(async () => expect(await answer()).toEqual({ status: "accepted", toolCallId }), { timeout: 20_000, interval: 100 });
-    expect((await slow.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await slow.threads.settled({ threadId })).status).toBe("completed");
   });
 
   it("need the deferral secret: a worker whose agents have async tools is refused at creation without one (RC5040)", async () => {

@@ -56,11 +56,11 @@ function endpoints(threads: ThreadsClient, threadId: string, toolCallId: string,
     "thread.addMessage": () => threads.addMessage({ threadId, message: { role: "user", content: "note" }, ...p }),
     "thread.resume": () => threads.resumeThread({ threadId, prompt: "go on", ...p }),
     "thread.stop": () => threads.stopThread({ threadId, ...p }),
-    "thread.get": () => threads.getThread({ threadId, ...p }),
+    "thread.get": () => threads.state({ threadId, ...p }),
     "thread.messages": () => threads.listMessages({ threadId, ...p }),
     "thread.stream": () => threads.streamUpdates({ threadId, ...p }),
     "thread.stream (follow)": () => threads.followUpdates({ threadId, ...p }).next(),
-    "thread.get (wait)": () => threads.waitUntilSettled({ threadId, ...p }),
+    "thread.get (wait)": () => threads.settled({ threadId, ...p }),
     // Even with the call's answer token: authorize still decides who reaches the thread.
     "thread.toolResult": () => threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken, ...p }),
     "thread.toolError": () => threads.addToolError({ threadId, toolCallId, error: "no", answerToken, ...p }),
@@ -76,7 +76,7 @@ async function waitingOnBob(label: string, later: Array<{ text: string }> = []) 
   owners.set(threadId, "alice");
   managers.set(threadId, "bob");
   await rig.threads.createThread({ threadId, prompt, principal: alice });
-  await vi.waitFor(async () => expect((await rig.threads.getThread({ threadId, principal: alice })).toolCalls).toMatchObject([{ state: "waiting" }]), {
+  await vi.waitFor(async () => expect((await rig.threads.state({ threadId, principal: alice })).toolCalls).toMatchObject([{ state: "waiting" }]), {
     timeout: 20_000,
     interval: 50,
   });
@@ -94,7 +94,7 @@ describe("thread authorization", () => {
   it("refuses every call with AI1021 naming the operation unless authorize returns exactly true, and nothing changes", async () => {
     const { threadId, toolCallId, answerToken } = await waitingOnBob("alice asks");
     const before = await rig.threads.listMessages({ threadId, principal: alice });
-    const stateBefore = await rig.threads.getThread({ threadId, principal: alice });
+    const stateBefore = await rig.threads.state({ threadId, principal: alice });
 
     for (const principal of [mallory, { id: "broken" }, { id: "sloppy-yes" }, { id: "sloppy-one" }, undefined]) {
       for (const [name, call] of Object.entries(endpoints(rig.threads, threadId, toolCallId, answerToken, principal))) {
@@ -104,25 +104,25 @@ describe("thread authorization", () => {
         expect((err as Error).message).toMatch(/Nothing was read or changed/);
       }
     }
-    const sloppy = await refusal(() => rig.threads.getThread({ threadId, principal: { id: "sloppy-yes" } }));
+    const sloppy = await refusal(() => rig.threads.state({ threadId, principal: { id: "sloppy-yes" } }));
     expect((sloppy as ThreadUnauthorizedError).fields.returned).toBe('"yes"');
-    const broken = await refusal(() => rig.threads.getThread({ threadId, principal: { id: "broken" } }));
+    const broken = await refusal(() => rig.threads.state({ threadId, principal: { id: "broken" } }));
     expect((broken as ThreadUnauthorizedError).fields.returned).toMatch(/directory is down/);
     expect(await rig.threads.listMessages({ threadId, principal: alice })).toEqual(before);
-    expect(await rig.threads.getThread({ threadId, principal: alice })).toEqual(stateBefore);
+    expect(await rig.threads.state({ threadId, principal: alice })).toEqual(stateBefore);
 
     // What the hook was asked about an answer: the call and its tool, read from the thread.
     expect(asked.filter((r) => r.operation === "thread.toolResult" && r.threadId === threadId && r.principal?.id === "mallory")).toEqual([
       { operation: "thread.toolResult", principal: mallory, threadId, toolCallId, toolName: "askHuman" },
     ]);
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken, principal: bob })).toMatchObject({ status: "accepted" });
-    expect((await rig.threads.waitUntilSettled({ threadId, principal: alice })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId, principal: alice })).status).toBe("completed");
   });
 
   it("lets the owner send messages but only the manager answer askHuman, even when the owner holds its answer token", async () => {
     const { threadId, toolCallId, answerToken } = await waitingOnBob("alice asks bob", [{ text: "no news yet" }]);
     const before = await rig.threads.listMessages({ threadId, principal: alice });
-    const stateBefore = await rig.threads.getThread({ threadId, principal: alice });
+    const stateBefore = await rig.threads.state({ threadId, principal: alice });
 
     // The owner got hold of the link's token: the hook still says the answer is bob's.
     for (const answer of [
@@ -134,18 +134,18 @@ describe("thread authorization", () => {
       expect((err as ThreadUnauthorizedError).fields.operation).toMatch(/^thread\.tool(Result|Error)$/);
     }
     expect(await rig.threads.listMessages({ threadId, principal: alice })).toEqual(before);
-    expect(await rig.threads.getThread({ threadId, principal: alice })).toEqual(stateBefore);
+    expect(await rig.threads.state({ threadId, principal: alice })).toEqual(stateBefore);
 
     // The hook lets bob in, but without the token the thread itself refuses him (RC5041): both are needed.
     const tokenless = await refusal(() => rig.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken: undefined, principal: bob }));
     expect(ResumeTokenError.isInstance(tokenless), String(tokenless)).toBe(true);
     expect((tokenless as ResumeTokenError).fields).toMatchObject({ token: "answer", reason: "no proof of the token was sent" });
-    expect(await rig.threads.getThread({ threadId, principal: alice })).toEqual(stateBefore);
+    expect(await rig.threads.state({ threadId, principal: alice })).toEqual(stateBefore);
 
     // The owner may still talk to her thread: the message queues behind the waiting turn.
     expect(await rig.threads.sendMessage({ threadId, prompt: "any news?", principal: alice })).toMatchObject({ queued: true });
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "yes", answerToken, principal: bob })).toEqual({ status: "accepted", toolCallId });
-    const done = await rig.threads.waitUntilSettled({ threadId, principal: alice });
+    const done = await rig.threads.settled({ threadId, principal: alice });
     expect(done.status).toBe("completed");
     const page = await rig.threads.listMessages({ threadId, principal: alice });
     expect(page.messages.at(-1)).toMatchObject({ role: "assistant", content: "no news yet" });

@@ -36,14 +36,14 @@ describe("a thread Temporal terminated", () => {
       expect(i).toBeLessThan(400);
       await new Promise((r) => setTimeout(r, 25));
     }
-    const waiting = threads.waitUntilSettled({ threadId }).then(
+    const waiting = threads.settled({ threadId }).then(
       () => "settled",
       (e: unknown) => e,
     );
     await threads.workflowHandle(threadId).terminate("an operator ended it");
     expect(await waiting).toMatchObject({ code: "AI1029", fields: { threadId, closedAs: "terminated", reason: "an operator ended it" } });
-    await expect(threads.waitUntilSettled({ threadId })).rejects.toMatchObject({ code: "AI1029" });
-    await expect(threads.getThread({ threadId })).rejects.toMatchObject({ code: "AI1029" });
+    await expect(threads.settled({ threadId })).rejects.toMatchObject({ code: "AI1029" });
+    await expect(threads.state({ threadId })).rejects.toMatchObject({ code: "AI1029" });
     release(threadId);
   });
 });

@@ -36,24 +36,24 @@ describe("long threads", () => {
     // Sent while turns run and the thread rolls over: some land in the inbox of one run and are carried to the next.
     for (const prompt of sent) await rig.threads.sendMessage({ threadId, prompt });
 
-    await vi.waitFor(async () => expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ name: "askHuman", state: "waiting" }]), {
+    await vi.waitFor(async () => expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ name: "askHuman", state: "waiting" }]), {
       timeout: 60_000,
       interval: 100,
     });
     const toolCallId = seen.find((s) => s.threadId === threadId && s.tool === "askHuman")!.toolCallId;
     // Messages keep arriving while the call waits; the history they add makes the thread
     // roll over mid-turn, carrying the pending call and the queue.
-    const before = (await rig.threads.getThread({ threadId })).generation;
-    for (let i = 1; (await rig.threads.getThread({ threadId })).generation === before; i++) {
+    const before = (await rig.threads.state({ threadId })).generation;
+    for (let i = 1; (await rig.threads.state({ threadId })).generation === before; i++) {
       expect(i).toBeLessThan(60);
       const prompt = `late ${i}`;
       await rig.threads.sendMessage({ threadId, prompt });
       sent.push(prompt);
     }
-    expect(await rig.threads.getThread({ threadId })).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, state: "waiting" }] });
+    expect(await rig.threads.state({ threadId })).toMatchObject({ status: "awaiting_tool_results", toolCalls: [{ toolCallId, state: "waiting" }] });
     expect(await rig.threads.addToolResult({ threadId, toolCallId, result: "done waiting", answerToken: answerTokenOf(threadId, toolCallId) })).toMatchObject({ status: "accepted" });
 
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done).toMatchObject({ status: "completed", queued: [] });
     expect(done.generation).toBeGreaterThanOrEqual(3);
     const { messages } = await rig.threads.listMessages({ threadId, limit: 1000 });
@@ -82,7 +82,7 @@ describe("long threads", () => {
     // events while it runs. A thread that read its history length in a wait rolled over
     // there, at a point replay never reaches (TMPRL1100 on the next query of that run).
     const idleLength = async (threadId: string) => {
-      await rig.threads.waitUntilSettled({ threadId });
+      await rig.threads.settled({ threadId });
       let last = -1;
       // Settled before the status hook's local activity is recorded: wait for a still history.
       await vi.waitFor(
@@ -119,11 +119,11 @@ describe("long threads", () => {
     await expect(raw.executeUpdate("durable-agents.thread.send", { args: [null] })).rejects.toMatchObject({ cause: { type: "AI1012" } });
     // Nothing changed: the same run goes on (the old code continued as new here), and it answers a query.
     expect(await raw.describe()).toMatchObject({ runId, status: { name: "RUNNING" } });
-    expect(await rig.threads.getThread({ threadId: edge.threadId })).toMatchObject({ generation: 0, status: "completed" });
+    expect(await rig.threads.state({ threadId: edge.threadId })).toMatchObject({ generation: 0, status: "completed" });
     // The next message finds the budget spent: the thread rolls over before its turn, carrying it
     // (and may again within the turn: the new run has the same small budget).
     await rig.threads.sendMessage({ threadId: edge.threadId, prompt: "and then?" });
-    const settled = await rig.threads.waitUntilSettled({ threadId: edge.threadId });
+    const settled = await rig.threads.settled({ threadId: edge.threadId });
     expect(settled.status).toBe("completed");
     expect(settled.generation).toBeGreaterThanOrEqual(1);
     const { messages } = await rig.threads.listMessages({ threadId: edge.threadId });
@@ -149,9 +149,9 @@ describe("long threads", () => {
       { check: (req) => expect(req.messages).toHaveLength(1 + 1001), text: "still going" },
     ]);
     const { threadId } = await rig.threads.createThread({ messages: transcript, prompt: "question 499", maxHistoryEvents: 30 });
-    expect((await rig.threads.waitUntilSettled({ threadId })).messageCount).toBe(1000);
+    expect((await rig.threads.settled({ threadId })).messageCount).toBe(1000);
     await rig.threads.sendMessage({ threadId, prompt: "one more" });
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done).toMatchObject({ status: "completed", messageCount: 1002 });
 
     const pages: string[][] = [];
@@ -194,7 +194,7 @@ describe("long threads", () => {
     await kill(firstWorker, "SIGKILL");
     await spawnWorker("thread-worker", env);
 
-    const done = await threads.waitUntilSettled({ threadId });
+    const done = await threads.settled({ threadId });
     expect(done).toMatchObject({ status: "completed", messageCount: 2, modelCalls: 1 });
     const { messages } = await threads.listMessages({ threadId });
     expect(messages.map((m) => m.content)).toEqual([prompt, story]);

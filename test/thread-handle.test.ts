@@ -55,8 +55,8 @@ describe("threads.handle(threadId, { principal })", () => {
     await vi.waitFor(() => expect(seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")).toHaveLength(2), { timeout: 20_000, interval: 50 });
     const second = seen.filter((s) => s.threadId === threadId && s.tool === "askHuman")[1]!.toolCallId;
     expect(await thread.addToolResult({ toolCallId: second, result: "yes", answerToken: answerTokenOf(threadId, second) })).toEqual({ status: "accepted", toolCallId: second });
-    expect(await thread.waitUntilSettled()).toMatchObject({ threadId, status: "completed" });
-    expect((await thread.getThread()).status).toBe("completed");
+    expect(await thread.settled()).toMatchObject({ threadId, status: "completed" });
+    expect((await thread.state()).status).toBe("completed");
 
     const page = await thread.listMessages({ limit: 2, excludeSystemMessages: false });
     expect(page).toMatchObject({ cursor: "2", messages: [{ role: "system" }, { role: "user", content: prompt }] });
@@ -68,15 +68,15 @@ describe("threads.handle(threadId, { principal })", () => {
 
     // A stop cuts the running tool; a resume continues from it.
     await thread.sendMessage({ prompt: slow });
-    await vi.waitFor(async () => expect((await thread.getThread()).toolCalls).toMatchObject([{ name: "slowTask", state: "running" }]), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect((await thread.state()).toolCalls).toMatchObject([{ name: "slowTask", state: "running" }]), { timeout: 20_000, interval: 50 });
     expect(await thread.stopThread()).toMatchObject({ status: "stopped", previousStatus: "awaiting_tool_results" });
-    expect((await thread.waitUntilSettled()).status).toBe("stopped");
+    expect((await thread.settled()).status).toBe("stopped");
     expect(await thread.resumeThread()).toMatchObject({ previousStatus: "stopped" });
-    expect(await thread.waitUntilSettled()).toMatchObject({ status: "completed" });
+    expect(await thread.settled()).toMatchObject({ status: "completed" });
     expect((await thread.listMessages()).messages.at(-1)).toMatchObject({ content: "counted" });
 
     expect(await thread.deleteThread()).toEqual({ deleted: true });
-    expect(ThreadNotFoundError.isInstance(await thread.getThread().catch((e: unknown) => e))).toBe(true);
+    expect(ThreadNotFoundError.isInstance(await thread.state().catch((e: unknown) => e))).toBe(true);
   });
 
   it("asks authorize about its principal on every call, as the client's methods do", async () => {
@@ -84,12 +84,12 @@ describe("threads.handle(threadId, { principal })", () => {
     const intruder = rig.threads.handle(threadId, { principal: mallory });
     const anonymous = rig.threads.handle(threadId);
     for (const thread of [intruder, anonymous]) {
-      for (const call of [() => thread.getThread(), () => thread.sendMessage({ prompt: "hi" }), () => thread.deleteThread(), () => thread.followUpdates().next()]) {
+      for (const call of [() => thread.state(), () => thread.sendMessage({ prompt: "hi" }), () => thread.deleteThread(), () => thread.followUpdates().next()]) {
         expect(ThreadUnauthorizedError.isInstance(await call().catch((e: unknown) => e))).toBe(true);
       }
     }
     // The owner's handle still finds the thread untouched; a handle needs an id.
-    expect(await rig.threads.handle(threadId, { principal: alice }).getThread()).toMatchObject({ status: "idle", messageCount: 0 });
+    expect(await rig.threads.handle(threadId, { principal: alice }).state()).toMatchObject({ status: "idle", messageCount: 0 });
     expect(() => rig.threads.handle("")).toThrow(/threadId/);
   });
 });
@@ -109,7 +109,7 @@ describe("deleteThread", () => {
 
       await expect(threads.deleteThread({ threadId, principal: alice })).rejects.toBe(refused);
       // Ended: it takes no more messages, but its history is still there to delete.
-      expect(ThreadNotFoundError.isInstance(await threads.getThread({ threadId, principal: alice }).catch((e: unknown) => e))).toBe(true);
+      expect(ThreadNotFoundError.isInstance(await threads.state({ threadId, principal: alice }).catch((e: unknown) => e))).toBe(true);
       expect((await client.workflow.getHandle(threadId).describe()).status.name).toBe("COMPLETED");
 
       // Allowed again: the next call has the server delete the history (which it does in the background).

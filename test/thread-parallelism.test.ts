@@ -90,7 +90,7 @@ describe("tool work pools", () => {
     ]);
     const { threadId } = await rig.threads.createThread({ prompt });
     await renderOneByOne(threadId, [1, 2, 3, 4]);
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(runs.map((r) => r.job).sort()).toEqual([1, 2, 3, 4]);
     expect(runs.every((r) => r.taskQueue === POOL)).toBe(true);
     expect(mostAtOnce).toBe(1);

@@ -104,10 +104,10 @@ async function callOnce(tool: string, args: object = {}) {
     { check: (req) => void (toolResult = req.messages.at(-1)?.content), text: "noted" },
   ]);
   const { threadId } = await rig.threads.createThread({ prompt });
-  return { threadId, prompt, result: async () => (await rig.threads.waitUntilSettled({ threadId }), toolResult) };
+  return { threadId, prompt, result: async () => (await rig.threads.settled({ threadId }), toolResult) };
 }
 
-const toolRetry = async (threadId: string) => (await rig.threads.getThread({ threadId })).toolCalls[0]?.retry;
+const toolRetry = async (threadId: string) => (await rig.threads.state({ threadId })).toolCalls[0]?.retry;
 
 describe("sync tool retries", () => {
   it("retry: true retries a failing handler (3 attempts) and the model gets the result", async () => {
@@ -116,7 +116,7 @@ describe("sync tool retries", () => {
     expect(attemptsOf("flaky", threadId)).toEqual([1, 2, 3]);
   });
 
-  it("a fixed backoff waits its delay between attempts, shows the retry in getThread, then gives the model the last error", async () => {
+  it("a fixed backoff waits its delay between attempts, shows the retry in state(), then gives the model the last error", async () => {
     const { threadId, result } = await callOnce("fixedFail");
     await vi.waitFor(async () => expect(await toolRetry(threadId)).toMatchObject({ attempt: 2, maxAttempts: 3, delayMs: 1500, lastError: { message: "boom 1" } }), {
       timeout: 20_000,
@@ -176,19 +176,19 @@ describe("sync tool retries", () => {
 describe("model call retries", () => {
   const requestsOf = (prompt: string) => h.model.requests.filter((r) => r.conversation === prompt);
 
-  it("honour retry-after on a 429, showing the wait in getThread", async () => {
+  it("honour retry-after on a 429, showing the wait in state()", async () => {
     const prompt = uid("throttled");
     h.model.script(prompt, [{ errors: [{ status: 429, retryAfterSeconds: 2 }], text: "after the wait" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
     await vi.waitFor(
       async () =>
-        expect((await rig.threads.getThread({ threadId })).modelCall).toMatchObject({ attempt: 2, retry: { attempt: 2, maxAttempts: 3, lastError: { type: "HTTP429" } } }),
+        expect((await rig.threads.state({ threadId })).modelCall).toMatchObject({ attempt: 2, retry: { attempt: 2, maxAttempts: 3, lastError: { type: "HTTP429" } } }),
       { timeout: 20_000, interval: 50 },
     );
-    const { retry } = (await rig.threads.getThread({ threadId })).modelCall!;
+    const { retry } = (await rig.threads.state({ threadId })).modelCall!;
     expect(retry!.delayMs).toBeGreaterThanOrEqual(1900);
     expect(retry!.delayMs).toBeLessThanOrEqual(2100);
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done.status).toBe("completed");
     expect(requestsOf(prompt)).toHaveLength(2);
   });
@@ -197,13 +197,13 @@ describe("model call retries", () => {
     const recovered = uid("server hiccup");
     h.model.script(recovered, [{ errors: [500, 503], text: "recovered" }]);
     const first = await rig.threads.createThread({ prompt: recovered });
-    expect((await rig.threads.waitUntilSettled({ threadId: first.threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId: first.threadId })).status).toBe("completed");
     expect(requestsOf(recovered)).toHaveLength(3);
 
     const down = uid("server down");
     h.model.script(down, [{ errors: [503, 503, 503], text: "never" }]);
     const second = await rig.threads.createThread({ prompt: down });
-    const failed = await rig.threads.waitUntilSettled({ threadId: second.threadId });
+    const failed = await rig.threads.settled({ threadId: second.threadId });
     expect(failed).toMatchObject({ status: "failed", lastError: { code: "AI1003" } });
     expect(requestsOf(down)).toHaveLength(3);
   });
@@ -216,7 +216,7 @@ describe("model call retries", () => {
     const prompt = uid(`refused ${error}`);
     h.model.script(prompt, [{ errors: [error], text: "never" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "failed", lastError: { code } });
+    expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "failed", lastError: { code } });
     expect(requestsOf(prompt)).toHaveLength(1);
   });
 });
@@ -274,7 +274,7 @@ describe("model call retries against a misbehaving server", () => {
     const proxied = { threads: new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: retrying }) };
     const forbidden = uid("forbidden topic");
     const a = await proxied.threads.createThread({ prompt: forbidden });
-    expect(await proxied.threads.waitUntilSettled({ threadId: a.threadId })).toMatchObject({
+    expect(await proxied.threads.settled({ threadId: a.threadId })).toMatchObject({
       status: "failed",
       lastError: { code: "AI1003", message: expect.stringMatching(/403/) },
     });
@@ -283,7 +283,7 @@ describe("model call retries against a misbehaving server", () => {
     const flakyPrompt = uid("flaky line");
     h.model.script(flakyPrompt, [{ text: "made it through" }]);
     const b = await proxied.threads.createThread({ prompt: flakyPrompt });
-    expect((await proxied.threads.waitUntilSettled({ threadId: b.threadId })).status).toBe("completed");
+    expect((await proxied.threads.settled({ threadId: b.threadId })).status).toBe("completed");
     expect(seenByServer.filter((c) => c === flakyPrompt)).toHaveLength(2);
   });
 });

@@ -23,14 +23,14 @@ describe("the thread status machine", () => {
     const first = uid("hello");
     h.model.script(first, [{ text: "hi there" }]);
     const { threadId } = await threads.createThread();
-    expect((await threads.getThread({ threadId })).status).toBe("idle");
+    expect((await threads.state({ threadId })).status).toBe("idle");
 
     await threads.addMessage({ threadId, message: { role: "system", content: "Be brief." }, trustTranscript: true });
-    expect(await threads.getThread({ threadId })).toMatchObject({ status: "idle", messageCount: 1 });
+    expect(await threads.state({ threadId })).toMatchObject({ status: "idle", messageCount: 1 });
 
     const sent = await threads.sendMessage({ threadId, prompt: first });
     expect(sent).toMatchObject({ queued: false, duplicate: false });
-    const settled = await threads.waitUntilSettled({ threadId });
+    const settled = await threads.settled({ threadId });
     expect(settled).toMatchObject({ status: "completed", messageCount: 3, modelCalls: 1 });
     expect(await texts(threadId)).toEqual(["Be brief.", first, "hi there"]);
     // By default a page leaves the system message out (and still counts it in `total`).
@@ -39,7 +39,7 @@ describe("the thread status machine", () => {
 
     // The same message id again is recognised, not sent twice.
     expect(await threads.sendMessage({ threadId, prompt: first, messageId: sent.messageId })).toMatchObject({ duplicate: true });
-    expect((await threads.getThread({ threadId })).messageCount).toBe(3);
+    expect((await threads.state({ threadId })).messageCount).toBe(3);
     h.model.assertNoFailures();
   });
 
@@ -53,7 +53,7 @@ describe("the thread status machine", () => {
       },
     ]);
     const { threadId } = await rig.threads.createThread({ prompt, principal: { id: "ana" } });
-    const settled = await rig.threads.waitUntilSettled({ threadId });
+    const settled = await rig.threads.settled({ threadId });
     expect(settled.status).toBe("completed");
     expect(await roles(threadId)).toEqual(["user", "assistant", "tool", "tool", "assistant"]);
     expect(rig.transitions(threadId)).toEqual([
@@ -75,12 +75,12 @@ describe("the thread status machine", () => {
     const second = await rig.threads.sendMessage({ threadId, prompt: "second" });
     const third = await rig.threads.sendMessage({ threadId, prompt: "third" });
     expect([second.queued, third.queued]).toEqual([true, true]);
-    const during = await rig.threads.getThread({ threadId });
+    const during = await rig.threads.state({ threadId });
     expect(during.status).toBe("streaming");
     expect(during.queued.map((q) => q.id)).toEqual([second.messageId, third.messageId]);
     hold.release();
 
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await texts(threadId)).toEqual([first, "answer one", "second", "answer two", "third", "answer three"]);
     expect(rig.transitions(threadId)).toEqual([
       "idle→streaming",
@@ -108,7 +108,7 @@ describe("the thread status machine", () => {
     expect(stop).toEqual({ status: "stopped", previousStatus: "streaming" });
     await vi.waitFor(() => expect(h.model.aborted.filter((a) => a.conversation === prompt)).toHaveLength(1), { timeout: 10_000, interval: 50 });
 
-    const stopped = await rig.threads.getThread({ threadId });
+    const stopped = await rig.threads.state({ threadId });
     expect(stopped.status).toBe("stopped");
     expect(await roles(threadId)).toEqual(["user"]);
     const stream = await rig.threads.streamUpdates({ threadId });
@@ -116,7 +116,7 @@ describe("the thread status machine", () => {
     expect(stream.updates.some((u) => u.type === "text-delta")).toBe(false);
 
     expect(await rig.threads.resumeThread({ threadId })).toEqual({ status: "streaming", previousStatus: "stopped" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await texts(threadId)).toEqual([prompt, story]);
     expect(rig.transitions(threadId)).toEqual(["idle→streaming", "streaming→stopped", "stopped→streaming", "streaming→completed"]);
     h.model.assertNoFailures();
@@ -130,10 +130,10 @@ describe("the thread status machine", () => {
     await vi.waitFor(() => expect(events()).toEqual(["started"]), { timeout: 20_000, interval: 50 });
     expect(await rig.threads.stopThread({ threadId })).toEqual({ status: "stopped", previousStatus: "awaiting_tool_results" });
     await vi.waitFor(() => expect(events()).toEqual(["started", "aborted"]), { timeout: 10_000, interval: 50 });
-    expect((await rig.threads.getThread({ threadId })).toolCalls).toMatchObject([{ name: "slowTask", kind: "sync", state: "pending" }]);
+    expect((await rig.threads.state({ threadId })).toolCalls).toMatchObject([{ name: "slowTask", kind: "sync", state: "pending" }]);
 
     await rig.threads.resumeThread({ threadId });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await texts(threadId)).toEqual([prompt, null, "report done", "the report is done"]);
     expect(rig.transitions(threadId)).toEqual([
       "idle→streaming",
@@ -156,7 +156,7 @@ describe("the thread status machine", () => {
     await vi.waitFor(() => expect(seen.some((s) => s.threadId === threadId && s.event === "started")).toBe(true), { timeout: 20_000, interval: 50 });
     await rig.threads.stopThread({ threadId });
     await rig.threads.sendMessage({ threadId, prompt: "never mind" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await roles(threadId)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
     expect(rig.transitions(threadId).slice(-3)).toEqual(["awaiting_tool_results→stopped", "stopped→streaming", "streaming→completed"]);
     h.model.assertNoFailures();
@@ -166,13 +166,13 @@ describe("the thread status machine", () => {
     const prompt = uid("bad key");
     h.model.script(prompt, [{ errors: [401], text: "works now" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    const failed = await rig.threads.waitUntilSettled({ threadId });
+    const failed = await rig.threads.settled({ threadId });
     expect(failed.status).toBe("failed");
     expect(failed.lastError).toMatchObject({ code: "AI1003", message: expect.stringMatching(/HTTP 401/) });
     expect(h.model.requests.filter((r) => r.conversation === prompt)).toHaveLength(1);
 
     expect(await rig.threads.resumeThread({ threadId })).toEqual({ status: "streaming", previousStatus: "failed" });
-    const done = await rig.threads.waitUntilSettled({ threadId });
+    const done = await rig.threads.settled({ threadId });
     expect(done.status).toBe("completed");
     expect(done.lastError).toBeUndefined();
     expect(await texts(threadId)).toEqual([prompt, "works now"]);
@@ -183,11 +183,11 @@ describe("the thread status machine", () => {
     const prompt = uid("one and done");
     h.model.script(prompt, [{ text: "done" }, { text: "again" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     const err = await rig.threads.resumeThread({ threadId }).catch((e: unknown) => e);
     expect(ThreadNotResumableError.isInstance(err)).toBe(true);
     expect(await rig.threads.resumeThread({ threadId, prompt: "once more" })).toEqual({ status: "streaming", previousStatus: "completed" });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     expect(await texts(threadId)).toEqual([prompt, "done", "once more", "again"]);
   });
 
@@ -195,9 +195,9 @@ describe("the thread status machine", () => {
     const prompt = uid("not yet");
     h.model.script(prompt, [{ text: "now" }]);
     const { threadId } = await rig.threads.createThread({ prompt, autoStart: false });
-    expect(await rig.threads.getThread({ threadId })).toMatchObject({ status: "idle", messageCount: 1 });
+    expect(await rig.threads.state({ threadId })).toMatchObject({ status: "idle", messageCount: 1 });
     expect(await rig.threads.resumeThread({ threadId })).toEqual({ status: "streaming", previousStatus: "idle" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
   });
 
   it("refuses ctx.defer() inside a thread turn (awaiting_tool_results → failed, AI1023); resume runs the call again (failed → awaiting_tool_results)", async () => {
@@ -207,14 +207,14 @@ describe("the thread status machine", () => {
       { check: (req) => expect(req.messages.at(-1)?.content).toBe("answered without deferring"), text: "fine without it" },
     ]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    const failed = await rig.threads.waitUntilSettled({ threadId });
+    const failed = await rig.threads.settled({ threadId });
     expect(failed.status).toBe("failed");
     expect(failed.lastError?.code).toBe(DeferInThreadError.code);
     expect(failed.lastError?.message).toMatch(/AgentClient\.run\(\).*defineAsyncTool\(\)/);
     expect(failed.toolCalls).toMatchObject([{ name: "deferrer", state: "pending" }]);
 
     expect(await rig.threads.resumeThread({ threadId })).toEqual({ status: "awaiting_tool_results", previousStatus: "failed" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(rig.transitions(threadId)).toEqual([
       "idle→streaming",
       "streaming→awaiting_tool_results",
@@ -241,7 +241,7 @@ describe("the thread status machine", () => {
       // Built here, not taken from a user: the open call it ends with is ours to run.
       trustTranscript: true,
     });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await roles(threadId)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(rig.transitions(threadId)).toEqual(["idle→awaiting_tool_results", "awaiting_tool_results→streaming", "streaming→completed"]);
     h.model.assertNoFailures();
@@ -252,10 +252,10 @@ describe("the thread status machine", () => {
     const step = { toolCalls: [{ name: "lookup", arguments: { word: "x" } }] };
     h.model.script(prompt, [step, step, step, step, { text: "fresh budget" }]);
     const { threadId } = await rig.threads.createThread({ prompt });
-    const failed = await rig.threads.waitUntilSettled({ threadId });
+    const failed = await rig.threads.settled({ threadId });
     expect(failed).toMatchObject({ status: "failed", modelCalls: 4, lastError: { code: MaxTurnsError.code } });
     await rig.threads.sendMessage({ threadId, prompt: "just answer" });
-    expect((await rig.threads.waitUntilSettled({ threadId })).status).toBe("completed");
+    expect((await rig.threads.settled({ threadId })).status).toBe("completed");
   });
 
   it("refuses a taken thread id (AI1025), lists threads and pages messages, and deletes for good (AI1020)", async () => {
@@ -264,7 +264,7 @@ describe("the thread status machine", () => {
     const threadId = uid("named-thread");
     await rig.threads.createThread({ threadId, prompt });
     expect(ThreadAlreadyExistsError.isInstance(await rig.threads.createThread({ threadId }).catch((e: unknown) => e))).toBe(true);
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
 
     const first = await rig.threads.listMessages({ threadId, limit: 1 });
     expect(first).toMatchObject({ total: 2, cursor: "1", messages: [{ role: "user", content: prompt }] });
@@ -276,7 +276,7 @@ describe("the thread status machine", () => {
       timeout: 10_000,
     });
     expect(await rig.threads.deleteThread({ threadId })).toEqual({ deleted: true });
-    const err = await rig.threads.getThread({ threadId }).catch((e: unknown) => e);
+    const err = await rig.threads.state({ threadId }).catch((e: unknown) => e);
     expect(ThreadNotFoundError.isInstance(err)).toBe(true);
     await vi.waitFor(async () => expect((await rig.threads.listThreads({ limit: 100 })).threads.map((t) => t.threadId)).not.toContain(threadId), {
       timeout: 10_000,

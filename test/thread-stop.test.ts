@@ -44,14 +44,14 @@ describe("stopping a thread", () => {
     const { threadId } = await rig.threads.createThread({ prompt });
     await vi.waitFor(() => expect(finish.has(threadId)).toBe(true), { timeout: 20_000, interval: 20 });
     await rig.threads.stopThread({ threadId });
-    expect((await rig.threads.getThread({ threadId })).status).toBe("stopped");
+    expect((await rig.threads.state({ threadId })).status).toBe("stopped");
 
     finish.get(threadId)!();
-    await vi.waitFor(async () => expect((await rig.threads.getThread({ threadId })).toolCalls).toEqual([]), { timeout: 20_000, interval: 50 });
-    expect((await rig.threads.getThread({ threadId })).status).toBe("stopped");
+    await vi.waitFor(async () => expect((await rig.threads.state({ threadId })).toolCalls).toEqual([]), { timeout: 20_000, interval: 50 });
+    expect((await rig.threads.state({ threadId })).status).toBe("stopped");
 
     await rig.threads.resumeThread({ threadId });
-    expect(await rig.threads.waitUntilSettled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(runs.filter((t) => t === threadId)).toHaveLength(1);
     h.model.assertNoFailures();
   });

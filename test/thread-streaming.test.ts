@@ -144,7 +144,7 @@ describe("what streaming costs in history", () => {
       if (i < 3) await vi.waitFor(async () => expect(await signalsOf(capped, threadId)).toHaveLength(i + 1), { timeout: 30_000, interval: 20 });
       hold.release();
     }
-    const done = await capped.threads.waitUntilSettled({ threadId });
+    const done = await capped.threads.settled({ threadId });
     expect(done.status).toBe("completed");
     expect((await capped.threads.listMessages({ threadId })).messages.at(-1)?.content).toBe(long);
     // The cap itself (no fourth batch however long the answer goes on) is the flusher's: test/unit/thread-stream-flusher.test.ts.
@@ -157,7 +157,7 @@ describe("what streaming costs in history", () => {
     // signal would be in the history by the time the thread settles.
     h.model.script(prompt, [{ text: STORY }]);
     const { threadId } = await rig.threads.createThread({ prompt, stream: false });
-    await rig.threads.waitUntilSettled({ threadId });
+    await rig.threads.settled({ threadId });
     expect(await signalsOf(rig, threadId)).toEqual([]);
     const stream = await rig.threads.streamUpdates({ threadId });
     expect(stream.updates.map((u) => u.type)).toEqual(["status", "message", "status"]);

@@ -177,7 +177,7 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
     const threadPrompt = uid("hello thread");
     h.model.script(threadPrompt, [{ text: "hi" }]);
     const { threadId } = await agents.threads.createThread({ agent, prompt: threadPrompt });
-    await agents.threads.waitUntilSettled({ threadId });
+    await agents.threads.settled({ threadId });
     expect(started).toContainEqual({ type: "agentThread", id: threadId });
     h.model.assertNoFailures();
   });

@@ -46,10 +46,10 @@ describe("no worker polls the task queue", () => {
     const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "support", queryTimeout: QUERY_TIMEOUT });
     const { threadId } = await threads.createThread({ prompt: "hello" });
     const reads = [
-      () => threads.getThread({ threadId }),
+      () => threads.state({ threadId }),
       () => threads.listMessages({ threadId }),
       () => threads.streamUpdates({ threadId }),
-      () => threads.waitUntilSettled({ threadId }),
+      () => threads.settled({ threadId }),
       async () => {
         for await (const batch of threads.followUpdates({ threadId })) return batch;
       },

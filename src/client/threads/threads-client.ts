@@ -235,7 +235,7 @@ export class ThreadsClient {
   }
 
   /**
-   * Decides a thread's approval request (its id is `approvals[].approvalId` of `getThread`,
+   * Decides a thread's approval request (its id is `approvals[].approvalId` of `state`,
    * or the stream's `approval-request` entry), one decision per call it lists: approved
    * (with `input` to run it edited) or rejected (with a `reason` the model reads). Authorized
    * as `thread.decide` (the hook sees the calls, their meta and the decisions: "only a
