@@ -12,10 +12,11 @@ import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { gateVerdict } from "./approval-gate.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
-import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
+import { AgentTelemetry, type FallbackFacts } from "../src/otel/agent-telemetry.js";
 import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
+import { askInTurn, countsOf, failureType } from "./model-fallback.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
 import { outgoingMessages } from "./system-prompt.js";
@@ -45,7 +46,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       attempt: Context.current().info.attempt,
       ...(input.trace !== undefined ? { trace: input.trace } : {}),
     };
-    return telemetry.chat(call, (sent) => complete(input, sent));
+    return telemetry.chat(call, (sent, fellBack) => complete(input, sent, fellBack));
   };
 
   /**
@@ -53,7 +54,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
    * rest comes from this worker's cache or a query. While the answer is written, a host
    * that asked for it gets the deltas in throttled batches (signals).
    */
-  async function complete(input: AgentModelCallInput, sent: (messages: ChatMessage[]) => void): Promise<ModelCallOutput> {
+  async function complete(input: AgentModelCallInput, sent: (messages: ChatMessage[]) => void, fellBack: (failed: FallbackFacts) => void): Promise<ModelCallOutput> {
     const ctx = Context.current();
     const flusher = settings.stream ? deltaFlusher(input, settings.stream, client, { runId: ctx.info.workflowExecution?.runId, attempt: ctx.info.attempt }) : undefined;
     try {
@@ -62,15 +63,23 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);
-      const response = await withHeartbeat(settings.stopLatencyMs, () =>
-        model.complete({
-          model: agent.model,
-          messages,
-          tools: toolSpecs,
-          ...(agent.settings ? { settings: agent.settings } : {}),
-          signal: ctx.cancellationSignal,
-          ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
-        }),
+      const { response, answeredBy } = await withHeartbeat(settings.stopLatencyMs, () =>
+        askInTurn(agent, (name) =>
+          model.complete({
+            model: name,
+            messages,
+            tools: toolSpecs,
+            ...(agent.settings ? { settings: agent.settings } : {}),
+            signal: ctx.cancellationSignal,
+            ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
+          }),
+          (failed) => {
+            flusher?.restart();
+            const errorType = failureType(failed.error);
+            ctx.log.warn(`model ${failed.model} is out (${errorType}); asking ${failed.next}`, { agentId: input.agentId, workflowId: input.workflowId });
+            fellBack({ model: failed.model, errorType, next: failed.next });
+          },
+        ),
         client,
       );
       assertModelResponse(response);
@@ -78,7 +87,8 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, response.message, deferral);
       transcripts.remember(input, transcript, response.message);
-      return { message: response.message, usage: response.usage, ...(gate ? { gate } : {}) };
+      const usage = answeredBy === agent.model ? response.usage : { ...response.usage, fallback: { [answeredBy]: countsOf(response.usage) } };
+      return { message: response.message, usage, ...(gate ? { gate } : {}) };
     } catch (err) {
       throw toModelFailure(err);
     } finally {

@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput } from "../src/core/contracts.js";
+import type { ModelDelta } from "../src/core/model.js";
 import { deltaEntries } from "../src/core/model-deltas.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN } from "../src/core/stream-seq.js";
 import type { StreamUpdate } from "../src/core/thread-contracts.js";
@@ -18,18 +19,37 @@ import { DeltaFlusher } from "./thread-stream-flusher.js";
  */
 const PUBLISH_WAIT_MS = 1_000;
 
+/** A model call's deltas on their way to readers. */
+export interface AnswerStream {
+  push(delta: ModelDelta): void;
+  /**
+   * The answer starts over (a fallback model answers after the first one failed mid-answer).
+   * On a transport, readers drop what was streamed and the new answer streams; by signal the
+   * rest of the answer arrives whole, as its message, which replaces what readers hold.
+   */
+  restart(): void;
+  close(): Promise<void>;
+}
+
 /**
  * Where a model call's deltas go while the answer is written. On a stream transport,
  * straight to readers, numbered inside the block of seqs the thread reserved for
  * this call: no signal, no history, no query. By signal (`transport: "workflow"`, or a
  * thread older than reserved blocks), into the thread, which numbers them.
  */
-export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings, client: Client, call: { runId: string | undefined; attempt: number }): DeltaFlusher | undefined {
+export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings, client: Client, call: { runId: string | undefined; attempt: number }): AnswerStream | undefined {
   const messageId = input.streamId;
   if (messageId === undefined) return undefined;
   if (stream.transport === "workflow" || input.streamSeq === undefined) {
     const handle = client.workflow.getHandle(input.workflowId, call.runId);
-    return new DeltaFlusher((parts) => handle.signal(threadStreamSignal, { streamId: messageId, attempt: call.attempt, parts }), stream.intervalMs, stream.maxBatches);
+    const flusher = new DeltaFlusher((parts) => handle.signal(threadStreamSignal, { streamId: messageId, attempt: call.attempt, parts }), stream.intervalMs, stream.maxBatches);
+    return {
+      push: (delta) => flusher.push(delta),
+      // The thread resets a draft only for a newer attempt: an answer started over inside one
+      // attempt stops streaming once readers hold part of the first one.
+      restart: () => void (flusher.batches > 0 ? flusher.close() : flusher.discard()),
+      close: () => flusher.close(),
+    };
   }
   const first = attemptSeqBase(input.streamSeq.base, call.attempt);
   // Past the attempts a block has room for, the answer arrives whole, as its message.
@@ -40,7 +60,7 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
   let seq = first;
   // A retried call streams from the start again: readers first drop what the failed attempt wrote.
   let resetFirst = call.attempt > 1;
-  return new DeltaFlusher(
+  const flusher = new DeltaFlusher(
     async (parts) => {
       const entries: StreamUpdate[] = [];
       if (resetFirst) {
@@ -58,4 +78,16 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
     false,
     PUBLISH_WAIT_MS,
   );
+  return {
+    push: (delta) => flusher.push(delta),
+    restart: () => {
+      flusher.discard();
+      // Readers drop the draft at once, while the next model thinks; a batch still in
+      // flight carries lower seqs, so a reader that gets it late drops it too.
+      if (flusher.batches === 0 || seq >= last) return;
+      resetFirst = false;
+      void transport.publish(input.workflowId, { after, entries: [{ seq: ++seq, type: "reset", messageId, reason: "retry" }] }).catch(() => undefined);
+    },
+    close: () => flusher.close(),
+  };
 }

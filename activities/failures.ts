@@ -4,6 +4,30 @@ import { APIError } from "openai";
 import { DurableAgentsError } from "../src/core/errors/base.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 
+/**
+ * Every model of an agent's list failed in one attempt: classified and retried as the last
+ * failure, reported with each model's.
+ */
+export class ModelsOutError extends Error {
+  constructor(
+    readonly failures: ReadonlyArray<{ model: string; error: unknown }>,
+    readonly last: unknown,
+  ) {
+    super(failures.map(({ model, error }) => `${model}: ${error instanceof Error ? error.message : String(error)}`).join("; "));
+    this.name = "ModelsOutError";
+  }
+}
+
+/**
+ * Whether another model may answer what `err` says about this one: an outage (HTTP 408,
+ * 429, 5xx, a timeout, a lost connection, anything a retry may fix), never a content error
+ * (400, 401, 403, 404, 422, a context overflow, any typed SDK failure), nor a cancel.
+ */
+export function isOutage(err: unknown): boolean {
+  if (stopFailure()) return false;
+  return retryable(toActivityFailure(err));
+}
+
 /** Statuses a retry cannot fix: bad request, bad credentials, unknown model. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
@@ -14,8 +38,10 @@ const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 export function toActivityFailure(err: unknown): unknown {
   const stopped = stopFailure();
   if (stopped) return stopped;
-  if (DurableAgentsError.isDurableAgentsError(err)) return err.toFailure();
-  const answer = providerAnswer(err);
+  // Every model was out: the last one's failure decides, the message names them all.
+  const source = err instanceof ModelsOutError ? err.last : err;
+  if (DurableAgentsError.isDurableAgentsError(source)) return source.toFailure();
+  const answer = providerAnswer(source);
   if (answer) {
     if (FINAL_STATUSES.has(answer.status)) {
       return new ModelCallFailedError({ status: answer.status, detail: (err as Error).message }).toFailure();
@@ -59,8 +85,9 @@ export function toModelFailure(err: unknown): unknown {
   const { attempt, retryPolicy } = Context.current().info;
   const maxAttempts = retryPolicy?.maximumAttempts ?? 0;
   if (maxAttempts <= 0 || attempt < maxAttempts) return failure;
+  const answer = providerAnswer(err instanceof ModelsOutError ? err.last : err);
   return new ModelCallFailedError({
-    ...(providerAnswer(err) ? { status: providerAnswer(err)!.status } : {}),
+    ...(answer ? { status: answer.status } : {}),
     detail: `${err instanceof Error ? err.message : String(err)} (gave up after ${attempt} attempts)`,
   }).toFailure();
 }

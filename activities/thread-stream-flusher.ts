@@ -39,6 +39,11 @@ export class DeltaFlusher {
     this.#schedule();
   }
 
+  /** Forgets what is buffered and not sent yet: the answer starts over. */
+  discard(): void {
+    this.#buffer = [];
+  }
+
   /**
    * Stops sending and waits for a batch in flight (at most `closeWaitMs`), so no delta lands
    * after the answer.

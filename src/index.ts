@@ -41,7 +41,7 @@ export {
   STEP_RESULT_BYTES,
   THREAD_TRANSCRIPT_BYTES,
 } from "./core/transcript-budget.js";
-export type { ChatMessage, ToolCall, Usage } from "./core/messages.js";
+export type { ChatMessage, TokenCounts, ToolCall, Usage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
 export { aesGcmCodec, type AesGcmCodecOptions } from "./codec/aes-gcm.js";

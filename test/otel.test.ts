@@ -189,6 +189,24 @@ describe("OpenTelemetry", () => {
     expect(afterDenial!.events.map((e) => e.name)).toEqual(["denied"]);
   });
 
+  it("names the model that answered on the chat span and on its tokens, with an event for each model that was out", async () => {
+    const agent = defineAgent({ ...approvalOptions, id: uid("fallback"), fallbackModels: ["gpt-4.1-nano"] });
+    const runId = uid("otel-fallback");
+    h.model.respond(runId, (req) => (req.model === "gpt-4.1-mini" ? { errors: Object.assign([], { [req.attempt]: 503 }), text: "never" } : { text: "answered", usage: { promptTokens: 21, completionTokens: 2 } }));
+    const w = await h.worker([agent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+    expect(await w.agents.run(agent, { prompt: runId, runId })).toMatchObject({ status: "completed", text: "answered" });
+    await waitFor(() => named(spansOfTrace(runId), "chat gpt-4.1-mini").length === 1);
+    const [chat] = named(spansOfTrace(runId), "chat gpt-4.1-mini");
+    expect(chat!.attributes).toMatchObject({ "gen_ai.request.model": "gpt-4.1-mini", "gen_ai.response.model": "gpt-4.1-nano" });
+    expect(chat!.events.map((e) => [e.name, e.attributes])).toEqual([
+      ["durable_agents.model_fallback", { "gen_ai.request.model": "gpt-4.1-mini", "error.type": "HTTP503", "durable_agents.next_model": "gpt-4.1-nano" }],
+    ]);
+    const tokens = points(await collect(), "gen_ai.client.token.usage").filter((p) => p.attributes["gen_ai.agent.name"] === agent.id) as DataPoint<Histogram>[];
+    expect(tokens.map((p) => [p.attributes["gen_ai.response.model"], p.attributes["gen_ai.token.type"], p.value.sum])).toEqual(
+      expect.arrayContaining([["gpt-4.1-nano", "input", 21], ["gpt-4.1-nano", "output", 2]]),
+    );
+  });
+
   it("puts message content on the spans only with captureContent: true", async () => {
     const agent = agentFor("content");
     const runId = uid("otel-content");

@@ -40,6 +40,18 @@ export interface AgentOptions extends ModelSettings {
   /** Model name passed to the provider, e.g. `gpt-4.1-mini`. */
   model: string;
   /**
+   * Models to ask, in order, when `model` is out: a call that fails with an outage (HTTP
+   * 408, 429, 5xx, a timeout, a lost connection) is made again at once with the next name,
+   * inside the same attempt; a content error (400, 401, 403, 404, 422, a context overflow)
+   * is never handed on. When every model is out, the attempt fails and the call's retries
+   * start again from `model`; the last attempt ends with AI1003 naming each model's failure.
+   * The worker's `Model` gets each name as `request.model` (route names to providers in it,
+   * e.g. `aiSdkModel((id) => ...)`). Which model answered is in `usage.fallback`, on the
+   * `chat` span (`gen_ai.response.model`) and in the call's result in history. Not part of
+   * the fingerprint: changing the list never strands a parked run.
+   */
+  fallbackModels?: string[];
+  /**
    * System prompt. Prepared on the worker for every model call and never stored in history.
    * A function receives the principal (as data, `restored` after a resume).
    */
@@ -119,9 +131,11 @@ export interface AgentOptions extends ModelSettings {
 
 /** An agent: what the worker runs and the client starts. */
 export interface AgentDefinition
-  extends Required<Omit<AgentOptions, "tools" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
+  extends Required<Omit<AgentOptions, "tools" | "fallbackModels" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
   /** The declared `maxToolCalls`; absent for the default. */
   maxToolCalls?: number;
+  /** Models asked in order when `model` is out; absent when none are declared. */
+  fallbackModels?: string[];
   /** `"local"` when the agent's runs call the model in local activities; absent for activities. */
   modelCalls?: "local";
   authorize?: AgentOptions["authorize"];
@@ -156,6 +170,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     throw new InvalidDefinitionError({ subject, problem: "transformMessages must be a function" });
   }
   const settings = modelSettingsOf(options, subject);
+  const fallbackModels = fallbackModelsOf(options, subject);
   if (options.authorize !== undefined && typeof options.authorize !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "authorize must be a function" });
   }
@@ -207,7 +222,25 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(settings ? { settings } : {}),
     ...(options.modelCalls === "local" ? { modelCalls: "local" as const } : {}),
     ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
+    ...(fallbackModels ? { fallbackModels } : {}),
   };
+}
+
+/** The most fallback models an agent may list: each is one more request per failing attempt. */
+export const MAX_FALLBACK_MODELS = 8;
+
+/** The declared fallback models, checked; undefined when none. */
+function fallbackModelsOf({ model, fallbackModels }: Pick<AgentOptions, "model" | "fallbackModels">, subject: string): string[] | undefined {
+  if (fallbackModels === undefined) return undefined;
+  const bad = (problem: string) => new InvalidDefinitionError({ subject, problem });
+  if (!Array.isArray(fallbackModels) || fallbackModels.some((m) => typeof m !== "string" || m.trim() === "")) {
+    throw bad("fallbackModels must be an array of non-empty model names");
+  }
+  if (fallbackModels.length > MAX_FALLBACK_MODELS) throw bad(`fallbackModels may list at most ${MAX_FALLBACK_MODELS} models`);
+  if (new Set([model, ...fallbackModels]).size !== fallbackModels.length + 1) {
+    throw bad("fallbackModels must not repeat a model (nor the agent's own model)");
+  }
+  return fallbackModels.length > 0 ? [...fallbackModels] : undefined;
 }
 
 /** The declared model settings, checked; undefined when the agent declares none. */

@@ -39,14 +39,30 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /**
+   * The share of these tokens that an agent's `fallbackModels` spent, by model name (already
+   * counted in the totals); absent while the agent's own model answered every call.
+   */
+  fallback?: Record<string, TokenCounts>;
 }
+
+/** Token counts without the fallback breakdown. */
+export type TokenCounts = Omit<Usage, "fallback">;
 
 export const emptyUsage = (): Usage => ({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
-export function addUsage(a: Usage, b: Usage): Usage {
+function addCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  const sum: Usage = addCounts(a, b);
+  if (!a.fallback && !b.fallback) return sum;
+  const fallback: Record<string, TokenCounts> = { ...a.fallback };
+  for (const [model, counts] of Object.entries(b.fallback ?? {})) fallback[model] = addCounts(fallback[model] ?? emptyUsage(), counts);
+  return { ...sum, fallback };
 }

@@ -45,6 +45,14 @@ export interface ChatCall {
   trace?: CallTrace;
 }
 
+/** A model that was out during a call, as its span records it before the next one is asked. */
+export interface FallbackFacts {
+  model: string;
+  /** What the failure was: an HTTP status (`HTTP503`), an error code or an error's name. */
+  errorType: string;
+  next: string;
+}
+
 /** One tool call as the activity describes it to its span. */
 export interface ToolCallFacts {
   host: "run" | "thread";
@@ -155,7 +163,7 @@ export class AgentTelemetry {
    * Temporal's interceptors made one in the run's trace, else of the step's), and records
    * its tokens and duration. `sent` reports the messages sent, for content capture.
    */
-  async chat(call: ChatCall, work: (sent: (messages: ChatMessage[]) => void) => Promise<ModelCallOutput>): Promise<ModelCallOutput> {
+  async chat(call: ChatCall, work: (sent: (messages: ChatMessage[]) => void, fellBack: (failed: FallbackFacts) => void) => Promise<ModelCallOutput>): Promise<ModelCallOutput> {
     const base: Attributes = {
       "gen_ai.operation.name": "chat",
       "gen_ai.agent.name": call.agentId,
@@ -170,19 +178,27 @@ export class AgentTelemetry {
     const sent = (messages: ChatMessage[]) => {
       if (this.#captureContent && span.isRecording()) span.setAttribute("gen_ai.input.messages", JSON.stringify(messages));
     };
+    // The model that answers: the agent's, or the fallback asked after it was out.
+    let answering = call.model;
+    const fellBack = (failed: FallbackFacts) => {
+      answering = failed.next;
+      span.addEvent("durable_agents.model_fallback", { "gen_ai.request.model": failed.model, "error.type": failed.errorType, "durable_agents.next_model": failed.next });
+    };
     let errorType: string | undefined;
     try {
-      const out = await context.with(trace.setSpan(context.active(), span), () => work(sent));
+      const out = await context.with(trace.setSpan(context.active(), span), () => work(sent, fellBack));
       const finish = out.message.tool_calls?.length ? "tool_calls" : "stop";
       span.setAttributes({
         "gen_ai.usage.input_tokens": out.usage.promptTokens,
         "gen_ai.usage.output_tokens": out.usage.completionTokens,
         "gen_ai.response.finish_reasons": [finish],
+        ...(answering ? { "gen_ai.response.model": answering } : {}),
       });
       if (this.#captureContent) span.setAttribute("gen_ai.output.messages", JSON.stringify([out.message]));
       const m = instruments();
-      m.tokenUsage.record(out.usage.promptTokens, { ...base, "gen_ai.token.type": "input" });
-      m.tokenUsage.record(out.usage.completionTokens, { ...base, "gen_ai.token.type": "output" });
+      const byModel = answering ? { ...base, "gen_ai.response.model": answering } : base;
+      m.tokenUsage.record(out.usage.promptTokens, { ...byModel, "gen_ai.token.type": "input" });
+      m.tokenUsage.record(out.usage.completionTokens, { ...byModel, "gen_ai.token.type": "output" });
       return out;
     } catch (err) {
       errorType = failed(span, err);
