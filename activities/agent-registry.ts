@@ -14,6 +14,8 @@ export interface PreparedDefinition {
   agent: AgentDefinition;
   toolSpecs: ToolSpec[];
   tools: Map<string, ToolDefinition>;
+  /** The JSON Schema of the agent's `output`, as the model is asked for it. */
+  outputSpec?: { name: string; schema: Record<string, unknown> };
   /** Covers what a deferred step depends on: system, model, tool names, descriptions, schemas, `version`. */
   definitionHash: string;
   /**
@@ -104,13 +106,15 @@ export class AgentRegistry {
 
 function prepare(agent: AgentDefinition): PreparedDefinition {
   const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: parametersOf(t) }));
-  const definitionHash = sha256(fingerprintSource(agent, toolSpecs));
+  const outputSpec = agent.output ? { name: `${agent.id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 56)}_output`, schema: outputSchemaOf(agent) } : undefined;
+  const definitionHash = sha256(fingerprintSource(agent, toolSpecs, outputSpec?.schema));
   // What fingerprints were before: a function's source text, which differs between builds.
   const legacy = typeof agent.system === "function" ? sha256(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs })) : undefined;
   return {
     agent,
     toolSpecs,
     tools: new Map(agent.tools.map((t) => [t.name, t])),
+    ...(outputSpec ? { outputSpec } : {}),
     definitionHash,
     acceptedHashes: new Set(legacy ? [definitionHash, legacy] : [definitionHash]),
   };
@@ -123,12 +127,20 @@ function prepare(agent: AgentDefinition): PreparedDefinition {
  * its source text changes with the compiler and its output with the principal. Model
  * settings count when declared.
  */
-function fingerprintSource(agent: AgentDefinition, tools: ToolSpec[]): string {
-  if (typeof agent.system === "string" && agent.version === undefined && agent.settings === undefined) {
+function fingerprintSource(agent: AgentDefinition, tools: ToolSpec[], output: Record<string, unknown> | undefined): string {
+  if (typeof agent.system === "string" && agent.version === undefined && agent.settings === undefined && output === undefined) {
     return JSON.stringify({ system: agent.system, model: agent.model, tools });
   }
   const system = typeof agent.system === "string" ? agent.system : { function: true };
-  return JSON.stringify({ system, model: agent.model, tools, version: agent.version ?? null, settings: agent.settings ?? null });
+  return JSON.stringify({ system, model: agent.model, tools, version: agent.version ?? null, settings: agent.settings ?? null, ...(output ? { output } : {}) });
+}
+
+function outputSchemaOf(agent: AgentDefinition): Record<string, unknown> {
+  const schema = jsonSchemaOf(agent.output as StandardSchema);
+  if (!schema) {
+    throw new InvalidDefinitionError({ subject: `agent "${agent.id}"`, problem: "its output schema cannot be described as JSON Schema (use zod, or a Standard JSON Schema library)" });
+  }
+  return schema;
 }
 
 function sha256(text: string): string {

@@ -17,6 +17,7 @@ import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
 import { askInTurn, countsOf, failureType } from "./model-fallback.js";
+import { answerFitting } from "./structured-output.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
 import { outgoingMessages } from "./system-prompt.js";
@@ -63,13 +64,14 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);
-      const { response, answeredBy } = await withHeartbeat(settings.stopLatencyMs, () =>
-        askInTurn(agent, (name) =>
+      const ask = async (toSend: ChatMessage[]) => {
+        const { response, answeredBy } = await askInTurn(agent, (name) =>
           model.complete({
             model: name,
-            messages,
+            messages: toSend,
             tools: toolSpecs,
             ...(agent.settings ? { settings: agent.settings } : {}),
+            ...(definition.outputSpec ? { output: definition.outputSpec } : {}),
             signal: ctx.cancellationSignal,
             ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
           }),
@@ -79,16 +81,18 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
             ctx.log.warn(`model ${failed.model} is out (${errorType}); asking ${failed.next}`, { agentId: input.agentId, workflowId: input.workflowId });
             fellBack({ model: failed.model, errorType, next: failed.next });
           },
-        ),
-        client,
-      );
-      assertModelResponse(response);
+        );
+        assertModelResponse(response);
+        const counts = countsOf(response.usage);
+        return { message: response.message, usage: answeredBy === agent.model ? counts : { ...counts, fallback: { [answeredBy]: counts } } };
+      };
+      const { message, usage, output } = await withHeartbeat(settings.stopLatencyMs, () => answerFitting(agent, messages, ask, () => flusher?.restart()), client);
+      const response = { message, usage };
       assertAnswerFits(agent, input, response.message);
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, response.message, deferral);
       transcripts.remember(input, transcript, response.message);
-      const usage = answeredBy === agent.model ? response.usage : { ...response.usage, fallback: { [answeredBy]: countsOf(response.usage) } };
-      return { message: response.message, usage, ...(gate ? { gate } : {}) };
+      return { message: response.message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
     } catch (err) {
       throw toModelFailure(err);
     } finally {

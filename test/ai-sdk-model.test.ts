@@ -9,6 +9,7 @@ import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { defineAgent, type ChatMessage, type StreamUpdate } from "../src/index.js";
 import { aiSdkModel } from "../src/ai-sdk.js";
 import { weatherAgent } from "./fixtures/agents.js";
@@ -145,6 +146,18 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
     await agents.cancel(runId);
     await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 10_000, interval: 50 });
+  });
+
+  it("asks for structured output when the agent declares one, and an answer that does not fit is corrected, not thrown", async () => {
+    const typed = defineAgent({ id: "compat-typed", model: "scripted-model", system: "You answer in JSON.", output: z.object({ city: z.string(), celsius: z.number() }) });
+    const structured = createOpenAICompatible({ name: "scripted", baseURL: h.model.url, apiKey: "scripted", supportsStructuredOutputs: true });
+    const { agents } = await h.worker([typed], { model: aiSdkModel(structured) });
+    const runId = uid("compat-typed");
+    h.model.script(runId, [{ text: "It is warm in Lisbon." }, { text: JSON.stringify({ city: "Lisbon", celsius: 24 }) }]);
+    await expect(agents.run(typed, { prompt: runId, runId })).resolves.toMatchObject({ status: "completed", output: { city: "Lisbon", celsius: 24 } });
+    const [first, second] = h.model.requests.filter((r) => r.conversation === runId);
+    expect(first!.params["response_format"]).toMatchObject({ type: "json_schema", json_schema: { name: "compat-typed_output", schema: { properties: { city: {}, celsius: {} } } } });
+    expect(second!.messages.at(-1)!.content).toMatch(/not JSON/);
   });
 
   it("classifies provider errors as openaiModel does: 429 retried, 400 refused with AI1003, an overflow AI1009", async () => {

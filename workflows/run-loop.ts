@@ -138,7 +138,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
       // Not the transcript: it may be larger than a result can be (agents.messages() pages it).
-      return { status: "completed", text: reply.message.content ?? "", turnsUsed: state.turnsUsed, usage: state.usage, messageCount: state.messages.length };
+      return { status: "completed", text: reply.message.content ?? "", ...("output" in reply ? { output: reply.output } : {}), turnsUsed: state.turnsUsed, usage: state.usage, messageCount: state.messages.length };
     }
     stopIfCancelled();
     // Calls of tools that need approval wait for a decision; the rest run at once, and all of

@@ -99,16 +99,16 @@ export interface RunOptions {
 }
 
 /** A started run; every method asks `authorize` as the principal the handle was made for. */
-export interface RunHandle {
+export interface RunHandle<O = unknown> {
   runId: string;
   /**
    * Waits until the run completes (its result), fails (its typed error) or defers (the
    * acknowledgment). Only reads: it writes nothing to the run's history, however often it
    * is called. AI1014 when Temporal terminated the run or it timed out. Authorized as `run.result`.
    */
-  settled(): Promise<AgentResult | DeferredAck>;
+  settled(): Promise<AgentResult<O> | DeferredAck>;
   /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. Authorized as `run.result`. */
-  result(): Promise<AgentResult>;
+  result(): Promise<AgentResult<O>>;
   /** The live state: status, turns used, token usage, the newest messages and how many there are. Authorized as `run.state`. */
   state(): Promise<RunState>;
   /** A page of the transcript, oldest first (see `AgentClient.messages`). */
@@ -165,7 +165,7 @@ export class AgentClient {
   }
 
   /** Starts a run, or attaches to the run that already has `options.runId`. */
-  async start(agent: AgentDefinition | string, options: RunOptions): Promise<RunHandle> {
+  async start<O = unknown>(agent: AgentDefinition<O> | string, options: RunOptions): Promise<RunHandle<O>> {
     const agentId = typeof agent === "string" ? agent : agent?.id;
     if (typeof agentId !== "string" || agentId === "") {
       throw new InvalidDefinitionError({ subject: "run", problem: "pass an agent from defineAgent() or its id" });
@@ -190,20 +190,20 @@ export class AgentClient {
       uiSummary: uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`),
       eager: this.#eagerStart,
     });
-    return this.handle(runId, options.principal !== undefined ? { principal: options.principal } : {});
+    return this.handle<O>(runId, options.principal !== undefined ? { principal: options.principal } : {});
   }
 
   /**
    * Starts (or attaches to) a run and waits until it settles: the `AgentResult` when it
    * completes, the `Deferred` acknowledgment as soon as it parks, its typed error when it fails.
    */
-  async run(agent: AgentDefinition | string, options: RunOptions): Promise<AgentResult | DeferredAck> {
+  async run<O = unknown>(agent: AgentDefinition<O> | string, options: RunOptions): Promise<AgentResult<O> | DeferredAck> {
     return (await this.start(agent, options)).settled();
   }
 
   /** A handle on an existing run, its reads made as `caller.principal` (the handle itself reads and checks nothing). */
-  handle(runId: string, caller: RunCaller = {}): RunHandle {
-    return authorizedHandle(this.#authorize, caller.principal, this.#handle(runId));
+  handle<O = unknown>(runId: string, caller: RunCaller = {}): RunHandle<O> {
+    return authorizedHandle(this.#authorize, caller.principal, this.#handle(runId)) as RunHandle<O>;
   }
 
   #handle(runId: string): RunHandle {
@@ -242,8 +242,8 @@ export class AgentClient {
   }
 
   /** The run's result once it finishes. Authorized as `run.result` for `options.principal`. */
-  result(runId: string, options: RunCaller = {}): Promise<AgentResult> {
-    return this.handle(runId, options).result();
+  result<O = unknown>(runId: string, options: RunCaller = {}): Promise<AgentResult<O>> {
+    return this.handle<O>(runId, options).result();
   }
 
   /** The run's live state: status, turns, usage, the newest messages (`recentMessages`) and `messageCount`. Authorized as `run.state` for `options.principal`. */

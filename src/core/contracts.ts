@@ -141,6 +141,8 @@ export interface AgentModelCallInput {
 export interface ModelCallOutput {
   message: { role: "assistant"; content: string | null; tool_calls?: ToolCall[] };
   usage: Usage;
+  /** The final answer as the agent's `output` schema parsed it (when it declares one and the answer has no tool calls). */
+  output?: unknown;
   /** Which of the answer's calls wait for a decision, and the digest of the request's token (when the host sent `gate`). */
   gate?: GateVerdict;
 }

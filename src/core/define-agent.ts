@@ -6,6 +6,7 @@ import type { JsonObject, Principal } from "./json.js";
 import type { ChatMessage } from "./messages.js";
 import type { ModelSettings } from "./model.js";
 import { plainJsonProblem } from "./json-check.js";
+import { isSchema, type StandardSchema } from "./schema.js";
 import { MAX_TOOL_CALLS_CEILING } from "./transcript-budget.js";
 
 /** What a system prompt function and `authorize` learn about who the run acts for. */
@@ -34,7 +35,18 @@ export interface ExpiredDeferral {
   meta: JsonObject;
 }
 
-export interface AgentOptions extends ModelSettings {
+/**
+ * A schema of the agent's final answer: zod, or any Standard Schema library that can
+ * describe itself as JSON Schema. `O` is what it parses to.
+ */
+export interface OutputSchema<O = unknown> extends StandardSchema {
+  readonly "~standard": StandardSchema["~standard"] & { readonly types?: { readonly output: O } | undefined };
+}
+
+/** The most times a final answer that does not fit `output` goes back to the model. */
+export const MAX_OUTPUT_RETRIES = 5;
+
+export interface AgentOptions<O = undefined> extends ModelSettings {
   /** Stable id; runs refer to their agent by it, so renaming strands running and deferred runs. */
   id: string;
   /** Model name passed to the provider, e.g. `gpt-4.1-mini`. */
@@ -51,6 +63,17 @@ export interface AgentOptions extends ModelSettings {
    * the fingerprint: changing the list never strands a parked run.
    */
   fallbackModels?: string[];
+  /**
+   * The final answer's shape. The model is asked for JSON matching it (the provider's
+   * structured output: `response_format` for `openaiModel`, the AI SDK's own for
+   * `aiSdkModel`) when it answers without tool calls; the answer is parsed and validated on
+   * the worker, and one that does not fit goes back to the model with what was wrong, up to
+   * `outputRetries` times, then the run fails with AI1071. A run's result carries `output`,
+   * typed from the schema. Part of the fingerprint (its JSON Schema).
+   */
+  output?: OutputSchema<O>;
+  /** How often a final answer that does not fit `output` is sent back to be fixed. Default 2, at most 5. */
+  outputRetries?: number;
   /**
    * System prompt. Prepared on the worker for every model call and never stored in history.
    * A function receives the principal (as data, `restored` after a resume).
@@ -129,13 +152,17 @@ export interface AgentOptions extends ModelSettings {
   };
 }
 
-/** An agent: what the worker runs and the client starts. */
-export interface AgentDefinition
-  extends Required<Omit<AgentOptions, "tools" | "fallbackModels" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
+/** An agent: what the worker runs and the client starts; `O` is what its `output` parses to. */
+export interface AgentDefinition<O = unknown>
+  extends Required<Omit<AgentOptions, "tools" | "fallbackModels" | "output" | "outputRetries" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
   /** The declared `maxToolCalls`; absent for the default. */
   maxToolCalls?: number;
   /** Models asked in order when `model` is out; absent when none are declared. */
   fallbackModels?: string[];
+  /** The final answer's schema, when declared. */
+  output?: OutputSchema<O>;
+  /** With `output`: how often an answer that does not fit goes back to the model. */
+  outputRetries?: number;
   /** `"local"` when the agent's runs call the model in local activities; absent for activities. */
   modelCalls?: "local";
   authorize?: AgentOptions["authorize"];
@@ -152,7 +179,7 @@ export interface AgentDefinition
 }
 
 /** Defines an agent. Throws AI1001 on an empty id, duplicate tool names or a bad `maxTurns`. */
-export function defineAgent(options: AgentOptions): AgentDefinition {
+export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefinition<O> {
   const subject = `agent "${String(options?.id)}"`;
   if (typeof options?.id !== "string" || options.id.trim() === "") {
     throw new InvalidDefinitionError({ subject, problem: "id must be a non-empty string" });
@@ -171,6 +198,13 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
   }
   const settings = modelSettingsOf(options, subject);
   const fallbackModels = fallbackModelsOf(options, subject);
+  if (options.output !== undefined && !isSchema(options.output)) {
+    throw new InvalidDefinitionError({ subject, problem: "output must be a schema (zod, or a Standard Schema library)" });
+  }
+  const outputRetries = options.outputRetries ?? 2;
+  if (!Number.isInteger(outputRetries) || outputRetries < 0 || outputRetries > MAX_OUTPUT_RETRIES) {
+    throw new InvalidDefinitionError({ subject, problem: `outputRetries must be a whole number from 0 to ${MAX_OUTPUT_RETRIES}` });
+  }
   if (options.authorize !== undefined && typeof options.authorize !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "authorize must be a function" });
   }
@@ -223,6 +257,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     ...(options.modelCalls === "local" ? { modelCalls: "local" as const } : {}),
     ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
     ...(fallbackModels ? { fallbackModels } : {}),
+    ...(options.output ? { output: options.output, outputRetries } : {}),
   };
 }
 

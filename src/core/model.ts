@@ -39,6 +39,12 @@ export interface ModelRequest {
   tools: ToolSpec[];
   /** The agent's sampling and provider settings, when it declares any. */
   settings?: ModelSettings;
+  /**
+   * When the agent declares `output`: the JSON Schema a final answer (one without tool
+   * calls) must match, for the provider's structured output. The worker validates the
+   * answer itself, so a provider without structured output may ignore it.
+   */
+  output?: { name: string; schema: Record<string, unknown> };
   /** Aborts the HTTP request when the run is cancelled or stopped. */
   signal?: AbortSignal;
   /** When set, the call streams and reports deltas as they arrive. */

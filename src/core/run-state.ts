@@ -97,10 +97,12 @@ export interface RunState extends Omit<RunProgress, "messages"> {
 }
 
 /** A completed run. Its transcript is read with `agents.messages(runId)`, a page at a time. */
-export interface AgentResult {
+export interface AgentResult<O = unknown> {
   status: "completed";
   /** The final answer. */
   text: string;
+  /** The final answer parsed and validated by the agent's `output` schema; absent without one. */
+  output?: O;
   turnsUsed: number;
   usage: Usage;
   /** How many messages the run's transcript holds (without the system prompt). */
@@ -117,6 +119,6 @@ export interface RunMessagePage {
 }
 
 /** A completed run as a resume's outcome carries it: the result without its message count. */
-export function resultSummary({ status, text, turnsUsed, usage }: AgentResult): Pick<AgentResult, "status" | "text" | "turnsUsed" | "usage"> {
-  return { status, text, turnsUsed, usage };
+export function resultSummary<O>({ status, text, output, turnsUsed, usage }: AgentResult<O>): Pick<AgentResult<O>, "status" | "text" | "output" | "turnsUsed" | "usage"> {
+  return { status, text, ...(output !== undefined ? { output } : {}), turnsUsed, usage };
 }

@@ -58,11 +58,22 @@ function callOptions(ai: AiSdk, model: AiSdkLanguageModel, request: ModelRequest
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
     ...(stop !== undefined ? { stopSequences: stop } : {}),
     ...(providerOptions !== undefined ? { providerOptions } : {}),
+    // The SDK's structured output; tool calls still come back as calls. The worker validates the answer.
+    ...(request.output ? { output: ai.Output.object({ schema: ai.jsonSchema(request.output.schema as never), name: request.output.name }) } : {}),
   };
 }
 
 async function unary(ai: AiSdk, model: AiSdkLanguageModel, request: ModelRequest): Promise<ModelResponse> {
-  const result = await ai.generateText(callOptions(ai, model, request));
+  let result;
+  try {
+    result = await ai.generateText(callOptions(ai, model, request));
+  } catch (err) {
+    // An answer that does not fit the output schema is still an answer: the worker tells the model what to fix.
+    if (request.output && ai.NoObjectGeneratedError.isInstance(err) && err.text !== undefined) {
+      return { message: assistant(err.text, []), usage: usageOf(err.usage) };
+    }
+    throw err;
+  }
   const calls = result.toolCalls.map((c) => toolCall(c.toolCallId, c.toolName, c.input));
   return { message: assistant(result.text === "" && calls.length > 0 ? null : result.text, calls), usage: usageOf(result.usage) };
 }

@@ -59,6 +59,8 @@ function params(request: ModelRequest) {
     // want `max_completion_tokens`, which `providerOptions.openai` can set.
     ...(settings?.maxOutputTokens !== undefined ? { max_tokens: settings.maxOutputTokens } : {}),
     ...(settings?.stop !== undefined ? { stop: settings.stop } : {}),
+    // Not strict: strict mode refuses schemas with optional fields or open objects, and the worker validates anyway.
+    ...(request.output ? { response_format: { type: "json_schema" as const, json_schema: { name: request.output.name, schema: request.output.schema, strict: false } } } : {}),
   };
 }
 

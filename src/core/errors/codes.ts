@@ -64,6 +64,7 @@ export const CODE_TABLE = {
   AI1047: { name: "HostNotAllowed", retryable: false, benign: true, http: 403, when: "an HTTP request whose `Host` or `Origin` the server does not allow (DNS rebinding protection); nothing is done" },
   AI1060: { name: "ChatResponseMalformed", retryable: false, benign: false, http: 502, when: "a chat client (`durable-agents/react`, the `useChat` transport) got an answer or an event it cannot read from the front door; nothing was applied" },
   AI1070: { name: "McpOutputInvalid", retryable: false, benign: false, http: 502, when: "an MCP tool's run completed with an answer that does not match the tool's declared `output` schema; the caller gets `isError: true`" },
+  AI1071: { name: "OutputInvalid", retryable: false, benign: false, http: 502, when: "an agent declares `output` and the model's final answer still did not parse as JSON matching the schema after `outputRetries` corrections; the run fails (a thread's turn fails) with the last problem" },
   AI1080: { name: "StreamTransportInvalid", retryable: false, benign: false, http: 500, when: "a stream transport (`redisStreamTransport`) was given options it cannot use: both `url` and `client`, a `channelPrefix` that is not a non-empty string, a codec without `encode` and `decode`, …; nothing was connected" },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -48,6 +48,7 @@ export { WorkerUnavailableError, type WorkerUnavailableFields } from "./worker-u
 export { PayloadTooLargeError, type PayloadTooLargeFields } from "./payload-too-large.js";
 export { ChatResponseMalformedError, type ChatResponseMalformedFields } from "./chat-response-malformed.js";
 export { McpOutputInvalidError, type McpOutputInvalidFields } from "./mcp-output-invalid.js";
+export { OutputInvalidError, type OutputInvalidFields } from "./output-invalid.js";
 export { ToolCallsOverLimitError, type ToolCallsOverLimitFields } from "./tool-calls-over-limit.js";
 export { TranscriptFullError, type TranscriptFullFields } from "./transcript-full.js";
 export { ThreadTerminatedError, type ThreadTerminatedFields } from "./thread-terminated.js";

@@ -46,6 +46,7 @@ import { WorkerUnavailableError } from "./worker-unavailable.js";
 import { PayloadTooLargeError } from "./payload-too-large.js";
 import { ChatResponseMalformedError } from "./chat-response-malformed.js";
 import { McpOutputInvalidError } from "./mcp-output-invalid.js";
+import { OutputInvalidError } from "./output-invalid.js";
 import { ToolCallsOverLimitError } from "./tool-calls-over-limit.js";
 import { TranscriptFullError } from "./transcript-full.js";
 import { ThreadTerminatedError } from "./thread-terminated.js";
@@ -100,6 +101,7 @@ export const errorClasses = {
   [WorkerUnavailableError.code]: WorkerUnavailableError,
   [ChatResponseMalformedError.code]: ChatResponseMalformedError,
   [McpOutputInvalidError.code]: McpOutputInvalidError,
+  [OutputInvalidError.code]: OutputInvalidError,
   [RequestTooLargeError.code]: RequestTooLargeError,
   [RouteNotFoundError.code]: RouteNotFoundError,
   [CrossSiteRequestError.code]: CrossSiteRequestError,
