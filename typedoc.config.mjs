@@ -45,6 +45,7 @@ const config = {
     "HttpEnv",
     "Secret",
     "StandardSchema",
+    "StandardResult",
     "TokenBinding",
     "RunCarry",
     "ThreadCarry",
