@@ -23,13 +23,16 @@ const pay = defineTool({
 
 const clerk = defineAgent({ id: "typed-clerk", model: "gpt-4.1-mini", system: "You read invoices.", tools: [pay], output: Invoice, outputRetries: 2, maxTurns: 6 });
 const plain = defineAgent({ id: "typed-plain", model: "gpt-4.1-mini", system: "You answer.", maxTurns: 2 });
+const step = defineTool({ name: "step", description: "Take a step", input: z.object({ n: z.number() }), handler: ({ n }) => `step ${n}` });
+/** Walks long enough to continue as new several times, then answers typed; its model has a fallback. */
+const walker = defineAgent({ id: "typed-walker", model: "walker-model", fallbackModels: ["walker-backup"], system: "You walk.", tools: [step], output: z.object({ steps: z.number() }), maxTurns: 30 });
 
 let h: Harness;
 let agents: AgentClient;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([clerk, plain], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([clerk, plain, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -112,5 +115,22 @@ describe("typed output", () => {
     const other = await chat.threads.createThread({ prompt: bad });
     expect(await chat.threads.settled({ threadId: other.threadId })).toMatchObject({ status: "failed", lastError: { code: "AI1071" } });
     expect(requestsOf(bad)).toHaveLength(2);
+  });
+
+  it("carries through continue-as-new: the typed answer at the end, and the fallback's usage from before it", async () => {
+    const runId = uid("typed walk");
+    const STEPS = 20;
+    h.model.respond(runId, (req, turn) => {
+      // The first call's model is out: its fallback answers, and its tokens must survive the continues-as-new.
+      if (turn === 0 && req.model === "walker-model") return { errors: Object.assign([], { [req.attempt]: 503 }), text: "never" };
+      if (turn < STEPS) return { toolCalls: [{ name: "step", arguments: { n: turn } }], usage: { promptTokens: 1, completionTokens: 1 } };
+      return { text: JSON.stringify({ steps: STEPS }), usage: { promptTokens: 1, completionTokens: 1 } };
+    });
+    const result = await agents.run(walker, { prompt: runId, runId, maxHistoryEvents: 100 });
+    expect(result).toMatchObject({ status: "completed", output: { steps: STEPS }, turnsUsed: STEPS + 1 });
+    expect(result.status === "completed" && result.usage).toEqual({ promptTokens: STEPS + 1, completionTokens: STEPS + 1, totalTokens: 2 * (STEPS + 1), fallback: { "walker-backup": { promptTokens: 1, completionTokens: 1, totalTokens: 2 } } });
+    // The run that answered is not the first: it continued as new from another.
+    const [started] = (await agents.workflowHandle(runId).fetchHistory()).events ?? [];
+    expect(started?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
   });
 });
