@@ -21,6 +21,10 @@ import { authenticate, requiresRoles } from "./http-support.js";
 const reporter = defineAgent({ id: "reporter", model: "gpt-4.1-mini", system: "Answer with JSON.", tools: [], maxTurns: 2 });
 const looper = defineAgent({ id: "looper", model: "gpt-4.1-mini", system: "Pay.", tools: [sendPayout], maxTurns: 1 });
 const Report = z.object({ title: z.string(), score: z.number() });
+/** An agent with its own typed output: a tool over it needs no `output` of its own. */
+const grader = defineAgent({ id: "grader", model: "gpt-4.1-mini", system: "Grade.", output: z.object({ grade: z.enum(["A", "B", "C"]) }), maxTurns: 2 });
+/** A typed agent whose output is no object: its tool answers as text. */
+const counter = defineAgent({ id: "counter", model: "gpt-4.1-mini", system: "Count.", output: z.number(), maxTurns: 2 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -36,6 +40,8 @@ function mcpOptions(extra: Partial<McpServerOptions> = {}): McpServerOptions {
       { agent: payoutAgent, name: "payout", description: "Pays out money after a human approves" },
       { agent: reporter, name: "report", description: "Writes a report", input: z.object({ topic: z.string() }), output: Report, prompt: (i) => (i as { topic: string }).topic },
       { agent: looper, name: "loop", description: "Runs out of turns" },
+      { agent: grader, name: "grade", description: "Grades an essay" },
+      { agent: counter, name: "count", description: "Counts" },
     ],
     approvalUrl: ({ deferralId }) => `https://approvals.test/deferrals/${deferralId}`,
     on: { "mcp:tool:deferred": (event) => events.push(event) },
@@ -69,7 +75,7 @@ let guardedUrl: string;
 
 beforeAll(async () => {
   h = await startHarness();
-  const served = await h.worker([payoutAgent, reporter, looper], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } });
+  const served = await h.worker([payoutAgent, reporter, looper, grader, counter], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize: requiresRoles } });
   agents = served.agents;
   // The same agents behind a hook that lets only fiona start runs: the MCP layer adds no authority of its own.
   const guarded = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: served.taskQueue, authorize: (r) => r.operation !== "run.start" || r.principal?.id === "fiona" });
@@ -123,6 +129,19 @@ describe("createMcpServer over Streamable HTTP", () => {
     h.model.script(topic2, [{ text: JSON.stringify({ title: "Q4", score: 9 }) }]);
     const bare = await older.client.callTool({ name: "report", arguments: { topic: topic2 } });
     expect(bare.structuredContent).toEqual({ title: "Q4", score: 9 });
+  });
+
+  it("takes an agent's own typed output as the tool's when the tool declares none (object schemas only)", async () => {
+    const { tools } = await older.client.listTools();
+    // Advertised as the Output branch beside the acknowledgment, like a declared output.
+    expect(JSON.stringify(tools.find((t) => t.name === "grade")!.outputSchema)).toContain(JSON.stringify({ grade: { type: "string", enum: ["A", "B", "C"] } }));
+    expect(JSON.stringify(tools.find((t) => t.name === "count")!.outputSchema)).not.toContain("grade");
+    const prompt = uid("essay");
+    h.model.script(prompt, [{ text: JSON.stringify({ grade: "B" }) }]);
+    expect((await older.client.callTool({ name: "grade", arguments: { prompt } })).structuredContent).toEqual({ grade: "B" });
+    const counted = uid("count");
+    h.model.script(counted, [{ text: "42" }]);
+    expect((await older.client.callTool({ name: "count", arguments: { prompt: counted } })).structuredContent).toEqual({ status: "completed", text: "42" });
   });
 
   it("answers a deferral with the acknowledgment (no token, no meta), reports it once, and get_run returns the outcome after a resume over HTTP", async () => {

@@ -15,6 +15,8 @@ const DEFAULT_INPUT = z.object({ prompt: z.string().describe("What to ask the ag
 export interface PreparedTool {
   options: McpAgentTool;
   input: StandardSchema;
+  /** The tool's `output`, else its agent's when that is an object schema; absent: the answer is text. */
+  output?: StandardSchema;
   inputJson: JsonSchema;
   outputJson: JsonSchema;
 }
@@ -73,13 +75,32 @@ export function prepareTools(options: McpServerOptions): PreparedTool[] {
       throw new InvalidDefinitionError({ subject, problem: "output accepts a deferral acknowledgment ({ status: \"deferred\", … }); make it strict (z.object) or require a field of its own" });
     }
     const input = t.input ?? (DEFAULT_INPUT as unknown as StandardSchema);
+    const output = t.output ?? agentOutput(t.agent, subject);
     return {
       options: t,
       input,
+      ...(output ? { output } : {}),
       inputJson: jsonSchemaFor(input, "input", subject),
-      outputJson: t.output ? jsonSchemaFor(t.output, "output", subject) : TEXT_OUTPUT_SCHEMA,
+      outputJson: output ? jsonSchemaFor(output, "output", subject) : TEXT_OUTPUT_SCHEMA,
     };
   });
+}
+
+/**
+ * The agent's own `output`, when the tool declares none: MCP's structured content is an
+ * object, so only an object schema that cannot pass for a deferral acknowledgment is taken;
+ * any other answers as text.
+ */
+function agentOutput(agent: McpAgentTool["agent"], subject: string): StandardSchema | undefined {
+  const output = typeof agent === "object" && agent !== null ? (agent.output as StandardSchema | undefined) : undefined;
+  if (!output || acceptsAck(output)) return undefined;
+  try {
+    jsonSchemaFor(output, "output", subject);
+    return output;
+  } catch {
+    // Not an object schema (or not one MCP can advertise): the answer goes out as text.
+    return undefined;
+  }
 }
 
 const SAMPLE_ACK = { status: "deferred", runId: "run", deferralId: "dfr", expiresAt: "2030-01-01T00:00:00.000Z" };
@@ -107,7 +128,7 @@ export async function parseOutput(tool: PreparedTool, runId: string, text: strin
   } catch {
     return invalid("the answer is not JSON");
   }
-  const checked = await tool.options.output!["~standard"].validate(value);
+  const checked = await tool.output!["~standard"].validate(value);
   if (checked.issues) return invalid(checked.issues.map((i) => i.message).join("; "));
   const out = checked.value;
   if (typeof out !== "object" || out === null || Array.isArray(out)) return invalid("the answer is not an object");

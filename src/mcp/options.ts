@@ -18,8 +18,9 @@ export interface McpAgentTool {
   input?: StandardSchema;
   /**
    * Schema of the answer (an object schema). When given, the agent's final text must be JSON
-   * that passes it: it becomes `structuredContent` (AI1070 when it does not pass). Without it,
-   * a completed call answers `{ status: "completed", text }`.
+   * that passes it: it becomes `structuredContent` (AI1070 when it does not pass). Default: the
+   * agent's own `output` when it is an object schema. Without either, a completed call
+   * answers `{ status: "completed", text }`.
    */
   output?: StandardSchema;
   /** Turns the validated arguments into the run's prompt. Default: `prompt` when it is the only argument, else the arguments as JSON. */

@@ -69,7 +69,7 @@ export async function callTool(context: McpServerContext, request: CallToolReque
     context.announce(name, startedId, settled, principal);
     return { content: [{ type: "text", text: JSON.stringify(ack) }], structuredContent: structured(ack, envelope), isError: false };
   }
-  if (!tool.options.output) {
+  if (!tool.output) {
     const value = { status: "completed", text: settled.text };
     return { content: [{ type: "text", text: settled.text }], structuredContent: structured(value, envelope) };
   }
