@@ -7,7 +7,7 @@ import type { AgentDefinition } from "../core/define-agent.js";
 import type { Principal } from "../core/json.js";
 import { createMcpServer } from "../mcp/server.js";
 import type { McpAgentTool } from "../mcp/options.js";
-import { LOOPBACK_HOSTS } from "../mcp/host-check.js";
+import { LOOPBACK_HOSTS } from "../mcp/host-names.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { hostName, origin, portNumber, repeated } from "./flags.js";
 import { FlagError, printable } from "./render.js";
