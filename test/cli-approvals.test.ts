@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
-import { buildCli, cliEnv, runCli } from "./cli-support.js";
+import { cliEnv, runCli } from "./cli-support.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -40,7 +40,6 @@ const madeIn = (where: string) => made.filter((m) => m.where === where).map(({ a
 const pay = (id: string, amount: number, to: string) => ({ id, name: "transfer", arguments: { amount, to } });
 
 beforeAll(async () => {
-  buildCli();
   h = await startHarness();
   const served = await h.worker([treasurer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: treasurer } } });
   agents = served.agents;

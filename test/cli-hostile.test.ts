@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
-import { buildCli, cliEnv, runCli } from "./cli-support.js";
+import { cliEnv, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { startHarness, SECRET, uid, type Harness } from "./harness.js";
@@ -18,7 +18,6 @@ let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;

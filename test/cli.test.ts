@@ -13,7 +13,7 @@ import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
-import { artifacts, bin, buildCli, cliEnv, freePort, root, runCli } from "./cli-support.js";
+import { artifacts, bin, cliEnv, freePort, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -25,8 +25,6 @@ let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  // The command as it ships: compiled, run by node.
-  buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
