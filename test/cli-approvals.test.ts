@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
-import { buildCli, cliEnv, runCli } from "./cli-support.js";
+import { cliEnv, runCli } from "./cli-support.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -40,7 +40,6 @@ const madeIn = (where: string) => made.filter((m) => m.where === where).map(({ a
 const pay = (id: string, amount: number, to: string) => ({ id, name: "transfer", arguments: { amount, to } });
 
 beforeAll(async () => {
-  buildCli();
   h = await startHarness();
   const served = await h.worker([treasurer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: treasurer } } });
   agents = served.agents;
@@ -76,25 +75,42 @@ async function parkedThread(calls: ReturnType<typeof pay>[], then: Parameters<Ha
   return { threadId, approvalId: view.approvals[0]!.approvalId };
 }
 
-/** The inbox as `approvals list --json` prints it, once visibility (which trails writes) has every one of `ids`. */
-async function listed(args: string[], ids: string[]): Promise<Array<Record<string, unknown>>> {
-  return vi.waitFor(
-    async () => {
-      const result = await cli(["--json", "approvals", "list", ...args]);
-      expect(result.code).toBe(0);
-      const rows = (JSON.parse(result.stdout) as { approvals: Array<Record<string, unknown>> }).approvals;
-      expect(rows.map((r) => r.approvalId)).toEqual(expect.arrayContaining(ids));
-      return rows;
-    },
-    { timeout: 20_000, interval: 200 },
-  );
+/**
+ * Once visibility (which trails writes) lists every one of `ids` as the inbox reads it: asked
+ * in process, so that the command is spawned once, when it has something to show.
+ */
+async function visible(ids: string[]): Promise<void> {
+  await vi.waitFor(async () => expect((await agents.approvals.list({ agentId: "cli-treasurer", limit: 1000 })).approvals.map((a) => a.approvalId)).toEqual(expect.arrayContaining(ids)), {
+    timeout: 20_000,
+    interval: 100,
+  });
+}
+
+/** The inbox as `approvals list --json` prints it. */
+async function listed(args: string[]): Promise<Array<Record<string, unknown>>> {
+  const result = await cli(["--json", "approvals", "list", ...args]);
+  expect(result.code).toBe(0);
+  return (JSON.parse(result.stdout) as { approvals: Array<Record<string, unknown>> }).approvals;
 }
 
 describe("durable-agents approvals list and show", () => {
   it("lists a run's and a thread's requests (table, --json, filters, pages) and shows one with its calls, meta, expiry and principal, never its token", async () => {
-    const run = await parkedRun([pay("call-a", 120, "acme"), pay("call-b", 75, "globex")]);
-    const thread = await parkedThread([pay("call-t", 9, "initech")]);
-    const rows = await listed(["--agent", "cli-treasurer", "--requires", "payouts:approve", "--limit", "1000"], [run.approvalId, thread.approvalId]);
+    const [run, thread] = await Promise.all([parkedRun([pay("call-a", 120, "acme"), pay("call-b", 75, "globex")]), parkedThread([pay("call-t", 9, "initech")])]);
+    await visible([run.approvalId, thread.approvalId]);
+    // Commands that do not depend on each other run side by side.
+    const [rows, none, resumed, firstPage, paged, table, shown, json] = await Promise.all([
+      listed(["--agent", "cli-treasurer", "--requires", "payouts:approve", "--limit", "1000"]),
+      // Filters that leave them out.
+      cli(["--json", "approvals", "list", "--requires", "nobody:approves", "--limit", "1000"]),
+      cli(["--json", "approvals", "list", "--status", "resumed", "--limit", "1000"]),
+      // A page at a time.
+      cli(["--json", "approvals", "list", "--agent", "cli-treasurer", "--limit", "1"]),
+      cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1"]),
+      cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]),
+      cli(["approvals", "show", run.approvalId]),
+      cli(["--json", "approvals", "show", thread.approvalId]),
+    ]);
+    expect(rows.map((r) => r.approvalId)).toEqual(expect.arrayContaining([run.approvalId, thread.approvalId]));
     expect(rows.find((r) => r.approvalId === run.approvalId)).toMatchObject({
       kind: "approval",
       runId: run.runId,
@@ -106,28 +122,23 @@ describe("durable-agents approvals list and show", () => {
     expect(rows.find((r) => r.approvalId === thread.approvalId)).toMatchObject({ kind: "approval", runId: thread.threadId, calls: [{ toolCallId: "call-t" }] });
 
     // Filters that leave them out.
-    const none = await cli(["--json", "approvals", "list", "--requires", "nobody:approves", "--limit", "1000"]);
     expect((JSON.parse(none.stdout) as { approvals: Array<{ approvalId: string }> }).approvals.map((a) => a.approvalId)).not.toContain(run.approvalId);
-    const resumed = await cli(["--json", "approvals", "list", "--status", "resumed", "--limit", "1000"]);
     expect((JSON.parse(resumed.stdout) as { approvals: Array<{ approvalId: string }> }).approvals.map((a) => a.approvalId)).not.toContain(run.approvalId);
 
     // A page at a time: the cursor it prints reads the next rows.
-    const first = JSON.parse((await cli(["--json", "approvals", "list", "--agent", "cli-treasurer", "--limit", "1"])).stdout) as { approvals: Array<{ approvalId: string }>; cursor?: string };
+    const first = JSON.parse(firstPage.stdout) as { approvals: Array<{ approvalId: string }>; cursor?: string };
     expect(first.approvals).toHaveLength(1);
     expect(first.cursor).toEqual(expect.any(String));
     const next = JSON.parse((await cli(["--json", "approvals", "list", "--agent", "cli-treasurer", "--limit", "1", "--cursor", first.cursor!])).stdout) as { approvals: Array<{ approvalId: string }> };
     expect(next.approvals).toHaveLength(1);
     expect(next.approvals[0]!.approvalId).not.toBe(first.approvals[0]!.approvalId);
-    const paged = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1"]);
     expect(paged.stdout).toMatch(/\nmore: --cursor \S+\n$/);
 
-    const table = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^APPROVAL\s+KIND\s+STATUS\s+AGENT\s+CALLS\s+REQUIRES\s+AGE\s+EXPIRES\n/);
     expect(table.stdout).toMatch(new RegExp(`${run.approvalId.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s+approval\\s+deferred\\s+cli-treasurer\\s+transfer, transfer\\s+payouts:approve`));
     expect(table.stdout).toContain(thread.approvalId);
 
-    const shown = await cli(["approvals", "show", run.approvalId]);
     expect(shown.code).toBe(0);
     const request = await agents.approvals.get(run.approvalId);
     expect(shown.stdout).toContain(`run        ${run.runId}`);
@@ -136,7 +147,6 @@ describe("durable-agents approvals list and show", () => {
     expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"]}');
     expect(shown.stdout).toContain(`shown      ${request.callFingerprint}`);
     expect(shown.stdout).toContain('  call-a  transfer({"amount":120,"to":"acme"})\n  call-b  transfer({"amount":75,"to":"globex"})\n');
-    const json = await cli(["--json", "approvals", "show", thread.approvalId]);
     expect(JSON.parse(json.stdout)).toEqual(await agents.approvals.get(thread.approvalId));
     for (const { approvalId } of [run, thread]) {
       const token = notified.find((n) => n.approvalId === approvalId)?.token;
@@ -200,14 +210,16 @@ describe("durable-agents approvals approve and reject", () => {
         expect(String(req.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content)).toMatch(/^Rejected by carol: "transfer" was not run\. Reason: duplicate invoice/),
       text: "not paid",
     });
-    const run = await parkedRun([pay("call-r", 40, "acme")], expectRejected("call-r"));
-    const rejected = await cli(["approvals", "reject", run.approvalId, "--reason", "duplicate invoice", "--as", "carol"]);
+    const [run, thread] = await Promise.all([parkedRun([pay("call-r", 40, "acme")], expectRejected("call-r")), parkedThread([pay("call-s", 41, "acme")], expectRejected("call-s"))]);
+    const [rejected, rejectedInThread] = await Promise.all([
+      cli(["approvals", "reject", run.approvalId, "--reason", "duplicate invoice", "--as", "carol"]),
+      cli(["approvals", "reject", thread.approvalId, "--reason", "duplicate invoice", "--as", "carol"]),
+    ]);
     expect(rejected.code).toBe(0);
     expect(rejected.stdout).toContain(`resumed: ${run.approvalId}\n  rejected  call-r transfer: duplicate invoice\n`);
     expect(await agents.handle(run.runId).settled()).toMatchObject({ status: "completed", text: "not paid" });
 
-    const thread = await parkedThread([pay("call-s", 41, "acme")], expectRejected("call-s"));
-    expect(await cli(["approvals", "reject", thread.approvalId, "--reason", "duplicate invoice", "--as", "carol"])).toMatchObject({ code: 0 });
+    expect(rejectedInThread).toMatchObject({ code: 0 });
     expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(madeIn(run.runId)).toEqual([]);
     expect(madeIn(thread.threadId)).toEqual([]);
@@ -252,18 +264,16 @@ describe("hostile flag values and decisions the run refuses", () => {
       ["approvals", "approve", run.approvalId, "--edit", 'call-a={"amount":-5,"to":"acme"}'], // an input the tool's schema refuses
       ["approvals", "approve", run.approvalId, "--note", "n".repeat(5_000)], // a note over the limit
     ];
-    for (const args of refusals) {
-      const refused = await cli(args);
-      expect({ args, code: refused.code }).toEqual({ args, code: 1 });
-      expect(refused.stderr).toMatch(/^error: \[RC5049\]/);
-    }
-    const json = await cli(["--json", ...refusals[0]!]);
+    const [json, unknown, ...refused] = await Promise.all([cli(["--json", ...refusals[0]!]), cli(["approvals", "approve", "dfr:1:no-such-run"]), ...refusals.map((args) => cli(args))]);
+    refusals.forEach((args, i) => {
+      expect({ args, code: refused[i]!.code }).toEqual({ args, code: 1 });
+      expect(refused[i]!.stderr).toMatch(/^error: \[RC5049\]/);
+    });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "RC5049" } });
     expect(madeIn(run.runId)).toEqual([]);
     expect(await agents.approvals.get(run.approvalId)).toMatchObject({ status: "deferred" });
 
-    const unknown = await cli(["approvals", "approve", "dfr:1:no-such-run"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("[RC5046]");
 
@@ -294,15 +304,19 @@ describe("what a model wrote, as the command prints it", () => {
     const ack = await agents.run(treasurer, { prompt: runId, runId });
     if (ack.status !== "deferred") throw new Error(`expected the run to park, got ${ack.status}`);
     const approvalId = ack.deferralId;
-    await listed(["--agent", "cli-treasurer", "--limit", "1000"], [approvalId]);
-    const table = await cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]);
+    await visible([approvalId]);
+    const [rows, table, shown, json] = await Promise.all([
+      listed(["--agent", "cli-treasurer", "--limit", "1000"]),
+      cli(["approvals", "list", "--agent", "cli-treasurer", "--limit", "1000"]),
+      cli(["approvals", "show", approvalId]),
+      cli(["--json", "approvals", "show", approvalId]),
+    ]);
+    expect(rows.map((r) => r.approvalId)).toContain(approvalId);
     expect(table.code).toBe(0);
     expect(table.stdout).not.toMatch(RAW);
 
-    const shown = await cli(["approvals", "show", approvalId]);
     expect(shown.code).toBe(0);
     expectEscaped(shown.stdout, ["  call\\u001b]0;owned\\u0007  transfer(", '{"amount":7,\\u000d\\u000a\\u0009"to":"csi\\u009b31m red \\u202eevil \\u001b[2J"})']);
-    const json = await cli(["--json", "approvals", "show", approvalId]);
     expect(json.stdout).not.toMatch(RAW);
     expect(JSON.parse(json.stdout).calls).toEqual([{ toolCallId: id, toolName: "transfer", arguments: args }]);
 

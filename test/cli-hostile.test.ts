@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
-import { buildCli, cliEnv, runCli } from "./cli-support.js";
+import { cliEnv, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { startHarness, SECRET, uid, type Harness } from "./harness.js";
@@ -18,7 +18,6 @@ let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
@@ -46,19 +45,17 @@ describe("text from a model, as the command prints it", () => {
     const parked = await agents.run(payoutAgent, { prompt: runId, runId });
     if (parked.status !== "deferred") throw new Error(`expected a deferral, got ${parked.status}`);
 
-    const state = await cli(["runs", "state", runId]);
+    const [state, shown, json] = await Promise.all([cli(["runs", "state", runId]), cli(["deferrals", "show", parked.deferralId]), cli(["--json", "runs", "state", runId])]);
     expect(state.code).toBe(0);
     expectEscaped(state.stdout);
     // A line break in the model's text stays one, indented under its message: it cannot pass for a message of its own.
     expect(state.stdout).toContain("\n    second line");
 
-    const shown = await cli(["deferrals", "show", parked.deferralId]);
     expect(shown.code).toBe(0);
     expectEscaped(shown.stdout);
     expect(shown.stdout).toContain("(call\\u001b]0;owned\\u0007)");
 
     // --json: still JSON with the same values, and nothing raw on the terminal either.
-    const json = await cli(["--json", "runs", "state", runId]);
     expect(json.stdout).not.toMatch(RAW_CONTROLS);
     const read = JSON.parse(json.stdout) as { recentMessages: Array<{ role: string; content: string | null }> };
     expect(read.recentMessages.find((m) => m.role === "assistant")?.content).toBe(HOSTILE);
@@ -93,14 +90,16 @@ describe("bad flag values", () => {
     ];
     // An address nothing listens on: a command that got as far as connecting would fail otherwise
     // (exit 3). A command that took a bad value and started serving (`dev`, `mcp`) is stopped.
-    const results = await Promise.all(cases.map(([args]) => cli(args, { TEMPORAL_ADDRESS: "127.0.0.1:1" }, 60_000)));
+    const [fromEnv, ...results] = await Promise.all([
+      cli(["runs", "state", "some-run"], { TEMPORAL_ADDRESS: "127.0.0.1:1", TEMPORAL_CODEC_ENDPOINT: "codec.example" }),
+      ...cases.map(([args]) => cli(args, { TEMPORAL_ADDRESS: "127.0.0.1:1" }, 60_000)),
+    ]);
     cases.forEach(([args, flag], i) => {
       const result = results[i]!;
       expect({ args, code: result.code }).toEqual({ args, code: 2 });
       expect(result.stderr).toContain(`error: option '${flag}`);
       expect(result.stderr).toContain(`'${args[args.indexOf(flag) + 1]}' is invalid`);
     });
-    const fromEnv = await cli(["runs", "state", "some-run"], { TEMPORAL_ADDRESS: "127.0.0.1:1", TEMPORAL_CODEC_ENDPOINT: "codec.example" });
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toContain('TEMPORAL_CODEC_ENDPOINT "codec.example" is invalid');
   });
@@ -116,13 +115,14 @@ describe("an encrypted run read without the codec", () => {
     if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${ack.status}`);
     const queue = { DURABLE_AGENTS_TASK_QUEUE: served.taskQueue };
 
-    for (const args of [["runs", "state", runId], ["deferrals", "show", ack.deferralId]]) {
-      const read = await cli(args, queue);
+    const reads = [["runs", "state", runId], ["deferrals", "show", ack.deferralId]];
+    const [json, ...results] = await Promise.all([cli(["--json", "runs", "state", runId], queue), ...reads.map((args) => cli(args, queue))]);
+    reads.forEach((args, i) => {
+      const read = results[i]!;
       expect({ args, code: read.code }).toEqual({ args, code: 1 });
       expect(read.stderr).toMatch(/^error: \[AI1046\] .*"binary\/encrypted".*--codec-endpoint/m);
       expect(read.stdout + read.stderr).not.toContain("4242");
-    }
-    const json = await cli(["--json", "runs", "state", runId], queue);
+    });
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "AI1046" } });
   });
 });

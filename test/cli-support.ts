@@ -1,26 +1,21 @@
 /**
- * The `durable-agents` command as the tests run it: compiled (`tsconfig.build.json`) and
- * spawned by node, as an operator runs the package's bin.
+ * The `durable-agents` command as the tests run it: compiled (`tsconfig.build.json`) once per
+ * test run by test/global-setup.ts, and spawned by node, as an operator runs the package's bin.
  */
 import { execFile } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 import { SECRET, type Harness } from "./harness.js";
-import { compilePackage } from "./cli-build.js";
 
 export const root = fileURLToPath(new URL("..", import.meta.url));
-/** Where the command is compiled to, beside the operator's module of the runs test. */
-export const artifacts = `${root}test-artifacts/cli`;
+/** Where global-setup compiled the command (in dist/), beside the operator's module of the runs test. */
+export const artifacts = inject("cliArtifacts");
 export const bin = `${artifacts}/dist/src/cli/main.js`;
 
 /** What the command reads to reach the suite's server and the agents' worker on `taskQueue`. */
 export function cliEnv(h: Harness, taskQueue: string): Record<string, string> {
   return { TEMPORAL_ADDRESS: h.address, TEMPORAL_NAMESPACE: h.namespace, DURABLE_AGENTS_TASK_QUEUE: taskQueue, DEFERRAL_SECRET: SECRET, NO_COLOR: "1" };
-}
-
-/** Compiles the package as `npm run build` emits it (the command as it ships), without a second type check. */
-export function buildCli(): void {
-  compilePackage(`${artifacts}/dist`);
 }
 
 /**

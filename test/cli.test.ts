@@ -13,7 +13,7 @@ import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
-import { artifacts, bin, buildCli, cliEnv, freePort, root, runCli } from "./cli-support.js";
+import { artifacts, bin, cliEnv, freePort, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -25,8 +25,6 @@ let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  // The command as it ships: compiled, run by node.
-  buildCli();
   h = await startHarness();
   const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
@@ -47,19 +45,14 @@ async function parkedRun(amount = 12) {
 describe("durable-agents deferrals", () => {
   it("lists what is parked (table and --json), shows one record with its transcript tail and no token", async () => {
     const { runId, deferralId, token } = await parkedRun(12);
-    await vi.waitFor(
-      async () => {
-        const listed = await cli(["--json", "deferrals", "list", "--agent", "payouts"]);
-        expect(listed.code).toBe(0);
-        expect(JSON.parse(listed.stdout).deferrals).toEqual(expect.arrayContaining([expect.objectContaining({ deferralId, runId, status: "deferred", agentId: "payouts" })]));
-      },
-      { timeout: 20_000, interval: 500 },
-    );
-    const table = await cli(["deferrals", "list"]);
+    // Visibility trails writes: wait until it lists the record (in process), then ask the command once.
+    await vi.waitFor(async () => expect((await agents.deferrals.list({ agentId: "payouts", status: "deferred" })).deferrals.map((d) => d.deferralId)).toContain(deferralId), { timeout: 20_000, interval: 100 });
+    const [listed, table, shown] = await Promise.all([cli(["--json", "deferrals", "list", "--agent", "payouts"]), cli(["deferrals", "list"]), cli(["deferrals", "show", deferralId])]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).deferrals).toEqual(expect.arrayContaining([expect.objectContaining({ deferralId, runId, status: "deferred", agentId: "payouts" })]));
     expect(table.stdout).toMatch(/^DEFERRAL\s+STATUS\s+AGENT\s+AGE\s+EXPIRES/);
     expect(table.stdout).toContain(deferralId);
 
-    const shown = await cli(["deferrals", "show", deferralId]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`run        ${runId}`);
     expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"],"amount":12}');
@@ -68,33 +61,37 @@ describe("durable-agents deferrals", () => {
   });
 
   it("resumes with a token and denies with a reason; refusals print their code and exit 1, usage mistakes exit 2", async () => {
-    const first = await parkedRun(3);
-    const resumed = await cli(["deferrals", "resume", "--token", first.token, "--payload", '{"approved":true}', "--as", "carol"]);
+    const [first, second] = await Promise.all([parkedRun(3), parkedRun(4)]);
+    h.model.script(second.runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 4 } }] }, { text: "not paid" }]);
+    // Commands that do not depend on each other run side by side.
+    const [resumed, denied, forged, notJson, noSecret, unknown] = await Promise.all([
+      cli(["deferrals", "resume", "--token", first.token, "--payload", '{"approved":true}', "--as", "carol"]),
+      cli(["deferrals", "deny", second.deferralId, "--reason", "duplicate invoice"]),
+      cli(["deferrals", "resume", "--token", `${first.token.slice(0, -4)}AAAA`, "--payload", "true"]),
+      cli(["deferrals", "resume", "--token", first.token, "--payload", "{oops"]),
+      cli(["deferrals", "resume", "--token", first.token, "--payload", "true"], { DEFERRAL_SECRET: "" }),
+      cli(["deferrals", "show", "dfr:1:nobody"]),
+    ]);
     expect(resumed).toMatchObject({ code: 0 });
     expect(resumed.stdout).toContain(`resumed: ${first.deferralId}`);
-    const again = await cli(["--json", "deferrals", "resume", "--token", first.token, "--payload", '{"approved":false}']);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: "duplicate" });
-
-    const forged = await cli(["deferrals", "resume", "--token", `${first.token.slice(0, -4)}AAAA`, "--payload", "true"]);
     expect(forged.code).toBe(1);
     expect(forged.stderr).toMatch(/^error: \[RC5041\]/);
-    const notJson = await cli(["deferrals", "resume", "--token", first.token, "--payload", "{oops"]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain("--payload is not JSON");
-    const noSecret = await cli(["deferrals", "resume", "--token", first.token, "--payload", "true"], { DEFERRAL_SECRET: "" });
     expect(noSecret.code).toBe(2);
-
-    const second = await parkedRun(4);
-    h.model.script(second.runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 4 } }] }, { text: "not paid" }]);
-    const denied = await cli(["deferrals", "deny", second.deferralId, "--reason", "duplicate invoice"]);
     expect(denied).toMatchObject({ code: 0 });
     expect((await agents.deferrals.get(second.deferralId)).denial).toMatchObject({ reason: "duplicate invoice" });
-    const twice = await cli(["--json", "deferrals", "deny", second.deferralId, "--reason", "again"]);
-    expect(twice.code).toBe(1);
-    expect(JSON.parse(twice.stdout)).toMatchObject({ error: { code: "RC5050" } });
-    const unknown = await cli(["deferrals", "show", "dfr:1:nobody"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("[RC5046]");
+
+    // Decided already: the second resume reads the first outcome, the second denial is refused.
+    const [again, twice] = await Promise.all([
+      cli(["--json", "deferrals", "resume", "--token", first.token, "--payload", '{"approved":false}']),
+      cli(["--json", "deferrals", "deny", second.deferralId, "--reason", "again"]),
+    ]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "duplicate" });
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ error: { code: "RC5050" } });
   });
 });
 
@@ -111,26 +108,29 @@ describe("durable-agents runs", () => {
     expect(started.code).toBe(0);
     expect(JSON.parse(started.stdout)).toMatchObject({ runId, status: "completed", text: "4" });
 
-    const state = await cli(["runs", "state", runId]);
+    const slow = uid("cli-slow");
+    // Held at the model until the cancel aborts the call.
+    h.model.script(slow, [{ hold: h.model.hold(), text: "never" }]);
+    await agents.start(weatherAgent, { prompt: slow, runId: slow });
+    const [state, tail, cancelled, missing, wrongModule] = await Promise.all([
+      cli(["runs", "state", runId]),
+      cli(["--json", "runs", "tail", runId]),
+      cli(["runs", "cancel", slow, "--reason", "operator"]),
+      cli(["runs", "state", "no-such-run"]),
+      cli(["runs", "start", `${dir}/nope.mjs`, "--prompt", "x"]),
+    ]);
     expect(state.stdout).toContain("status   completed");
     expect(state.stdout).toContain('assistant: → add({"a":2,"b":2})');
-    const tail = await cli(["--json", "runs", "tail", runId]);
     expect(tail.code).toBe(0);
     const lines = tail.stdout.trim().split("\n").map((l) => JSON.parse(l) as { message?: { role: string }; status?: string });
     expect(lines.filter((l) => l.message).map((l) => l.message!.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(lines.at(-1)).toMatchObject({ status: "completed" });
 
-    const slow = uid("cli-slow");
-    // Held at the model until the cancel aborts the call.
-    h.model.script(slow, [{ hold: h.model.hold(), text: "never" }]);
-    await agents.start(weatherAgent, { prompt: slow, runId: slow });
-    expect(await cli(["runs", "cancel", slow, "--reason", "operator"])).toMatchObject({ code: 0 });
+    expect(cancelled).toMatchObject({ code: 0 });
     await expect(agents.result(slow)).rejects.toMatchObject({ code: "AI1005" });
 
-    const missing = await cli(["runs", "state", "no-such-run"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("[AI1010]");
-    const wrongModule = await cli(["runs", "start", `${dir}/nope.mjs`, "--prompt", "x"]);
     expect(wrongModule.code).toBe(2);
   });
 });
@@ -164,10 +164,9 @@ describe("durable-agents threads", () => {
     expect(second.startsWith(printed())).toBe(true);
     expect(lines().at(-1)).toMatchObject({ type: "message", message: { content: second } });
     // A turn that fails prints the thread's error code and exits 1 (the script has no third answer).
-    const failed = await cli(["threads", "send", threadId, "one more"]);
+    const [failed, listed] = await Promise.all([cli(["threads", "send", threadId, "one more"]), cli(["--json", "threads", "list"])]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^error: \[AI1003\] The model call failed/m);
-    const listed = await cli(["--json", "threads", "list"]);
     expect(JSON.parse(listed.stdout).threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
   });
 });
@@ -190,14 +189,16 @@ describe("durable-agents with --codec-endpoint", () => {
       if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${ack.status}`);
       const queue = { DURABLE_AGENTS_TASK_QUEUE: served.taskQueue };
 
-      const shown = await cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", operator], queue);
+      const [shown, fromEnv, refused] = await Promise.all([
+        cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", operator], queue),
+        // The same from the environment, as the Temporal CLI takes it.
+        cli(["deferrals", "show", ack.deferralId], { ...queue, TEMPORAL_CODEC_ENDPOINT: endpoint, TEMPORAL_CODEC_AUTH: operator }),
+        cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", "Bearer someone-else"], queue),
+      ]);
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"],"amount":77}');
-      // The same from the environment, as the Temporal CLI takes it.
-      const fromEnv = await cli(["deferrals", "show", ack.deferralId], { ...queue, TEMPORAL_CODEC_ENDPOINT: endpoint, TEMPORAL_CODEC_AUTH: operator });
       expect(fromEnv.stdout).toContain('"amount":77');
 
-      const refused = await cli(["deferrals", "show", ack.deferralId, "--codec-endpoint", endpoint, "--codec-auth", "Bearer someone-else"], queue);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain("[AI1045]");
       expect(refused.stdout + refused.stderr).not.toContain('"amount":77');

@@ -7,5 +7,7 @@ declare module "vitest" {
     temporalNamespace: string;
     /** The run's one workflow bundle (test/workflow-bundle.ts); startHarness() passes it on. */
     workflowBundlePath: string;
+    /** The package compiled as `npm run build` emits it, in dist/ under this folder (test/cli-build.ts): what the CLI tests spawn. */
+    cliArtifacts: string;
   }
 }

@@ -1,9 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Decision } from "../core/approval.js";
-import type { DeferralStatus } from "../core/deferral-record.js";
+import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonObject } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
-import { DEFERRAL_STATUSES } from "../client/deferral-store.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";

@@ -1,7 +1,9 @@
-import { Connection } from "@temporalio/client";
-import { loadClientConnectConfig } from "@temporalio/envconfig";
-import { AgentClient } from "../client/agent-client.js";
-import { remoteCodec } from "../codec/remote.js";
+/**
+ * The connection a command opens. The Temporal client, the config loader, `AgentClient` and
+ * the codec are imported when a command connects, not when the CLI starts: `--help`, usage
+ * mistakes and flag checks never load them.
+ */
+import type { AgentClient } from "../client/agent-client.js";
 import { httpUrl } from "./flags.js";
 import { FlagError } from "./render.js";
 
@@ -31,6 +33,8 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
   // Read first: a usage mistake is reported before anything connects.
   const codecEndpoint = flags.codecEndpoint ?? codecEndpointFromEnv();
   const codecAuth = flags.codecAuth ?? process.env.TEMPORAL_CODEC_AUTH;
+  const [{ Connection }, { loadClientConnectConfig }, { AgentClient }] = await Promise.all([import("@temporalio/client"), import("@temporalio/envconfig"), import("../client/agent-client.js")]);
+  const remoteCodec = codecEndpoint ? (await import("../codec/remote.js")).remoteCodec : undefined;
   const config = loadClientConnectConfig(flags.profile ? { profile: flags.profile } : {});
   const connection = await Connection.connect({
     ...config.connectionOptions,
@@ -41,7 +45,7 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
   const agents = new AgentClient({
     connection,
     namespace,
-    ...(codecEndpoint
+    ...(codecEndpoint && remoteCodec
       ? { dataConverter: { payloadCodecs: [remoteCodec({ endpoint: codecEndpoint, namespace, ...(codecAuth ? { authorization: codecAuth } : {}) })] } }
       : {}),
     taskQueue: flags.taskQueue ?? process.env.DURABLE_AGENTS_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,

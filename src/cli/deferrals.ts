@@ -1,9 +1,8 @@
 import { Option, type Command } from "commander";
-import type { DeferralStatus } from "../core/deferral-record.js";
+import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonValue } from "../core/json.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { AgentClient } from "../client/agent-client.js";
-import { DEFERRAL_STATUSES } from "../client/deferral-store.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { instant, positiveInt } from "./flags.js";
 import { age, output, table } from "./output.js";

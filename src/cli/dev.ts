@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { startTemporal } from "../testing/dev-server.js";
 import { portNumber } from "./flags.js";
 import type { Globals } from "./flags.js";
 
@@ -15,6 +14,8 @@ export function devCommand(program: Command, globals: () => Globals): void {
     .action(async (flags: { port: number; uiPort: number; dbFilename?: string; namespace: string }) => {
       const { json } = globals();
       const uiPort = flags.uiPort;
+      // Loaded here, not at start: no other command needs the dev server's helpers.
+      const { startTemporal } = await import("../testing/dev-server.js");
       const server = await startTemporal({
         local: true,
         port: flags.port,

@@ -4,7 +4,7 @@
  * the command connects to anything.
  */
 import { InvalidArgumentError } from "commander";
-import { originOf, parseHost } from "../mcp/host-check.js";
+import { originOf, parseHost } from "../mcp/host-names.js";
 
 /** Options every command reads. */
 export interface Globals {

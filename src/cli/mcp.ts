@@ -5,9 +5,8 @@ import type { AddressInfo } from "node:net";
 import type { Command } from "commander";
 import type { AgentDefinition } from "../core/define-agent.js";
 import type { Principal } from "../core/json.js";
-import { createMcpServer } from "../mcp/server.js";
 import type { McpAgentTool } from "../mcp/options.js";
-import { LOOPBACK_HOSTS } from "../mcp/host-check.js";
+import { LOOPBACK_HOSTS } from "../mcp/host-names.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { hostName, origin, portNumber, repeated } from "./flags.js";
 import { FlagError, printable } from "./render.js";
@@ -41,6 +40,8 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
       // The interface it listens on is a name clients use, unless it is every interface.
       const listening = WILDCARDS.has(flags.host) ? [] : [flags.host];
       const allowedHosts = [...listening, ...(flags.allowedHost ?? [])];
+      // Loaded here, not at start: no other command needs the MCP server and its SDK.
+      const { createMcpServer } = await import("../mcp/server.js");
       const { agents, close } = await connectClient(globals());
       const principal: Principal | undefined = flags.as ? { id: flags.as } : undefined;
       const mcp = createMcpServer({

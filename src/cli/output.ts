@@ -1,4 +1,5 @@
-import { DurableAgentsError } from "../core/errors/base.js";
+// The brand alone: the error classes (and Temporal's failure types) load only with a command that connects.
+import { isBranded } from "../core/errors/brand.js";
 import { oneLine, printable, printableJson } from "./render.js";
 
 /** Where a command writes: a table or lines for people, one JSON document with `--json`. */
@@ -61,7 +62,7 @@ export function age(iso: string | undefined, now = Date.now()): string {
  */
 export function reportError(err: unknown, json: boolean): void {
   // A typed SDK error, or a followed thread turn that failed (carrying the thread's error code).
-  const coded = DurableAgentsError.isDurableAgentsError(err) || (err instanceof Error && err.name === "ThreadTurnFailed");
+  const coded = isBranded(err) || (err instanceof Error && err.name === "ThreadTurnFailed");
   const code = coded ? (err as { code?: string }).code : undefined;
   const message = err instanceof Error ? err.message : String(err);
   if (json) process.stdout.write(`${printableJson(JSON.stringify({ error: { ...(code ? { code } : {}), message } }))}\n`);

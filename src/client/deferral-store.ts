@@ -1,7 +1,7 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import type { QueryDefinition } from "@temporalio/common";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
-import type { DeferralRecord, DeferralStatus, DeferralView, DenyReply, DenyRequest, ReplaceStepStateReply, StepState } from "../core/deferral-record.js";
+import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus, type DeferralView, type DenyReply, type DenyRequest, type ReplaceStepStateReply, type StepState } from "../core/deferral-record.js";
 import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
 import { DeferralAlreadyResumedError } from "../core/errors/deferral-already-resumed.js";
@@ -18,8 +18,6 @@ import type { Principal } from "../core/json.js";
 import { askAuthorize, authorizeRun, type AuthorizeHook } from "./authorize.js";
 import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 
-/** Every status a deferral record can have, in the order of its life. */
-export const DEFERRAL_STATUSES: readonly DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
 const STATUSES = DEFERRAL_STATUSES;
 
 /** Who reads: what the client's `authorize` hook is asked about. */

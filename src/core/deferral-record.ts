@@ -9,6 +9,9 @@ import type { ApprovalCall } from "./approval.js";
  */
 export type DeferralStatus = "deferred" | "resumed" | "needs-compaction" | "expired" | "denied";
 
+/** Every status a deferral record can have, in the order of its life. */
+export const DEFERRAL_STATUSES: readonly DeferralStatus[] = ["deferred", "needs-compaction", "resumed", "expired", "denied"];
+
 /** One deferral of a run, as kept in workflow state. Never holds a token or the secret. */
 export interface DeferralRecord {
   id: string;

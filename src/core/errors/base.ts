@@ -1,9 +1,6 @@
 import { ApplicationFailure, ApplicationFailureCategory } from "@temporalio/common";
+import { ERROR_BRAND as BRAND, isBranded } from "./brand.js";
 import { codeInfo, type ErrorCode } from "./codes.js";
-
-// A symbol from the global registry survives the workflow sandbox's separate realm,
-// where `instanceof` against a class from the outer realm is always false.
-const BRAND = Symbol.for("durable-agents.error");
 
 /**
  * Base of every error the SDK raises on purpose. `code` is stable; the remaining
@@ -23,7 +20,7 @@ export abstract class DurableAgentsError<F extends object = object> extends Erro
 
   /** True for any SDK error from any realm (workflow sandbox, worker, client). */
   static isDurableAgentsError(err: unknown): err is DurableAgentsError {
-    return typeof err === "object" && err !== null && (err as Record<symbol, unknown>)[BRAND] === true;
+    return isBranded(err);
   }
 
   /** Realm-safe type guard: `MaxTurnsError.isInstance(err)`. */
