@@ -10,13 +10,13 @@ import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { gateVerdict } from "./approval-gate.js";
-import type { ChatMessage } from "../src/core/messages.js";
+import { countsOf, type ChatMessage } from "../src/core/messages.js";
 import type { Model } from "../src/core/model.js";
 import { AgentTelemetry, type FallbackFacts } from "../src/otel/agent-telemetry.js";
 import type { ActivitySettings } from "./settings.js";
 import type { AgentRegistry, PreparedDefinition } from "./agent-registry.js";
 import { toModelFailure } from "./failures.js";
-import { askInTurn, countsOf, failureType } from "./model-fallback.js";
+import { askInTurn, failureType } from "./model-fallback.js";
 import { answerFitting } from "./structured-output.js";
 import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
@@ -87,12 +87,11 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
         return { message: response.message, usage: answeredBy === agent.model ? counts : { ...counts, fallback: { [answeredBy]: counts } } };
       };
       const { message, usage, output } = await withHeartbeat(settings.stopLatencyMs, () => answerFitting(agent, messages, ask, () => flusher?.restart()), client);
-      const response = { message, usage };
-      assertAnswerFits(agent, input, response.message);
+      assertAnswerFits(agent, input, message);
       // Which calls wait for a person, decided before the host ever sees the answer.
-      const gate = await gateVerdict(definition, input, response.message, deferral);
-      transcripts.remember(input, transcript, response.message);
-      return { message: response.message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
+      const gate = await gateVerdict(definition, input, message, deferral);
+      transcripts.remember(input, transcript, message);
+      return { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
     } catch (err) {
       throw toModelFailure(err);
     } finally {

@@ -1,5 +1,4 @@
 import type { AgentDefinition } from "../src/core/define-agent.js";
-import type { TokenCounts, Usage } from "../src/core/messages.js";
 import type { ModelResponse } from "../src/core/model.js";
 import { ApplicationFailure } from "@temporalio/common";
 import { isOutage, ModelsOutError, toActivityFailure } from "./failures.js";
@@ -32,19 +31,12 @@ export async function askInTurn(
       return { response: await ask(model), answeredBy: model };
     } catch (error) {
       const next = models[i + 1];
-      if (failures.length === 0 && (next === undefined || !isOutage(error))) throw error;
+      if (next === undefined || !isOutage(error)) throw failures.length === 0 ? error : new ModelsOutError([...failures, { model, error }], error);
       failures.push({ model, error });
-      if (next === undefined || !isOutage(error)) throw new ModelsOutError(failures, error);
       onFallback({ model, error, next });
     }
   }
-  // Unreachable: the loop returns or throws on its last model.
-  throw new ModelsOutError(failures, failures.at(-1)?.error);
-}
-
-/** Token counts of a usage, without its fallback breakdown. */
-export function countsOf({ promptTokens, completionTokens, totalTokens }: Usage): TokenCounts {
-  return { promptTokens, completionTokens, totalTokens };
+  throw new Error("unreachable: the last model answers or throws");
 }
 
 /** A short name for a failure, for logs and spans: `HTTP503`, a code, an error's name. */

@@ -59,6 +59,11 @@ function addCounts(a: TokenCounts, b: TokenCounts): TokenCounts {
   };
 }
 
+/** Token counts of a usage, without its fallback breakdown. */
+export function countsOf({ promptTokens, completionTokens, totalTokens }: Usage): TokenCounts {
+  return { promptTokens, completionTokens, totalTokens };
+}
+
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = addCounts(a, b);
   if (!a.fallback && !b.fallback) return sum;

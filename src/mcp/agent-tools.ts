@@ -75,13 +75,13 @@ export function prepareTools(options: McpServerOptions): PreparedTool[] {
       throw new InvalidDefinitionError({ subject, problem: "output accepts a deferral acknowledgment ({ status: \"deferred\", … }); make it strict (z.object) or require a field of its own" });
     }
     const input = t.input ?? (DEFAULT_INPUT as unknown as StandardSchema);
-    const output = t.output ?? agentOutput(t.agent, subject);
+    const output = t.output ? { schema: t.output, json: jsonSchemaFor(t.output, "output", subject) } : agentOutput(t.agent, subject);
     return {
       options: t,
       input,
-      ...(output ? { output } : {}),
+      ...(output ? { output: output.schema } : {}),
       inputJson: jsonSchemaFor(input, "input", subject),
-      outputJson: output ? jsonSchemaFor(output, "output", subject) : TEXT_OUTPUT_SCHEMA,
+      outputJson: output?.json ?? TEXT_OUTPUT_SCHEMA,
     };
   });
 }
@@ -91,12 +91,11 @@ export function prepareTools(options: McpServerOptions): PreparedTool[] {
  * object, so only an object schema that cannot pass for a deferral acknowledgment is taken;
  * any other answers as text.
  */
-function agentOutput(agent: McpAgentTool["agent"], subject: string): StandardSchema | undefined {
-  const output = typeof agent === "object" && agent !== null ? (agent.output as StandardSchema | undefined) : undefined;
-  if (!output || acceptsAck(output)) return undefined;
+function agentOutput(agent: McpAgentTool["agent"], subject: string): { schema: StandardSchema; json: JsonSchema } | undefined {
+  const schema = typeof agent === "object" && agent !== null ? (agent.output as StandardSchema | undefined) : undefined;
+  if (!schema || acceptsAck(schema)) return undefined;
   try {
-    jsonSchemaFor(output, "output", subject);
-    return output;
+    return { schema, json: jsonSchemaFor(schema, "output", subject) };
   } catch {
     // Not an object schema (or not one MCP can advertise): the answer goes out as text.
     return undefined;
