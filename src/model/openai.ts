@@ -117,6 +117,8 @@ async function streamed(client: OpenAI, request: ModelRequest): Promise<ModelRes
       });
     }
   }
+  // The client ends the stream quietly when it is aborted: what came so far is no answer.
+  if (request.signal?.aborted) throw request.signal.reason ?? new Error("the model call was aborted");
   const ordered = [...calls].sort(([a], [b]) => a - b).map(([, call]) => call);
   return { message: assistant(sawText ? text : null, ordered), usage };
 }
