@@ -33,6 +33,7 @@ export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, t
 export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { RunMessagesOptions } from "./client/run-messages.js";
+export type { FollowRunOptions, RunStreamUpdatesOptions } from "./client/run-stream.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,

@@ -27,7 +27,7 @@ export { fanOut, inFanOut } from "../workflows/fan-out.js";
 export { runAgent, type RunAgentOptions } from "../workflows/run-agent.js";
 // Messages the façade uses, for callers with their own Temporal client. Messages only the
 // SDK's own workers send (transcript sync, stream batches) are not part of the API.
-export { runStateQuery, runMessagesQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate } from "./core/wire/run.js";
+export { runStateQuery, runMessagesQuery, runStreamQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate } from "./core/wire/run.js";
 export type { AgentResult, AgentRunInput, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { DeferralRecord, DeferralView, DeferredAck, RunOutcome, StepState, DeferralEvent } from "./core/deferral-record.js";
 export {

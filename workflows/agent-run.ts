@@ -1,9 +1,13 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, proxySinks, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import type { DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
 import { agentSteps } from "./agent-steps.js";
-import { cancelRequestProblem, deferralIdProblem, messagePageProblem, refuseMalformed, threadPrefixProblem } from "../src/core/request-shapes.js";
+import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, threadPrefixProblem } from "../src/core/request-shapes.js";
+import { threadStreamSignal } from "../src/core/wire/thread.js";
+import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import { workflowDeferralRuntime } from "./deferral-runtime.js";
+import { RunStream } from "./run-stream.js";
 import {
   cancelUpdate,
   deferralQuery,
@@ -13,6 +17,7 @@ import {
   resumeUpdate,
   runMessagesQuery,
   runStateQuery,
+  runStreamQuery,
   settledUpdate,
   transcriptQuery,
 } from "../src/core/wire/run.js";
@@ -43,12 +48,33 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const definitionCheck: RunContext["definitionCheck"] = {};
   // Only runs on the agent-step layer are traced: older histories schedule what they hold.
   const tracing = steps ? RunTracing.ofWorkflow(input.carried?.trace) : undefined;
-  const book = agentDeferralBook({ state, transcript, definitionCheck }, input.version, {
-    reprepare,
-    reprepared(agent) {
-      prepared = agent;
+  const runtime = workflowDeferralRuntime();
+  const sinks = proxySinks<DurableAgentsSinks>().durableAgents;
+  const stream = new RunStream(
+    input.stream === true,
+    { publish: (batch) => sinks.stream(workflowInfo().workflowId, batch), details: (line) => runtime.details?.(line), now: () => new Date().toISOString() },
+    input.carried?.stream,
+    state.messages.length,
+  );
+  const book = agentDeferralBook(
+    { state, transcript, definitionCheck },
+    input.version,
+    {
+      reprepare,
+      reprepared(agent) {
+        prepared = agent;
+      },
     },
-  });
+    // The status line carries the stream's position; deferrals show in the stream.
+    {
+      ...runtime,
+      details: (text) => stream.show(text),
+      emit(event) {
+        runtime.emit(event);
+        stream.deferral(event, state.messages);
+      },
+    },
+  );
   // Everything the run does happens in this scope, so `cancel()`, a timeout and a cancel
   // from Temporal itself all reach the model call or tool in flight, or the deferral.
   const scope = new CancellationScope();
@@ -84,6 +110,14 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     refuseMalformed(transcriptQuery.name, threadPrefixProblem(request));
     return transcript.prefix(state.messages, request.epoch, request.length);
   });
+  setHandler(runStreamQuery, (request) => {
+    refuseMalformed(runStreamQuery.name, objectArgumentProblem(request));
+    return stream.since(workflowInfo().workflowId, Number(request.fromSeq));
+  });
+  // Deltas from a worker that streams by signal; a malformed batch is dropped, never a failed task.
+  setHandler(threadStreamSignal, (flush) => {
+    if (stream.deltas && streamFlushProblem(flush) === undefined) stream.accept(flush);
+  });
   setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
     validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
   });
@@ -99,8 +133,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     const left = input.carried ? Math.max(1, deadline - Date.now()) : input.timeoutMs!;
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
-  const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing }, deadline, meter);
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room };
+  const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing, stream }, deadline, meter);
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream };
 
   return book.run(
     async () => {
@@ -118,10 +152,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
           return loop(run);
         });
         tracing?.end("completed", { turnsUsed: state.turnsUsed });
+        stream.end("completed", state.messages);
         return result;
       } catch (err) {
         // Nothing is open after a continue-as-new or a park that failed: then this is a no-op.
         tracing?.end(cancellation.requested() || isCancellation(err) ? "cancelled" : "failed", { turnsUsed: state.turnsUsed, ...failureType(err) });
+        if (!(err instanceof ContinueAsNew)) stream.end(cancellation.requested() || isCancellation(err) ? "stopped" : "failed", state.messages);
         if (cancellation.requested() || isCancellation(err)) {
           // A cancelled run leaves no live approval link behind.
           book.denyWaiting(ErrorCode.RunCancelled);

@@ -7,6 +7,7 @@ import type { AgentRunInput, RunMessagePage, RunProgress } from "../src/core/run
 import type { RunMessagesRequest } from "../src/core/wire/run.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { DeferralBook } from "./deferral-book.js";
+import type { RunStream } from "./run-stream.js";
 import type { RunTracing } from "./run-trace.js";
 import type { TranscriptRoom } from "./transcript-room.js";
 
@@ -30,6 +31,8 @@ export interface RunContext {
   readonly tracing: RunTracing | undefined;
   /** What the transcript has room for: a step's results share it, an answer must fit it. */
   readonly room: TranscriptRoom;
+  /** What the run's readers follow: messages, statuses, deferrals, and deltas when it streams. */
+  readonly stream: RunStream;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

@@ -17,7 +17,7 @@ const HISTORY_BYTES_BACKSTOP = 44_040_192;
  */
 export function runContinuation(
   input: AgentRunInput,
-  { state, book, transcript, definitionCheck, tracing }: Pick<RunContext, "state" | "book" | "transcript" | "definitionCheck" | "tracing">,
+  { state, book, transcript, definitionCheck, tracing, stream }: Pick<RunContext, "state" | "book" | "transcript" | "definitionCheck" | "tracing" | "stream">,
   deadline: number | undefined,
   meter: TranscriptMeter,
 ): () => Promise<void> {
@@ -48,6 +48,7 @@ export function runContinuation(
       ...(deadline !== undefined ? { deadline } : {}),
       continuedRuns: (input.carried?.continuedRuns ?? 0) + 1,
       ...(trace ? { trace } : {}),
+      stream: stream.carry(),
     };
     const next: AgentRunInput = { ...input, carried };
     if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {

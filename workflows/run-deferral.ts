@@ -7,7 +7,7 @@ import type { RunProgress } from "../src/core/run-state.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { DeferralBook } from "./deferral-book.js";
 import type { ParkRequest } from "./deferral-records.js";
-import { workflowDeferralRuntime } from "./deferral-runtime.js";
+import { workflowDeferralRuntime, type DeferralRuntime } from "./deferral-runtime.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -21,9 +21,10 @@ export function agentDeferralBook(
     reprepare(agentId: string, record: DeferralRecord): Promise<PreparedAgent>;
     reprepared(prepared: PreparedAgent): void;
   },
+  runtime: DeferralRuntime = workflowDeferralRuntime(),
 ): DeferralBook {
   const current = version !== undefined && version >= 2;
-  return new DeferralBook(workflowDeferralRuntime(), {
+  return new DeferralBook(runtime, {
     deferResumedStatus: current,
     async verify(record) {
       // Runs started with this version check the definition in the first model call after

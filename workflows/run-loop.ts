@@ -92,9 +92,11 @@ export async function loop(run: RunContext): Promise<AgentResult> {
         ...(steps ? { room: run.room.forAnswer(), gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) } } : {}),
       };
       const referred = steps && !local ? referToolResults(delta, fromTools) : undefined;
+      // Runs before the agent-step layer keep the calls their histories hold: they do not stream.
+      const streaming = steps ? run.stream.answer(state.messages) : {};
       const byRef = referred && referred.refs.length > 0 && patched(TOOL_RESULT_REFS_PATCH) ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
       try {
-        const reply = steps ? await steps.callModel({ ...stepModelInput(input, state.messages), ...byRef }, undefined, state.turnsUsed + 1) : await callModel(input);
+        const reply = steps ? await steps.callModel({ ...stepModelInput(input, state.messages), ...byRef, ...streaming }, undefined, state.turnsUsed + 1) : await callModel(input);
         fromTools.clear();
         // From version 3 on the worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + (steps ? 1 : 0);
@@ -102,6 +104,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
         book.flushStatus();
         return reply;
       } catch (err) {
+        run.stream.abandoned(cancellation.requested());
         const failure = err instanceof ActivityFailure ? err.cause : err;
         if (check && failure instanceof ApplicationFailure && (failure.type === ErrorCode.DefinitionChanged || failure.type === ErrorCode.StepStateInvalid)) {
           // The resumed step cannot continue: the deferral is denied and the resume refused with this code.
@@ -132,6 +135,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
+    run.stream.answered(state.messages, (reply.message.tool_calls?.length ?? 0) > 0);
     // A cancel that came while the model answered stops the run here, with the answer counted.
     if (steps) stopIfCancelled();
 

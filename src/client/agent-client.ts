@@ -32,6 +32,10 @@ import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
 import { ackFromHistory } from "./history-ack.js";
 import { parkedAck, settleRun } from "./settle.js";
 import { currentDetails } from "./history-watch.js";
+import { fromSeqOf, RunStreamSource, type FollowRunOptions, type RunStreamUpdatesOptions } from "./run-stream.js";
+import { followStream } from "./threads/stream-updates.js";
+import type { StreamSnapshot } from "../core/thread-contracts.js";
+import { RunNotFoundError } from "../core/errors/run-not-found.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */
@@ -46,7 +50,7 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
   threads?: Pick<ThreadsClientOptions, "agent" | "authorize">;
-  /** How readers of threads in this process hear live entries (see `ClientStreamOptions`). */
+  /** How readers of threads and runs in this process hear live entries (see `ClientStreamOptions`). */
   stream?: ThreadsClientOptions["stream"];
   /**
    * What the static summary of a started run shows in the Temporal UI and CLI: `"content"`
@@ -96,6 +100,14 @@ export interface RunOptions {
   maxHistoryEvents?: number;
   /** What this run's static summary in the Temporal UI shows (see `AgentClientOptions.uiSummary`). Default: the client's. */
   uiSummary?: UiSummary;
+  /**
+   * Stream each answer's deltas to the run's readers (`followUpdates`, the front door's
+   * `GET /runs/:id/events`) while the model writes it. Messages, statuses and deferrals
+   * reach readers whether or not it is set. Default false. On a worker with a stream
+   * transport the deltas cost no Temporal action; on one that streams by signal
+   * (`threads.stream.transport: "workflow"`, the default), each batch is a signal.
+   */
+  stream?: boolean;
 }
 
 /** A started run; every method asks `authorize` as the principal the handle was made for. */
@@ -131,6 +143,7 @@ export class AgentClient {
   readonly #uiSummary: UiSummary | undefined;
   readonly #reads: QueryDeadline;
   readonly #eagerStart: boolean;
+  readonly #runStreams: RunStreamSource;
   #threads: ThreadsClient | undefined;
 
   constructor(options: AgentClientOptions) {
@@ -142,7 +155,7 @@ export class AgentClient {
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
     // Checked now, not when `threads` is first read: a client made with a bad option is refused before it is used.
-    if (options.stream !== undefined) clientStreamTransport(options.stream);
+    this.#runStreams = new RunStreamSource(this.client, clientStreamTransport(options.stream), this.#reads);
     this.#stream = options.stream;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;
@@ -173,6 +186,9 @@ export class AgentClient {
     if (typeof options?.prompt !== "string") {
       throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "prompt must be a string" });
     }
+    if (options.stream !== undefined && typeof options.stream !== "boolean") {
+      throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "stream must be true or false" });
+    }
     const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
     if (principalProblem) {
       throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: `principal is not plain JSON at ${principalProblem.path}` });
@@ -185,6 +201,7 @@ export class AgentClient {
       ...(options.principal ? { principal: options.principal } : {}),
       ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
       ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
+      ...(options.stream ? { stream: true } : {}),
     };
     await startAgentRun(this.client, this.taskQueue, runId, input, {
       uiSummary: uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`),
@@ -262,6 +279,50 @@ export class AgentClient {
   messages(runId: string, options: RunMessagesOptions & RunCaller = {}): Promise<RunMessagePage> {
     const { principal, ...page } = options ?? {};
     return this.handle(runId, principal !== undefined ? { principal } : {}).messages(page);
+  }
+
+  /**
+   * One read of the run's stream after `fromSeq` (a billed query): its messages (each with
+   * its position as `id`), status changes (`streaming`, `awaiting_tool_results`,
+   * `completed`, `failed`, `stopped`), an `approval-request` / `approval-decided` pair per
+   * deferral, and the answer's deltas while it is written when the run streams. The
+   * snapshot's `threadId` is the run's id. Authorized as `run.state`; AI1010 for an unknown run.
+   */
+  async streamUpdates(runId: string, options: RunStreamUpdatesOptions & RunCaller = {}): Promise<StreamSnapshot> {
+    const fromSeq = fromSeqOf(options?.fromSeq, "agents.streamUpdates()");
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: options?.principal, runId });
+    return this.#runStreams.readStream(runId, fromSeq, this.client);
+  }
+
+  /**
+   * Follows the run's stream from `fromSeq` (see `streamUpdates` for what it holds): each
+   * batch of new entries as one snapshot, in seq order, until `until` says so or `signal`
+   * aborts. Readers of one run in this process share one follower; live entries come from
+   * the stream transport (no Temporal action), and the run is read by query only for what
+   * the transport did not bring. A reader that fell behind a continue-as-new gets
+   * `truncated: true` (re-read `messages()`). Authorized once, as `run.state`; AI1010 for
+   * an unknown run, before anything is yielded.
+   */
+  async *followUpdates(runId: string, options: FollowRunOptions & RunCaller = {}): AsyncGenerator<StreamSnapshot> {
+    const { principal, ...follow } = options ?? {};
+    const fromSeq = fromSeqOf(follow.fromSeq, "agents.followUpdates()");
+    await this.openStream(runId, principal !== undefined ? { principal } : {});
+    yield* followStream(this.#runStreams, runId, { ...follow, fromSeq });
+  }
+
+  /**
+   * @internal Authorizes a reader of the run's stream (`run.state`) and checks the run
+   * exists (AI1010) with a describe, not a billed query: what the front door's events route does first.
+   */
+  async openStream(runId: string, caller: RunCaller = {}): Promise<void> {
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: caller.principal, runId });
+    const described = await translate(runId, () => this.workflowHandle(runId).describe());
+    if (described.type !== "agentRun") throw new RunNotFoundError({ runId });
+  }
+
+  /** @internal Where readers of runs read; the front door's events route shares it. */
+  get runStreams(): RunStreamSource {
+    return this.#runStreams;
   }
 
   /**

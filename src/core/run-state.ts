@@ -31,6 +31,8 @@ export interface AgentRunInput {
   timeoutMs?: number;
   /** Continue as new once the current execution's history reaches this many events (besides when Temporal suggests it). */
   maxHistoryEvents?: number;
+  /** The model calls stream their answers' deltas to the run's readers (`agents.followUpdates`). */
+  stream?: boolean;
   /** What the previous execution of this run handed on when it continued as new. */
   carried?: RunCarry;
 }
@@ -57,6 +59,8 @@ export interface RunCarry {
   continuedRuns: number;
   /** The run's trace context, when an OpenTelemetry SDK recorded its steps. */
   trace?: RunTrace;
+  /** Where the run's stream stands, so readers go on with the same seqs (its entries are not carried). */
+  stream?: { seq: number; floor?: number };
 }
 
 /** A run's state as its workflow holds it: the whole transcript included. */

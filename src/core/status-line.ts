@@ -47,7 +47,8 @@ export function parkedLine(toolName: string | undefined, deferralId: string, exp
 }
 
 const ANY_PAYLOAD = " · any payload";
-const PARKED = /\(deferral (\S+)\) until (\S+?)( · any payload)?$/;
+// A run's line ends with its stream's position since runs stream; lines before that do not.
+const PARKED = /\(deferral (\S+)\) until (\S+?)( · any payload)?(?: · stream \d+)?$/;
 
 /** What a parked run's line says: the deferral it waits on, until when, and whether it takes any payload. */
 export function parkedOn(line: string | undefined): { deferralId: string; expiresAt: string; anyPayload: boolean } | undefined {

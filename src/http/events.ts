@@ -3,28 +3,36 @@ import { streamSSE } from "hono/streaming";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
 import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
-import type { ThreadsClient } from "../client/threads/threads-client.js";
+import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
-import { hubFor, type StreamReader } from "../client/threads/stream-hub.js";
+import { hubFor, type StreamReader, type StreamSource } from "../client/threads/stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;
 
 type Outgoing = { event?: string; id?: string; data: string };
 
+/** What an events route follows: a thread's stream or a run's. */
+export interface EventsOf {
+  /** Where the stream is read (the hub's pollers are shared per source). */
+  source: StreamSource;
+  /** Authorizes the reader and checks the workflow exists, reading nothing billed; throws the typed refusal. */
+  open(id: string, principal: Principal | undefined): Promise<void>;
+}
+
 /**
- * `GET /threads/:id/events`: the thread's stream as Server-Sent Events. Each entry (delta,
+ * `GET /threads/:id/events` and `GET /runs/:id/events`: the stream as Server-Sent Events. Each entry (delta,
  * message, reset, status change) is one event whose `id` is its `seq` and whose data is
  * the entry as JSON; a reconnect with `Last-Event-ID` (or `?lastEventId=`) continues
  * exactly after it. `event: truncated` says entries were dropped (re-read the messages);
  * `event: error` carries `{ code, message }` before the server closes the stream.
  */
-export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOptions) {
-  const hub = hubFor(threads, options.pollIntervalMs ?? 100);
+export function eventStreamRoute(events: EventsOf, options: EventStreamOptions) {
+  const hub = hubFor(events.source, options.pollIntervalMs ?? 100);
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   return async (c: Context<HttpEnv>) => {
-    const threadId = c.req.param("id")!;
+    const id = c.req.param("id")!;
     const fromSeq = lastEventId(c.req.header("last-event-id") ?? c.req.query("lastEventId"));
     const principal = c.get("principal");
 
@@ -56,10 +64,10 @@ export function eventStreamRoute(threads: ThreadsClient, options: EventStreamOpt
     };
     // The reader joins the thread's poller at once, so nothing written while it is being
     // authorized is missed; what it collects is sent only once the hook allowed it.
-    const leave = hub.join(threadId, reader);
+    const leave = hub.join(id, reader);
     try {
       // Authorizing reads nothing billed (a describe): the poller carries the data.
-      await threads.openStream({ threadId, ...(principal ? { principal } : {}) });
+      await events.open(id, principal);
     } catch (err) {
       leave();
       throw err;

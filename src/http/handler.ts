@@ -66,7 +66,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
     await next();
   });
 
-  app.route("/runs", runRoutes(options.agents));
+  app.route("/runs", runRoutes(options.agents, options.events ?? {}));
   app.route("/", deferralRoutes(options.agents));
   app.route("/approvals", approvalInboxRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));

@@ -50,7 +50,7 @@ export interface AgentHttpOptions {
    * front door's `authenticate` is not asked. Absent: no codec routes.
    */
   codec?: CodecServerOptions;
-  /** `GET /threads/:id/events`. */
+  /** `GET /threads/:id/events` and `GET /runs/:id/events`. */
   events?: EventStreamOptions;
   /** Called with errors that are not the SDK's typed errors (answered as 500 `internal`). Default: `console.error`. */
   onError?: (err: unknown) => void;

@@ -6,6 +6,8 @@ import type { AgentClient } from "../client/agent-client.js";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
 import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";
+import { eventStreamRoute } from "./events.js";
+import type { EventStreamOptions } from "./options.js";
 import { Id, OffsetCursor, PageSize, valid } from "./validate.js";
 
 const StartRun = z.object({
@@ -17,14 +19,16 @@ const StartRun = z.object({
   timeout: z.union([z.string().max(64), z.number().positive()]).optional(),
   /** Answer once the run settles (completed, failed or deferred) instead of as soon as it started. */
   wait: z.boolean().optional(),
+  /** Stream the answers' deltas to `GET /runs/:id/events` readers. */
+  stream: z.boolean().optional(),
 });
 
 const Cancel = z.object({ reason: z.string().max(1000).optional() });
 const Page = z.object({ cursor: OffsetCursor.optional(), limit: PageSize(1000).optional() });
 const RunParam = z.object({ id: Id });
 
-/** `/runs`: start (idempotent by `runId` or `Idempotency-Key`), state, messages, cancel; each asks the client's hook as the caller. */
-export function runRoutes(agents: AgentClient) {
+/** `/runs`: start (idempotent by `runId` or `Idempotency-Key`), state, messages, events, cancel; each asks the client's hook as the caller. */
+export function runRoutes(agents: AgentClient, events: EventStreamOptions) {
   const caller = (principal: HttpEnv["Variables"]["principal"]) => (principal ? { principal } : {});
   return new Hono<HttpEnv>()
     .post("/", valid("json", StartRun), async (c) => {
@@ -36,6 +40,7 @@ export function runRoutes(agents: AgentClient) {
         ...(runId ? { runId } : {}),
         ...(principal ? { principal } : {}),
         ...(body.timeout !== undefined ? { timeout: body.timeout as Duration } : {}),
+        ...(body.stream !== undefined ? { stream: body.stream } : {}),
       });
       c.header("Location", `${c.req.path.replace(/\/$/, "")}/${encodeURIComponent(handle.runId)}`);
       if (!body.wait) return c.json({ runId: handle.runId }, 202);
@@ -46,6 +51,7 @@ export function runRoutes(agents: AgentClient) {
       const { cursor, limit } = c.req.valid("query");
       return c.json(await agents.messages(c.req.valid("param").id, { ...(cursor !== undefined ? { cursor } : {}), ...(limit !== undefined ? { limit } : {}), ...caller(c.get("principal")) }));
     })
+    .get("/:id/events", valid("param", RunParam), eventStreamRoute({ source: agents.runStreams, open: (runId, principal) => agents.openStream(runId, caller(principal)) }, events))
     .post("/:id/cancel", valid("param", RunParam), valid("json", Cancel), async (c) => {
       const runId = c.req.valid("param").id;
       const { reason } = c.req.valid("json");

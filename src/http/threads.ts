@@ -113,5 +113,5 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       const { decisions, shown } = c.req.valid("json");
       return c.json(await threads.decide({ threadId: id, approvalId, decisions, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));
     })
-    .get("/:id/events", valid("param", ThreadParam), eventStreamRoute(threads, events));
+    .get("/:id/events", valid("param", ThreadParam), eventStreamRoute({ source: threads, open: (threadId, principal) => threads.openStream({ threadId, ...caller(principal) }) }, events));
 }

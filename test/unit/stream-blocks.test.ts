@@ -45,6 +45,13 @@ describe("a parked run's line", () => {
     expect(parkedOn("awaiting a shorter transcript (deferral d-3): the resumed run outgrew the model's context window; replaceDeferredThread to go on")).toBeUndefined();
     expect(parkedOn(undefined)).toBeUndefined();
   });
+
+  it("reads the same with the stream position a run's line ends with", () => {
+    const line = formatStatusLine(parkedLine("pay", "d-3", "2026-12-05T10:00:00.000Z", false), { seq: 12, queued: 0 });
+    expect(ackFromLine(line)).toEqual({ status: "deferred", deferralId: "d-3", expiresAt: "2026-12-05T10:00:00.000Z" });
+    expect(parkedOn(formatStatusLine(parkedLine("pay", "d-3", "2026-12-05T10:00:00.000Z", true), { seq: 7, queued: 0 }))).toEqual({ deferralId: "d-3", expiresAt: "2026-12-05T10:00:00.000Z", anyPayload: false });
+    expect(parseStatusLine(line)).toMatchObject({ seq: 12 });
+  });
 });
 
 describe("reserved blocks", () => {

@@ -16,6 +16,8 @@ export interface StreamSource {
   readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot>;
   /** The thread's status line (the metadata query, not billed), bounded and translated like `readStream`. */
   readStatusLine(threadId: string, via: Client): Promise<string | undefined>;
+  /** What a reader hears when the workflow does not exist (default: AI1020, no such thread). */
+  notFound?(id: string): Error;
 }
 
 const hubs = new WeakMap<StreamSource, Map<number, StreamHub>>();
@@ -92,6 +94,11 @@ export class StreamHub {
     return () => poller.remove(reader);
   }
 
+  /** @internal What readers hear when the workflow does not exist. */
+  notFound(id: string): Error {
+    return this.threads.notFound?.(id) ?? new ThreadNotFoundError({ threadId: id });
+  }
+
   /** @internal The transport readers of this process subscribe to. */
   get transport(): StreamTransport {
     return this.threads.streamTransport;
@@ -137,11 +144,11 @@ export class StreamHub {
   }
 }
 
-export async function translated<T>(threadId: string, read: () => Promise<T>): Promise<T> {
+export async function translated<T>(threadId: string, read: () => Promise<T>, notFound: (id: string) => Error = (id) => new ThreadNotFoundError({ threadId: id })): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError({ threadId });
+    if (err instanceof WorkflowNotFoundError) throw notFound(threadId);
     throw err;
   }
 }
@@ -239,7 +246,7 @@ class ThreadPoller {
   async #round(): Promise<boolean> {
     const client = this.hub.reads;
     const watch = (this.#watch.current ??= new HistoryWatch(client, this.threadId));
-    const moved = await translated(this.threadId, () => watch.changed());
+    const moved = await translated(this.threadId, () => watch.changed(), (id) => this.hub.notFound(id));
     if (moved && this.#lineFirst) {
       const line = await this.hub.statusLine(this.threadId, () => this.#readers.size === 0);
       if (this.#readers.size === 0) return false;

@@ -40,6 +40,15 @@ export function readStatusLine(access: ThreadAccess, threadId: string, via: Clie
  */
 export async function* followUpdates(access: ThreadAccess, source: StreamSource, options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
   await access.check(options, "thread.stream");
+  yield* followStream(source, options.threadId, options);
+}
+
+/**
+ * A follower of the stream of `id` (a thread or a run) on the process's shared poller for
+ * `source`, already authorized: each batch of new entries as one snapshot, until `until`
+ * says so, `signal` aborts, or the stream fails (the workflow is gone).
+ */
+export async function* followStream(source: StreamSource, id: string, options: Omit<FollowUpdatesOptions, "threadId">): AsyncGenerator<StreamSnapshot> {
   const batches: StreamSnapshot[] = [];
   let failure: { err: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -57,7 +66,7 @@ export async function* followUpdates(access: ThreadAccess, source: StreamSource,
   };
   const stop = () => wake?.();
   options.signal?.addEventListener("abort", stop);
-  const leave = hubFor(source, options.pollIntervalMs ?? 100).join(options.threadId, reader);
+  const leave = hubFor(source, options.pollIntervalMs ?? 100).join(id, reader);
   try {
     while (!options.signal?.aborted) {
       const batch = batches.shift();

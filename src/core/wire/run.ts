@@ -12,6 +12,7 @@ import type {
   RunOutcome,
 } from "../deferral-record.js";
 import type { RunMessagePage, RunState } from "../run-state.js";
+import type { StreamSnapshot } from "../thread-contracts.js";
 
 /** The run's live state (status, turns, usage, the newest messages and how many there are). */
 export const runStateQuery = defineQuery<RunState>("durable-agents.runState");
@@ -39,6 +40,14 @@ export const runMessagesQuery = defineQuery<Omit<RunMessagePage, "cursor">, [Run
  * so running workflows keep answering it.
  */
 export const transcriptQuery = defineQuery<ChatMessage[], [{ epoch: number; length: number }]>("durable-agents.thread");
+
+/**
+ * The run's stream entries after `fromSeq` (messages, statuses, deferrals, and the answer's
+ * deltas while it is written). Costs no history: readers poll it. `threadId` in the snapshot
+ * is the run's id. The answer's deltas arrive on the signal threads use,
+ * `threadStreamSignal`, when the worker streams by signal.
+ */
+export const runStreamQuery = defineQuery<StreamSnapshot, [{ fromSeq: number }]>("durable-agents.run.stream");
 
 /** One deferral record (with step state for agent runs), or null when the run has no such deferral. */
 export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable-agents.deferral");

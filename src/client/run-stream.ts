@@ -1,0 +1,73 @@
+import type { Client } from "@temporalio/client";
+import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import type { StreamSnapshot } from "../core/thread-contracts.js";
+import { runStreamQuery } from "../core/wire/run.js";
+import type { StreamTransport } from "../stream/transport.js";
+import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
+import { currentDetails } from "./history-watch.js";
+import { runFailure } from "./run-failure.js";
+import type { StreamSource } from "./threads/stream-hub.js";
+
+/** `agents.streamUpdates()`: one read of a run's stream after `fromSeq`. */
+export interface RunStreamUpdatesOptions {
+  /** The seq of the last entry already seen (default 0: from the start). */
+  fromSeq?: number;
+}
+
+/** `agents.followUpdates()`: where to start, how often to look, and when to stop. */
+export interface FollowRunOptions extends RunStreamUpdatesOptions {
+  /**
+   * How often the process's shared follower of the run looks at it for what the stream
+   * transport did not bring, in ms (default 100). Looking costs nothing while the run's
+   * history stands still; a query (a billed action) only when a reader lacks an entry.
+   */
+  pollIntervalMs?: number;
+  /** Stops following (the generator returns). */
+  signal?: AbortSignal;
+  /** Stops following after the batch it returns true for. */
+  until?: (batch: StreamSnapshot) => boolean;
+}
+
+/**
+ * Where a client's readers of runs read: the run's stream query (bounded like every run
+ * read, AI1015 when no worker answers, AI1010 for an unknown run) and its status line. The
+ * process's stream hub keys its pollers by this object, so every reader of a run through
+ * one client shares one poller.
+ */
+export class RunStreamSource implements StreamSource {
+  constructor(
+    readonly client: Client,
+    readonly streamTransport: StreamTransport,
+    private readonly reads: QueryDeadline,
+  ) {}
+
+  readStream(runId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
+    return this.#read(runId, via, () => via.workflow.getHandle(runId).query(runStreamQuery, { fromSeq }));
+  }
+
+  readStatusLine(runId: string, via: Client): Promise<string | undefined> {
+    return this.#read(runId, via, () => currentDetails(via, runId));
+  }
+
+  notFound(runId: string): Error {
+    return new RunNotFoundError({ runId });
+  }
+
+  async #read<T>(runId: string, via: Client, read: () => Promise<T>): Promise<T> {
+    try {
+      return await boundedQuery(via, this.reads, runId, read);
+    } catch (err) {
+      throw runFailure(runId, err);
+    }
+  }
+}
+
+/** `fromSeq` as a reader may give it: a whole number from 0 (AI1001 otherwise, nothing read). */
+export function fromSeqOf(fromSeq: unknown, subject: string): number {
+  if (fromSeq === undefined) return 0;
+  if (typeof fromSeq !== "number" || !Number.isSafeInteger(fromSeq) || fromSeq < 0) {
+    throw new InvalidDefinitionError({ subject, problem: "fromSeq must be a whole number from 0 (the seq of the last entry seen)" });
+  }
+  return fromSeq;
+}
