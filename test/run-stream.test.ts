@@ -43,7 +43,8 @@ const sendPayout = defineTool({
     return `sent ${amount} to ${to}`;
   },
 });
-const writer = defineAgent({ id: "stream-writer", model: "gpt-4.1-mini", system: "You write and pay.", tools: [sendPayout], maxTurns: 4 });
+const step = defineTool({ name: "step", description: "Take a step", input: z.object({ i: z.number() }), handler: ({ i }) => `ok ${i}` });
+const writer = defineAgent({ id: "stream-writer", model: "gpt-4.1-mini", system: "You write and pay.", tools: [sendPayout, step], maxTurns: 40 });
 
 let h: Harness;
 /** A worker that publishes deltas on the in-process transport, and its client. */
@@ -151,6 +152,33 @@ describe("a run started with stream: true", () => {
 });
 
 describe("any run's stream", () => {
+  it("goes on across continue-as-new: seqs keep rising, each message once, and a reader behind the boundary is told to re-read", async () => {
+    const runId = uid("run-stream-long");
+    const turns = 24;
+    h.model.respond(runId, (_req, turn) => (turn < turns ? { toolCalls: [{ name: "step", arguments: { i: turn } }] } : { text: `walked ${turns}` }));
+    const handle = await agents.start(writer, { prompt: runId, runId, maxHistoryEvents: 100, stream: true });
+    const reader = follow(agents, runId);
+    await reader.done;
+    expect(await handle.result()).toMatchObject({ status: "completed", text: `walked ${turns}` });
+    const updates = reader.updates();
+    expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+    const ids = updates.flatMap((u) => (u.type === "message" ? [Number(u.message.id)] : []));
+    expect(ids).toEqual(ascending(ids));
+    expect(statuses(updates).at(-1)).toBe("completed");
+    // Every message the reader got is the transcript's at its position.
+    const { messages, total } = await agents.messages(runId, { limit: 1000 });
+    expect(total).toBe(2 * turns + 2);
+    for (const u of updates) if (u.type === "message") expect(u.message.content).toBe(messages[Number(u.message.id)]!.content);
+    // It did continue as new, and the last execution's stream starts past the first's.
+    const executions = [];
+    for await (const e of agents.client.workflow.list({ query: `WorkflowId = "${runId}"` })) executions.push(e);
+    expect(executions.length).toBeGreaterThan(1);
+    const fromStart = await agents.streamUpdates(runId);
+    expect(fromStart.truncated).toBe(true);
+    expect(fromStart.updates.at(-1)).toMatchObject({ type: "status", status: "completed" });
+    expect(fromStart.updates[0]!.seq).toBeGreaterThan(2);
+  });
+
   it("holds its messages, statuses and the approval it parked on; a reader back with Last-Event-ID gets exactly what followed", async () => {
     const runId = uid("run-events");
     h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 12, to: "acme" } }] }, { text: "paid" }]);
