@@ -1,7 +1,7 @@
 /**
  * `durable-agents/react`: hooks for chat UIs over the HTTP front door (`useAgentChat`,
  * `useThreadMessages`, `useApprovals`), the stores behind them, and a `ChatTransport` for the
- * AI SDK's `useChat`. Browser code: it imports only the pure kernel, never Node.
+ * AI SDK's `useChat` over a thread or a run. Browser code: it imports only the pure kernel, never Node.
  *
  * @example
  * ```tsx
@@ -37,6 +37,7 @@ export {
 export { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./react/use-thread-messages.js";
 export { ThreadStore, type ThreadState, type ThreadStoreOptions } from "./react/thread-store.js";
 export { ThreadChatTransport, type ThreadChatTransportOptions } from "./react/chat-transport.js";
+export { RunChatTransport, type RunChatTransportOptions } from "./react/run-chat-transport.js";
 export { threadsHttpClient, type ListApprovalsQuery, type ThreadsHttpClient, type ThreadsHttpOptions, type ThreadEvent } from "./react/threads-http.js";
 export { ChatError, type ChatErrorFields } from "./react/chat-error.js";
 export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";

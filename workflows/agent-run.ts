@@ -101,7 +101,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });
   setHandler(denyUpdate, (request) => book.deny(request), { validator: (request) => book.validateDeny(request) });
-  setHandler(runStateQuery, () => runStateView(state, book));
+  setHandler(runStateQuery, () => runStateView(state, book, stream));
   setHandler(runMessagesQuery, (request) => {
     refuseMalformed(runMessagesQuery.name, messagePageProblem(request));
     return transcript.page(state.messages, request);

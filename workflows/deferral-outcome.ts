@@ -30,6 +30,11 @@ export class SettledOutcome {
     }
   }
 
+  /** The last settled state recorded (undefined before the first). */
+  get last(): RunOutcome | undefined {
+    return this.#last;
+  }
+
   /** The run moves again (resumed, expired, compacted): `settled()` waits for its next state. */
   moving(): void {
     this.phase = "running";

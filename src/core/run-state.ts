@@ -1,6 +1,6 @@
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
-import type { DeferralRecord } from "./deferral-record.js";
+import type { DeferralRecord, FailureInfo } from "./deferral-record.js";
 import type { RunTrace } from "./step-trace.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
@@ -98,6 +98,12 @@ export interface RunState extends Omit<RunProgress, "messages"> {
   recentMessages: ChatMessage[];
   /** How many messages the transcript holds (without the system prompt). */
   messageCount: number;
+  /** Why the run failed, once it has (its typed code when there is one). */
+  error?: FailureInfo;
+  /** The seq of the run's last stream entry (`agents.followUpdates`); absent from runs older than run streams. */
+  lastSeq?: number;
+  /** The id the answer being written will have, while the run streams one. */
+  streamingMessageId?: string;
 }
 
 /** A completed run. Its transcript is read with `agents.messages(runId)`, a page at a time. */

@@ -9,7 +9,7 @@ import { isThreadRunning, toUIMessages } from "../core/ui-messages.js";
 import type { ThreadView } from "../client/threads/thread-types.js";
 import { approvalResponses, approvalUiId, rejectionOf, withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { ChatError, FATAL_CODES } from "./chat-error.js";
-import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+import { threadsHttpClient, type ThreadEvent, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
 
 export interface ThreadChatTransportOptions extends ThreadsHttpOptions {
   /** The agent a thread is created for when the chat id names no thread yet (the front door's default agent when omitted). */
@@ -82,7 +82,7 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
       userId = last.id;
       await this.http.sendMessage(chatId, prompt, last.id);
     }
-    return this.#stream(chatId, { fromSeq: since, waitFor: userId, signal: abortSignal, stopOnAbort: true });
+    return chunkStream(this.#io(chatId), { fromSeq: since, waitFor: userId, signal: abortSignal, stopOnAbort: true });
   };
 
   reconnectToStream: ChatTransport<M>["reconnectToStream"] = async ({ chatId, abortSignal }) => {
@@ -91,7 +91,7 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
     if (!isThreadRunning(thread.status) || (thread.approvals ?? []).length > 0) return null;
     const draftId = (thread as { modelCall?: { messageId?: string } }).modelCall?.messageId;
     // From the window's start, but only the draft's deltas up to now: earlier steps are in the messages useChat loaded.
-    return this.#stream(chatId, { fromSeq: 0, replayAfter: thread.lastSeq, ...(draftId ? { draftId } : {}), signal: abortSignal, stopOnAbort: false });
+    return chunkStream(this.#io(chatId), { fromSeq: 0, replayAfter: thread.lastSeq, ...(draftId ? { draftId } : {}), signal: abortSignal, stopOnAbort: false });
   };
 
   /**
@@ -106,7 +106,19 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
     const before = await this.http.getThread(chatId, signal);
     // Sent even when the thread lists the request no more: decided already reads `duplicate`, withdrawn is refused (RC5050), and the thread says which.
     for (const [approvalId, decisions] of responses) await this.http.decide(chatId, approvalId, decisions);
-    return this.#stream(chatId, { fromSeq: before.lastSeq, signal, stopOnAbort: true, seed: seedOf(message), ...(isThreadRunning(before.status) ? {} : { endAt: before.status }) });
+    return chunkStream(this.#io(chatId), { fromSeq: before.lastSeq, signal, stopOnAbort: true, seed: seedOf(message), ...(isThreadRunning(before.status) ? {} : { endAt: before.status }) });
+  }
+
+  /** What a stream of the thread reads and does through the front door. */
+  #io(threadId: string): ChatStreamIo {
+    const http = this.http;
+    return {
+      noun: "thread",
+      events: (fromSeq, signal) => http.events(threadId, fromSeq, signal),
+      stop: () => http.stopThread(threadId),
+      lastError: () => http.getThread(threadId).then((t) => t.lastError),
+      stored: () => http.listMessages(threadId),
+    };
   }
 
   async #lastSeq(threadId: string): Promise<number> {
@@ -118,93 +130,116 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
       return 0;
     }
   }
+}
 
-  #stream(
-    threadId: string,
-    plan: {
-      fromSeq: number;
-      waitFor?: string;
-      replayAfter?: number;
-      draftId?: string;
-      signal: AbortSignal | undefined;
-      stopOnAbort: boolean;
-      /** The answer this stream continues (after approval responses). */
-      seed?: Seed;
-      /** The thread runs no turn: end at once, with what it stored. */
-      endAt?: ThreadStatus;
-    },
-  ): ReadableStream<UIMessageChunk> {
-    const http = this.http;
-    const ac = new AbortController();
-    let translate: Translator;
-    return new ReadableStream<UIMessageChunk>({
-      start: (controller) => {
-        translate = new Translator({
-          emit: (chunk) => controller.enqueue(chunk),
-          thread: () => http.getThread(threadId),
-          stored: () => http.listMessages(threadId),
-          live: plan.waitFor === undefined,
-          ...(plan.seed ? { seed: plan.seed } : {}),
-        });
-        const onAbort = () => {
-          if (plan.stopOnAbort) void http.stopThread(threadId).catch(() => undefined);
-          ac.abort();
-        };
-        if (plan.signal?.aborted) onAbort();
-        else plan.signal?.addEventListener("abort", onAbort, { once: true });
-        void (async () => {
-          let seq = plan.fromSeq;
-          let failures = 0;
-          try {
-            if (plan.endAt !== undefined) await translate.end(plan.endAt);
-            while (!ac.signal.aborted && !translate.done) {
-              try {
-                for await (const event of http.events(threadId, seq, ac.signal)) {
-                  if (event.kind === "truncated") continue;
-                  if (event.kind === "error") throw event.error;
-                  const update = event.update;
-                  if (update.seq <= seq) continue;
-                  seq = update.seq;
-                  failures = 0;
-                  const replaying = plan.replayAfter !== undefined && update.seq <= plan.replayAfter;
-                  if (replaying && !isDeltaOf(update, plan.draftId)) continue;
-                  if (plan.waitFor !== undefined && !translate.live) {
-                    if (update.type === "message" && update.message.id === plan.waitFor) translate.live = true;
-                    continue;
-                  }
-                  if (await translate.apply(update)) break;
+/** What a chat stream reads and does, through the front door: a thread's routes or a run's. */
+export interface ChatStreamIo {
+  /** What the chat drives, as its errors name it. */
+  noun: "thread" | "run";
+  /** The event stream from `fromSeq`. */
+  events(fromSeq: number, signal: AbortSignal): AsyncGenerator<ThreadEvent>;
+  /** What `useChat`'s `stop()` does (stop the thread, cancel the run). */
+  stop(): Promise<unknown>;
+  /** Why it failed, for the error chunk. */
+  lastError(): Promise<{ code?: string; message: string } | undefined>;
+  /** Every stored message. */
+  stored(): Promise<ThreadMessage[]>;
+}
+
+/** The plan of one chat stream: where it starts and what it continues. */
+export interface ChunkPlan {
+  fromSeq: number;
+  waitFor?: string;
+  replayAfter?: number;
+  draftId?: string;
+  signal: AbortSignal | undefined;
+  stopOnAbort: boolean;
+  /** The answer this stream continues (after approval responses). */
+  seed?: Seed;
+  /** Nothing runs: end at once, with what is stored. */
+  endAt?: ThreadStatus;
+}
+
+/** Follows the events from `plan.fromSeq` as `UIMessageChunk`s for one assistant message, reconnecting after a dropped connection. */
+export function chunkStream(io: ChatStreamIo, plan: ChunkPlan): ReadableStream<UIMessageChunk> {
+  const ac = new AbortController();
+  let translate: Translator;
+  // Once the reader cancelled (a tab that went away), the stream takes no more chunks.
+  let cancelled = false;
+  return new ReadableStream<UIMessageChunk>({
+    start: (controller) => {
+      const enqueue = (chunk: UIMessageChunk) => {
+        if (!cancelled) controller.enqueue(chunk);
+      };
+      translate = new Translator({
+        emit: enqueue,
+        noun: io.noun,
+        lastError: io.lastError,
+        stored: io.stored,
+        live: plan.waitFor === undefined,
+        ...(plan.seed ? { seed: plan.seed } : {}),
+      });
+      const onAbort = () => {
+        if (plan.stopOnAbort) void io.stop().catch(() => undefined);
+        ac.abort();
+      };
+      if (plan.signal?.aborted) onAbort();
+      else plan.signal?.addEventListener("abort", onAbort, { once: true });
+      void (async () => {
+        let seq = plan.fromSeq;
+        let failures = 0;
+        try {
+          if (plan.endAt !== undefined) await translate.end(plan.endAt);
+          while (!ac.signal.aborted && !translate.done) {
+            try {
+              for await (const event of io.events(seq, ac.signal)) {
+                if (event.kind === "truncated") continue;
+                if (event.kind === "error") throw event.error;
+                const update = event.update;
+                if (update.seq <= seq) continue;
+                seq = update.seq;
+                failures = 0;
+                const replaying = plan.replayAfter !== undefined && update.seq <= plan.replayAfter;
+                if (replaying && !isDeltaOf(update, plan.draftId)) continue;
+                if (plan.waitFor !== undefined && !translate.live) {
+                  if (update.type === "message" && update.message.id === plan.waitFor) translate.live = true;
+                  continue;
                 }
-              } catch (err) {
-                if (ac.signal.aborted) break;
-                if (err instanceof ChatError && (FATAL_CODES.has(err.code) || err.code === "AI1060")) throw err;
+                if (await translate.apply(update)) break;
               }
-              if (translate.done || ac.signal.aborted) break;
-              await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
+            } catch (err) {
+              if (ac.signal.aborted) break;
+              if (err instanceof ChatError && (FATAL_CODES.has(err.code) || err.code === "AI1060")) throw err;
             }
-            if (!translate.done && ac.signal.aborted) controller.enqueue({ type: "abort" });
-          } catch (err) {
-            controller.enqueue({ type: "error", errorText: err instanceof Error ? err.message : String(err) });
-          } finally {
-            plan.signal?.removeEventListener("abort", onAbort);
-            controller.close();
+            if (translate.done || ac.signal.aborted) break;
+            await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
           }
-        })();
-      },
-      cancel: () => ac.abort(),
-    });
-  }
+          if (!translate.done && ac.signal.aborted) enqueue({ type: "abort" });
+        } catch (err) {
+          enqueue({ type: "error", errorText: err instanceof Error ? err.message : String(err) });
+        } finally {
+          plan.signal?.removeEventListener("abort", onAbort);
+          if (!cancelled) controller.close();
+        }
+      })();
+    },
+    cancel: () => {
+      cancelled = true;
+      ac.abort();
+    },
+  });
 }
 
 const isDeltaOf = (update: StreamUpdate, messageId: string | undefined) =>
   messageId !== undefined && (update.type === "text-delta" || update.type === "tool-input-delta") && update.messageId === messageId;
 
 /** The answer a stream continues: its id, and its tool calls still without a result. */
-interface Seed {
+export interface Seed {
   messageId: string;
   open: Map<string, { toolName: string; gated: boolean; responded: boolean }>;
 }
 
-function seedOf(message: UIMessage): Seed {
+export function seedOf(message: UIMessage): Seed {
   const open: Seed["open"] = new Map();
   for (const part of message.parts as Array<{ type: string; toolCallId?: string; state?: string; approval?: unknown }>) {
     if (!part.type.startsWith("tool-") || typeof part.toolCallId !== "string" || DONE_STATES.has(part.state ?? "") || part.state === "input-streaming") continue;
@@ -232,7 +267,8 @@ class Translator {
   constructor(
     private readonly deps: {
       emit: (chunk: UIMessageChunk) => void;
-      thread: () => Promise<{ lastError?: { code?: string; message: string } }>;
+      noun: ChatStreamIo["noun"];
+      lastError: () => Promise<{ code?: string; message: string } | undefined>;
       stored: () => Promise<ThreadMessage[]>;
       live: boolean;
       seed?: Seed;
@@ -343,11 +379,11 @@ class Translator {
     }
     const held = unresolved().filter(([, call]) => call.responded);
     if (status === "failed") {
-      const lastError = await this.deps.thread().then((t) => t.lastError, () => undefined);
-      this.emit({ type: "error", errorText: lastError ? `${lastError.code ? `[${lastError.code}] ` : ""}${lastError.message}` : "the turn failed" });
+      const lastError = await this.deps.lastError().catch(() => undefined);
+      this.emit({ type: "error", errorText: lastError ? `${lastError.code ? `[${lastError.code}] ` : ""}${lastError.message}` : `the ${this.deps.noun === "run" ? "run" : "turn"} failed` });
     } else if (held.length > 0) {
-      this.emit({ type: "error", errorText: `The thread is ${status} and has not run the decided calls (${held.map(([, c]) => c.toolName).join(", ")}) yet: resume it to go on.` });
-    } else if (status === "stopped") this.emit({ type: "abort", reason: "the thread was stopped" });
+      this.emit({ type: "error", errorText: `The ${this.deps.noun} is ${status} and has not run the decided calls (${held.map(([, c]) => c.toolName).join(", ")}) yet${this.deps.noun === "thread" ? ": resume it to go on" : ""}.` });
+    } else if (status === "stopped") this.emit({ type: "abort", reason: `the ${this.deps.noun} was ${this.deps.noun === "run" ? "cancelled" : "stopped"}` });
     else if (status === "awaiting_tool_results") this.emit({ type: "finish", finishReason: "tool-calls" });
     else this.emit({ type: "finish" });
     this.done = true;

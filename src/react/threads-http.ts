@@ -1,6 +1,6 @@
 /**
- * The thread routes of the HTTP front door (`durable-agents/http`), as a browser calls
- * them. Only those routes: no second protocol. Every answer is checked before it is used;
+ * The thread and run routes of the HTTP front door (`durable-agents/http`), as a browser
+ * calls them. Only those routes: no second protocol. Every answer is checked before it is used;
  * what cannot be read becomes a `ChatError` (AI1060), an error answer the front door's
  * `{ error: { code, message } }` as a `ChatError` with that code.
  */
@@ -11,6 +11,8 @@ import type { StreamUpdate, ThreadMessage, ThreadSendReply, ThreadStatus } from 
 import { asStreamUpdate, isThreadMessage, isThreadStatus } from "../core/stream-fold.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
+import type { ChatMessage } from "../core/messages.js";
+import type { RunState } from "../core/run-state.js";
 import type { ThreadView, ToolResultReply } from "../client/threads/thread-types.js";
 import { ChatError } from "./chat-error.js";
 import { readSse } from "./sse.js";
@@ -53,6 +55,7 @@ export function threadsHttpClient(options: ThreadsHttpOptions = {}) {
   const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const headers = () => new Headers(typeof options.headers === "function" ? options.headers() : options.headers);
   const path = (threadId: string, rest = "") => `${base}/threads/${encodeURIComponent(threadId)}${rest}`;
+  const runPath = (runId: string, rest = "") => `${base}/runs/${encodeURIComponent(runId)}${rest}`;
 
   async function call<T>(method: string, url: string, body: unknown, check: (value: unknown) => value is T, signal?: AbortSignal): Promise<T> {
     const h = headers();
@@ -118,43 +121,64 @@ export function threadsHttpClient(options: ThreadsHttpOptions = {}) {
      * event it cannot read is yielded as an AI1060 error and ends this connection, so the
      * caller reconnects from the last entry it applied and nothing is skipped.
      */
-    async *events(threadId: string, fromSeq: number, signal: AbortSignal, staleAfterMs = 45_000): AsyncGenerator<ThreadEvent> {
-      const ac = new AbortController();
-      const abort = () => ac.abort();
-      signal.addEventListener("abort", abort, { once: true });
-      let watchdog: ReturnType<typeof setTimeout> | undefined;
-      const alive = () => {
-        clearTimeout(watchdog);
-        watchdog = setTimeout(abort, staleAfterMs);
-      };
-      try {
-        const h = headers();
-        h.set("accept", "text/event-stream");
-        if (fromSeq > 0) h.set("last-event-id", String(fromSeq));
-        alive();
-        const response = await doFetch(path(threadId, "/events"), { headers: h, signal: ac.signal });
-        const where = "GET /threads/:id/events";
-        if (!response.ok) throw errorOf(await response.json().catch(() => undefined), response.status, where);
-        if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
-          yield { kind: "error", error: ChatError.malformed(where, "the answer is not an event stream") };
-          return;
-        }
-        for await (const event of readSse(response.body, alive, ac.signal)) {
-          const parsed = readEvent(event);
-          yield parsed;
-          if (parsed.kind === "error") return;
-        }
-      } catch (err) {
-        // Our own abort (the caller left, or the watchdog fired) is a quiet end.
-        if (ac.signal.aborted) return;
-        throw err;
-      } finally {
-        clearTimeout(watchdog);
-        signal.removeEventListener("abort", abort);
-        ac.abort();
-      }
+    events: (threadId: string, fromSeq: number, signal: AbortSignal, staleAfterMs = 45_000) => follow(path(threadId, "/events"), "GET /threads/:id/events", fromSeq, signal, staleAfterMs),
+
+    /** A run's state (`GET /runs/:id`). */
+    getRun: (runId: string, signal?: AbortSignal) => call("GET", runPath(runId), undefined, isRunView, signal),
+    /** Starts a run (`POST /runs`), or attaches to the one `runId` names. */
+    startRun: (body: { agent: string; prompt: string; runId?: string; stream?: boolean }) => call("POST", `${base}/runs`, body, hasRunId),
+    cancelRun: (runId: string) => call("POST", runPath(runId, "/cancel"), {}, hasRunId),
+    /** Every message of a run's transcript, page by page, each with its position as `id`. */
+    async listRunMessages(runId: string, signal?: AbortSignal): Promise<ThreadMessage[]> {
+      const all: ThreadMessage[] = [];
+      let cursor: string | undefined;
+      do {
+        const query = new URLSearchParams({ limit: "1000", ...(cursor ? { cursor } : {}) });
+        const page = await call("GET", runPath(runId, `/messages?${query}`), undefined, isRunMessagePage, signal);
+        for (const message of page.messages) all.push({ ...message, id: String(all.length), createdAt: "" } as ThreadMessage);
+        cursor = page.cursor;
+      } while (cursor);
+      return all;
     },
+    /** Follows `GET /runs/:id/events` as `events` follows a thread's. */
+    runEvents: (runId: string, fromSeq: number, signal: AbortSignal, staleAfterMs = 45_000) => follow(runPath(runId, "/events"), "GET /runs/:id/events", fromSeq, signal, staleAfterMs),
   };
+
+  async function* follow(url: string, where: string, fromSeq: number, signal: AbortSignal, staleAfterMs: number): AsyncGenerator<ThreadEvent> {
+    const ac = new AbortController();
+    const abort = () => ac.abort();
+    signal.addEventListener("abort", abort, { once: true });
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    const alive = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(abort, staleAfterMs);
+    };
+    try {
+      const h = headers();
+      h.set("accept", "text/event-stream");
+      if (fromSeq > 0) h.set("last-event-id", String(fromSeq));
+      alive();
+      const response = await doFetch(url, { headers: h, signal: ac.signal });
+      if (!response.ok) throw errorOf(await response.json().catch(() => undefined), response.status, where);
+      if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.body) {
+        yield { kind: "error", error: ChatError.malformed(where, "the answer is not an event stream") };
+        return;
+      }
+      for await (const event of readSse(response.body, alive, ac.signal)) {
+        const parsed = readEvent(event);
+        yield parsed;
+        if (parsed.kind === "error") return;
+      }
+    } catch (err) {
+      // Our own abort (the caller left, or the watchdog fired) is a quiet end.
+      if (ac.signal.aborted) return;
+      throw err;
+    } finally {
+      clearTimeout(watchdog);
+      signal.removeEventListener("abort", abort);
+      ac.abort();
+    }
+  }
 }
 
 function readEvent(event: { id?: string; event: string; data: string }): ThreadEvent {
@@ -207,6 +231,12 @@ const isMessagePage = (v: unknown): v is { messages: ThreadMessage[]; cursor?: s
   isObject(v) && Array.isArray(v.messages) && v.messages.every(isThreadMessage) && (v.cursor === undefined || typeof v.cursor === "string");
 const isThreadList = (v: unknown): v is { threads: Array<{ threadId: string; agentId?: string; createdAt: string }>; cursor?: string } =>
   isObject(v) && Array.isArray(v.threads) && v.threads.every((t) => isObject(t) && typeof t.threadId === "string");
+const RUN_STATUSES = new Set(["running", "deferred", "needs-compaction", "completed", "failed"]);
+const isRunView = (v: unknown): v is RunState =>
+  isObject(v) && typeof v.status === "string" && RUN_STATUSES.has(v.status) && typeof v.messageCount === "number" && (v.lastSeq === undefined || typeof v.lastSeq === "number");
+const isRunMessagePage = (v: unknown): v is { messages: ChatMessage[]; cursor?: string } =>
+  isObject(v) && Array.isArray(v.messages) && v.messages.every((m) => isObject(m) && typeof m.role === "string") && (v.cursor === undefined || typeof v.cursor === "string");
+const hasRunId = (v: unknown): v is { runId: string } => isObject(v) && typeof v.runId === "string";
 const hasThreadId = (v: unknown): v is { threadId: string; messageId?: string } => isObject(v) && typeof v.threadId === "string";
 const isSendReply = (v: unknown): v is ThreadSendReply => isObject(v) && typeof v.messageId === "string";
 const hasStatus = (v: unknown): v is { status: ThreadStatus; previousStatus: ThreadStatus } => isObject(v) && isThreadStatus(v.status);
