@@ -12,6 +12,8 @@
  *   any durable approval needs at least: the asking tool runs, the request is listed while it
  *   waits (a search attribute set, then cleared) and expires (a timer). The issue's "about 13".
  * - parkedPerMinute: actions while a run waits parked for COST_PARKED_S (default 60 s).
+ * - runStream: a run of one 2,000-character answer on the in-process transport, as started
+ *   plainly (`plain`) and with `stream: true` followed by 0, 1 and 10 readers (`streamed[n]`).
  * - threadTurn[chars][followers]: one streamed thread turn of 2,000 and 20,000 characters,
  *   with 0, 1 and 10 readers following it in this process (`followUpdates`), deltas by signal
  *   (the worker's default stream, "workflow"); threadTurnInProcess, the same on the
@@ -220,6 +222,38 @@ export async function main(): Promise<Record<string, unknown>> {
       threads: { stream: { transport: redisTransport } },
       client: { deferral: { secret: TEST_SECRET }, stream: { transport: redisTransport } },
     });
+    /**
+     * A run answering 2,000 characters in one model call, on the in-process transport: as
+     * started plainly and nobody follows, and with `stream: true` followed by 0, 1 and 10
+     * readers (followUpdates in this process, joined as the run starts). Its stream lives in
+     * workflow state and its deltas travel out of band, so following must cost nothing.
+     */
+    const runCost = async (stream: boolean, followers: number): Promise<Measured> => {
+      const runId = `cost-run-${randomUUID()}`;
+      const answer = "x".repeat(2000);
+      stack.model.respond(runId, () => ({ text: answer, chunkDelayMs: 5, usage: USAGE }));
+      const measured = await measure(async () => {
+        const handle = await streamed.agents.start(agent, { prompt: runId, runId, stream });
+        const readers = Array.from({ length: followers }, async () => {
+          let text = "";
+          for await (const batch of streamed.agents.followUpdates(runId, { until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+            for (const u of batch.updates) if (u.type === "message" && u.message.role === "assistant") text = u.message.content ?? "";
+          }
+          if (text !== answer) throw new Error("a reader of the run missed its answer");
+        });
+        await handle.result();
+        await Promise.all(readers);
+      });
+      progress(`run of 2000 characters${stream ? `, streamed, ${followers} followers` : ", not streamed"}: ${measured.total} actions`);
+      return measured;
+    };
+    let runStream: { plain: Measured; streamed: Record<number, number> } | undefined;
+    if (only !== "thread") {
+      // One after the other: the counter is the server's, shared by whatever runs at once.
+      runStream = { plain: await runCost(false, 0), streamed: {} };
+      for (const followers of [0, 1, 10]) runStream.streamed[followers] = (await runCost(true, followers)).total;
+    }
+
     const frontDoor = async (client: AgentClient) => {
       const http = await startHttp({ agents: client });
       closers.push(() => http.close());
@@ -359,6 +393,7 @@ export async function main(): Promise<Record<string, unknown>> {
       approvalRunSlow: slow,
       parkedPerMinute: round((parked.total * 60) / PARKED_S, 2),
       parkedByOperation: parked.byOperation,
+      ...(runStream ? { runStream: { plain: runStream.plain.total, plainByOperation: runStream.plain.byOperation, streamed: runStream.streamed } } : {}),
       threadTurn,
       threadTurnInProcess,
       threadTurnRedis,

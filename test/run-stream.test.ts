@@ -242,6 +242,8 @@ describe("any run's stream", () => {
     expect(await openEvents(`${http.url}/runs/${runId}/events`, { lastEventId: "12abc" })).toMatchObject({ status: 400, errorBody: { error: { code: "AI1040" } } });
     expect(await openEvents(`${http.url}/runs/${uid("no-such-run")}/events`)).toMatchObject({ status: 404, errorBody: { error: { code: "AI1010" } } });
     expect((await openEvents(`${http.url}/runs/${"r".repeat(5000)}/events`)).status).toBe(400);
+    const notBoolean = await http.call("POST", "/runs", { body: { agent: writer.id, prompt: "x", runId: uid("never-started"), stream: "yes" } });
+    expect(notBoolean).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
 
     // Straight at the workflow: a malformed read is refused, forged deltas are dropped.
     const wf = agents.workflowHandle(runId);
