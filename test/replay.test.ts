@@ -156,6 +156,17 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.result(prompt).catch(() => undefined);
   },
+  // A run that streams its answers (by signal, the worker's default), parks, is resumed and answers.
+  "streamed-deferred-resumed": async (prompt) => {
+    h.model.script(prompt, [
+      // Slow enough that delta batches go out before each answer is complete.
+      { text: "Let me ask first. ".repeat(8), toolCalls: [{ name: "askApproval", arguments: { amount: 6 } }], chunkDelayMs: 20 },
+      { text: "Approved and paid, as the stream showed while it was written. ".repeat(6), chunkDelayMs: 20 },
+    ]);
+    await agents.run(payoutAgent, { prompt, runId: prompt, stream: true });
+    await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
+    await agents.result(prompt);
+  },
   // Two gated calls and a free one in a step: one request, decided per call (one edited, one rejected).
   "approval-gate": async (prompt) => {
     h.model.script(prompt, [
