@@ -158,12 +158,17 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
   },
   // A run that streams its answers (by signal, the worker's default), parks, is resumed and answers.
   "streamed-deferred-resumed": async (prompt) => {
+    // Held part-way until the run holds a delta batch, so its history has the signals.
+    const hold = h.model.hold();
     h.model.script(prompt, [
-      // Slow enough that delta batches go out before each answer is complete.
-      { text: "Let me ask first. ".repeat(8), toolCalls: [{ name: "askApproval", arguments: { amount: 6 } }], chunkDelayMs: 20 },
-      { text: "Approved and paid, as the stream showed while it was written. ".repeat(6), chunkDelayMs: 20 },
+      { text: "Let me ask first. ".repeat(8), toolCalls: [{ name: "askApproval", arguments: { amount: 6 } }], hold, holdAfterChars: 40 },
+      { text: "Approved and paid, as the stream showed while it was written." },
     ]);
-    await agents.run(payoutAgent, { prompt, runId: prompt, stream: true });
+    const parked = agents.run(payoutAgent, { prompt, runId: prompt, stream: true });
+    await hold.reached;
+    await vi.waitFor(async () => expect((await agents.streamUpdates(prompt)).updates.some((u) => u.type === "text-delta")).toBe(true), { timeout: 20_000, interval: 20 });
+    hold.release();
+    await parked;
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
     await agents.result(prompt);
   },
