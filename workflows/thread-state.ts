@@ -1,17 +1,7 @@
 import type { CancellationScope } from "@temporalio/workflow";
 import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
-import type { Principal } from "../src/core/json.js";
 import type { ChatMessage, ToolCall, Usage } from "../src/core/messages.js";
-import type {
-  AsyncCallState,
-  InboxItem,
-  ThreadFailure,
-  ThreadInput,
-  ThreadMessage,
-  ThreadPrepared,
-  ThreadPrepareOutput,
-  ThreadStatus,
-} from "../src/core/thread-contracts.js";
+import type { AsyncCallState, InboxItem, ThreadFailure, ThreadInput, ThreadMessage, ThreadPrepared, ThreadPrepareOutput, ThreadStatus } from "../src/core/thread-contracts.js";
 import { findToolCall, needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { StatusAnnouncements } from "./thread-status-hook.js";
@@ -23,7 +13,7 @@ import { formatStatusLine } from "../src/core/status-line.js";
 import type { ThreadApprovals } from "./thread-approvals.js";
 import type { GateVerdict } from "../src/core/approval.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
-import type { JsonObject } from "../src/core/json.js";
+import type { JsonObject, Principal } from "../src/core/json.js";
 import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
 import { jsonBytes } from "../src/core/payload-size.js";
 import { TranscriptRoom } from "./transcript-room.js";
