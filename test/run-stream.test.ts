@@ -7,6 +7,7 @@
  * nothing lost or repeated, the same whether it stayed or came back with `Last-Event-ID`.
  */
 import proto from "@temporalio/proto";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
@@ -18,6 +19,8 @@ import {
   type StreamSnapshot,
   type StreamUpdate,
 } from "../src/index.js";
+import { redisStreamTransport } from "../src/redis.js";
+import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { runStreamQuery } from "../src/workflow.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
@@ -52,6 +55,8 @@ let agents: AgentClient;
 /** A worker (own queue) that streams by signal, the default, and its client. */
 let bySignal: AgentClient;
 let http: HttpServer;
+let redis: RedisServerHandle | undefined;
+const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -60,8 +65,10 @@ beforeAll(async () => {
   http = await startHttp({ agents, events: { pollIntervalMs: POLL_MS } });
 });
 afterAll(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
+  await redis?.stop();
 });
 
 const isDelta = (u: StreamUpdate) => u.type === "text-delta" || u.type === "tool-input-delta";
@@ -128,6 +135,41 @@ describe("a run started with stream: true", () => {
       expect(await workflowTaskFailures(client().client, runId)).toEqual([]);
     });
   }
+
+  it("reaches a reader whose client has its own Redis connection, as in another process: live, no signal, one read to join", async () => {
+    redis = await startRedis();
+    const onWorker = redisStreamTransport({ url: redis.url });
+    const onReader = redisStreamTransport({ url: redis.url });
+    cleanup.push(() => onWorker.close(), () => onReader.close());
+    const { agents: published, taskQueue } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
+    // The reader's client counts the run's stream queries it makes (billed actions).
+    let streamQueries = 0;
+    const counting: WorkflowClientInterceptor = {
+      query(input, next) {
+        if (input.queryType === runStreamQuery.name) streamQueries++;
+        return next(input);
+      },
+    };
+    const reading = new AgentClient({ client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }), taskQueue, stream: { transport: onReader } });
+
+    const runId = uid("run-stream-redis");
+    const start = h.model.hold();
+    const mid = h.model.hold();
+    h.model.script(runId, [{ text: STORY, hold: start, holds: [{ hold: mid, afterChars: 40 }] }]);
+    const handle = await published.start(writer, { prompt: runId, runId, stream: true });
+    const reader = follow(reading, runId);
+    await vi.waitFor(() => expect(statuses(reader.updates())).toContain("streaming"), WAIT);
+    start.release();
+    await mid.reached;
+    await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(40), WAIT);
+    mid.release();
+    await reader.done;
+    expect(durable(reader.updates())).toEqual([`0:user:${runId}`, "status:streaming", `1:assistant:${STORY}`, "status:completed"]);
+    expect(seqsOf(reader.updates())).toEqual(ascending(seqsOf(reader.updates())));
+    expect(await handle.result()).toMatchObject({ text: STORY });
+    expect(await signalsOf(published, runId)).toBe(0);
+    expect(streamQueries).toBe(1);
+  });
 
   it("stops streaming when cancelled mid-answer: readers drop the draft and hear `stopped`", async () => {
     const runId = uid("run-stream-cancel");
