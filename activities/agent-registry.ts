@@ -8,11 +8,15 @@ import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
 import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolSpec } from "../src/core/model.js";
 import type { StandardSchema } from "../src/core/schema.js";
+import { SUB_AGENT_PARAMETERS, subAgentDescription, subAgentToolName } from "../src/core/sub-agents.js";
 
 /** An agent as the worker serves it: its definition plus what is derived once at start-up. */
 export interface PreparedDefinition {
   agent: AgentDefinition;
   toolSpecs: ToolSpec[];
+  /** Its sub-agents as the model sees them (offered in runs only), by tool name with the agent each runs. */
+  agentSpecs: ToolSpec[];
+  subAgents: Map<string, string>;
   tools: Map<string, ToolDefinition>;
   /** The JSON Schema of the agent's `output`, as the model is asked for it. */
   outputSpec?: { name: string; schema: Record<string, unknown> };
@@ -65,6 +69,15 @@ export class AgentRegistry {
       }
       this.#agents.set(agent.id, prepare(agent));
     }
+    // Sub-agents run where their parents do: registered with them unless listed already (the same definition).
+    const pending = agents.flatMap((a) => a.agents ?? []);
+    for (let agent = pending.shift(); agent; agent = pending.shift()) {
+      const known = this.#agents.get(agent.id);
+      if (known?.agent === agent) continue;
+      if (known) throw new InvalidDefinitionError({ subject: "worker", problem: `two agents have the id "${agent.id}" (one of them is a sub-agent)` });
+      this.#agents.set(agent.id, prepare(agent));
+      pending.push(...(agent.agents ?? []));
+    }
   }
 
   /**
@@ -106,13 +119,17 @@ export class AgentRegistry {
 
 function prepare(agent: AgentDefinition): PreparedDefinition {
   const toolSpecs = agent.tools.map((t) => ({ name: t.name, description: t.description, parameters: parametersOf(t) }));
+  const agentSpecs = (agent.agents ?? []).map((a) => ({ name: subAgentToolName(a.id), description: subAgentDescription(a), parameters: SUB_AGENT_PARAMETERS }));
   const outputSpec = agent.output ? { name: `${agent.id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 56)}_output`, schema: outputSchemaOf(agent) } : undefined;
-  const definitionHash = sha256(fingerprintSource(agent, toolSpecs, outputSpec?.schema));
+  // Sub-agents count like tools; an agent without them hashes as it always did.
+  const definitionHash = sha256(fingerprintSource(agent, [...toolSpecs, ...agentSpecs], outputSpec?.schema));
   // What fingerprints were before: a function's source text, which differs between builds.
   const legacy = typeof agent.system === "function" ? sha256(JSON.stringify({ system: String(agent.system), model: agent.model, tools: toolSpecs })) : undefined;
   return {
     agent,
     toolSpecs,
+    agentSpecs,
+    subAgents: new Map((agent.agents ?? []).map((a) => [subAgentToolName(a.id), a.id])),
     tools: new Map(agent.tools.map((t) => [t.name, t])),
     ...(outputSpec ? { outputSpec } : {}),
     definitionHash,

@@ -60,7 +60,9 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     const flusher = settings.stream ? deltaFlusher(input, settings.stream, client, { runId: ctx.info.workflowExecution?.runId, attempt: ctx.info.attempt }) : undefined;
     try {
       const definition = definitionFor(registry, input);
-      const { agent, toolSpecs } = definition;
+      const { agent } = definition;
+      // A run's model may hand tasks to sub-agents; a thread's is not offered them.
+      const toolSpecs = input.host === "run" && definition.agentSpecs.length > 0 ? [...definition.toolSpecs, ...definition.agentSpecs] : definition.toolSpecs;
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);

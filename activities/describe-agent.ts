@@ -65,6 +65,7 @@ export function createDescribeAgent(
         statusHook: settings.onStatusChange !== undefined,
         ...(agent.modelCalls === "local" ? { localModelCalls: true as const } : {}),
         maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+        ...(definition.subAgents.size > 0 ? { agents: Object.fromEntries(definition.subAgents) } : {}),
       };
       // A thread records its description every turn: when nothing changed, say only that.
       const hash = createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 16);

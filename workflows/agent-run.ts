@@ -134,7 +134,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
   const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing, stream }, deadline, meter);
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY) };
 
   return book.run(
     async () => {
@@ -148,7 +148,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
           } else {
             prepared = await prepareAgent({ agentId: input.agentId });
           }
-          state.maxTurns = prepared.maxTurns;
+          state.maxTurns = run.maxTurns();
           return loop(run);
         });
         tracing?.end("completed", { turnsUsed: state.turnsUsed });

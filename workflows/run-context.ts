@@ -33,6 +33,8 @@ export interface RunContext {
   readonly room: TranscriptRoom;
   /** What the run's readers follow: messages, statuses, deferrals, and deltas when it streams. */
   readonly stream: RunStream;
+  /** The most turns the run may take: the agent's `maxTurns`, or less for a sub-agent. */
+  readonly maxTurns: () => number;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

@@ -15,6 +15,7 @@ import type { RunContext } from "./run-context.js";
 import { decideThenRun, gatedCalls } from "./run-approval.js";
 import { deferUntilAnswered } from "./run-deferral.js";
 import { refuseTooManyCalls } from "./transcript-room.js";
+import { callSubAgent } from "./run-sub-agent.js";
 
 /** Marks runs whose model calls name their tool results instead of carrying them (each stored once). */
 const TOOL_RESULT_REFS_PATCH = "durable-agents.tool-result-refs";
@@ -126,7 +127,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
   for (;;) {
     stopIfCancelled();
     await run.continueIfDue();
-    const { maxTurns } = prepared();
+    const maxTurns = run.maxTurns();
     if (state.turnsUsed >= maxTurns) {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
     }
@@ -150,7 +151,18 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     const gated = steps ? gatedCalls(prepared() as Partial<AgentDescription>, calls, reply.gate) : [];
     const free = gated.length === 0 ? calls : calls.filter((call) => !gated.includes(call));
     const share = steps ? run.room.share(calls.length) : undefined;
-    let winner = await runBatch(run, free, (call) => callTool(toolInput(call, share)), fromTools);
+    // Sub-agents share the turns left, less one for this run to answer with what they said.
+    const subAgents = steps ? (prepared() as Partial<AgentDescription>).agents : undefined;
+    const childCalls = subAgents ? free.filter((call) => ownEntry(subAgents, call.function.name) !== undefined) : [];
+    const childTurns = childCalls.length > 0 ? Math.floor((maxTurns - state.turnsUsed - 1) / childCalls.length) : 0;
+    let winner = await runBatch(
+      run,
+      free,
+      (call) => (childCalls.includes(call) ? callSubAgent(run, call, ownEntry(subAgents, call.function.name)!, childTurns) : callTool(toolInput(call, share))),
+      fromTools,
+    );
+    // Their results are in no activity's: the next model call carries them.
+    for (const call of childCalls) fromTools.delete(call.id);
     if (gated.length > 0) {
       // One request per step: a handler's ctx.defer() beside it is withdrawn, as a later sibling's is.
       if (winner) state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: SIBLING_DEFERRED });

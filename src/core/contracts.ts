@@ -58,6 +58,8 @@ export interface AgentDescription {
   localModelCalls?: true;
   /** The most tool calls one answer may hold (before the principal's share): absent in recorded histories, where no limit was checked. */
   maxToolCalls?: number;
+  /** Its sub-agents: the tool name the model calls each by, and the agent it runs. Absent when none. */
+  agents?: Record<string, string>;
 }
 
 export interface DescribeAgentInput {

@@ -1,5 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "./duration.js";
+import { subAgentsOf } from "./sub-agents.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
 import type { JsonObject, Principal } from "./json.js";
@@ -100,6 +101,18 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
   transformMessages?: (messages: ChatMessage[], info: PrincipalInfo) => ChatMessage[];
   /** Tools the model may call. Names must be unique. */
   tools?: ToolDefinition<any, any>[];
+  /**
+   * Other agents the model may hand a task to, each as a tool named after its id taking
+   * `{ prompt }`. A call runs the agent as a Temporal child workflow of the run (its own
+   * run, transcript and history; no activity in between), and its final answer (`output`
+   * as JSON, when it declares one) is the call's result. Its turns and tokens count in the
+   * run's: it may use at most the turns the run has left, and cancelling the run cancels
+   * it. A sub-agent may not defer yet (its `ctx.defer()` reads RC5051) nor have tools that
+   * need approval (AI1001). Offered in runs; a thread's model is not offered them. At most 16.
+   */
+  agents?: AgentDefinition<any>[];
+  /** What a parent agent's model is told this agent does, when it is listed in another agent's `agents`. */
+  description?: string;
   /** Upper bound on model calls for the whole run, deferrals included. Default 10. */
   maxTurns?: number;
   /**
@@ -154,7 +167,7 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
 
 /** An agent: what the worker runs and the client starts; `O` is what its `output` parses to. */
 export interface AgentDefinition<O = unknown>
-  extends Required<Omit<AgentOptions, "tools" | "fallbackModels" | "output" | "outputRetries" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
+  extends Required<Omit<AgentOptions, "tools" | "agents" | "description" | "fallbackModels" | "output" | "outputRetries" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
   /** The declared `maxToolCalls`; absent for the default. */
   maxToolCalls?: number;
   /** Models asked in order when `model` is out; absent when none are declared. */
@@ -173,6 +186,9 @@ export interface AgentDefinition<O = unknown>
   onExpired?: AgentOptions["onExpired"];
   onDenied?: AgentOptions["onDenied"];
   contextWindow?: number;
+  /** The sub-agents it declares; absent when none. */
+  agents?: AgentDefinition<any>[];
+  description?: string;
   readonly kind: "agent";
   tools: ToolDefinition<any, any>[];
   timeouts: { callMs: number; heartbeatMs: number };
@@ -229,6 +245,10 @@ export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefin
     }
     seen.add(tool.name);
   }
+  const agents = subAgentsOf(options, subject);
+  if (options.description !== undefined && (typeof options.description !== "string" || options.description.trim() === "")) {
+    throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
+  }
   const timeouts = { callMs: durationMs(options.timeouts?.call ?? "10m", `${subject} timeouts.call`, "10m"), heartbeatMs: durationMs(options.timeouts?.heartbeat ?? "30s", `${subject} timeouts.heartbeat`, "30s") };
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 1)) {
     throw new InvalidDefinitionError({ subject, problem: "contextWindow must be a positive integer (tokens)" });
@@ -258,6 +278,8 @@ export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefin
     ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
     ...(fallbackModels ? { fallbackModels } : {}),
     ...(options.output ? { output: options.output, outputRetries } : {}),
+    ...(agents ? { agents } : {}),
+    ...(options.description !== undefined ? { description: options.description } : {}),
   };
 }
 

@@ -33,6 +33,8 @@ export interface AgentRunInput {
   maxHistoryEvents?: number;
   /** The model calls stream their answers' deltas to the run's readers (`agents.followUpdates`). */
   stream?: boolean;
+  /** At most this many turns, whatever the agent's `maxTurns`: a sub-agent's share of its parent's. */
+  turnCap?: number;
   /** What the previous execution of this run handed on when it continued as new. */
   carried?: RunCarry;
 }

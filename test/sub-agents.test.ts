@@ -1,0 +1,132 @@
+/**
+ * Sub-agents as child workflows: an agent lists others in `agents`, its model calls one as a
+ * tool, and the run starts that agent as a Temporal child workflow (no activity between),
+ * whose final answer (its typed output as JSON) is the call's result. The child keeps its own
+ * transcript; its turns and tokens count in the parent's, within the turns the parent has
+ * left; a cancel of the parent stops both; what goes wrong in the child the parent's model
+ * hears as a tool error.
+ */
+import proto from "@temporalio/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AgentClient, defineAgent, defineTool, type ChatMessage } from "../src/index.js";
+import { completed, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+const lookup = defineTool({ name: "lookup", description: "Looks a fact up", input: z.object({ topic: z.string() }), handler: ({ topic }) => `${topic}: 42` });
+const askBoss = defineTool({ name: "askBoss", description: "Asks the boss", input: z.object({}), handler: (_input, ctx) => ctx.defer({ ttl: "1h" }) });
+const researcher = defineAgent({ id: "sub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup, askBoss], maxTurns: 6 });
+const rater = defineAgent({ id: "sub-rater", model: "gpt-4.1-mini", system: "You rate.", output: z.object({ score: z.number() }), maxTurns: 2 });
+const lead = defineAgent({ id: "sub-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [researcher, rater], maxTurns: 8 });
+
+let h: Harness;
+let agents: AgentClient;
+
+beforeAll(async () => {
+  h = await startHarness();
+  // Only the lead is listed: its sub-agents are registered with it.
+  ({ agents } = await h.worker([lead], {}));
+});
+afterAll(() => h?.close());
+
+const childId = (runId: string, toolCallId: string) => `${runId}/agent/${toolCallId}`;
+const toolResults = (messages: ChatMessage[]) => messages.filter((m) => m.role === "tool").map((m) => m.content);
+
+async function historyTypes(runId: string) {
+  return ((await agents.workflowHandle(runId).fetchHistory()).events ?? []).map((e) => e.eventType);
+}
+
+describe("a sub-agent", () => {
+  it("runs as a child workflow whose answer is the call's result; its transcript stays its own and its spend counts in the parent's", async () => {
+    const runId = uid("sub-lead");
+    h.model.script(runId, [{ toolCalls: [{ id: "c1", name: "sub-researcher", arguments: { prompt: `${runId} research the answer` } }] }, { text: "The answer is 42." }]);
+    h.model.script(`${runId} research the answer`, [{ toolCalls: [{ name: "lookup", arguments: { topic: "answer" } }] }, { text: "It is 42." }]);
+    const result = await completed(agents.run(lead, { prompt: runId, runId }));
+    expect(result).toMatchObject({ text: "The answer is 42.", turnsUsed: 4 });
+
+    // The lead's model was offered the sub-agents as tools, with the description given.
+    const offered = h.model.requests.find((r) => r.messages.some((m) => m.content === runId))?.tools as Array<{ function: { name: string; description: string } }>;
+    expect(offered.map((t) => t.function.name)).toEqual(["sub-researcher", "sub-rater"]);
+    expect(offered[0]!.function.description).toBe("Finds facts");
+
+    const parent = (await agents.messages(runId)).messages;
+    expect(toolResults(parent)).toEqual(["It is 42."]);
+    const child = (await agents.messages(childId(runId, "c1"))).messages;
+    expect(child.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(toolResults(child)).toEqual(["answer: 42"]);
+    expect(await agents.result(childId(runId, "c1"))).toMatchObject({ text: "It is 42.", turnsUsed: 2 });
+    // A child workflow, and no activity in between: the lead's activities are its own two model calls.
+    const types = await historyTypes(runId);
+    expect(types.filter((t) => t === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toHaveLength(1);
+    expect(types.filter((t) => t === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toHaveLength(2);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("answers with its typed output as JSON", async () => {
+    const runId = uid("sub-typed");
+    h.model.script(runId, [{ toolCalls: [{ id: "r1", name: "sub-rater", arguments: { prompt: `${runId} rate it` } }] }, { text: "rated" }]);
+    h.model.script(`${runId} rate it`, [{ text: JSON.stringify({ score: 7 }) }]);
+    await completed(agents.run(lead, { prompt: runId, runId }));
+    expect(toolResults((await agents.messages(runId)).messages)).toEqual([JSON.stringify({ score: 7 })]);
+  });
+
+  it("that fails, runs out of its share of turns, or may not defer is told to the parent's model, and the parent goes on", async () => {
+    const runId = uid("sub-fails");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "f1", name: "sub-researcher", arguments: { prompt: `${runId} fail` } }, { id: "f2", name: "sub-researcher", arguments: { prompt: `${runId} defer` } }, { id: "f3", name: "sub-rater", arguments: { nope: 1 } }] },
+      { text: "handled" },
+    ]);
+    h.model.script(`${runId} fail`, [{ errors: [400] }]);
+    h.model.script(`${runId} defer`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }]);
+    await completed(agents.run(lead, { prompt: runId, runId }));
+    const [failed, deferred, malformed] = toolResults((await agents.messages(runId)).messages);
+    expect(failed).toMatch(/^Error: the agent "sub-researcher" did not answer: \[AI1003\]/);
+    // A sub-agent may not park its parent yet: its deferral fails it with RC5051, which says so.
+    expect(deferred).toMatch(/^Error: the agent "sub-researcher" did not answer: \[RC5051\] .*a sub-agent cannot park the run that called it yet/);
+    await expect(agents.result(childId(runId, "f2"))).rejects.toMatchObject({ code: "RC5051" });
+    expect(malformed).toBe('Error: call the agent "sub-rater" with {"prompt": "<the task>"}.');
+
+    // Turns: the lead has 8; after its first it gives each of two children (8 - 1 - 1) / 2 = 3.
+    const greedy = uid("sub-budget");
+    h.model.script(greedy, [
+      { toolCalls: [{ id: "g1", name: "sub-researcher", arguments: { prompt: `${greedy} loop` } }, { id: "g2", name: "sub-rater", arguments: { prompt: `${greedy} rate` } }] },
+      { text: "over budget, still answering" },
+    ]);
+    h.model.respond(`${greedy} loop`, () => ({ toolCalls: [{ name: "lookup", arguments: { topic: "more" } }] }));
+    h.model.script(`${greedy} rate`, [{ text: JSON.stringify({ score: 1 }) }]);
+    const result = await completed(agents.run(lead, { prompt: greedy, runId: greedy }));
+    expect(toolResults((await agents.messages(greedy)).messages)[0]).toMatch(/\[AI1004\] The agent used all 3 of its turns/);
+    expect(result.turnsUsed).toBe(1 + 3 + 1 + 1);
+  });
+
+  it("is cancelled with its parent, and the parent's AI1005 reports the spend of both", async () => {
+    const runId = uid("sub-cancel");
+    const hold = h.model.hold();
+    h.model.script(runId, [{ toolCalls: [{ id: "k1", name: "sub-researcher", arguments: { prompt: `${runId} slow` } }] }]);
+    h.model.script(`${runId} slow`, [{ toolCalls: [{ name: "lookup", arguments: { topic: "x" } }], usage: { promptTokens: 10, completionTokens: 5 } }, { text: "never", hold }]);
+    const handle = await agents.start(lead, { prompt: runId, runId });
+    await hold.reached;
+    await agents.cancel(runId, { reason: "enough" });
+    const err = await handle.result().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "AI1005" });
+    const fields = (err as { fields: { turnsUsed: number; usage: { promptTokens: number } } }).fields;
+    // The lead's one turn and the child's first (10 prompt tokens among them) are in the lead's spend.
+    expect(fields.turnsUsed).toBeGreaterThanOrEqual(2);
+    expect(fields.usage.promptTokens).toBeGreaterThanOrEqual(10);
+    await expect(agents.result(childId(runId, "k1"))).rejects.toMatchObject({ code: "AI1005" });
+    hold.release();
+  });
+});
+
+describe("sub-agents and threads", () => {
+  it("offers sub-agents to runs only: a thread's model is not given them", async () => {
+    const { agents: chat } = await h.worker([lead], { client: { threads: { agent: lead } } });
+    const prompt = uid("sub-thread");
+    h.model.script(prompt, [{ text: "just chatting" }]);
+    const { threadId } = await chat.threads.createThread({ prompt });
+    await chat.threads.settled({ threadId });
+    const request = h.model.requests.find((r) => r.messages.some((m) => m.content === prompt));
+    expect(request?.tools ?? []).toEqual([]);
+  });
+});
