@@ -4,7 +4,6 @@ import type { AgentToolCallInput, RunToolCall, RunToolCallOutput, ThreadToolCall
 import { deferSignal, type DeferOptions } from "../src/core/defer.js";
 import type { AsyncToolContext } from "../src/core/define-async-tool.js";
 import type { ToolContext } from "../src/core/define-tool.js";
-import { deferRefusalHint } from "../src/core/sub-agents.js";
 import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
 import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
@@ -67,10 +66,7 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
   const activity = Context.current();
   const restored = input.restored ?? false;
   const refuseInFanOut = () => {
-    if (input.deferralRefused) {
-      const hint = deferRefusalHint(input.deferralRefused);
-      throw new DeferInFanOutError({ where: input.deferralRefused, ...(hint ? { hint } : {}) });
-    }
+    if (input.deferralRefused) throw new DeferInFanOutError({ where: input.deferralRefused });
   };
   // Deterministic for a call: the token a handler sent on any attempt is the one whose digest the deferral stores.
   const token = (toolName: string): string => {

@@ -4,19 +4,32 @@
  * whose final answer (its typed output as JSON) is the call's result. The child keeps its own
  * transcript; its turns and tokens count in the parent's, within the turns the parent has
  * left; a cancel of the parent stops both; what goes wrong in the child the parent's model
- * hears as a tool error.
+ * hears as a tool error. A child that defers parks the parent too: run() answers with the
+ * child's deferral, the inbox lists it once (naming the parent), its token resumes the child,
+ * and the resume answers with the parent's next settled state.
  */
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ChatMessage } from "../src/index.js";
-import { completed, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
 const lookup = defineTool({ name: "lookup", description: "Looks a fact up", input: z.object({ topic: z.string() }), handler: ({ topic }) => `${topic}: 42` });
-const askBoss = defineTool({ name: "askBoss", description: "Asks the boss", input: z.object({}), handler: (_input, ctx) => ctx.defer({ ttl: "1h" }) });
-const researcher = defineAgent({ id: "sub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup, askBoss], maxTurns: 6 });
+const tokens = new Map<string, string>();
+const askBoss = defineTool({
+  name: "askBoss",
+  description: "Asks the boss",
+  input: z.object({}),
+  handler: (_input, ctx) => {
+    tokens.set(ctx.deferralId, ctx.deferral.token);
+    return ctx.defer({ ttl: "1h", schema: z.object({ ok: z.boolean() }) });
+  },
+});
+const paid: string[] = [];
+const pay = defineTool({ name: "pay", description: "Pays", input: z.object({ amount: z.number() }), needsApproval: true, handler: ({ amount }, ctx) => (paid.push(ctx.runId), `paid ${amount}`) });
+const researcher = defineAgent({ id: "sub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup, askBoss, pay], maxTurns: 6 });
 const rater = defineAgent({ id: "sub-rater", model: "gpt-4.1-mini", system: "You rate.", output: z.object({ score: z.number() }), maxTurns: 2 });
 const lead = defineAgent({ id: "sub-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [researcher, rater], maxTurns: 8 });
 
@@ -26,7 +39,7 @@ let agents: AgentClient;
 beforeAll(async () => {
   h = await startHarness();
   // Only the lead is listed: its sub-agents are registered with it.
-  ({ agents } = await h.worker([lead], {}));
+  ({ agents } = await h.worker([lead], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -71,20 +84,54 @@ describe("a sub-agent", () => {
     expect(toolResults((await agents.messages(runId)).messages)).toEqual([JSON.stringify({ score: 7 })]);
   });
 
-  it("that fails, runs out of its share of turns, or may not defer is told to the parent's model, and the parent goes on", async () => {
+  it("that defers parks its parent: run() answers with its deferral, listed once with the parent, and its token resumes both", async () => {
+    const runId = uid("sub-defers");
+    h.model.script(runId, [{ toolCalls: [{ id: "d1", name: "sub-researcher", arguments: { prompt: `${runId} ask` } }] }, { text: "The boss agreed." }]);
+    h.model.script(`${runId} ask`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "agreed" }]);
+    const ack = await agents.run(lead, { prompt: runId, runId });
+    const child = childId(runId, "d1");
+    expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(child), schema: { type: "object" } });
+    const { deferralId } = ack as { deferralId: string };
+    expect(await agents.handle(runId).settled()).toEqual(ack);
+    // Listed once, as the child's, naming the parent that waits.
+    const rows = (await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId);
+    expect(rows).toEqual([expect.objectContaining({ runId: child, parentRunId: runId })]);
+    const listed = (await agents.approvals.list()).approvals.filter((a) => a.approvalId === deferralId);
+    expect(listed).toEqual([expect.objectContaining({ runId: child, parentRunId: runId, kind: "deferral" })]);
+
+    // The token resumes the child; the answer is the parent's next settled state.
+    const resumed = await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } });
+    expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "The boss agreed." } } });
+    expect(toolResults((await agents.messages(runId)).messages)).toEqual(["agreed"]);
+    expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([]);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("with a tool that needs approval parks its parent; the decision in the inbox runs the call once and both go on", async () => {
+    const runId = uid("sub-gated");
+    h.model.script(runId, [{ toolCalls: [{ id: "p1", name: "sub-researcher", arguments: { prompt: `${runId} pay` } }] }, { text: "Paid through the researcher." }]);
+    h.model.script(`${runId} pay`, [{ toolCalls: [{ name: "pay", arguments: { amount: 5 } }] }, { text: "paid 5" }]);
+    const ack = await agents.run(lead, { prompt: runId, runId });
+    expect(ack).toMatchObject({ status: "deferred" });
+    const { deferralId } = ack as { deferralId: string };
+    const request = await agents.approvals.get(deferralId);
+    expect(request).toMatchObject({ kind: "approval", runId: childId(runId, "p1"), calls: [{ toolName: "pay" }] });
+    expect(paid).not.toContain(childId(runId, "p1"));
+    const decided = await agents.approvals.decide(deferralId, [{ toolCallId: request.calls[0]!.toolCallId, approved: true }]);
+    expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "Paid through the researcher." } } });
+    expect(paid.filter((id) => id === childId(runId, "p1"))).toHaveLength(1);
+  });
+
+  it("that fails or runs out of its share of turns is told to the parent's model, and the parent goes on", async () => {
     const runId = uid("sub-fails");
     h.model.script(runId, [
-      { toolCalls: [{ id: "f1", name: "sub-researcher", arguments: { prompt: `${runId} fail` } }, { id: "f2", name: "sub-researcher", arguments: { prompt: `${runId} defer` } }, { id: "f3", name: "sub-rater", arguments: { nope: 1 } }] },
+      { toolCalls: [{ id: "f1", name: "sub-researcher", arguments: { prompt: `${runId} fail` } }, { id: "f3", name: "sub-rater", arguments: { nope: 1 } }] },
       { text: "handled" },
     ]);
     h.model.script(`${runId} fail`, [{ errors: [400] }]);
-    h.model.script(`${runId} defer`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }]);
     await completed(agents.run(lead, { prompt: runId, runId }));
-    const [failed, deferred, malformed] = toolResults((await agents.messages(runId)).messages);
+    const [failed, malformed] = toolResults((await agents.messages(runId)).messages);
     expect(failed).toMatch(/^Error: the agent "sub-researcher" did not answer: \[AI1003\]/);
-    // A sub-agent may not park its parent yet: its deferral fails it with RC5051, which says so.
-    expect(deferred).toMatch(/^Error: the agent "sub-researcher" did not answer: \[RC5051\] .*a sub-agent cannot park the run that called it yet/);
-    await expect(agents.result(childId(runId, "f2"))).rejects.toMatchObject({ code: "RC5051" });
     expect(malformed).toBe('Error: call the agent "sub-rater" with {"prompt": "<the task>"}.');
 
     // Turns: the lead has 8; after its first it gives each of two children (8 - 1 - 1) / 2 = 3.
@@ -121,7 +168,7 @@ describe("a sub-agent", () => {
 
 describe("sub-agents and threads", () => {
   it("offers sub-agents to runs only: a thread's model is not given them", async () => {
-    const { agents: chat } = await h.worker([lead], { client: { threads: { agent: lead } } });
+    const { agents: chat } = await h.worker([lead], { deferral: { secret: SECRET }, client: { threads: { agent: lead } } });
     const prompt = uid("sub-thread");
     h.model.script(prompt, [{ text: "just chatting" }]);
     const { threadId } = await chat.threads.createThread({ prompt });

@@ -1,9 +1,9 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, proxySinks, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, proxySinks, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import type { DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
 import { agentSteps } from "./agent-steps.js";
-import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, threadPrefixProblem } from "../src/core/request-shapes.js";
+import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../src/core/request-shapes.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import type { DurableAgentsSinks } from "../src/core/sinks.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
@@ -19,8 +19,13 @@ import {
   runStateQuery,
   runStreamQuery,
   settledUpdate,
+  subAgentDeferralSignal,
   transcriptQuery,
+  type SubAgentDeferral,
 } from "../src/core/wire/run.js";
+import type { DeferralEvent } from "../src/core/deferral-record.js";
+import { parseDeferralId } from "../src/core/deferral-id.js";
+import type { DeferralBook } from "./deferral-book.js";
 import { resultSummary, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { runContinuation } from "./run-continue.js";
@@ -72,9 +77,11 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       emit(event) {
         runtime.emit(event);
         stream.deferral(event, state.messages);
+        if (input.parent) tellParent(input.parent.workflowId, input.agentId, event, book);
       },
     },
   );
+  const children = new Set<string>();
   // Everything the run does happens in this scope, so `cancel()`, a timeout and a cancel
   // from Temporal itself all reach the model call or tool in flight, or the deferral.
   const scope = new CancellationScope();
@@ -118,6 +125,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(threadStreamSignal, (flush) => {
     if (stream.deltas && streamFlushProblem(flush) === undefined) stream.accept(flush);
   });
+  // A sub-agent parked (this run parks with it) or its deferral moved on. Heard only from sub-agents running now.
+  setHandler(subAgentDeferralSignal, (child) => {
+    if (subAgentDeferralProblem(child) !== undefined || !children.has(parseDeferralId(child.deferralId)?.runId ?? "")) return;
+    if (child.status === "deferred") book.subAgentParked(child);
+    else book.subAgentMoved(child);
+  });
   setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
     validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
   });
@@ -134,7 +147,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
   const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing, stream }, deadline, meter);
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY) };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY), children };
 
   return book.run(
     async () => {
@@ -174,6 +187,19 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     // Resumes are answered with this; the transcript is read a page at a time (runMessagesQuery).
     resultSummary,
   );
+}
+
+/** Tells the run this one is a sub-agent of about a deferral's life. A parent that is gone is no one to tell. */
+function tellParent(parentId: string, agentId: string, event: DeferralEvent, book: DeferralBook): void {
+  const record = book.records.find(event.deferralId);
+  const message: SubAgentDeferral = {
+    agentId,
+    deferralId: event.deferralId,
+    status: event.type,
+    expiresAt: event.expiresAt,
+    ...(event.type === "deferred" && record?.schema ? { schema: record.schema } : {}),
+  };
+  getExternalWorkflowHandle(parentId).signal(subAgentDeferralSignal, message).catch(() => undefined);
 }
 
 /** The error code a failed step's span is marked with. */

@@ -1,5 +1,6 @@
 import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from "@temporalio/workflow";
 import { parkedLine } from "../src/core/status-line.js";
+import type { SubAgentDeferral } from "../src/core/wire/run.js";
 import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
@@ -87,6 +88,25 @@ export class DeferralBook {
     // private. Without a schema that is the whole acknowledgment: callers read it for free.
     this.#details(parkedLine(record.toolName, record.id, record.expiresAt, record.schema !== undefined));
     return this.#wait(record, request.ttlMs);
+  }
+
+  /**
+   * A sub-agent of this run parked on a deferral of its own: this run waits on it too. It is
+   * listed with the sub-agent's deferral (so `run()` and `settled()` answer with it; the
+   * lists show the sub-agent's row only) and settles as deferred. Its status line names the
+   * sub-agent rather than spelling the acknowledgment, which readers take from the record.
+   */
+  subAgentParked(child: SubAgentDeferral): void {
+    this.#visibility.listed({ id: child.deferralId, status: "deferred", expiresAt: child.expiresAt });
+    this.outcome.settle({ status: "deferred", deferralId: child.deferralId, expiresAt: child.expiresAt, ...(child.schema ? { schema: child.schema } : {}) });
+    this.#details(`waiting on sub-agent ${child.agentId} (deferral ${child.deferralId}) until ${child.expiresAt}`);
+  }
+
+  /** The sub-agent's deferral was resumed, denied or expired: this run goes on with it. */
+  subAgentMoved(child: SubAgentDeferral): void {
+    this.#visibility.status(child.status);
+    this.outcome.moving();
+    this.#details(`running (sub-agent ${child.agentId}: deferral ${child.deferralId} ${child.status})`);
   }
 
   /**

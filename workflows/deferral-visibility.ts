@@ -13,7 +13,7 @@ export class DeferralVisibility {
   constructor(private readonly runtime: Pick<DeferralRuntime, "upsertSearchAttributes" | "emit" | "now">) {}
 
   /** A record starts waiting (or is refused at once): listed with its id, and its expiry while it can still resume. */
-  listed(record: DeferralRecord): void {
+  listed(record: Pick<DeferralRecord, "id" | "status" | "expiresAt">): void {
     this.#write([
       { key: DeferralStatusKey, value: record.status },
       { key: DeferralIdKey, value: record.id },

@@ -35,6 +35,8 @@ export interface RunContext {
   readonly stream: RunStream;
   /** The most turns the run may take: the agent's `maxTurns`, or less for a sub-agent. */
   readonly maxTurns: () => number;
+  /** Workflow ids of the sub-agents running now: only their deferral signals are heard. */
+  readonly children: Set<string>;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

@@ -3,7 +3,6 @@ import type { ToolResult } from "../src/core/contracts.js";
 import { addUsage, type ToolCall, type Usage } from "../src/core/messages.js";
 import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { AgentIdKey } from "../src/core/search-attributes.js";
-import { subAgentRefusal } from "../src/core/sub-agents.js";
 import type { agentRun } from "./agent-run.js";
 import type { RunContext } from "./run-context.js";
 
@@ -13,6 +12,7 @@ import type { RunContext } from "./run-context.js";
  * call's result. Its turns and tokens are added to this run's whether it answers, fails or
  * is cancelled with the run. What goes wrong in it is the model's to hear, as a tool error
  * is; a cancel of this run reaches it (the child is in the run's scope) and stops the run.
+ * When it parks on a deferral, it tells this run, which parks with it (see `DeferralBook.subAgentParked`).
  */
 export async function callSubAgent(run: RunContext, call: ToolCall, agentId: string, turnsLeft: number): Promise<ToolResult> {
   const { state, cancellation } = run;
@@ -26,12 +26,15 @@ export async function callSubAgent(run: RunContext, call: ToolCall, agentId: str
     prompt,
     ...(state.principal ? { principal: state.principal } : {}),
     ...(state.restored ? { restored: true } : {}),
-    deferralRefused: subAgentRefusal(agentId, workflowId),
     turnCap: turnsLeft,
+    parent: { workflowId },
   };
+  const childId = `${workflowId}/agent/${call.id}`;
+  // While it runs, what it says of its deferrals is heard (see the run's subAgentDeferral handler).
+  run.children.add(childId);
   try {
     const result = await executeChild<typeof agentRun>("agentRun", {
-      workflowId: `${workflowId}/agent/${call.id}`,
+      workflowId: childId,
       taskQueue,
       args: [input],
       typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
@@ -47,6 +50,8 @@ export async function callSubAgent(run: RunContext, call: ToolCall, agentId: str
     const code = failure instanceof ApplicationFailure && failure.type ? `[${failure.type}] ` : "";
     const message = failure instanceof Error ? failure.message : String(failure);
     return { content: `Error: the agent "${agentId}" did not answer: ${message.startsWith("[") ? message : `${code}${message}`}`, isError: true };
+  } finally {
+    run.children.delete(childId);
   }
 }
 

@@ -359,7 +359,23 @@ export class AgentClient {
       secrets: this.#deferral?.secrets,
       authorize: this.#authorize,
       follow: (runId: string) => outcomeOf(this.#handle(runId).settled()),
+      waitingRun: (runId: string) => this.#waitingRun(runId),
     };
+  }
+
+  /**
+   * The run whose next settled state a resume answers with: the run itself, or, for a
+   * sub-agent's run, the run that called it (and its caller, up to the first that is no
+   * sub-agent). Describes only, which Temporal does not bill.
+   */
+  async #waitingRun(runId: string): Promise<string> {
+    let current = runId;
+    for (let depth = 0; depth < MAX_SUB_AGENT_DEPTH; depth++) {
+      const parent = (await this.workflowHandle(current).describe().catch(() => undefined))?.parentExecution?.workflowId;
+      if (!parent || (await this.workflowHandle(parent).describe().catch(() => undefined))?.type !== "agentRun") return current;
+      current = parent;
+    }
+    return current;
   }
 
   /** Exposed for advanced use: the raw Temporal handle of a run. */
@@ -367,6 +383,9 @@ export class AgentClient {
     return this.client.workflow.getHandle<typeof agentRun>(runId);
   }
 }
+
+/** How many callers up a resume follows a sub-agent's run (a chain deeper than this is followed no further). */
+const MAX_SUB_AGENT_DEPTH = 8;
 
 /** Asks the hook before each of the handle's reads, as the principal it was made for. */
 function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal | undefined, handle: RunHandle): RunHandle {

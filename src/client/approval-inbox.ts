@@ -29,6 +29,8 @@ export interface ApprovalSummary {
   principal?: Principal;
   /** Pass as `shown` when deciding: the decision is refused (RC5058) if the calls changed since. */
   callFingerprint?: string;
+  /** The run that waits on this request too, when it is a sub-agent's (listings only). */
+  parentRunId?: string;
 }
 
 export interface ListApprovalsOptions extends DeferralCaller {
@@ -94,8 +96,11 @@ export class ApprovalInbox {
       // The rows were authorized as a listing; their records are read as part of it.
       const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord(row.deferralId).catch(() => undefined)));
       approvals = records
-        .filter((r): r is DeferralRecord => r !== undefined)
-        .map(summaryOf)
+        .flatMap((record, i) => {
+          if (!record) return [];
+          const parentRunId = page.deferrals[i]!.parentRunId;
+          return [{ ...summaryOf(record), ...(parentRunId ? { parentRunId } : {}) }];
+        })
         .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
       cursor = page.nextPageToken;
       if (approvals.length > 0 || !cursor || pages >= MAX_EMPTY_PAGES) break;

@@ -62,6 +62,8 @@ export interface DeferralSummary {
   agentId?: string;
   status: DeferralStatus;
   expiresAt?: string;
+  /** The run that waits on this one, when it is a sub-agent's run (the parent parks with it). */
+  parentRunId?: string;
 }
 
 export interface DeferralPage {
@@ -166,17 +168,26 @@ export class DeferralStore {
       pageSize: options.pageSize ?? 100,
       nextPageToken: options.nextPageToken ? Buffer.from(options.nextPageToken, "base64url") : Buffer.alloc(0),
     });
-    const deferrals = (response.executions ?? []).map((execution): DeferralSummary => {
+    const deferrals = (response.executions ?? []).flatMap((execution): DeferralSummary[] => {
       const attrs = decodeTypedSearchAttributes(execution.searchAttributes?.indexedFields);
+      const deferralId = attrs.get(DeferralIdKey) ?? "";
+      const runId = execution.execution?.workflowId ?? "";
+      // A run parked with its sub-agent lists the sub-agent's deferral: the sub-agent's own row stands for it.
+      const owner = parseDeferralId(deferralId)?.runId;
+      if (owner !== undefined && owner !== runId) return [];
       const agentId = attrs.get(AgentIdKey);
       const expiresAt = attrs.get(DeferralExpiresAtKey);
-      return {
-        deferralId: attrs.get(DeferralIdKey) ?? "",
-        runId: execution.execution?.workflowId ?? "",
-        ...(agentId ? { agentId } : {}),
-        status: attrs.get(DeferralStatusKey) as DeferralStatus,
-        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-      };
+      const parentRunId = execution.parentExecution?.workflowId;
+      return [
+        {
+          deferralId,
+          runId,
+          ...(agentId ? { agentId } : {}),
+          status: attrs.get(DeferralStatusKey) as DeferralStatus,
+          ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+          ...(parentRunId ? { parentRunId } : {}),
+        },
+      ];
     });
     const allowed = await this.#allowed(deferrals, options.principal);
     const token = response.nextPageToken;

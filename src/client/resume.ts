@@ -74,6 +74,8 @@ export interface ResumeDeps {
   authorize: AuthorizeHook | undefined;
   /** The run's next settled state, waited for by reading (when it continued as new before settling). */
   follow?: (runId: string) => Promise<RunOutcome>;
+  /** The run a resume of `runId`'s deferral answers for: its own, or the caller of a sub-agent's run. */
+  waitingRun?: (runId: string) => Promise<string>;
 }
 
 /** A resume that passed the checks before the payload's: what sending it needs. */
@@ -210,6 +212,9 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
       deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, { args: [request] }),
     );
+    // A sub-agent's deferral is its caller's too: the caller's next settled state is the outcome.
+    const waiting = deps.waitingRun && deps.follow ? await deps.waitingRun(runId) : runId;
+    if (waiting !== runId) return { ...reply, outcome: await deps.follow!(waiting) };
     // The run continued as new before it settled again: its next settled state is the outcome.
     return reply.outcome.status === "running" && deps.follow ? { ...reply, outcome: await deps.follow(runId) } : reply;
   } catch (err) {

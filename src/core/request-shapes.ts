@@ -127,3 +127,12 @@ export function streamFlushProblem(f: unknown): Problem {
   }
   return undefined;
 }
+
+/** A sub-agent's deferral signal: which deferral, what became of it, until when. */
+export function subAgentDeferralProblem(m: unknown): Problem {
+  if (!isObject(m)) return "the message must be an object";
+  if (typeof m.agentId !== "string" || typeof m.deferralId !== "string" || typeof m.expiresAt !== "string") return "agentId, deferralId and expiresAt must be strings";
+  if (!["deferred", "resumed", "expired", "denied"].includes(m.status as string)) return "status must be deferred, resumed, expired or denied";
+  if (Number.isNaN(Date.parse(m.expiresAt))) return "expiresAt must be a date";
+  return m.schema === undefined || isObject(m.schema) ? undefined : "schema must be an object";
+}

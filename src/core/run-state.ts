@@ -35,6 +35,8 @@ export interface AgentRunInput {
   stream?: boolean;
   /** At most this many turns, whatever the agent's `maxTurns`: a sub-agent's share of its parent's. */
   turnCap?: number;
+  /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
+  parent?: { workflowId: string };
   /** What the previous execution of this run handed on when it continued as new. */
   carried?: RunCarry;
 }

@@ -5,7 +5,7 @@ interface SubAgent {
   readonly kind: "agent";
   id: string;
   description?: string;
-  tools: ReadonlyArray<{ name: string; needsApproval?: unknown }>;
+  tools: ReadonlyArray<{ name: string }>;
 }
 
 /** The most sub-agents one agent may list: each is a tool the model reads about on every call. */
@@ -31,8 +31,7 @@ export function subAgentDescription(agent: Pick<SubAgent, "id" | "description">)
 
 /**
  * The sub-agents an agent declares, checked: each from defineAgent(), none twice, not the
- * agent itself, no name the model would confuse with one of its tools, and none with a tool
- * that needs approval (a sub-agent that would wait for a person cannot park its parent yet).
+ * agent itself, and no name the model would confuse with one of its tools.
  */
 export function subAgentsOf<A extends SubAgent>(options: { id: string; agents?: readonly A[] | undefined; tools?: ReadonlyArray<{ name: string }> }, subject: string): A[] | undefined {
   const { agents } = options;
@@ -48,18 +47,7 @@ export function subAgentsOf<A extends SubAgent>(options: { id: string; agents?: 
     const name = subAgentToolName(agent.id);
     if (names.has(name)) throw bad(`the agent "${agent.id}" would be called "${name}", a name already taken by a tool or another agent`);
     names.add(name);
-    const gated = agent.tools.find((t) => t.needsApproval !== undefined && t.needsApproval !== false);
-    if (gated) throw bad(`the agent "${agent.id}" has the tool "${gated.name}" that needs approval: a sub-agent cannot wait for a person yet`);
   }
   return list.length > 0 ? [...list] : undefined;
 }
 
-/** How a sub-agent's run names where deferring is refused (its `deferralRefused`). */
-export function subAgentRefusal(agentId: string, parentId: string): string {
-  return `the sub-agent "${agentId}" of run "${parentId}"`;
-}
-
-/** What RC5051 advises for a refusal named by `where`: undefined keeps the fan-out's advice. */
-export function deferRefusalHint(where: string): string | undefined {
-  return where.startsWith('the sub-agent "') ? "a sub-agent cannot park the run that called it yet. Defer in the parent agent's tools instead." : undefined;
-}

@@ -22,15 +22,12 @@ describe("agents on defineAgent", () => {
   });
 
   it("refuses what cannot be a sub-agent with AI1001", () => {
-    const gated = defineTool({ name: "pay", description: "Pays", input: z.object({}), needsApproval: true, handler: () => "paid" });
-    const payer = defineAgent({ id: "payer", ...base, tools: [gated] });
     const cases: Array<[string, unknown]> = [
       ["not an array", { id: "a", ...base, agents: "researcher" }],
       ["not from defineAgent", { id: "a", ...base, agents: [{ id: "fake" }] }],
       ["itself", { id: "sub-researcher", ...base, agents: [researcher] }],
       ["twice", { id: "a", ...base, agents: [researcher, researcher] }],
       ["a tool's name", { id: "a", ...base, tools: [defineTool({ name: "sub-researcher", description: "x", input: z.object({}), handler: () => "" })], agents: [researcher] }],
-      ["a tool that needs approval", { id: "a", ...base, agents: [payer] }],
       ["too many", { id: "a", ...base, agents: Array.from({ length: 17 }, (_, i) => defineAgent({ id: `s${i}`, ...base })) }],
       ["an empty description", { id: "a", ...base, description: "" }],
     ];

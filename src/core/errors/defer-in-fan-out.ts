@@ -1,11 +1,7 @@
 import { DurableAgentsError } from "./base.js";
 import { ErrorCode } from "./codes.js";
 
-export type DeferInFanOutFields = {
-  where: string;
-  /** What to do instead; the fan-out's advice when absent. */
-  hint?: string;
-};
+export type DeferInFanOutFields = { where: string };
 
 /** RC5051: A deferral was attempted inside a fan-out. */
 export class DeferInFanOutError extends DurableAgentsError<DeferInFanOutFields> {
@@ -13,7 +9,7 @@ export class DeferInFanOutError extends DurableAgentsError<DeferInFanOutFields> 
   readonly code = ErrorCode.DeferInFanOut;
   constructor(f: DeferInFanOutFields) {
     super(
-      `[RC5051] Cannot defer from inside ${f.where}: ${f.hint ?? "a fan-out branch has no single place to resume. Defer before the fan-out, or after it joins."}`,
+      `[RC5051] Cannot defer from inside ${f.where}: a fan-out branch has no single place to resume. Defer before the fan-out, or after it joins.`,
       f,
     );
   }

@@ -1,5 +1,6 @@
-import { defineQuery, defineUpdate } from "@temporalio/workflow";
+import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { ChatMessage } from "../messages.js";
+import type { JsonObject } from "../json.js";
 import type {
   DeferralRecord,
   DenyReply,
@@ -95,3 +96,17 @@ export const cancelUpdate = defineUpdate<void, [{ reason?: string }]>("durable-a
  * (RC5050), expired (RC5047) or resumed (RC5057).
  */
 export const denyUpdate = defineUpdate<DenyReply, [DenyRequest]>("durable-agents.deny");
+
+/** What a sub-agent's run tells the run that called it about its deferral. */
+export interface SubAgentDeferral {
+  agentId: string;
+  deferralId: string;
+  /** `deferred`: it parked (the parent parks too); otherwise it moved on. */
+  status: "deferred" | "resumed" | "expired" | "denied";
+  expiresAt: string;
+  /** JSON Schema of a valid resume payload, when the deferral declared one. */
+  schema?: JsonObject;
+}
+
+/** From a sub-agent's run to its parent: it parked on a deferral, or that deferral moved on. */
+export const subAgentDeferralSignal = defineSignal<[SubAgentDeferral]>("durable-agents.subAgentDeferral");
