@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/index.js";
 import { openaiModel, createAgentWorker } from "../src/worker.js";
 import { startTemporal } from "../src/testing/index.js";
-import { payoutAgent } from "./fixtures/approvals.js";
+import { delegatingAgent, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, tokenFor, uid, type Harness } from "./harness.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
@@ -51,6 +51,24 @@ describe("deferred runs survive", () => {
       }),
     );
     expect(resumed.map((r) => r.outcome)).toEqual([1, 2, 3].map((n) => expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: `paid ${n}` }) })));
+  });
+
+  it("in a sub-agent, their worker being SIGKILLed: a new worker process resumes the child, and the parent goes on", async () => {
+    const taskQueue = uid("kill-sub-agent");
+    const env = { TEMPORAL_ADDRESS: h.address, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, SECRET };
+    const first = await spawnWorker("approval-worker", env);
+    const agents = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET } });
+    const runId = uid("ks");
+    h.model.script(runId, [{ toolCalls: [{ id: "c1", name: "payouts", arguments: { prompt: `${runId} pay 7` } }] }, { text: "the payouts agent paid 7" }]);
+    scriptPayout(`${runId} pay 7`, 7);
+    const ack = await agents.run(delegatingAgent, { prompt: runId, runId });
+    expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(`${runId}/agent/c1`) });
+    await kill(first, "SIGKILL");
+    await spawnWorker("approval-worker", env);
+    if (ack.status !== "deferred") throw new Error("not deferred");
+    const resumed = await agents.resume({ token: await tokenFor(agents, ack.deferralId), payload: { approved: true } });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "the payouts agent paid 7" } });
+    expect(await agents.result(`${runId}/agent/c1`)).toMatchObject({ text: "paid 7" });
   });
 
   it("the Temporal server being stopped and restarted on its database file", async () => {

@@ -19,7 +19,7 @@ import { createExpenseActivities, type Outbox } from "../examples/plain-workflow
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
 import { startHarness, uid, type Harness, SECRET } from "./harness.js";
 import { add, weatherAgent } from "./fixtures/agents.js";
-import { askApproval, gatedAgent, linkFor, payoutAgent } from "./fixtures/approvals.js";
+import { askApproval, delegatingAgent, gatedAgent, linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { defineAgent, defineTool } from "../src/index.js";
 import { z } from "zod";
 
@@ -49,7 +49,7 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
-  ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent, delegatingAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   gatedRig = await threadRig(h, [gatedAgent], { overrides: { client: { deferral: { secret: SECRET } } } });
   streamRig = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: inProcessStreamTransport() } } } });
@@ -171,6 +171,16 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await parked;
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
     await agents.result(prompt);
+  },
+  // A sub-agent (a child workflow) that defers: the parent parks with it, the child's token resumes both.
+  "sub-agent-deferred-resumed": async (prompt) => {
+    h.model.script(prompt, [{ toolCalls: [{ id: "c1", name: "payouts", arguments: { prompt: `${prompt} pay` } }] }, { text: "delegated and paid" }]);
+    h.model.script(`${prompt} pay`, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 8 } }] }, { text: "paid 8" }]);
+    const ack = await agents.run(delegatingAgent, { prompt, runId: prompt });
+    if (ack.status !== "deferred") throw new Error("expected the parent to park with its sub-agent");
+    await agents.resume({ token: linkFor(`${prompt}/agent/c1`).token, payload: { approved: true } });
+    await agents.result(prompt);
+    return { children: [`${prompt}/agent/c1`] };
   },
   // Two gated calls and a free one in a step: one request, decided per call (one edited, one rejected).
   "approval-gate": async (prompt) => {
@@ -332,15 +342,19 @@ describe("replay", () => {
     const histories = [];
     for (const [name, scenario] of Object.entries(scenarios)) {
       const workflowId = uid(name);
-      await scenario(workflowId);
-      const runs = await historiesOf(workflowId);
-      for (const [i, history] of runs.entries()) {
-        histories.push({ workflowId, history });
-        const file = `${dir}${recordedAs(name)}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
-        // Recording adds new scenarios only: an existing file is a history some deployed code produced.
-        if (process.env.RECORD_HISTORIES && !existsSync(file)) {
-          // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
-          writeFileSync(file, JSON.stringify({ workflowId, history: JSON.parse(historyToJSON(history)) }));
+      // A scenario with child workflows names them: their histories are replayed (and recorded) too.
+      const outcome = (await scenario(workflowId)) as { children?: string[] } | undefined;
+      const recorded = [{ id: workflowId, suffix: "" }, ...(outcome?.children ?? []).map((id, j) => ({ id, suffix: `.child${j + 1}` }))];
+      for (const { id, suffix } of recorded) {
+        const runs = await historiesOf(id);
+        for (const [i, history] of runs.entries()) {
+          histories.push({ workflowId: id, history });
+          const file = `${dir}${recordedAs(name)}${suffix}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
+          // Recording adds new scenarios only: an existing file is a history some deployed code produced.
+          if (process.env.RECORD_HISTORIES && !existsSync(file)) {
+            // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
+            writeFileSync(file, JSON.stringify({ workflowId: id, history: JSON.parse(historyToJSON(history)) }));
+          }
         }
       }
     }

@@ -12,6 +12,7 @@ import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ChatMessage } from "../src/index.js";
+import { subAgentDeferralSignal } from "../src/core/wire/run.js";
 import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -163,6 +164,25 @@ describe("a sub-agent", () => {
     expect(fields.usage.promptTokens).toBeGreaterThanOrEqual(10);
     await expect(agents.result(childId(runId, "k1"))).rejects.toMatchObject({ code: "AI1005" });
     hold.release();
+  });
+});
+
+describe("a forged sub-agent signal", () => {
+  it("is dropped: only a sub-agent running now is heard, and a malformed message never fails a task", async () => {
+    const runId = uid("sub-forged");
+    const hold = h.model.hold();
+    h.model.script(runId, [{ text: "unmoved", hold }]);
+    const handle = await agents.start(lead, { prompt: runId, runId });
+    await hold.reached;
+    const wf = agents.workflowHandle(runId);
+    const forged = { agentId: "sub-researcher", deferralId: `dfr:1:${runId}/agent/nobody`, status: "deferred", expiresAt: "2030-01-01T00:00:00.000Z" };
+    for (const message of [forged, { ...forged, deferralId: `dfr:1:${runId}` }, null, "junk", { ...forged, status: "hijacked" }, { ...forged, expiresAt: "soon" }, { ...forged, schema: "x" }]) {
+      await wf.signal(subAgentDeferralSignal, message as never);
+    }
+    hold.release();
+    expect(await handle.settled()).toMatchObject({ status: "completed", text: "unmoved" });
+    expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.runId === runId)).toEqual([]);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
 });
 

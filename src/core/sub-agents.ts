@@ -6,6 +6,7 @@ interface SubAgent {
   id: string;
   description?: string;
   tools: ReadonlyArray<{ name: string }>;
+  authorize?: unknown;
 }
 
 /** The most sub-agents one agent may list: each is a tool the model reads about on every call. */
@@ -31,7 +32,8 @@ export function subAgentDescription(agent: Pick<SubAgent, "id" | "description">)
 
 /**
  * The sub-agents an agent declares, checked: each from defineAgent(), none twice, not the
- * agent itself, and no name the model would confuse with one of its tools.
+ * agent itself, no name the model would confuse with one of its tools, and none that
+ * declares `authorize` (asked only by `ctx.dispatch`).
  */
 export function subAgentsOf<A extends SubAgent>(options: { id: string; agents?: readonly A[] | undefined; tools?: ReadonlyArray<{ name: string }> }, subject: string): A[] | undefined {
   const { agents } = options;
@@ -47,6 +49,8 @@ export function subAgentsOf<A extends SubAgent>(options: { id: string; agents?: 
     const name = subAgentToolName(agent.id);
     if (names.has(name)) throw bad(`the agent "${agent.id}" would be called "${name}", a name already taken by a tool or another agent`);
     names.add(name);
+    // Its hook is asked where a tool dispatches it (an activity); a child workflow has no such place yet.
+    if (agent.authorize !== undefined) throw bad(`the agent "${agent.id}" declares authorize, which is asked only when a tool dispatches it: use ctx.dispatch for it`);
   }
   return list.length > 0 ? [...list] : undefined;
 }

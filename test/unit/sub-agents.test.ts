@@ -28,6 +28,7 @@ describe("agents on defineAgent", () => {
       ["itself", { id: "sub-researcher", ...base, agents: [researcher] }],
       ["twice", { id: "a", ...base, agents: [researcher, researcher] }],
       ["a tool's name", { id: "a", ...base, tools: [defineTool({ name: "sub-researcher", description: "x", input: z.object({}), handler: () => "" })], agents: [researcher] }],
+      ["one with authorize", { id: "a", ...base, agents: [defineAgent({ id: "guarded", ...base, authorize: () => true })] }],
       ["too many", { id: "a", ...base, agents: Array.from({ length: 17 }, (_, i) => defineAgent({ id: `s${i}`, ...base })) }],
       ["an empty description", { id: "a", ...base, description: "" }],
     ];

@@ -1,8 +1,8 @@
 /**
- * A worker for the approval agents in its own process, so a test can SIGKILL it while
+ * A worker for the approval agents (and one that delegates to them as a sub-agent) in its own process, so a test can SIGKILL it while
  * runs are deferred. Env: TEMPORAL_ADDRESS, TASK_QUEUE, MODEL_URL, SECRET.
  */
-import { payoutAgent } from "../fixtures/approvals.js";
+import { delegatingAgent, payoutAgent } from "../fixtures/approvals.js";
 import { env, serveAgents } from "./serve.js";
 
-await serveAgents([payoutAgent], { deferral: { secret: env("SECRET") } });
+await serveAgents([payoutAgent, delegatingAgent], { deferral: { secret: env("SECRET") } });
