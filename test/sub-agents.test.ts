@@ -148,6 +148,20 @@ describe("a sub-agent", () => {
     expect(result.turnsUsed).toBe(1 + 3 + 1 + 1);
   });
 
+  it("that never answers times out on its own clock; the parent's model hears AI1003 and the parent goes on", async () => {
+    const silent = defineAgent({ id: "sub-silent", model: "gpt-4.1-mini", system: "You think forever.", timeouts: { call: "1s" }, maxTurns: 2 });
+    const waiter = defineAgent({ id: "sub-waiter", model: "gpt-4.1-mini", system: "You wait.", agents: [silent], maxTurns: 4 });
+    const { agents: impatient } = await h.worker([waiter], { threads: { modelMaxAttempts: 1 } });
+    const runId = uid("sub-silent");
+    const never = h.model.hold();
+    h.model.script(runId, [{ toolCalls: [{ id: "s1", name: "sub-silent", arguments: { prompt: `${runId} think` } }] }, { text: "it never answered" }]);
+    h.model.script(`${runId} think`, [{ text: "too late", hold: never }]);
+    const result = await completed(impatient.run(waiter, { prompt: runId, runId }));
+    expect(result.text).toBe("it never answered");
+    expect(toolResults((await impatient.messages(runId)).messages)[0]).toMatch(/^Error: the agent "sub-silent" did not answer: \[AI1003\]/);
+    never.release();
+  });
+
   it("is cancelled with its parent, and the parent's AI1005 reports the spend of both", async () => {
     const runId = uid("sub-cancel");
     const hold = h.model.hold();
