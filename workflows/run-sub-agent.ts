@@ -28,6 +28,8 @@ export async function callSubAgent(run: RunContext, call: ToolCall, agentId: str
     ...(state.restored ? { restored: true } : {}),
     turnCap: turnsLeft,
     parent: { workflowId },
+    // A run that may not defer (a fan-out branch's) has sub-agents that may not either.
+    ...(run.deferralRefused ? { deferralRefused: run.deferralRefused } : {}),
   };
   const childId = `${workflowId}/agent/${call.id}`;
   // While it runs, what it says of its deferrals is heard (see the run's subAgentDeferral handler).
