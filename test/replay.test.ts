@@ -339,22 +339,25 @@ const recordedAs = (name: string) =>
 
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {
+    // Scenarios run side by side: each has its own ids, and most of their time is waiting on the server.
+    const recordedRuns = await Promise.all(
+      Object.entries(scenarios).map(async ([name, scenario]) => {
+        const workflowId = uid(name);
+        // A scenario with child workflows names them: their histories are replayed (and recorded) too.
+        const outcome = (await scenario(workflowId)) as { children?: string[] } | undefined;
+        const ids = [{ id: workflowId, suffix: "" }, ...(outcome?.children ?? []).map((id, j) => ({ id, suffix: `.child${j + 1}` }))];
+        return Promise.all(ids.map(async ({ id, suffix }) => ({ name, id, suffix, runs: await historiesOf(id) })));
+      }),
+    );
     const histories = [];
-    for (const [name, scenario] of Object.entries(scenarios)) {
-      const workflowId = uid(name);
-      // A scenario with child workflows names them: their histories are replayed (and recorded) too.
-      const outcome = (await scenario(workflowId)) as { children?: string[] } | undefined;
-      const recorded = [{ id: workflowId, suffix: "" }, ...(outcome?.children ?? []).map((id, j) => ({ id, suffix: `.child${j + 1}` }))];
-      for (const { id, suffix } of recorded) {
-        const runs = await historiesOf(id);
-        for (const [i, history] of runs.entries()) {
-          histories.push({ workflowId: id, history });
-          const file = `${dir}${recordedAs(name)}${suffix}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
-          // Recording adds new scenarios only: an existing file is a history some deployed code produced.
-          if (process.env.RECORD_HISTORIES && !existsSync(file)) {
-            // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
-            writeFileSync(file, JSON.stringify({ workflowId: id, history: JSON.parse(historyToJSON(history)) }));
-          }
+    for (const { name, id, suffix, runs } of recordedRuns.flat()) {
+      for (const [i, history] of runs.entries()) {
+        histories.push({ workflowId: id, history });
+        const file = `${dir}${recordedAs(name)}${suffix}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
+        // Recording adds new scenarios only: an existing file is a history some deployed code produced.
+        if (process.env.RECORD_HISTORIES && !existsSync(file)) {
+          // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
+          writeFileSync(file, JSON.stringify({ workflowId: id, history: JSON.parse(historyToJSON(history)) }));
         }
       }
     }
