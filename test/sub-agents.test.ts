@@ -32,7 +32,9 @@ const paid: string[] = [];
 const pay = defineTool({ name: "pay", description: "Pays", input: z.object({ amount: z.number() }), needsApproval: true, handler: ({ amount }, ctx) => (paid.push(ctx.runId), `paid ${amount}`) });
 const researcher = defineAgent({ id: "sub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup, askBoss, pay], maxTurns: 6 });
 const rater = defineAgent({ id: "sub-rater", model: "gpt-4.1-mini", system: "You rate.", output: z.object({ score: z.number() }), maxTurns: 2 });
-const lead = defineAgent({ id: "sub-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [researcher, rater], maxTurns: 8 });
+/** A sub-agent with a sub-agent of its own: a deferral two levels down parks all three. */
+const manager = defineAgent({ id: "sub-manager", description: "Manages the research", model: "gpt-4.1-mini", system: "You manage.", agents: [researcher], maxTurns: 6 });
+const lead = defineAgent({ id: "sub-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [researcher, rater, manager], maxTurns: 8 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -61,7 +63,7 @@ describe("a sub-agent", () => {
 
     // The lead's model was offered the sub-agents as tools, with the description given.
     const offered = h.model.requests.find((r) => r.messages.some((m) => m.content === runId))?.tools as Array<{ function: { name: string; description: string } }>;
-    expect(offered.map((t) => t.function.name)).toEqual(["sub-researcher", "sub-rater"]);
+    expect(offered.map((t) => t.function.name)).toEqual(["sub-researcher", "sub-rater", "sub-manager"]);
     expect(offered[0]!.function.description).toBe("Finds facts");
 
     const parent = (await agents.messages(runId)).messages;
@@ -106,6 +108,22 @@ describe("a sub-agent", () => {
     expect(toolResults((await agents.messages(runId)).messages)).toEqual(["agreed"]);
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("two levels down parks every run above it; the token resumes the three", async () => {
+    const runId = uid("sub-nested");
+    h.model.script(runId, [{ toolCalls: [{ id: "m1", name: "sub-manager", arguments: { prompt: `${runId} manage` } }] }, { text: "managed" }]);
+    h.model.script(`${runId} manage`, [{ toolCalls: [{ id: "r1", name: "sub-researcher", arguments: { prompt: `${runId} ask` } }] }, { text: "research done" }]);
+    h.model.script(`${runId} ask`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "boss said yes" }]);
+    const ack = await agents.run(lead, { prompt: runId, runId });
+    const leaf = `${childId(runId, "m1")}/agent/r1`;
+    expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(leaf) });
+    const { deferralId } = ack as { deferralId: string };
+    expect(await agents.handle(childId(runId, "m1")).settled()).toEqual(ack);
+    expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([expect.objectContaining({ runId: leaf })]);
+    const resumed = await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } });
+    expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "managed" } } });
+    expect(toolResults((await agents.messages(childId(runId, "m1"))).messages)).toEqual(["boss said yes"]);
   });
 
   it("with a tool that needs approval parks its parent; the decision in the inbox runs the call once and both go on", async () => {

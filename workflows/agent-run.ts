@@ -125,11 +125,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(threadStreamSignal, (flush) => {
     if (stream.deltas && streamFlushProblem(flush) === undefined) stream.accept(flush);
   });
-  // A sub-agent parked (this run parks with it) or its deferral moved on. Heard only from sub-agents running now.
+  // A sub-agent (or one of its own) parked, and this run parks with it, or its deferral moved
+  // on. Heard only from sub-agents running now and theirs; passed up to this run's caller.
   setHandler(subAgentDeferralSignal, (child) => {
-    if (subAgentDeferralProblem(child) !== undefined || !children.has(parseDeferralId(child.deferralId)?.runId ?? "")) return;
+    if (subAgentDeferralProblem(child) !== undefined || !isDescendant(children, parseDeferralId(child.deferralId)?.runId)) return;
     if (child.status === "deferred") book.subAgentParked(child);
     else book.subAgentMoved(child);
+    if (input.parent) getExternalWorkflowHandle(input.parent.workflowId).signal(subAgentDeferralSignal, child).catch(() => undefined);
   });
   setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
     validator: (request) => refuseMalformed(cancelUpdate.name, cancelRequestProblem(request)),
@@ -187,6 +189,13 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     // Resumes are answered with this; the transcript is read a page at a time (runMessagesQuery).
     resultSummary,
   );
+}
+
+/** Whether `runId` is one of `children`, or a sub-agent of theirs (named under it: `<child>/agent/<call>`). */
+function isDescendant(children: ReadonlySet<string>, runId: string | undefined): boolean {
+  if (runId === undefined) return false;
+  for (const child of children) if (runId === child || runId.startsWith(`${child}/agent/`)) return true;
+  return false;
 }
 
 /** Tells the run this one is a sub-agent of about a deferral's life. A parent that is gone is no one to tell. */
