@@ -109,7 +109,8 @@ export class RunStream {
 
   /** The run ended this way; its last messages come first. */
   end(status: "completed" | "failed" | "stopped", messages: readonly ChatMessage[]): void {
-    this.log.reset(status === "stopped" ? "stopped" : "failed");
+    // A draft still open (a failure or a cancel while the model answered) is dropped.
+    if (status !== "completed") this.log.reset(status);
     this.sync(messages);
     this.#set(status);
   }

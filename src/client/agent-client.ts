@@ -27,7 +27,7 @@ import { startAgentRun, type UiSummary } from "./start-run.js";
 import { authorizeRun } from "./authorize.js";
 import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
 import type { AuthorizeHook } from "./authorize.js";
-import { runFailure } from "./run-failure.js";
+import { translateRun } from "./run-failure.js";
 import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
 import { ackFromHistory } from "./history-ack.js";
 import { parkedAck, settleRun } from "./settle.js";
@@ -225,12 +225,12 @@ export class AgentClient {
 
   #handle(runId: string): RunHandle {
     const wf = this.workflowHandle(runId);
-    const result = () => translate(runId, async () => currentResult(await wf.result()));
+    const result = () => translateRun(runId, async () => currentResult(await wf.result()));
     return {
       runId,
       result,
-      state: () => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
-      messages: (options) => translate(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
+      state: () => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
+      messages: (options) => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
       settled: () => {
         const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
         const fromHistory = (id: string, expiresAt: string) => ackFromHistory(this.client, runId, id, expiresAt);
@@ -254,7 +254,7 @@ export class AgentClient {
       if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       // Closed runs take no updates: fine, unless the run never existed.
-      await translate(runId, () => wf.describe());
+      await translateRun(runId, () => wf.describe());
     }
   }
 
@@ -316,7 +316,7 @@ export class AgentClient {
    */
   async openStream(runId: string, caller: RunCaller = {}): Promise<void> {
     await authorizeRun(this.#authorize, { operation: "run.state", principal: caller.principal, runId });
-    const described = await translate(runId, () => this.workflowHandle(runId).describe());
+    const described = await translateRun(runId, () => this.workflowHandle(runId).describe());
     if (described.type !== "agentRun") throw new RunNotFoundError({ runId });
   }
 
@@ -401,13 +401,6 @@ function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal 
   };
 }
 
-async function translate<T>(runId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw runFailure(runId, err);
-  }
-}
 
 /** `maxHistoryEvents`, checked: a whole number of at least 100 (fewer would continue as new every turn). */
 function historyEventsOf(value: unknown, agentId: string): number {

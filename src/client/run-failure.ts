@@ -22,3 +22,12 @@ export function runFailure(runId: string, err: unknown): unknown {
   if (err.cause instanceof TimeoutFailure) return new RunTerminatedError({ runId, closedAs: "timed-out" });
   return unwrapFailure(err);
 }
+
+/** Runs a read of run `runId`, its failure told as `runFailure` tells it. */
+export async function translateRun<T>(runId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw runFailure(runId, err);
+  }
+}

@@ -6,7 +6,7 @@ import { runStreamQuery } from "../core/wire/run.js";
 import type { StreamTransport } from "../stream/transport.js";
 import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
 import { currentDetails } from "./history-watch.js";
-import { runFailure } from "./run-failure.js";
+import { translateRun } from "./run-failure.js";
 import type { StreamSource } from "./threads/stream-hub.js";
 
 /** `agents.streamUpdates()`: one read of a run's stream after `fromSeq`. */
@@ -54,12 +54,8 @@ export class RunStreamSource implements StreamSource {
     return new RunNotFoundError({ runId });
   }
 
-  async #read<T>(runId: string, via: Client, read: () => Promise<T>): Promise<T> {
-    try {
-      return await boundedQuery(via, this.reads, runId, read);
-    } catch (err) {
-      throw runFailure(runId, err);
-    }
+  #read<T>(runId: string, via: Client, read: () => Promise<T>): Promise<T> {
+    return translateRun(runId, () => boundedQuery(via, this.reads, runId, read));
   }
 }
 
