@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   latency: () => import("./latency.js"),
   approval: () => import("./approval.js"),
   cost: () => import("./cost.js"),
+  chaos: () => import("./chaos.js"),
 };
 
 const name = process.argv[2];

@@ -57,6 +57,8 @@ export interface PostgresTemporal {
   stop(): Promise<void>;
   /** Stops and starts the Temporal server on the same database and ports. */
   restart(): Promise<void>;
+  /** The PostgreSQL cluster under it, for a table of a test's own (a bench's ledger) beside Temporal's. */
+  postgres: { host: string; port: number; user: string; password: string };
 }
 
 /** PostgreSQL cannot be installed or started here: the lane prints this and skips. */
@@ -250,6 +252,7 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions = {
       address,
       namespace,
       stop,
+      postgres: { host: "127.0.0.1", port: pgPort, user: PG_USER, password: PG_PASSWORD },
       async restart() {
         if (stopped) throw new Error("restart() after stop()");
         const at = Date.now();
