@@ -34,6 +34,7 @@ import { BUNDLE_PATH_ENV, writeWorkflowBundle } from "../test/workflow-bundle.js
 import { chatAgent, payoutAgent } from "./chaos/agents.js";
 import { createLedger, noticesAfter, openLedger, recordDecision, recordTranscript, type Notice } from "./chaos/ledger.js";
 import { answerFor, chaosResponder, runPrompt, threadMessage, type ModelFault } from "./chaos/model.js";
+import { faultPlan } from "./chaos/fault-plan.js";
 import { between, draw, pick, prng } from "./chaos/random.js";
 import { startTcpProxy } from "./chaos/tcp-proxy.js";
 import { envInt, installRuntime, percentile, progress, round } from "./lib.js";
@@ -289,7 +290,10 @@ export async function main(): Promise<Record<string, unknown>> {
           const view = await persist(() => threads.settled({ threadId }), `settle ${threadId}`);
           if (view.status === "completed" && view.queued.length === 0) break;
           if (view.status === "stopped" || view.status === "failed") {
-            if (view.status === "failed") record.failedTurns.push(view.lastError?.code ?? "?");
+            if (view.status === "failed") {
+              record.failedTurns.push(view.lastError?.code ?? "?");
+              progress(`${threadId}: a turn failed: ${JSON.stringify(view.lastError)}`);
+            }
             await persist(
               () => threads.resumeThread({ threadId }).catch((err: unknown) => {
                 if (typedCode(err) === "AI1024") return undefined; // nothing left to continue
@@ -389,7 +393,8 @@ export async function main(): Promise<Record<string, unknown>> {
       threads: threadRecords.length,
       threadMessages: threadRecords.reduce((n, t) => n + t.sent.length, 0),
       threadStops: threadRecords.reduce((n, t) => n + t.stops, 0),
-      threadTurnsFailedThenResumed: threadRecords.reduce((n, t) => n + t.failedTurns.length, 0),
+      // Turns that failed and were resumed, by code: no fault here is permanent, so each is a finding.
+      threadTurnsFailed: tally(threadRecords.flatMap((t) => t.failedTurns)),
       decisions: verdict.decisions,
       effects: verdict.effects,
       faults,
@@ -402,22 +407,6 @@ export async function main(): Promise<Record<string, unknown>> {
   } finally {
     for (const step of cleanup.reverse()) await step().catch((err: unknown) => progress(`cleanup: ${String(err)}`));
   }
-}
-
-interface FaultAt {
-  atSec: number;
-  kind: "worker-sigkill" | "server-restart" | "connection-drop";
-}
-
-/** A fault every 10–25 s from 10 s in to 10 s before the end: half worker kills, a fifth server restarts, the rest connection drops. */
-export function faultPlan(seed: number, seconds: number): FaultAt[] {
-  const random = prng(seed);
-  const plan: FaultAt[] = [];
-  for (let at = between(random, 5, 15); at < seconds - 10; at += between(random, 10, 25)) {
-    const roll = random();
-    plan.push({ atSec: at, kind: roll < 0.5 ? "worker-sigkill" : roll < 0.7 ? "server-restart" : "connection-drop" });
-  }
-  return plan;
 }
 
 async function check(input: { agents: AgentClient; threads: AgentClient["threads"]; ledger: pg.Pool; runs: RunRecord[]; threadRecords: ThreadRecord[] }) {
@@ -551,6 +540,12 @@ async function check(input: { agents: AgentClient; threads: AgentClient["threads
   return verdict;
 }
 
+function tally(items: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
+}
+
 async function allPages<M extends ChatMessage>(page: (cursor?: string) => Promise<{ messages: M[]; cursor?: string }>): Promise<M[]> {
   const messages: M[] = [];
   let cursor: string | undefined;
@@ -568,9 +563,12 @@ function typedCode(err: unknown): string | undefined {
   return typeof code === "string" && /^(RC|AI)\d{4}$/.test(code) ? code : undefined;
 }
 
-/** A typed refusal that asks to be sent again (an answer that arrived before its call was recorded). */
+/**
+ * A typed refusal that asks to be sent again: an answer that arrived before its call was
+ * recorded, or a read no worker answered in time (AI1015, HTTP 503: a worker was just killed).
+ */
 function retryLater(err: unknown): boolean {
-  return (err as { fields?: { retryLater?: unknown } }).fields?.retryLater === true;
+  return typedCode(err) === "AI1015" || (err as { fields?: { retryLater?: unknown } }).fields?.retryLater === true;
 }
 
 /** The workers' own log lines (every activity a fault failed) go to this file, not to the bench's stderr. */
