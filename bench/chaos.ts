@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { closeSync, openSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -153,6 +153,14 @@ export async function main(): Promise<Record<string, unknown>> {
     const approver = { id: "approver" };
     const agents = new AgentClient({ client, taskQueue, deferral: { secret }, threads: { agent: chatAgent } });
     const threads = agents.threads;
+    /** A finding's workflow history, kept past the cluster (which stop() removes) to find its cause. */
+    const keepHistory = async (workflowId: string): Promise<void> => {
+      const history = await client.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined);
+      if (!history) return;
+      await mkdir(FINDINGS_DIR, { recursive: true });
+      await writeFile(join(FINDINGS_DIR, `${workflowId}.json`), JSON.stringify(history));
+      progress(`kept ${workflowId}'s history in ${FINDINGS_DIR}`);
+    };
     const http = serve({ fetch: createAgentHttpHandler({ agents, authenticate: () => approver, onError: () => undefined }), port: 0, hostname: "127.0.0.1" });
     cleanup.push(() => new Promise((resolve) => http.close(resolve)));
     await new Promise<void>((resolve) => http.once("listening", () => resolve()));
@@ -293,6 +301,7 @@ export async function main(): Promise<Record<string, unknown>> {
             if (view.status === "failed") {
               record.failedTurns.push(view.lastError?.code ?? "?");
               progress(`${threadId}: a turn failed: ${JSON.stringify(view.lastError)}`);
+              await keepHistory(threadId);
             }
             await persist(
               () => threads.resumeThread({ threadId }).catch((err: unknown) => {
@@ -363,6 +372,7 @@ export async function main(): Promise<Record<string, unknown>> {
     await poller;
     progress(`drained ${drainedInTime ? "in time" : `NOT in ${DRAIN_SECONDS}s`}; checking`);
 
+    for (const run of runs.values()) if (!run.done || !run.outcome?.startsWith("completed")) await keepHistory(run.runId);
     const verdict = await check({ agents, threads, ledger, runs: [...runs.values()], threadRecords }).catch((err: unknown) => {
       progress(`the checks failed: ${err instanceof Error ? err.stack : String(err)}`);
       throw err;
@@ -570,6 +580,9 @@ function typedCode(err: unknown): string | undefined {
 function retryLater(err: unknown): boolean {
   return typedCode(err) === "AI1015" || (err as { fields?: { retryLater?: unknown } }).fields?.retryLater === true;
 }
+
+/** Where the histories of runs and threads that failed a check are kept. */
+const FINDINGS_DIR = join(tmpdir(), `durable-agents-chaos-${SEED}`);
 
 /** The workers' own log lines (every activity a fault failed) go to this file, not to the bench's stderr. */
 const WORKER_LOG = join(tmpdir(), `durable-agents-chaos-${SEED}-workers.log`);

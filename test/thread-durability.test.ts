@@ -201,4 +201,44 @@ describe("long threads", () => {
     expect(h.model.requests.filter((r) => r.conversation === prompt).map((r) => r.attempt)).toEqual([0, 1]);
     h.model.assertNoFailures();
   });
+
+  it("end a turn stopped, not failed, when the stop reaches a call whose worker was killed: the call's timeout is the stop's, and the turn resumes", async () => {
+    // Found by `bench chaos`: a stop racing a SIGKILL left the turn failed with AI1003 ("the
+    // model call failed … check the model name"), since the call ended in its heartbeat
+    // timeout, which Temporal reports instead of the cancellation it never heard.
+    const taskQueue = uid("thread-stop-dead");
+    const env = { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url };
+    const story = "Stopped while its worker lay dead, then told again. ";
+    const prompt = uid("stop a dead call");
+    const hold = h.model.hold();
+    h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, hold, holdAfterChars: 8 } : { text: story }));
+    const firstWorker = await spawnWorker("thread-worker", env);
+    const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "patient-storyteller" });
+    const { threadId } = await threads.createThread({ prompt });
+    await hold.reached;
+    await kill(firstWorker, "SIGKILL");
+    // The stop is taken by the next worker while the call, cancel-requested, waits out its 8 s heartbeat timeout.
+    await spawnWorker("thread-worker", env);
+    await threads.stopThread({ threadId });
+    // The stop answers at once; the turn ends when the call does: once its timeout is in history and handled.
+    await vi.waitFor(
+      async () => {
+        const types = ((await threads.client.workflow.getHandle(threadId).fetchHistory()).events ?? []).map((e) => e.eventType);
+        const timedOut = types.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
+        expect(timedOut).toBeGreaterThan(0);
+        expect(types.slice(timedOut)).toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    const stopped = await threads.state({ threadId });
+    expect(stopped.status).toBe("stopped");
+    expect(stopped.lastError).toBeUndefined();
+
+    await threads.resumeThread({ threadId });
+    const done = await threads.settled({ threadId });
+    expect(done.status).toBe("completed");
+    const { messages } = await threads.listMessages({ threadId });
+    expect(messages.map((m) => m.content)).toEqual([prompt, story]);
+    h.model.assertNoFailures();
+  });
 });

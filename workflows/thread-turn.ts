@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation, proxyLocalActivities } from "@temporalio/workflow";
+import { CancellationScope, isCancellation, patched, proxyLocalActivities } from "@temporalio/workflow";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import { needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
@@ -11,6 +11,13 @@ import { runTools } from "./thread-tools.js";
 import type { TurnTracing } from "./turn-trace.js";
 
 const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
+
+/**
+ * A stop wins over however its call ended: a call whose worker died never hears its cancel
+ * and ends in its heartbeat timeout (Temporal does not retry a cancel-requested call), which
+ * used to fail the stopped turn with AI1003. Threads that met this before the patch replay as they ran.
+ */
+const STOP_WINS_PATCH = "durable-agents.stop-wins";
 
 /** How a turn stopped: settled (completed, failed or stopped), or due to continue as new. */
 export type TurnEnd = "settled" | "rollover";
@@ -32,7 +39,8 @@ export async function runTurn(thread: ThreadState, steps: AgentSteps | undefined
     // Stop and delete cancel the scope; they already set the state they want. A stopped
     // call reports its cancellation only once it has really ended, so a resume may already
     // have set the thread going again: the cancelled scope, not the status, says it was a stop.
-    if (thread.deleteRequested || (isCancellation(err) && (thread.status === "stopped" || scope.consideredCancelled))) {
+    const stopped = isCancellation(err) ? thread.status === "stopped" || scope.consideredCancelled : scope.consideredCancelled && patched(STOP_WINS_PATCH);
+    if (thread.deleteRequested || stopped) {
       turns?.end("cancelled");
       return "settled";
     }

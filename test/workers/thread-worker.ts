@@ -15,6 +15,8 @@ const env = (name: string) => {
 
 /** A short heartbeat timeout: a call on a killed worker is retried elsewhere within seconds. */
 export const storyteller = defineAgent({ id: "storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "2s" } });
+/** A heartbeat timeout long enough for a test to stop the turn between a kill and the timeout. */
+export const patientStoryteller = defineAgent({ id: "patient-storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "8s" } });
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
@@ -22,7 +24,7 @@ const worker = await createAgentWorker({
   connection,
   namespace: env("NAMESPACE"),
   taskQueue: env("TASK_QUEUE"),
-  agents: [storyteller],
+  agents: [storyteller, patientStoryteller],
   model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
   ...inheritedWorkflowBundle(),
 });
