@@ -389,6 +389,8 @@ export async function main(): Promise<Record<string, unknown>> {
       resumesRefusedWrongly: verdict.refusedWrongly,
       threadMessagesLost: verdict.threadMessagesLost,
       threadMessagesDuplicated: verdict.threadMessagesDuplicated,
+      // No fault here is permanent: a turn that failed (and was resumed) is a finding too.
+      threadTurnsFailed: threadRecords.reduce((n, t) => n + t.failedTurns.length, 0),
       driverErrors: failures.length,
     };
     if (failures.length > 0) progress(`driver errors, e.g.:\n  ${failures.slice(0, 5).join("\n  ")}`);
@@ -403,8 +405,7 @@ export async function main(): Promise<Record<string, unknown>> {
       threads: threadRecords.length,
       threadMessages: threadRecords.reduce((n, t) => n + t.sent.length, 0),
       threadStops: threadRecords.reduce((n, t) => n + t.stops, 0),
-      // Turns that failed and were resumed, by code: no fault here is permanent, so each is a finding.
-      threadTurnsFailed: tally(threadRecords.flatMap((t) => t.failedTurns)),
+      threadTurnFailures: tally(threadRecords.flatMap((t) => t.failedTurns)),
       decisions: verdict.decisions,
       effects: verdict.effects,
       faults,
