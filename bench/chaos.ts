@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { Client, Connection } from "@temporalio/client";
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from "@temporalio/client";
 import { InterceptingCall, ListenerBuilder, RequesterBuilder } from "@grpc/grpc-js";
 import type pg from "pg";
 import { AgentClient, type AgentResult, type ChatMessage, type JsonObject } from "../src/index.js";
@@ -145,9 +145,18 @@ export async function main(): Promise<Record<string, unknown>> {
             .build();
           return new InterceptingCall(next(options), requester);
         },
+        // What a client has by default, which giving interceptors replaces: retries of UNAVAILABLE and the like.
+        makeGrpcRetryInterceptor(defaultGrpcRetryOptions()),
       ],
     });
-    cleanup.push(async () => progress(`calls in flight at close: ${JSON.stringify([...inFlight.values()])}`));
+    // The driver's calls stop before the connection closes: Temporal's retry interceptor keeps
+    // its backoff timers past close(), and one firing then throws from a timer.
+    const closing = new AbortController();
+    cleanup.push(async () => {
+      closing.abort();
+      for (let waited = 0; inFlight.size > 0 && waited < 10_000; waited += 100) await sleep(100);
+      if (inFlight.size > 0) progress(`calls still in flight at close: ${JSON.stringify([...inFlight.values()])}`);
+    });
     cleanup.push(() => connection.close());
     const client = new Client({ connection, namespace: temporal.namespace });
     const approver = { id: "approver" };
@@ -178,9 +187,9 @@ export async function main(): Promise<Record<string, unknown>> {
       const deadline = Date.now() + (SECONDS + DRAIN_SECONDS) * 1000;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await task();
+          return await client.withAbortSignal(closing.signal, task);
         } catch (err) {
-          if (typedCode(err) !== undefined && !retryLater(err)) throw err;
+          if (closing.signal.aborted || (typedCode(err) !== undefined && !retryLater(err))) throw err;
           if (Date.now() > deadline) throw new Error(`${what}: still failing at the deadline: ${String(err)}`);
           transientRetries += 1;
           await sleep(Math.min(2_000, 100 * attempt));
@@ -230,9 +239,10 @@ export async function main(): Promise<Record<string, unknown>> {
           if (via === "inbox") return agents.approvals.decide(notice.approval_id!, decisions, { principal: approver });
           if (via === "token") return agents.resume({ token: notice.token, payload, principal: approver });
           const response = await fetch(`${httpUrl}/resume`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: notice.token, payload }) });
-          const body = (await response.json().catch(() => ({}))) as { status?: string; error?: { code?: string; message?: string } };
+          const body = (await response.json().catch(() => ({}))) as { status?: string; error?: { code?: string; message?: string; retryLater?: true } };
           if (response.ok) return body as { status: string };
-          throw Object.assign(new Error(body.error?.message ?? `HTTP ${response.status}`), body.error?.code ? { code: body.error.code } : {});
+          const { code, message, retryLater } = body.error ?? {};
+          throw Object.assign(new Error(message ?? `HTTP ${response.status}`), code ? { code, fields: { retryLater } } : {});
         }, `decide ${run.runId}`);
         outcome = reply.status;
       } catch (err) {

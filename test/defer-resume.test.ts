@@ -2,7 +2,7 @@ import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, ErrorCode, type DeferralEvent } from "../src/index.js";
-import { approvalUrl } from "../src/http.js";
+import { approvalUrl, createAgentHttpHandler } from "../src/http.js";
 import { mintResumeToken } from "../src/worker.js";
 import { approvalOptions, linkFor, payoutAgent, payouts } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
@@ -176,6 +176,31 @@ describe("defer and resume", () => {
     expect(early).toBe("waiting");
     await expect(resumed).resolves.toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "approved in time" } } });
     await started;
+  });
+
+  it("says to send it again (RC5046 with retryLater, over HTTP with Retry-After) when the run is still recording the deferral after the wait, and takes it once recorded", async () => {
+    // Found by `bench chaos`: a link clicked while the tool's worker lay dead outwaited the
+    // 10 s the client gives the run to record its deferral, and read "no deferral exists".
+    const runId = uid("slower-tool");
+    h.model.script(runId, [{ toolCalls: [{ name: "slowApproval", arguments: {} }] }, { text: "approved after all" }]);
+    const started = agents.run(slowAgent, { prompt: runId, runId });
+    await vi.waitFor(() => expect(slowLinks.some((l) => l.runId === runId)).toBe(true), { timeout: 15_000 });
+    const token = slowLinks.find((l) => l.runId === runId)!.token;
+    const front = createAgentHttpHandler({ agents, authenticate: () => ({ id: "approver" }) });
+    const [direct, overHttp] = await Promise.all([
+      agents.resume({ token, payload: { approved: true } }).then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+      front(new Request("http://front.test/resume", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token, payload: { approved: true } }) })),
+    ]);
+    expect(direct).toMatchObject({ code: "RC5046", fields: { retryLater: true }, message: expect.stringContaining("send the same request again shortly") });
+    expect(overHttp.status).toBe(404);
+    expect(overHttp.headers.get("retry-after")).toBe("1");
+    expect(await overHttp.json()).toMatchObject({ error: { code: "RC5046", retryLater: true } });
+    openGate();
+    await expect(started).resolves.toMatchObject({ status: "deferred" });
+    await expect(agents.resume({ token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "approved after all" } } });
   });
 
   it("refuses with RC5056 unless authorize returns exactly true, and shows it the record and restored principal", async () => {

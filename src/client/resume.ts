@@ -219,6 +219,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     return reply.outcome.status === "running" && deps.follow ? { ...reply, outcome: await deps.follow(runId) } : reply;
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+    if (DeferralNotFoundError.isInstance(err) && err.fields.retryLater) throw err;
     // A closed run takes no updates (and an unknown one reads RC5046 here).
     const after = await deps.deferrals.getRecord(claims.deferralId);
     if (after.toolCallId !== claims.toolCallId) throw new ToolCallMismatchError({ deferralId: after.id, toolCallId: claims.toolCallId });
@@ -238,7 +239,8 @@ const RECORD_WAIT_MS = 10_000;
  * link clicked within the second) would read RC5046. The token's signature proves the
  * deferral was minted, so while the run still has an activity or a workflow task under way
  * (the report may be in either) the read is tried again, briefly, before RC5046 stands. A
- * parked or closed run has neither: an unknown deferral there is refused at once. Reads are
+ * parked or closed run has neither: an unknown deferral there is refused at once. Past the
+ * wait, a run still under way answers RC5046 with `retryLater` (send it again). Reads are
  * queries and describes: waiting writes nothing to history.
  */
 async function untilRecorded<T>(deps: ResumeDeps, runId: string, read: () => Promise<T>): Promise<T> {
@@ -247,7 +249,10 @@ async function untilRecorded<T>(deps: ResumeDeps, runId: string, read: () => Pro
     try {
       return await read();
     } catch (err) {
-      if (!(err instanceof DeferralNotFoundError) || Date.now() >= deadline || !(await mayStillRecord(deps.client, runId))) throw err;
+      if (!(err instanceof DeferralNotFoundError) || !(await mayStillRecord(deps.client, runId))) throw err;
+      // Still under way past the wait (a call whose worker died waits out its heartbeat timeout):
+      // say so, rather than that the deferral does not exist.
+      if (Date.now() >= deadline) throw new DeferralNotFoundError({ deferralId: err.fields.deferralId, retryLater: true });
       await sleep(pause);
     }
   }
@@ -260,8 +265,9 @@ async function resumeOnceRecorded<T>(deps: ResumeDeps, runId: string, deferralId
   } catch (err) {
     if (!(err instanceof WorkflowUpdateFailedError && DeferralNotFoundError.isInstance(unwrapFailure(err)))) throw err;
     // A refused update changed nothing, so it is safe to send again once the record exists.
-    await untilRecorded(deps, runId, () => deps.deferrals.getRecord(deferralId)).catch(() => {
-      throw err;
+    await untilRecorded(deps, runId, () => deps.deferrals.getRecord(deferralId)).catch((waited: unknown) => {
+      // Still being recorded says more than the refused update did; anything else, the update's own answer.
+      throw DeferralNotFoundError.isInstance(waited) && waited.fields.retryLater ? waited : err;
     });
     return send();
   }

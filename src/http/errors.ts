@@ -9,7 +9,8 @@ import { RequestTooLargeError } from "../core/errors/request-too-large.js";
 
 /** The body of every error response. */
 export interface ErrorBody {
-  error: { code: string; message: string };
+  /** `retryLater`: nothing changed and the same request may succeed shortly (it also sets `Retry-After`). */
+  error: { code: string; message: string; retryLater?: true };
 }
 
 /**
@@ -28,7 +29,12 @@ export function typedError(err: unknown, c: Context, maxBodyBytes: number): Dura
 
 /** `{ error: { code, message } }` with the status the code table gives the code. */
 export function errorResponse(c: Context, err: DurableAgentsError): Response {
-  return c.json({ error: { code: err.code, message: err.message } } satisfies ErrorBody, codeInfo(err.code).http as ContentfulStatusCode);
+  const retryLater = (err.fields as { retryLater?: unknown }).retryLater === true;
+  if (retryLater) c.header("Retry-After", "1");
+  return c.json(
+    { error: { code: err.code, message: err.message, ...(retryLater ? { retryLater: true as const } : {}) } } satisfies ErrorBody,
+    codeInfo(err.code).http as ContentfulStatusCode,
+  );
 }
 
 /** What an unexpected failure answers with: no message or stack of ours reaches the caller. */
