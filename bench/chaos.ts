@@ -150,11 +150,13 @@ export async function main(): Promise<Record<string, unknown>> {
       ],
     });
     // The driver's calls stop before the connection closes: Temporal's retry interceptor keeps
-    // its backoff timers past close(), and one firing then throws from a timer.
+    // its backoff timers past close(), and one firing then throws from a timer. A call aborted
+    // while in backoff is sent again anyway (the abort is lost), so wait for those to end too:
+    // at most a history long-poll's 20 s.
     const closing = new AbortController();
     cleanup.push(async () => {
       closing.abort();
-      for (let waited = 0; inFlight.size > 0 && waited < 10_000; waited += 100) await sleep(100);
+      for (let waited = 0; inFlight.size > 0 && waited < 30_000; waited += 100) await sleep(100);
       if (inFlight.size > 0) progress(`calls still in flight at close: ${JSON.stringify([...inFlight.values()])}`);
     });
     cleanup.push(() => connection.close());
