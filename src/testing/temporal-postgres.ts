@@ -294,7 +294,10 @@ async function waitReady(address: string, namespace: string, log: (line: string)
   try {
     while (Date.now() < deadline && !exited.aborted) {
       try {
-        connection ??= await Connection.connect({ address, connectTimeout: 2_000 });
+        // No retry interceptor: this loop retries itself, and the interceptor's backoff timers
+        // outlive the connection (one firing after close() throws "Channel has been shut down"
+        // from a timer, in the process that restarted the server).
+        connection ??= await Connection.connect({ address, connectTimeout: 2_000, interceptors: [] });
         await ensureNamespace(connection, namespace, log);
         // A visibility read proves the frontend knows the namespace and SQL visibility answers.
         await connection.workflowService.countWorkflowExecutions({ namespace, query: "" });
