@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   approval: () => import("./approval.js"),
   cost: () => import("./cost.js"),
   chaos: () => import("./chaos.js"),
+  sizes: () => import("./sizes.js"),
 };
 
 const name = process.argv[2];

@@ -42,29 +42,45 @@ export const PRINCIPAL_HINT = "A principal names who acts (an id, roles, a tenan
  */
 export const DEFAULT_TOOL_RESULT_BYTES = 262_144;
 
-/** The bytes one UTF-16 code unit at `i` adds to a JSON string, and how many units it spans. */
-function charCost(s: string, i: number): [bytes: number, units: number] {
-  const c = s.charCodeAt(i);
-  if (c === 0x22 || c === 0x5c) return [2, 1];
-  if (c < 0x20) return [c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6, 1];
-  if (c < 0x80) return [1, 1];
-  if (c < 0x800) return [2, 1];
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const next = s.charCodeAt(i + 1);
-    // A pair is one 4-byte character; a lone surrogate is written as a \uXXXX escape.
-    return next >= 0xdc00 && next <= 0xdfff ? [4, 2] : [6, 1];
+/**
+ * The bytes the code unit `c`, followed by `next`, adds to a JSON string. A surrogate pair is
+ * one 4-byte character, counted on its first unit (4 means: skip `next`); a lone surrogate is
+ * written as a \uXXXX escape.
+ */
+function unitBytes(c: number, next: number): number {
+  if (c < 0x80) {
+    if (c === 0x22 || c === 0x5c) return 2;
+    if (c >= 0x20) return 1;
+    return c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
   }
-  if (c >= 0xdc00 && c <= 0xdfff) return [6, 1];
-  return [3, 1];
+  if (c < 0x800) return 2;
+  if (c >= 0xd800 && c <= 0xdbff) return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
+  if (c >= 0xdc00 && c <= 0xdfff) return 6;
+  return 3;
 }
+
+/** A character JSON.stringify escapes or encodes on more than one byte. */
+const NOT_PLAIN = /[^\x20\x21\x23-\x5b\x5d-\x7f]/;
 
 /** UTF-8 bytes of `JSON.stringify(s)`, counting stops soon after passing `stopAfter`. */
 function stringBytes(s: string, stopAfter: number): number {
-  let bytes = 2;
-  for (let i = 0; i < s.length && bytes <= stopAfter; ) {
-    const [b, units] = charCost(s, i);
+  // Every code unit weighs at least a byte: a string this long is over without a look.
+  if (s.length + 2 > stopAfter) return stopAfter + 1;
+  // Most strings (ids, English text, JSON arguments) have nothing to escape: one native scan.
+  // Every large tool result and transcript is measured, in the workflow sandbox too.
+  const first = s.search(NOT_PLAIN);
+  if (first === -1) return s.length + 2;
+  let bytes = 2 + first;
+  for (let i = first; i < s.length; ) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c < 0x80 && c !== 0x22 && c !== 0x5c) {
+      bytes += 1;
+      i += 1;
+      continue;
+    }
+    const b = unitBytes(c, s.charCodeAt(i + 1));
     bytes += b;
-    i += units;
+    i += b === 4 ? 2 : 1;
   }
   return bytes;
 }
@@ -143,10 +159,10 @@ export function jsonStringPrefix(s: string, maxBytes: number): string {
   let bytes = 0;
   let i = 0;
   while (i < s.length) {
-    const [b, units] = charCost(s, i);
+    const b = unitBytes(s.charCodeAt(i), s.charCodeAt(i + 1));
     if (bytes + b > maxBytes) break;
     bytes += b;
-    i += units;
+    i += b === 4 ? 2 : 1;
   }
   return s.slice(0, i);
 }
