@@ -5,7 +5,6 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { DefaultLogger, Runtime } from "@temporalio/worker";
 import { inject } from "vitest";
 import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
 import { BUNDLE_PATH_ENV, readWorkflowBundle } from "./workflow-bundle.js";
@@ -15,9 +14,6 @@ export { tokenFor } from "./agent-stack.js";
 
 /** The secret tests share between workers and clients (32+ bytes). */
 export const SECRET = TEST_SECRET;
-
-// Expected failures (max turns, unknown agents) would otherwise fill the output with warnings.
-Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 // The run's one workflow bundle, built by global-setup: read once per test file, and named to
 // the child-process workers (test/workers/) a test spawns, which inherit this environment.

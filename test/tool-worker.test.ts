@@ -1,23 +1,26 @@
 /**
- * What a tool worker prints as it starts. This file installs its own Temporal runtime
- * logger (each test file runs in its own process), so it keeps clear of the harness,
- * which silences everything below errors.
+ * What a tool worker prints as it starts, read from the test process's runtime log
+ * (test/test-runtime.ts), which keeps warnings for whoever listens.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from "@temporalio/worker";
+import { NativeConnection, Worker, type LogEntry } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineAgent } from "../src/index.js";
 import { createToolWorker } from "../src/worker.js";
+import { onRuntimeLog } from "./test-runtime.js";
 
 const warnings: LogEntry[] = [];
-Runtime.install({ logger: new DefaultLogger("WARN", (entry) => void warnings.push(entry)) });
+const stopListening = onRuntimeLog((entry) => void warnings.push(entry));
 
 let connection: NativeConnection;
 beforeAll(async () => {
   connection = await NativeConnection.connect({ address: inject("temporalAddress") });
 });
-afterAll(() => connection?.close());
+afterAll(async () => {
+  stopListening();
+  await connection?.close();
+});
 
 const agent = defineAgent({ id: "quiet", model: "gpt-4.1-mini", system: "s", tools: [] });
 
