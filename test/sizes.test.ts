@@ -22,16 +22,18 @@ import { askApproval, linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { completed, SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { answerTokenOf, chatAgent, seen, threadRig } from "./thread-support.js";
 
-// Enough turns of results big enough that the transcript outgrows one payload (2 MB).
-const LONG_TURNS = 130;
-const page16k = (i: number) => `page ${i}: ${"x".repeat(16_384)}`;
+// Enough turns of results big enough that the transcript outgrows one payload (2 MB). Every
+// request carries the whole transcript, so the work grows with turns × bytes: fewer, larger
+// results reach the same size for a third of the turns' cost.
+const LONG_TURNS = 40;
+const page64k = (i: number) => `page ${i}: ${"x".repeat(65_536)}`;
 const DUMP_BYTES = 3_000_000;
 
 const fetchPage = defineTool({
   name: "fetchPage",
-  description: "Fetches a 16 KB page",
+  description: "Fetches a 64 KB page",
   input: z.object({ i: z.number() }),
-  handler: ({ i }) => page16k(i),
+  handler: ({ i }) => page64k(i),
 });
 const dump = defineTool({
   name: "dump",
@@ -106,7 +108,7 @@ const rejection = async (promise: Promise<unknown>) => promise.then(() => undefi
 const toolContents = (messages: ChatMessage[]) => messages.filter((m) => m.role === "tool").map((m) => m.content);
 
 describe("a long run", () => {
-  it(`of ${LONG_TURNS} turns with 16 KB tool results completes, and its transcript pages to the end`, async () => {
+  it(`of ${LONG_TURNS} turns with 64 KB tool results completes, and its transcript pages to the end`, async () => {
     const runId = uid("long-run");
     h.model.respond(runId, (_req, turn) => {
       // Each request carries the whole transcript (up to 2 MB): the server need not keep them.
@@ -138,19 +140,25 @@ describe("a long run", () => {
     for (const page of pages) expect(jsonBytes(page)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
     expect(messages[0]).toEqual({ role: "user", content: runId });
     expect(messages[1]).toMatchObject({ role: "assistant", tool_calls: [{ function: { name: "fetchPage", arguments: JSON.stringify({ i: 0 }) } }] });
-    expect(messages[2]).toEqual({ role: "tool", tool_call_id: "call_0_0", content: page16k(0) });
-    expect(messages.at(-2)).toEqual({ role: "tool", tool_call_id: `call_${LONG_TURNS - 1}_0`, content: page16k(LONG_TURNS - 1) });
+    expect(messages[2]).toEqual({ role: "tool", tool_call_id: "call_0_0", content: page64k(0) });
+    expect(messages.at(-2)).toEqual({ role: "tool", tool_call_id: `call_${LONG_TURNS - 1}_0`, content: page64k(LONG_TURNS - 1) });
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: `read ${LONG_TURNS} pages` });
-    expect(toolContents(messages)).toEqual(Array.from({ length: LONG_TURNS }, (_, i) => page16k(i)));
+    expect(toolContents(messages)).toEqual(Array.from({ length: LONG_TURNS }, (_, i) => page64k(i)));
     // Small pages page the same transcript.
     const first = await agents.messages(runId, { limit: 3 });
     expect(first).toEqual({ messages: messages.slice(0, 3), total: messageCount, cursor: "3" });
     expect((await agents.messages(runId, { cursor: String(messageCount - 1) })).messages).toEqual([messages.at(-1)]);
 
-    // state() shows only the newest messages, within its bound.
+    // state() shows only the newest messages, within its bound (20 messages, 256 KiB): here
+    // the bytes bind, so it shows as many as fit.
     const state = await agents.state(runId);
     expect(state).toMatchObject({ status: "completed", messageCount, turnsUsed: LONG_TURNS + 1 });
-    expect(state.recentMessages).toEqual(messages.slice(-20));
+    const recent = state.recentMessages;
+    expect(recent.length).toBeGreaterThan(0);
+    expect(recent.length).toBeLessThan(20);
+    expect(recent).toEqual(messages.slice(-recent.length));
+    expect(jsonBytes(recent)).toBeLessThanOrEqual(256 * 1024);
+    expect(jsonBytes(messages.slice(-(recent.length + 1)))).toBeGreaterThan(256 * 1024);
     expect("messages" in state).toBe(false);
 
     // Measured, not asserted: what one tool-using turn writes to history.

@@ -20,8 +20,10 @@ describe("the built declarations", () => {
     const project = mkdtempSync(join(tmpdir(), "durable-agents-consumer-"));
     try {
       const modules = join(project, "node_modules");
-      // The package as installed: its manifest and its declarations, as `npm run build` emits them.
-      await run(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`, "--emitDeclarationOnly", "--outDir", join(modules, "durable-agents", "dist")]);
+      // The package as installed: its manifest and its declarations, as `npm run build` emits
+      // them. Without a second type check of the sources (`npm run typecheck` has done it):
+      // the same declarations, in a third less time.
+      await run(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`, "--emitDeclarationOnly", "--noCheck", "--outDir", join(modules, "durable-agents", "dist")]);
       copyFileSync(`${root}package.json`, join(modules, "durable-agents", "package.json"));
       // Everything else this repository installed, but not the AI SDK or node-redis (optional peers).
       const optionalPeer = (name: string) => name === "ai" || name.startsWith("@ai-sdk/") || name === "redis" || name.startsWith("@redis/");
