@@ -10,10 +10,9 @@ import { DefaultLogger, Runtime, type LogEntry } from "@temporalio/worker";
 // Kept on the process, not the module: vitest evaluates a setup file anew for each test file.
 const LISTENERS = Symbol.for("durable-agents.test-runtime.listeners");
 const processState = globalThis as { [LISTENERS]?: Set<(entry: LogEntry) => void> };
-const printer = new DefaultLogger("ERROR");
-
 if (!processState[LISTENERS]) {
   const listeners = (processState[LISTENERS] = new Set());
+  const printer = new DefaultLogger("ERROR");
   Runtime.install({
     logger: new DefaultLogger("WARN", (entry) => {
       for (const listener of listeners) listener(entry);

@@ -73,6 +73,7 @@ function stringBytes(s: string, stopAfter: number): number {
   let bytes = 2 + first;
   for (let i = first; i < s.length; ) {
     const c = s.charCodeAt(i);
+    // The characters NOT_PLAIN leaves out, inline: most of a string that needs the loop.
     if (c >= 0x20 && c < 0x80 && c !== 0x22 && c !== 0x5c) {
       bytes += 1;
       i += 1;
