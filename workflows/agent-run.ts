@@ -1,11 +1,11 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, proxySinks, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
 import type { DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
 import { agentSteps } from "./agent-steps.js";
 import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../src/core/request-shapes.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
-import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import { agentSinks } from "./sinks.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import { RunStream } from "./run-stream.js";
 import {
@@ -54,7 +54,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // Only runs on the agent-step layer are traced: older histories schedule what they hold.
   const tracing = steps ? RunTracing.ofWorkflow(input.carried?.trace) : undefined;
   const runtime = workflowDeferralRuntime();
-  const sinks = proxySinks<DurableAgentsSinks>().durableAgents;
+  const sinks = agentSinks();
   const stream = new RunStream(
     input.stream === true,
     { publish: (batch) => sinks.stream(workflowInfo().workflowId, batch), details: (line) => runtime.details?.(line), now: () => new Date().toISOString() },

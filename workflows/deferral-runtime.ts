@@ -1,7 +1,7 @@
 import type { SearchAttributeUpdatePair } from "@temporalio/common";
-import { condition, proxySinks, setCurrentDetails, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
+import { condition, setCurrentDetails, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
+import { agentSinks } from "./sinks.js";
 import type { DeferralEvent } from "../src/core/deferral-record.js";
-import type { DurableAgentsSinks } from "../src/core/sinks.js";
 import type { TokenBinding } from "../src/core/proof.js";
 
 export type SearchAttributeWrite = SearchAttributeUpdatePair[];
@@ -28,7 +28,7 @@ export interface DeferralRuntime {
 
 /** The runtime of the workflow this is called in. */
 export function workflowDeferralRuntime(): DeferralRuntime {
-  const sink = proxySinks<DurableAgentsSinks>().durableAgents;
+  const sink = agentSinks();
   return {
     workflowId: () => workflowInfo().workflowId,
     now: () => Date.now(),

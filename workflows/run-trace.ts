@@ -1,5 +1,6 @@
-import { proxySinks, workflowInfo } from "@temporalio/workflow";
+import { workflowInfo } from "@temporalio/workflow";
 import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import { agentSinks } from "./sinks.js";
 import type { CallTrace, RunTrace, StepCause, StepTraceEnd, StepTraceRequest } from "../src/core/step-trace.js";
 
 type StepSink = Pick<DurableAgentsSinks["durableAgents"], "stepBegan" | "stepEnded">;
@@ -18,7 +19,7 @@ export class RunTracing {
     /** Names the run's steps across its executions (the first execution's run id). */
     private readonly firstRunId: string,
     carried: RunTrace | undefined,
-    private readonly sink: StepSink = proxySinks<DurableAgentsSinks>().durableAgents,
+    private readonly sink: StepSink = agentSinks(),
   ) {
     this.#trace = carried ? { run: carried.run, steps: carried.steps } : undefined;
   }

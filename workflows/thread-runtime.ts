@@ -1,5 +1,5 @@
-import { CancellationScope, proxyLocalActivities, proxySinks, setCurrentDetails, uuid4, workflowInfo } from "@temporalio/workflow";
-import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import { CancellationScope, proxyLocalActivities, setCurrentDetails, uuid4, workflowInfo } from "@temporalio/workflow";
+import { agentSinks } from "./sinks.js";
 import type { StreamBatch, ThreadActivities, ThreadStatusChange } from "../src/core/thread-contracts.js";
 
 /**
@@ -30,11 +30,10 @@ const { threadStatusChanged } = proxyLocalActivities<ThreadActivities>({
   retry: { maximumAttempts: 3, initialInterval: "200ms" },
 });
 
-const sinks = proxySinks<DurableAgentsSinks>();
-
 /** The runtime of the workflow this is called in. */
 export function workflowThreadRuntime(): ThreadRuntime {
   const info = workflowInfo();
+  const sinks = agentSinks();
   return {
     threadId: info.workflowId,
     firstRunId: info.firstExecutionRunId,
@@ -47,6 +46,6 @@ export function workflowThreadRuntime(): ThreadRuntime {
     // Outside any turn scope: a stop must not cancel its own announcement.
     statusChanged: (change) => CancellationScope.nonCancellable(() => threadStatusChanged(change)),
     details: (text) => setCurrentDetails(text),
-    publish: (batch) => sinks.durableAgents.stream(info.workflowId, batch),
+    publish: (batch) => sinks.stream(info.workflowId, batch),
   };
 }

@@ -1,5 +1,5 @@
-import { proxySinks } from "@temporalio/workflow";
 import type { DurableAgentsSinks } from "../src/core/sinks.js";
+import { agentSinks } from "./sinks.js";
 import type { CallTrace, StepTraceEnd } from "../src/core/step-trace.js";
 import type { AgentSteps } from "./agent-steps.js";
 
@@ -20,7 +20,7 @@ export class TurnTracing {
     private readonly threadId: string,
     /** This execution's run id: with the count, names its turns. */
     private readonly runId: string,
-    private readonly sink: StepSink = proxySinks<DurableAgentsSinks>().durableAgents,
+    private readonly sink: StepSink = agentSinks(),
   ) {}
 
   begin(agentId: string): void {
