@@ -3,13 +3,11 @@
  * denied (and why, and by whom); the record reads denied and its tokens RC5050; a plain
  * workflow's `defer()` throws RC5050. Every refusal is typed and writes no history.
  */
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AgentClient, DeferralDeniedError, defineAgent } from "../src/index.js";
-import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import { approvalOptions, linkFor, outbox, payoutAgent, payouts } from "./fixtures/approvals.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { plainWorkflowBundle, SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -147,7 +145,7 @@ describe("an agent's onDenied", () => {
 describe("deny() of a plain workflow's deferral", () => {
   it("makes defer() throw RC5050 with the reason, which the workflow may catch or fail with", async () => {
     const mail: Parameters<Outbox>[0][] = [];
-    const workflowBundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
+    const workflowBundle = await plainWorkflowBundle();
     const plain = await h.worker([], { workflowBundle, activities: createExpenseActivities(SECRET, (m) => mail.push(m)), ...withSecret });
     const expenseId = uid("exp-denied");
     await plain.agents.client.workflow.start("expenseApproval", { workflowId: expenseId, taskQueue: plain.taskQueue, args: [{ expenseId, amount: 10, approver: "carol" }] });

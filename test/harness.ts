@@ -7,7 +7,8 @@ import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { inject } from "vitest";
 import { startAgentStack, TEST_SECRET, type AgentStack } from "./agent-stack.js";
-import { BUNDLE_PATH_ENV, readWorkflowBundle } from "./workflow-bundle.js";
+import { bundleAgentWorkflows } from "../src/worker.js";
+import { BUNDLE_PATH_ENV, PLAIN_WORKFLOWS, readWorkflowBundle } from "./workflow-bundle.js";
 
 export type { WorkerOverrides } from "./agent-stack.js";
 export { tokenFor } from "./agent-stack.js";
@@ -21,6 +22,18 @@ export const SECRET = TEST_SECRET;
 const bundlePath = inject("workflowBundlePath") as string | undefined;
 if (bundlePath) process.env[BUNDLE_PATH_ENV] = bundlePath;
 let bundle: Harness["bundle"] | undefined;
+
+let plainBundle: Promise<Harness["bundle"]> | undefined;
+
+/**
+ * The agent workflows with examples/plain-workflow's `expenseApproval` beside them, as
+ * `bundleAgentWorkflows({ workflowsPath })` builds them: read from global-setup's build when
+ * there is one.
+ */
+export function plainWorkflowBundle(): Promise<Harness["bundle"]> {
+  const path = inject("plainWorkflowBundlePath") as string | undefined;
+  return (plainBundle ??= path ? Promise.resolve(readWorkflowBundle(path)) : bundleAgentWorkflows({ workflowsPath: PLAIN_WORKFLOWS }));
+}
 
 /** Closing it leaves the shared server running. */
 export type Harness = AgentStack;

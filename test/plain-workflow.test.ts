@@ -1,10 +1,8 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentClient } from "../src/index.js";
-import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { plainWorkflowBundle, SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -12,9 +10,7 @@ const sent: Parameters<Outbox>[0][] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  const workflowBundle = await bundleAgentWorkflows({
-    workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)),
-  });
+  const workflowBundle = await plainWorkflowBundle();
   ({ agents } = await h.worker([], {
     workflowBundle,
     deferral: { secret: SECRET },

@@ -7,6 +7,8 @@ declare module "vitest" {
     temporalNamespace: string;
     /** The run's one workflow bundle (test/workflow-bundle.ts); startHarness() passes it on. */
     workflowBundlePath: string;
+    /** The same with examples/plain-workflow's workflows beside the agents' (`plainWorkflowBundle()`). */
+    plainWorkflowBundlePath: string;
     /** The package compiled as `npm run build` emits it, in dist/ under this folder (test/cli-build.ts): what the CLI tests spawn. */
     cliArtifacts: string;
   }

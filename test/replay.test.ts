@@ -14,10 +14,9 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AgentClient, type ChatMessage, type DeferralView, inProcessStreamTransport, replaceDeferredThread } from "../src/index.js";
-import { bundleAgentWorkflows } from "../src/worker.js";
 import { createExpenseActivities, type Outbox } from "../examples/plain-workflow/activities.js";
 import type { expenseApproval } from "../examples/plain-workflow/workflows.js";
-import { startHarness, uid, type Harness, SECRET } from "./harness.js";
+import { plainWorkflowBundle, startHarness, uid, type Harness, SECRET } from "./harness.js";
 import { onRuntimeLog } from "./test-runtime.js";
 import { add, weatherAgent } from "./fixtures/agents.js";
 import { askApproval, delegatingAgent, gatedAgent, linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -44,12 +43,12 @@ let gatedRig: ThreadRig;
 let streamRig: ThreadRig;
 let plain: AgentClient;
 // Agent workflows and a plain deferrable one in one bundle, so every recorded history replays against it.
-let bundle: Awaited<ReturnType<typeof bundleAgentWorkflows>>;
+let bundle: Harness["bundle"];
 const expenseMail: Parameters<Outbox>[0][] = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  bundle = await bundleAgentWorkflows({ workflowsPath: fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url)) });
+  bundle = await plainWorkflowBundle();
   ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent, delegatingAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
   rig = await threadRig(h);
   gatedRig = await threadRig(h, [gatedAgent], { overrides: { client: { deferral: { secret: SECRET } } } });

@@ -6,16 +6,23 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { WorkflowBundleWithSourceMap } from "@temporalio/worker";
 import { bundleAgentWorkflows } from "../src/worker.js";
 
 /** Names the bundle file to the child-process workers a test spawns (test/workers/). */
 export const BUNDLE_PATH_ENV = "DURABLE_AGENTS_TEST_BUNDLE";
 
-/** Bundles the agent workflows into `dir` and returns the file's path. */
-export async function writeWorkflowBundle(dir: string): Promise<string> {
-  const path = join(dir, "workflow-bundle.json");
-  writeFileSync(path, JSON.stringify(await bundleAgentWorkflows()));
+/** The plain deferrable workflow of examples/plain-workflow, which several files run beside the agents. */
+export const PLAIN_WORKFLOWS = fileURLToPath(new URL("../examples/plain-workflow/workflows.ts", import.meta.url));
+
+/**
+ * Bundles the agent workflows, with the user workflows at `workflowsPath` if given, into
+ * `dir` and returns the file's path.
+ */
+export async function writeWorkflowBundle(dir: string, workflowsPath?: string): Promise<string> {
+  const path = join(dir, workflowsPath ? "plain-workflow-bundle.json" : "workflow-bundle.json");
+  writeFileSync(path, JSON.stringify(await bundleAgentWorkflows(workflowsPath ? { workflowsPath } : {})));
   return path;
 }
 
