@@ -3,6 +3,13 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 type TestOptions = NonNullable<TestProjectInlineConfiguration["test"]>;
 
 /**
+ * Files run at once, in each project (vitest runs projects side by side only when they
+ * agree on it). Three on two cores: much of an integration file's time is waiting on the
+ * server (task round trips, timers, a killed worker's timeout), and a third file fills it.
+ */
+const LANES = 3;
+
+/**
  * Tests that need no Temporal server: the pure modules, the scripted model server, the Redis
  * stream transport (on a throwaway redis-server, `startRedis`), lint and the code table. They
  * run in parallel and start no Temporal (`npm run test:unit`).
@@ -10,8 +17,7 @@ type TestOptions = NonNullable<TestProjectInlineConfiguration["test"]>;
 export const unit: TestOptions = {
   name: "unit",
   include: ["test/unit/**/*.test.ts"],
-  // Both cores: nothing else of the suite's runs beside them.
-  maxWorkers: 2,
+  maxWorkers: LANES,
   // Pure modules share nothing worth a fresh module graph per file, and importing the SDK
   // anew for each file was two thirds of the project's time (a test that fakes timers
   // restores them in its own hooks).
@@ -31,11 +37,9 @@ export const integration: TestOptions = {
   globalSetup: ["test/global-setup.ts"],
   testTimeout: 120_000,
   hookTimeout: 300_000,
-  // Two files at a time: much of a file's time is waiting on the server (task round trips,
-  // timers), so a second lane fills it. Every file names its own task queues and ids, so
-  // files share the one server safely. On the 2-core CI machine: 820 s instead of 1,037.
+  // Every file names its own task queues and ids, so files share the one server safely.
   fileParallelism: true,
-  maxWorkers: 2,
+  maxWorkers: LANES,
   pool: "forks",
   // A file's process is kept for the next file, with the modules it loaded: loading the SDK,
   // Temporal's worker and the workflow bundle afresh for each of 80 files was a fifth of the
@@ -45,7 +49,7 @@ export const integration: TestOptions = {
   setupFiles: ["test/test-runtime.ts"],
 };
 
-// The unit project's files and the integration files, two at a time;
+// The unit project's files and the integration files, three at a time;
 // `vitest run --project unit` (or `integration`) runs one of them.
 export default defineConfig({
   test: {
