@@ -66,13 +66,15 @@ async function pooled<T>(count: number, concurrency: number, call: (i: number) =
 }
 
 describe("waiting writes no history", () => {
-  it("answers 1,000 settled() calls on a parked run with its acknowledgment, and its history stays as it was", async () => {
+  it("answers 200 settled() calls, 20 at a time, on a parked run with its acknowledgment, and its history stays as it was", async () => {
     const { runId, ack } = await deferredRun();
     expect(ack).toMatchObject({ status: "deferred", deferralId: linkFor(runId).deferralId });
     expect(await updatesIn(runId)).toBe(0);
     const before = await historyLength(runId);
 
-    const acks = await pooled(1000, 20, () => agents.handle(runId).settled());
+    // A call that wrote even one event would show in the length; 20 at once is past the 10
+    // updates Temporal lets one workflow hold in flight.
+    const acks = await pooled(200, 20, () => agents.handle(runId).settled());
     for (const each of acks) expect(each).toEqual(ack);
     // run() on the same id attaches to the parked run and answers the same.
     expect(await agents.run(payoutAgent, { prompt: runId, runId })).toEqual(ack);
