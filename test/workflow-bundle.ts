@@ -5,7 +5,7 @@
  * holds it and its path travels instead. No vitest here: the child workers import it too.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { WorkflowBundleWithSourceMap } from "@temporalio/worker";
 import { bundleAgentWorkflows } from "../src/worker.js";
@@ -21,7 +21,8 @@ export const PLAIN_WORKFLOWS = fileURLToPath(new URL("../examples/plain-workflow
  * `dir` and returns the file's path.
  */
 export async function writeWorkflowBundle(dir: string, workflowsPath?: string): Promise<string> {
-  const path = join(dir, workflowsPath ? "plain-workflow-bundle.json" : "workflow-bundle.json");
+  // Named after the user workflows' folder: examples/plain-workflow/workflows.ts → plain-workflow-bundle.json.
+  const path = join(dir, workflowsPath ? `${basename(dirname(workflowsPath))}-bundle.json` : "workflow-bundle.json");
   writeFileSync(path, JSON.stringify(await bundleAgentWorkflows(workflowsPath ? { workflowsPath } : {})));
   return path;
 }
