@@ -3,11 +3,11 @@
  * its address to the tests: `inject("temporalAddress")`, `inject("temporalNamespace")`.
  * Meanwhile it bundles the agent workflows once for the whole run (test/workflow-bundle.ts):
  * every harness and child worker reads that file instead of bundling again; and once more
- * with the plain workflow example beside them, for the files that run it (`plainWorkflowBundle`). And it compiles
- * the package as it ships (test/cli-build.ts), for the tests that spawn the `durable-agents`
- * command: once for the run, before any file starts (two files compiling into one folder
- * would remove the command under each other's feet), and only when a source changed since
- * the last run's compile.
+ * with the plain workflow example beside them, for the files that run it
+ * (`plainWorkflowBundle`). And it compiles the package as it ships (test/cli-build.ts), for
+ * the tests that spawn the `durable-agents` command: once for the run, before any file
+ * starts (two files compiling into one folder would remove the command under each other's
+ * feet), and only when a source changed since the last run's compile.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

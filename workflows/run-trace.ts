@@ -1,9 +1,6 @@
 import { workflowInfo } from "@temporalio/workflow";
-import type { DurableAgentsSinks } from "../src/core/sinks.js";
-import { agentSinks } from "./sinks.js";
+import { agentSinks, type StepSink } from "./sinks.js";
 import type { CallTrace, RunTrace, StepCause, StepTraceEnd, StepTraceRequest } from "../src/core/step-trace.js";
-
-type StepSink = Pick<DurableAgentsSinks["durableAgents"], "stepBegan" | "stepEnded">;
 
 /**
  * A run's trace context (see `RunTrace`). A step is what the run does from its start, a

@@ -3,6 +3,9 @@ import type { DurableAgentsSinks } from "../src/core/sinks.js";
 
 type AgentSinks = DurableAgentsSinks["durableAgents"];
 
+/** What a run's or a thread's tracing reports: its steps' beginnings and ends. */
+export type StepSink = Pick<AgentSinks, "stepBegan" | "stepEnded">;
+
 /**
  * The worker's listeners (`src/worker/plugin.ts`), called only while the workflow makes new
  * history. The worker drops their calls during replay anyway (each is `callDuringReplay:

@@ -1,9 +1,6 @@
-import type { DurableAgentsSinks } from "../src/core/sinks.js";
-import { agentSinks } from "./sinks.js";
+import { agentSinks, type StepSink } from "./sinks.js";
 import type { CallTrace, StepTraceEnd } from "../src/core/step-trace.js";
 import type { AgentSteps } from "./agent-steps.js";
-
-type StepSink = Pick<DurableAgentsSinks["durableAgents"], "stepBegan" | "stepEnded">;
 
 /**
  * A thread's turns as `invoke_agent` spans: each turn (message to answer) is one, opened
