@@ -216,9 +216,12 @@ describe("long threads", () => {
     const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "patient-storyteller" });
     const { threadId } = await threads.createThread({ prompt });
     await hold.reached;
-    await kill(firstWorker, "SIGKILL");
-    // The stop is taken by the next worker while the call, cancel-requested, waits out its 8 s heartbeat timeout.
+    // The next worker is up before the kill, so the stop lands within the call's 8 s heartbeat
+    // timeout however slowly a process starts on a busy machine: a stop after the timeout
+    // would meet a retried call instead of a dead one.
     await spawnWorker("thread-worker", env);
+    await kill(firstWorker, "SIGKILL");
+    // The stop is taken by the next worker while the call, cancel-requested, waits out its heartbeat timeout.
     await threads.stopThread({ threadId });
     // The stop answers at once; the turn ends when the call does: once its timeout is in history and handled.
     await vi.waitFor(
