@@ -1,5 +1,5 @@
 /**
- * `durable-agents approvals …`, compiled and spawned as an operator runs it, against gated
+ * `durable-agents approvals …` (run in this process, test/cli-support.ts) against gated
  * tools in a run and in a thread: the inbox listed and read (never a token), requests
  * approved (every call, some calls, edited) and rejected, the handler running exactly as the
  * decisions allow; flag values that mean nothing are usage mistakes (exit 2, nothing sent),
@@ -77,7 +77,7 @@ async function parkedThread(calls: ReturnType<typeof pay>[], then: Parameters<Ha
 
 /**
  * Once visibility (which trails writes) lists every one of `ids` as the inbox reads it: asked
- * in process, so that the command is spawned once, when it has something to show.
+ * through the client, so that the command runs once, when it has something to show.
  */
 async function visible(ids: string[]): Promise<void> {
   await vi.waitFor(async () => expect((await agents.approvals.list({ agentId: "cli-treasurer", limit: 1000 })).approvals.map((a) => a.approvalId)).toEqual(expect.arrayContaining(ids)), {

@@ -1,13 +1,13 @@
 /**
- * The built `durable-agents` command given what it must not trust: a model's text and tool
+ * The `durable-agents` command given what it must not trust: a model's text and tool
  * arguments carrying terminal control sequences (printed escaped, never raw), flag values
- * that mean nothing (a usage mistake, exit 2, before anything connects), and an encrypted
+ * that mean nothing (a usage mistake, exit 2 from the spawned bin, before anything connects), and an encrypted
  * run read without the codec (AI1046, naming `--codec-endpoint`).
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aesGcmCodec, type AgentClient } from "../src/index.js";
-import { cliEnv, runCli } from "./cli-support.js";
+import { cliEnv, runCli, spawnCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { payoutAgent } from "./fixtures/approvals.js";
 import { startHarness, SECRET, uid, type Harness } from "./harness.js";
@@ -25,7 +25,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(() => h?.close());
 
-const cli = (args: string[], extraEnv: Record<string, string> = {}, timeoutMs = 0) => runCli(args, { ...env, ...extraEnv }, timeoutMs);
+const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
 
 // Clear the screen, ring the bell, return to the line's start (to overwrite it), and a C1 CSI
 // (ESC [ in one character) setting red: each acts on a terminal instead of being shown.
@@ -92,7 +92,7 @@ describe("bad flag values", () => {
     // (exit 3). A command that took a bad value and started serving (`dev`, `mcp`) is stopped.
     const [fromEnv, ...results] = await Promise.all([
       cli(["runs", "state", "some-run"], { TEMPORAL_ADDRESS: "127.0.0.1:1", TEMPORAL_CODEC_ENDPOINT: "codec.example" }),
-      ...cases.map(([args]) => cli(args, { TEMPORAL_ADDRESS: "127.0.0.1:1" }, 60_000)),
+      ...cases.map(([args]) => spawnCli(args, { ...env, TEMPORAL_ADDRESS: "127.0.0.1:1" }, 60_000)),
     ]);
     cases.forEach(([args, flag], i) => {
       const result = results[i]!;

@@ -1,8 +1,9 @@
 /**
- * The `durable-agents` command, compiled as `npm run build` emits it (test/cli-build.ts) and
- * spawned as an operator would run it, against the suite's dev server and an in-process
- * worker: its output, its exit codes, and its refusals (every error prints its code and
- * exits non-zero).
+ * The `durable-agents` command against the suite's dev server and an in-process worker: its
+ * output, its exit codes, and its refusals (every error prints its code and exits non-zero).
+ * Command lines run in this process (test/cli-support.ts); following a thread's stream and
+ * `dev` run the bin as `npm run build` emits it (test/cli-build.ts), spawned as an operator
+ * would run it.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";

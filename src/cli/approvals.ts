@@ -37,7 +37,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
           ...(flags.requires ? { requires: flags.requires } : {}),
           ...(flags.cursor ? { cursor: flags.cursor } : {}),
         });
-        output(g.json).result(page, () => [
+        output(g).result(page, () => [
           ...table(
             ["APPROVAL", "KIND", "STATUS", "AGENT", "CALLS", "REQUIRES", "AGE", "EXPIRES"],
             page.approvals.map((a) => [a.approvalId, a.kind, a.status, a.agentId ?? "-", a.calls.map((c) => c.toolName).join(", "), requiresOf(a.meta).join(", ") || "-", age(a.deferredAt), age(a.expiresAt)]),
@@ -54,7 +54,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
       const g = globals();
       await withAgents(g, async (agents) => {
         const a = await agents.approvals.get(approvalId);
-        output(g.json).result(a, () => [
+        output(g).result(a, () => [
           `approval   ${oneLine(a.approvalId)} (${a.kind})`,
           `run        ${oneLine(a.runId)}`,
           `status     ${a.status}`,
@@ -113,9 +113,9 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
  * once it settles again; a thread at once (the turn goes on there).
  */
 async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: { shown?: string; as?: string }, decisionsFor: (calls: string[]) => Decision[]): Promise<void> {
-  if (!process.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+  if (!g.io.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
   const { agents, close } = await connectClient(g);
-  const out = output(g.json);
+  const out = output(g);
   let done: () => void = () => undefined;
   try {
     const request = await agents.approvals.get(approvalId);

@@ -5,6 +5,7 @@
  */
 import type { AgentClient } from "../client/agent-client.js";
 import { httpUrl } from "./flags.js";
+import type { CliIo } from "./io.js";
 import { FlagError } from "./render.js";
 
 /** The connection flags every command takes; unset ones come from the Temporal environment. */
@@ -28,19 +29,21 @@ export const DEFAULT_TASK_QUEUE = "agents";
  * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`, overridden
  * by the flags. The deferral secret, for resumes, comes from `DEFERRAL_SECRET`.
  */
-export async function connectClient(flags: ConnectionFlags): Promise<{ agents: AgentClient; close: () => Promise<void> }> {
+export async function connectClient(flags: ConnectionFlags & { io: CliIo }): Promise<{ agents: AgentClient; close: () => Promise<void> }> {
+  const { env } = flags.io;
   // As Temporal's own CLI does: payloads go through the codec server, which holds the keys.
   // Read first: a usage mistake is reported before anything connects.
-  const codecEndpoint = flags.codecEndpoint ?? codecEndpointFromEnv();
-  const codecAuth = flags.codecAuth ?? process.env.TEMPORAL_CODEC_AUTH;
+  const codecEndpoint = flags.codecEndpoint ?? codecEndpointFromEnv(env.TEMPORAL_CODEC_ENDPOINT);
+  const codecAuth = flags.codecAuth ?? env.TEMPORAL_CODEC_AUTH;
   const [{ Connection }, { loadClientConnectConfig }, { AgentClient }] = await Promise.all([import("@temporalio/client"), import("@temporalio/envconfig"), import("../client/agent-client.js")]);
   const remoteCodec = codecEndpoint ? (await import("../codec/remote.js")).remoteCodec : undefined;
-  const config = loadClientConnectConfig(flags.profile ? { profile: flags.profile } : {});
+  const overrideEnvVars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const config = loadClientConnectConfig({ overrideEnvVars, ...(flags.profile ? { profile: flags.profile } : {}) });
   const connection = await Connection.connect({
     ...config.connectionOptions,
     ...(flags.address ? { address: flags.address } : {}),
   } as never);
-  const secret = process.env.DEFERRAL_SECRET;
+  const secret = env.DEFERRAL_SECRET;
   const namespace = flags.namespace ?? config.namespace ?? "default";
   const agents = new AgentClient({
     connection,
@@ -48,15 +51,14 @@ export async function connectClient(flags: ConnectionFlags): Promise<{ agents: A
     ...(codecEndpoint && remoteCodec
       ? { dataConverter: { payloadCodecs: [remoteCodec({ endpoint: codecEndpoint, namespace, ...(codecAuth ? { authorization: codecAuth } : {}) })] } }
       : {}),
-    taskQueue: flags.taskQueue ?? process.env.DURABLE_AGENTS_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+    taskQueue: flags.taskQueue ?? env.DURABLE_AGENTS_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
     ...(secret ? { deferral: { secret } } : {}),
   });
   return { agents, close: () => connection.close() };
 }
 
 /** `TEMPORAL_CODEC_ENDPOINT`, checked as `--codec-endpoint` is (a usage mistake, exit 2, when it is not a URL). */
-function codecEndpointFromEnv(): string | undefined {
-  const value = process.env.TEMPORAL_CODEC_ENDPOINT;
+function codecEndpointFromEnv(value: string | undefined): string | undefined {
   if (!value) return undefined;
   try {
     return httpUrl(value);
@@ -66,7 +68,7 @@ function codecEndpointFromEnv(): string | undefined {
 }
 
 /** Runs `work` with a connected client, closing the connection however it ends. */
-export async function withAgents<T>(flags: ConnectionFlags, work: (agents: AgentClient) => Promise<T>): Promise<T> {
+export async function withAgents<T>(flags: ConnectionFlags & { io: CliIo }, work: (agents: AgentClient) => Promise<T>): Promise<T> {
   const { agents, close } = await connectClient(flags);
   try {
     return await work(agents);

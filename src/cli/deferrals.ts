@@ -31,7 +31,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
         });
         // Each row's age is the record's: visibility holds expiry, the record the rest.
         const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.getRecord(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
-        output(g.json).result({ deferrals: rows }, () =>
+        output(g).result({ deferrals: rows }, () =>
           table(
             ["DEFERRAL", "STATUS", "AGENT", "AGE", "EXPIRES"],
             rows.map((d) => [d.deferralId, d.status, d.agentId ?? "-", age(d.deferredAt), d.expiresAt ? age(d.expiresAt) : "-"]),
@@ -49,7 +49,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
       await withAgents(g, async (agents) => {
         const { digest: _digest, ...record } = await agents.deferrals.getRecord(deferralId);
         const tail = await transcriptTail(agents, record.runId, flags.tail, record.agentId !== undefined);
-        output(g.json).result({ ...record, transcriptTail: tail }, () => [
+        output(g).result({ ...record, transcriptTail: tail }, () => [
           `deferral   ${oneLine(record.id)}`,
           `run        ${oneLine(record.runId)}`,
           `status     ${record.status}${record.deniedReason ? ` (${oneLine(record.deniedReason)})` : ""}`,
@@ -74,9 +74,9 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .action(async (flags: { token: string; payload: string; as?: string }) => {
       const g = globals();
       const payload = jsonFlag(flags.payload, "--payload") as JsonValue;
-      if (!process.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+      if (!g.io.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
       const { agents, close } = await connectClient(g);
-      const out = output(g.json);
+      const out = output(g);
       const done = out.progress("resuming, waiting for the run's next settled state…");
       try {
         const resumed = await agents.resume({ token: flags.token, payload, ...(flags.as ? { principal: { id: flags.as } } : {}) });
@@ -96,7 +96,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
       const g = globals();
       await withAgents(g, async (agents) => {
         const denied = await agents.deferrals.deny(deferralId, { reason: flags.reason });
-        output(g.json).result(denied, () => [`denied: ${oneLine(denied.deferralId)} (${oneLine(flags.reason)})`]);
+        output(g).result(denied, () => [`denied: ${oneLine(denied.deferralId)} (${oneLine(flags.reason)})`]);
       });
     });
 }

@@ -12,7 +12,7 @@ export function devCommand(program: Command, globals: () => Globals): void {
     .option("--db-filename <file>", "keep state in this SQLite file across restarts")
     .option("--namespace <ns>", "namespace to create", "default")
     .action(async (flags: { port: number; uiPort: number; dbFilename?: string; namespace: string }) => {
-      const { json } = globals();
+      const { json, io } = globals();
       const uiPort = flags.uiPort;
       // Loaded here, not at start: no other command needs the dev server's helpers.
       const { startTemporal } = await import("../testing/dev-server.js");
@@ -22,12 +22,12 @@ export function devCommand(program: Command, globals: () => Globals): void {
         uiPort,
         namespace: flags.namespace,
         ...(flags.dbFilename ? { dbFilename: flags.dbFilename } : {}),
-        log: (line) => process.stderr.write(`${line}\n`),
+        log: (line) => io.stderr(`${line}\n`),
       });
       const host = server.address.slice(0, server.address.lastIndexOf(":"));
       const ui = `http://${host}:${uiPort}`;
       const ready = { address: server.address, namespace: server.namespace, ui };
-      process.stdout.write(
+      io.stdout(
         json
           ? `${JSON.stringify(ready)}\n`
           : [`Temporal dev server at ${server.address} (namespace ${server.namespace})`, `Web UI: ${ui}`, `Connect with TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.`, ""].join("\n"),

@@ -5,10 +5,12 @@
  */
 import { InvalidArgumentError } from "commander";
 import { originOf, parseHost } from "../mcp/host-names.js";
+import type { CliIo } from "./io.js";
 
-/** Options every command reads. */
+/** Options every command reads, and where it reads its environment and writes. */
 export interface Globals {
   json: boolean;
+  io: CliIo;
 }
 
 /** A whole number of at least 1. */

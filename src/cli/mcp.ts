@@ -42,7 +42,8 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
       const allowedHosts = [...listening, ...(flags.allowedHost ?? [])];
       // Loaded here, not at start: no other command needs the MCP server and its SDK.
       const { createMcpServer } = await import("../mcp/server.js");
-      const { agents, close } = await connectClient(globals());
+      const g = globals();
+      const { agents, close } = await connectClient(g);
       const principal: Principal | undefined = flags.as ? { id: flags.as } : undefined;
       const mcp = createMcpServer({
         agents,
@@ -50,7 +51,7 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
         ...(principal ? { principal } : {}),
         allowedHosts,
         ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
-        onError: (err) => process.stderr.write(`durable-agents mcp: ${printable(String(err))}\n`),
+        onError: (err) => g.io.stderr(`durable-agents mcp: ${printable(String(err))}\n`),
       });
       if (flags.port === undefined) {
         const server = await mcp.serveStdio();
@@ -68,7 +69,7 @@ export function mcpCommand(program: Command, globals: () => Globals & Connection
         const s = serve({ fetch: (request) => (new URL(request.url).pathname === "/mcp" ? mcp.fetch(request) : Promise.resolve(new Response("not found", { status: 404 }))), port, hostname: flags.host }, () => ready(s as Server));
       });
       const names = [...LOOPBACK_HOSTS, ...allowedHosts.filter((h) => !(LOOPBACK_HOSTS as readonly string[]).includes(h))];
-      process.stderr.write(`MCP over Streamable HTTP at http://${flags.host}:${(http.address() as AddressInfo).port}/mcp (answering Host ${names.join(", ")}; more with --allowed-host)\n`);
+      g.io.stderr(`MCP over Streamable HTTP at http://${flags.host}:${(http.address() as AddressInfo).port}/mcp (answering Host ${names.join(", ")}; more with --allowed-host)\n`);
       await new Promise<void>(() => undefined);
     });
 }

@@ -1,5 +1,7 @@
 // The brand alone: the error classes (and Temporal's failure types) load only with a command that connects.
 import { isBranded } from "../core/errors/brand.js";
+import type { Globals } from "./flags.js";
+import type { CliIo } from "./io.js";
 import { oneLine, printable, printableJson } from "./render.js";
 
 /** Where a command writes: a table or lines for people, one JSON document with `--json`. */
@@ -13,26 +15,26 @@ export interface Output {
   progress(text: string): () => void;
 }
 
-export function output(json: boolean): Output {
-  const tty = process.stderr.isTTY === true && !json;
+export function output({ json, io }: Globals): Output {
+  const tty = io.stderrIsTTY && !json;
   return {
     json,
     // Everything printed may hold a model's or a user's text: no control character reaches the terminal raw.
     result(value, human) {
-      process.stdout.write(json ? `${printableJson(JSON.stringify(value, null, 2))}\n` : human().map((l) => `${printable(l)}\n`).join(""));
+      io.stdout(json ? `${printableJson(JSON.stringify(value, null, 2))}\n` : human().map((l) => `${printable(l)}\n`).join(""));
     },
     line(value, human) {
-      process.stdout.write(json ? `${printableJson(JSON.stringify(value))}\n` : printable(human));
+      io.stdout(json ? `${printableJson(JSON.stringify(value))}\n` : printable(human));
     },
     progress(label) {
       if (!tty) return () => undefined;
       const text = oneLine(label);
       const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
       let i = 0;
-      const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${text}`), 100);
+      const timer = setInterval(() => io.stderr(`\r${frames[i++ % frames.length]} ${text}`), 100);
       return () => {
         clearInterval(timer);
-        process.stderr.write("\r\x1b[K");
+        io.stderr("\r\x1b[K");
       };
     },
   };
@@ -57,15 +59,15 @@ export function age(iso: string | undefined, now = Date.now()): string {
 }
 
 /**
- * Prints an error with its code and message (JSON with `--json`) and sets a failing exit
- * code: 1 for a refusal or failure the SDK names, 3 for anything else (connection, bugs).
+ * Prints an error with its code and message (JSON with `--json`) and returns the exit code:
+ * 1 for a refusal or failure the SDK names, 3 for anything else (connection, bugs).
  */
-export function reportError(err: unknown, json: boolean): void {
+export function reportError(err: unknown, json: boolean, io: CliIo): number {
   // A typed SDK error, or a followed thread turn that failed (carrying the thread's error code).
   const coded = isBranded(err) || (err instanceof Error && err.name === "ThreadTurnFailed");
   const code = coded ? (err as { code?: string }).code : undefined;
   const message = err instanceof Error ? err.message : String(err);
-  if (json) process.stdout.write(`${printableJson(JSON.stringify({ error: { ...(code ? { code } : {}), message } }))}\n`);
-  else process.stderr.write(`error${code && !message.startsWith(`[${code}]`) ? ` [${oneLine(code)}]` : ""}: ${printable(message)}\n`);
-  process.exitCode = coded ? 1 : 3;
+  if (json) io.stdout(`${printableJson(JSON.stringify({ error: { ...(code ? { code } : {}), message } }))}\n`);
+  else io.stderr(`error${code && !message.startsWith(`[${code}]`) ? ` [${oneLine(code)}]` : ""}: ${printable(message)}\n`);
+  return coded ? 1 : 3;
 }

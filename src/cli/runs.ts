@@ -24,7 +24,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       const g = globals();
       const agent = await agentFrom(agentModule, flags.agent);
       const { agents, close } = await connectClient(g);
-      const out = output(g.json);
+      const out = output(g);
       try {
         const handle = await agents.start(agent, { prompt: flags.prompt, ...(flags.runId ? { runId: flags.runId } : {}) });
         if (!flags.wait) return out.result({ runId: handle.runId }, () => [oneLine(handle.runId)]);
@@ -48,7 +48,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       await withAgents(g, async (agents) => {
         const state = await agents.state(runId);
         const tail = state.recentMessages.slice(-flags.tail);
-        output(g.json).result({ runId, ...state }, () => [
+        output(g).result({ runId, ...state }, () => [
           `run      ${oneLine(runId)} (agent ${oneLine(state.agentId)})`,
           `status   ${state.status}${state.deferralId ? ` on ${oneLine(state.deferralId)}` : ""}`,
           `turns    ${state.turnsUsed}${state.maxTurns ? ` of ${state.maxTurns}` : ""}`,
@@ -66,7 +66,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
       const g = globals();
       await withAgents(g, async (agents) => {
         await agents.cancel(runId, flags.reason ? { reason: flags.reason } : {});
-        output(g.json).result({ runId, cancelled: true }, () => [`cancelled: ${oneLine(runId)}`]);
+        output(g).result({ runId, cancelled: true }, () => [`cancelled: ${oneLine(runId)}`]);
       });
     });
 
@@ -77,7 +77,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .action(async (runId: string, flags: { interval: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        await tail(agents, runId, Math.max(50, flags.interval), output(g.json));
+        await tail(agents, runId, Math.max(50, flags.interval), output(g));
       });
     });
 }

@@ -21,7 +21,7 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
       const g = globals();
       await withAgents(g, async (agents) => {
         const page = await agents.threads.listThreads({ limit: flags.limit });
-        output(g.json).result(page, () => table(["THREAD", "AGENT", "AGE"], page.threads.map((t) => [t.threadId, t.agentId ?? "-", age(t.createdAt)])));
+        output(g).result(page, () => table(["THREAD", "AGENT", "AGE"], page.threads.map((t) => [t.threadId, t.agentId ?? "-", age(t.createdAt)])));
       });
     });
 
@@ -31,7 +31,7 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
     .action(async (threadId: string) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        await follow(agents.threads, threadId, output(g.json), -1);
+        await follow(agents.threads, threadId, output(g), -1);
       });
     });
 
@@ -42,7 +42,7 @@ export function threadCommands(program: Command, globals: () => Globals & Connec
     .action(async (threadId: string, text: string, flags: { wait: boolean }) => {
       const g = globals();
       const { agents, close } = await connectClient(g);
-      const out = output(g.json);
+      const out = output(g);
       try {
         const from = (await agents.threads.streamUpdates({ threadId })).lastSeq;
         const sent = await agents.threads.sendMessage({ threadId, prompt: text });
