@@ -25,15 +25,17 @@ import { answerTokenOf, chatAgent, seen, threadRig } from "./thread-support.js";
 // Enough turns of results big enough that the transcript outgrows one payload (2 MB). Every
 // request carries the whole transcript, so the work grows with turns × bytes: fewer, larger
 // results reach the same size for a third of the turns' cost.
-const LONG_TURNS = 40;
-const page64k = (i: number) => `page ${i}: ${"x".repeat(65_536)}`;
+// Over 2 MB of transcript in few turns: each model request carries the whole transcript, so
+// the cost of the run grows with turns × bytes.
+const LONG_TURNS = 20;
+const page128k = (i: number) => `page ${i}: ${"x".repeat(131_072)}`;
 const DUMP_BYTES = 3_000_000;
 
 const fetchPage = defineTool({
   name: "fetchPage",
-  description: "Fetches a 64 KB page",
+  description: "Fetches a 128 KB page",
   input: z.object({ i: z.number() }),
-  handler: ({ i }) => page64k(i),
+  handler: ({ i }) => page128k(i),
 });
 const dump = defineTool({
   name: "dump",
@@ -108,7 +110,7 @@ const rejection = async (promise: Promise<unknown>) => promise.then(() => undefi
 const toolContents = (messages: ChatMessage[]) => messages.filter((m) => m.role === "tool").map((m) => m.content);
 
 describe("a long run", () => {
-  it(`of ${LONG_TURNS} turns with 64 KB tool results completes, and its transcript pages to the end`, async () => {
+  it(`of ${LONG_TURNS} turns with 128 KB tool results completes, and its transcript pages to the end`, async () => {
     const runId = uid("long-run");
     h.model.respond(runId, (_req, turn) => {
       // Each request carries the whole transcript (up to 2 MB): the server need not keep them.
@@ -140,10 +142,10 @@ describe("a long run", () => {
     for (const page of pages) expect(jsonBytes(page)).toBeLessThanOrEqual(MAX_PAGE_BYTES);
     expect(messages[0]).toEqual({ role: "user", content: runId });
     expect(messages[1]).toMatchObject({ role: "assistant", tool_calls: [{ function: { name: "fetchPage", arguments: JSON.stringify({ i: 0 }) } }] });
-    expect(messages[2]).toEqual({ role: "tool", tool_call_id: "call_0_0", content: page64k(0) });
-    expect(messages.at(-2)).toEqual({ role: "tool", tool_call_id: `call_${LONG_TURNS - 1}_0`, content: page64k(LONG_TURNS - 1) });
+    expect(messages[2]).toEqual({ role: "tool", tool_call_id: "call_0_0", content: page128k(0) });
+    expect(messages.at(-2)).toEqual({ role: "tool", tool_call_id: `call_${LONG_TURNS - 1}_0`, content: page128k(LONG_TURNS - 1) });
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: `read ${LONG_TURNS} pages` });
-    expect(toolContents(messages)).toEqual(Array.from({ length: LONG_TURNS }, (_, i) => page64k(i)));
+    expect(toolContents(messages)).toEqual(Array.from({ length: LONG_TURNS }, (_, i) => page128k(i)));
     // Small pages page the same transcript.
     const first = await agents.messages(runId, { limit: 3 });
     expect(first).toEqual({ messages: messages.slice(0, 3), total: messageCount, cursor: "3" });
