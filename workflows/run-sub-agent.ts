@@ -3,7 +3,6 @@ import type { ToolResult } from "../src/core/contracts.js";
 import { addUsage, type ToolCall, type Usage } from "../src/core/messages.js";
 import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { AgentIdKey } from "../src/core/search-attributes.js";
-import type { agentRun } from "./agent-run.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -35,7 +34,8 @@ export async function callSubAgent(run: RunContext, call: ToolCall, agentId: str
   // While it runs, what it says of its deferrals is heard (see the run's subAgentDeferral handler).
   run.children.add(childId);
   try {
-    const result = await executeChild<typeof agentRun>("agentRun", {
+    // Typed by the run's contract rather than by agentRun itself, which runs this file.
+    const result = await executeChild<(input: AgentRunInput) => Promise<AgentResult>>("agentRun", {
       workflowId: childId,
       taskQueue,
       args: [input],
