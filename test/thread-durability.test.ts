@@ -216,20 +216,23 @@ describe("long threads", () => {
     const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "patient-storyteller" });
     const { threadId } = await threads.createThread({ prompt });
     await hold.reached;
-    // The next worker is up before the kill, so the stop lands within the call's 8 s heartbeat
-    // timeout however slowly a process starts on a busy machine: a stop after the timeout
-    // would meet a retried call instead of a dead one.
     await spawnWorker("thread-worker", env);
+    // The stop must be recorded before the call's heartbeat timeout (8 s from its last beat),
+    // or it meets a retried call instead of a dead one. The call beats first at 80% of that:
+    // killed just after the beat, its worker leaves the stop the most time, however slowly
+    // this machine starts a process or runs a task.
+    const pending = async () => (await threads.client.workflow.getHandle(threadId).describe()).raw.pendingActivities ?? [];
+    await vi.waitFor(async () => expect((await pending())[0]?.lastHeartbeatTime).toBeTruthy(), { timeout: 20_000, interval: 50 });
     await kill(firstWorker, "SIGKILL");
     // The stop is taken by the next worker while the call, cancel-requested, waits out its heartbeat timeout.
     await threads.stopThread({ threadId });
     // The stop answers at once; the turn ends when the call does: once its timeout is in history and handled.
     await vi.waitFor(
       async () => {
-        const types = ((await threads.client.workflow.getHandle(threadId).fetchHistory()).events ?? []).map((e) => e.eventType);
-        const timedOut = types.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
-        expect(timedOut).toBeGreaterThan(0);
-        expect(types.slice(timedOut)).toContain(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+        // By name, so that a failure shows the history as it went.
+        const types = ((await threads.client.workflow.getHandle(threadId).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
+        expect(types).toContain("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT");
+        expect(types.slice(types.indexOf("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"))).toContain("EVENT_TYPE_WORKFLOW_TASK_COMPLETED");
       },
       { timeout: 30_000, interval: 200 },
     );
