@@ -1,7 +1,8 @@
 /**
  * What a command reads its settings from and writes to. The `durable-agents` binary passes
  * the process's own; a program that embeds the CLI (or a test running many commands at once
- * in one process) passes its own to `main`, and no command touches the process's.
+ * in one process) passes its own to `main`. Only `mcp` over stdio and `dev` (which stops its
+ * server on the process's signals) use the process itself.
  */
 export interface CliIo {
   /** The environment the command reads (`TEMPORAL_*`, `DEFERRAL_SECRET`, …). */
