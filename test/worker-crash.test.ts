@@ -84,8 +84,11 @@ it("a worker killed with SIGKILL while a run is parked: a new worker takes the r
   if (ack.status !== "deferred") throw new Error(`expected a deferral, got ${ack.status}`);
   const token = await tokenFor(agents, ack.deferralId);
 
-  await kill(first, "SIGKILL");
+  // The next worker starts before the kill (the run is parked: it has nothing to take), so the
+  // resume follows the kill at once. The server sends a task to a sticky queue only while its
+  // worker polled in the last 10 s: a resume after a slow start would skip the dead queue.
   await spawnWorker("approval-worker", env);
+  await kill(first, "SIGKILL");
   const resumed = await agents.resume({ token, payload: { approved: true } });
   expect(resumed.outcome).toEqual(expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 7" }) }));
 
