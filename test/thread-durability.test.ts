@@ -217,12 +217,12 @@ describe("long threads", () => {
     const { threadId } = await threads.createThread({ prompt });
     await hold.reached;
     await spawnWorker("thread-worker", env);
-    // The stop must be recorded before the call's heartbeat timeout (8 s from its last beat),
+    // The stop must be recorded before the call's heartbeat timeout (15 s from its last beat),
     // or it meets a retried call instead of a dead one. The call beats first at 80% of that:
     // killed just after the beat, its worker leaves the stop the most time, however slowly
     // this machine starts a process or runs a task.
     const pending = async () => (await threads.client.workflow.getHandle(threadId).describe()).raw.pendingActivities ?? [];
-    await vi.waitFor(async () => expect((await pending())[0]?.lastHeartbeatTime).toBeTruthy(), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(async () => expect((await pending())[0]?.lastHeartbeatTime).toBeTruthy(), { timeout: 30_000, interval: 50 });
     await kill(firstWorker, "SIGKILL");
     // The stop is taken by the next worker while the call, cancel-requested, waits out its heartbeat timeout.
     await threads.stopThread({ threadId });
@@ -231,10 +231,10 @@ describe("long threads", () => {
       async () => {
         // By name, so that a failure shows the history as it went.
         const types = ((await threads.client.workflow.getHandle(threadId).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
-        expect(types).toContain("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT");
-        expect(types.slice(types.indexOf("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"))).toContain("EVENT_TYPE_WORKFLOW_TASK_COMPLETED");
+        expect(types, types.join(" ")).toContain("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT");
+        expect(types.slice(types.indexOf("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT")), types.join(" ")).toContain("EVENT_TYPE_WORKFLOW_TASK_COMPLETED");
       },
-      { timeout: 30_000, interval: 200 },
+      { timeout: 40_000, interval: 200 },
     );
     const stopped = await threads.state({ threadId });
     expect(stopped.status).toBe("stopped");

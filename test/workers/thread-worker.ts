@@ -15,8 +15,11 @@ const env = (name: string) => {
 
 /** A short heartbeat timeout: a call on a killed worker is retried elsewhere within seconds. */
 export const storyteller = defineAgent({ id: "storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "2s" } });
-/** A heartbeat timeout long enough for a test to stop the turn between a kill and the timeout. */
-export const patientStoryteller = defineAgent({ id: "patient-storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "8s" } });
+/**
+ * A heartbeat timeout long enough for a test to stop the turn between a kill and the timeout,
+ * however loaded the machine: at 8 s, a stop slowed by three busy lanes once came too late.
+ */
+export const patientStoryteller = defineAgent({ id: "patient-storyteller", model: "gpt-4.1-mini", system: "You tell stories.", timeouts: { heartbeat: "15s" } });
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
