@@ -4,8 +4,11 @@ import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { cancellableAgent, control, finishTasks, seen } from "./fixtures/cancellable.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
-/** An agent with the default timeouts (heartbeat timeout 30 s), as most are. */
-const slowModelAgent = defineAgent({ id: "slow-model", model: "gpt-4.1-mini", system: "You think for a long time.", tools: [], maxTurns: 2 });
+/**
+ * An agent whose calls heartbeat at most every 8 minutes (80% of a 10-minute heartbeat
+ * timeout): a cancellation that waited for a heartbeat's answer would take that long.
+ */
+const slowModelAgent = defineAgent({ id: "slow-model", model: "gpt-4.1-mini", system: "You think for a long time.", tools: [], maxTurns: 2, timeouts: { heartbeat: "10m" } });
 
 let h: Harness;
 let agents: AgentClient;
@@ -58,16 +61,16 @@ describe("cancel()", () => {
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 20_000, interval: 20 });
   });
 
-  it("reaches the model call in flight within about a second, whatever the agent's heartbeat timeout", async () => {
+  it("reaches the model call in flight without waiting for a heartbeat, whatever the agent's heartbeat timeout", async () => {
     const runId = uid("cancel-latency");
     const hold = h.model.hold();
     h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(slowModelAgent, { prompt: runId, runId });
     await hold.reached;
-    const cancelledAt = performance.now();
     await agents.cancel(runId, { reason: "user left" });
-    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 15_000, interval: 10 });
-    expect(performance.now() - cancelledAt).toBeLessThan(1500);
+    // The heartbeat its timeout asks for is 8 minutes away: an abort seen within a minute did
+    // not wait for it. How fast it comes is `npm run bench -- cancel`'s number, not a test's.
+    await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 60_000, interval: 10 });
     expect((await cancelled(runId)).fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
   });
 
