@@ -3,7 +3,7 @@ import type { Decision } from "../core/approval.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonObject } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
-import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
 import { FlagError, jsonFlag, oneLine } from "./render.js";
@@ -113,7 +113,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
  * once it settles again; a thread at once (the turn goes on there).
  */
 async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: { shown?: string; as?: string }, decisionsFor: (calls: string[]) => Decision[]): Promise<void> {
-  if (!g.io.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+  requireDeferralSecret(g.io);
   const { agents, close } = await connectClient(g);
   const out = output(g);
   let done: () => void = () => undefined;

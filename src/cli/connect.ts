@@ -57,6 +57,14 @@ export async function connectClient(flags: ConnectionFlags & { io: CliIo }): Pro
   return { agents, close: () => connection.close() };
 }
 
+/**
+ * Refuses a command that mints or checks resume tokens (a usage mistake, exit 2) when
+ * `DEFERRAL_SECRET` is not set, before anything connects.
+ */
+export function requireDeferralSecret(io: CliIo): void {
+  if (!io.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+}
+
 /** `TEMPORAL_CODEC_ENDPOINT`, checked as `--codec-endpoint` is (a usage mistake, exit 2, when it is not a URL). */
 function codecEndpointFromEnv(value: string | undefined): string | undefined {
   if (!value) return undefined;

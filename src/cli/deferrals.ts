@@ -3,10 +3,10 @@ import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.
 import type { JsonValue } from "../core/json.js";
 import type { ChatMessage } from "../core/messages.js";
 import type { AgentClient } from "../client/agent-client.js";
-import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
+import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { instant, positiveInt } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { FlagError, jsonFlag, messageLine, oneLine } from "./render.js";
+import { jsonFlag, messageLine, oneLine } from "./render.js";
 import type { Globals } from "./flags.js";
 
 /** `durable-agents deferrals …`: what is parked, one record, resume with a token, deny. */
@@ -74,7 +74,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .action(async (flags: { token: string; payload: string; as?: string }) => {
       const g = globals();
       const payload = jsonFlag(flags.payload, "--payload") as JsonValue;
-      if (!g.io.env.DEFERRAL_SECRET) throw new FlagError("set DEFERRAL_SECRET to the secret the workers sign tokens with");
+      requireDeferralSecret(g.io);
       const { agents, close } = await connectClient(g);
       const out = output(g);
       const done = out.progress("resuming, waiting for the run's next settled state…");
