@@ -13,7 +13,7 @@
  * nothing lost, no effect done twice, none wedged, no decision refused that should not be.
  * The last line is the JSON result; `pass` is true when every count that must be 0 is.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { closeSync, openSync } from "node:fs";
@@ -30,6 +30,7 @@ import { AgentClient, type AgentResult, type ChatMessage, type JsonObject } from
 import { createAgentHttpHandler } from "../src/http.js";
 import { startScriptedModelServer } from "../src/testing/index.js";
 import { startPostgresTemporal } from "../src/testing/temporal-postgres.js";
+import { spawnReady } from "../test/workers/spawn.js";
 import { BUNDLE_PATH_ENV, writeWorkflowBundle } from "../test/workflow-bundle.js";
 import { chatAgent, payoutAgent } from "./chaos/agents.js";
 import { createLedger, noticesAfter, openLedger, recordDecision, recordTranscript, type Notice } from "./chaos/ledger.js";
@@ -625,19 +626,12 @@ const FINDINGS_DIR = join(tmpdir(), `durable-agents-chaos-${SEED}`);
 const WORKER_LOG = join(tmpdir(), `durable-agents-chaos-${SEED}-workers.log`);
 
 async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const script = fileURLToPath(new URL("./chaos/worker.ts", import.meta.url));
   const log = openSync(WORKER_LOG, "a");
-  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", log] });
-  closeSync(log);
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("ready")) resolve();
-    });
-    child.once("exit", (code, signal) => reject(new Error(`chaos worker exited (${signal ?? code}) before it was ready`)));
-  });
-  return child;
+  try {
+    return await spawnReady(fileURLToPath(new URL("./chaos/worker.ts", import.meta.url)), env, log);
+  } finally {
+    closeSync(log);
+  }
 }
 
 async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {

@@ -5,11 +5,18 @@ import { fileURLToPath } from "node:url";
 const spawned = new Set<ChildProcess>();
 
 /** Starts `test/workers/<name>.ts` in a child process and resolves once it printed "ready". */
-export async function spawnWorker(name: string, env: Record<string, string>): Promise<ChildProcess> {
-  const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+export function spawnWorker(name: string, env: Record<string, string>): Promise<ChildProcess> {
+  return spawnReady(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), env);
+}
+
+/**
+ * Starts the TypeScript file `script` in a child process with `env` added to ours, and
+ * resolves once it printed "ready"; its stderr goes to ours, or to the file descriptor given.
+ */
+export async function spawnReady(script: string, env: Record<string, string>, stderr: "inherit" | number = "inherit"): Promise<ChildProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", stderr],
   });
   spawned.add(child);
   await new Promise<void>((resolve, reject) => {
@@ -18,7 +25,7 @@ export async function spawnWorker(name: string, env: Record<string, string>): Pr
       out += chunk.toString();
       if (out.includes("ready")) resolve();
     });
-    child.once("exit", (code) => reject(new Error(`worker ${name} exited with ${code} before it was ready`)));
+    child.once("exit", (code, signal) => reject(new Error(`${script} exited (${signal ?? code}) before it was ready`)));
   });
   return child;
 }
