@@ -30,7 +30,7 @@ import { AgentClient, type AgentResult, type ChatMessage, type JsonObject } from
 import { createAgentHttpHandler } from "../src/http.js";
 import { startScriptedModelServer } from "../src/testing/index.js";
 import { startPostgresTemporal } from "../src/testing/temporal-postgres.js";
-import { spawnReady } from "../test/workers/spawn.js";
+import { kill, spawnReady } from "../test/workers/spawn.js";
 import { BUNDLE_PATH_ENV, writeWorkflowBundle } from "../test/workflow-bundle.js";
 import { chatAgent, payoutAgent } from "./chaos/agents.js";
 import { createLedger, noticesAfter, openLedger, recordDecision, recordTranscript, type Notice } from "./chaos/ledger.js";
@@ -634,10 +634,8 @@ async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
   }
 }
 
+/** test/workers/spawn.ts's `kill`, with a SIGKILL for a child that has not exited 15 s later. */
 async function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill(signal);
-  await Promise.race([exited, sleep(15_000)]);
+  await Promise.race([kill(child, signal), sleep(15_000)]);
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }

@@ -231,8 +231,9 @@ describe("long threads", () => {
       async () => {
         // By name, so that a failure shows the history as it went.
         const types = ((await threads.client.workflow.getHandle(threadId).fetchHistory()).events ?? []).map((e) => EventType[e.eventType ?? 0]);
-        expect(types, types.join(" ")).toContain("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT");
-        expect(types.slice(types.indexOf("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT")), types.join(" ")).toContain("EVENT_TYPE_WORKFLOW_TASK_COMPLETED");
+        const history = types.join(" ");
+        expect(types, history).toContain("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT");
+        expect(types.slice(types.indexOf("EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT")), history).toContain("EVENT_TYPE_WORKFLOW_TASK_COMPLETED");
       },
       { timeout: 40_000, interval: 200 },
     );
