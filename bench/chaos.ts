@@ -38,7 +38,7 @@ import { answerFor, chaosResponder, runPrompt, threadMessage, type ModelFault } 
 import { faultPlan } from "./chaos/fault-plan.js";
 import { between, draw, pick, prng } from "./chaos/random.js";
 import { startTcpProxy } from "./chaos/tcp-proxy.js";
-import { envInt, installRuntime, percentile, progress, round } from "./lib.js";
+import { envInt, installRuntime, isStrayClientRetry, percentile, progress, round } from "./lib.js";
 
 const SECONDS = envInt("CHAOS_SECONDS", 180);
 const RUNS = envInt("CHAOS_RUNS", 200);
@@ -81,7 +81,7 @@ interface ThreadRecord {
 let strayRetries = 0;
 function letStrayRetriesGo(): void {
   const guard = (err: Error): void => {
-    if (err?.message === "Channel has been shut down" && /grpc-retry/.test(err.stack ?? "")) {
+    if (isStrayClientRetry(err)) {
       strayRetries += 1;
       progress("a client retry fired after its connection closed (Temporal's client keeps its timers): ignored");
       return;

@@ -19,6 +19,8 @@
  *   (the worker's default stream, "workflow"); threadTurnInProcess, the same on the
  *   in-process stream transport. Each case has `actions` (the turn), `joinActions` (the
  *   readers joining before it: a reader joins once and follows many turns) and `byOperation`.
+ * - threadTurnUnstreamed[chars][0]: the same turn on a thread created with `stream: false`
+ *   (the answer arrives whole, as its message), nobody following: deltas by signal cost nothing then.
  * - threadTurnRedis[chars][followers][processes]: the worker publishes on the Redis transport
  *   (a redis-server of its own, `startRedis`) and the readers follow from other processes
  *   (bench/follower-process.ts, each with its own AgentClient on Redis): 1 reader in one,
@@ -261,9 +263,9 @@ export async function main(): Promise<Record<string, unknown>> {
     };
 
     /** A thread whose first turn answered "ready" and whose next message ("go") gets `answer`, streamed 8 characters per 5 ms. */
-    const startThread = async (threads: ThreadsClient, threadId: string, answer: string): Promise<void> => {
+    const startThread = async (threads: ThreadsClient, threadId: string, answer: string, stream = true): Promise<void> => {
       stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
-      await threads.createThread({ threadId, prompt: threadId, agent });
+      await threads.createThread({ threadId, prompt: threadId, agent, stream });
       await threads.settled({ threadId });
     };
     /**
@@ -278,7 +280,7 @@ export async function main(): Promise<Record<string, unknown>> {
           cases.map(async (c) => {
             const threadId = `cost-thread-${randomUUID()}`;
             const answer = "x".repeat(c.chars);
-            await startThread(c.threads, threadId, answer);
+            await startThread(c.threads, threadId, answer, c.stream ?? true);
             return { ...c, threadId, answer };
           }),
         ),
@@ -326,6 +328,8 @@ export async function main(): Promise<Record<string, unknown>> {
     const cases: TurnCase[] = [
       // Signals first, while no follower process boots beside them: their count depends on how fast the turn runs.
       ...grid("threadTurn", agents.threads, [0, 1, 10], following(agents.threads), "signals"),
+      // A thread created with stream: false (a service that only wants answers): no reader, nothing to stream.
+      ...grid("threadTurnUnstreamed", agents.threads, [0], following(agents.threads), "not streamed").map((c) => ({ ...c, stream: false })),
       ...grid("threadTurnInProcess", streamed.agents.threads, [0, 1, 10], following(streamed.agents.threads), "in-process transport"),
       // [chars][followers][processes]: no reader is no process; ten readers in one process, and spread 4/3/3 over three.
       ...CHARS.flatMap((chars) =>
@@ -345,6 +349,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const costs = await turnCosts(cases, pool.started);
     const section = (name: string) => nest(cases.flatMap((c, i) => (c.section === name ? [[c.key, costs[i]!] as [Array<string | number>, TurnCost]] : [])));
     const threadTurn = section("threadTurn");
+    const threadTurnUnstreamed = section("threadTurnUnstreamed");
     const threadTurnInProcess = section("threadTurnInProcess");
     const threadTurnRedis = section("threadTurnRedis");
     const threadTurnSse = section("threadTurnSse");
@@ -395,6 +400,7 @@ export async function main(): Promise<Record<string, unknown>> {
       parkedByOperation: parked.byOperation,
       ...(runStream ? { runStream: { plain: runStream.plain.total, plainByOperation: runStream.plain.byOperation, streamed: runStream.streamed } } : {}),
       threadTurn,
+      threadTurnUnstreamed,
       threadTurnInProcess,
       threadTurnRedis,
       threadTurnSse,
@@ -442,6 +448,8 @@ interface TurnCase {
   followers: number;
   readers: ReadersFor;
   label: string;
+  /** False for a thread created with `stream: false`. */
+  stream?: boolean;
 }
 
 /** `[[a, b], value]` entries as `{ a: { b: value } }`. */

@@ -34,6 +34,14 @@ try {
   const result = await (await load()).main();
   process.stderr.write(`[bench] ${name}: done in ${((Date.now() - startedAt) / 1000).toFixed(1)}s\n`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
+  // The result is out: a client retry timer that outlived its connection (see isStrayClientRetry)
+  // must not turn a finished bench into a failed one as the process winds down.
+  const { isStrayClientRetry } = await import("./lib.js");
+  process.on("uncaughtException", (err) => {
+    if (isStrayClientRetry(err)) return;
+    process.stderr.write(`[bench] ${name}: failed after its result: ${err.stack ?? err.message}\n`);
+    process.exit(1);
+  });
 } catch (err) {
   process.stderr.write(`[bench] ${name}: failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
