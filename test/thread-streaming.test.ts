@@ -8,6 +8,7 @@ import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { render, threadRig, type ThreadRig } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
+import * as threadWire from "../src/core/wire/thread.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
@@ -130,6 +131,14 @@ describe("streaming a thread's answer", () => {
   });
 });
 
+/** The stream id each model call of the thread was scheduled with, in order (absent: the call does not stream). */
+async function modelCallStreamIds(rig: ThreadRig, threadId: string): Promise<Array<string | undefined>> {
+  const history = await rig.threads.workflowHandle(threadId).fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.toLowerCase().includes("model"))
+    .map((e) => (JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString("utf8")) as { streamId?: string }).streamId);
+}
+
 describe("what streaming costs in history", () => {
   it("is bounded: one signal per batch, at most maxBatches per answer however long it streams", async () => {
     const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { interval: "50ms", maxBatches: 3 } } } });
@@ -154,12 +163,72 @@ describe("what streaming costs in history", () => {
   it("is nothing for a thread created with stream: false", async () => {
     const prompt = uid("no streaming");
     // A streaming answer's first delta goes out at once and the call waits for it, so any
-    // signal would be in the history by the time the thread settles.
-    h.model.script(prompt, [{ text: STORY }]);
+    // signal would be in the history by the time the thread settles; the pause makes sure
+    // the answer has begun before it ends.
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ text: STORY, holds: [{ hold, afterChars: 40 }] }]);
     const { threadId } = await rig.threads.createThread({ prompt, stream: false });
+    await hold.reached;
+    hold.release();
     await rig.threads.settled({ threadId });
     expect(await signalsOf(rig, threadId)).toEqual([]);
+    expect(await modelCallStreamIds(rig, threadId)).toEqual([undefined]);
     const stream = await rig.threads.streamUpdates({ threadId });
     expect(stream.updates.map((u) => u.type)).toEqual(["status", "message", "status"]);
+  });
+
+  it("is nothing for a message sent with stream: false, and the next message streams again", async () => {
+    const prompt = uid("quiet turn");
+    // Each answer pauses after 40 characters: a streamed one has sent its first batch by then.
+    const [quietHold, loudHold] = [h.model.hold(), h.model.hold()];
+    h.model.script(prompt, [{ text: "ready" }, { text: STORY, holds: [{ hold: quietHold, afterChars: 40 }] }, { text: STORY, holds: [{ hold: loudHold, afterChars: 40 }] }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    await rig.threads.settled({ threadId });
+    const before = (await signalsOf(rig, threadId)).length;
+    const fromSeq = (await rig.threads.streamUpdates({ threadId })).lastSeq;
+
+    await rig.threads.sendMessage({ threadId, prompt: "tell it whole", stream: false });
+    await quietHold.reached;
+    quietHold.release();
+    await rig.threads.settled({ threadId });
+    expect(await signalsOf(rig, threadId)).toHaveLength(before);
+    // The turn's model call was told not to stream (it got no stream id), so no delta could go out.
+    expect(await modelCallStreamIds(rig, threadId)).toEqual([expect.any(String), undefined]);
+    const quiet = await rig.threads.streamUpdates({ threadId, fromSeq });
+    expect(quiet.updates.filter((u) => u.type === "text-delta")).toEqual([]);
+    expect(quiet.updates.some((u) => u.type === "message" && u.message.role === "assistant" && u.message.content === STORY)).toBe(true);
+
+    await rig.threads.sendMessage({ threadId, prompt: "now stream it" });
+    await loudHold.reached;
+    await vi.waitFor(async () => expect((await signalsOf(rig, threadId)).length).toBeGreaterThan(before), { timeout: 30_000, interval: 20 });
+    loudHold.release();
+    await rig.threads.settled({ threadId });
+    expect(await modelCallStreamIds(rig, threadId)).toEqual([expect.any(String), undefined, expect.any(String)]);
+  });
+
+  it("refuses a stream setting that is not a boolean, and an update whose stream is not false on a message, changing nothing", async () => {
+    const prompt = uid("stream refusals");
+    h.model.script(prompt, [{ text: "ready" }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    await rig.threads.settled({ threadId });
+    const count = async () => (await rig.threads.listMessages({ threadId })).messages.length;
+    const messages = await count();
+    const code = async (call: () => Promise<unknown>) => {
+      try {
+        await call();
+        return "accepted";
+      } catch (err) {
+        const cause = (err as { cause?: { type?: string } }).cause;
+        return (err as { code?: string }).code ?? cause?.type ?? String(err);
+      }
+    };
+    expect(await code(() => rig.threads.sendMessage({ threadId, prompt: "x", stream: "no" as never }))).toBe("AI1027");
+    const handle = rig.threads.workflowHandle(threadId);
+    const raw = (request: Record<string, unknown>) => code(() => handle.executeUpdate(threadWire.threadSendUpdate, { args: [{ id: uid("raw"), kind: "message", message: { role: "user", content: "x" }, ...request } as never] }));
+    expect(await raw({ stream: true })).toBe("AI1027");
+    expect(await raw({ stream: "false" })).toBe("AI1027");
+    expect(await raw({ stream: false, kind: "add" })).toBe("AI1027");
+    expect(await count()).toBe(messages);
+    expect((await rig.threads.state({ threadId })).queued).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ function carryOf(thread: ThreadState): ThreadCarry {
     asyncCalls: [...thread.asyncCalls.values()],
     held: [...thread.held].map(([toolCallId, content]) => ({ toolCallId, content })),
     turnSteps: thread.turnSteps,
+    ...(thread.turnStreamed ? {} : { turnStreamed: false as const }),
     modelCalls: thread.modelCalls,
     usage: thread.usage,
     ...(thread.lastError ? { lastError: thread.lastError } : {}),

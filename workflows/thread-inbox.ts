@@ -24,7 +24,9 @@ export class ThreadInbox {
           ? "kind must be message or add"
           : request.kind === "message" && request.message?.role !== "user"
             ? "sendMessage sends a user message"
-            : messageProblem(request.message, false);
+            : request.stream !== undefined && (request.stream !== false || request.kind !== "message")
+              ? "stream is false or absent, on a message"
+              : messageProblem(request.message, false);
     if (problem) throw new ThreadMessageInvalidError({ threadId: this.thread.threadId, problem }).toFailure();
     // A retry of a message already taken changes nothing, so it needs no room.
     if (!this.thread.inbox.some((i) => i.id === request.id) && !this.thread.messages.some((m) => m.id === request.id)) {
@@ -50,7 +52,7 @@ export class ThreadInbox {
       thread.append(request.message, request.id);
       return { messageId: request.id, queued: false, duplicate: false };
     }
-    thread.inbox.push({ id: request.id, kind: request.kind, message: request.message, at });
+    thread.inbox.push({ id: request.id, kind: request.kind, message: request.message, at, ...(request.stream === false ? { stream: false as const } : {}) });
     thread.showStatus();
     return { messageId: request.id, queued: thread.turnActive() || thread.halted || thread.inbox.length > 1, duplicate: false };
   }
@@ -68,7 +70,7 @@ export class ThreadInbox {
     thread.closeOpenCalls(MOVED_ON);
     thread.append(item.message, item.id);
     if (item.kind === "message") {
-      thread.beginTurn();
+      thread.beginTurn(item.stream !== false);
       thread.setStatus("streaming");
     }
   }

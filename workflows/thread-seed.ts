@@ -12,6 +12,7 @@ export interface ThreadSeed {
   asyncCalls: Map<string, AsyncCallState>;
   held: Map<string, string>;
   turnSteps: number;
+  turnStreamed: boolean;
   modelCalls: number;
   usage: Usage;
   lastError: ThreadFailure | undefined;
@@ -33,6 +34,7 @@ export function threadSeed(input: ThreadInput, runtime: ThreadRuntime): ThreadSe
       asyncCalls: new Map(carried.asyncCalls.map((c) => [c.toolCallId, c])),
       held: new Map((carried.held ?? []).map((r) => [r.toolCallId, r.content])),
       turnSteps: carried.turnSteps,
+      turnStreamed: carried.turnStreamed !== false,
       modelCalls: carried.modelCalls,
       usage: carried.usage,
       lastError: carried.lastError,
@@ -57,6 +59,7 @@ export function threadSeed(input: ThreadInput, runtime: ThreadRuntime): ThreadSe
     asyncCalls: new Map(),
     held: new Map(),
     turnSteps: 0,
+    turnStreamed: true,
     modelCalls: 0,
     usage: emptyUsage(),
     lastError: undefined,

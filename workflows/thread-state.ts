@@ -40,6 +40,8 @@ export class ThreadState {
   readonly agentId: string;
   readonly principal: Principal | undefined;
   readonly streamEnabled: boolean;
+  /** False while a turn runs whose message asked for no deltas (`sendMessage({ stream: false })`). */
+  turnStreamed: boolean;
   readonly maxHistoryEvents: number | undefined;
   status: ThreadStatus;
   /** Stopped or failed: nothing runs, and the inbox waits, until resume or a new message. */
@@ -111,6 +113,7 @@ export class ThreadState {
     this.asyncCalls = seed.asyncCalls;
     this.held = seed.held;
     this.turnSteps = seed.turnSteps;
+    this.turnStreamed = seed.turnStreamed;
     this.modelCalls = seed.modelCalls;
     this.usage = seed.usage;
     this.lastError = seed.lastError;
@@ -224,7 +227,8 @@ export class ThreadState {
   }
 
   /** A turn starts (or restarts): a fresh step budget and a fresh look at the agent. */
-  beginTurn(): void {
+  beginTurn(streamed = true): void {
+    this.turnStreamed = streamed;
     this.turnSteps = 0;
     this.prepared = undefined;
     this.lastError = undefined;

@@ -34,6 +34,8 @@ export interface InboxItem {
   kind: "message" | "add";
   message: ChatMessage;
   at: string;
+  /** False when the message's turn answers whole, without deltas (`sendMessage({ stream: false })`). */
+  stream?: false;
 }
 
 export interface ThreadFailure {
@@ -203,6 +205,8 @@ export interface ThreadCarry {
   asyncCalls: AsyncCallState[];
   /** Results held until earlier calls of their batch have theirs. */
   held: Array<{ toolCallId: string; content: string }>;
+  /** False when the current turn's message asked for no deltas (absent: it streams). */
+  turnStreamed?: false;
   /** Model calls of the current turn (checked against the agent's maxTurns). */
   turnSteps: number;
   modelCalls: number;
@@ -318,6 +322,8 @@ export interface ThreadSendRequest {
   id: string;
   kind: InboxItem["kind"];
   message: ChatMessage;
+  /** False: this message's turn answers whole, without deltas (a `message` only). */
+  stream?: false;
 }
 
 export interface ThreadSendReply {

@@ -10,11 +10,14 @@ import type { AddMessageOptions, SendMessageOptions } from "./thread-types.js";
 export async function sendMessage(access: ThreadAccess, options: SendMessageOptions): Promise<ThreadSendReply> {
   await access.check(options, "thread.send");
   if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
+  if (options.stream !== undefined && typeof options.stream !== "boolean") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "stream must be true or false" });
   assertPayloadFits(options.prompt, "The message");
   return access.update(options.threadId, threadSendUpdate, {
     id: options.messageId ?? newMessageId(),
     kind: "message",
     message: { role: "user", content: options.prompt },
+    // Only false travels: true is the default, and a thread workflow older than the option ignores the field (its turn streams).
+    ...(options.stream === false ? { stream: false as const } : {}),
   });
 }
 

@@ -112,7 +112,19 @@ export interface ThreadHandle {
 }
 
 /** `sendMessage`: the message and, to send it at most once, its id. */
-export type SendMessageOptions = { threadId: string; prompt: string; messageId?: string } & ThreadCaller;
+export type SendMessageOptions = {
+  threadId: string;
+  prompt: string;
+  messageId?: string;
+  /**
+   * `false`: this turn's answer arrives whole, as its message, with no deltas on the way, as
+   * on a thread created with `stream: false`. By signal (the worker's default stream) that
+   * saves an action per delta batch and the queries of the processes that follow it: a turn
+   * nobody watches being written (a service's own message, a scheduled one) is then 4
+   * actions whatever the answer's length. Default: the thread's own setting.
+   */
+  stream?: boolean;
+} & ThreadCaller;
 /**
  * `addMessage`: a message that does not start a turn. A `system` message needs
  * `trustTranscript: true`: set it only from server code that wrote the message itself,
