@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ThreadsClient, type StreamUpdate } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
-import { answerTokenOf, chatAgent, seen } from "./thread-support.js";
+import { answerTokenOf, chatAgent, modelCallStreamIds, seen } from "./thread-support.js";
 
 let h: Harness;
 let http: HttpServer;
@@ -73,10 +73,12 @@ describe("threads over HTTP", () => {
 
     const added = await http.call("POST", `/threads/${threadId}/messages/add`, { user: "alice", body: { message: { role: "user", content: "a note, no turn" } } });
     expect(added).toMatchObject({ status: 202, body: { queued: false, duplicate: false } });
-    const sent = await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again", messageId: "m-again" } });
+    // Sent not to be streamed: the answer still arrives, whole (test/thread-streaming.test.ts shows no delta goes out).
+    const sent = await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again", messageId: "m-again", stream: false } });
     expect(sent).toMatchObject({ status: 202, body: { messageId: "m-again" } });
     expect((await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt: "again", messageId: "m-again" } })).body.duplicate).toBe(true);
     expect((await settled(threadId)).messageCount).toBe(5);
+    expect(await modelCallStreamIds(threads, threadId)).toEqual([expect.any(String), undefined]);
 
     const page1 = await http.call("GET", `/threads/${threadId}/messages?limit=2`, { user: "alice" });
     expect(page1.body).toMatchObject({ total: 5, cursor: "2" });
@@ -174,6 +176,7 @@ describe("threads over HTTP", () => {
     const posts: Array<[string, unknown]> = [
       ["/threads", { threadId: 5, prompt: ["x"], autoStart: "yes" }],
       [`/threads/${threadId}/messages`, { prompt: 12 }],
+      [`/threads/${threadId}/messages`, { prompt: "x", stream: "no" }],
       [`/threads/${threadId}/messages/add`, { message: { role: "wizard", content: "x" } }],
       [`/threads/${threadId}/resume`, { prompt: { no: 1 } }],
       [`/threads/${threadId}/tool-calls/c1/result`, { notResult: 1 }],

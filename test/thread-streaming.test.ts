@@ -6,7 +6,7 @@ import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { render, threadRig, type ThreadRig } from "./thread-support.js";
+import { modelCallStreamIds, render, threadRig, type ThreadRig } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 import * as threadWire from "../src/core/wire/thread.js";
 
@@ -131,14 +131,6 @@ describe("streaming a thread's answer", () => {
   });
 });
 
-/** The stream id each model call of the thread was scheduled with, in order (absent: the call does not stream). */
-async function modelCallStreamIds(rig: ThreadRig, threadId: string): Promise<Array<string | undefined>> {
-  const history = await rig.threads.workflowHandle(threadId).fetchHistory();
-  return (history.events ?? [])
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.toLowerCase().includes("model"))
-    .map((e) => (JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString("utf8")) as { streamId?: string }).streamId);
-}
-
 describe("what streaming costs in history", () => {
   it("is bounded: one signal per batch, at most maxBatches per answer however long it streams", async () => {
     const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { interval: "50ms", maxBatches: 3 } } } });
@@ -172,7 +164,7 @@ describe("what streaming costs in history", () => {
     hold.release();
     await rig.threads.settled({ threadId });
     expect(await signalsOf(rig, threadId)).toEqual([]);
-    expect(await modelCallStreamIds(rig, threadId)).toEqual([undefined]);
+    expect(await modelCallStreamIds(rig.threads, threadId)).toEqual([undefined]);
     const stream = await rig.threads.streamUpdates({ threadId });
     expect(stream.updates.map((u) => u.type)).toEqual(["status", "message", "status"]);
   });
@@ -193,7 +185,7 @@ describe("what streaming costs in history", () => {
     await rig.threads.settled({ threadId });
     expect(await signalsOf(rig, threadId)).toHaveLength(before);
     // The turn's model call was told not to stream (it got no stream id), so no delta could go out.
-    expect(await modelCallStreamIds(rig, threadId)).toEqual([expect.any(String), undefined]);
+    expect(await modelCallStreamIds(rig.threads, threadId)).toEqual([expect.any(String), undefined]);
     const quiet = await rig.threads.streamUpdates({ threadId, fromSeq });
     expect(quiet.updates.filter((u) => u.type === "text-delta")).toEqual([]);
     expect(quiet.updates.some((u) => u.type === "message" && u.message.role === "assistant" && u.message.content === STORY)).toBe(true);
@@ -203,7 +195,7 @@ describe("what streaming costs in history", () => {
     await vi.waitFor(async () => expect((await signalsOf(rig, threadId)).length).toBeGreaterThan(before), { timeout: 30_000, interval: 20 });
     loudHold.release();
     await rig.threads.settled({ threadId });
-    expect(await modelCallStreamIds(rig, threadId)).toEqual([expect.any(String), undefined, expect.any(String)]);
+    expect(await modelCallStreamIds(rig.threads, threadId)).toEqual([expect.any(String), undefined, expect.any(String)]);
   });
 
   it("refuses a stream setting that is not a boolean, and an update whose stream is not false on a message, changing nothing", async () => {

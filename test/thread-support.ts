@@ -157,3 +157,11 @@ export function render(updates: StreamUpdate[]): Map<string, string> {
   }
   return text;
 }
+
+/** The stream id each model call of the thread was scheduled with, in order (absent: the call does not stream). */
+export async function modelCallStreamIds(threads: ThreadsClient, threadId: string): Promise<Array<string | undefined>> {
+  const history = await threads.workflowHandle(threadId).fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name?.toLowerCase().includes("model"))
+    .map((e) => (JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString("utf8")) as { streamId?: string }).streamId);
+}

@@ -19,7 +19,7 @@ const Create = z.object({
   autoStart: z.boolean().optional(),
   stream: z.boolean().optional(),
 });
-const Send = z.object({ prompt: z.string(), messageId: Id.optional() });
+const Send = z.object({ prompt: z.string(), messageId: Id.optional(), stream: z.boolean().optional() });
 const Add = z.object({ message: Message, messageId: Id.optional() });
 const ResumeThread = z.object({ prompt: z.string().optional() });
 // The answer token from the callback's link (ctx.answerToken): without it the thread refuses the answer (RC5041).
@@ -78,8 +78,14 @@ export function threadRoutes(threads: ThreadsClient, events: EventStreamOptions)
       );
     })
     .post("/:id/messages", valid("param", ThreadParam), valid("json", Send), async (c) => {
-      const { prompt, messageId } = c.req.valid("json");
-      const reply = await threads.sendMessage({ threadId: c.req.valid("param").id, prompt, ...(messageId ? { messageId } : {}), ...caller(c.get("principal")) });
+      const { prompt, messageId, stream } = c.req.valid("json");
+      const reply = await threads.sendMessage({
+        threadId: c.req.valid("param").id,
+        prompt,
+        ...(messageId ? { messageId } : {}),
+        ...(stream !== undefined ? { stream } : {}),
+        ...caller(c.get("principal")),
+      });
       return c.json(reply, 202);
     })
     .post("/:id/messages/add", valid("param", ThreadParam), valid("json", Add), async (c) => {
