@@ -210,6 +210,17 @@ Object.assign(scenarios, {
     await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
+  // A turn asked not to stream (sendMessage's stream: false), then one that streams again.
+  "thread-quiet-turn": async (id: string) => {
+    h.model.script(id, [{ text: "ready" }, { text: "answered whole" }, { text: "answered in deltas" }]);
+    await rig.threads.createThread({ threadId: id, prompt: id });
+    await rig.threads.settled({ threadId: id });
+    await rig.threads.sendMessage({ threadId: id, prompt: "no deltas", stream: false });
+    await rig.threads.settled({ threadId: id });
+    await rig.threads.sendMessage({ threadId: id, prompt: "deltas again" });
+    await rig.threads.settled({ threadId: id });
+    await deleteThread(id);
+  },
   // A stop while a tool runs (the tool is cancelled), then resume runs it again.
   "thread-stop-resume": async (id: string) => {
     h.model.script(id, [{ toolCalls: [{ name: "slowTask", arguments: { job: "report" } }] }, { text: "the report is done" }]);
