@@ -134,7 +134,9 @@ describe("an agent's onDenied", () => {
     await vi.waitFor(() => expect(linkFor(escalated, "reask")).toBeDefined(), { timeout: 15_000 });
     const fresh = linkFor(escalated, "reask");
     expect(fresh.deferralId).not.toBe(first.deferralId);
-    expect((await own.deferrals.get(fresh.deferralId)).meta).toMatchObject({ escalated: true, amount: 9 });
+    // The link exists once onDenied returns; the record once its activity has reported back (RC5046 until then).
+    const record = await vi.waitFor(() => own.deferrals.get(fresh.deferralId), { timeout: 15_000 });
+    expect(record.meta).toMatchObject({ escalated: true, amount: 9 });
     await expect(own.resume({ token: first.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
     const resumed = await own.resume({ token: fresh.token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "paid after all" } });
