@@ -3,7 +3,7 @@ import type { AgentModelCallInput } from "../src/core/contracts.js";
 import type { ModelDelta } from "../src/core/model.js";
 import { deltaEntries } from "../src/core/model-deltas.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN } from "../src/core/stream-seq.js";
-import type { StreamUpdate } from "../src/core/thread-contracts.js";
+import type { StreamFlush, StreamUpdate } from "../src/core/thread-contracts.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import type { StreamSettings } from "./settings.js";
 import { DeltaFlusher } from "./thread-stream-flusher.js";
@@ -42,7 +42,17 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
   if (messageId === undefined) return undefined;
   if (stream.transport === "workflow" || input.streamSeq === undefined) {
     const handle = client.workflow.getHandle(input.workflowId, call.runId);
-    const flusher = new DeltaFlusher((parts) => handle.signal(threadStreamSignal, { streamId: messageId, attempt: call.attempt, parts }), stream.intervalMs, stream.maxBatches);
+    const numbering = signalNumbering(input.streamSeq, call.attempt);
+    const flusher = new DeltaFlusher(
+      (parts) => {
+        const numbered = numbering?.(parts);
+        // Past the attempt's span the rest of the answer arrives whole, as its message.
+        if (numbered === null) return Promise.resolve();
+        return handle.signal(threadStreamSignal, { streamId: messageId, attempt: call.attempt, parts, ...numbered });
+      },
+      stream.intervalMs,
+      stream.maxBatches,
+    );
     return {
       push: (delta) => flusher.push(delta),
       // The thread resets a draft only for a newer attempt: an answer started over inside one
@@ -89,5 +99,29 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
       void transport.publish(input.workflowId, { after, entries: [{ seq: ++seq, type: "reset", messageId, reason: "retry" }] }).catch(() => undefined);
     },
     close: () => flusher.close(),
+  };
+}
+
+/**
+ * By signal, on a thread that reserved a block of seqs for the call: each batch says the seq
+ * of its first entry (and the durable entry the call follows), so a reader of the history's
+ * signals numbers the entries as the thread's log does (`numberedFlushEntries`) and needs no
+ * query to see them. Returns what each batch adds to its signal, or null once the attempt's
+ * span is full; undefined when the thread numbers the deltas itself.
+ */
+function signalNumbering(streamSeq: AgentModelCallInput["streamSeq"], attempt: number): ((parts: ModelDelta[]) => Pick<StreamFlush, "first" | "after" | "reset"> | null) | undefined {
+  const first = streamSeq === undefined ? undefined : attemptSeqBase(streamSeq.base, attempt);
+  if (streamSeq === undefined || first === undefined) return undefined;
+  // As on a transport: the span's first seq is the block's start (the last seq before it), so entries come after it.
+  const end = first + STREAM_ATTEMPT_SPAN;
+  let next = first + 1;
+  let resetFirst = attempt > 1;
+  return (parts) => {
+    const count = deltaEntries(parts, "").length + (resetFirst ? 1 : 0);
+    if (next + count > end) return null;
+    const numbered = { first: next, after: streamSeq.after, ...(resetFirst ? { reset: true as const } : {}) };
+    next += count;
+    resetFirst = false;
+    return numbered;
   };
 }

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
+import { ThreadsClient, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
-import { modelCallStreamIds, render, threadRig, type ThreadRig } from "./thread-support.js";
+import { chatAgent, modelCallStreamIds, render, threadRig, type ThreadRig } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 import * as threadWire from "../src/core/wire/thread.js";
 
@@ -128,6 +129,57 @@ describe("streaming a thread's answer", () => {
     expect(argumentDeltas().length).toBeGreaterThanOrEqual(2);
     expect(argumentDeltas()[0]).toMatchObject({ toolName: "lookup", toolCallId: expect.any(String) });
     expect(json.startsWith(args())).toBe(true);
+  });
+});
+
+describe("following deltas by signal", () => {
+  it("costs a follower no query per batch: it reads the numbered batches from the history's signals", async () => {
+    // The follower's own client counts the log's queries (what Temporal bills) its poller makes.
+    let streamQueries = 0;
+    const counting: WorkflowClientInterceptor = {
+      async query(input, next) {
+        if (input.queryType === "durable-agents.thread.stream") streamQueries++;
+        return next(input);
+      },
+    };
+    const follower = new ThreadsClient({ client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }), taskQueue: rig.taskQueue, agent: chatAgent });
+    const prompt = uid("followed by signal");
+    const answer = STORY.repeat(2);
+    // The answer pauses six times: a batch goes out at each pause, and the reader must have it before it goes on.
+    const holds = Array.from({ length: 6 }, (_, i) => ({ hold: h.model.hold(), afterChars: 30 * (i + 1) }));
+    h.model.script(prompt, [{ text: "ready" }, { text: answer, holds }]);
+    const { threadId } = await rig.threads.createThread({ prompt });
+    await rig.threads.settled({ threadId });
+
+    const stop = new AbortController();
+    const seen: StreamUpdate[] = [];
+    let joined!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (joined = resolve));
+    const following = (async () => {
+      for await (const batch of follower.followUpdates({ threadId, signal: stop.signal })) {
+        seen.push(...batch.updates);
+        joined();
+        if (seen.some((u) => u.type === "message" && u.message.content === answer) && batch.status === "completed") return;
+      }
+    })();
+    await caughtUp;
+    const before = streamQueries;
+    const deltas = () => seen.filter((u): u is Extract<StreamUpdate, { type: "text-delta" }> => u.type === "text-delta");
+    await rig.threads.sendMessage({ threadId, prompt: "go" });
+    for (const { hold, afterChars } of holds) {
+      await hold.reached;
+      await vi.waitFor(() => expect(deltas().map((d) => d.text).join("").length).toBeGreaterThanOrEqual(afterChars), { timeout: 30_000, interval: 20 });
+      hold.release();
+    }
+    await following;
+    stop.abort();
+    expect(answer.startsWith(deltas().map((d) => d.text).join(""))).toBe(true);
+    // Each pause let at least one batch out, and each reached the reader before the answer went on.
+    expect(deltas().length).toBeGreaterThanOrEqual(holds.length);
+    const seqs = seen.map((u) => u.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // The turn's durable entries (its start, its answer) are read by query; the batches are not.
+    expect(streamQueries - before).toBeLessThanOrEqual(3);
   });
 });
 

@@ -1,5 +1,5 @@
-import { deltaEntries } from "../src/core/model-deltas.js";
-import { STREAM_BLOCK } from "../src/core/stream-seq.js";
+import { deltaEntries, numberedFlushEntries } from "../src/core/model-deltas.js";
+import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../src/core/stream-seq.js";
 import type { StreamBatch, StreamFlush, StreamSnapshot, StreamUpdate, StreamUpdateBody, ThreadCarry, ThreadMessage, ThreadStatus } from "../src/core/thread-contracts.js";
 
 /** Entries kept for readers; older ones are dropped and a reader that far behind is told so. */
@@ -16,8 +16,11 @@ export class StreamLog {
   #entries: StreamUpdate[];
   /** Seqs up to this are reserved for deltas sent out of band: the next entry comes after. */
   #floor: number;
-  /** The answer being written, and which activity attempt is writing it. */
-  #current: { messageId: string; attempt: number } | undefined;
+  /**
+   * The answer being written, which activity attempt is writing it, the block reserved for
+   * its deltas, and the last seq the activity numbered in it.
+   */
+  #current: CurrentAnswer | undefined;
   /**
    * Whether an answer's deltas get a reserved block of seqs, so the model activity can
    * number and publish them itself (a `StreamTransport`) instead of signalling them here.
@@ -51,8 +54,14 @@ export class StreamLog {
     const after = this.#lastDurable();
     this.#seq = Math.max(this.#seq, this.#floor) + 1;
     const entry = { ...body, seq: this.#seq } as StreamUpdate;
-    this.#entries.push(entry);
+    this.#keep(entry);
     this.onEntry?.({ after, entries: [entry] });
+  }
+
+  /** Appends an entry, dropping the oldest past CAPACITY. */
+  #keep(entry: StreamUpdate): void {
+    this.#entries.push(entry);
+    this.#seq = Math.max(this.#seq, entry.seq);
     if (this.#entries.length > CAPACITY) {
       const dropped = this.#entries.splice(0, this.#entries.length - CAPACITY);
       this.#droppedThrough = dropped.at(-1)!.seq;
@@ -68,6 +77,7 @@ export class StreamLog {
     if (!this.reservesBlocks) return undefined;
     const base = Math.max(this.#seq, this.#floor);
     this.#floor = base + STREAM_BLOCK;
+    this.#current.base = base;
     return { base, after: this.#lastDurable() };
   }
 
@@ -75,12 +85,33 @@ export class StreamLog {
   accept(flush: StreamFlush): void {
     const current = this.#current;
     if (!current || flush.streamId !== current.messageId || flush.attempt < current.attempt) return;
+    const numbered = numberedFlushEntries(flush);
+    if (numbered) return this.#acceptNumbered(numbered, flush.attempt, current);
     if (flush.attempt > current.attempt) {
       // A retried call streams from the start again: readers drop what the failed attempt wrote.
       if (current.attempt > 0) this.reset("retry");
       current.attempt = flush.attempt;
     }
     for (const entry of deltaEntries(flush.parts, current.messageId)) this.push(entry);
+  }
+
+  /**
+   * Deltas the activity numbered in the call's block (by signal, so that readers of the
+   * history's signals see these very entries). Kept only inside the attempt's span and after
+   * what it numbered before: anything else is a stale or forged batch, and is ignored.
+   */
+  #acceptNumbered(batch: StreamBatch, attempt: number, current: CurrentAnswer): void {
+    const start = current.base === undefined ? undefined : attemptSeqBase(current.base, attempt);
+    const first = batch.entries[0]?.seq;
+    const last = batch.entries.at(-1)?.seq;
+    if (start === undefined || first === undefined || last === undefined) return;
+    if (first <= start || last >= start + STREAM_ATTEMPT_SPAN || (attempt === current.attempt && first <= (current.numbered ?? -1))) return;
+    // A retried attempt's first batch begins with its reset entry: readers drop the failed attempt's deltas.
+    if (attempt > current.attempt) this.#fold(current.messageId);
+    current.attempt = attempt;
+    current.numbered = last;
+    for (const entry of batch.entries) this.#keep(entry);
+    this.onEntry?.(batch);
   }
 
   /** The answer is complete: its `message` entry stands for the deltas, which are folded away. */
@@ -144,6 +175,15 @@ export class StreamLog {
   #fold(messageId: string): void {
     this.#entries = this.#entries.filter((e) => !isDeltaOf(e, messageId));
   }
+}
+
+interface CurrentAnswer {
+  messageId: string;
+  attempt: number;
+  /** The first seq of the block reserved for the answer's deltas. */
+  base?: number;
+  /** The last seq the model activity numbered in it. */
+  numbered?: number;
 }
 
 function isDeltaOf(entry: StreamUpdate, messageId: string): boolean {

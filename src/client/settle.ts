@@ -7,6 +7,7 @@ import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
+import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
 /** What waiting for a run needs from the client it runs on. */
 export interface SettleDeps {
@@ -144,43 +145,20 @@ async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSi
   }
 }
 
-/**
- * One long-poll of the run's history. Each call gets its own abort signal, tied to the
- * wait's: a signal given to the client keeps a listener per call made under it.
- */
+/** One long-poll of the run's history; a run that does not exist is RunNotFoundError. */
 async function history(
   client: Client,
   runId: string,
   signal: AbortSignal,
   page: { nextPageToken?: Uint8Array; historyEventFilterType?: number; maximumPageSize?: number },
 ): Promise<HistoryResponse> {
-  signal.throwIfAborted();
-  const call = new AbortController();
-  const abort = () => call.abort();
-  signal.addEventListener("abort", abort, { once: true });
   try {
-    return await client.withAbortSignal(call.signal, () =>
-      client.workflowService.getWorkflowExecutionHistory({
-        namespace: client.options.namespace,
-        execution: { workflowId: runId },
-        // Answers at once while there are events to read, then waits (up to the server's long-poll timeout) for new ones.
-        waitNewEvent: true,
-        skipArchival: true,
-        ...(page.historyEventFilterType ? { historyEventFilterType: page.historyEventFilterType } : {}),
-        ...(page.maximumPageSize ? { maximumPageSize: page.maximumPageSize } : {}),
-        ...(page.nextPageToken && page.nextPageToken.length > 0 ? { nextPageToken: page.nextPageToken } : {}),
-      }),
-    );
+    return await longPollHistory(client, { workflowId: runId }, signal, page);
   } catch (err) {
     if (isGrpcServiceError(err) && err.code === NOT_FOUND) throw new RunNotFoundError({ runId });
     throw err;
-  } finally {
-    signal.removeEventListener("abort", abort);
   }
 }
-
-type HistoryResponse = Awaited<ReturnType<Client["workflowService"]["getWorkflowExecutionHistory"]>>;
-type HistoryEvents = NonNullable<NonNullable<HistoryResponse["history"]>["events"]>;
 
 /** The deferral these events leave listed as waiting, if the last status they write is "deferred". */
 function waitingDeferral(events: HistoryEvents): string | undefined {

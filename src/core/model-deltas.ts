@@ -1,5 +1,5 @@
 import type { ModelDelta } from "./model.js";
-import type { StreamUpdateBody } from "./thread-contracts.js";
+import type { StreamBatch, StreamFlush, StreamUpdate, StreamUpdateBody } from "./thread-contracts.js";
 
 /** Adjacent text pieces, and adjacent pieces of one tool call's arguments, become one entry each. */
 export function mergeDeltas(parts: ModelDelta[]): ModelDelta[] {
@@ -30,4 +30,18 @@ export function deltaEntries(parts: ModelDelta[], messageId: string): StreamUpda
           argumentsDelta: part.argumentsDelta,
         },
   );
+}
+
+/**
+ * The entries of a delta signal the model activity numbered itself (`first` set): what the
+ * thread's log stores for it and what a reader of the history's signals hands on, so both
+ * hold the same seqs. Undefined for a signal the thread numbers (no `first`).
+ */
+export function numberedFlushEntries(flush: StreamFlush): StreamBatch | undefined {
+  if (flush.first === undefined || flush.after === undefined) return undefined;
+  const bodies: StreamUpdateBody[] = [
+    ...(flush.reset ? [{ type: "reset", messageId: flush.streamId, reason: "retry" } as StreamUpdateBody] : []),
+    ...deltaEntries(flush.parts, flush.streamId),
+  ];
+  return { after: flush.after, entries: bodies.map((body, i) => ({ ...body, seq: flush.first! + i }) as StreamUpdate) };
 }

@@ -113,6 +113,10 @@ export function streamFlushProblem(f: unknown): Problem {
   if (typeof f.streamId !== "string") return "streamId must be a string";
   if (!isCount(f.attempt)) return "attempt must be a whole number";
   if (!Array.isArray(f.parts)) return "parts must be an array";
+  if (f.first !== undefined || f.after !== undefined || f.reset !== undefined) {
+    if (!isCount(f.first) || !isCount(f.after)) return "first and after must be whole numbers, together";
+    if (f.reset !== undefined && f.reset !== true) return "reset must be true or absent";
+  }
   for (const part of f.parts as unknown[]) {
     if (!isObject(part)) return "every part must be an object";
     if (part.kind === "text") {

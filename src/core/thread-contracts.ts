@@ -129,6 +129,16 @@ export interface StreamFlush {
   /** Activity attempt: a higher one means the call was retried and the earlier deltas are void. */
   attempt: number;
   parts: ModelDelta[];
+  /**
+   * The seq of the batch's first entry, numbered by the model activity inside the block the
+   * thread reserved for the call (`numberedFlushEntries`), so that a reader of the history's
+   * signals sees the entries the thread's log holds. Absent: the thread numbers them.
+   */
+  first?: number;
+  /** With `first`: the seq of the durable entry the call's deltas follow. */
+  after?: number;
+  /** With `first`: the first batch of a retried attempt, whose first entry tells readers to drop the failed attempt's deltas. */
+  reset?: true;
 }
 
 /** One open tool call of the current turn, as `threads.state` shows it. */

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { ackFromLine, formatStatusLine, parkedLine, parkedOn, parseStatusLine } from "../../src/core/status-line.js";
+import { numberedFlushEntries } from "../../src/core/model-deltas.js";
+import { streamFlushProblem } from "../../src/core/request-shapes.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../../src/core/stream-seq.js";
 import type { StreamBatch } from "../../src/core/thread-contracts.js";
 import { StreamLog } from "../../workflows/thread-stream-log.js";
@@ -91,6 +93,42 @@ describe("reserved blocks", () => {
     const next = new StreamLog(carried);
     next.status("idle", "streaming", "t");
     expect(next.lastShownSeq).toBe(STREAM_BLOCK + 1);
+  });
+
+  it("keep the deltas an activity numbered and signalled, as a reader of the signal numbers them", () => {
+    const published: StreamBatch[] = [];
+    const log = new StreamLog();
+    log.reservesBlocks = true;
+    log.onEntry = (batch) => published.push(batch);
+    log.status("streaming", "idle", "t0");
+    const { base, after } = log.begin("m1")!;
+    const flush = { streamId: "m1", attempt: 1, parts: [{ kind: "text" as const, text: "Hel" }, { kind: "text" as const, text: "lo" }], first: base + 1, after };
+    log.accept(flush);
+    // What the thread holds is exactly what the history's signal reads as.
+    expect(log.since("t", "streaming", 1).updates).toEqual(numberedFlushEntries(flush)!.entries);
+    expect(published.at(-1)).toEqual(numberedFlushEntries(flush));
+    expect(log.lastShownSeq).toBe(base + 1);
+    // The same batch again, one from before it, and ones outside the attempt's span change nothing.
+    for (const stale of [flush, { ...flush, first: base }, { ...flush, first: base + STREAM_ATTEMPT_SPAN }, { ...flush, streamId: "m0", first: base + 5 }]) log.accept(stale);
+    expect(log.since("t", "streaming", 1).updates.map((u) => u.seq)).toEqual([base + 1]);
+    // A retried attempt starts with its reset, in its own span; the failed attempt's deltas are folded away.
+    const retry = { streamId: "m1", attempt: 2, parts: [{ kind: "text" as const, text: "Hello" }], first: attemptSeqBase(base, 2)! + 1, after, reset: true as const };
+    log.accept(retry);
+    expect(log.since("t", "streaming", 1).updates).toEqual(numberedFlushEntries(retry)!.entries);
+    expect(numberedFlushEntries(retry)!.entries.map((e) => e.type)).toEqual(["reset", "text-delta"]);
+    // The message folds the deltas and comes after the block.
+    log.push({ type: "message", message: { id: "m1", role: "assistant", content: "Hello", createdAt: "t1" } as never });
+    log.end();
+    expect(log.since("t", "completed", 1).updates.map((u) => u.type)).toEqual(["reset", "message"]);
+  });
+
+  it("refuse a numbered signal whose numbers are not whole, not together, or whose reset is not true", () => {
+    const flush = { streamId: "m1", attempt: 1, parts: [{ kind: "text", text: "x" }] };
+    expect(streamFlushProblem({ ...flush, first: 3, after: 1 })).toBeUndefined();
+    expect(streamFlushProblem({ ...flush, first: 3, after: 1, reset: true })).toBeUndefined();
+    for (const bad of [{ first: 3 }, { after: 1 }, { first: -1, after: 1 }, { first: 1.5, after: 1 }, { first: "3", after: 1 }, { first: 3, after: 1, reset: false }, { reset: true }, { first: 2 ** 60, after: 1 }]) {
+      expect(streamFlushProblem({ ...flush, ...bad }), JSON.stringify(bad)).toMatch(/first and after|reset/);
+    }
   });
 
   it("leave a thread without the patch numbered as before", () => {

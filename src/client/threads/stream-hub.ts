@@ -7,6 +7,7 @@ import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
 import { HistoryWatch } from "../history-watch.js";
+import { tailSignalledBatches } from "./signal-tail.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
@@ -104,6 +105,11 @@ export class StreamHub {
     return this.threads.streamTransport;
   }
 
+  /** @internal The threads client's own client, for the long-polls of `tailSignalledBatches` (the fail-fast one would cut them short). */
+  get client(): Client {
+    return this.threads.client;
+  }
+
   /** @internal The client reads go through (fail-fast, shared while anyone follows). */
   get reads(): Client {
     return (this.#reads ??= acquireStreamClient(this.threads.client)).client;
@@ -170,6 +176,8 @@ class ThreadPoller {
   #running = false;
   #wake: (() => void) | undefined;
   #subscription: Promise<StreamSubscription | undefined> | undefined;
+  /** Stops the tail of the history's delta signals (see `tailSignalledBatches`). */
+  #stopTail: (() => void) | undefined;
   /** The highest durable seq handed to readers (from the transport or a query); undefined before the first catch-up. */
   #known: number | undefined;
   /** The seq of the last entry of the thread's log, as its status line last said (undefined: a thread too old to say). */
@@ -186,6 +194,11 @@ class ThreadPoller {
   #lineFirst = true;
   /** Whether the transport has brought this poller anything: only then is it worth waiting for. */
   #heard = false;
+  /**
+   * Whether the history's signals have brought deltas: worth waiting for while nothing waits
+   * for a durable entry (those never come that way).
+   */
+  #heardSignals = false;
 
   constructor(
     private readonly hub: StreamHub,
@@ -211,6 +224,9 @@ class ThreadPoller {
   async #loop(): Promise<void> {
     try {
       this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch)).catch(() => undefined);
+      // A transport that reaches only this process leaves readers elsewhere to deltas by
+      // signal: those the history holds, numbered, read without a query.
+      if (this.hub.transport.local) this.#stopTail ??= tailSignalledBatches(this.hub.client, this.threadId, (batch) => this.#receive(batch, "history"));
       // Not for ever: readers of a transport whose subscribe never answers follow by query (a
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);
@@ -234,6 +250,8 @@ class ThreadPoller {
         this.#running = false;
         const subscription = this.#subscription;
         this.#subscription = undefined;
+        this.#stopTail?.();
+        this.#stopTail = undefined;
         this.#known = undefined;
         this.#pending = [];
         void subscription?.then((s) => s?.unsubscribe()).catch(() => undefined);
@@ -260,7 +278,7 @@ class ThreadPoller {
     }
     // The transport usually brings what the status line announced within moments: wait one round for it.
     const now = Date.now();
-    if (this.#heard && this.#known !== undefined && this.#lineSeq !== undefined) {
+    if ((this.#heard || (this.#heardSignals && this.#pending.length === 0)) && this.#known !== undefined && this.#lineSeq !== undefined) {
       this.#missingSince ??= now;
       if (now - this.#missingSince < this.hub.intervalMs) return true;
     }
@@ -284,7 +302,7 @@ class ThreadPoller {
     // Deltas by signal (they are in the log) move the history with news each time: while
     // they flow, reading the status line first only doubles the reads. Otherwise it saves
     // the billed query.
-    this.#lineFirst = this.#heard || !(delivered && snapshot.updates.some(isDelta));
+    this.#lineFirst = this.#heard || this.#heardSignals || !(delivered && snapshot.updates.some(isDelta));
     this.#drainPending();
     return true;
   }
@@ -310,8 +328,9 @@ class ThreadPoller {
     return this.#pending.length > 0 || [...this.#readers].some((r) => r.last < line);
   }
 
-  #receive(batch: StreamBatch): void {
-    this.#heard = true;
+  #receive(batch: StreamBatch, from: "transport" | "history" = "transport"): void {
+    if (from === "transport") this.#heard = true;
+    else this.#heardSignals = true;
     this.#incoming.push(batch);
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
