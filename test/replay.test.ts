@@ -336,6 +336,10 @@ Object.assign(scenarios, {
   },
 });
 
+// The mid-stream stop again, recorded once the model activity numbered its delta signals
+// (the thread keeps them at the seqs they carry), so later code must replay both kinds.
+scenarios["thread-stop-mid-stream-numbered"] = scenarios["thread-stop-mid-stream"]!;
+
 // The rollover scenario again, recorded under the rollover-at-events patch (its first
 // recording predates it), so later code must replay both.
 scenarios["thread-rollover-at-events"] = scenarios["thread-rollover"]!;
