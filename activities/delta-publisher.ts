@@ -1,7 +1,7 @@
 import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput } from "../src/core/contracts.js";
 import type { ModelDelta } from "../src/core/model.js";
-import { deltaEntries } from "../src/core/model-deltas.js";
+import { deltaEntries, mergeDeltas } from "../src/core/model-deltas.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN } from "../src/core/stream-seq.js";
 import type { StreamFlush, StreamUpdate } from "../src/core/thread-contracts.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
@@ -117,7 +117,8 @@ function signalNumbering(streamSeq: AgentModelCallInput["streamSeq"], attempt: n
   let next = first + 1;
   let resetFirst = attempt > 1;
   return (parts) => {
-    const count = deltaEntries(parts, "").length + (resetFirst ? 1 : 0);
+    // One entry per merged part, as numberedFlushEntries makes them.
+    const count = mergeDeltas(parts).length + (resetFirst ? 1 : 0);
     if (next + count > end) return null;
     const numbered = { first: next, after: streamSeq.after, ...(resetFirst ? { reset: true as const } : {}) };
     next += count;

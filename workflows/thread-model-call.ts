@@ -18,6 +18,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
   const activityId = `model-${messageId}`;
   const { threadCallModel } = proxyActivities<ThreadActivities>(legacyOptions.threadModel(prepared, activityId));
   const streamSeq = thread.stream.begin(messageId);
+  const streamed = thread.streamEnabled && thread.turnStreamed;
   thread.modelCall = { activityId, messageId };
   let baseLength = thread.sentLength;
   let delta = thread.messages.slice(baseLength).map(toChat);
@@ -43,14 +44,14 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
           workflowId: thread.threadId,
           transcriptId: thread.firstRunId,
           epoch: 0,
-          ...(thread.streamEnabled && thread.turnStreamed ? { streamId: messageId, ...(streamSeq ? { streamSeq } : {}) } : {}),
+          ...(streamed ? { streamId: messageId, ...(streamSeq ? { streamSeq } : {}) } : {}),
           room: thread.room.forAnswer(),
           gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
         },
         activityId,
         thread.turnSteps + 1,
       )
-    : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: thread.streamEnabled && thread.turnStreamed });
+    : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: streamed });
   // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.
   if (steps && CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
   // Checked where the state lives too: the worker refuses such answers first, but messages
