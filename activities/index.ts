@@ -12,6 +12,8 @@ import { createDescribeAgent } from "./describe-agent.js";
 import { createNotifyApproval } from "./notify-approval.js";
 import { legacyStepActivities, legacyToolActivities } from "./legacy.js";
 import { TranscriptSync } from "./transcript-sync.js";
+import { currentStepTask } from "./step-task.js";
+import { fillModelCall, fillToolCall, slimModelAnswer, slimToolAnswer, type WireStepActivities } from "../src/core/step-wire.js";
 
 export interface ActivityDeps {
   registry: AgentRegistry;
@@ -40,7 +42,7 @@ export function createActivities({
   deferral,
   threads: settings,
   telemetry = new AgentTelemetry(),
-}: ActivityDeps): AgentStepActivities & AgentActivities & ThreadActivities {
+}: ActivityDeps): WireStepActivities & AgentActivities & ThreadActivities {
   const transcripts = new TranscriptSync(client, threadCacheSize);
   const callTool = createCallAgentTool({ registry, client, deferral, settings, telemetry });
   const steps: AgentStepActivities = {
@@ -56,6 +58,10 @@ export function createActivities({
   };
   return {
     ...steps,
+    // As the agent-step layer schedules them: inputs and answers leave out what the other
+    // side fills in (step-wire.ts). The older names take and give them whole.
+    callAgentModel: async (input) => slimModelAnswer(await steps.callAgentModel(fillModelCall(input, currentStepTask()))),
+    callAgentTool: async (input) => slimToolAnswer(await steps.callAgentTool(fillToolCall(input, currentStepTask()))),
     ...legacyStepActivities(steps),
     async threadStatusChanged(change) {
       await settings.onStatusChange?.(change);
@@ -69,7 +75,10 @@ export function createToolActivities(deps: {
   client: Client;
   deferral: ResolvedDeferralConfig | undefined;
   settings: Pick<ActivitySettings, "stopLatencyMs">;
-}): Pick<AgentStepActivities, "callAgentTool"> & ReturnType<typeof legacyToolActivities> {
+}): Pick<WireStepActivities, "callAgentTool"> & ReturnType<typeof legacyToolActivities> {
   const callAgentTool = createCallAgentTool(deps);
-  return { callAgentTool, ...legacyToolActivities(callAgentTool) };
+  return {
+    callAgentTool: async (input) => slimToolAnswer(await callAgentTool(fillToolCall(input, currentStepTask()))),
+    ...legacyToolActivities(callAgentTool),
+  };
 }

@@ -4,6 +4,7 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  workflowInfo,
 } from "@temporalio/workflow";
 import type {
   AgentDescription,
@@ -24,6 +25,14 @@ import type { ChatMessage } from "../src/core/messages.js";
 import { messageFingerprint } from "../src/core/fingerprint.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { ownEntry } from "../src/core/own.js";
+import {
+  fillModelAnswer,
+  fillToolAnswer,
+  slimModelCall,
+  slimToolCall,
+  type StepTask,
+  type WireStepActivities,
+} from "../src/core/step-wire.js";
 import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
 
 /**
@@ -57,9 +66,11 @@ export function agentSteps(): AgentSteps {
     if (!("unchanged" in answer)) described = answer;
     return answer;
   };
-  const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
+  const callTool = async (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
     const tool = ownEntry(current().tools, input.toolCall.function.name);
-    return proxyActivities<AgentStepActivities>({ ...toolCallOptions(current(), tool, activityId), summary: toolSummary(input) }).callAgentTool(input);
+    const options = toolCallOptions(current(), tool, activityId);
+    const call = proxyActivities<WireStepActivities>({ ...options, summary: toolSummary(input) }).callAgentTool;
+    return fillToolAnswer(await call(slimToolCall(input, taskOf(options.taskQueue))));
   };
   return {
     describe: describe as AgentSteps["describe"],
@@ -68,10 +79,10 @@ export function agentSteps(): AgentSteps {
       const summary = modelSummary(described, step);
       const { callAgentModel } =
         input.host === "run" && described.localModelCalls
-          ? proxyLocalActivities<AgentStepActivities>({ ...localModelCallOptions(described), summary })
-          : proxyActivities<AgentStepActivities>({ ...modelCallOptions(described, activityId), summary });
+          ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(described), summary })
+          : proxyActivities<WireStepActivities>({ ...modelCallOptions(described, activityId), summary });
       try {
-        return await callAgentModel(input);
+        return fillModelAnswer(await callAgentModel(slimModelCall(input, taskOf(undefined))));
       } catch (err) {
         throw exhausted(err) ?? err;
       }
@@ -79,6 +90,12 @@ export function agentSteps(): AgentSteps {
     callTool: callTool as AgentSteps["callTool"],
     localModelCalls: () => current().localModelCalls === true,
   };
+}
+
+/** The task an activity scheduled on `queue` (the workflow's own by default) runs in. */
+function taskOf(queue: string | undefined): StepTask {
+  const { workflowId, runId, taskQueue } = workflowInfo();
+  return { workflowId, runId, taskQueue: queue ?? taskQueue };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Client } from "@temporalio/client";
 import { decodeFromPayloadsAtIndex } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { DeferredAck } from "../core/deferral-record.js";
 import type { JsonObject } from "../core/json.js";
+import { scheduledDeferralId } from "../core/step-wire.js";
 
 // The tool-call activities of a run, under the names runs schedule them by (callTool: before the agent-step layer).
 const RUN_TOOL_ACTIVITIES = new Set(["callAgentTool", "callTool"]);
@@ -35,8 +36,8 @@ export async function ackFromHistory(client: Client, runId: string, deferralId: 
       // A call scheduled before these events: the page does not hold the whole batch.
       if (!attributes) return undefined;
       if (!RUN_TOOL_ACTIVITIES.has(attributes.activityType?.name ?? "")) break;
-      const input = await decodeFromPayloadsAtIndex<{ deferralId?: unknown }>(converter, 0, attributes.input?.payloads);
-      if (input?.deferralId !== deferralId) continue;
+      const input = await decodeFromPayloadsAtIndex<Parameters<typeof scheduledDeferralId>[0] | undefined>(converter, 0, attributes.input?.payloads);
+      if (!input || scheduledDeferralId(input, runId) !== deferralId) continue;
       const output = await decodeFromPayloadsAtIndex<{ deferred?: { schema?: JsonObject } }>(converter, 0, completed.result?.payloads);
       if (output && typeof output === "object" && output.deferred) schemas.push(output.deferred.schema);
     }
