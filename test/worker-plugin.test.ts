@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -173,12 +174,55 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
     await completed(agents.run(agent, { prompt, runId }));
     expect(started).toContainEqual({ type: "agentRun", id: runId });
     expect(scheduled.filter((s) => s.id === runId).map((s) => s.activity)).toEqual(expect.arrayContaining(["callAgentModel", "callAgentTool"]));
+    // Temporal built this bundle, so the build id is Temporal's own.
+    expect(buildIdsOf((await agents.workflowHandle(runId).fetchHistory()).events ?? [])).toEqual([expect.stringMatching(/^@temporalio\/worker@.+\+[0-9a-f]{64}$/)]);
 
     const threadPrompt = uid("hello thread");
     h.model.script(threadPrompt, [{ text: "hi" }]);
     const { threadId } = await agents.threads.createThread({ agent, prompt: threadPrompt });
     await agents.threads.settled({ threadId });
     expect(started).toContainEqual({ type: "agentThread", id: threadId });
+    h.model.assertNoFailures();
+  });
+});
+
+/** Every build id the worker stamped on the workflow's tasks and activity starts. */
+function buildIdsOf(events: proto.temporal.api.history.v1.IHistoryEvent[]): string[] {
+  const stamps = events.flatMap((e) => [
+    e.workflowTaskStartedEventAttributes?.workerVersion?.buildId,
+    e.workflowTaskCompletedEventAttributes?.workerVersion?.buildId,
+    e.activityTaskStartedEventAttributes?.workerVersion?.buildId,
+  ]);
+  return [...new Set(stamps.filter((id): id is string => typeof id === "string" && id.length > 0))];
+}
+
+describe("what a worker writes into a run's history", () => {
+  it("stamps a 12-digit build id from its bundle, and schedules steps without the run's id, its queue or defaults", async () => {
+    const { agents, taskQueue } = await h.worker([agent]);
+    const prompt = uid("measure otter");
+    scriptToolRun(prompt);
+    const runId = uid("stamped");
+    expect(await completed(agents.run(agent, { prompt, runId }))).toMatchObject({ text: "otter has 5 letters" });
+    const events = (await agents.workflowHandle(runId).fetchHistory()).events ?? [];
+
+    // Temporal's default is its package and version and the bundle's whole SHA-256 (90 characters).
+    expect(buildIdsOf(events)).toEqual([createHash("sha256").update(h.bundle.code).digest("hex").slice(0, 12)]);
+
+    // What the activities learn from their own task is not stored with every step.
+    const stored = events.flatMap((e) => [
+      ...(e.activityTaskScheduledEventAttributes?.input?.payloads ?? []),
+      ...(e.activityTaskCompletedEventAttributes?.result?.payloads ?? []),
+    ]);
+    expect(stored.length).toBe(6);
+    for (const payload of stored) {
+      const json = Buffer.from(payload.data!).toString();
+      expect(json).not.toContain(runId);
+      expect(json).not.toContain(taskQueue);
+      expect(json).not.toMatch(/"restored":false|"isError":false|"role":"assistant"|"epoch":0/);
+    }
+    // And the tool still ran, for this run: its result is in the transcript.
+    const { messages } = await agents.messages(runId);
+    expect(messages.find((m) => m.role === "tool")?.content).toBe("otter has 5 letters");
     h.model.assertNoFailures();
   });
 });

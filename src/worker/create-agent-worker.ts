@@ -43,7 +43,10 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  * for `Worker.create` with `durableAgentsPlugin`, which you can use directly instead.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { connection, namespace, taskQueue, activities, workflowsPath, workflowBundle, worker, ...plugin } = options;
+  const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...plugin } = options;
+  // Bundled here rather than by Temporal, when nothing of the worker's shapes the bundle:
+  // the plugin then knows the code, and gives the worker a short build id from it.
+  const workflowBundle = options.workflowBundle ?? (workflowsPath || shapesBundle(worker, connection) ? undefined : await bundleAgentWorkflows());
   return Worker.create({
     ...worker,
     connection,
@@ -53,6 +56,18 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(workflowBundle ? { workflowBundle } : workflowsPath ? { workflowsPath } : {}),
     plugins: [...(worker?.plugins ?? []), durableAgentsPlugin(plugin)],
   });
+}
+
+/** True when a worker option goes into the workflow bundle Temporal would build. */
+function shapesBundle(worker: AgentWorkerOptions["worker"], connection: NativeConnection): boolean {
+  return Boolean(
+    worker?.interceptors?.workflowModules?.length ||
+      worker?.dataConverter?.payloadConverterPath ||
+      worker?.dataConverter?.failureConverterPath ||
+      worker?.bundlerOptions ||
+      worker?.plugins?.length ||
+      connection.plugins?.length,
+  );
 }
 
 // The bundler reports every module at info level; only problems are worth a user's screen.

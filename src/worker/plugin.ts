@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { SimplePlugin } from "@temporalio/plugin";
 import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
@@ -109,6 +111,7 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
     const configured = super.configureWorker(options);
     return {
       ...configured,
+      ...shortBuildId(configured),
       // A run's next workflow task goes to the sticky queue of the worker that last ran it.
       // When that worker died (SIGKILL, OOM, a lost host) nobody polls that queue, and the
       // task waits out this timeout before the server hands it to the shared queue: with
@@ -129,6 +132,23 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   override configureBundler(options: BundleOptions): BundleOptions {
     return withAgentWorkflows(super.configureBundler(options));
   }
+}
+
+/**
+ * The worker's build id: the first 12 hex digits of the SHA-256 of its workflow bundle,
+ * where Temporal's default is its package name and version and the whole digest (90
+ * characters). Temporal stamps it on every workflow task and activity start, six times
+ * in each turn of a tool loop: about a tenth of the turn's history bytes (docs/cost.md).
+ * It still changes with the workflow code, and is the same digest's prefix. Left to
+ * Temporal when the worker sets a build id or opts into versioning, or bundles at
+ * creation (`workflowsPath`: the code is not known yet here).
+ */
+function shortBuildId(options: WorkerOptions): Pick<WorkerOptions, "buildId"> {
+  // Without versioning the build id is only a stamp (Temporal marks the option deprecated for versioning's sake).
+  if (options.buildId !== undefined || options.useVersioning || options.workerDeploymentOptions) return {};
+  const bundle = options.workflowBundle;
+  const code = !bundle ? undefined : "code" in bundle ? bundle.code : readFileSync(bundle.codePath, "utf8");
+  return code === undefined ? {} : { buildId: createHash("sha256").update(code).digest("hex").slice(0, 12) };
 }
 
 /**
