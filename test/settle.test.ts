@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, defineAgent, RunTerminatedError, type DeferredAck } from "../src/index.js";
 import { settledUpdate } from "../src/workflow.js";
-import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
+import { approvalOptions, gatedAgent, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
@@ -27,7 +27,7 @@ const patient = defineAgent({
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents, taskQueue } = await h.worker([payoutAgent, weatherAgent, patient], {
+  ({ agents, taskQueue } = await h.worker([payoutAgent, weatherAgent, patient, gatedAgent], {
     deferral: { secret: SECRET },
     client: { deferral: { secret: SECRET } },
   }));
@@ -134,6 +134,38 @@ describe("waiting writes no history", () => {
     expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.any(Object), expiresAt: expect.any(String) });
     expect((await agents.state(runId)).turnsUsed).toBe(3);
     expect(await updatesIn(runId)).toBe(0);
+  });
+
+  it("acknowledges a park it saw happen from the history alone, with no query at all: a handler's schema and a gated call's approval", async () => {
+    const service = agents.client.workflowService;
+    const queries: string[] = [];
+    const original = service.queryWorkflow.bind(service);
+    const spy = vi.spyOn(service, "queryWorkflow").mockImplementation((request, ...rest) => {
+      queries.push(request.query?.queryType ?? "");
+      return original(request, ...rest);
+    });
+    const watched = async (agent: typeof payoutAgent, call: { name: string; arguments: Record<string, unknown> }) => {
+      const runId = uid("settle-watched");
+      const hold = h.model.hold();
+      h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }], hold }, { toolCalls: [call] }]);
+      const settling = (await agents.start(agent, { prompt: runId, runId })).settled();
+      await hold.reached;
+      hold.release();
+      return { runId, ack: await settling };
+    };
+    try {
+      const schema = await watched(payoutAgent, { name: "askApproval", arguments: { amount: 3 } });
+      const gated = await watched(gatedAgent, { name: "gatedPayout", arguments: { amount: 3 } });
+      expect(queries).toEqual([]);
+      spy.mockRestore();
+      expect(schema.ack).toMatchObject({ status: "deferred", schema: expect.objectContaining({ type: "object" }) });
+      expect(gated.ack).toMatchObject({ status: "deferred" });
+      expect(gated.ack).not.toHaveProperty("schema");
+      // Exactly what the workflow itself acknowledges, expiry to the millisecond.
+      for (const { runId, ack } of [schema, gated]) expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("wakes again when the run re-asks after an expiry: the acknowledgment of the new deferral", async () => {

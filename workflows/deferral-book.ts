@@ -86,8 +86,12 @@ export class DeferralBook {
     this.outcome.settle(ackOf(record));
     // Tool name and deferral id only: what the UI shows must not depend on a codec to stay
     // private. Without a schema that is the whole acknowledgment: callers read it for free.
-    this.#details(parkedLine(record.toolName, record.id, record.expiresAt, record.schema !== undefined));
-    return this.#wait(record, request.ttlMs);
+    const line = parkedLine(record.toolName, record.id, record.expiresAt, record.schema !== undefined);
+    this.#details(line);
+    // The expiry timer carries the line too: its event lands in the history in the same
+    // workflow task as the search attributes that list the deferral, so a caller watching
+    // the history for the park has the acknowledgment in hand (settle.ts), with no query.
+    return this.#wait(record, request.ttlMs, line);
   }
 
   /**
@@ -119,8 +123,8 @@ export class DeferralBook {
     return this.#result(record);
   }
 
-  async #wait(record: DeferralRecord, ttlMs: number): Promise<ParkResult> {
-    const settled = await this.runtime.condition(() => record.status !== "deferred", ttlMs);
+  async #wait(record: DeferralRecord, ttlMs: number, summary?: string): Promise<ParkResult> {
+    const settled = await this.runtime.condition(() => record.status !== "deferred", ttlMs, summary);
     if (!settled) {
       record.status = "expired";
       this.#visibility.status("expired");

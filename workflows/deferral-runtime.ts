@@ -18,8 +18,11 @@ export interface DeferralRuntime {
   upsertSearchAttributes(attributes: SearchAttributeWrite): void;
   /** Hands an event to worker-side listeners (a sink: never delivered twice on replay). */
   emit(event: DeferralEvent): void;
-  /** Temporal's `condition`: with a timeout it starts a timer and resolves false when it fires. */
-  condition(fn: () => boolean, timeoutMs?: number): Promise<boolean | void>;
+  /**
+   * Temporal's `condition`: with a timeout it starts a timer and resolves false when it
+   * fires. `summary` names the timer in its history event (and the Temporal UI).
+   */
+  condition(fn: () => boolean, timeoutMs?: number, summary?: string): Promise<boolean | void>;
   /** Where this execution lives, for the binding of resume tokens; fakes may leave it out (no binding check). */
   execution?(): TokenBinding;
   /** Shows what the run is doing (e.g. why it waits) as the workflow's current details in the Temporal UI; no command, so replay is unaffected. */
@@ -34,7 +37,8 @@ export function workflowDeferralRuntime(): DeferralRuntime {
     now: () => Date.now(),
     upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
     emit: (event) => sink.event(event),
-    condition: (fn, timeoutMs) => (timeoutMs === undefined ? condition(fn) : condition(fn, timeoutMs)),
+    condition: (fn, timeoutMs, summary) =>
+      timeoutMs === undefined ? condition(fn) : summary === undefined ? condition(fn, timeoutMs) : condition(fn, timeoutMs, { summary }),
     details: (text) => setCurrentDetails(text),
     execution: () => {
       const info = workflowInfo();

@@ -7,6 +7,7 @@ import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
+import { ackFromEvents } from "./history-ack.js";
 import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
 /** What waiting for a run needs from the client it runs on. */
@@ -32,14 +33,17 @@ const CLOSE_EVENT = 2;
  */
 const WATCH_INTERVAL_MS = 250;
 /**
- * The first reads of a wait come at most `EAGER_INTERVAL_MS` apart, so a run that parks
- * or finishes within them (most do) is seen doing so at once; after them the pause
- * doubles up to `WATCH_INTERVAL_MS`. Pausing 10 ms, doubling, from the first read made
- * `run()` see a park 80–160 ms late; 10 ms throughout a 20-turn run's first second made
- * some 40 reads, a measurable share of a two-core machine.
+ * The first `EAGER_READS` reads of a wait follow each other at once: a long-poll answers
+ * as soon as the run writes, so a run that parks or finishes within them (most do) is
+ * seen doing so when it does. After them the pause starts at `FIRST_PAUSE_MS` and doubles
+ * up to `WATCH_INTERVAL_MS`. Pausing 10 ms between the first reads made `run()` see a park
+ * about 8 ms late on average; 10 ms throughout a 20-turn run's first second made some 40
+ * reads, a measurable share of a two-core machine.
  */
-const EAGER_READS = 12;
-const EAGER_INTERVAL_MS = 10;
+const EAGER_READS = 16;
+const FIRST_PAUSE_MS = 10;
+// Events kept from the reads of a wait: the park's own workflow task and the tool calls before it.
+const KEPT_EVENTS = 128;
 
 /**
  * Waits until the run completes (its result), fails (its typed error) or parks on a
@@ -47,42 +51,59 @@ const EAGER_INTERVAL_MS = 10;
  * run polled by any number of callers keeps the history it had.
  *
  * A run parks in the workflow task that writes its deferral's search attributes
- * (`DeferralStatus` "deferred" and its `DeferralId`). So: the run's current attributes
- * first (an already parked run answers at once), then two long-polls of its history
- * race: one answered by the server only when the run closes (then its result), and one
- * of all new events, where an event listing a deferral as waiting is confirmed by reading
- * the record. History is read from the start once per call, then only what is new; after
- * a wait's first few reads new events are read at most every `WATCH_INTERVAL_MS`, so a busy
- * run does not wake the watch for each of them.
+ * (`DeferralStatus` "deferred" and its `DeferralId`). So three reads race: the run's
+ * current attributes (an already parked run answers from them), a long-poll of its
+ * history answered by the server only when the run closes (then its result), and one of
+ * all new events, where an event listing a deferral as waiting is acknowledged from the
+ * events themselves (the park's timer names the deferral) or else by reading the record.
+ * History is read from the start once per call, then only what is new; after a wait's
+ * first few reads new events are read at most every `WATCH_INTERVAL_MS`, so a busy run
+ * does not wake the watch for each of them.
  */
 export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
   // A run that continues as new closes one execution and goes on in the next: wait again on that one.
-  for (;;) {
-    let description;
-    try {
-      description = await deps.client.workflow.getHandle(runId).describe();
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-      throw err;
-    }
-    if (description.status.name !== "RUNNING") return deps.result();
-    const attributes = description.typedSearchAttributes;
-    const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
-    const ack = waitingOn ? await deps.deferred(waitingOn) : undefined;
-    if (ack) return ack;
-
+  for (let round = 0; ; round++) {
     const stop = new AbortController();
+    const described = fromDescription(deps, runId);
+    // After a close, the description says what it was (a result, or an execution that
+    // continued as new). The first time it races the history: a run just started is
+    // neither parked nor closed, and reading its description first made `run()` see its
+    // park one round trip later.
+    if (round > 0) {
+      const found = await described;
+      if (found) return found;
+    }
     const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
     const parked = watchForDeferral(deps, runId, stop.signal);
-    closed.catch(() => undefined);
-    parked.catch(() => undefined);
+    const settles = round === 0 ? described.then((found) => found ?? untilAborted(stop.signal)) : untilAborted(stop.signal);
+    for (const watch of [settles, closed, parked]) watch.catch(() => undefined);
     try {
-      const found = await Promise.race([closed, parked.then((a) => a ?? closed)]);
+      const found = await Promise.race([settles, closed, parked.then((a) => a ?? closed)]);
       if (found) return found;
     } finally {
       stop.abort();
     }
   }
+}
+
+/** What the run's description settles: its result once it closed, the acknowledgment when its attributes list a deferral it still waits on. */
+async function fromDescription(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck | undefined> {
+  let description;
+  try {
+    description = await deps.client.workflow.getHandle(runId).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+    throw err;
+  }
+  if (description.status.name !== "RUNNING") return deps.result();
+  const attributes = description.typedSearchAttributes;
+  const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
+  return waitingOn ? deps.deferred(waitingOn) : undefined;
+}
+
+/** Never resolves; rejects once `signal` aborts (the race it was in is over). */
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("settled")), { once: true }));
 }
 
 /** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
@@ -126,21 +147,29 @@ async function watchForClose(client: Client, runId: string, signal: AbortSignal)
 async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
   let nextPageToken: Uint8Array | undefined;
   let reads = 0;
-  let pause = EAGER_INTERVAL_MS;
+  let pause = 0;
+  let kept: HistoryEvents = [];
   for (;;) {
     const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
-    const deferralId = waitingDeferral(response.history?.events ?? []);
+    const events = response.history?.events ?? [];
+    kept = [...kept, ...events].slice(-KEPT_EVENTS);
+    const token = response.nextPageToken;
+    // A running run's history always has a next page (the long-poll goes on); a closed
+    // run's last page has none. Caught up, the events say what the run does now.
+    const running = token !== undefined && token !== null && token.length > 0;
+    const caughtUp = running && events.length < PAGE_SIZE;
+    // A closed run waits on nothing: its description says how it ended.
+    const deferralId = running ? waitingDeferral(events) : undefined;
     if (deferralId) {
-      const ack = await deps.deferred(deferralId);
+      const ack = (caughtUp ? await ackFromEvents(deps.client, runId, kept, deferralId) : undefined) ?? (await deps.deferred(deferralId));
       if (ack) return ack;
     }
-    const token = response.nextPageToken;
-    if (!token || token.length === 0) return undefined;
+    if (!running) return undefined;
     nextPageToken = token;
     // Only once caught up: the pages of a long history are read back to back.
-    if ((response.history?.events?.length ?? 0) < PAGE_SIZE) {
-      await sleep(pause, undefined, { signal });
-      if (++reads >= EAGER_READS) pause = Math.min(WATCH_INTERVAL_MS, pause * 2);
+    if (caughtUp) {
+      if (pause > 0) await sleep(pause, undefined, { signal });
+      if (++reads >= EAGER_READS) pause = Math.min(WATCH_INTERVAL_MS, Math.max(FIRST_PAUSE_MS, pause * 2));
     }
   }
 }
