@@ -42,6 +42,18 @@ async function updatesIn(runId: string): Promise<number> {
   return (events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateAdmittedEventAttributes).length;
 }
 
+/** Records the type of every query this client sends until the spy is restored. */
+function spyQueries() {
+  const service = agents.client.workflowService;
+  const queries: string[] = [];
+  const original = service.queryWorkflow.bind(service);
+  const spy = vi.spyOn(service, "queryWorkflow").mockImplementation((request, ...rest) => {
+    queries.push(request.query?.queryType ?? "");
+    return original(request, ...rest);
+  });
+  return { queries, spy };
+}
+
 async function deferredRun(): Promise<{ runId: string; ack: DeferredAck }> {
   const runId = uid("settle");
   h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 5 } }] }, { text: "Paid 5." }]);
@@ -86,13 +98,7 @@ describe("waiting writes no history", () => {
 
   it("answers a deferral with a schema from the run's history, with no billed query: the same acknowledgment its record gives", async () => {
     const { runId } = await deferredRun();
-    const service = agents.client.workflowService;
-    const queries: string[] = [];
-    const original = service.queryWorkflow.bind(service);
-    const spy = vi.spyOn(service, "queryWorkflow").mockImplementation((request, ...rest) => {
-      queries.push(request.query?.queryType ?? "");
-      return original(request, ...rest);
-    });
+    const { queries, spy } = spyQueries();
     try {
       const ack = await agents.handle(runId).settled();
       expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.objectContaining({ type: "object" }), expiresAt: expect.any(String) });
@@ -137,13 +143,7 @@ describe("waiting writes no history", () => {
   });
 
   it("acknowledges a park it saw happen from the history alone, with no query at all: a handler's schema and a gated call's approval", async () => {
-    const service = agents.client.workflowService;
-    const queries: string[] = [];
-    const original = service.queryWorkflow.bind(service);
-    const spy = vi.spyOn(service, "queryWorkflow").mockImplementation((request, ...rest) => {
-      queries.push(request.query?.queryType ?? "");
-      return original(request, ...rest);
-    });
+    const { queries, spy } = spyQueries();
     const watched = async (agent: typeof payoutAgent, call: { name: string; arguments: Record<string, unknown> }) => {
       const runId = uid("settle-watched");
       const hold = h.model.hold();
