@@ -52,7 +52,7 @@ const KEPT_EVENTS = 128;
  *
  * A run parks in the workflow task that writes its deferral's search attributes
  * (`DeferralStatus` "deferred" and its `DeferralId`). So three reads race: the run's
- * current attributes (an already parked run answers from them), a long-poll of its
+ * description (a closed run's result; a park in a long history), a long-poll of its
  * history answered by the server only when the run closes (then its result), and one of
  * all new events, where an event listing a deferral as waiting is acknowledged from the
  * events themselves (the park's timer names the deferral) or else by reading the record.
@@ -64,7 +64,7 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
   // A run that continues as new closes one execution and goes on in the next: wait again on that one.
   for (let round = 0; ; round++) {
     const stop = new AbortController();
-    const described = fromDescription(deps, runId);
+    const described = fromDescription(deps, runId, round === 0);
     // After a close, the description says what it was (a result, or an execution that
     // continued as new). The first time it races the history: a run just started is
     // neither parked nor closed, and reading its description first made `run()` see its
@@ -86,8 +86,14 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
   }
 }
 
-/** What the run's description settles: its result once it closed, the acknowledgment when its attributes list a deferral it still waits on. */
-async function fromDescription(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck | undefined> {
+/**
+ * What the run's description settles: its result once it closed, the acknowledgment when
+ * its attributes list a deferral it still waits on. Racing the history watch (`racing`),
+ * a park in a history of one page is left to the watch, which acknowledges it from the
+ * events (no query, no worker needed); a longer one is read from the record at once
+ * rather than after every page.
+ */
+async function fromDescription(deps: SettleDeps, runId: string, racing: boolean): Promise<AgentResult | DeferredAck | undefined> {
   let description;
   try {
     description = await deps.client.workflow.getHandle(runId).describe();
@@ -98,7 +104,8 @@ async function fromDescription(deps: SettleDeps, runId: string): Promise<AgentRe
   if (description.status.name !== "RUNNING") return deps.result();
   const attributes = description.typedSearchAttributes;
   const waitingOn = attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
-  return waitingOn ? deps.deferred(waitingOn) : undefined;
+  if (!waitingOn || (racing && description.historyLength <= PAGE_SIZE)) return undefined;
+  return deps.deferred(waitingOn);
 }
 
 /** Never resolves; rejects once `signal` aborts (the race it was in is over). */
