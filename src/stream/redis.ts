@@ -1,8 +1,7 @@
-import type { Payload, PayloadCodec } from "@temporalio/common";
+import type { PayloadCodec } from "@temporalio/common";
 import { createClient, type RedisClientType } from "redis";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
-import { asStreamUpdate } from "../core/stream-fold.js";
-import { payloadFromJson, payloadToJson } from "../codec/payload-json.js";
+import { batchFromText, batchToText } from "./batch-text.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
 /** A node-redis client (`createClient()` from `redis`), whatever its modules, scripts or RESP version. */
@@ -63,10 +62,8 @@ export interface RedisStreamTransport extends StreamTransport {
 const DEFAULT_PREFIX = "durable-agents:stream:";
 const DEFAULT_TIMEOUT_MS = 2_000;
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-const JSON_ENCODING = "json/plain";
 const NAME = "redisStreamTransport";
 
-const utf8 = (text: string) => Buffer.from(text, "utf8");
 
 /**
  * A stream transport on Redis Pub/Sub, for deployments whose readers (an HTTP front door, a
@@ -219,29 +216,9 @@ export function redisStreamTransport(options: RedisStreamTransportOptions = {}):
   };
   const decode = async (name: string, message: Buffer): Promise<StreamBatch | undefined> => {
     if (message.length > maxMessageBytes) return void drop(name, `${message.length} bytes, over maxMessageBytes (${maxMessageBytes})`);
-    let value: unknown;
-    try {
-      value = JSON.parse(message.toString("utf8"));
-    } catch (err) {
-      return void drop(name, "not JSON", err);
-    }
-    if (codec) {
-      const envelope = value as { payload?: unknown } | null;
-      if (!envelope || typeof envelope !== "object" || !("payload" in envelope)) return void drop(name, "not an encoded batch (does the publisher have this transport's codec?)");
-      try {
-        const [decoded] = await codec.decode([payloadFromJson(envelope.payload)]);
-        if (Buffer.from(decoded?.metadata?.encoding ?? []).toString() !== JSON_ENCODING) return void drop(name, "the codec's output is not a JSON payload");
-        value = JSON.parse(Buffer.from(decoded!.data ?? []).toString("utf8"));
-      } catch (err) {
-        return void drop(name, "the codec could not decode it", err);
-      }
-    }
-    const batch = asBatch(value);
-    if (!batch) {
-      const encoded = !codec && typeof value === "object" && value !== null && "payload" in value;
-      return void drop(name, encoded ? "an encoded batch, and this transport has no codec (give it the publisher's)" : "not a stream batch");
-    }
-    return batch;
+    const read = await batchFromText(message.toString("utf8"), codec);
+    if ("problem" in read) return void drop(name, read.problem, read.cause);
+    return read.batch;
   };
 
   // Subscriptions change one at a time, so that SUBSCRIBE, UNSUBSCRIBE and the subscriber
@@ -284,8 +261,7 @@ export function redisStreamTransport(options: RedisStreamTransportOptions = {}):
     async publish(threadId, batch) {
       if (closed) throw new Error(`${NAME}: publish after close()`);
       await bounded("publish", async (signal) => {
-        const json = JSON.stringify(batch);
-        const text = codec ? JSON.stringify({ payload: payloadToJson(await encodeWith(codec, json)) }) : json;
+        const text = await batchToText(batch, codec);
         if (Buffer.byteLength(text) > maxMessageBytes) {
           throw new Error(`${NAME}: a batch of ${Buffer.byteLength(text)} bytes is over maxMessageBytes (${maxMessageBytes}); subscribers would drop it`);
         }
@@ -340,21 +316,6 @@ export function redisStreamTransport(options: RedisStreamTransportOptions = {}):
       publisher = undefined;
     },
   };
-}
-
-async function encodeWith(codec: PayloadCodec, json: string): Promise<Payload> {
-  const [encoded] = await codec.encode([{ metadata: { encoding: utf8(JSON_ENCODING) }, data: utf8(json) }]);
-  if (!encoded) throw new Error(`${NAME}: the codec returned no payload`);
-  return encoded;
-}
-
-/** Reads an untrusted value as a batch; undefined when it is not one (the caller drops it). */
-function asBatch(value: unknown): StreamBatch | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const { after, entries } = value as { after?: unknown; entries?: unknown };
-  if (typeof after !== "number" || !Number.isSafeInteger(after) || after < 0 || !Array.isArray(entries)) return undefined;
-  const updates = entries.map(asStreamUpdate);
-  return updates.every((u) => u !== undefined) ? { after, entries: updates as StreamBatch["entries"] } : undefined;
 }
 
 interface Settings {
