@@ -66,6 +66,7 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
   if (first === undefined) return undefined;
   const { transport } = stream;
   const { after } = input.streamSeq;
+  const published = call.runId === undefined ? {} : { runId: call.runId };
   const last = first + STREAM_ATTEMPT_SPAN - 1;
   let seq = first;
   // A retried call streams from the start again: readers first drop what the failed attempt wrote.
@@ -81,7 +82,7 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
         if (seq >= last) break;
         entries.push({ ...body, seq: ++seq } as StreamUpdate);
       }
-      if (entries.length > 0) await transport.publish(input.workflowId, { after, entries });
+      if (entries.length > 0) await transport.publish(input.workflowId, { after, entries }, published);
     },
     stream.intervalMs,
     STREAM_ATTEMPT_SPAN,
@@ -96,7 +97,7 @@ export function deltaFlusher(input: AgentModelCallInput, stream: StreamSettings,
       // flight carries lower seqs, so a reader that gets it late drops it too.
       if (flusher.batches === 0 || seq >= last) return;
       resetFirst = false;
-      void transport.publish(input.workflowId, { after, entries: [{ seq: ++seq, type: "reset", messageId, reason: "retry" }] }).catch(() => undefined);
+      void transport.publish(input.workflowId, { after, entries: [{ seq: ++seq, type: "reset", messageId, reason: "retry" }] }, published).catch(() => undefined);
     },
     close: () => flusher.close(),
   };

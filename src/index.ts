@@ -92,4 +92,5 @@ export {
 } from "./core/ui-messages.js";
 export { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "./core/stream-fold.js";
 export { inProcessStreamTransport } from "./stream/in-process.js";
-export type { StreamBatch, StreamSubscription, StreamTransport } from "./stream/transport.js";
+export { directStreamTransport, type DirectStreamTransport, type DirectStreamTransportOptions } from "./stream/direct.js";
+export type { PublishContext, StreamBatch, StreamSubscription, StreamTransport, SubscribeContext } from "./stream/transport.js";

@@ -1,6 +1,19 @@
+import type { Client } from "@temporalio/client";
 import type { StreamBatch } from "../core/thread-contracts.js";
 
 export type { StreamBatch };
+
+/** What a publisher knows about a batch besides its thread: transports that check who may read it use it. */
+export interface PublishContext {
+  /** The run of the thread's workflow the batch comes from (what a `directStreamTransport` reader must name). */
+  runId?: string;
+}
+
+/** What a reader's process offers a transport that finds its publishers through Temporal. */
+export interface SubscribeContext {
+  /** The threads client's Temporal client: describes are free reads, never billed actions. */
+  client?: Client;
+}
 
 /** What `subscribe` returns. */
 export interface StreamSubscription {
@@ -28,14 +41,17 @@ export interface StreamTransport {
   /**
    * Sends a batch to the thread's subscribers wherever the transport reaches. Resolves once
    * handed over (not once delivered); rejects only for a broken transport, which the
-   * publisher ignores.
+   * publisher ignores. The SDK's publishers (the model activity, the thread's sink) say
+   * which run the batch comes from; a transport of your own may ignore it.
    */
-  publish(threadId: string, batch: StreamBatch): Promise<void>;
+  publish(threadId: string, batch: StreamBatch, context?: PublishContext): Promise<void>;
   /**
    * Delivers every batch published for `threadId` after the returned promise resolves, in
-   * the order each publisher sent them.
+   * the order each publisher sent them. The SDK's readers pass their Temporal client, for a
+   * transport that finds the publishing workers through it; a transport of your own may
+   * ignore it.
    */
-  subscribe(threadId: string, listener: (batch: StreamBatch) => void): Promise<StreamSubscription>;
+  subscribe(threadId: string, listener: (batch: StreamBatch) => void, context?: SubscribeContext): Promise<StreamSubscription>;
   /** Releases connections; the transport is unusable afterwards. The in-process one ignores it. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
+import { isDirectStreamTransport } from "../stream/direct.js";
 import { durableAgentsPlugin, type DurableAgentsPluginOptions } from "./plugin.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
 
@@ -46,6 +47,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...plugin } = options;
   // Bundled here rather than by Temporal, when nothing of the worker's shapes the bundle:
   // the plugin then knows the code, and gives the worker a short build id from it.
+  // A direct stream transport's endpoint listens before the worker exists: its identity names it.
+  const transport = plugin.threads?.stream ? plugin.threads.stream.transport : undefined;
+  if (isDirectStreamTransport(transport)) await transport.listen();
   const workflowBundle = options.workflowBundle ?? (workflowsPath || shapesBundle(worker, connection) ? undefined : await bundleAgentWorkflows());
   return Worker.create({
     ...worker,

@@ -9,6 +9,10 @@ import type { DeferralEvent } from "../core/deferral-record.js";
 import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
 import type { StreamTransport } from "../stream/transport.js";
+import { isDirectStreamTransport } from "../stream/direct.js";
+import { identityWithEndpoint } from "../stream/direct-peers.js";
+import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { hostname } from "node:os";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
@@ -88,6 +92,7 @@ export const DEFAULT_STICKY_SCHEDULE_TO_START = "1s";
  */
 export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   readonly #sinks: InjectedSinks<DurableAgentsSinks>;
+  readonly #transport: StreamTransport | "workflow" | undefined;
 
   constructor(options: DurableAgentsPluginOptions) {
     const threads = resolveThreadWorkerOptions(options.threads);
@@ -104,13 +109,15 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
       ...(options.threadCacheSize !== undefined ? { threadCacheSize: options.threadCacheSize } : {}),
     });
     super("durable-agents", activities, threads.stopLatencyMs);
-    this.#sinks = eventSinks(options.on, telemetry, threads.stream === false ? undefined : threads.stream.transport);
+    this.#transport = threads.stream === false ? undefined : threads.stream.transport;
+    this.#sinks = eventSinks(options.on, telemetry, this.#transport);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
     return {
       ...configured,
+      ...announcedEndpoint(configured, this.#transport),
       ...shortBuildId(configured),
       // A run's next workflow task goes to the sticky queue of the worker that last ran it.
       // When that worker died (SIGKILL, OOM, a lost host) nobody polls that queue, and the
@@ -195,11 +202,11 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
       // A thread's new entries, to readers subscribed to the transport. Best effort: a reader
       // that misses one reads it from the thread by query, which stays the source of truth.
       stream: {
-        fn: (_info, threadId, batch) => {
+        fn: (info, threadId, batch) => {
           if (!transport || transport === "workflow") return;
           // A transport that throws rather than rejects is as harmless: the log stays the truth.
           try {
-            transport.publish(threadId, batch).catch(() => undefined);
+            transport.publish(threadId, batch, { runId: info.runId }).catch(() => undefined);
           } catch {
             // ignored, like a rejection
           }
@@ -208,6 +215,21 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
       },
     },
   };
+}
+
+/**
+ * On a `directStreamTransport`, the worker's identity names its endpoint: readers find it in
+ * the task queue's pollers. The endpoint must be listening by now (createAgentWorker starts it).
+ */
+function announcedEndpoint(options: WorkerOptions, transport: StreamTransport | "workflow" | undefined): Pick<WorkerOptions, "identity"> {
+  if (!isDirectStreamTransport(transport)) return {};
+  if (transport.url === undefined) {
+    throw new StreamTransportInvalidError({
+      transport: "directStreamTransport",
+      problem: "its endpoint is not listening: await transport.listen() before Worker.create (createAgentWorker does it for you)",
+    });
+  }
+  return { identity: identityWithEndpoint(options.identity ?? `${process.pid}@${hostname()}`, transport.url) };
 }
 
 /** A sink's work, logged when it throws: a failing listener or exporter must not fail the workflow task that reported it. */

@@ -3,11 +3,12 @@
  * status entry says the turn completed, appending each batch it got (with the status it
  * read alongside) to OUT as a JSON line. Env: TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE,
  * THREAD_ID, FROM_SEQ, OUT; with REDIS_URL, the reader hears the workers' live entries on a
- * Redis stream transport there. Prints "ready" before it starts polling.
+ * Redis stream transport there; with DIRECT=1, on a direct stream transport (the workers'
+ * endpoints). Prints "ready" before it starts polling.
  */
 import { appendFileSync } from "node:fs";
 import { Connection } from "@temporalio/client";
-import { ThreadsClient, ThreadNotFoundError } from "../../src/index.js";
+import { directStreamTransport, ThreadsClient, ThreadNotFoundError } from "../../src/index.js";
 import { redisStreamTransport } from "../../src/redis.js";
 
 const env = (name: string) => {
@@ -18,7 +19,7 @@ const env = (name: string) => {
 
 const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
 const redisUrl = process.env.REDIS_URL;
-const transport = redisUrl ? redisStreamTransport({ url: redisUrl }) : undefined;
+const transport = redisUrl ? redisStreamTransport({ url: redisUrl }) : process.env.DIRECT === "1" ? directStreamTransport() : undefined;
 const threads = new ThreadsClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), ...(transport ? { stream: { transport } } : {}) });
 const threadId = env("THREAD_ID");
 console.log("ready");

@@ -223,7 +223,7 @@ class ThreadPoller {
 
   async #loop(): Promise<void> {
     try {
-      this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch)).catch(() => undefined);
+      this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch), { client: this.hub.client }).catch(() => undefined);
       // A transport that reaches only this process leaves readers elsewhere to deltas by
       // signal: those the history holds, numbered, read without a query.
       if (this.hub.transport.local) this.#stopTail ??= tailSignalledBatches(this.hub.client, this.threadId, (batch) => this.#receive(batch, "history"));

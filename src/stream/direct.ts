@@ -1,0 +1,269 @@
+import { networkInterfaces } from "node:os";
+import type { Client } from "@temporalio/client";
+import type { PayloadCodec } from "@temporalio/common";
+import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { batchFromText, batchToText } from "./batch-text.js";
+import { DirectEndpoint } from "./direct-endpoint.js";
+import { ThreadPeers, WorkerDirectory } from "./direct-peers.js";
+import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
+
+/** Where a worker's endpoint listens, how readers reach it, and what it accepts. */
+export interface DirectStreamTransportOptions {
+  /**
+   * The interface a worker's endpoint binds to. Default `"0.0.0.0"` (every interface):
+   * readers on other hosts connect to it. Give a private interface's address to keep it
+   * off public networks.
+   */
+  host?: string;
+  /** The port a worker's endpoint binds to. Default 0: a free port, which the worker announces. */
+  port?: number;
+  /**
+   * The URL readers connect to, e.g. `http://worker-3.internal:7400` (behind a NAT, a
+   * port mapping or a TLS proxy). Default: `http://` this host's first non-loopback IPv4
+   * address (or `host` when it names one), with the bound port.
+   */
+  advertise?: string;
+  /**
+   * A payload codec (the one the worker's data converter has, e.g. `aesGcmCodec`) every
+   * batch goes through before it leaves the worker, so that message text is not on the
+   * network in the clear. Give every transport of the deployment the same codec: a reader
+   * drops what it cannot decode.
+   */
+  codec?: PayloadCodec;
+  /** Readers connected to one worker at once, over every thread. Default 1,024; one more is refused and reads the thread instead. */
+  maxConnections?: number;
+  /** The largest batch sent or accepted, in bytes (after the codec). Default 4 MiB. */
+  maxMessageBytes?: number;
+  /** Told of each line a reader dropped (unreadable, over `maxMessageBytes`, refused by the codec). Default: nothing. */
+  onError?: (err: Error) => void;
+}
+
+/** What `directStreamTransport` returns. */
+export interface DirectStreamTransport extends StreamTransport {
+  readonly local: false;
+  /**
+   * Starts this process's endpoint (a worker's; readers never need one) and resolves with
+   * the URL it announces. `createAgentWorker` calls it; with `durableAgentsPlugin` on a
+   * `Worker.create` of your own, await it before creating the worker. Calling it again
+   * returns the same URL.
+   */
+  listen(): Promise<string>;
+  /** The announced URL once `listen()` resolved. */
+  readonly url: string | undefined;
+  /** Readers connected to this process's endpoint now. */
+  readonly connections: number;
+  /** Lines from workers that reached no listener because they were unreadable (see `onError`). */
+  readonly droppedMessages: number;
+}
+
+const NAME = "directStreamTransport";
+const BRAND = Symbol.for("durable-agents.stream.direct");
+const DEFAULT_MAX_CONNECTIONS = 1_024;
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** What one connection may leave unread before the endpoint cuts it off. */
+const MAX_BUFFERED_BATCHES = 16;
+
+/** True for a transport made by {@link directStreamTransport} (the worker then announces its endpoint). */
+export function isDirectStreamTransport(value: unknown): value is DirectStreamTransport {
+  return typeof value === "object" && value !== null && (value as { [BRAND]?: boolean })[BRAND] === true;
+}
+
+/**
+ * A stream transport with nothing but Temporal and the workers: each worker serves its
+ * threads' batches over HTTP from an endpoint of its own, and announces the endpoint in its
+ * worker identity, so that a reader finds the workers of a thread's task queue in Temporal's
+ * list of the queue's pollers (a describe, not a billed action) and connects to each. A
+ * streamed turn then costs what it costs on Redis, with no broker to run: no signal per
+ * batch, no query per reader.
+ *
+ * A reader names the thread and its current run id: Temporal makes run ids at random and
+ * shows them only to those who may describe the thread, who may read its history anyway.
+ * The endpoint speaks plain HTTP: keep it on a private network, or give a `codec` that
+ * encrypts (and `advertise` an https URL when a proxy terminates TLS in front of it).
+ * Delivery is best effort, as on every transport: what a reader misses (it connected late,
+ * a worker it cannot reach, a connection that dropped), it reads from the thread.
+ *
+ * Give the same call's result to the worker (`threads.stream.transport`) and to the clients
+ * (`stream.transport`) in every process; the worker's `createAgentWorker` starts its endpoint.
+ * Options it cannot use throw AI1080.
+ *
+ * @example
+ * ```ts
+ * const transport = directStreamTransport({ host: "10.0.0.5" });
+ * const worker = await createAgentWorker({ ..., threads: { stream: { transport } } });
+ * const agents = new AgentClient({ ..., stream: { transport } });
+ * ```
+ */
+export function directStreamTransport(options: DirectStreamTransportOptions = {}): DirectStreamTransport {
+  const settings = checkOptions(options);
+  const { codec, maxMessageBytes } = settings;
+  const listeners = new Map<string, Set<{ listener: (batch: StreamBatch) => void }>>();
+  const followed = new Map<string, { peers: ThreadPeers; delivery: Promise<void> }>();
+  const directories = new WeakMap<Client, WorkerDirectory>();
+  let endpoint: DirectEndpoint | undefined;
+  let listening: Promise<string> | undefined;
+  let url: string | undefined;
+  let dropped = 0;
+  let closed = false;
+
+  const deliver = (threadId: string, batch: StreamBatch): void => {
+    for (const { listener } of [...(listeners.get(threadId) ?? [])]) {
+      try {
+        listener(batch);
+      } catch {
+        // A reader's bug is its own: the other readers go on.
+      }
+    }
+  };
+  const drop = (problem: string, cause?: unknown): void => {
+    dropped++;
+    try {
+      options.onError?.(new Error(`${NAME}: dropped a batch: ${problem}`, cause === undefined ? undefined : { cause }));
+    } catch {
+      // The hook's own failure has nowhere better to go.
+    }
+  };
+  const follow = (threadId: string, client: Client): Promise<void> => {
+    let directory = directories.get(client);
+    if (!directory) directories.set(client, (directory = new WorkerDirectory(client)));
+    const state: { peers: ThreadPeers; delivery: Promise<void> } = {
+      delivery: Promise.resolve(),
+      peers: new ThreadPeers(
+        client,
+        directory,
+        threadId,
+        // Decoding is async with a codec: each line waits for the one before, so order holds.
+        (line) => {
+          state.delivery = state.delivery.then(async () => {
+            const read = await batchFromText(line, codec);
+            if ("problem" in read) drop(read.problem, read.cause);
+            else deliver(threadId, read.batch);
+          });
+        },
+        { maxLineBytes: maxMessageBytes, own: () => url },
+      ),
+    };
+    followed.set(threadId, state);
+    return state.peers.start();
+  };
+
+  return {
+    [BRAND]: true,
+    local: false,
+    get url() {
+      return url;
+    },
+    get connections() {
+      return endpoint?.connections ?? 0;
+    },
+    get droppedMessages() {
+      return dropped;
+    },
+
+    listen() {
+      if (closed) return Promise.reject(new Error(`${NAME}: listen after close()`));
+      listening ??= (async () => {
+        const server = new DirectEndpoint({ maxConnections: settings.maxConnections, maxBufferedBytes: MAX_BUFFERED_BATCHES * maxMessageBytes });
+        const port = await server.listen(settings.host, settings.port);
+        endpoint = server;
+        url = settings.advertise ?? `http://${advertisedHost(settings.host)}:${port}`;
+        return url;
+      })();
+      return listening;
+    },
+
+    async publish(threadId, batch, context) {
+      if (closed) throw new Error(`${NAME}: publish after close()`);
+      deliver(threadId, batch);
+      if (!endpoint?.listens(threadId) || context?.runId === undefined) return;
+      const text = await batchToText(batch, codec);
+      if (Buffer.byteLength(text) > maxMessageBytes) {
+        throw new Error(`${NAME}: a batch of ${Buffer.byteLength(text)} bytes is over maxMessageBytes (${maxMessageBytes}); readers would drop it`);
+      }
+      endpoint.send(threadId, context.runId, text);
+    },
+
+    async subscribe(threadId, listener, context): Promise<StreamSubscription> {
+      if (closed) throw new Error(`${NAME}: subscribe after close()`);
+      const subscription = { listener };
+      let mine = listeners.get(threadId);
+      if (!mine) listeners.set(threadId, (mine = new Set()));
+      mine.add(subscription);
+      if (context?.client && !followed.has(threadId)) await follow(threadId, context.client);
+      return {
+        async unsubscribe() {
+          const current = listeners.get(threadId);
+          if (!current?.delete(subscription) || current.size > 0) return;
+          listeners.delete(threadId);
+          followed.get(threadId)?.peers.stop();
+          followed.delete(threadId);
+        },
+      };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const { peers } of followed.values()) peers.stop();
+      followed.clear();
+      listeners.clear();
+      await endpoint?.close();
+    },
+  } as DirectStreamTransport;
+}
+
+/** The address readers on other hosts reach a worker at, when it binds to every interface. */
+function advertisedHost(host: string): string {
+  if (host !== "0.0.0.0" && host !== "::") return host.includes(":") ? `[${host}]` : host;
+  for (const addresses of Object.values(networkInterfaces())) {
+    const external = addresses?.find((a) => a.family === "IPv4" && !a.internal);
+    if (external) return external.address;
+  }
+  return "127.0.0.1";
+}
+
+interface Settings {
+  host: string;
+  port: number;
+  advertise?: string;
+  codec?: PayloadCodec;
+  maxConnections: number;
+  maxMessageBytes: number;
+}
+
+function checkOptions(options: DirectStreamTransportOptions): Settings {
+  const bad = (problem: string) => new StreamTransportInvalidError({ transport: NAME, problem });
+  if (typeof options !== "object" || options === null) throw bad("options must be an object ({ host, port, advertise, codec })");
+  const { host, port, advertise, codec, maxConnections, maxMessageBytes, onError } = options;
+  if (host !== undefined && (typeof host !== "string" || host === "")) throw bad('`host` must be an interface address, e.g. "10.0.0.5" or "0.0.0.0"');
+  if (port !== undefined && (typeof port !== "number" || !Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw bad("`port` must be a whole number from 0 (any free port) to 65535");
+  let advertised: string | undefined;
+  if (advertise !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof advertise === "string" ? new URL(advertise) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.pathname !== "/" || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      throw bad("`advertise` must be an http:// or https:// origin with no path, e.g. http://worker-3.internal:7400");
+    }
+    advertised = parsed.origin;
+  }
+  if (codec !== undefined && (typeof codec !== "object" || codec === null || typeof codec.encode !== "function" || typeof codec.decode !== "function")) {
+    throw bad("`codec` must be a payload codec ({ encode, decode }), e.g. aesGcmCodec({ keys, current })");
+  }
+  if (maxConnections !== undefined && (typeof maxConnections !== "number" || !Number.isSafeInteger(maxConnections) || maxConnections <= 0)) throw bad("`maxConnections` must be a positive whole number");
+  if (maxMessageBytes !== undefined && (typeof maxMessageBytes !== "number" || !Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0)) {
+    throw bad("`maxMessageBytes` must be a positive whole number of bytes");
+  }
+  if (onError !== undefined && typeof onError !== "function") throw bad("`onError` must be a function");
+  return {
+    host: host ?? "0.0.0.0",
+    port: port ?? 0,
+    ...(advertised !== undefined ? { advertise: advertised } : {}),
+    ...(codec !== undefined ? { codec } : {}),
+    maxConnections: maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxMessageBytes: maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+  };
+}

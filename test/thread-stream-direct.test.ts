@@ -1,0 +1,217 @@
+/**
+ * Threads streamed straight from the worker: on a direct stream transport the worker serves
+ * its threads' batches from an endpoint it names in its identity, and readers in other
+ * processes find it in the task queue's pollers and connect. What a reader sees: the answer
+ * while it is written, every durable entry once and in order, with no broker, no signal in
+ * the thread's history and no billed read during the turn; and from an endpoint that
+ * answers garbage, nothing but what the thread holds.
+ */
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
+import proto from "@temporalio/proto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { AgentClient, directStreamTransport, type DirectStreamTransport, type StreamSnapshot, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { chatAgent, render } from "./thread-support.js";
+import { killAll, spawnWorker } from "./workers/spawn.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+const POLL_MS = 50;
+const WAIT = { timeout: 30_000, interval: 20 };
+const STREAM_QUERY = "durable-agents.thread.stream";
+const STORY =
+  "The worker served the answer itself, to every reader that had found it among the queue's pollers, " +
+  "while the thread kept only the messages and statuses it must, and nothing went through a broker.";
+
+let h: Harness;
+const cleanup: Array<() => Promise<unknown>> = [];
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await killAll();
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+  await h?.close();
+});
+
+const isDelta = (u: StreamUpdate) => u.type === "text-delta" || u.type === "tool-input-delta";
+const durableOf = (updates: StreamUpdate[]) => updates.filter((u) => !isDelta(u));
+const seqsOf = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
+const ascending = (seqs: number[]) => [...new Set(seqs)].sort((a, b) => a - b);
+const completed = (u: StreamUpdate) => u.type === "status" && u.status === "completed";
+const assistantMessage = (updates: StreamUpdate[]) =>
+  [...updates].reverse().find((u) => u.type === "message" && u.message.role === "assistant") as Extract<StreamUpdate, { type: "message" }> | undefined;
+const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
+
+interface Rig {
+  threads: ThreadsClient;
+  taskQueue: string;
+  transport: DirectStreamTransport;
+}
+
+/** A worker on a direct transport of its own (listening on loopback, announcing `advertise` when given). */
+async function rig(advertise?: string): Promise<Rig> {
+  const transport = directStreamTransport({ host: "127.0.0.1", ...(advertise ? { advertise } : {}) });
+  cleanup.push(() => transport.close());
+  const { agents, taskQueue } = await h.worker([chatAgent], {
+    deferral: { secret: SECRET },
+    threads: { stream: { transport } },
+    client: { threads: { agent: chatAgent }, stream: { transport } },
+  });
+  return { threads: agents.threads, taskQueue, transport };
+}
+
+/** A client as another process has it: a direct transport of its own (not listening), its stream queries counted. */
+function elsewhere(r: Rig, onError?: (err: Error) => void): { threads: ThreadsClient; transport: DirectStreamTransport; streamQueries: () => number } {
+  let streamQueries = 0;
+  const counting: WorkflowClientInterceptor = {
+    query(input, next) {
+      if (input.queryType === STREAM_QUERY) streamQueries++;
+      return next(input);
+    },
+  };
+  const transport = directStreamTransport(onError ? { onError } : {});
+  cleanup.push(() => transport.close());
+  const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
+  const agents = new AgentClient({ client, taskQueue: r.taskQueue, threads: { agent: chatAgent }, stream: { transport } });
+  return { threads: agents.threads, transport, streamQueries: () => streamQueries };
+}
+
+function follow(threads: ThreadsClient, threadId: string) {
+  const batches: StreamSnapshot[] = [];
+  const done = (async () => {
+    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: POLL_MS, until: (b) => b.updates.some(completed) })) batches.push(batch);
+  })();
+  return { batches, updates: () => batches.flatMap((b) => b.updates), done };
+}
+
+async function idleThread(r: Rig): Promise<string> {
+  const threadId = uid("direct");
+  await r.threads.createThread({ threadId });
+  return threadId;
+}
+
+async function signalsOf(threads: ThreadsClient, threadId: string) {
+  const events = (await threads.workflowHandle(threadId).fetchHistory()).events ?? [];
+  return events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+}
+
+describe("a thread streamed on a direct transport", () => {
+  it("reaches two reader processes with no broker while the answer is written; no signal in history", async () => {
+    const r = await rig();
+    const prompt = uid("straight from the worker");
+    const pieces = [24, 72].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
+    const threadId = await idleThread(r);
+    const dir = mkdtempSync(join(tmpdir(), "direct-readers-"));
+    const outs = [join(dir, "a.jsonl"), join(dir, "b.jsonl")];
+    const readers = await Promise.all(
+      outs.map((out) => spawnWorker("thread-reader", { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: r.taskQueue, THREAD_ID: threadId, FROM_SEQ: "0", OUT: out, DIRECT: "1" })),
+    );
+    // Both processes found the worker among the queue's pollers and hold a connection to it.
+    await vi.waitFor(() => expect(r.transport.connections).toBe(2), WAIT);
+    await r.threads.sendMessage({ threadId, prompt });
+    const batchesIn = (out: string): StreamSnapshot[] => {
+      if (!existsSync(out)) return [];
+      const text = readFileSync(out, "utf8");
+      return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((line) => JSON.parse(line) as StreamSnapshot);
+    };
+    for (const { hold, afterChars } of pieces) {
+      await hold.reached;
+      for (const out of outs) {
+        await vi.waitFor(() => expect(deltaText(batchesIn(out).flatMap((b) => b.updates)).length).toBeGreaterThanOrEqual(afterChars), WAIT);
+        expect(assistantMessage(batchesIn(out).flatMap((b) => b.updates))).toBeUndefined();
+      }
+      hold.release();
+    }
+    const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", resolve)));
+    expect(await Promise.all(readers.map(exited))).toEqual([0, 0]);
+
+    const logged = await r.threads.streamUpdates({ threadId });
+    for (const out of outs) {
+      const updates = batchesIn(out).flatMap((b) => b.updates);
+      expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+      const answerId = updates.find((u) => u.type === "text-delta")!.messageId;
+      expect(assistantMessage(updates)!.message).toMatchObject({ id: answerId, content: STORY });
+      expect(render(updates).get(answerId)).toBe(STORY);
+      expect(durableOf(updates)).toEqual(logged.updates);
+    }
+    expect(await signalsOf(r.threads, threadId)).toEqual([]);
+  });
+
+  it("costs a reader elsewhere no query during the turn: the answer and every durable entry come from the worker", async () => {
+    const r = await rig();
+    const other = elsewhere(r);
+    const prompt = uid("no billed read");
+    const pieces = [24, 72].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ toolCalls: [{ name: "lookup", arguments: { word: "direct" } }] }, { text: STORY, holds: pieces }]);
+    const threadId = await idleThread(r);
+    const reader = follow(other.threads, threadId);
+    await vi.waitFor(() => expect(r.transport.connections).toBe(1), WAIT);
+    await r.threads.sendMessage({ threadId, prompt });
+    for (const { hold, afterChars } of pieces) {
+      await hold.reached;
+      await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(afterChars), WAIT);
+      hold.release();
+    }
+    await reader.done;
+    const updates = reader.updates();
+    expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+    expect(durableOf(updates)).toEqual((await r.threads.streamUpdates({ threadId })).updates);
+    expect(assistantMessage(updates)!.message.content).toBe(STORY);
+    // At most the joining catch-up read the thread (an idle thread's status line usually
+    // spares even that); the turn's entries, a tool call's among them, all came from the worker.
+    expect(other.streamQueries()).toBeLessThanOrEqual(1);
+    expect(await signalsOf(r.threads, threadId)).toEqual([]);
+  });
+});
+
+describe("an endpoint that answers garbage", () => {
+  let liar: Server;
+  let liarUrl: string;
+  beforeAll(async () => {
+    // It accepts any reader and writes what no worker would: not JSON, JSON that is not a
+    // batch, a batch with a forged entry, and one line longer than a reader accepts.
+    liar = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      res.write("not json\n");
+      res.write(`${JSON.stringify({ hello: "world" })}\n`);
+      res.write(`${JSON.stringify({ after: 0, entries: [{ seq: 1, type: "message", message: { role: "assistant" } }] })}\n`);
+      res.write(`${"x".repeat(5 * 1024 * 1024)}\n`);
+    });
+    await new Promise<void>((resolve) => liar.listen(0, "127.0.0.1", resolve));
+    liarUrl = `http://127.0.0.1:${(liar.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    liar.closeAllConnections();
+    await new Promise((resolve) => liar.close(resolve));
+  });
+
+  it("is dropped, told and counted: the reader shows only what the thread holds, read from the thread", async () => {
+    // The worker announces the liar's address: its readers connect there.
+    const r = await rig(liarUrl);
+    const told: Error[] = [];
+    const other = elsewhere(r, (err) => told.push(err));
+    const prompt = uid("garbage");
+    h.model.script(prompt, [{ text: STORY }]);
+    const threadId = await idleThread(r);
+    const reader = follow(other.threads, threadId);
+    await vi.waitFor(() => expect(other.transport.droppedMessages).toBe(3), WAIT);
+    await r.threads.sendMessage({ threadId, prompt });
+    await reader.done;
+    const updates = reader.updates();
+    expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+    expect(durableOf(updates)).toEqual((await r.threads.streamUpdates({ threadId })).updates);
+    expect(assistantMessage(updates)!.message.content).toBe(STORY);
+    expect(told.map((e) => e.message)).toEqual([
+      expect.stringMatching(/not JSON/),
+      expect.stringMatching(/not a stream batch/),
+      expect.stringMatching(/not a stream batch/),
+    ]);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * The worker's side of the direct stream transport, without Temporal: its endpoint serves a
+ * thread's batches to a reader that names the thread's run, refuses what is not such a
+ * request with a status and a reason, and its options are checked before anything listens.
+ */
+import { request } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { directStreamTransport, StreamTransportInvalidError, type DirectStreamTransport, type StreamBatch } from "../../src/index.js";
+import { durableAgentsPlugin, openaiModel } from "../../src/worker.js";
+
+const RUN = "6f1c1f7e-1d5b-4b43-9a59-3f6e8f6d2a10";
+const batch = (seq: number): StreamBatch => ({ after: 1, entries: [{ seq, type: "text-delta", messageId: "m1", text: `piece ${seq}` }] });
+
+const open: DirectStreamTransport[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+});
+
+async function listening(options: Parameters<typeof directStreamTransport>[0] = {}): Promise<{ transport: DirectStreamTransport; url: string }> {
+  const transport = directStreamTransport({ host: "127.0.0.1", ...options });
+  open.push(transport);
+  return { transport, url: await transport.listen() };
+}
+
+interface Held {
+  status: number;
+  lines: string[];
+  body: Promise<string>;
+  close(): void;
+}
+
+/** A GET held open like a reader's: resolves at the response's head; its lines keep coming. */
+function get(url: string, path: string, method = "GET"): Promise<Held> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method });
+    req.on("error", reject);
+    req.on("response", (res) => {
+      const lines: string[] = [];
+      let text = "";
+      const body = new Promise<string>((done) => {
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+          lines.push(...chunk.split("\n").filter(Boolean));
+        });
+        res.on("end", () => done(text));
+        res.on("close", () => done(text));
+      });
+      resolve({ status: res.statusCode!, lines, body, close: () => req.destroy() });
+    });
+    req.end();
+  });
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(check()).toBe(true);
+};
+
+describe("a worker's direct stream endpoint", () => {
+  it("writes each batch published for the thread's run to its readers, one line each, and nothing of other runs or threads", async () => {
+    const { transport, url } = await listening();
+    const reader = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=${RUN}`);
+    const otherRun = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=someone-else`);
+    expect([reader.status, otherRun.status]).toEqual([200, 200]);
+    await until(() => transport.connections === 2);
+
+    await transport.publish("thread/one ü", batch(2), { runId: RUN });
+    await transport.publish("thread/one ü", batch(3), { runId: "another-run" });
+    await transport.publish("another thread", batch(4), { runId: RUN });
+    // Without a run nothing leaves the process: a reader could not have named it.
+    await transport.publish("thread/one ü", batch(5));
+    await transport.publish("thread/one ü", batch(6), { runId: RUN });
+    await until(() => reader.lines.length === 2);
+    expect(reader.lines.map((l) => JSON.parse(l))).toEqual([batch(2), batch(6)]);
+    expect(otherRun.lines).toEqual([]);
+
+    reader.close();
+    otherRun.close();
+    await until(() => transport.connections === 0);
+  });
+
+  it("refuses what is not a reader's request with a status and what to ask instead, and keeps nobody connected", async () => {
+    const { transport, url } = await listening();
+    const cases: Array<[string, string, number, RegExp]> = [
+      ["POST", `/v1/threads/t?run=${RUN}`, 405, /only GET/],
+      ["GET", "/", 404, /GET \/v1\/threads/],
+      ["GET", `/v2/threads/t?run=${RUN}`, 404, /not found/],
+      ["GET", `/v1/threads/%E0%A4%A?run=${RUN}`, 400, /URI encoding/],
+      ["GET", `/v1/threads/?run=${RUN}`, 400, /thread id/],
+      ["GET", `/v1/threads/${"x".repeat(1_001)}?run=${RUN}`, 400, /1 to 1000/],
+      ["GET", "/v1/threads/t", 400, /run must be/],
+      ["GET", `/v1/threads/t?run=${"r".repeat(129)}`, 400, /run must be/],
+    ];
+    for (const [method, path, status, reason] of cases) {
+      const res = await get(url, path, method);
+      expect({ method, path: path.slice(0, 40), status: res.status }).toEqual({ method, path: path.slice(0, 40), status });
+      expect(await res.body).toMatch(reason);
+    }
+    expect(transport.connections).toBe(0);
+  });
+
+  it("refuses a reader past maxConnections (it reads the thread instead) and takes one again once a place is free", async () => {
+    const { transport, url } = await listening({ maxConnections: 1 });
+    const first = await get(url, `/v1/threads/t?run=${RUN}`);
+    const second = await get(url, `/v1/threads/t?run=${RUN}`);
+    expect([first.status, second.status]).toEqual([200, 503]);
+    expect(await second.body).toMatch(/too many readers/);
+    first.close();
+    await until(() => transport.connections === 0);
+    const third = await get(url, `/v1/threads/t?run=${RUN}`);
+    expect(third.status).toBe(200);
+    third.close();
+  });
+
+  it("will not send a batch over maxMessageBytes (readers would drop it): the publish rejects, and readers get nothing", async () => {
+    const { transport, url } = await listening({ maxMessageBytes: 200 });
+    const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+    await until(() => transport.connections === 1);
+    const huge: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "x".repeat(500) }] };
+    await expect(transport.publish("t", huge, { runId: RUN })).rejects.toThrow(/over maxMessageBytes \(200\)/);
+    await transport.publish("t", batch(3), { runId: RUN });
+    await until(() => reader.lines.length === 1);
+    expect(JSON.parse(reader.lines[0]!)).toEqual(batch(3));
+    reader.close();
+  });
+
+  it("listens once however often it is asked, and announces the advertised origin", async () => {
+    const transport = directStreamTransport({ host: "127.0.0.1", advertise: "https://worker-3.internal:7400" });
+    open.push(transport);
+    const [a, b] = await Promise.all([transport.listen(), transport.listen()]);
+    expect(a).toBe("https://worker-3.internal:7400");
+    expect(b).toBe(a);
+    expect(transport.url).toBe(a);
+  });
+});
+
+describe("directStreamTransport options", () => {
+  it.each([
+    [null, /options must be an object/],
+    [{ host: "" }, /`host` must be/],
+    [{ port: -1 }, /`port` must be a whole number from 0/],
+    [{ port: 70_000 }, /`port` must be/],
+    [{ port: 1.5 }, /`port` must be/],
+    [{ advertise: "worker:7400" }, /`advertise` must be an http/],
+    [{ advertise: "ftp://worker:7400" }, /`advertise` must be an http/],
+    [{ advertise: "http://worker:7400/stream" }, /no path/],
+    [{ advertise: "http://user:pw@worker:7400" }, /`advertise` must be/],
+    [{ codec: { encode: 1 } }, /`codec` must be a payload codec/],
+    [{ maxConnections: 0 }, /`maxConnections` must be a positive/],
+    [{ maxMessageBytes: -5 }, /`maxMessageBytes` must be a positive/],
+    [{ onError: "log" }, /`onError` must be a function/],
+  ])("refuses %j with AI1080 and what to pass instead", (options, problem) => {
+    let thrown: unknown;
+    try {
+      directStreamTransport(options as never);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(StreamTransportInvalidError);
+    expect((thrown as StreamTransportInvalidError).code).toBe("AI1080");
+    expect((thrown as Error).message).toMatch(problem);
+  });
+
+  it("on a worker of your own, refuses to configure it before its endpoint listens (createAgentWorker starts it for you)", async () => {
+    const transport = directStreamTransport({ host: "127.0.0.1" });
+    open.push(transport);
+    const plugin = durableAgentsPlugin({ agents: [], model: openaiModel({ baseURL: "http://127.0.0.1:9/v1", apiKey: "unused" }), threads: { stream: { transport } } });
+    expect(() => plugin.configureWorker({ taskQueue: "q" } as never)).toThrow(/await transport.listen\(\) before Worker.create/);
+    const url = await transport.listen();
+    const configured = plugin.configureWorker({ taskQueue: "q", identity: "me@host" } as never);
+    expect(configured.identity).toBe(`me@host durable-agents-stream=${url}`);
+  });
+});
