@@ -25,13 +25,18 @@
  *   (a redis-server of its own, `startRedis`) and the readers follow from other processes
  *   (bench/follower-process.ts, each with its own AgentClient on Redis): 1 reader in one,
  *   10 in one and 10 spread 4/3/3 over three; no reader is keyed [0][0].
+ * - threadTurnDirect[chars][followers][processes]: the same on the direct transport: no
+ *   broker, the reader processes connect to the worker's own endpoint, found among the task
+ *   queue's pollers.
  * - threadTurnSse[chars][followers]: the readers are SSE clients of the front door's
  *   `GET /threads/:id/events`, the front door in this process with the worker (in-process
  *   transport); threadTurnSseRedis[2000][followers]: the front door in another process, on
- *   Redis. No reader is the same turn as threadTurnInProcess[chars][0], so it is not run again.
- * - sseFirstDeltaMs { signals, inProcess, redis }: from sendMessage to the first delta an SSE
- *   reader of a front door in this process gets, median of FIRST_DELTA_SAMPLES turns per
- *   path (each sample in sseFirstDeltaSamplesMs).
+ *   Redis; threadTurnSseDirect[2000][followers], on the direct transport. No reader is the
+ *   same turn as threadTurnInProcess[chars][0], so it is not run again.
+ * - sseFirstDeltaMs { signals, inProcess, redis, direct }: from sendMessage to the first
+ *   delta an SSE reader of a front door in this process gets, median of FIRST_DELTA_SAMPLES
+ *   turns per path (each sample in sseFirstDeltaSamplesMs); for `direct`, the front door's
+ *   client has a direct transport of its own, as in another process, and connects to the worker.
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros).
@@ -43,7 +48,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
-import { defineAgent, defineTool, inProcessStreamTransport, type AgentClient, type ThreadsClient } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ThreadsClient } from "../src/index.js";
 import { redisStreamTransport } from "../src/redis.js";
 import { startRedis, startTemporal, type Responder } from "../src/testing/index.js";
 import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
@@ -224,6 +229,14 @@ export async function main(): Promise<Record<string, unknown>> {
       threads: { stream: { transport: redisTransport } },
       client: { deferral: { secret: TEST_SECRET }, stream: { transport: redisTransport } },
     });
+    // Straight from the worker: its endpoint, found by readers among the queue's pollers.
+    const directTransport = directStreamTransport({ host: "127.0.0.1" });
+    afterStack.push(() => directTransport.close());
+    const onDirect = await stack.worker([agent], {
+      deferral: { secret: TEST_SECRET },
+      threads: { stream: { transport: directTransport } },
+      client: { deferral: { secret: TEST_SECRET }, stream: { transport: directTransport } },
+    });
     /**
      * A run answering 2,000 characters in one model call, on the in-process transport: as
      * started plainly and nobody follows, and with `stream: true` followed by 0, 1 and 10
@@ -322,6 +335,8 @@ export async function main(): Promise<Record<string, unknown>> {
     // Readers in other processes: follower processes on the Redis transport, started ahead.
     const pool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onRedis.taskQueue, REDIS_URL: redis.url }, closers);
     const redisThreads = onRedis.agents.threads;
+    const directPool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onDirect.taskQueue }, closers);
+    const directThreads = onDirect.agents.threads;
     /** Turns of each length in `chars` with each number of readers, keyed [chars][followers]. */
     const grid = (section: string, threads: ThreadsClient, followerCounts: number[], readers: ReadersFor, label: string, chars = CHARS): TurnCase[] =>
       chars.flatMap((n) => followerCounts.map((followers) => ({ section, key: [n, followers], threads, chars: n, followers, readers, label })));
@@ -340,13 +355,23 @@ export async function main(): Promise<Record<string, unknown>> {
           { followers: 10, processes: 3, readers: inChildren(pool, "follow", 3) },
         ].map((c) => ({ ...c, section: "threadTurnRedis", key: [chars, c.followers, c.processes], chars, threads: redisThreads, label: `Redis transport, ${c.processes} processes` })),
       ),
+      // The same on the direct transport: no broker, readers connect to the worker.
+      ...CHARS.flatMap((chars) =>
+        [
+          { followers: 0, processes: 0, readers: following(directThreads) },
+          { followers: 1, processes: 1, readers: inChildren(directPool, "follow", 1) },
+          { followers: 10, processes: 1, readers: inChildren(directPool, "follow", 1) },
+          { followers: 10, processes: 3, readers: inChildren(directPool, "follow", 3) },
+        ].map((c) => ({ ...c, section: "threadTurnDirect", key: [chars, c.followers, c.processes], chars, threads: directThreads, label: `direct transport, ${c.processes} processes` })),
+      ),
       // SSE readers of the front door's events route. No reader costs what threadTurnInProcess[chars][0] does: it is the same turn.
       ...grid("threadTurnSse", streamed.agents.threads, [1, 10], sse(await frontDoor(streamed.agents)), "SSE, front door with the worker, in-process transport"),
       // The front door in another process on Redis, at the shorter length only: the run stays short, and length changes nothing on a transport.
       ...grid("threadTurnSseRedis", redisThreads, [1, 10], inChildren(pool, "sse", 1), "SSE, front door in another process, Redis transport", [2000]),
+      ...grid("threadTurnSseDirect", directThreads, [1, 10], inChildren(directPool, "sse", 1), "SSE, front door in another process, direct transport", [2000]),
     ];
     // The follower processes boot while the threads start, not while a turn is measured.
-    const costs = await turnCosts(cases, pool.started);
+    const costs = await turnCosts(cases, Promise.all([pool.started, directPool.started]));
     const section = (name: string) => nest(cases.flatMap((c, i) => (c.section === name ? [[c.key, costs[i]!] as [Array<string | number>, TurnCost]] : [])));
     const threadTurn = section("threadTurn");
     const threadTurnUnstreamed = section("threadTurnUnstreamed");
@@ -354,6 +379,8 @@ export async function main(): Promise<Record<string, unknown>> {
     const threadTurnRedis = section("threadTurnRedis");
     const threadTurnSse = section("threadTurnSse");
     const threadTurnSseRedis = section("threadTurnSseRedis");
+    const threadTurnDirect = section("threadTurnDirect");
+    const threadTurnSseDirect = section("threadTurnSseDirect");
 
     // Time from sendMessage to the first delta an SSE reader of a front door in this process
     // gets, per path: streaming out of band must not make the first byte later than deltas by
@@ -376,18 +403,23 @@ export async function main(): Promise<Record<string, unknown>> {
         stop.abort();
       }
     };
+    const elsewhereTransport = directStreamTransport();
+    afterStack.push(() => elsewhereTransport.close());
+    const elsewhereDirect = new AgentClient({ connection: stack.connection, namespace, taskQueue: onDirect.taskQueue, deferral: { secret: TEST_SECRET }, stream: { transport: elsewhereTransport } });
     const paths = {
       signals: { threads: agents.threads, events: await frontDoor(agents) },
       inProcess: { threads: streamed.agents.threads, events: await frontDoor(streamed.agents) },
       redis: { threads: onRedis.agents.threads, events: await frontDoor(onRedis.agents) },
+      // The front door in this process, as a process elsewhere has it: a direct transport of its own that does not listen.
+      direct: { threads: elsewhereDirect.threads, events: await frontDoor(elsewhereDirect) },
     };
-    const firstDeltaSamples: Record<keyof typeof paths, number[]> = { signals: [], inProcess: [], redis: [] };
+    const firstDeltaSamples: Record<keyof typeof paths, number[]> = { signals: [], inProcess: [], redis: [], direct: [] };
     for (let i = 0; i < FIRST_DELTA_SAMPLES; i++) {
       for (const [name, path] of Object.entries(paths) as Array<[keyof typeof paths, (typeof paths)[keyof typeof paths]]>) {
         firstDeltaSamples[name].push(round(await firstDeltaMs(path.threads, path.events)));
       }
     }
-    const sseFirstDeltaMs = { signals: median(firstDeltaSamples.signals), inProcess: median(firstDeltaSamples.inProcess), redis: median(firstDeltaSamples.redis) };
+    const sseFirstDeltaMs = Object.fromEntries(Object.entries(firstDeltaSamples).map(([name, samples]) => [name, median(samples)]));
     progress(`first delta over SSE after sendMessage, ms: ${JSON.stringify(firstDeltaSamples)}`);
 
     return {
@@ -405,6 +437,8 @@ export async function main(): Promise<Record<string, unknown>> {
       threadTurnRedis,
       threadTurnSse,
       threadTurnSseRedis,
+      threadTurnDirect,
+      threadTurnSseDirect,
       sseFirstDeltaMs,
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,

@@ -1,7 +1,8 @@
 /**
  * Readers of one thread in a process of their own, for bench cost: its own AgentClient on
- * the Redis stream transport, against the bench's dev server, namespace and task queue
- * (env TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, REDIS_URL). It prints "ready" once started,
+ * the Redis stream transport (env REDIS_URL) or, without it, on a direct one (the workers'
+ * endpoints), against the bench's dev server, namespace and task queue (env
+ * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE). It prints "ready" once started,
  * then takes one line on stdin, `{ threadId, followers, answerChars, via }`: that many
  * readers follow the thread through `followUpdates` (via "follow") or through a front door
  * of this process and its SSE route (via "sse") until the turn whose answer is answerChars
@@ -10,7 +11,7 @@
  */
 import { createInterface } from "node:readline";
 import { Connection } from "@temporalio/client";
-import { AgentClient } from "../src/index.js";
+import { AgentClient, directStreamTransport } from "../src/index.js";
 import { createAgentHttpHandler } from "../src/http.js";
 import { redisStreamTransport } from "../src/redis.js";
 import { followEvents, followThread } from "./stream-followers.js";
@@ -22,7 +23,7 @@ const env = (name: string): string => {
 };
 
 const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
-const transport = redisStreamTransport({ url: env("REDIS_URL") });
+const transport = process.env.REDIS_URL ? redisStreamTransport({ url: process.env.REDIS_URL }) : directStreamTransport();
 const agents = new AgentClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), stream: { transport } });
 console.log("ready");
 
