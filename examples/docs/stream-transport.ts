@@ -1,4 +1,4 @@
-import { aesGcmCodec, inProcessStreamTransport } from "durable-agents";
+import { aesGcmCodec, directStreamTransport, inProcessStreamTransport } from "durable-agents";
 import { redisStreamTransport } from "durable-agents/redis";
 
 // Readers in the worker's own process get every delta.
@@ -13,5 +13,10 @@ const transport = redisStreamTransport({
   onError: (err) => console.warn(err.message), // dropped messages, lost connections
 });
 
+// The same with no broker: each worker serves its threads' batches from an endpoint of its
+// own (here on the pod's private address), and readers find it through Temporal.
+const direct = directStreamTransport({ host: process.env.POD_IP ?? "0.0.0.0", codec });
+
 // On shutdown, after the worker and the clients stopped:
 await transport.close();
+await direct.close();
