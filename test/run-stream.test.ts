@@ -14,9 +14,11 @@ import {
   AgentClient,
   defineAgent,
   defineTool,
+  directStreamTransport,
   inProcessStreamTransport,
   type ApprovalRequestInfo,
   type StreamSnapshot,
+  type StreamTransport,
   type StreamUpdate,
 } from "../src/index.js";
 import { redisStreamTransport } from "../src/redis.js";
@@ -136,10 +138,18 @@ describe("a run started with stream: true", () => {
     });
   }
 
-  it("reaches a reader whose client has its own Redis connection, as in another process: live, no signal, one read to join", async () => {
-    redis = await startRedis();
-    const onWorker = redisStreamTransport({ url: redis.url });
-    const onReader = redisStreamTransport({ url: redis.url });
+  it.each([
+    [
+      "its own Redis connection",
+      async (): Promise<[StreamTransport, StreamTransport]> => {
+        redis ??= await startRedis();
+        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
+      },
+    ],
+    // No broker: the reader's transport finds the worker's endpoint among the queue's pollers.
+    ["a direct transport of its own", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
+  ])("reaches a reader whose client has %s, as in another process: live, no signal, one read to join", async (_how, transports) => {
+    const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());
     const { agents: published, taskQueue } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
     // The reader's client counts the run's stream queries it makes (billed actions).

@@ -15,10 +15,10 @@ import { join } from "node:path";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient, directStreamTransport, type DirectStreamTransport, type StreamSnapshot, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent, render } from "./thread-support.js";
-import { killAll, spawnWorker } from "./workers/spawn.js";
+import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 const POLL_MS = 50;
@@ -168,6 +168,55 @@ describe("a thread streamed on a direct transport", () => {
     // spares even that); the turn's entries, a tool call's among them, all came from the worker.
     expect(other.streamQueries()).toBeLessThanOrEqual(1);
     expect(await signalsOf(r.threads, threadId)).toEqual([]);
+  });
+});
+
+describe("a worker killed mid-answer", () => {
+  it("its reader finds the worker that takes over among the pollers and gets the retried answer as it is written, after a reset", async () => {
+    const taskQueue = uid("direct-crash");
+    const env = { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: taskQueue, MODEL_URL: h.model.url, DIRECT: "1" };
+    const prompt = uid("crash mid-answer");
+    const cut = h.model.hold();
+    const retried = h.model.hold();
+    const midway = h.model.hold();
+    // The first attempt stops part-way until its worker dies; the retry waits before its first character, then midway.
+    h.model.respond(prompt, (req) =>
+      req.attempt === 0 ? { text: STORY, hold: cut, holdAfterChars: 24 } : { text: STORY, holds: [{ hold: retried, afterChars: 0 }, { hold: midway, afterChars: 48 }] },
+    );
+    const first = await spawnWorker("thread-worker", env);
+    const transport = directStreamTransport();
+    cleanup.push(() => transport.close());
+    const threads = new ThreadsClient({ connection: h.connection, namespace: h.namespace, taskQueue, agent: "storyteller", stream: { transport } });
+    const threadId = uid("direct-crash");
+    await threads.createThread({ threadId });
+    const reader = follow(threads, threadId);
+    await vi.waitFor(() => expect(transport.workerConnections).toBe(1), WAIT);
+    await threads.sendMessage({ threadId, prompt });
+    await cut.reached;
+    await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(24), WAIT);
+    const answerId = reader.updates().find((u) => u.type === "text-delta")!.messageId;
+
+    await kill(first, "SIGKILL");
+    await spawnWorker("thread-worker", env);
+    // The call is retried on the new worker (after its heartbeat timeout); the reader has found that worker by then.
+    await retried.reached;
+    await vi.waitFor(() => expect(transport.workerConnections).toBe(1), WAIT);
+    retried.release();
+    await midway.reached;
+    await vi.waitFor(() => expect(render(reader.updates()).get(answerId)?.length ?? 0).toBeGreaterThanOrEqual(48), WAIT);
+    expect(reader.updates().some((u) => u.type === "reset" && u.reason === "retry")).toBe(true);
+    expect(STORY.startsWith(render(reader.updates()).get(answerId)!)).toBe(true);
+    expect(assistantMessage(reader.updates())).toBeUndefined();
+    midway.release();
+    await reader.done;
+    cut.release();
+
+    const updates = reader.updates();
+    expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+    expect(render(updates)).toEqual(new Map([[answerId, STORY]]));
+    expect(durableOf(updates).filter((u) => u.type !== "reset")).toEqual((await threads.streamUpdates({ threadId })).updates);
+    expect(h.model.requests.filter((q) => q.conversation === prompt).map((q) => q.attempt)).toEqual([0, 1]);
+    expect(await signalsOf(threads, threadId)).toEqual([]);
   });
 });
 

@@ -82,6 +82,8 @@ export interface PeerSettings {
 interface Connection {
   key: string;
   req: ClientRequest;
+  /** The endpoint answered 200: batches may come. */
+  open: boolean;
 }
 
 /**
@@ -108,6 +110,11 @@ export class ThreadPeers {
   async start(): Promise<void> {
     await this.#refresh().catch(() => undefined);
     void this.#loop();
+  }
+
+  /** Connections the endpoints accepted and that are still open. */
+  get open(): number {
+    return [...this.#connections.values()].filter((c) => c.open).length;
   }
 
   stop(): void {
@@ -151,7 +158,7 @@ export class ThreadPeers {
       const target = new URL(`${DIRECT_PATH}${encodeURIComponent(this.threadId)}?run=${encodeURIComponent(runId)}`, url);
       const send = target.protocol === "https:" ? requestTls : request;
       const req = send(target, { method: "GET", timeout: CONNECT_MS });
-      const connection: Connection = { key, req };
+      const connection: Connection = { key, req, open: false };
       this.#connections.set(key, connection);
       const fail = () => {
         this.#failed.set(key, Date.now());
@@ -163,6 +170,7 @@ export class ThreadPeers {
         resolve();
       });
       req.on("close", () => {
+        connection.open = false;
         if (this.#connections.get(key) === connection) this.#connections.delete(key);
         this.#wake?.abort();
         resolve();
@@ -174,6 +182,10 @@ export class ThreadPeers {
         }
         // Connected: from here only silence is normal (the endpoint writes a blank line now and then).
         req.setTimeout(0);
+        connection.open = true;
+        res.on("close", () => {
+          connection.open = false;
+        });
         resolve();
         res.setEncoding("utf8");
         let buffered = "";

@@ -52,6 +52,8 @@ export interface DirectStreamTransport extends StreamTransport {
   readonly url: string | undefined;
   /** Readers connected to this process's endpoint now. */
   readonly connections: number;
+  /** Connections this process's readers hold to workers' endpoints now: one per followed thread and worker reached. */
+  readonly workerConnections: number;
   /** Lines from workers that reached no listener because they were unreadable (see `onError`). */
   readonly droppedMessages: number;
 }
@@ -155,6 +157,9 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
     },
     get connections() {
       return endpoint?.connections ?? 0;
+    },
+    get workerConnections() {
+      return [...followed.values()].reduce((n, { peers }) => n + peers.open, 0);
     },
     get droppedMessages() {
       return dropped;

@@ -1,9 +1,10 @@
 /**
  * A thread worker in its own process, so a test can SIGKILL it mid-turn. Env:
- * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, MODEL_URL. Prints "ready" when polling.
+ * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE, MODEL_URL; DIRECT=1 streams on a direct
+ * transport (an endpoint of its own on loopback). Prints "ready" when polling.
  */
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
-import { defineAgent } from "../../src/index.js";
+import { defineAgent, directStreamTransport } from "../../src/index.js";
 import { openaiModel, createAgentWorker } from "../../src/worker.js";
 import { inheritedWorkflowBundle } from "../workflow-bundle.js";
 
@@ -29,6 +30,7 @@ const worker = await createAgentWorker({
   taskQueue: env("TASK_QUEUE"),
   agents: [storyteller, patientStoryteller],
   model: openaiModel({ baseURL: env("MODEL_URL"), apiKey: "test" }),
+  ...(process.env.DIRECT === "1" ? { threads: { stream: { transport: directStreamTransport({ host: "127.0.0.1" }) } } } : {}),
   ...inheritedWorkflowBundle(),
 });
 const running = worker.run();
