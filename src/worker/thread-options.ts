@@ -46,15 +46,16 @@ export interface ThreadStreamOptions {
    * Where the answer's deltas and the thread's new entries go while a turn runs.
    *
    * `"workflow"` (the default for now) sends the deltas into the thread by signal: readers
-   * in any process see them with nothing but Temporal, for a signal per batch and a query
-   * per reader process per batch (see docs/cost.md).
+   * in any process see them with nothing but Temporal, for a signal per batch and about two
+   * queries per reader process per turn (see docs/cost.md).
    *
    * A {@link StreamTransport} sends them straight to readers instead, with no Temporal
-   * action: `inProcessStreamTransport()` reaches readers in this process; give the worker
-   * and the clients one shared transport (for example `redisStreamTransport` from
-   * `durable-agents/redis`) when readers run in other processes. Readers in a process the
-   * transport does not reach still see every message and status, by polling the thread,
-   * but no deltas.
+   * action: `inProcessStreamTransport()` reaches readers in this process;
+   * `directStreamTransport()` reaches readers in other processes that can connect to the
+   * worker (it serves them from an endpoint of its own, no broker); `redisStreamTransport`
+   * from `durable-agents/redis` reaches every process on one Redis. Give the worker and the
+   * clients the same kind. Readers in a process the transport does not reach still see
+   * every message and status, by polling the thread, but no deltas.
    */
   transport?: StreamTransport | "workflow";
   /**
@@ -92,7 +93,7 @@ function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: num
   // Only a missing transport means the default: null is as wrong as any other non-transport.
   const transport = options?.transport === undefined ? "workflow" : options.transport;
   if (transport !== "workflow" && !isStreamTransport(transport)) {
-    throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport()) or "workflow"');
+    throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), directStreamTransport(), redisStreamTransport()) or "workflow"');
   }
   const fallback = transport === "workflow" ? "250ms" : "50ms";
   return { intervalMs: durationMs(options?.interval ?? fallback, "createAgentWorker threads.stream.interval", fallback), maxBatches, transport };

@@ -306,6 +306,6 @@ export function clientStreamTransport(stream: ClientStreamOptions | undefined): 
   if (stream !== undefined && (typeof stream !== "object" || stream === null)) throw bad("stream must be an object ({ transport })");
   const transport = stream?.transport;
   if (transport === undefined) return inProcessStreamTransport();
-  if (!isStreamTransport(transport)) throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), redisStreamTransport())");
+  if (!isStreamTransport(transport)) throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), directStreamTransport(), redisStreamTransport())");
   return transport;
 }
