@@ -107,7 +107,8 @@ const layoutRule = {
 };
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**"] },
+  // test-artifacts/ is what the suite builds while lint runs beside it (the CLI tests compile the package there).
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "test-artifacts/**"] },
   ...tseslint.configs.recommended,
   {
     plugins: { layout: { rules: { boundaries: layoutRule } } },
