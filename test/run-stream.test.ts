@@ -26,6 +26,7 @@ import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { runStreamQuery } from "../src/workflow.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+import { ascending, deltaText, isDelta, seqsOf } from "./stream-entries.js";
 import { openEvents, startHttp, type HttpServer } from "./http-support.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -73,11 +74,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const isDelta = (u: StreamUpdate) => u.type === "text-delta" || u.type === "tool-input-delta";
-const seqsOf = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
-const ascending = (seqs: number[]) => [...new Set(seqs)].sort((a, b) => a - b);
 const ended = (u: StreamUpdate) => u.type === "status" && ["completed", "failed", "stopped"].includes(u.status);
-const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
 const statuses = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "status" ? [u.status] : []));
 /** The durable entries, as a reader would show them. */
 const durable = (updates: StreamUpdate[]) => updates.filter((u) => !isDelta(u)).map(shown);

@@ -7,20 +7,19 @@
  * answers garbage, nothing but what the thread holds.
  */
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
-import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport, type StreamSnapshot } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { ascending, assistantMessage, batchesIn, completed, deltaText, durableOf, seqsOf, signalsOf } from "./stream-entries.js";
 import { chatAgent, render } from "./thread-support.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
-const { EventType } = proto.temporal.api.enums.v1;
 const POLL_MS = 50;
 const WAIT = { timeout: 30_000, interval: 20 };
 const STREAM_QUERY = "durable-agents.thread.stream";
@@ -38,15 +37,6 @@ afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await h?.close();
 });
-
-const isDelta = (u: StreamUpdate) => u.type === "text-delta" || u.type === "tool-input-delta";
-const durableOf = (updates: StreamUpdate[]) => updates.filter((u) => !isDelta(u));
-const seqsOf = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
-const ascending = (seqs: number[]) => [...new Set(seqs)].sort((a, b) => a - b);
-const completed = (u: StreamUpdate) => u.type === "status" && u.status === "completed";
-const assistantMessage = (updates: StreamUpdate[]) =>
-  [...updates].reverse().find((u) => u.type === "message" && u.message.role === "assistant") as Extract<StreamUpdate, { type: "message" }> | undefined;
-const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
 
 interface Rig {
   threads: ThreadsClient;
@@ -96,11 +86,6 @@ async function idleThread(r: Rig): Promise<string> {
   return threadId;
 }
 
-async function signalsOf(threads: ThreadsClient, threadId: string) {
-  const events = (await threads.workflowHandle(threadId).fetchHistory()).events ?? [];
-  return events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-}
-
 describe("a thread streamed on a direct transport", () => {
   it("reaches two reader processes with no broker while the answer is written; no signal in history", async () => {
     const r = await rig();
@@ -116,11 +101,6 @@ describe("a thread streamed on a direct transport", () => {
     // Both processes found the worker among the queue's pollers and hold a connection to it.
     await vi.waitFor(() => expect(r.transport.connections).toBe(2), WAIT);
     await r.threads.sendMessage({ threadId, prompt });
-    const batchesIn = (out: string): StreamSnapshot[] => {
-      if (!existsSync(out)) return [];
-      const text = readFileSync(out, "utf8");
-      return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((line) => JSON.parse(line) as StreamSnapshot);
-    };
     for (const { hold, afterChars } of pieces) {
       await hold.reached;
       for (const out of outs) {

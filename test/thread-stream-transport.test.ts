@@ -6,7 +6,7 @@
  * written, in seq order, with nothing lost or repeated, and no signal in the thread's history.
  */
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
@@ -29,10 +29,10 @@ import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { createAgentWorker, openaiModel } from "../src/worker.js";
 import { SECRET, startHarness, uid, type Harness, type WorkerOverrides } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
+import { ascending, assistantMessage, batchesIn, completed, deltaText, durableOf, isDelta, seqsOf, signalsOf } from "./stream-entries.js";
 import { chatAgent, render } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 
-const { EventType } = proto.temporal.api.enums.v1;
 const POLL_MS = 50;
 const WAIT = { timeout: 30_000, interval: 20 };
 const STREAM_BLOCKS_PATCH = "durable-agents.stream-blocks";
@@ -117,16 +117,6 @@ function otherClient(r: Rig, transport: StreamTransport, client?: Client): { age
   return { agents, threads: agents.threads };
 }
 
-const isDelta = (u: StreamUpdate) => u.type === "text-delta" || u.type === "tool-input-delta";
-const durableOf = (updates: StreamUpdate[]) => updates.filter((u) => !isDelta(u));
-const seqsOf = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
-const ascending = (seqs: number[]) => [...new Set(seqs)].sort((a, b) => a - b);
-const completed = (u: StreamUpdate) => u.type === "status" && u.status === "completed";
-/** The last assistant message among the entries (the answer that ends a turn). */
-const assistantMessage = (updates: StreamUpdate[]) =>
-  [...updates].reverse().find((u) => u.type === "message" && u.message.role === "assistant") as Extract<StreamUpdate, { type: "message" }> | undefined;
-const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
-
 interface Follower {
   batches: StreamSnapshot[];
   updates(): StreamUpdate[];
@@ -144,11 +134,6 @@ function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdat
 
 async function historyOf(threads: ThreadsClient, threadId: string) {
   return (await threads.workflowHandle(threadId).fetchHistory()).events ?? [];
-}
-
-/** The signals in a thread's history: by signal, one per batch of deltas; out of band, none. */
-async function signalsOf(threads: ThreadsClient, threadId: string) {
-  return (await historyOf(threads, threadId)).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
 }
 
 /** The patches the history's markers record. */
@@ -437,13 +422,6 @@ describe("a reader that joins mid-turn", () => {
 describe("a thread streamed on Redis to readers in other processes", () => {
   const exited = (child: ChildProcess) =>
     new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));
-
-  /** The batches a reader process wrote so far (a line being written is not one yet). */
-  function batchesIn(out: string): StreamSnapshot[] {
-    if (!existsSync(out)) return [];
-    const text = readFileSync(out, "utf8");
-    return text.slice(0, text.lastIndexOf("\n") + 1).split("\n").filter(Boolean).map((line) => JSON.parse(line) as StreamSnapshot);
-  }
 
   it("reaches two reader processes, each with its own client on the same Redis, while the answer is written; no signal in history", async () => {
     redis ??= await startRedis();

@@ -100,7 +100,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
   const settings = checkOptions(options);
   const { codec, maxMessageBytes } = settings;
   const listeners = new Map<string, Set<{ listener: (batch: StreamBatch) => void }>>();
-  const followed = new Map<string, { peers: ThreadPeers; delivery: Promise<void> }>();
+  const followed = new Map<string, { peers: ThreadPeers; delivery: Promise<void>; started?: Promise<void> }>();
   const directories = new WeakMap<Client, WorkerDirectory>();
   let endpoint: DirectEndpoint | undefined;
   let listening: Promise<string> | undefined;
@@ -128,7 +128,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
   const follow = (threadId: string, client: Client): Promise<void> => {
     let directory = directories.get(client);
     if (!directory) directories.set(client, (directory = new WorkerDirectory(client)));
-    const state: { peers: ThreadPeers; delivery: Promise<void> } = {
+    const state: { peers: ThreadPeers; delivery: Promise<void>; started?: Promise<void> } = {
       delivery: Promise.resolve(),
       peers: new ThreadPeers(
         client,
@@ -146,7 +146,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
       ),
     };
     followed.set(threadId, state);
-    return state.peers.start();
+    return (state.started = state.peers.start());
   };
 
   return {
@@ -194,7 +194,8 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
       let mine = listeners.get(threadId);
       if (!mine) listeners.set(threadId, (mine = new Set()));
       mine.add(subscription);
-      if (context?.client && !followed.has(threadId)) await follow(threadId, context.client);
+      // Every subscriber waits for the first look at the workers, not only the one that started it.
+      if (context?.client) await (followed.get(threadId)?.started ?? follow(threadId, context.client));
       return {
         async unsubscribe() {
           const current = listeners.get(threadId);
