@@ -38,8 +38,9 @@ export class DirectEndpoint {
 
   constructor(private readonly settings: DirectEndpointSettings) {
     this.#server = createServer((req, res) => this.#handle(req, res));
-    // The worker keeps its process alive; a listening endpoint alone must not.
+    // The worker keeps its process alive; a listening endpoint, or a reader connected to it, must not.
     this.#server.unref();
+    this.#server.on("connection", (socket) => socket.unref());
   }
 
   /** Binds to `host:port` (port 0: any free one); resolves with the port. */

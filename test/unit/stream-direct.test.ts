@@ -3,11 +3,17 @@
  * thread's batches to a reader that names the thread's run, refuses what is not such a
  * request with a status and a reason, and its options are checked before anything listens.
  */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { request } from "node:http";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { directStreamTransport, StreamTransportInvalidError, type DirectStreamTransport, type StreamBatch } from "../../src/index.js";
+import { aesGcmCodec, directStreamTransport, StreamTransportInvalidError, type DirectStreamTransport, type StreamBatch } from "../../src/index.js";
+import { batchFromText } from "../../src/stream/batch-text.js";
 import { durableAgentsPlugin, openaiModel } from "../../src/worker.js";
 
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const RUN = "6f1c1f7e-1d5b-4b43-9a59-3f6e8f6d2a10";
 const batch = (seq: number): StreamBatch => ({ after: 1, entries: [{ seq, type: "text-delta", messageId: "m1", text: `piece ${seq}` }] });
 
@@ -124,6 +130,48 @@ describe("a worker's direct stream endpoint", () => {
     expect(JSON.parse(reader.lines[0]!)).toEqual(batch(3));
     reader.close();
   });
+
+  it("with a codec, sends no message text in the clear: a reader with the same codec reads the batch back", async () => {
+    const codec = aesGcmCodec({ keys: { k1: randomBytes(32).toString("base64") }, current: "k1" });
+    const { transport, url } = await listening({ codec });
+    const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+    await until(() => transport.connections === 1);
+    const secret: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "the vault code is 4711" }] };
+    await transport.publish("t", secret, { runId: RUN });
+    await until(() => reader.lines.length === 1);
+    expect(reader.lines[0]).not.toContain("4711");
+    expect(await batchFromText(reader.lines[0]!, codec)).toEqual({ batch: secret });
+    expect(await batchFromText(reader.lines[0]!, undefined)).toMatchObject({ problem: expect.stringMatching(/encoded batch, and this transport has no codec/) });
+    reader.close();
+  });
+
+  it("does not keep its process alive: a worker process ends by itself with a reader still connected", async () => {
+    // A script of its own: it can only end by itself if neither the endpoint nor the reader's connection holds it.
+    const script = `
+      import { directStreamTransport } from "./src/index.ts";
+      const transport = directStreamTransport({ host: "127.0.0.1" });
+      console.log(await transport.listen());
+      const wait = () => new Promise((resolve) => setTimeout(resolve, 10));
+      while (transport.connections === 0) await wait();
+      await transport.publish("t", { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "bye" }] }, { runId: "${RUN}" });
+      console.log("done");
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+      const url = (await lines.next()).value as string;
+      const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+      expect(reader.status).toBe(200);
+      expect((await lines.next()).value).toBe("done");
+      expect(await exited).toBe(0);
+      await until(() => reader.lines.length === 1);
+      expect(JSON.parse(reader.lines[0]!).entries[0].text).toBe("bye");
+      reader.close();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
 
   it("listens once however often it is asked, and announces the advertised origin", async () => {
     const transport = directStreamTransport({ host: "127.0.0.1", advertise: "https://worker-3.internal:7400" });
