@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, directStreamTransport, StreamTransportInvalidError, type DirectStreamTransport, type StreamBatch } from "../../src/index.js";
 import { batchFromText } from "../../src/stream/batch-text.js";
 import { durableAgentsPlugin, openaiModel } from "../../src/worker.js";
@@ -31,6 +31,8 @@ async function listening(options: Parameters<typeof directStreamTransport>[0] = 
 interface Held {
   status: number;
   lines: string[];
+  /** Resolves once `count` lines have come. */
+  linesReached(count: number): Promise<void>;
   body: Promise<string>;
   close(): void;
 }
@@ -42,26 +44,36 @@ function get(url: string, path: string, method = "GET"): Promise<Held> {
     req.on("error", reject);
     req.on("response", (res) => {
       const lines: string[] = [];
+      const waiting = new Set<() => void>();
       let text = "";
       const body = new Promise<string>((done) => {
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           text += chunk;
           lines.push(...chunk.split("\n").filter(Boolean));
+          for (const check of [...waiting]) check();
         });
         res.on("end", () => done(text));
         res.on("close", () => done(text));
       });
-      resolve({ status: res.statusCode!, lines, body, close: () => req.destroy() });
+      const linesReached = (count: number) =>
+        new Promise<void>((reached) => {
+          const check = () => {
+            if (lines.length < count) return;
+            waiting.delete(check);
+            reached();
+          };
+          waiting.add(check);
+          check();
+        });
+      resolve({ status: res.statusCode!, lines, linesReached, body, close: () => req.destroy() });
     });
     req.end();
   });
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(check()).toBe(true);
-};
+/** The endpoint counts a reader out when its side of the connection closes: a status the test waits for. */
+const connectionsReach = (transport: DirectStreamTransport, count: number) => vi.waitFor(() => expect(transport.connections).toBe(count));
 
 describe("a worker's direct stream endpoint", () => {
   it("writes each batch published for the thread's run to its readers, one line each, and nothing of other runs or threads", async () => {
@@ -69,7 +81,8 @@ describe("a worker's direct stream endpoint", () => {
     const reader = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=${RUN}`);
     const otherRun = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=someone-else`);
     expect([reader.status, otherRun.status]).toEqual([200, 200]);
-    await until(() => transport.connections === 2);
+    // Counted before the response's head went out.
+    expect(transport.connections).toBe(2);
 
     await transport.publish("thread/one ü", batch(2), { runId: RUN });
     await transport.publish("thread/one ü", batch(3), { runId: "another-run" });
@@ -77,13 +90,13 @@ describe("a worker's direct stream endpoint", () => {
     // Without a run nothing leaves the process: a reader could not have named it.
     await transport.publish("thread/one ü", batch(5));
     await transport.publish("thread/one ü", batch(6), { runId: RUN });
-    await until(() => reader.lines.length === 2);
+    await reader.linesReached(2);
     expect(reader.lines.map((l) => JSON.parse(l))).toEqual([batch(2), batch(6)]);
     expect(otherRun.lines).toEqual([]);
 
     reader.close();
     otherRun.close();
-    await until(() => transport.connections === 0);
+    await connectionsReach(transport, 0);
   });
 
   it("refuses what is not a reader's request with a status and what to ask instead, and keeps nobody connected", async () => {
@@ -113,7 +126,7 @@ describe("a worker's direct stream endpoint", () => {
     expect([first.status, second.status]).toEqual([200, 503]);
     expect(await second.body).toMatch(/too many readers/);
     first.close();
-    await until(() => transport.connections === 0);
+    await connectionsReach(transport, 0);
     const third = await get(url, `/v1/threads/t?run=${RUN}`);
     expect(third.status).toBe(200);
     third.close();
@@ -122,11 +135,11 @@ describe("a worker's direct stream endpoint", () => {
   it("will not send a batch over maxMessageBytes (readers would drop it): the publish rejects, and readers get nothing", async () => {
     const { transport, url } = await listening({ maxMessageBytes: 200 });
     const reader = await get(url, `/v1/threads/t?run=${RUN}`);
-    await until(() => transport.connections === 1);
+    expect(transport.connections).toBe(1);
     const huge: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "x".repeat(500) }] };
     await expect(transport.publish("t", huge, { runId: RUN })).rejects.toThrow(/over maxMessageBytes \(200\)/);
     await transport.publish("t", batch(3), { runId: RUN });
-    await until(() => reader.lines.length === 1);
+    await reader.linesReached(1);
     expect(JSON.parse(reader.lines[0]!)).toEqual(batch(3));
     reader.close();
   });
@@ -135,10 +148,10 @@ describe("a worker's direct stream endpoint", () => {
     const codec = aesGcmCodec({ keys: { k1: randomBytes(32).toString("base64") }, current: "k1" });
     const { transport, url } = await listening({ codec });
     const reader = await get(url, `/v1/threads/t?run=${RUN}`);
-    await until(() => transport.connections === 1);
+    expect(transport.connections).toBe(1);
     const secret: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "the vault code is 4711" }] };
     await transport.publish("t", secret, { runId: RUN });
-    await until(() => reader.lines.length === 1);
+    await reader.linesReached(1);
     expect(reader.lines[0]).not.toContain("4711");
     expect(await batchFromText(reader.lines[0]!, codec)).toEqual({ batch: secret });
     expect(await batchFromText(reader.lines[0]!, undefined)).toMatchObject({ problem: expect.stringMatching(/encoded batch, and this transport has no codec/) });
@@ -151,21 +164,25 @@ describe("a worker's direct stream endpoint", () => {
       import { directStreamTransport } from "./src/index.ts";
       const transport = directStreamTransport({ host: "127.0.0.1" });
       console.log(await transport.listen());
-      const wait = () => new Promise((resolve) => setTimeout(resolve, 10));
-      while (transport.connections === 0) await wait();
+      // The test says "go" once its reader is connected.
+      const { createInterface } = await import("node:readline");
+      const input = createInterface({ input: process.stdin });
+      await new Promise((resolve) => input.once("line", resolve));
+      input.close();
       await transport.publish("t", { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "bye" }] }, { runId: "${RUN}" });
       console.log("done");
     `;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     try {
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
       const url = (await lines.next()).value as string;
       const reader = await get(url, `/v1/threads/t?run=${RUN}`);
       expect(reader.status).toBe(200);
+      child.stdin!.end("go\n");
       expect((await lines.next()).value).toBe("done");
       expect(await exited).toBe(0);
-      await until(() => reader.lines.length === 1);
+      await reader.linesReached(1);
       expect(JSON.parse(reader.lines[0]!).entries[0].text).toBe("bye");
       reader.close();
     } finally {
