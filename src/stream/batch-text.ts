@@ -4,6 +4,24 @@ import { asStreamUpdate } from "../core/stream-fold.js";
 import type { StreamBatch } from "../core/thread-contracts.js";
 
 const JSON_ENCODING = "json/plain";
+
+/** The largest batch a cross-process transport sends or accepts by default (after the codec): well above what one batch holds. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What is wrong with the options every cross-process transport takes alike (`codec`,
+ * `onError`, `maxMessageBytes`), said as the factory's AI1080 says it; undefined when nothing.
+ */
+export function sharedOptionProblem(options: { codec?: unknown; onError?: unknown; maxMessageBytes?: unknown }): string | undefined {
+  const { codec, onError, maxMessageBytes } = options;
+  const aCodec = typeof codec === "object" && codec !== null && typeof (codec as PayloadCodec).encode === "function" && typeof (codec as PayloadCodec).decode === "function";
+  if (codec !== undefined && !aCodec) return "`codec` must be a payload codec ({ encode, decode }), e.g. aesGcmCodec({ keys, current })";
+  if (onError !== undefined && typeof onError !== "function") return "`onError` must be a function";
+  if (maxMessageBytes !== undefined && (typeof maxMessageBytes !== "number" || !Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0)) {
+    return "`maxMessageBytes` must be a positive whole number of bytes";
+  }
+  return undefined;
+}
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 
 /**

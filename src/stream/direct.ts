@@ -2,7 +2,8 @@ import { networkInterfaces } from "node:os";
 import type { Client } from "@temporalio/client";
 import type { PayloadCodec } from "@temporalio/common";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
-import { batchFromText, batchToText } from "./batch-text.js";
+import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
+import { deliverBatch } from "./deliver.js";
 import { DirectEndpoint } from "./direct-endpoint.js";
 import { ThreadPeers, WorkerDirectory } from "./direct-peers.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
@@ -61,7 +62,6 @@ export interface DirectStreamTransport extends StreamTransport {
 const NAME = "directStreamTransport";
 const BRAND = Symbol.for("durable-agents.stream.direct");
 const DEFAULT_MAX_CONNECTIONS = 1_024;
-const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** What one connection may leave unread before the endpoint cuts it off. */
 const MAX_BUFFERED_BATCHES = 16;
 
@@ -108,15 +108,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
   let dropped = 0;
   let closed = false;
 
-  const deliver = (threadId: string, batch: StreamBatch): void => {
-    for (const { listener } of [...(listeners.get(threadId) ?? [])]) {
-      try {
-        listener(batch);
-      } catch {
-        // A reader's bug is its own: the other readers go on.
-      }
-    }
-  };
+  const deliver = (threadId: string, batch: StreamBatch): void => deliverBatch(listeners.get(threadId) ?? [], batch);
   const drop = (problem: string, cause?: unknown): void => {
     dropped++;
     try {
@@ -256,14 +248,9 @@ function checkOptions(options: DirectStreamTransportOptions): Settings {
     }
     advertised = parsed.origin;
   }
-  if (codec !== undefined && (typeof codec !== "object" || codec === null || typeof codec.encode !== "function" || typeof codec.decode !== "function")) {
-    throw bad("`codec` must be a payload codec ({ encode, decode }), e.g. aesGcmCodec({ keys, current })");
-  }
+  const shared = sharedOptionProblem({ codec, onError, maxMessageBytes });
+  if (shared) throw bad(shared);
   if (maxConnections !== undefined && (typeof maxConnections !== "number" || !Number.isSafeInteger(maxConnections) || maxConnections <= 0)) throw bad("`maxConnections` must be a positive whole number");
-  if (maxMessageBytes !== undefined && (typeof maxMessageBytes !== "number" || !Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0)) {
-    throw bad("`maxMessageBytes` must be a positive whole number of bytes");
-  }
-  if (onError !== undefined && typeof onError !== "function") throw bad("`onError` must be a function");
   return {
     host: host ?? "0.0.0.0",
     port: port ?? 0,

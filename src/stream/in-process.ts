@@ -1,3 +1,4 @@
+import { deliverBatch } from "./deliver.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
 type Listener = (batch: StreamBatch) => void;
@@ -22,18 +23,7 @@ function create(): InProcessTransport {
       return threads.size;
     },
     async publish(threadId, batch) {
-      const listeners = threads.get(threadId);
-      if (!listeners) return;
-      // A snapshot: a listener that unsubscribes (or subscribes) while it is called changes
-      // the next batch's listeners, not this one's.
-      for (const { listener } of [...listeners]) {
-        try {
-          listener(batch);
-        } catch {
-          // A reader's bug is its own: the other readers and the publisher (the model
-          // activity) go on.
-        }
-      }
+      deliverBatch(threads.get(threadId) ?? [], batch);
     },
     async subscribe(threadId, listener): Promise<StreamSubscription> {
       const subscription = { listener };

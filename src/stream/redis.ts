@@ -1,7 +1,8 @@
 import type { PayloadCodec } from "@temporalio/common";
 import { createClient, type RedisClientType } from "redis";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
-import { batchFromText, batchToText } from "./batch-text.js";
+import { deliverBatch } from "./deliver.js";
+import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
 /** A node-redis client (`createClient()` from `redis`), whatever its modules, scripts or RESP version. */
@@ -61,7 +62,6 @@ export interface RedisStreamTransport extends StreamTransport {
 
 const DEFAULT_PREFIX = "durable-agents:stream:";
 const DEFAULT_TIMEOUT_MS = 2_000;
-const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const NAME = "redisStreamTransport";
 
 
@@ -205,14 +205,7 @@ export function redisStreamTransport(options: RedisStreamTransportOptions = {}):
 
   const deliver = async (channel: Channel, message: Buffer): Promise<void> => {
     const batch = await decode(channel.name, message);
-    if (!batch) return;
-    for (const { listener } of [...channel.listeners]) {
-      try {
-        listener(batch);
-      } catch {
-        // A reader's bug is its own: the other readers go on.
-      }
-    }
+    if (batch) deliverBatch(channel.listeners, batch);
   };
   const decode = async (name: string, message: Buffer): Promise<StreamBatch | undefined> => {
     if (message.length > maxMessageBytes) return void drop(name, `${message.length} bytes, over maxMessageBytes (${maxMessageBytes})`);
@@ -345,14 +338,9 @@ function checkOptions(options: RedisStreamTransportOptions): Settings {
     throw bad("`client` must be a node-redis client (createClient() from the `redis` package)");
   }
   if (channelPrefix !== undefined && (typeof channelPrefix !== "string" || channelPrefix === "")) throw bad("`channelPrefix` must be a non-empty string, e.g. \"myapp:stream:\"");
-  if (codec !== undefined && (typeof codec !== "object" || codec === null || typeof codec.encode !== "function" || typeof codec.decode !== "function")) {
-    throw bad("`codec` must be a payload codec ({ encode, decode }), e.g. aesGcmCodec({ keys, current })");
-  }
-  if (onError !== undefined && typeof onError !== "function") throw bad("`onError` must be a function");
+  const shared = sharedOptionProblem({ codec, onError, maxMessageBytes });
+  if (shared) throw bad(shared);
   if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) throw bad("`timeoutMs` must be a positive number of milliseconds");
-  if (maxMessageBytes !== undefined && (typeof maxMessageBytes !== "number" || !Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0)) {
-    throw bad("`maxMessageBytes` must be a positive whole number of bytes");
-  }
   return {
     ...(url !== undefined ? { url } : {}),
     ...(client !== undefined ? { client } : {}),
