@@ -19,6 +19,22 @@ export const assistantMessage = (updates: StreamUpdate[]) =>
   [...updates].reverse().find((u) => u.type === "message" && u.message.role === "assistant") as Extract<StreamUpdate, { type: "message" }> | undefined;
 export const deltaText = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "text-delta" ? [u.text] : [])).join("");
 
+/** What `follow` collects. */
+export interface Follower {
+  batches: StreamSnapshot[];
+  updates(): StreamUpdate[];
+  done: Promise<void>;
+}
+
+/** A followUpdates reader (polling every 50 ms) collecting its batches until an entry passes `until` (a completed turn by default). */
+export function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdate) => boolean = completed): Follower {
+  const batches: StreamSnapshot[] = [];
+  const done = (async () => {
+    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some(until) })) batches.push(batch);
+  })();
+  return { batches, updates: () => batches.flatMap((b) => b.updates), done };
+}
+
 /** The batches a reader process wrote to `out` so far (a line being written is not one yet). */
 export function batchesIn(out: string): StreamSnapshot[] {
   if (!existsSync(out)) return [];

@@ -14,13 +14,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport, type StreamSnapshot } from "../src/index.js";
+import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { ascending, assistantMessage, batchesIn, completed, deltaText, durableOf, seqsOf, signalsOf } from "./stream-entries.js";
+import { ascending, assistantMessage, batchesIn, follow, deltaText, durableOf, seqsOf, signalsOf } from "./stream-entries.js";
 import { chatAgent, render } from "./thread-support.js";
 import { kill, killAll, spawnWorker } from "./workers/spawn.js";
 
-const POLL_MS = 50;
 const WAIT = { timeout: 30_000, interval: 20 };
 const STREAM_QUERY = "durable-agents.thread.stream";
 const STORY =
@@ -70,14 +69,6 @@ function elsewhere(r: Rig, onError?: (err: Error) => void): { threads: ThreadsCl
   const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
   const agents = new AgentClient({ client, taskQueue: r.taskQueue, threads: { agent: chatAgent }, stream: { transport } });
   return { threads: agents.threads, transport, streamQueries: () => streamQueries };
-}
-
-function follow(threads: ThreadsClient, threadId: string) {
-  const batches: StreamSnapshot[] = [];
-  const done = (async () => {
-    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: POLL_MS, until: (b) => b.updates.some(completed) })) batches.push(batch);
-  })();
-  return { batches, updates: () => batches.flatMap((b) => b.updates), done };
 }
 
 async function idleThread(r: Rig): Promise<string> {

@@ -19,7 +19,6 @@ import {
   InvalidDefinitionError,
   ThreadsClient,
   type StreamBatch,
-  type StreamSnapshot,
   type StreamSubscription,
   type StreamTransport,
   type StreamUpdate,
@@ -29,7 +28,7 @@ import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { createAgentWorker, openaiModel } from "../src/worker.js";
 import { SECRET, startHarness, uid, type Harness, type WorkerOverrides } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
-import { ascending, assistantMessage, batchesIn, completed, deltaText, durableOf, isDelta, seqsOf, signalsOf } from "./stream-entries.js";
+import { ascending, assistantMessage, batchesIn, completed, follow, deltaText, durableOf, isDelta, seqsOf, signalsOf } from "./stream-entries.js";
 import { chatAgent, render } from "./thread-support.js";
 import { killAll, spawnWorker } from "./workers/spawn.js";
 
@@ -115,21 +114,6 @@ function otherClient(r: Rig, transport: StreamTransport, client?: Client): { age
   const base = client ? { client } : { connection: h.connection, namespace: h.namespace };
   const agents = new AgentClient({ ...base, taskQueue: r.taskQueue, threads: { agent: chatAgent }, stream: { transport } });
   return { agents, threads: agents.threads };
-}
-
-interface Follower {
-  batches: StreamSnapshot[];
-  updates(): StreamUpdate[];
-  done: Promise<void>;
-}
-
-/** A followUpdates reader collecting its batches until an entry passes `until` (a completed turn by default). */
-function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdate) => boolean = completed): Follower {
-  const batches: StreamSnapshot[] = [];
-  const done = (async () => {
-    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: POLL_MS, until: (b) => b.updates.some(until) })) batches.push(batch);
-  })();
-  return { batches, updates: () => batches.flatMap((b) => b.updates), done };
 }
 
 async function historyOf(threads: ThreadsClient, threadId: string) {
