@@ -45,11 +45,11 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...plugin } = options;
-  // Bundled here rather than by Temporal, when nothing of the worker's shapes the bundle:
-  // the plugin then knows the code, and gives the worker a short build id from it.
   // A direct stream transport's endpoint listens before the worker exists: its identity names it.
   const transport = plugin.threads?.stream ? plugin.threads.stream.transport : undefined;
   if (isDirectStreamTransport(transport)) await transport.listen();
+  // Bundled here rather than by Temporal, when nothing of the worker's shapes the bundle:
+  // the plugin then knows the code, and gives the worker a short build id from it.
   const workflowBundle = options.workflowBundle ?? (workflowsPath || shapesBundle(worker, connection) ? undefined : await bundleAgentWorkflows());
   return Worker.create({
     ...worker,
