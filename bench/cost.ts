@@ -332,7 +332,7 @@ export async function main(): Promise<Record<string, unknown>> {
     /** Readers in this process, through the SSE route of a front door in this process. */
     const sse = (events: (threadId: string) => (signal: AbortSignal) => Promise<Response>): ReadersFor =>
       inThisProcess((threadId, answer, signal) => followEvents(events(threadId), answer, signal));
-    // Readers in other processes: follower processes on the Redis transport, started ahead.
+    // Readers in other processes: follower processes on the Redis transport and on the direct one, started ahead.
     const pool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onRedis.taskQueue, REDIS_URL: redis.url }, closers);
     const redisThreads = onRedis.agents.threads;
     const directPool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onDirect.taskQueue }, closers);
@@ -340,30 +340,28 @@ export async function main(): Promise<Record<string, unknown>> {
     /** Turns of each length in `chars` with each number of readers, keyed [chars][followers]. */
     const grid = (section: string, threads: ThreadsClient, followerCounts: number[], readers: ReadersFor, label: string, chars = CHARS): TurnCase[] =>
       chars.flatMap((n) => followerCounts.map((followers) => ({ section, key: [n, followers], threads, chars: n, followers, readers, label })));
+    /**
+     * Turns keyed [chars][followers][processes] with readers in other processes: no reader is
+     * no process; ten readers in one process, and spread 4/3/3 over three.
+     */
+    const acrossProcesses = (section: string, threads: ThreadsClient, processes: FollowerPool, transport: string): TurnCase[] =>
+      CHARS.flatMap((chars) =>
+        [
+          { followers: 0, processes: 0, readers: following(threads) },
+          { followers: 1, processes: 1, readers: inChildren(processes, "follow", 1) },
+          { followers: 10, processes: 1, readers: inChildren(processes, "follow", 1) },
+          { followers: 10, processes: 3, readers: inChildren(processes, "follow", 3) },
+        ].map((c) => ({ ...c, section, key: [chars, c.followers, c.processes], chars, threads, label: `${transport}, ${c.processes} processes` })),
+      );
     const cases: TurnCase[] = [
       // Signals first, while no follower process boots beside them: their count depends on how fast the turn runs.
       ...grid("threadTurn", agents.threads, [0, 1, 10], following(agents.threads), "signals"),
       // A thread created with stream: false (a service that only wants answers): no reader, nothing to stream.
       ...grid("threadTurnUnstreamed", agents.threads, [0], following(agents.threads), "not streamed").map((c) => ({ ...c, stream: false })),
       ...grid("threadTurnInProcess", streamed.agents.threads, [0, 1, 10], following(streamed.agents.threads), "in-process transport"),
-      // [chars][followers][processes]: no reader is no process; ten readers in one process, and spread 4/3/3 over three.
-      ...CHARS.flatMap((chars) =>
-        [
-          { followers: 0, processes: 0, readers: following(redisThreads) },
-          { followers: 1, processes: 1, readers: inChildren(pool, "follow", 1) },
-          { followers: 10, processes: 1, readers: inChildren(pool, "follow", 1) },
-          { followers: 10, processes: 3, readers: inChildren(pool, "follow", 3) },
-        ].map((c) => ({ ...c, section: "threadTurnRedis", key: [chars, c.followers, c.processes], chars, threads: redisThreads, label: `Redis transport, ${c.processes} processes` })),
-      ),
+      ...acrossProcesses("threadTurnRedis", redisThreads, pool, "Redis transport"),
       // The same on the direct transport: no broker, readers connect to the worker.
-      ...CHARS.flatMap((chars) =>
-        [
-          { followers: 0, processes: 0, readers: following(directThreads) },
-          { followers: 1, processes: 1, readers: inChildren(directPool, "follow", 1) },
-          { followers: 10, processes: 1, readers: inChildren(directPool, "follow", 1) },
-          { followers: 10, processes: 3, readers: inChildren(directPool, "follow", 3) },
-        ].map((c) => ({ ...c, section: "threadTurnDirect", key: [chars, c.followers, c.processes], chars, threads: directThreads, label: `direct transport, ${c.processes} processes` })),
-      ),
+      ...acrossProcesses("threadTurnDirect", directThreads, directPool, "direct transport"),
       // SSE readers of the front door's events route. No reader costs what threadTurnInProcess[chars][0] does: it is the same turn.
       ...grid("threadTurnSse", streamed.agents.threads, [1, 10], sse(await frontDoor(streamed.agents)), "SSE, front door with the worker, in-process transport"),
       // The front door in another process on Redis, at the shorter length only: the run stays short, and length changes nothing on a transport.
