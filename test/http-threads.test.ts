@@ -291,8 +291,9 @@ describe("the thread's event stream (SSE)", () => {
     }
     await Promise.all(readers.map((r) => r.until(completedStatus)));
     const elapsed = performance.now() - startedAt;
+    // A hundred readers share one poller: at most one query per interval, and none while the
+    // worker's transport (in this process) brings every entry.
     const polls = streamQueries - queriesBefore;
-    expect(polls).toBeGreaterThan(0);
     expect(polls).toBeLessThanOrEqual(Math.ceil(elapsed / POLL_MS) + 2);
     // Every reader saw the same entries: every delta, in order, once.
     const reference = updatesOf(readers[0]!.events).map((u) => u.seq);

@@ -49,8 +49,13 @@ const expenseMail: Parameters<Outbox>[0][] = [];
 beforeAll(async () => {
   h = await startHarness();
   bundle = await plainWorkflowBundle();
-  ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent, delegatingAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
-  rig = await threadRig(h);
+  // Deltas by signal, named: the default streams on a transport, and these histories keep the signalled path replayed.
+  ({ agents } = await h.worker([weatherAgent, payoutAgent, gatedAgent, longAgent, readerAgent, localAgent, delegatingAgent], {
+    deferral: { secret: SECRET },
+    threads: { stream: { transport: "workflow" } },
+    client: { deferral: { secret: SECRET } },
+  }));
+  rig = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: "workflow" } } } });
   gatedRig = await threadRig(h, [gatedAgent], { overrides: { client: { deferral: { secret: SECRET } } } });
   streamRig = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: inProcessStreamTransport() } } } });
   ({ agents: plain } = await h.worker([], {
@@ -156,7 +161,7 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.result(prompt).catch(() => undefined);
   },
-  // A run that streams its answers (by signal, the worker's default), parks, is resumed and answers.
+  // A run that streams its answers (by signal, as this worker is told to), parks, is resumed and answers.
   "streamed-deferred-resumed": async (prompt) => {
     // Held part-way until the run holds a delta batch, so its history has the signals.
     const hold = h.model.hold();

@@ -55,7 +55,7 @@ const writer = defineAgent({ id: "stream-writer", model: "gpt-4.1-mini", system:
 let h: Harness;
 /** A worker that publishes deltas on the in-process transport, and its client. */
 let agents: AgentClient;
-/** A worker (own queue) that streams by signal, the default, and its client. */
+/** A worker (own queue) that streams by signal (`"workflow"`), and its client. */
 let bySignal: AgentClient;
 let http: HttpServer;
 let redis: RedisServerHandle | undefined;
@@ -64,7 +64,7 @@ const cleanup: Array<() => Promise<unknown>> = [];
 beforeAll(async () => {
   h = await startHarness();
   ({ agents } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: inProcessStreamTransport() } }, client: { deferral: { secret: SECRET } } }));
-  ({ agents: bySignal } = await h.worker([writer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents: bySignal } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: "workflow" } }, client: { deferral: { secret: SECRET } } }));
   http = await startHttp({ agents, events: { pollIntervalMs: POLL_MS } });
 });
 afterAll(async () => {

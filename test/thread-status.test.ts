@@ -100,10 +100,8 @@ describe("the thread status machine", () => {
     const hold = h.model.hold();
     h.model.respond(prompt, (req) => (req.attempt === 0 ? { text: story, hold, holdAfterChars: 24 } : { text: story }));
     const { threadId } = await rig.threads.createThread({ prompt });
-    await vi.waitFor(
-      async () => expect((await rig.threads.streamUpdates({ threadId })).updates.some((u) => u.type === "text-delta")).toBe(true),
-      { timeout: 20_000, interval: 50 },
-    );
+    // Mid-answer: the model has written part of it and waits.
+    await hold.reached;
     const stop = await rig.threads.stopThread({ threadId });
     expect(stop).toEqual({ status: "stopped", previousStatus: "streaming" });
     await vi.waitFor(() => expect(h.model.aborted.filter((a) => a.conversation === prompt)).toHaveLength(1), { timeout: 10_000, interval: 50 });

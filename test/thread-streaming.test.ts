@@ -18,7 +18,8 @@ let rig: ThreadRig;
 
 beforeAll(async () => {
   h = await startHarness();
-  rig = await threadRig(h);
+  // Deltas by signal, named: the worker's default streams on a transport (thread-stream-direct.test.ts).
+  rig = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: "workflow" } } } });
 });
 afterAll(async () => {
   await killAll();
@@ -185,7 +186,7 @@ describe("following deltas by signal", () => {
 
 describe("what streaming costs in history", () => {
   it("is bounded: one signal per batch, at most maxBatches per answer however long it streams", async () => {
-    const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { interval: "50ms", maxBatches: 3 } } } });
+    const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: "workflow", interval: "50ms", maxBatches: 3 } } } });
     const prompt = uid("a very long answer");
     const long = STORY.repeat(4);
     // The answer pauses five times; at each of the first three a batch goes out, one signal each.

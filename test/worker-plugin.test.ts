@@ -89,7 +89,8 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
       // Every model call misses the worker's copy of the transcript and queries the workflow
       // for it: a query whose answer only decodes with the codec.
       threadCacheSize: 0,
-      threads: { stream: { interval: "50ms" } },
+      // By signal, so that the batches' signals are there to show they went through the codec.
+      threads: { stream: { transport: "workflow", interval: "50ms" } },
       worker: { dataConverter },
       client: { client },
     });

@@ -155,7 +155,7 @@ export class AgentClient {
     this.#authorize = options.authorize;
     this.#threadOptions = options.threads;
     // Checked now, not when `threads` is first read: a client made with a bad option is refused before it is used.
-    this.#runStreams = new RunStreamSource(this.client, clientStreamTransport(options.stream), this.#reads);
+    this.#runStreams = new RunStreamSource(this.client, clientStreamTransport(options.stream, this.client), this.#reads);
     this.#stream = options.stream;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;

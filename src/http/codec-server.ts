@@ -1,6 +1,7 @@
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { codecChain } from "../codec/chain.js";
 import { payloadFromJson, payloadToJson } from "../codec/payload-json.js";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { CodecFailedError } from "../core/errors/codec-failed.js";
@@ -152,9 +153,7 @@ export function codecApp(options: CodecServerOptions): Hono {
 }
 
 async function apply(codecs: PayloadCodec[], operation: CodecOperation, payload: Payload): Promise<Payload> {
-  let current = [payload];
-  if (operation === "encode") for (const codec of codecs) current = await codec.encode(current);
-  else for (const codec of [...codecs].reverse()) current = await codec.decode(current);
+  const current = await codecChain(codecs)[operation]([payload]);
   if (current.length !== 1) throw new Error("a codec changed the number of payloads");
   return current[0]!;
 }

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AnswerReplay } from "./answer-replay.js";
+import type { StreamBatch } from "./transport.js";
 
 /** The path a reader asks for a thread's batches on: `/v1/threads/<thread id, URI-encoded>?run=<run id>`. */
 export const DIRECT_PATH = "/v1/threads/";
@@ -25,13 +27,15 @@ interface Reader {
 
 /**
  * An HTTP endpoint that holds each reader's request open and writes it every batch published
- * for its thread and run, one line of text each. It keeps nothing: a reader hears what is
- * published while it is connected, and reads the rest from the thread, like every transport's.
+ * for its thread and run, one line of text each. A reader that connects mid-answer first gets
+ * the answer's deltas so far (`AnswerReplay`); what else it missed it reads from the thread,
+ * like every transport's readers.
  * Knowing the run id is what lets a reader in: Temporal makes it (a random UUID) and shows it
  * only to those who may describe the thread, and they may read its history anyway.
  */
 export class DirectEndpoint {
   readonly #readers = new Map<string, Set<Reader>>();
+  readonly #replay = new AnswerReplay<{ runId: string; line: string }>();
   readonly #server: Server;
   #connections = 0;
   #keepalive: NodeJS.Timeout | undefined;
@@ -55,26 +59,21 @@ export class DirectEndpoint {
     });
   }
 
-  /** Writes `text` (one batch) to every reader of `threadId`'s run `runId`. */
-  send(threadId: string, runId: string, text: string): void {
-    const readers = this.#readers.get(threadId);
-    if (!readers) return;
+  /** Writes `text` (`batch`, encoded) to every reader of `threadId`'s run `runId`, and keeps it while its answer goes on. */
+  send(threadId: string, runId: string, batch: StreamBatch, text: string): void {
     const line = `${text}\n`;
-    for (const reader of [...readers]) {
-      if (reader.runId !== runId) continue;
-      // A reader that does not keep up would hold the worker's memory: it is cut off, and
-      // reads what it missed from the thread.
-      if (reader.res.writableLength + line.length > this.settings.maxBufferedBytes) {
-        reader.res.destroy();
-        continue;
-      }
-      reader.res.write(line);
-    }
+    this.#replay.note(threadId, batch, { runId, line });
+    for (const reader of [...(this.#readers.get(threadId) ?? [])]) if (reader.runId === runId) this.#write(reader, line);
   }
 
-  /** Whether any reader of `threadId` is connected (else a batch is not worth encoding). */
-  listens(threadId: string): boolean {
-    return this.#readers.has(threadId);
+  #write(reader: Reader, line: string): void {
+    // A reader that does not keep up would hold the worker's memory: it is cut off, and
+    // reads what it missed from the thread.
+    if (reader.res.writableLength + line.length > this.settings.maxBufferedBytes) {
+      reader.res.destroy();
+      return;
+    }
+    reader.res.write(line);
   }
 
   /** Readers connected now (what a test reads to see one is listening). */
@@ -126,6 +125,7 @@ export class DirectEndpoint {
     // Answered at once, so the reader knows it is listening before the next batch is published.
     res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
     res.flushHeaders();
+    for (const kept of this.#replay.of(threadId)) if (kept.runId === runId) this.#write(reader, kept.line);
   }
 
   #ping(): void {

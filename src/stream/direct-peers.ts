@@ -75,8 +75,8 @@ export class WorkerDirectory {
 export interface PeerSettings {
   /** The longest line accepted; a longer one ends the connection. */
   maxLineBytes: number;
-  /** This process's own endpoint: its batches reach its readers without a connection. */
-  own(): string | undefined;
+  /** Whether an endpoint is this process's own: its batches reach its readers without a connection. */
+  own(endpoint: string): boolean;
 }
 
 interface Connection {
@@ -136,8 +136,7 @@ export class ThreadPeers {
     const described = await this.client.workflow.getHandle(this.threadId).describe();
     if (this.#stopped.signal.aborted) return;
     const running = described.status.name === "RUNNING";
-    const own = this.settings.own();
-    const endpoints = running ? (await this.directory.endpoints(described.taskQueue)).filter((url) => url !== own) : [];
+    const endpoints = running ? (await this.directory.endpoints(described.taskQueue)).filter((url) => !this.settings.own(url)) : [];
     const wanted = new Map(endpoints.map((url) => [`${url} ${described.runId}`, url]));
     for (const [key, connection] of this.#connections) {
       if (wanted.has(key)) continue;

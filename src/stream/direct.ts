@@ -5,6 +5,7 @@ import { StreamTransportInvalidError } from "../core/errors/stream-transport-inv
 import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
 import { deliverBatch } from "./deliver.js";
 import { DirectEndpoint } from "./direct-endpoint.js";
+import { createInProcessTransport, inProcessStreamTransport } from "./in-process.js";
 import { ThreadPeers, WorkerDirectory } from "./direct-peers.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
@@ -61,6 +62,11 @@ export interface DirectStreamTransport extends StreamTransport {
 
 const NAME = "directStreamTransport";
 const BRAND = Symbol.for("durable-agents.stream.direct");
+// The endpoints of the default transports listening in this process, whichever copy of the
+// package opened them: a default transport's reader here hears those workers in-process and
+// must not connect to them too.
+const SHARED = Symbol.for("durable-agents.stream.direct.shared");
+const sharedEndpoints = ((globalThis as { [SHARED]?: Set<string> })[SHARED] ??= new Set<string>());
 const DEFAULT_MAX_CONNECTIONS = 1_024;
 /** What one connection may leave unread before the endpoint cuts it off. */
 const MAX_BUFFERED_BATCHES = 16;
@@ -97,8 +103,19 @@ export function isDirectStreamTransport(value: unknown): value is DirectStreamTr
  * ```
  */
 export function directStreamTransport(options: DirectStreamTransportOptions = {}): DirectStreamTransport {
-  const settings = checkOptions(options);
+  return createDirectTransport(checkOptions(options), options.onError);
+}
+
+/**
+ * @internal The direct transport from checked settings. Within this process, batches reach
+ * the transport's own readers in-process; `shared` (the default transport's), through the
+ * process's in-process transport, where every shared one meets, so a worker and a client
+ * each given the default hear each other without a connection.
+ */
+export function createDirectTransport(settings: Settings, onError?: (err: Error) => void, shared = false): DirectStreamTransport {
   const { codec, maxMessageBytes } = settings;
+  const local = shared ? inProcessStreamTransport() : createInProcessTransport();
+  const own = (endpoint: string): boolean => endpoint === url || (shared && sharedEndpoints.has(endpoint));
   const listeners = new Map<string, Set<{ listener: (batch: StreamBatch) => void }>>();
   const followed = new Map<string, { peers: ThreadPeers; delivery: Promise<void>; started?: Promise<void> }>();
   const directories = new WeakMap<Client, WorkerDirectory>();
@@ -112,7 +129,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
   const drop = (problem: string, cause?: unknown): void => {
     dropped++;
     try {
-      options.onError?.(new Error(`${NAME}: dropped a batch: ${problem}`, cause === undefined ? undefined : { cause }));
+      onError?.(new Error(`${NAME}: dropped a batch: ${problem}`, cause === undefined ? undefined : { cause }));
     } catch {
       // The hook's own failure has nowhere better to go.
     }
@@ -134,7 +151,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
             else deliver(threadId, read.batch);
           });
         },
-        { maxLineBytes: maxMessageBytes, own: () => url },
+        { maxLineBytes: maxMessageBytes, own },
       ),
     };
     followed.set(threadId, state);
@@ -164,6 +181,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
         const port = await server.listen(settings.host, settings.port);
         endpoint = server;
         url = settings.advertise ?? `http://${advertisedHost(settings.host)}:${port}`;
+        if (shared) sharedEndpoints.add(url);
         return url;
       })();
       return listening;
@@ -171,13 +189,14 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
 
     async publish(threadId, batch, context) {
       if (closed) throw new Error(`${NAME}: publish after close()`);
-      deliver(threadId, batch);
-      if (!endpoint?.listens(threadId) || context?.runId === undefined) return;
+      await local.publish(threadId, batch, context);
+      // Encoded even with no reader connected: one that connects mid-answer gets it then.
+      if (!endpoint || context?.runId === undefined) return;
       const text = await batchToText(batch, codec);
       if (Buffer.byteLength(text) > maxMessageBytes) {
         throw new Error(`${NAME}: a batch of ${Buffer.byteLength(text)} bytes is over maxMessageBytes (${maxMessageBytes}); readers would drop it`);
       }
-      endpoint.send(threadId, context.runId, text);
+      endpoint.send(threadId, context.runId, batch, text);
     },
 
     async subscribe(threadId, listener, context): Promise<StreamSubscription> {
@@ -186,10 +205,12 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
       let mine = listeners.get(threadId);
       if (!mine) listeners.set(threadId, (mine = new Set()));
       mine.add(subscription);
+      const inProcess = await local.subscribe(threadId, listener, context);
       // Every subscriber waits for the first look at the workers, not only the one that started it.
       if (context?.client) await (followed.get(threadId)?.started ?? follow(threadId, context.client));
       return {
         async unsubscribe() {
+          await inProcess.unsubscribe();
           const current = listeners.get(threadId);
           if (!current?.delete(subscription) || current.size > 0) return;
           listeners.delete(threadId);
@@ -205,6 +226,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
       for (const { peers } of followed.values()) peers.stop();
       followed.clear();
       listeners.clear();
+      if (url !== undefined) sharedEndpoints.delete(url);
       await endpoint?.close();
     },
   } as DirectStreamTransport;
@@ -220,7 +242,8 @@ function advertisedHost(host: string): string {
   return "127.0.0.1";
 }
 
-interface Settings {
+/** @internal What `directStreamTransport` makes of its options. */
+export interface Settings {
   host: string;
   port: number;
   advertise?: string;
@@ -229,7 +252,8 @@ interface Settings {
   maxMessageBytes: number;
 }
 
-function checkOptions(options: DirectStreamTransportOptions): Settings {
+/** @internal Checks a `directStreamTransport`'s options; AI1080 for the first one that is wrong. */
+export function checkOptions(options: DirectStreamTransportOptions): Settings {
   const bad = (problem: string) => new StreamTransportInvalidError({ transport: NAME, problem });
   if (typeof options !== "object" || options === null) throw bad("options must be an object ({ host, port, advertise, codec })");
   const { host, port, advertise, codec, maxConnections, maxMessageBytes, onError } = options;

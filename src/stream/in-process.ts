@@ -1,3 +1,4 @@
+import { AnswerReplay } from "./answer-replay.js";
 import { deliverBatch } from "./deliver.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
@@ -13,16 +14,19 @@ interface InProcessTransport extends StreamTransport {
 // a worker and a client that each create "the" in-process transport must meet.
 const KEY = Symbol.for("durable-agents.stream.in-process");
 
-function create(): InProcessTransport {
+/** @internal A transport like the process's in-process one, for one owner alone (a `directStreamTransport`'s readers in its process). */
+export function createInProcessTransport(): InProcessTransport {
   // Each subscription is its own object, so the same function subscribed twice is two
   // subscriptions, each ended by its own unsubscribe.
   const threads = new Map<string, Set<{ listener: Listener }>>();
+  const replay = new AnswerReplay<StreamBatch>();
   return {
     local: true,
     get listenedThreads() {
       return threads.size;
     },
     async publish(threadId, batch) {
+      replay.note(threadId, batch, batch);
       deliverBatch(threads.get(threadId) ?? [], batch);
     },
     async subscribe(threadId, listener): Promise<StreamSubscription> {
@@ -30,6 +34,8 @@ function create(): InProcessTransport {
       let listeners = threads.get(threadId);
       if (!listeners) threads.set(threadId, (listeners = new Set()));
       listeners.add(subscription);
+      // Mid-answer, the deltas published before this subscription came first.
+      for (const batch of replay.of(threadId)) deliverBatch([subscription], batch);
       return {
         async unsubscribe() {
           const current = threads.get(threadId);
@@ -43,15 +49,17 @@ function create(): InProcessTransport {
 }
 
 /**
- * The default stream transport: batches reach the listeners of this process only, at once
- * (in `publish`, in order), and nothing is kept for a later subscriber. Readers in the
- * worker's own process get every delta; readers in other processes follow the thread's
- * durable entries by polling it. There is one per process, whichever copy of the package
- * asks for it; `close()` does nothing.
+ * A stream transport within one process: batches reach the listeners of this process only,
+ * at once (in `publish`, in order). A subscriber that arrives while an answer is being
+ * written first gets the answer's deltas so far (they are not in the thread's log); nothing
+ * else is kept. Readers in other processes follow the thread's durable entries by reading
+ * it. There is one per process, whichever copy of the package asks for it; `close()` does
+ * nothing. Every `directStreamTransport` (the default's included) delivers through it within
+ * its process.
  */
 export function inProcessStreamTransport(): StreamTransport {
   const global = globalThis as { [KEY]?: InProcessTransport };
-  return (global[KEY] ??= create());
+  return (global[KEY] ??= createInProcessTransport());
 }
 
 /** @internal How many threads have listeners on the process's in-process transport. */

@@ -1,5 +1,8 @@
-import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
+import type { PayloadCodec } from "@temporalio/common";
+import { bundleWorkflowCode, Worker, type BundleOptions, type NativeConnection, type WorkerOptions, type WorkerPlugin } from "@temporalio/worker";
+import { defaultStreamTransport } from "../stream/default.js";
 import { isDirectStreamTransport } from "../stream/direct.js";
+import type { StreamTransport } from "../stream/transport.js";
 import { durableAgentsPlugin, type DurableAgentsPluginOptions } from "./plugin.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
 
@@ -44,7 +47,8 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  * for `Worker.create` with `durableAgentsPlugin`, which you can use directly instead.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...plugin } = options;
+  const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...given } = options;
+  const { plugin, owned } = withDefaultTransport(given, worker?.dataConverter?.payloadCodecs ?? []);
   // A direct stream transport's endpoint listens before the worker exists: its identity names it.
   const transport = plugin.threads?.stream ? plugin.threads.stream.transport : undefined;
   if (isDirectStreamTransport(transport)) await transport.listen();
@@ -58,8 +62,34 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     taskQueue,
     ...(activities ? { activities } : {}),
     ...(workflowBundle ? { workflowBundle } : workflowsPath ? { workflowsPath } : {}),
-    plugins: [...(worker?.plugins ?? []), durableAgentsPlugin(plugin)],
+    plugins: [...(worker?.plugins ?? []), durableAgentsPlugin(plugin), ...(owned ? [closesWhenDone(owned)] : [])],
   });
+}
+
+/**
+ * The worker's options with the default stream transport filled in when streaming is on
+ * and no transport is named; `owned` is that transport, which the worker closes when it stops.
+ */
+function withDefaultTransport(plugin: DurableAgentsPluginOptions, codecs: readonly PayloadCodec[]): { plugin: DurableAgentsPluginOptions; owned?: StreamTransport } {
+  const stream = plugin.threads?.stream;
+  // Anything but an object (false, or a wrong value the plugin refuses with AI1001) stays as given.
+  if (stream === false || (stream !== undefined && (typeof stream !== "object" || stream === null)) || stream?.transport !== undefined) return { plugin };
+  const owned = defaultStreamTransport(codecs);
+  return { plugin: { ...plugin, threads: { ...plugin.threads, stream: { ...stream, transport: owned } } }, owned };
+}
+
+/** Closes the worker's own stream endpoint once the worker has stopped. */
+function closesWhenDone(transport: StreamTransport): WorkerPlugin {
+  return {
+    name: "durable-agents-stream",
+    async runWorker(worker, next) {
+      try {
+        await next(worker);
+      } finally {
+        await transport.close();
+      }
+    },
+  };
 }
 
 /** True when a worker option goes into the workflow bundle Temporal would build. */

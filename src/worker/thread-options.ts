@@ -45,17 +45,21 @@ export interface ThreadStreamOptions {
   /**
    * Where the answer's deltas and the thread's new entries go while a turn runs.
    *
-   * `"workflow"` (the default for now) sends the deltas into the thread by signal: readers
-   * in any process see them with nothing but Temporal, for a signal per batch and about two
-   * queries per reader process per turn (see docs/cost.md).
-   *
-   * A {@link StreamTransport} sends them straight to readers instead, with no Temporal
-   * action: `inProcessStreamTransport()` reaches readers in this process;
+   * A {@link StreamTransport} sends them straight to readers, with no Temporal action:
    * `directStreamTransport()` reaches readers in other processes that can connect to the
-   * worker (it serves them from an endpoint of its own, no broker); `redisStreamTransport`
-   * from `durable-agents/redis` reaches every process on one Redis. Give the worker and the
-   * clients the same kind. Readers in a process the transport does not reach still see
-   * every message and status, by polling the thread, but no deltas.
+   * worker (it serves them from an endpoint of its own, no broker); `inProcessStreamTransport()`
+   * reaches readers in this process only; `redisStreamTransport` from `durable-agents/redis`
+   * reaches every process on one Redis. Readers in a process the transport does not reach
+   * still see every message and status, by reading the thread, but no deltas.
+   *
+   * `"workflow"` sends the deltas into the thread by signal instead: readers in any process
+   * that can reach Temporal see them, for a billed signal per batch (see docs/cost.md).
+   *
+   * Default with `createAgentWorker`: a `directStreamTransport` on every interface and a
+   * free port, encoding batches with the worker's payload codecs (`worker.dataConverter`);
+   * clients given no transport follow it, and by-signal workers too. Default with
+   * `durableAgentsPlugin` on a `Worker.create` of your own: `"workflow"` (give it a
+   * `directStreamTransport()` and await its `listen()` before `Worker.create`).
    */
   transport?: StreamTransport | "workflow";
   /**

@@ -8,6 +8,7 @@ import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
 import { HistoryWatch } from "../history-watch.js";
 import { tailSignalledBatches } from "./signal-tail.js";
+import { isDefaultStreamTransport } from "../../stream/default.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
@@ -225,8 +226,9 @@ class ThreadPoller {
     try {
       this.#subscription ??= this.hub.transport.subscribe(this.threadId, (batch) => this.#receive(batch), { client: this.hub.client }).catch(() => undefined);
       // A transport that reaches only this process leaves readers elsewhere to deltas by
-      // signal: those the history holds, numbered, read without a query.
-      if (this.hub.transport.local) this.#stopTail ??= tailSignalledBatches(this.hub.client, this.threadId, (batch) => this.#receive(batch, "history"));
+      // signal: those the history holds, numbered, read without a query. The default
+      // transport follows them too, for workers that send them (a plugin's default, "workflow").
+      if (this.hub.transport.local || isDefaultStreamTransport(this.hub.transport)) this.#stopTail ??= tailSignalledBatches(this.hub.client, this.threadId, (batch) => this.#receive(batch, "history"));
       // Not for ever: readers of a transport whose subscribe never answers follow by query (a
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);

@@ -37,7 +37,7 @@ import { listThreads } from "./list-threads.js";
 import { deleteThread } from "./delete-thread.js";
 import { decideThread } from "./thread-decide.js";
 import { addToolError, addToolResult } from "./tool-results.js";
-import { inProcessStreamTransport } from "../../stream/in-process.js";
+import { defaultStreamTransport } from "../../stream/default.js";
 import { isStreamTransport, type StreamTransport } from "../../stream/transport.js";
 
 export interface ThreadsClientOptions extends ClientConnectionOptions {
@@ -64,8 +64,10 @@ export interface ThreadsClientOptions extends ClientConnectionOptions {
 export interface ClientStreamOptions {
   /**
    * The transport the workers publish on (`createAgentWorker({ threads: { stream: { transport } } })`).
-   * Default: {@link inProcessStreamTransport}, which hears workers in this process only;
-   * other threads are followed by polling (messages and statuses, no deltas).
+   * Default: the transport `createAgentWorker` uses by default (a `directStreamTransport`
+   * with this client's payload codecs): readers hear workers in this process in-process,
+   * connect to workers elsewhere, and take the deltas by-signal workers put in history.
+   * Workers they cannot reach are followed by their messages and statuses, without deltas.
    */
   transport?: StreamTransport;
 }
@@ -87,7 +89,7 @@ export class ThreadsClient {
   constructor(options: ThreadsClientOptions) {
     const connected = connect(options, "ThreadsClient");
     ({ client: this.client, taskQueue: this.taskQueue } = connected);
-    this.streamTransport = clientStreamTransport(options.stream);
+    this.streamTransport = clientStreamTransport(options.stream, this.client);
     this.#access = new ThreadAccess(
       this.client,
       this.taskQueue,
@@ -301,11 +303,11 @@ export class ThreadsClient {
 }
 
 /** @internal The transport a client's `stream` option names; AI1001 when it names none. */
-export function clientStreamTransport(stream: ClientStreamOptions | undefined): StreamTransport {
+export function clientStreamTransport(stream: ClientStreamOptions | undefined, client: Client): StreamTransport {
   const bad = (problem: string) => new InvalidDefinitionError({ subject: "client stream option", problem });
   if (stream !== undefined && (typeof stream !== "object" || stream === null)) throw bad("stream must be an object ({ transport })");
   const transport = stream?.transport;
-  if (transport === undefined) return inProcessStreamTransport();
+  if (transport === undefined) return defaultStreamTransport(client.options.loadedDataConverter.payloadCodecs);
   if (!isStreamTransport(transport)) throw bad("stream.transport must be a StreamTransport (inProcessStreamTransport(), directStreamTransport(), redisStreamTransport())");
   return transport;
 }
