@@ -1,7 +1,7 @@
 /**
  * Threads streamed straight from the worker: on a direct stream transport the worker serves
- * its threads' batches from an endpoint it names in its identity, and readers in other
- * processes find it in the task queue's pollers and connect. What a reader sees: the answer
+ * its threads' batches from an endpoint it announces by a beacon poll, and readers in other
+ * processes find it among the pollers of the queue's beacon and connect. What a reader sees: the answer
  * while it is written, every durable entry once and in order, with no broker, no signal in
  * the thread's history and no billed read during the turn; and from an endpoint that
  * answers garbage, nothing but what the thread holds.

@@ -3,12 +3,11 @@ import { request as requestTls } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
+import { beaconQueue, endpointOfIdentity } from "./direct-beacon.js";
 import { DIRECT_PATH } from "./direct-endpoint.js";
 
 const { TaskQueueType } = proto.temporal.api.enums.v1;
 
-/** What a worker's identity carries after its own: where its endpoint listens. */
-const IDENTITY_MARK = " durable-agents-stream=";
 /** How long the workers of a task queue, as Temporal last listed them, are taken as they are. */
 const DIRECTORY_MS = 2_000;
 /** How often a followed thread's run and workers are looked at again. */
@@ -18,27 +17,9 @@ const BACKOFF_MS = 5_000;
 /** How long connecting to an endpoint may take before it counts as failed. */
 const CONNECT_MS = 1_500;
 
-/** The worker's identity with its endpoint added, for readers to find in the task queue's pollers. */
-export function identityWithEndpoint(identity: string, url: string): string {
-  return `${identity}${IDENTITY_MARK}${url}`;
-}
-
-/** The endpoint a worker's identity names, when it is an http(s) URL. */
-export function endpointOfIdentity(identity: string | null | undefined): string | undefined {
-  const at = identity?.lastIndexOf(IDENTITY_MARK) ?? -1;
-  if (at < 0) return undefined;
-  const text = identity!.slice(at + IDENTITY_MARK.length).split(/\s/)[0] ?? "";
-  try {
-    const url = new URL(text);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * The endpoints of the workers that poll a task queue, read from Temporal's list of the
- * queue's pollers (a describe of the task queue: a read, not a billed action), shared by
+ * The endpoints of the workers of a task queue, read from Temporal's list of the pollers of
+ * its beacon queue (a describe of the task queue: a read, not a billed action), shared by
  * every thread a process follows on that queue.
  */
 export class WorkerDirectory {
@@ -57,13 +38,13 @@ export class WorkerDirectory {
 
   async #list(taskQueue: string): Promise<string[]> {
     const { workflowService, options } = this.client;
-    const lists = await Promise.all(
-      [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map((taskQueueType) =>
-        workflowService.describeTaskQueue({ namespace: options.namespace, taskQueue: { name: taskQueue }, taskQueueType }),
-      ),
-    );
+    const described = await workflowService.describeTaskQueue({
+      namespace: options.namespace,
+      taskQueue: { name: beaconQueue(taskQueue) },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
     const found = new Set<string>();
-    for (const list of lists) for (const poller of list.pollers ?? []) {
+    for (const poller of described.pollers ?? []) {
       const url = endpointOfIdentity(poller.identity);
       if (url) found.add(url);
     }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { SimplePlugin } from "@temporalio/plugin";
-import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, WorkerOptions } from "@temporalio/worker";
+import type { BundleOptions, InjectedSinks, ReplayWorkerOptions, Worker, WorkerOptions } from "@temporalio/worker";
 import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createActivities } from "../../activities/index.js";
 import type { AgentDefinition } from "../core/define-agent.js";
@@ -10,9 +10,8 @@ import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
 import type { StreamTransport } from "../stream/transport.js";
 import { isDirectStreamTransport } from "../stream/direct.js";
-import { identityWithEndpoint } from "../stream/direct-peers.js";
+import { startBeacon } from "../stream/direct-beacon.js";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
-import { hostname } from "node:os";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
@@ -114,10 +113,10 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
+    assertListening(this.#transport);
     const configured = super.configureWorker(options);
     return {
       ...configured,
-      ...announcedEndpoint(configured, this.#transport),
       ...shortBuildId(configured),
       // A run's next workflow task goes to the sticky queue of the worker that last ran it.
       // When that worker died (SIGKILL, OOM, a lost host) nobody polls that queue, and the
@@ -129,6 +128,15 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
       ...withAgentWorkflowsPath(configured),
       sinks: { ...configured.sinks, ...this.#sinks },
     };
+  }
+
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    const stop = announce(this.#transport, worker.options);
+    try {
+      await super.runWorker(worker, next);
+    } finally {
+      await stop?.();
+    }
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
@@ -217,19 +225,26 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
   };
 }
 
-/**
- * On a `directStreamTransport`, the worker's identity names its endpoint: readers find it in
- * the task queue's pollers. The endpoint must be listening by now (createAgentWorker starts it).
- */
-function announcedEndpoint(options: WorkerOptions, transport: StreamTransport | "workflow" | undefined): Pick<WorkerOptions, "identity"> {
-  if (!isDirectStreamTransport(transport)) return {};
-  if (transport.url === undefined) {
+/** On a `directStreamTransport`, the endpoint must be listening before the worker is made (createAgentWorker starts it). */
+function assertListening(transport: StreamTransport | "workflow" | undefined): void {
+  if (isDirectStreamTransport(transport) && transport.url === undefined) {
     throw new StreamTransportInvalidError({
       transport: "directStreamTransport",
       problem: "its endpoint is not listening: await transport.listen() before Worker.create (createAgentWorker does it for you)",
     });
   }
-  return { identity: identityWithEndpoint(options.identity ?? `${process.pid}@${hostname()}`, transport.url) };
+}
+
+/**
+ * On a `directStreamTransport`, the worker announces its endpoint while it runs (a beacon
+ * poll, `startBeacon`): readers find it among the pollers of the queue's beacon. Returns how
+ * to stop announcing.
+ */
+function announce(transport: StreamTransport | "workflow" | undefined, options: Worker["options"]): (() => Promise<void>) | undefined {
+  if (!isDirectStreamTransport(transport) || transport.url === undefined) return undefined;
+  // Without a connection of its own the worker uses Temporal's default one, which a plugin cannot reach: readers then read the thread.
+  if (!options.connection) return undefined;
+  return startBeacon(options.connection, options.namespace, options.taskQueue, transport.url);
 }
 
 /** A sink's work, logged when it throws: a failing listener or exporter must not fail the workflow task that reported it. */

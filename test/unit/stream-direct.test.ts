@@ -227,13 +227,14 @@ describe("directStreamTransport options", () => {
     expect((thrown as Error).message).toMatch(problem);
   });
 
-  it("on a worker of your own, refuses to configure it before its endpoint listens (createAgentWorker starts it for you)", async () => {
+  it("on a worker of your own, refuses to configure it before its endpoint listens (createAgentWorker starts it for you), and leaves its identity alone", async () => {
     const transport = directStreamTransport({ host: "127.0.0.1" });
     open.push(transport);
     const plugin = durableAgentsPlugin({ agents: [], model: openaiModel({ baseURL: "http://127.0.0.1:9/v1", apiKey: "unused" }), threads: { stream: { transport } } });
     expect(() => plugin.configureWorker({ taskQueue: "q" } as never)).toThrow(/await transport.listen\(\) before Worker.create/);
-    const url = await transport.listen();
+    await transport.listen();
+    // Announced by a beacon poll while the worker runs, not in the worker's identity (which every history event carries).
     const configured = plugin.configureWorker({ taskQueue: "q", identity: "me@host" } as never);
-    expect(configured.identity).toBe(`me@host durable-agents-stream=${url}`);
+    expect(configured.identity).toBe("me@host");
   });
 });
