@@ -14,29 +14,30 @@
  * - parkedPerMinute: actions while a run waits parked for COST_PARKED_S (default 60 s).
  * - runStream: a run of one 2,000-character answer on the in-process transport, as started
  *   plainly (`plain`) and with `stream: true` followed by 0, 1 and 10 readers (`streamed[n]`).
- * - threadTurn[chars][followers]: one streamed thread turn of 2,000 and 20,000 characters,
- *   with 0, 1 and 10 readers following it in this process (`followUpdates`), deltas by signal
- *   (the worker's default stream, "workflow"); threadTurnInProcess, the same on the
- *   in-process stream transport. Each case has `actions` (the turn), `joinActions` (the
- *   readers joining before it: a reader joins once and follows many turns) and `byOperation`.
- * - threadTurnUnstreamed[chars][0]: the same turn on a thread created with `stream: false`
+ * - threadTurn[chars][followers][processes]: one streamed thread turn of 2,000 and 20,000
+ *   characters on the defaults (no stream setting on the worker or on any client: the worker
+ *   serves deltas from its own endpoint), with no reader ([0][0]), and with 1 reader in one
+ *   other process, 10 in one and 10 spread 4/3/3 over three (bench/follower-process.ts,
+ *   `followUpdates`). Each case has `actions` (the turn), `joinActions` (the readers joining
+ *   before it: a reader joins once and follows many turns) and `byOperation`.
+ * - threadTurnBySignal[chars][followers]: the same turn with deltas by signal (`"workflow"`),
+ *   0, 1 and 10 readers in this process; threadTurnInProcess, on the in-process transport.
+ * - threadTurnUnstreamed[chars][0]: the by-signal turn on a thread created with `stream: false`
  *   (the answer arrives whole, as its message), nobody following: deltas by signal cost nothing then.
  * - threadTurnRedis[chars][followers][processes]: the worker publishes on the Redis transport
  *   (a redis-server of its own, `startRedis`) and the readers follow from other processes
  *   (bench/follower-process.ts, each with its own AgentClient on Redis): 1 reader in one,
  *   10 in one and 10 spread 4/3/3 over three; no reader is keyed [0][0].
- * - threadTurnDirect[chars][followers][processes]: the same on the direct transport: no
- *   broker, the reader processes connect to the worker's own endpoint, found among the task
- *   queue's pollers.
  * - threadTurnSse[chars][followers]: the readers are SSE clients of the front door's
  *   `GET /threads/:id/events`, the front door in this process with the worker (in-process
  *   transport); threadTurnSseRedis[2000][followers]: the front door in another process, on
- *   Redis; threadTurnSseDirect[2000][followers], on the direct transport. No reader is the
- *   same turn as threadTurnInProcess[chars][0], so it is not run again.
+ *   Redis; threadTurnSseDefault[2000][followers], on the defaults. No reader is the same
+ *   turn as threadTurnInProcess[chars][0], so it is not run again.
  * - sseFirstDeltaMs { signals, inProcess, redis, direct }: from sendMessage to the first
  *   delta an SSE reader of a front door in this process gets, median of FIRST_DELTA_SAMPLES
- *   turns per path (each sample in sseFirstDeltaSamplesMs); for `direct`, the front door's
- *   client has a direct transport of its own, as in another process, and connects to the worker.
+ *   turns per path (each sample in sseFirstDeltaSamplesMs); for `direct`, the worker is on the
+ *   defaults and the front door's client has a direct transport of its own, as in another
+ *   process, and connects to the worker's endpoint.
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros).
@@ -212,7 +213,7 @@ export async function main(): Promise<Record<string, unknown>> {
     };
     const parked = only === "thread" ? { total: 0, byOperation: {} } : await parkedFor();
 
-    // Streamed thread turns: deltas by signal (the default, "workflow"), on the in-process
+    // Streamed thread turns: on the defaults, by signal ("workflow"), on the in-process
     // transport and on Redis. Readers join before the turn (what joining costs is reported
     // apart: a reader joins once and follows many turns).
     const streamed = await stack.worker([agent], {
@@ -229,13 +230,11 @@ export async function main(): Promise<Record<string, unknown>> {
       threads: { stream: { transport: redisTransport } },
       client: { deferral: { secret: TEST_SECRET }, stream: { transport: redisTransport } },
     });
-    // Straight from the worker: its endpoint, found by readers among the queue's pollers.
-    const directTransport = directStreamTransport({ host: "127.0.0.1" });
-    afterStack.push(() => directTransport.close());
-    const onDirect = await stack.worker([agent], {
+    // Deltas by signal, as the worker's default was before the direct transport became it.
+    const bySignal = await stack.worker([agent], {
       deferral: { secret: TEST_SECRET },
-      threads: { stream: { transport: directTransport } },
-      client: { deferral: { secret: TEST_SECRET }, stream: { transport: directTransport } },
+      threads: { stream: { transport: "workflow" } },
+      client: { deferral: { secret: TEST_SECRET } },
     });
     /**
      * A run answering 2,000 characters in one model call, on the in-process transport: as
@@ -335,8 +334,8 @@ export async function main(): Promise<Record<string, unknown>> {
     // Readers in other processes: follower processes on the Redis transport and on the direct one, started ahead.
     const pool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onRedis.taskQueue, REDIS_URL: redis.url }, closers);
     const redisThreads = onRedis.agents.threads;
-    const directPool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: onDirect.taskQueue }, closers);
-    const directThreads = onDirect.agents.threads;
+    // On the defaults: the worker `agents` runs on, reader processes with no stream setting.
+    const defaultPool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: agents.taskQueue }, closers);
     /** Turns of each length in `chars` with each number of readers, keyed [chars][followers]. */
     const grid = (section: string, threads: ThreadsClient, followerCounts: number[], readers: ReadersFor, label: string, chars = CHARS): TurnCase[] =>
       chars.flatMap((n) => followerCounts.map((followers) => ({ section, key: [n, followers], threads, chars: n, followers, readers, label })));
@@ -355,30 +354,30 @@ export async function main(): Promise<Record<string, unknown>> {
       );
     const cases: TurnCase[] = [
       // Signals first, while no follower process boots beside them: their count depends on how fast the turn runs.
-      ...grid("threadTurn", agents.threads, [0, 1, 10], following(agents.threads), "signals"),
+      ...grid("threadTurnBySignal", bySignal.agents.threads, [0, 1, 10], following(bySignal.agents.threads), "signals"),
       // A thread created with stream: false (a service that only wants answers): no reader, nothing to stream.
-      ...grid("threadTurnUnstreamed", agents.threads, [0], following(agents.threads), "not streamed").map((c) => ({ ...c, stream: false })),
+      ...grid("threadTurnUnstreamed", bySignal.agents.threads, [0], following(bySignal.agents.threads), "not streamed").map((c) => ({ ...c, stream: false })),
+      // The defaults: no broker, readers elsewhere connect to the worker's endpoint.
+      ...acrossProcesses("threadTurn", agents.threads, defaultPool, "defaults"),
       ...grid("threadTurnInProcess", streamed.agents.threads, [0, 1, 10], following(streamed.agents.threads), "in-process transport"),
       ...acrossProcesses("threadTurnRedis", redisThreads, pool, "Redis transport"),
-      // The same on the direct transport: no broker, readers connect to the worker.
-      ...acrossProcesses("threadTurnDirect", directThreads, directPool, "direct transport"),
       // SSE readers of the front door's events route. No reader costs what threadTurnInProcess[chars][0] does: it is the same turn.
       ...grid("threadTurnSse", streamed.agents.threads, [1, 10], sse(await frontDoor(streamed.agents)), "SSE, front door with the worker, in-process transport"),
       // The front door in another process on Redis, at the shorter length only: the run stays short, and length changes nothing on a transport.
       ...grid("threadTurnSseRedis", redisThreads, [1, 10], inChildren(pool, "sse", 1), "SSE, front door in another process, Redis transport", [2000]),
-      ...grid("threadTurnSseDirect", directThreads, [1, 10], inChildren(directPool, "sse", 1), "SSE, front door in another process, direct transport", [2000]),
+      ...grid("threadTurnSseDefault", agents.threads, [1, 10], inChildren(defaultPool, "sse", 1), "SSE, front door in another process, defaults", [2000]),
     ];
     // The follower processes boot while the threads start, not while a turn is measured.
-    const costs = await turnCosts(cases, Promise.all([pool.started, directPool.started]));
+    const costs = await turnCosts(cases, Promise.all([pool.started, defaultPool.started]));
     const section = (name: string) => nest(cases.flatMap((c, i) => (c.section === name ? [[c.key, costs[i]!] as [Array<string | number>, TurnCost]] : [])));
     const threadTurn = section("threadTurn");
+    const threadTurnBySignal = section("threadTurnBySignal");
     const threadTurnUnstreamed = section("threadTurnUnstreamed");
     const threadTurnInProcess = section("threadTurnInProcess");
     const threadTurnRedis = section("threadTurnRedis");
     const threadTurnSse = section("threadTurnSse");
     const threadTurnSseRedis = section("threadTurnSseRedis");
-    const threadTurnDirect = section("threadTurnDirect");
-    const threadTurnSseDirect = section("threadTurnSseDirect");
+    const threadTurnSseDefault = section("threadTurnSseDefault");
 
     // Time from sendMessage to the first delta an SSE reader of a front door in this process
     // gets, per path: streaming out of band must not make the first byte later than deltas by
@@ -403,9 +402,9 @@ export async function main(): Promise<Record<string, unknown>> {
     };
     const elsewhereTransport = directStreamTransport();
     afterStack.push(() => elsewhereTransport.close());
-    const elsewhereDirect = new AgentClient({ connection: stack.connection, namespace, taskQueue: onDirect.taskQueue, deferral: { secret: TEST_SECRET }, stream: { transport: elsewhereTransport } });
+    const elsewhereDirect = new AgentClient({ connection: stack.connection, namespace, taskQueue: agents.taskQueue, deferral: { secret: TEST_SECRET }, stream: { transport: elsewhereTransport } });
     const paths = {
-      signals: { threads: agents.threads, events: await frontDoor(agents) },
+      signals: { threads: bySignal.agents.threads, events: await frontDoor(bySignal.agents) },
       inProcess: { threads: streamed.agents.threads, events: await frontDoor(streamed.agents) },
       redis: { threads: onRedis.agents.threads, events: await frontDoor(onRedis.agents) },
       // The front door in this process, as a process elsewhere has it: a direct transport of its own that does not listen.
@@ -430,13 +429,13 @@ export async function main(): Promise<Record<string, unknown>> {
       parkedByOperation: parked.byOperation,
       ...(runStream ? { runStream: { plain: runStream.plain.total, plainByOperation: runStream.plain.byOperation, streamed: runStream.streamed } } : {}),
       threadTurn,
+      threadTurnBySignal,
       threadTurnUnstreamed,
       threadTurnInProcess,
       threadTurnRedis,
       threadTurnSse,
       threadTurnSseRedis,
-      threadTurnDirect,
-      threadTurnSseDirect,
+      threadTurnSseDefault,
       sseFirstDeltaMs,
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,

@@ -1,7 +1,7 @@
 /**
  * Readers of one thread in a process of their own, for bench cost: its own AgentClient on
- * the Redis stream transport (env REDIS_URL) or, without it, on a direct one (the workers'
- * endpoints), against the bench's dev server, namespace and task queue (env
+ * the Redis stream transport (env REDIS_URL), on a direct one (DIRECT=1), or with the
+ * client's default (neither), against the bench's dev server, namespace and task queue (env
  * TEMPORAL_ADDRESS, NAMESPACE, TASK_QUEUE). It prints "ready" once started,
  * then takes one line on stdin, `{ threadId, followers, answerChars, via }`: that many
  * readers follow the thread through `followUpdates` (via "follow") or through a front door
@@ -23,8 +23,9 @@ const env = (name: string): string => {
 };
 
 const connection = await Connection.connect({ address: env("TEMPORAL_ADDRESS") });
-const transport = process.env.REDIS_URL ? redisStreamTransport({ url: process.env.REDIS_URL }) : directStreamTransport();
-const agents = new AgentClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), stream: { transport } });
+// With neither, the client's default transport: what a reader gets with no stream setting at all.
+const transport = process.env.REDIS_URL ? redisStreamTransport({ url: process.env.REDIS_URL }) : process.env.DIRECT === "1" ? directStreamTransport() : undefined;
+const agents = new AgentClient({ connection, namespace: env("NAMESPACE"), taskQueue: env("TASK_QUEUE"), ...(transport ? { stream: { transport } } : {}) });
 console.log("ready");
 
 // Stdin closes when the bench is gone: nobody is left to read what this process would say.
@@ -47,5 +48,5 @@ console.log("done");
 stop.abort();
 lines.removeAllListeners("close");
 lines.close();
-await transport.close();
+await transport?.close();
 await connection.close();

@@ -7,6 +7,7 @@
  * answers garbage, nothing but what the thread holds.
  */
 import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient, directStreamTransport, ThreadsClient, type DirectStreamTransport } from "../src/index.js";
+import proto from "@temporalio/proto";
+import { AgentClient, aesGcmCodec, directStreamTransport, ThreadsClient, type DirectStreamTransport } from "../src/index.js";
+import { encryptedWorker } from "./codec-support.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { ascending, assistantMessage, batchesIn, follow, deltaText, durableOf, seqsOf, signalsOf } from "./stream-entries.js";
 import { chatAgent, render } from "./thread-support.js";
@@ -139,6 +142,59 @@ describe("a thread streamed on a direct transport", () => {
     // spares even that); the turn's entries, a tool call's among them, all came from the worker.
     expect(other.streamQueries()).toBeLessThanOrEqual(1);
     expect(await signalsOf(r.threads, threadId)).toEqual([]);
+  });
+});
+
+describe("the defaults", () => {
+  it("a worker with no stream setting serves its deltas from its own endpoint, encoded with its payload codec, closed when the worker stops; a client with none hears them", async () => {
+    const codec = aesGcmCodec({ keys: { k1: randomBytes(32) }, current: "k1" });
+    const { agents, taskQueue, worker, running } = await encryptedWorker(h, [chatAgent], codec, { client: { threads: { agent: chatAgent } } });
+    // The endpoint as readers elsewhere find it: among the pollers of the queue's beacon.
+    const beacon = await agents.client.workflowService.describeTaskQueue({
+      namespace: h.namespace,
+      taskQueue: { name: `durable-agents-stream/${taskQueue}` },
+      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    const endpoint = (beacon.pollers ?? []).map((p) => /durable-agents-stream=(\S+)/.exec(p.identity ?? "")?.[1]).find(Boolean);
+    expect(endpoint).toMatch(/^http:\/\//);
+
+    const threadId = uid("defaults");
+    await agents.threads.createThread({ threadId });
+    const { runId } = await agents.client.workflow.getHandle(threadId).describe();
+    // What goes over the network, read as anyone on it could.
+    const wire: string[] = [];
+    const raw = await fetch(`${endpoint}/v1/threads/${threadId}?run=${runId}`);
+    expect(raw.status).toBe(200);
+    const reading = (async () => {
+      const body = raw.body!.getReader();
+      const text = new TextDecoder();
+      for (let read = await body.read(); !read.done; read = await body.read()) wire.push(text.decode(read.value, { stream: true }));
+    })().catch(() => undefined);
+
+    const prompt = uid("encrypted on the wire");
+    const pieces = [24, 72].map((afterChars) => ({ hold: h.model.hold(), afterChars }));
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
+    const reader = follow(agents.threads, threadId);
+    await agents.threads.sendMessage({ threadId, prompt });
+    for (const { hold, afterChars } of pieces) {
+      await hold.reached;
+      await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(afterChars), WAIT);
+      // The deltas went out to the network reader too, before the answer goes on.
+      await vi.waitFor(() => expect(wire.join("").split("\n").filter(Boolean).length).toBeGreaterThan(0), WAIT);
+      hold.release();
+    }
+    await reader.done;
+    expect(assistantMessage(reader.updates())!.message.content).toBe(STORY);
+    expect(await signalsOf(agents.threads, threadId)).toEqual([]);
+    const lines = wire.join("").split("\n").filter(Boolean);
+    expect(lines.every((line) => "payload" in (JSON.parse(line) as object))).toBe(true);
+    expect(wire.join("")).not.toContain(STORY.slice(0, 12));
+
+    // A worker that stopped has closed its endpoint: nobody connects to it any more.
+    worker.shutdown();
+    await running;
+    await reading;
+    await expect(fetch(`${endpoint}/v1/threads/${threadId}?run=${runId}`)).rejects.toThrow();
   });
 });
 

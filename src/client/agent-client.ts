@@ -104,8 +104,8 @@ export interface RunOptions {
    * Stream each answer's deltas to the run's readers (`followUpdates`, the front door's
    * `GET /runs/:id/events`) while the model writes it. Messages, statuses and deferrals
    * reach readers whether or not it is set. Default false. On a worker with a stream
-   * transport the deltas cost no Temporal action; on one that streams by signal
-   * (`threads.stream.transport: "workflow"`, the default), each batch is a signal.
+   * transport (the default) the deltas cost no Temporal action; on one that streams by
+   * signal (`threads.stream.transport: "workflow"`), each batch is a signal.
    */
   stream?: boolean;
 }

@@ -60,8 +60,10 @@ export function startBeacon(connection: ConnectionLike, namespace: string, taskQ
       }
     }
   })();
+  void polling;
+  // Temporal's native connection cannot cancel a request in flight: the last poll is left to
+  // end on its own (within a poll's deadline), and its answer is ignored.
   return async () => {
     stopped.abort();
-    await polling;
   };
 }

@@ -78,18 +78,22 @@ export function isDirectStreamTransport(value: unknown): value is DirectStreamTr
 
 /**
  * A stream transport with nothing but Temporal and the workers: each worker serves its
- * threads' batches over HTTP from an endpoint of its own, and announces the endpoint in its
- * worker identity, so that a reader finds the workers of a thread's task queue in Temporal's
- * list of the queue's pollers (a describe, not a billed action) and connects to each. A
- * streamed turn then costs what it costs on Redis, with no broker to run: no signal per
- * batch, no query per reader.
+ * threads' batches over HTTP from an endpoint of its own, and announces the endpoint while it
+ * runs by a long-poll on the queue's beacon (`durable-agents-stream/<task queue>`) whose
+ * identity names it, so that a reader finds the workers of a thread's task queue in
+ * Temporal's list of the beacon's pollers (a describe, not a billed action) and connects to
+ * each. A streamed turn then costs what it costs on Redis, with no broker to run: no signal
+ * per batch, no query per reader. A reader that connects mid-answer first gets the answer's
+ * deltas so far. This is what `createAgentWorker` and the clients use when given no
+ * transport (with the worker's and the client's payload codecs); create one yourself to
+ * choose its interface, port, advertised URL or codec.
  *
  * A reader names the thread and its current run id: Temporal makes run ids at random and
  * shows them only to those who may describe the thread, who may read its history anyway.
  * The endpoint speaks plain HTTP: keep it on a private network, or give a `codec` that
  * encrypts (and `advertise` an https URL when a proxy terminates TLS in front of it).
- * Delivery is best effort, as on every transport: what a reader misses (it connected late,
- * a worker it cannot reach, a connection that dropped), it reads from the thread.
+ * Delivery is best effort, as on every transport: what a reader misses (a worker it cannot
+ * reach, a connection that dropped), it reads from the thread: messages and statuses, not deltas.
  *
  * Give the same call's result to the worker (`threads.stream.transport`) and to the clients
  * (`stream.transport`) in every process; the worker's `createAgentWorker` starts its endpoint.

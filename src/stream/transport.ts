@@ -28,9 +28,10 @@ export interface StreamSubscription {
  * misses (a dropped connection, a process that was not subscribed yet) it reads once by
  * query from the thread, whose stream log stays the source of truth.
  *
- * The default is {@link inProcessStreamTransport}: it reaches readers in the worker's own
- * process. Where readers and workers run in different processes, give both the same
- * shared transport (for example `redisStreamTransport` from `durable-agents/redis`).
+ * The default (a worker or client given none) is a `directStreamTransport`: readers in the
+ * worker's process hear it in-process, readers elsewhere connect to the worker. Where many
+ * front doors and workers should meet on a broker instead, give both the same shared
+ * transport (for example `redisStreamTransport` from `durable-agents/redis`).
  */
 export interface StreamTransport {
   /**

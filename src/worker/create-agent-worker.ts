@@ -45,11 +45,14 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
 /**
  * Creates a Temporal worker that runs the given agents. Call `run()` on it. A shorthand
  * for `Worker.create` with `durableAgentsPlugin`, which you can use directly instead.
+ * Given no `threads.stream.transport`, it streams answers on a `directStreamTransport` of
+ * its own (every interface, a free port, the worker's payload codecs), which it closes
+ * when the worker stops; the plugin alone streams by signal.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const { connection, namespace, taskQueue, activities, workflowsPath, worker, ...given } = options;
   const { plugin, owned } = withDefaultTransport(given, worker?.dataConverter?.payloadCodecs ?? []);
-  // A direct stream transport's endpoint listens before the worker exists: its identity names it.
+  // A direct stream transport's endpoint listens before the worker exists: the plugin checks it, and announces it while the worker runs.
   const transport = plugin.threads?.stream ? plugin.threads.stream.transport : undefined;
   if (isDirectStreamTransport(transport)) await transport.listen();
   // Bundled here rather than by Temporal, when nothing of the worker's shapes the bundle:

@@ -99,6 +99,39 @@ describe("a worker's direct stream endpoint", () => {
     await connectionsReach(transport, 0);
   });
 
+  it("gives a reader that connects mid-answer the answer's deltas so far first, of its run only, and nothing of an answer that ended", async () => {
+    const { transport, url } = await listening();
+    const thread = "mid-answer";
+    // Published with nobody connected: the answer has begun before the reader arrives.
+    await transport.publish(thread, batch(2), { runId: RUN });
+    await transport.publish(thread, batch(3), { runId: "an-older-run" });
+    await transport.publish(thread, batch(4), { runId: RUN });
+    const late = await get(url, `/v1/threads/${thread}?run=${RUN}`);
+    await late.linesReached(2);
+    await transport.publish(thread, batch(5), { runId: RUN });
+    await late.linesReached(3);
+    expect(late.lines.map((l) => JSON.parse(l))).toEqual([batch(2), batch(4), batch(5)]);
+
+    // The answer's message (a durable entry) ends it: a reader after that gets only what follows.
+    const message: StreamBatch = { after: 1, entries: [{ seq: 6, type: "status", status: "completed", previousStatus: "streaming", at: new Date(0).toISOString() }] };
+    await transport.publish(thread, message, { runId: RUN });
+    await late.linesReached(4);
+    const after = await get(url, `/v1/threads/${thread}?run=${RUN}`);
+    await transport.publish(thread, batch(9), { runId: RUN });
+    await after.linesReached(1);
+    expect(after.lines.map((l) => JSON.parse(l))).toEqual([batch(9)]);
+
+    // In this process the same holds for a subscriber of the transport itself.
+    await transport.publish("local", batch(2), { runId: RUN });
+    const heard: StreamBatch[] = [];
+    const subscription = await transport.subscribe("local", (b) => heard.push(b));
+    expect(heard).toEqual([batch(2)]);
+    await subscription.unsubscribe();
+    late.close();
+    after.close();
+    await connectionsReach(transport, 0);
+  });
+
   it("refuses what is not a reader's request with a status and what to ask instead, and keeps nobody connected", async () => {
     const { transport, url } = await listening();
     const cases: Array<[string, string, number, RegExp]> = [
