@@ -14,12 +14,13 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 describe("npm run demo", () => {
   it("pays the invoice only once the finance approver decided, and refuses the intern", async () => {
     const env = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress"), TEMPORAL_NAMESPACE: inject("temporalNamespace"), PORT: String(await freePort()), OPENAI_API_KEY: "" };
-    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, "examples/demo.ts"], { cwd: root, env, timeout: 110_000 }, (err, out) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out }),
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, "examples/demo.ts"], { cwd: root, env, timeout: 110_000 }, (err, out, errors) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errors }),
       );
     });
-    expect(stdout).toContain("nothing has been paid");
+    // What the demo said on stderr is the first thing to read when it did not get there.
+    expect(stdout, stderr).toContain("nothing has been paid");
     expect(stdout).toMatch(/refused: RC5056/);
     expect(stdout.match(/\[tool\] sendPayout/g)).toHaveLength(1);
     expect(stdout).toContain("a second click: duplicate");

@@ -149,14 +149,17 @@ describe("the defaults", () => {
   it("a worker with no stream setting serves its deltas from its own endpoint, encoded with its payload codec, closed when the worker stops; a client with none hears them", async () => {
     const codec = aesGcmCodec({ keys: { k1: randomBytes(32) }, current: "k1" });
     const { agents, taskQueue, worker, running } = await encryptedWorker(h, [chatAgent], codec, { client: { threads: { agent: chatAgent } } });
-    // The endpoint as readers elsewhere find it: among the pollers of the queue's beacon.
-    const beacon = await agents.client.workflowService.describeTaskQueue({
-      namespace: h.namespace,
-      taskQueue: { name: `durable-agents-stream/${taskQueue}` },
-      taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-    });
-    const endpoint = (beacon.pollers ?? []).map((p) => /durable-agents-stream=(\S+)/.exec(p.identity ?? "")?.[1]).find(Boolean);
-    expect(endpoint).toMatch(/^http:\/\//);
+    // The endpoint as readers elsewhere find it: among the pollers of the queue's beacon, once the worker runs.
+    const announced = async () => {
+      const beacon = await agents.client.workflowService.describeTaskQueue({
+        namespace: h.namespace,
+        taskQueue: { name: `durable-agents-stream/${taskQueue}` },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      });
+      return (beacon.pollers ?? []).map((p) => /durable-agents-stream=(\S+)/.exec(p.identity ?? "")?.[1]).find(Boolean);
+    };
+    await vi.waitFor(async () => expect(await announced()).toMatch(/^http:\/\//), WAIT);
+    const endpoint = (await announced())!;
 
     const threadId = uid("defaults");
     await agents.threads.createThread({ threadId });

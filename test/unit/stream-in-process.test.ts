@@ -46,15 +46,22 @@ describe("inProcessStreamTransport", () => {
     for (const sub of subs) await sub.unsubscribe();
   });
 
-  it("keeps nothing: a subscriber hears only what is published after it subscribed", async () => {
+  it("gives a subscriber that arrives mid-answer the answer's deltas so far, then what follows; nothing of an answer that ended", async () => {
     const transport = inProcessStreamTransport();
     const id = threadId();
     await transport.publish(id, batch(0, "early"));
     const heard: StreamBatch[] = [];
     const sub = await transport.subscribe(id, (b) => heard.push(b));
     await transport.publish(id, batch(1, "late"));
-    expect(heard).toEqual([batch(1, "late")]);
+    expect(heard).toEqual([batch(0, "early"), batch(1, "late")]);
     await sub.unsubscribe();
+
+    // The answer's message ends it: a subscriber after that hears only what comes next.
+    await transport.publish(id, { after: 0, entries: [{ seq: 3, type: "message", message: { id: "m1", role: "assistant", content: "early late" } }] } as StreamBatch);
+    const after: StreamBatch[] = [];
+    const next = await transport.subscribe(id, (b) => after.push(b));
+    expect(after).toEqual([]);
+    await next.unsubscribe();
   });
 
   it("goes on past a listener that throws: the others hear the batch and publish resolves", async () => {
