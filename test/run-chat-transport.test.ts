@@ -5,7 +5,7 @@
  * answers one prompt: what would ask it twice is refused and starts nothing.
  */
 import type { UIMessage, UIMessageChunk } from "ai";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
 import { RunChatTransport } from "../src/react.js";
