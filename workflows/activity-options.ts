@@ -97,7 +97,10 @@ function stepOptions({ timeouts }: Pick<AgentDescription, "timeouts">): Activity
  * (the request stays in the inbox).
  */
 export function notifyOptions(described: Pick<AgentDescription, "timeouts">): ActivityOptions {
-  return { startToCloseTimeout: described.timeouts.startToCloseMs, retry: { ...BACKOFF, maximumAttempts: 5 }, summary: "notify approvers" };
+  // Not dispatched eagerly: taken in the response to the workflow task that parks the run,
+  // it ran at once on that worker and the caller of run() saw the park about 13 ms later
+  // (bench latency, gated tool). A person is notified a poll later instead, which nobody notices.
+  return { startToCloseTimeout: described.timeouts.startToCloseMs, retry: { ...BACKOFF, maximumAttempts: 5 }, summary: "notify approvers", allowEagerDispatch: false };
 }
 
 /**
