@@ -139,7 +139,6 @@ export class AgentClient {
   readonly #deferralOptions: AgentClientOptions["deferral"];
   readonly #authorize: AuthorizeHook | undefined;
   readonly #threadOptions: AgentClientOptions["threads"];
-  readonly #stream: AgentClientOptions["stream"];
   readonly #uiSummary: UiSummary | undefined;
   readonly #reads: QueryDeadline;
   readonly #eagerStart: boolean;
@@ -156,7 +155,6 @@ export class AgentClient {
     this.#threadOptions = options.threads;
     // Checked now, not when `threads` is first read: a client made with a bad option is refused before it is used.
     this.#runStreams = new RunStreamSource(this.client, clientStreamTransport(options.stream, this.client), this.#reads);
-    this.#stream = options.stream;
     this.#uiSummary = options.uiSummary === undefined ? undefined : uiSummaryOf(options.uiSummary, "AgentClient");
     this.#eagerStart = options.eagerStart === true;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
@@ -172,7 +170,8 @@ export class AgentClient {
       queryTimeout: this.#reads.timeoutMs,
       ...(this.#deferralOptions ? { deferral: this.#deferralOptions } : {}),
       ...this.#threadOptions,
-      ...(this.#stream ? { stream: this.#stream } : {}),
+      // The transport the run streams use: one default transport (and one look at the workers) per client, not two.
+      stream: { transport: this.#runStreams.streamTransport },
       ...(authorize ? { authorize } : {}),
     }));
   }
