@@ -183,6 +183,39 @@ describe("waiting writes no history", () => {
   });
 });
 
+describe("inProcessParks: a worker in the caller's process", () => {
+  it("hands run() the park's acknowledgment itself, while the history cannot be read: the one the workflow gives", async () => {
+    const told = new AgentClient({ client: agents.client, taskQueue, deferral: { secret: SECRET }, inProcessParks: true });
+    const runId = uid("settle-bell");
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }] }, { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
+    // Every read of this run's history hangs until the run has answered.
+    const service = agents.client.workflowService;
+    const release: Array<() => void> = [];
+    const original = service.getWorkflowExecutionHistory.bind(service);
+    const spy = vi.spyOn(service, "getWorkflowExecutionHistory").mockImplementation(async (request, ...rest) => {
+      if (request.execution?.workflowId === runId) await new Promise<void>((resolve) => release.push(resolve));
+      return original(request, ...rest);
+    });
+    let ack: Awaited<ReturnType<typeof agents.run>>;
+    try {
+      ack = await told.run(payoutAgent, { prompt: runId, runId });
+      expect(release.length).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+      for (const resume of release) resume();
+    }
+    expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.objectContaining({ type: "object" }), expiresAt: expect.any(String) });
+    // Exactly what the workflow acknowledges once the park is stored, expiry to the millisecond.
+    expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
+    // And what a caller reading the history alone is told.
+    expect(await agents.handle(runId).settled()).toEqual(ack);
+  });
+
+  it("refuses an inProcessParks that is not a boolean with AI1001, before anything is sent", () => {
+    expect(() => new AgentClient({ client: agents.client, taskQueue, inProcessParks: "yes" as never })).toThrow(expect.objectContaining({ code: "AI1001" }));
+  });
+});
+
 describe("a run Temporal closed before it finished", () => {
   it("reads AI1014 from settled() and result() once terminated, with the operator's reason", async () => {
     const { runId } = await deferredRun();

@@ -1,7 +1,7 @@
 import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from "@temporalio/workflow";
 import { parkedLine } from "../src/core/status-line.js";
 import type { SubAgentDeferral } from "../src/core/wire/run.js";
-import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
+import { ackOf, type DeferralRecord, type DeferredAck, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
@@ -83,7 +83,9 @@ export class DeferralBook {
     const record = this.records.add(request, "deferred");
     this.#visibility.listed(record);
     this.#visibility.emit("deferred", record);
-    this.outcome.settle(ackOf(record));
+    const ack = ackOf(record);
+    this.outcome.settle(ack);
+    this.runtime.parked?.(ack);
     // Tool name and deferral id only: what the UI shows must not depend on a codec to stay
     // private. Without a schema that is the whole acknowledgment: callers read it for free.
     const line = parkedLine(record.toolName, record.id, record.expiresAt, record.schema !== undefined);
@@ -102,7 +104,9 @@ export class DeferralBook {
    */
   subAgentParked(child: SubAgentDeferral): void {
     this.#visibility.listed({ id: child.deferralId, status: "deferred", expiresAt: child.expiresAt });
-    this.outcome.settle({ status: "deferred", deferralId: child.deferralId, expiresAt: child.expiresAt, ...(child.schema ? { schema: child.schema } : {}) });
+    const ack: DeferredAck = { status: "deferred", deferralId: child.deferralId, expiresAt: child.expiresAt, ...(child.schema ? { schema: child.schema } : {}) };
+    this.outcome.settle(ack);
+    this.runtime.parked?.(ack);
     this.#details(`waiting on sub-agent ${child.agentId} (deferral ${child.deferralId}) until ${child.expiresAt}`);
   }
 

@@ -1,7 +1,7 @@
 import type { SearchAttributeUpdatePair } from "@temporalio/common";
 import { condition, setCurrentDetails, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
 import { agentSinks } from "./sinks.js";
-import type { DeferralEvent } from "../src/core/deferral-record.js";
+import type { DeferralEvent, DeferredAck } from "../src/core/deferral-record.js";
 import type { TokenBinding } from "../src/core/proof.js";
 
 export type SearchAttributeWrite = SearchAttributeUpdatePair[];
@@ -18,6 +18,8 @@ export interface DeferralRuntime {
   upsertSearchAttributes(attributes: SearchAttributeWrite): void;
   /** Hands an event to worker-side listeners (a sink: never delivered twice on replay). */
   emit(event: DeferralEvent): void;
+  /** Tells the worker the run parks in this workflow task, with the acknowledgment its callers get (a sink, like `emit`). */
+  parked?(ack: DeferredAck): void;
   /**
    * Temporal's `condition`: with a timeout it starts a timer and resolves false when it
    * fires. `summary` names the timer in its history event (and the Temporal UI).
@@ -37,6 +39,7 @@ export function workflowDeferralRuntime(): DeferralRuntime {
     now: () => Date.now(),
     upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
     emit: (event) => sink.event(event),
+    parked: (ack) => sink.parked(ack),
     condition: (fn, timeoutMs, summary) =>
       timeoutMs === undefined ? condition(fn) : summary === undefined ? condition(fn, timeoutMs) : condition(fn, timeoutMs, { summary }),
     details: (text) => setCurrentDetails(text),

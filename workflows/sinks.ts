@@ -20,5 +20,5 @@ export function agentSinks(): AgentSinks {
     (...args: A): void => {
       if (!workflowInfo().unsafe.isReplayingHistoryEvents) call(...args);
     };
-  return { event: live(sinks.event), stepBegan: live(sinks.stepBegan), stepEnded: live(sinks.stepEnded), stream: live(sinks.stream) };
+  return { event: live(sinks.event), stepBegan: live(sinks.stepBegan), stepEnded: live(sinks.stepEnded), stream: live(sinks.stream), parked: live(sinks.parked) };
 }

@@ -7,6 +7,7 @@ import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
+import { onParkBell, type ParkBellKey } from "../stream/park-bell.js";
 import { ackFromEvents } from "./history-ack.js";
 import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
@@ -17,6 +18,8 @@ export interface SettleDeps {
   result(): Promise<AgentResult>;
   /** The acknowledgment of `deferralId` when the run waits on it now; undefined once it moved on. */
   deferred(deferralId: string): Promise<DeferredAck | undefined>;
+  /** The run's task queue, to take the acknowledgment of a park from a worker of this process as it parks the run (park-bell.ts); none reads the history alone. */
+  taskQueue?: string;
 }
 
 // Events per history page: bounds one response's size on long runs with large tool results.
@@ -75,10 +78,11 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
     }
     const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
     const parked = watchForDeferral(deps, runId, stop.signal);
+    const rung = deps.taskQueue === undefined ? untilAborted(stop.signal) : parkBell({ namespace: deps.client.options.namespace, taskQueue: deps.taskQueue, workflowId: runId }, stop.signal);
     const settles = round === 0 ? described.then((found) => found ?? untilAborted(stop.signal)) : untilAborted(stop.signal);
-    for (const watch of [settles, closed, parked]) watch.catch(() => undefined);
+    for (const watch of [settles, closed, parked, rung]) watch.catch(() => undefined);
     try {
-      const found = await Promise.race([settles, closed, parked.then((a) => a ?? closed)]);
+      const found = await Promise.race([settles, closed, parked.then((a) => a ?? closed), rung]);
       if (found) return found;
     } finally {
       stop.abort();
@@ -138,6 +142,24 @@ export async function parkedAck(
   const parked = parkedOn(line);
   const fromEvents = parked?.deferralId === deferralId ? await fromHistory(deferralId, parked.expiresAt) : undefined;
   return fromEvents ?? deferredAck(deferrals, deferralId);
+}
+
+/** The acknowledgment a worker of this process hands over as it parks the run (park-bell.ts); rejects once `signal` aborts. */
+function parkBell(key: ParkBellKey, signal: AbortSignal): Promise<DeferredAck> {
+  return new Promise((resolve, reject) => {
+    const stop = onParkBell(key, (ack) => {
+      stop();
+      resolve(ack);
+    });
+    signal.addEventListener(
+      "abort",
+      () => {
+        stop();
+        reject(new Error("settled"));
+      },
+      { once: true },
+    );
+  });
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */

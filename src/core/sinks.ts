@@ -1,5 +1,5 @@
 import type { Sinks } from "@temporalio/workflow";
-import type { DeferralEvent } from "./deferral-record.js";
+import type { DeferralEvent, DeferredAck } from "./deferral-record.js";
 import type { StepTraceEnd, StepTraceRequest } from "./step-trace.js";
 import type { StreamBatch } from "./thread-contracts.js";
 
@@ -13,5 +13,7 @@ export interface DurableAgentsSinks extends Sinks {
     stepEnded(end: StepTraceEnd): void;
     /** A thread appended a stream entry: the worker publishes it on its stream transport. */
     stream(threadId: string, batch: StreamBatch): void;
+    /** The workflow task being completed parks the workflow on a deferral: the worker tells callers in its process (the park bell). */
+    parked(ack: DeferredAck): void;
   };
 }

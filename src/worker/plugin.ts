@@ -17,6 +17,7 @@ import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
 import { workerClient } from "./worker-client.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
+import { ringParkBell } from "../stream/park-bell.js";
 
 /** What `durableAgentsPlugin` needs: the agents a worker runs and how. */
 export interface DurableAgentsPluginOptions {
@@ -205,6 +206,11 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
       },
       stepEnded: {
         fn: (_info, end) => guarded("closing a step span failed", () => telemetry.endStep(end)),
+        callDuringReplay: false,
+      },
+      // The acknowledgment of a park, to the run's callers in this process (park-bell.ts).
+      parked: {
+        fn: (info, ack) => ringParkBell({ namespace: info.namespace, taskQueue: info.taskQueue, workflowId: info.workflowId }, ack),
         callDuringReplay: false,
       },
       // A thread's new entries, to readers subscribed to the transport. Best effort: a reader
