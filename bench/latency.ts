@@ -25,6 +25,9 @@
  * local activities, inside the workflow task), the same medians, ratios and bytes.
  *
  * Round trips cut (docs/architecture/temporal-mapping.md), each switchable to measure it:
+ * LATENCY_IN_PROCESS_PARKS=0 leaves `inProcessParks` off: the caller learns of the park from
+ * the run's history, once Temporal has stored it, as callers in other processes do
+ * (`diagnostics.fromHistory` measures that either way, for sdk and gate).
  * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
  * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
  * server's eager activity dispatch off.
@@ -80,6 +83,7 @@ const MAX_TURNS = 6;
 /** Tool-loop lengths whose history difference gives the bytes a turn adds. */
 const BYTES_TURNS = [10, 40] as const;
 const EAGER_START = process.env.LATENCY_EAGER_START !== "0";
+const IN_PROCESS_PARKS = process.env.LATENCY_IN_PROCESS_PARKS !== "0";
 const EAGER_ACTIVITIES = process.env.LATENCY_EAGER_ACTIVITIES !== "0";
 const TARGETS = { resumeToModelRatio: 2.5, startToParkedRatio: 4, crashResumeMs: 2000, bytesPerNewByte: 2 };
 
@@ -158,12 +162,14 @@ export async function main(): Promise<Record<string, unknown>> {
     const localSearchAgent = defineAgent({ ...searching, id: "latency-search-local", modelCalls: "local" });
     // Diagnostics, each one change away from ours: a run started through the task queue
     // (no eager start), and a worker that takes no activity eagerly.
-    const [{ agents }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([
+    const [{ agents, taskQueue: sdkQueue }, { agents: queuedStart }, { agents: noEagerActivities }, bareQueue] = await Promise.all([
       stack.worker([agent, gateAgent, searchAgent, localAgent, localSearchAgent], {
         taskQueue: `bench-latency-sdk-${randomUUID()}`,
         deferral: { secret: TEST_SECRET },
-        // Eager start needs the client on the worker's own connection.
-        client: EAGER_START ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true } : { client, deferral: { secret: TEST_SECRET } },
+        // Eager start needs the client on the worker's own connection; the park bell, the worker in this process.
+        client: EAGER_START
+          ? { client: new Client({ connection: stack.native, namespace }), deferral: { secret: TEST_SECRET }, eagerStart: true, inProcessParks: IN_PROCESS_PARKS }
+          : { client, deferral: { secret: TEST_SECRET }, inProcessParks: IN_PROCESS_PARKS },
       }),
       stack.worker([agent], { taskQueue: `bench-latency-queued-${randomUUID()}`, deferral: { secret: TEST_SECRET }, client: { client, deferral: { secret: TEST_SECRET } } }),
       stack.worker([agent], {
@@ -174,6 +180,13 @@ export async function main(): Promise<Record<string, unknown>> {
       }),
       startBareWorker(stack, bareTools),
     ]);
+    // The same worker, its runs' parks read from their history (`inProcessParks` off).
+    const fromHistory = new AgentClient({
+      client: EAGER_START ? new Client({ connection: stack.native, namespace }) : client,
+      taskQueue: sdkQueue,
+      deferral: { secret: TEST_SECRET },
+      eagerStart: EAGER_START,
+    });
     const floorActivities = createBareActivities({ baseURL: model.url, model: MODEL, tools: bareTools });
 
     const arrived = (conversation: string, turn: number): number => {
@@ -271,6 +284,8 @@ export async function main(): Promise<Record<string, unknown>> {
     const sdkNoEagerActivities: Sample[] = [];
     const sdkLocalModel: Sample[] = [];
     const sdkGate: Sample[] = [];
+    const sdkFromHistory: Sample[] = [];
+    const gateFromHistory: Sample[] = [];
     const bare: Sample[] = [];
     const floor: Sample[] = [];
     let lastSdk = "";
@@ -290,6 +305,8 @@ export async function main(): Promise<Record<string, unknown>> {
       async () => void floor.push(await floorSample()),
       async () => void sdkQueuedStart.push(await sdkSample(queuedStart)),
       async () => void sdkNoEagerActivities.push(await sdkSample(noEagerActivities)),
+      async () => void sdkFromHistory.push(await sdkSample(fromHistory)),
+      async () => void gateFromHistory.push(await sdkSample(fromHistory, gateAgent)),
       async () => void sdkLocalModel.push(await sdkSample(agents, localAgent)),
       async () => {
         const s = await sdkSample(agents, gateAgent);
@@ -363,7 +380,12 @@ export async function main(): Promise<Record<string, unknown>> {
       // ctx.defer() (sdk) runs that handler as an activity first.
       vsBare: { sdk: vsBare(ours), gate: vsBare(gate) },
       // Ours with one round-trip cut undone: what each pays.
-      diagnostics: { queuedStart: medians(sdkQueuedStart), noEagerActivities: medians(sdkNoEagerActivities) },
+      inProcessParks: IN_PROCESS_PARKS,
+      diagnostics: {
+        queuedStart: medians(sdkQueuedStart),
+        noEagerActivities: medians(sdkNoEagerActivities),
+        fromHistory: { sdk: medians(sdkFromHistory), gate: medians(gateFromHistory), vsBare: { sdk: vsBare(medians(sdkFromHistory)), gate: vsBare(medians(gateFromHistory)) } },
+      },
       // Ours with `modelCalls: "local"`: the same ratios and bytes.
       localModelCalls: {
         medians: local,
