@@ -271,13 +271,7 @@ export function bytesPerNewByte(short: { turns: number; historyBytes: number }, 
   return (long.historyBytes - short.historyBytes) / newBytes;
 }
 
-/**
- * The error Temporal's client throws from a retry timer that `Connection.close()` does not
- * clear, when it fires after the close: harmless once the bench is done with that connection.
- */
-export function isStrayClientRetry(err: unknown): boolean {
-  return err instanceof Error && err.message === "Channel has been shut down" && /grpc-retry/.test(err.stack ?? "");
-}
+export { isStrayClientRetry } from "../src/testing/stray-retry.js";
 
 /** A TCP port nobody listens on now (for a server this bench starts). */
 export function freePort(): Promise<number> {
