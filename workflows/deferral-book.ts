@@ -1,7 +1,7 @@
 import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from "@temporalio/workflow";
 import { parkedLine } from "../src/core/status-line.js";
 import type { SubAgentDeferral } from "../src/core/wire/run.js";
-import { ackOf, type DeferralRecord, type DeferredAck, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
+import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../src/core/deferral-record.js";
 import { DeferralAlreadyResumedError } from "../src/core/errors/deferral-already-resumed.js";
 import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
@@ -104,7 +104,7 @@ export class DeferralBook {
    */
   subAgentParked(child: SubAgentDeferral): void {
     this.#visibility.listed({ id: child.deferralId, status: "deferred", expiresAt: child.expiresAt });
-    const ack: DeferredAck = { status: "deferred", deferralId: child.deferralId, expiresAt: child.expiresAt, ...(child.schema ? { schema: child.schema } : {}) };
+    const ack = ackOf({ id: child.deferralId, schema: child.schema, expiresAt: child.expiresAt });
     this.outcome.settle(ack);
     this.runtime.parked?.(ack);
     this.#details(`waiting on sub-agent ${child.agentId} (deferral ${child.deferralId}) until ${child.expiresAt}`);

@@ -78,11 +78,12 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
     }
     const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
     const parked = watchForDeferral(deps, runId, stop.signal);
-    const rung = deps.taskQueue === undefined ? untilAborted(stop.signal) : parkBell({ namespace: deps.client.options.namespace, taskQueue: deps.taskQueue, workflowId: runId }, stop.signal);
     const settles = round === 0 ? described.then((found) => found ?? untilAborted(stop.signal)) : untilAborted(stop.signal);
-    for (const watch of [settles, closed, parked, rung]) watch.catch(() => undefined);
+    const watches = [settles, closed, parked.then((a) => a ?? closed)];
+    if (deps.taskQueue !== undefined) watches.push(parkBell({ namespace: deps.client.options.namespace, taskQueue: deps.taskQueue, workflowId: runId }, stop.signal));
+    for (const watch of [...watches, parked]) watch.catch(() => undefined);
     try {
-      const found = await Promise.race([settles, closed, parked.then((a) => a ?? closed), rung]);
+      const found = await Promise.race(watches);
       if (found) return found;
     } finally {
       stop.abort();
@@ -146,20 +147,10 @@ export async function parkedAck(
 
 /** The acknowledgment a worker of this process hands over as it parks the run (park-bell.ts); rejects once `signal` aborts. */
 function parkBell(key: ParkBellKey, signal: AbortSignal): Promise<DeferredAck> {
-  return new Promise((resolve, reject) => {
-    const stop = onParkBell(key, (ack) => {
-      stop();
-      resolve(ack);
-    });
-    signal.addEventListener(
-      "abort",
-      () => {
-        stop();
-        reject(new Error("settled"));
-      },
-      { once: true },
-    );
-  });
+  let stop = (): void => {};
+  const rung = new Promise<DeferredAck>((resolve) => (stop = onParkBell(key, resolve)));
+  // Listening ends either way: the bell rang, or the race is over without it.
+  return Promise.race([rung, untilAborted(signal)]).finally(() => stop());
 }
 
 /** Resolves once the run has closed: the server answers this long-poll only with the close event. */
