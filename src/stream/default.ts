@@ -2,8 +2,6 @@ import type { PayloadCodec } from "@temporalio/common";
 import { codecChain } from "../codec/chain.js";
 import { checkOptions, createDirectTransport, type DirectStreamTransport } from "./direct.js";
 
-const DEFAULT = Symbol.for("durable-agents.stream.default");
-
 /**
  * The transport a worker (`createAgentWorker`) or a client uses when given none: a
  * {@link directStreamTransport} on every interface and a free port, its batches encoded
@@ -14,12 +12,5 @@ const DEFAULT = Symbol.for("durable-agents.stream.default");
  * older versions) put in history, so a reader needs no setting to follow either kind.
  */
 export function defaultStreamTransport(codecs: readonly PayloadCodec[] = []): DirectStreamTransport {
-  const transport = createDirectTransport(checkOptions(codecs.length > 0 ? { codec: codecChain(codecs) } : {}), undefined, true);
-  Object.defineProperty(transport, DEFAULT, { value: true });
-  return transport;
-}
-
-/** True for a transport made by {@link defaultStreamTransport}. */
-export function isDefaultStreamTransport(value: unknown): boolean {
-  return typeof value === "object" && value !== null && (value as { [DEFAULT]?: boolean })[DEFAULT] === true;
+  return createDirectTransport(checkOptions(codecs.length > 0 ? { codec: codecChain(codecs) } : {}), { shared: true });
 }

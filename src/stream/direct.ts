@@ -67,6 +67,8 @@ const BRAND = Symbol.for("durable-agents.stream.direct");
 // must not connect to them too.
 const SHARED = Symbol.for("durable-agents.stream.direct.shared");
 const sharedEndpoints = ((globalThis as { [SHARED]?: Set<string> })[SHARED] ??= new Set<string>());
+// Marks a default transport (`shared`), whichever copy of the package made it.
+const DEFAULT = Symbol.for("durable-agents.stream.default");
 const DEFAULT_MAX_CONNECTIONS = 1_024;
 /** What one connection may leave unread before the endpoint cuts it off. */
 const MAX_BUFFERED_BATCHES = 16;
@@ -74,6 +76,11 @@ const MAX_BUFFERED_BATCHES = 16;
 /** True for a transport made by {@link directStreamTransport} (the worker then announces its endpoint). */
 export function isDirectStreamTransport(value: unknown): value is DirectStreamTransport {
   return typeof value === "object" && value !== null && (value as { [BRAND]?: boolean })[BRAND] === true;
+}
+
+/** True for a transport made by `defaultStreamTransport` (default.ts): `createDirectTransport` with `shared`. */
+export function isDefaultStreamTransport(value: unknown): boolean {
+  return isDirectStreamTransport(value) && (value as { [DEFAULT]?: boolean })[DEFAULT] === true;
 }
 
 /**
@@ -107,7 +114,7 @@ export function isDirectStreamTransport(value: unknown): value is DirectStreamTr
  * ```
  */
 export function directStreamTransport(options: DirectStreamTransportOptions = {}): DirectStreamTransport {
-  return createDirectTransport(checkOptions(options), options.onError);
+  return createDirectTransport(checkOptions(options), { onError: options.onError });
 }
 
 /**
@@ -116,7 +123,7 @@ export function directStreamTransport(options: DirectStreamTransportOptions = {}
  * process's in-process transport, where every shared one meets, so a worker and a client
  * each given the default hear each other without a connection.
  */
-export function createDirectTransport(settings: Settings, onError?: (err: Error) => void, shared = false): DirectStreamTransport {
+export function createDirectTransport(settings: Settings, { onError, shared = false }: { onError?: (err: Error) => void; shared?: boolean } = {}): DirectStreamTransport {
   const { codec, maxMessageBytes } = settings;
   const local = shared ? inProcessStreamTransport() : createInProcessTransport();
   const own = (endpoint: string): boolean => endpoint === url || (shared && sharedEndpoints.has(endpoint));
@@ -164,6 +171,7 @@ export function createDirectTransport(settings: Settings, onError?: (err: Error)
 
   return {
     [BRAND]: true,
+    [DEFAULT]: shared,
     local: false,
     get url() {
       return url;

@@ -8,7 +8,7 @@ import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
 import { HistoryWatch } from "../history-watch.js";
 import { tailSignalledBatches } from "./signal-tail.js";
-import { isDefaultStreamTransport } from "../../stream/default.js";
+import { isDefaultStreamTransport } from "../../stream/direct.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
