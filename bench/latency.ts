@@ -85,7 +85,14 @@ const BYTES_TURNS = [10, 40] as const;
 const EAGER_START = process.env.LATENCY_EAGER_START !== "0";
 const IN_PROCESS_PARKS = process.env.LATENCY_IN_PROCESS_PARKS !== "0";
 const EAGER_ACTIVITIES = process.env.LATENCY_EAGER_ACTIVITIES !== "0";
-const TARGETS = { resumeToModelRatio: 2.5, startToParkedRatio: 4, crashResumeMs: 2000, bytesPerNewByte: 2 };
+/**
+ * What `pass` checks. Issue 25: start → parked ≤ 1.15× the bare workflow, for the run that
+ * parks on the model's call as the bare one does (a gated tool; a handler that defers runs one
+ * activity more, which `vsBare.sdk` shows); history bytes per new byte ≤ 2. Issue 16: a resume
+ * after a crash ≤ 2 s. The ratios to the no-engine floor are printed, not checked: a durable
+ * engine's few round trips are many times an in-process loop's microseconds.
+ */
+const TARGETS = { gateStartToParkedVsBare: 1.15, crashResumeMs: 2000, bytesPerNewByte: 2 };
 
 interface Sample {
   startToParkedMs: number;
@@ -405,8 +412,7 @@ export async function main(): Promise<Record<string, unknown>> {
     return {
       ...result,
       pass:
-        result.resumeToModelRatio <= TARGETS.resumeToModelRatio &&
-        result.startToParkedRatio <= TARGETS.startToParkedRatio &&
+        result.vsBare.gate.startToParked <= TARGETS.gateStartToParkedVsBare &&
         result.crashResumeMs <= TARGETS.crashResumeMs &&
         result.bytesPerNewByte <= TARGETS.bytesPerNewByte,
     };
