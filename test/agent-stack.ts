@@ -14,7 +14,8 @@ import { startTemporal, startScriptedModelServer, type ScriptedModelServer } fro
 /** The deferral secret tests and benches share between workers and clients (32+ bytes). */
 export const TEST_SECRET = "test-secret-0123456789-abcdefghijklmnop";
 
-export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "connection" | "agents">> {
+/** What a test's worker changes; `connection` too (the stack's NativeConnection by default; the test closes its own). */
+export interface WorkerOverrides extends Partial<Omit<AgentWorkerOptions, "agents">> {
   /** Options for the AgentClient made alongside. */
   client?: Partial<AgentClientOptions>;
 }

@@ -126,10 +126,12 @@ describe("a parked run and the fallback list", () => {
     });
     const first = await h.worker([before], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
     expect(await first.agents.run(before, { prompt: runId, runId })).toMatchObject({ status: "deferred" });
+    // The approver hears of it from the first worker: a notification still in flight when it
+    // shuts down would wait out its activity's timeout, which is not what this test is about.
+    await vi.waitFor(() => expect(notified.some((n) => n.runId === runId)).toBe(true), { timeout: 20_000, interval: 20 });
     first.worker.shutdown();
     await first.running;
     const second = await h.worker([after], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } }, taskQueue: first.taskQueue });
-    await vi.waitFor(() => expect(notified.some((n) => n.runId === runId)).toBe(true), { timeout: 20_000, interval: 20 });
     const request = notified.find((n) => n.runId === runId)!;
     const resumed = await second.agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: "call_pay", approved: true }] } });
     expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "paid, by the fallback" } } });

@@ -5,6 +5,8 @@
  * Temporal closed under it (terminated, timed out) reads AI1014.
  */
 import { randomUUID } from "node:crypto";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
+import { NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, defineAgent, RunTerminatedError, type DeferredAck } from "../src/index.js";
 import { settledUpdate } from "../src/workflow.js";
@@ -184,31 +186,90 @@ describe("waiting writes no history", () => {
 });
 
 describe("inProcessParks: a worker in the caller's process", () => {
-  it("hands run() the park's acknowledgment itself, while the history cannot be read: the one the workflow gives", async () => {
-    const told = new AgentClient({ client: agents.client, taskQueue, deferral: { secret: SECRET }, inProcessParks: true });
-    const runId = uid("settle-bell");
-    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }] }, { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
-    // Every read of this run's history hangs until the run has answered.
+  /** Every read of `runId`'s history through `agents`' connection hangs until the returned release. */
+  const holdHistoryReads = (runId: string) => {
     const service = agents.client.workflowService;
-    const release: Array<() => void> = [];
+    const held: Array<() => void> = [];
     const original = service.getWorkflowExecutionHistory.bind(service);
     const spy = vi.spyOn(service, "getWorkflowExecutionHistory").mockImplementation(async (request, ...rest) => {
-      if (request.execution?.workflowId === runId) await new Promise<void>((resolve) => release.push(resolve));
+      if (request.execution?.workflowId === runId) await new Promise<void>((resolve) => held.push(resolve));
       return original(request, ...rest);
     });
+    return {
+      held: () => held.length,
+      release: () => {
+        spy.mockRestore();
+        for (const resume of held) resume();
+      },
+    };
+  };
+  const deferralStatus = async (runId: string) =>
+    (await agents.workflowHandle(runId).describe()).typedSearchAttributes.getAll().find((pair) => pair.key.name === "DeferralStatus")?.value;
+
+  it("hands run() the park's acknowledgment once Temporal has stored it, while the history cannot be read: the one the workflow gives", async () => {
+    // The default: no option set.
+    const told = new AgentClient({ client: agents.client, taskQueue, deferral: { secret: SECRET } });
+    const runId = uid("settle-bell");
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 1 } }] }, { toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
+    const reads = holdHistoryReads(runId);
     let ack: Awaited<ReturnType<typeof agents.run>>;
+    let statusWhenAnswered: unknown;
     try {
       ack = await told.run(payoutAgent, { prompt: runId, runId });
-      expect(release.length).toBeGreaterThan(0);
+      // Read at once, before anything else: the park is already stored and listed.
+      statusWhenAnswered = await deferralStatus(runId);
+      expect(reads.held()).toBeGreaterThan(0);
     } finally {
-      spy.mockRestore();
-      for (const resume of release) resume();
+      reads.release();
     }
+    expect(statusWhenAnswered).toBe("deferred");
     expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.objectContaining({ type: "object" }), expiresAt: expect.any(String) });
     // Exactly what the workflow acknowledges once the park is stored, expiry to the millisecond.
     expect(await agents.workflowHandle(runId).executeUpdate(settledUpdate)).toEqual(ack);
     // And what a caller reading the history alone is told.
     expect(await agents.handle(runId).settled()).toEqual(ack);
+  });
+
+  it("answers only once Temporal has stored the park, however late the worker's completion reaches it", async () => {
+    // The worker reaches the server through a proxy that delays what it sends by 100 ms: a
+    // bell rung as the workflow parks would answer long before the park is stored.
+    const proxy = await delayingProxy(h.address, 100);
+    const slow = await NativeConnection.connect({ address: proxy.address });
+    const { worker, running, agents: told } = await h.worker([payoutAgent], { connection: slow, deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+    try {
+      const runId = uid("settle-stored");
+      h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
+      const ack = await told.run(payoutAgent, { prompt: runId, runId });
+      // Read at once: the park's timer (it names the deferral) is in the history.
+      const { events } = await agents.workflowHandle(runId).fetchHistory();
+      expect(ack.status).toBe("deferred");
+      expect((events ?? []).filter((e) => e.timerStartedEventAttributes).length).toBe(1);
+    } finally {
+      worker.shutdown();
+      await running;
+      await slow.close();
+      await proxy.close();
+    }
+  });
+
+  it("with inProcessParks: false, answers from the history only", async () => {
+    const reader = new AgentClient({ client: agents.client, taskQueue, deferral: { secret: SECRET }, inProcessParks: false });
+    const runId = uid("settle-no-bell");
+    h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
+    const reads = holdHistoryReads(runId);
+    let answered = false;
+    let running: Promise<Awaited<ReturnType<typeof agents.run>>>;
+    try {
+      running = reader.run(payoutAgent, { prompt: runId, runId });
+      void running.then(() => (answered = true), () => undefined);
+      await vi.waitFor(async () => expect(await deferralStatus(runId)).toBe("deferred"), { timeout: 15_000 });
+      // A workflow task after the park's: a bell would have rung by now.
+      await agents.workflowHandle(runId).executeUpdate(settledUpdate);
+      expect(answered).toBe(false);
+    } finally {
+      reads.release();
+    }
+    expect(await running).toEqual(await agents.workflowHandle(runId).executeUpdate(settledUpdate));
   });
 
   it("refuses an inProcessParks that is not a boolean with AI1001, before anything is sent", () => {
@@ -259,3 +320,28 @@ describe("hostile and odd input", () => {
     await expect(agents.handle(`nobody-${randomUUID()}`).settled()).rejects.toMatchObject({ code: "AI1010" });
   });
 });
+
+/** A TCP proxy to `target` that holds what the client sends for `delayMs` (in order) and passes answers at once. */
+async function delayingProxy(target: string, delayMs: number): Promise<{ address: string; close(): Promise<void> }> {
+  const [host, port] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
+  const sockets = new Set<Socket>();
+  const server = createServer((inbound) => {
+    const outbound = connect(port, host);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => sockets.delete(socket));
+    }
+    inbound.on("data", (chunk) => void setTimeout(() => outbound.write(chunk), delayMs));
+    inbound.on("end", () => void setTimeout(() => outbound.end(), delayMs));
+    outbound.pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

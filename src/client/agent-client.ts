@@ -70,16 +70,14 @@ export interface AgentClientOptions extends ClientConnectionOptions {
    */
   eagerStart?: boolean;
   /**
-   * Take the acknowledgment of a park from a worker of this process as it completes the
-   * workflow task that parks the run, instead of from the run's history once Temporal has
-   * stored that task: `run()` and `settled()` answer 10–40 ms sooner. The acknowledgment is
-   * the one the history will hold, made by the workflow from the run's state, but it comes
-   * before Temporal has stored the park: a read of the run's history or description made
-   * right after may not show it yet (queries, updates and resumes wait for it, as they wait
-   * for any workflow task in flight), and should that task's completion never reach Temporal
-   * (it timed out), the retried task parks the run on the same deferral with its expiry
-   * counted from the retry. Runs whose workers are in other processes are read from the
-   * history either way. Default off: `run()` answers once the park is stored.
+   * Take the acknowledgment of a park from a worker of this process (same namespace and
+   * task queue) once Temporal has stored the workflow task that parks the run, rather than
+   * from the run's history: `run()` and `settled()` answer 10–40 ms sooner on a dev server,
+   * where the history is read late right after a park. The acknowledgment is the one the
+   * history holds, made by the workflow from the run's state, and a read of the run's
+   * history or description made after it shows the park. Runs whose workflow tasks go to
+   * workers in other processes are read from the history either way. Default on; `false`
+   * always reads the history.
    */
   inProcessParks?: boolean;
 }
@@ -174,7 +172,7 @@ export class AgentClient {
     if (options.inProcessParks !== undefined && typeof options.inProcessParks !== "boolean") {
       throw new InvalidDefinitionError({ subject: "AgentClient", problem: "inProcessParks must be true or false" });
     }
-    this.#inProcessParks = options.inProcessParks === true;
+    this.#inProcessParks = options.inProcessParks !== false;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
     this.approvals = new ApprovalInbox({ client: this.client, taskQueue: this.taskQueue, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o) });
   }

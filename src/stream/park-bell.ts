@@ -2,7 +2,8 @@ import type { DeferredAck } from "../core/deferral-record.js";
 
 /**
  * Within one process, a worker hands a caller waiting on a run (`run()`, `settled()`) the
- * acknowledgment of the park as it completes the workflow task that parks the run.
+ * acknowledgment of the park once Temporal has stored the workflow task that parks the run
+ * (src/worker/stored-parks.ts rings it when the server has answered that task's completion).
  *
  * Why: read from the history, a park reached the caller 10–38 ms after Temporal wrote it
  * (`bench latency`, a gated tool on the dev server): the long-poll answers late for that
@@ -11,12 +12,8 @@ import type { DeferredAck } from "../core/deferral-record.js";
  * workflow's update answers in a few ms; one update per run would be a billed action.
  *
  * The bell never leaves the process, so it is as trustworthy as the worker itself, which
- * made the acknowledgment from the run's state exactly as the history will hold it. It rings
- * a moment before Temporal has stored the task: if that task's completion were lost (the
- * worker process dies, and its callers with it; or the task timed out), the retried task parks
- * the run again on the same deferral, with an expiry counted from the retry. Callers in other
- * processes read the history, as before. Callers opt in (`AgentClientOptions.inProcessParks`):
- * a read of the run's history made right after such an answer may not show the park yet.
+ * made the acknowledgment from the run's state exactly as the history holds it. Callers in
+ * other processes read the history; callers here may too (`AgentClientOptions.inProcessParks: false`).
  */
 
 type Listener = (ack: DeferredAck) => void;

@@ -16,8 +16,8 @@ import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.j
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
 import { workerClient } from "./worker-client.js";
+import { StoredParks } from "./stored-parks.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
-import { ringParkBell } from "../stream/park-bell.js";
 
 /** What `durableAgentsPlugin` needs: the agents a worker runs and how. */
 export interface DurableAgentsPluginOptions {
@@ -93,6 +93,7 @@ export const DEFAULT_STICKY_SCHEDULE_TO_START = "1s";
 export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   readonly #sinks: InjectedSinks<DurableAgentsSinks>;
   readonly #transport: StreamTransport | "workflow" | undefined;
+  readonly #parks = new StoredParks();
 
   constructor(options: DurableAgentsPluginOptions) {
     const threads = resolveThreadWorkerOptions(options.threads);
@@ -110,7 +111,7 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
     });
     super("durable-agents", activities, threads.stopLatencyMs);
     this.#transport = threads.stream === false ? undefined : threads.stream.transport;
-    this.#sinks = eventSinks(options.on, telemetry, this.#transport);
+    this.#sinks = eventSinks(options.on, telemetry, this.#transport, this.#parks);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
@@ -133,9 +134,11 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
 
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
     const stop = announce(this.#transport, worker.options);
+    const detach = this.#parks.attach(worker);
     try {
       await super.runWorker(worker, next);
     } finally {
+      detach();
       await stop?.();
     }
   }
@@ -190,7 +193,12 @@ function withAgentWorkflowsPath(options: { workflowsPath?: string; workflowBundl
   return options.workflowsPath || options.workflowBundle ? {} : { workflowsPath: agentWorkflowsPath() };
 }
 
-function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry: AgentTelemetry, transport: StreamTransport | "workflow" | undefined): InjectedSinks<DurableAgentsSinks> {
+function eventSinks(
+  listeners: DurableAgentsPluginOptions["on"] = {},
+  telemetry: AgentTelemetry,
+  transport: StreamTransport | "workflow" | undefined,
+  parks: StoredParks,
+): InjectedSinks<DurableAgentsSinks> {
   return {
     durableAgents: {
       event: {
@@ -208,9 +216,9 @@ function eventSinks(listeners: DurableAgentsPluginOptions["on"] = {}, telemetry:
         fn: (_info, end) => guarded("closing a step span failed", () => telemetry.endStep(end)),
         callDuringReplay: false,
       },
-      // The acknowledgment of a park, to the run's callers in this process (park-bell.ts).
+      // The acknowledgment of a park, to the run's callers in this process once Temporal has stored it (stored-parks.ts).
       parked: {
-        fn: (info, ack) => ringParkBell({ namespace: info.namespace, taskQueue: info.taskQueue, workflowId: info.workflowId }, ack),
+        fn: (info, ack) => parks.hold(info.runId, { namespace: info.namespace, taskQueue: info.taskQueue, workflowId: info.workflowId }, ack),
         callDuringReplay: false,
       },
       // A thread's new entries, to readers subscribed to the transport. Best effort: a reader
