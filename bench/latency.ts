@@ -7,6 +7,9 @@
  *   approval asked twice: by a tool whose handler calls `ctx.defer()` (sdk), and by a tool
  *   that declares `needsApproval` (gate), which parks before any handler as bare does;
  * - bare: a hand-written Temporal workflow doing the same activities (bench/bare/);
+ *   `diagnostics.bareInbox` is the same workflow doing what any durable approval does at
+ *   least (its asking tool runs, the request is listed and expires), against which sdk is
+ *   like for like;
  * - floor: the same activity functions called in-process, no engine, nothing stored:
  *   the latency no durable engine beats.
  *
@@ -25,9 +28,10 @@
  * local activities, inside the workflow task), the same medians, ratios and bytes.
  *
  * Round trips cut (docs/architecture/temporal-mapping.md), each switchable to measure it:
- * LATENCY_IN_PROCESS_PARKS=0 leaves `inProcessParks` off: the caller learns of the park from
- * the run's history, once Temporal has stored it, as callers in other processes do
- * (`diagnostics.fromHistory` measures that either way, for sdk and gate).
+ * LATENCY_IN_PROCESS_PARKS=0 turns `inProcessParks` off: the caller learns of the park from
+ * the run's history, as callers in other processes do (`diagnostics.fromHistory` measures
+ * that either way, for sdk and gate); on, the worker in this process tells it once Temporal
+ * has stored the park.
  * LATENCY_EAGER_START=0 starts runs through the task queue instead of eagerly (the client
  * shares the worker's NativeConnection for it); LATENCY_EAGER_ACTIVITIES=0 leaves the
  * server's eager activity dispatch off.
@@ -193,6 +197,7 @@ export async function main(): Promise<Record<string, unknown>> {
       taskQueue: sdkQueue,
       deferral: { secret: TEST_SECRET },
       eagerStart: EAGER_START,
+      inProcessParks: false,
     });
     const floorActivities = createBareActivities({ baseURL: model.url, model: MODEL, tools: bareTools });
 
@@ -224,7 +229,10 @@ export async function main(): Promise<Record<string, unknown>> {
       return { workflowId: runId, startToParkedMs: parkedAt - t0, resumeToModelMs: arrived(conversation, 2) - t1, resumeToAnswerMs: answeredAt - t1 };
     };
 
-    const bareSample = async (): Promise<Sample & { workflowId: string }> => {
+    // `inbox`: the bare workflow doing what any durable approval does at least (bench cost's
+    // floor): the asking tool runs as an activity, the request is listed (a search attribute)
+    // and expires (a timer). Like for like with a handler that calls ctx.defer() (sdk).
+    const bareSample = async (inbox = false): Promise<Sample & { workflowId: string }> => {
       const conversation = prompt("latency bare");
       model.respond(conversation, responder(conversation));
       const workflowId = `latency-bare-${randomUUID()}`;
@@ -232,7 +240,7 @@ export async function main(): Promise<Record<string, unknown>> {
       const handle = await client.workflow.start<typeof bareApproval>("bareApproval", {
         workflowId,
         taskQueue: bareQueue,
-        args: [{ system: SYSTEM, prompt: conversation, maxTurns: MAX_TURNS, approvalTool: "askApproval" }],
+        args: [{ system: SYSTEM, prompt: conversation, maxTurns: MAX_TURNS, approvalTool: "askApproval", ...(inbox ? { inbox: { ttlMs: 72 * 3600_000 } } : {}) }],
       });
       await handle.executeUpdate(parkedUpdate);
       const parkedAt = performance.now();
@@ -294,6 +302,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const sdkFromHistory: Sample[] = [];
     const gateFromHistory: Sample[] = [];
     const bare: Sample[] = [];
+    const bareInbox: Sample[] = [];
     const floor: Sample[] = [];
     let lastSdk = "";
     let lastBare = "";
@@ -310,6 +319,7 @@ export async function main(): Promise<Record<string, unknown>> {
         bare.push(s);
       },
       async () => void floor.push(await floorSample()),
+      async () => void bareInbox.push(await bareSample(true)),
       async () => void sdkQueuedStart.push(await sdkSample(queuedStart)),
       async () => void sdkNoEagerActivities.push(await sdkSample(noEagerActivities)),
       async () => void sdkFromHistory.push(await sdkSample(fromHistory)),
@@ -371,10 +381,11 @@ export async function main(): Promise<Record<string, unknown>> {
     const local = medians(sdkLocalModel);
     const gate = medians(sdkGate);
     const bareMedians = medians(bare);
-    const vsBare = (of: ReturnType<typeof medians>) => ({
-      startToParked: round(of.startToParkedMs / bareMedians.startToParkedMs, 2),
-      resumeToModel: round(of.resumeToModelMs / bareMedians.resumeToModelMs, 2),
-      resumeToAnswer: round(of.resumeToAnswerMs / bareMedians.resumeToAnswerMs, 2),
+    const bareInboxMedians = medians(bareInbox);
+    const vsBare = (of: ReturnType<typeof medians>, to = bareMedians) => ({
+      startToParked: round(of.startToParkedMs / to.startToParkedMs, 2),
+      resumeToModel: round(of.resumeToModelMs / to.resumeToModelMs, 2),
+      resumeToAnswer: round(of.resumeToAnswerMs / to.resumeToAnswerMs, 2),
     });
     const result = {
       bench: "latency",
@@ -389,6 +400,8 @@ export async function main(): Promise<Record<string, unknown>> {
       // Ours with one round-trip cut undone: what each pays.
       inProcessParks: IN_PROCESS_PARKS,
       diagnostics: {
+        // sdk against the bare workflow that runs its asking tool, lists and times the request too.
+        bareInbox: { medians: bareInboxMedians, sdkVsBareInbox: vsBare(ours, bareInboxMedians) },
         queuedStart: medians(sdkQueuedStart),
         noEagerActivities: medians(sdkNoEagerActivities),
         fromHistory: { sdk: medians(sdkFromHistory), gate: medians(gateFromHistory), vsBare: { sdk: vsBare(medians(sdkFromHistory)), gate: vsBare(medians(gateFromHistory)) } },
