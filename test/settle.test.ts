@@ -7,6 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { NativeConnection } from "@temporalio/worker";
+import { serveParkBells } from "../src/stream/park-bell.js";
+import { kill, spawnWorker } from "./workers/spawn.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, defineAgent, RunTerminatedError, type DeferredAck } from "../src/index.js";
 import { settledUpdate } from "../src/workflow.js";
@@ -249,6 +251,22 @@ describe("inProcessParks: a worker in the caller's process", () => {
       await running;
       await slow.close();
       await proxy.close();
+    }
+  });
+
+  it("still answers from the history when the run parks on a worker in another process, though one here serves the queue", async () => {
+    const queue = uid("settle-elsewhere");
+    const child = await spawnWorker("approval-worker", { TEMPORAL_ADDRESS: h.address, NAMESPACE: h.namespace, TASK_QUEUE: queue, MODEL_URL: h.model.url, SECRET });
+    // As if a worker of this process polled the queue too: its bell will never ring for this run.
+    const serving = serveParkBells({ namespace: h.namespace, taskQueue: queue });
+    try {
+      const told = new AgentClient({ client: agents.client, taskQueue: queue, deferral: { secret: SECRET } });
+      const runId = uid("settle-elsewhere");
+      h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
+      expect(await told.run(payoutAgent, { prompt: runId, runId })).toEqual({ status: "deferred", deferralId: expect.any(String), schema: expect.any(Object), expiresAt: expect.any(String) });
+    } finally {
+      serving();
+      await kill(child, "SIGTERM");
     }
   });
 

@@ -7,7 +7,7 @@ import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
-import { onParkBell, type ParkBellKey } from "../stream/park-bell.js";
+import { onParkBell, parkBellsServed, type ParkBellKey } from "../stream/park-bell.js";
 import { ackFromEvents } from "./history-ack.js";
 import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
@@ -77,10 +77,13 @@ export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentR
       if (found) return found;
     }
     const closed = watchForClose(deps.client, runId, stop.signal).then(() => undefined);
-    const parked = watchForDeferral(deps, runId, stop.signal);
+    const queue = deps.taskQueue === undefined ? undefined : { namespace: deps.client.options.namespace, taskQueue: deps.taskQueue };
+    // A worker of this process answers the park itself: the history is read at a walk, for a
+    // task that went to a worker elsewhere, so as not to slow the run's own writes.
+    const parked = watchForDeferral(deps, runId, stop.signal, queue !== undefined && parkBellsServed(queue));
     const settles = round === 0 ? described.then((found) => found ?? untilAborted(stop.signal)) : untilAborted(stop.signal);
     const watches = [settles, closed, parked.then((a) => a ?? closed)];
-    if (deps.taskQueue !== undefined) watches.push(parkBell({ namespace: deps.client.options.namespace, taskQueue: deps.taskQueue, workflowId: runId }, stop.signal));
+    if (queue) watches.push(parkBell({ ...queue, workflowId: runId }, stop.signal));
     for (const watch of [...watches, parked]) watch.catch(() => undefined);
     try {
       const found = await Promise.race(watches);
@@ -163,11 +166,14 @@ async function watchForClose(client: Client, runId: string, signal: AbortSignal)
   }
 }
 
-/** Long-polls the run's new events until one parks the run (its ack) or the history ends (undefined). */
-async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal): Promise<DeferredAck | undefined> {
+/**
+ * Long-polls the run's new events until one parks the run (its ack) or the history ends
+ * (undefined). `patient`: every read after the first waits `WATCH_INTERVAL_MS`.
+ */
+async function watchForDeferral(deps: SettleDeps, runId: string, signal: AbortSignal, patient = false): Promise<DeferredAck | undefined> {
   let nextPageToken: Uint8Array | undefined;
-  let reads = 0;
-  let pause = 0;
+  let reads = patient ? EAGER_READS : 0;
+  let pause = patient ? WATCH_INTERVAL_MS : 0;
   let kept: HistoryEvents = [];
   for (;;) {
     const response = await history(deps.client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });

@@ -63,6 +63,35 @@ export function onParkBell(key: ParkBellKey, listener: Listener): () => void {
   };
 }
 
+// The queues whose parks a worker of this process rings, with how many such workers run.
+const SERVED = Symbol.for("durable-agents.park-bell.served");
+
+function served(): Map<string, number> {
+  const holder = globalThis as { [SERVED]?: Map<string, number> };
+  return (holder[SERVED] ??= new Map());
+}
+
+const queueOf = ({ namespace, taskQueue }: Omit<ParkBellKey, "workflowId">): string => JSON.stringify([namespace, taskQueue]);
+
+/** A worker of this process rings the parks of the runs on this queue while it runs; returns how to say it stopped. */
+export function serveParkBells(queue: Omit<ParkBellKey, "workflowId">): () => void {
+  const id = queueOf(queue);
+  served().set(id, (served().get(id) ?? 0) + 1);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const left = (served().get(id) ?? 1) - 1;
+    if (left > 0) served().set(id, left);
+    else served().delete(id);
+  };
+}
+
+/** Whether a worker of this process rings the parks of runs on this queue now. */
+export function parkBellsServed(queue: Omit<ParkBellKey, "workflowId">): boolean {
+  return served().has(queueOf(queue));
+}
+
 /** @internal Workflows listened for now: what a test reads to see nothing leaks. */
 export function parkBellListeners(): number {
   return listeners().size;

@@ -1,7 +1,7 @@
 import proto from "@temporalio/proto";
 import type { Worker } from "@temporalio/worker";
 import type { DeferredAck } from "../core/deferral-record.js";
-import { ringParkBell, type ParkBellKey } from "../stream/park-bell.js";
+import { ringParkBell, serveParkBells, type ParkBellKey } from "../stream/park-bell.js";
 
 const { WorkflowActivationCompletion } = proto.coresdk.workflow_completion;
 
@@ -44,7 +44,10 @@ export class StoredParks {
       if (held) ringParkBell(held.key, held.ack);
     };
     this.#attached++;
+    const options = (worker as Partial<Pick<Worker, "options">>).options;
+    const serving = options ? serveParkBells({ namespace: options.namespace, taskQueue: options.taskQueue }) : () => {};
     return () => {
+      serving();
       native.completeWorkflowActivation = original;
       this.#attached--;
       if (this.#attached === 0) this.#held.clear();

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { DeferredAck } from "../../src/index.js";
-import { onParkBell, parkBellListeners, ringParkBell, type ParkBellKey } from "../../src/stream/park-bell.js";
+import { onParkBell, parkBellListeners, parkBellsServed, ringParkBell, serveParkBells, type ParkBellKey } from "../../src/stream/park-bell.js";
 
 const key: ParkBellKey = { namespace: "default", taskQueue: "payouts", workflowId: "run-1" };
 const ack: DeferredAck = { status: "deferred", deferralId: "dfr:1:run-1", expiresAt: "2026-12-07T00:00:00.000Z" };
@@ -59,5 +59,22 @@ describe("the park bell", () => {
     ringParkBell({ namespace: "a", taskQueue: "b", workflowId: "c/d" }, ack);
     expect(heard).toEqual([]);
     stop();
+  });
+});
+
+describe("the queues a worker of this process serves", () => {
+  it("are served while any worker on them runs, per namespace and queue", () => {
+    const queue = { namespace: "default", taskQueue: "served-queue" };
+    expect(parkBellsServed(queue)).toBe(false);
+    const first = serveParkBells(queue);
+    const second = serveParkBells(queue);
+    expect(parkBellsServed(queue)).toBe(true);
+    expect(parkBellsServed({ ...queue, namespace: "staging" })).toBe(false);
+    first();
+    // Stopping twice counts once.
+    first();
+    expect(parkBellsServed(queue)).toBe(true);
+    second();
+    expect(parkBellsServed(queue)).toBe(false);
   });
 });
