@@ -13,7 +13,9 @@ type Complete = (completion: Buffer) => Promise<void>;
  * resolves `completeWorkflowActivation` once the server has answered the workflow task's
  * completion. So the sink only holds the acknowledgment, by run id, and the bell rings when
  * the completion of that run's activation resolves: a caller answered by it then finds the
- * park in the run's history and description, as a caller reading the history does.
+ * park in the run's history and description, as a caller reading the history does. (Core
+ * answers at once for an activation that does not end its task, one that also waits on a
+ * local activity: a run's park never does, it ends the task that parks the run.)
  *
  * It wraps a method Temporal's `Worker` does not publish (`nativeWorker`, @temporalio/worker
  * 1.24). Where that is missing the bell never rings and callers read the history, which is
