@@ -233,20 +233,34 @@ describe("inProcessParks: a worker in the caller's process", () => {
   });
 
   it("answers only once Temporal has stored the park, however late the worker's completion reaches it", async () => {
-    // The worker reaches the server through a proxy that delays what it sends by 100 ms: a
-    // bell rung as the workflow parks would answer long before the park is stored.
-    const proxy = await delayingProxy(h.address, 100);
+    // The worker reaches the server through a proxy that holds what it sends from the moment
+    // the run parks: a bell rung as the workflow parks would answer while the park is unsent.
+    const proxy = await holdingProxy(h.address);
     const slow = await NativeConnection.connect({ address: proxy.address });
-    const { worker, running, agents: told } = await h.worker([payoutAgent], { connection: slow, deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+    const runId = uid("settle-stored");
+    const { worker, running, agents: told } = await h.worker([payoutAgent], {
+      connection: slow,
+      deferral: { secret: SECRET },
+      // Listeners run as the parking activation ends, before its completion is sent.
+      on: { deferred: (event) => void (event.runId === runId && proxy.hold()) },
+      client: { deferral: { secret: SECRET } },
+    });
     try {
-      const runId = uid("settle-stored");
       h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 3 } }] }]);
-      const ack = await told.run(payoutAgent, { prompt: runId, runId });
+      let answered = false;
+      const answer = told.run(payoutAgent, { prompt: runId, runId }).then((ack) => ((answered = true), ack));
+      await proxy.holding;
+      const timers = async () => ((await agents.workflowHandle(runId).fetchHistory()).events ?? []).filter((e) => e.timerStartedEventAttributes).length;
+      // The worker has sent its completion into the proxy, which holds it: nothing is stored, nothing answered.
+      expect(await timers()).toBe(0);
+      expect(answered).toBe(false);
+      proxy.release();
+      const ack = await answer;
       // Read at once: the park's timer (it names the deferral) is in the history.
-      const { events } = await agents.workflowHandle(runId).fetchHistory();
+      expect(await timers()).toBe(1);
       expect(ack.status).toBe("deferred");
-      expect((events ?? []).filter((e) => e.timerStartedEventAttributes).length).toBe(1);
     } finally {
+      proxy.release();
       worker.shutdown();
       await running;
       await slow.close();
@@ -339,10 +353,21 @@ describe("hostile and odd input", () => {
   });
 });
 
-/** A TCP proxy to `target` that holds what the client sends for `delayMs` (in order) and passes answers at once. */
-async function delayingProxy(target: string, delayMs: number): Promise<{ address: string; close(): Promise<void> }> {
+/**
+ * A TCP proxy to `target`. After `hold()`, what the client sends is kept back (in order)
+ * until `release()`; `holding` resolves once something was kept back. Answers pass at once.
+ */
+async function holdingProxy(target: string) {
   const [host, port] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
   const sockets = new Set<Socket>();
+  let held: Array<() => void> | undefined;
+  let kept!: () => void;
+  const holding = new Promise<void>((resolve) => (kept = resolve));
+  const forward = (send: () => void) => {
+    if (!held) return send();
+    held.push(send);
+    kept();
+  };
   const server = createServer((inbound) => {
     const outbound = connect(port, host);
     for (const socket of [inbound, outbound]) {
@@ -350,13 +375,20 @@ async function delayingProxy(target: string, delayMs: number): Promise<{ address
       socket.on("error", () => undefined);
       socket.on("close", () => sockets.delete(socket));
     }
-    inbound.on("data", (chunk) => void setTimeout(() => outbound.write(chunk), delayMs));
-    inbound.on("end", () => void setTimeout(() => outbound.end(), delayMs));
+    inbound.on("data", (chunk) => forward(() => outbound.write(chunk)));
+    inbound.on("end", () => forward(() => outbound.end()));
     outbound.pipe(inbound);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    holding,
+    hold: () => void (held ??= []),
+    release: () => {
+      const sends = held ?? [];
+      held = undefined;
+      for (const send of sends) send();
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
