@@ -63,8 +63,8 @@ const zones = [
     name: "the stream transports (src/stream/)",
     files: ["src/stream/"],
     dirs: ["src/stream/", "src/core/", "src/codec/payload-json.", "src/codec/chain."],
-    packages: ["redis", "@temporalio/common", "@temporalio/client", "@temporalio/proto", "node:http", "node:https", "node:net", "node:os", "node:timers"],
-    why: "the worker's publisher and the clients' readers both hold a transport: the kernel (src/core/), a payload's JSON form and a codec list as one codec (src/codec/payload-json.ts, chain.ts), the Redis client, Node's HTTP (the direct transport's endpoint and its readers) and Temporal's packages (the direct transport finds workers through a Temporal client) only, never our clients, a worker, an activity or workflow code, so each side imports it without running back up",
+    packages: ["redis", "@temporalio/common", "@temporalio/client", "@temporalio/proto", "node:http", "node:https", "node:net", "node:os", "node:timers", "node:tls", "node:crypto"],
+    why: "the worker's publisher and the clients' readers both hold a transport: the kernel (src/core/), a payload's JSON form and a codec list as one codec (src/codec/payload-json.ts, chain.ts), the Redis client, Node's HTTP, TLS and crypto (the direct transport's endpoint, its readers and what they prove) and Temporal's packages (the direct transport finds workers through a Temporal client) only, never our clients, a worker, an activity or workflow code, so each side imports it without running back up",
   },
   {
     name: "the public API",

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import proto from "@temporalio/proto";
-import type { StreamSnapshot, StreamUpdate, ThreadsClient } from "../src/index.js";
+import type { Principal, StreamSnapshot, StreamUpdate, ThreadsClient } from "../src/index.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
 
@@ -27,10 +27,10 @@ export interface Follower {
 }
 
 /** A followUpdates reader (polling every 50 ms) collecting its batches until an entry passes `until` (a completed turn by default). */
-export function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdate) => boolean = completed): Follower {
+export function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdate) => boolean = completed, principal?: Principal): Follower {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some(until) })) batches.push(batch);
+    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some(until), ...(principal ? { principal } : {}) })) batches.push(batch);
   })();
   return { batches, updates: () => batches.flatMap((b) => b.updates), done };
 }

@@ -4,6 +4,7 @@ import type { agentRun } from "./agent-run.js";
 import { inFanOut } from "./fan-out.js";
 import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { AgentIdKey } from "../src/core/search-attributes.js";
+import { childStreamMemo } from "../src/core/stream-key.js";
 
 export interface RunAgentOptions {
   prompt: string;
@@ -26,9 +27,11 @@ export function runAgent(agentId: string, options: RunAgentOptions): Promise<Age
     ...(options.principal ? { principal: options.principal } : {}),
     ...(inFanOut() ? { deferralRefused: `a fanOut() branch of workflow "${workflowInfo().workflowId}"` } : {}),
   };
+  const workflowId = options.runId ?? `${workflowInfo().workflowId}/${agentId}-${uuid4()}`;
   return executeChild<typeof agentRun>("agentRun", {
-    workflowId: options.runId ?? `${workflowInfo().workflowId}/${agentId}-${uuid4()}`,
+    workflowId,
     args: [input],
+    ...childStreamMemo(workflowInfo().memo, workflowId),
     typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
     ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
   });

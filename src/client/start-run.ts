@@ -2,6 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/c
 import type { agentRun } from "../../workflows/agent-run.js";
 import { AGENT_RUN_VERSION, type AgentRunInput } from "../core/run-state.js";
 import { AgentIdKey } from "../core/search-attributes.js";
+import { STREAM_KEY_MEMO } from "../core/stream-key.js";
+import { randomKey } from "../stream/direct-proof.js";
 import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 
 /**
@@ -45,6 +47,8 @@ export async function startAgentRun(
       taskQueue,
       args: [{ version: AGENT_RUN_VERSION, ...input }],
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
+      // What a reader proves to a worker's stream endpoint (src/core/stream-key.ts).
+      memo: { [STREAM_KEY_MEMO]: randomKey() },
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
       staticSummary: staticSummaryOf(input.agentId, input.prompt, options.uiSummary ?? "content"),

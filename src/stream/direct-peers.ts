@@ -1,10 +1,13 @@
 import { request, type ClientRequest } from "node:http";
-import { request as requestTls } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
+import { connect as connectTls, type TLSSocket } from "node:tls";
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { beaconQueue, endpointOfIdentity } from "./direct-beacon.js";
+import { streamKeyOf } from "../core/stream-key.js";
+import { BEACON_FRESH_MS, beaconQueue, endpointOfIdentity, type EndpointAnnouncement } from "./direct-beacon.js";
+import { pinOf } from "./direct-certificate.js";
 import { DIRECT_PATH } from "./direct-endpoint.js";
+import { channelBinding, GATE_HEADER, gateProof, PROOF_HEADER, readProof } from "./direct-proof.js";
 
 const { TaskQueueType } = proto.temporal.api.enums.v1;
 
@@ -23,11 +26,11 @@ const CONNECT_MS = 1_500;
  * every thread a process follows on that queue.
  */
 export class WorkerDirectory {
-  readonly #queues = new Map<string, { at: number; endpoints: Promise<string[]> }>();
+  readonly #queues = new Map<string, { at: number; endpoints: Promise<EndpointAnnouncement[]> }>();
 
   constructor(private readonly client: Client) {}
 
-  endpoints(taskQueue: string): Promise<string[]> {
+  endpoints(taskQueue: string): Promise<EndpointAnnouncement[]> {
     const known = this.#queues.get(taskQueue);
     if (known && Date.now() - known.at < DIRECTORY_MS) return known.endpoints;
     const endpoints = this.#list(taskQueue);
@@ -36,19 +39,22 @@ export class WorkerDirectory {
     return endpoints;
   }
 
-  async #list(taskQueue: string): Promise<string[]> {
+  async #list(taskQueue: string): Promise<EndpointAnnouncement[]> {
     const { workflowService, options } = this.client;
     const described = await workflowService.describeTaskQueue({
       namespace: options.namespace,
       taskQueue: { name: beaconQueue(taskQueue) },
       taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
-    const found = new Set<string>();
+    const found = new Map<string, EndpointAnnouncement>();
     for (const poller of described.pollers ?? []) {
-      const url = endpointOfIdentity(poller.identity);
-      if (url) found.add(url);
+      // Temporal lists a stopped worker's beacon for minutes: one that has not polled lately is passed by.
+      const polledAt = Number(poller.lastAccessTime?.seconds ?? 0) * 1000 + Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6);
+      if (Date.now() - polledAt > BEACON_FRESH_MS) continue;
+      const endpoint = endpointOfIdentity(poller.identity);
+      if (endpoint) found.set(`${endpoint.url} ${endpoint.pin}`, endpoint);
     }
-    return [...found];
+    return [...found.values()];
   }
 }
 
@@ -62,7 +68,9 @@ export interface PeerSettings {
 
 interface Connection {
   key: string;
-  req: ClientRequest;
+  /** Until the request is made, the TLS connection it will go over. */
+  socket: TLSSocket;
+  req?: ClientRequest;
   /** The endpoint answered 200: batches may come. */
   open: boolean;
 }
@@ -72,6 +80,11 @@ interface Connection {
  * queue, asking for the thread's current run. Looked at again every second (a describe of
  * the thread, free), so a worker that joins, a run continued as new, or a connection that
  * dropped is taken up; what was published meanwhile the reader reads from the thread.
+ *
+ * A connection names the thread only to an endpoint that presented the certificate its
+ * beacon pinned (a process that took a stopped worker's port learns nothing), and proves the
+ * run's stream key, read from the thread's memo, without sending it. A thread whose memo has
+ * no key (started before keys existed, or by a workflow of your own) is read from the thread.
  */
 export class ThreadPeers {
   readonly #connections = new Map<string, Connection>();
@@ -100,7 +113,7 @@ export class ThreadPeers {
 
   stop(): void {
     this.#stopped.abort();
-    for (const c of this.#connections.values()) c.req.destroy();
+    for (const c of this.#connections.values()) c.socket.destroy();
     this.#connections.clear();
   }
 
@@ -116,72 +129,92 @@ export class ThreadPeers {
   async #refresh(): Promise<void> {
     const described = await this.client.workflow.getHandle(this.threadId).describe();
     if (this.#stopped.signal.aborted) return;
-    const running = described.status.name === "RUNNING";
-    const endpoints = running ? (await this.directory.endpoints(described.taskQueue)).filter((url) => !this.settings.own(url)) : [];
-    const wanted = new Map(endpoints.map((url) => [`${url} ${described.runId}`, url]));
+    const streamKey = described.status.name === "RUNNING" ? streamKeyOf(described.memo) : undefined;
+    const endpoints = streamKey ? (await this.directory.endpoints(described.taskQueue)).filter((e) => !this.settings.own(e.url)) : [];
+    const wanted = new Map(endpoints.map((e) => [`${e.url} ${e.pin} ${described.runId}`, e]));
     for (const [key, connection] of this.#connections) {
       if (wanted.has(key)) continue;
       this.#connections.delete(key);
-      connection.req.destroy();
+      connection.socket.destroy();
     }
     const now = Date.now();
     await Promise.all(
       [...wanted]
         .filter(([key]) => !this.#connections.has(key) && now - (this.#failed.get(key) ?? 0) >= BACKOFF_MS)
-        .map(([key, url]) => this.#connect(key, url, described.runId)),
+        .map(([key, endpoint]) => this.#connect(key, endpoint, described.runId, streamKey!)),
     );
   }
 
   /** Opens one connection; resolves once the endpoint answered (or failed). */
-  #connect(key: string, url: string, runId: string): Promise<void> {
+  #connect(key: string, endpoint: EndpointAnnouncement, runId: string, streamKey: string): Promise<void> {
     return new Promise((resolve) => {
-      const target = new URL(`${DIRECT_PATH}${encodeURIComponent(this.threadId)}?run=${encodeURIComponent(runId)}`, url);
-      const send = target.protocol === "https:" ? requestTls : request;
-      const req = send(target, { method: "GET", timeout: CONNECT_MS });
-      const connection: Connection = { key, req, open: false };
+      const target = new URL(endpoint.url);
+      const socket = connectTls({
+        host: target.hostname.replace(/^\[|\]$/g, ""),
+        port: Number(target.port || 443),
+        // No authority vouches for a worker's certificate: the pin its beacon announced does (checked below).
+        rejectUnauthorized: false,
+        minVersion: "TLSv1.3",
+        timeout: CONNECT_MS,
+      });
+      const connection: Connection = { key, socket, open: false };
       this.#connections.set(key, connection);
       const fail = () => {
         this.#failed.set(key, Date.now());
-        req.destroy();
+        socket.destroy();
       };
-      req.on("timeout", fail);
-      req.on("error", () => {
-        this.#failed.set(key, Date.now());
-        resolve();
-      });
-      req.on("close", () => {
+      socket.on("timeout", fail);
+      socket.on("error", () => this.#failed.set(key, Date.now()));
+      socket.on("close", () => {
         connection.open = false;
         if (this.#connections.get(key) === connection) this.#connections.delete(key);
         this.#wake?.abort();
         resolve();
       });
-      req.on("response", (res) => {
-        if (res.statusCode !== 200) {
-          fail();
-          return;
-        }
-        // Connected: from here only silence is normal (the endpoint writes a blank line now and then).
-        req.setTimeout(0);
-        connection.open = true;
-        res.on("close", () => {
-          connection.open = false;
+      socket.once("secureConnect", () => {
+        // Not the worker the beacon announced (a process on a stopped worker's port, say): it is told nothing.
+        if (pinOf(socket.getPeerCertificate(true).raw) !== endpoint.pin) return fail();
+        const binding = channelBinding(socket);
+        const req = request({
+          createConnection: () => socket,
+          method: "GET",
+          path: `${DIRECT_PATH}${encodeURIComponent(this.threadId)}?run=${encodeURIComponent(runId)}`,
+          headers: {
+            host: target.host,
+            [GATE_HEADER]: gateProof(endpoint.gate, binding),
+            [PROOF_HEADER]: readProof(streamKey, binding, this.threadId, runId),
+          },
         });
-        resolve();
-        res.setEncoding("utf8");
-        let buffered = "";
-        res.on("data", (chunk: string) => {
-          buffered += chunk;
-          let end: number;
-          while ((end = buffered.indexOf("\n")) >= 0) {
-            const line = buffered.slice(0, end);
-            buffered = buffered.slice(end + 1);
-            if (Buffer.byteLength(line) > this.settings.maxLineBytes) return fail();
-            if (line.length > 0) this.onLine(line);
+        connection.req = req;
+        req.on("error", () => this.#failed.set(key, Date.now()));
+        req.on("response", (res) => {
+          if (res.statusCode !== 200) {
+            fail();
+            return;
           }
-          if (Buffer.byteLength(buffered) > this.settings.maxLineBytes) fail();
+          // Connected: from here only silence is normal (the endpoint writes a blank line now and then).
+          socket.setTimeout(0);
+          connection.open = true;
+          res.on("close", () => {
+            connection.open = false;
+          });
+          resolve();
+          res.setEncoding("utf8");
+          let buffered = "";
+          res.on("data", (chunk: string) => {
+            buffered += chunk;
+            let end: number;
+            while ((end = buffered.indexOf("\n")) >= 0) {
+              const line = buffered.slice(0, end);
+              buffered = buffered.slice(end + 1);
+              if (Buffer.byteLength(line) > this.settings.maxLineBytes) return fail();
+              if (line.length > 0) this.onLine(line);
+            }
+            if (Buffer.byteLength(buffered) > this.settings.maxLineBytes) fail();
+          });
         });
+        req.end();
       });
-      req.end();
     });
   }
 }

@@ -1,9 +1,12 @@
+import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { Client } from "@temporalio/client";
 import type { PayloadCodec } from "@temporalio/common";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
 import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
+import { streamKeyOf } from "../core/stream-key.js";
 import { deliverBatch } from "./deliver.js";
+import type { EndpointAnnouncement } from "./direct-beacon.js";
 import { DirectEndpoint } from "./direct-endpoint.js";
 import { createInProcessTransport, inProcessStreamTransport } from "./in-process.js";
 import { ThreadPeers, WorkerDirectory } from "./direct-peers.js";
@@ -12,17 +15,20 @@ import type { StreamBatch, StreamSubscription, StreamTransport } from "./transpo
 /** Where a worker's endpoint listens, how readers reach it, and what it accepts. */
 export interface DirectStreamTransportOptions {
   /**
-   * The interface a worker's endpoint binds to. Default `"0.0.0.0"` (every interface):
-   * readers on other hosts connect to it. Give a private interface's address to keep it
-   * off public networks.
+   * The interface a worker's endpoint binds to. Default: this host's first private address
+   * (IPv4 10/8, 172.16/12, 192.168/16, 100.64/10, or IPv6 fc00::/7: a pod's address in
+   * Kubernetes, a laptop's LAN address), else loopback (`127.0.0.1`): never every interface,
+   * never a public address, unless you name one. `"127.0.0.1"` keeps readers to this host;
+   * `"0.0.0.0"` opens every interface (readers still need the proofs, see docs/security.md).
    */
   host?: string;
   /** The port a worker's endpoint binds to. Default 0: a free port, which the worker announces. */
   port?: number;
   /**
-   * The URL readers connect to, e.g. `http://worker-3.internal:7400` (behind a NAT, a
-   * port mapping or a TLS proxy). Default: `http://` this host's first non-loopback IPv4
-   * address (or `host` when it names one), with the bound port.
+   * The origin readers connect to, e.g. `https://worker-3.internal:7400` (behind a NAT or a
+   * port mapping). The endpoint speaks TLS itself, with a certificate readers pin: whatever
+   * is in between must pass TCP through, not end TLS. Default: `https://` the bound address
+   * (the `host` address, or this host's first private address for `0.0.0.0`), with the bound port.
    */
   advertise?: string;
   /**
@@ -52,6 +58,15 @@ export interface DirectStreamTransport extends StreamTransport {
   listen(): Promise<string>;
   /** The announced URL once `listen()` resolved. */
   readonly url: string | undefined;
+  /** What the worker's beacon announces once `listen()` resolved: the URL, the certificate's pin and the gate readers prove. */
+  readonly announcement: EndpointAnnouncement | undefined;
+  /**
+   * Lets in readers that prove a stream key this Temporal client can read from the run's memo
+   * (a describe per run, a read and never a billed action). The worker plugin does it with
+   * the worker's own client when the worker runs; until then the endpoint refuses every
+   * reader. Returns how to stop.
+   */
+  verifyWith(client: Client): () => void;
   /** Readers connected to this process's endpoint now. */
   readonly connections: number;
   /** Connections this process's readers hold to workers' endpoints now: one per followed thread and worker reached. */
@@ -95,10 +110,12 @@ export function isDefaultStreamTransport(value: unknown): boolean {
  * transport (with the worker's and the client's payload codecs); create one yourself to
  * choose its interface, port, advertised URL or codec.
  *
- * A reader names the thread and its current run id: Temporal makes run ids at random and
- * shows them only to those who may describe the thread, who may read its history anyway.
- * The endpoint speaks plain HTTP: keep it on a private network, or give a `codec` that
- * encrypts (and `advertise` an https URL when a proxy terminates TLS in front of it).
+ * The endpoint speaks TLS 1.3 with a key made when the worker starts, whose certificate's
+ * pin the beacon announces: a reader names nothing before the endpoint proved it holds that
+ * key. A reader then proves, bound to that connection, that it read the beacon and that it
+ * holds the run's stream key, which the client that started the workflow put in its memo
+ * (so only those who may describe the workflow in Temporal have it; no token, link or page
+ * does). A connection that proves nothing holds no reader's place. See docs/security.md.
  * Delivery is best effort, as on every transport: what a reader misses (a worker it cannot
  * reach, a connection that dropped), it reads from the thread: messages and statuses, not deltas.
  *
@@ -176,6 +193,13 @@ export function createDirectTransport(settings: Settings, { onError, shared = fa
     get url() {
       return url;
     },
+    get announcement() {
+      return endpoint && url !== undefined ? { url, pin: endpoint.pin, gate: endpoint.gate } : undefined;
+    },
+    verifyWith(client: Client) {
+      if (!endpoint) throw new Error(`${NAME}: verifyWith before listen()`);
+      return endpoint.addKeySource(async (threadId, runId) => streamKeyOf((await client.workflow.getHandle(threadId, runId).describe()).memo));
+    },
     get connections() {
       return endpoint?.connections ?? 0;
     },
@@ -190,9 +214,10 @@ export function createDirectTransport(settings: Settings, { onError, shared = fa
       if (closed) return Promise.reject(new Error(`${NAME}: listen after close()`));
       listening ??= (async () => {
         const server = new DirectEndpoint({ maxConnections: settings.maxConnections, maxBufferedBytes: MAX_BUFFERED_BATCHES * maxMessageBytes });
-        const port = await server.listen(settings.host, settings.port);
+        const host = settings.host ?? defaultHost();
+        const port = await server.listen(host, settings.port);
         endpoint = server;
-        url = settings.advertise ?? `http://${advertisedHost(settings.host)}:${port}`;
+        url = settings.advertise ?? `https://${advertisedHost(host)}:${port}`;
         if (shared) sharedEndpoints.add(url);
         return url;
       })();
@@ -244,19 +269,33 @@ export function createDirectTransport(settings: Settings, { onError, shared = fa
   } as DirectStreamTransport;
 }
 
-/** The address readers on other hosts reach a worker at, when it binds to every interface. */
+/** The address readers reach a worker at: the bound one, or for every interface this host's first private one. */
 function advertisedHost(host: string): string {
-  if (host !== "0.0.0.0" && host !== "::") return host.includes(":") ? `[${host}]` : host;
-  for (const addresses of Object.values(networkInterfaces())) {
-    const external = addresses?.find((a) => a.family === "IPv4" && !a.internal);
-    if (external) return external.address;
-  }
-  return "127.0.0.1";
+  const address = host === "0.0.0.0" || host === "::" ? defaultHost() : host;
+  return isIP(address) === 6 ? `[${address}]` : address;
+}
+
+/**
+ * Where an endpoint binds when told nothing: this host's first private address, where the
+ * readers of a deployment reach it (a pod's, a VM's, a container's, a laptop's LAN), else
+ * loopback. Never a public address: those are bound only when named.
+ */
+export function defaultHost(): string {
+  const all = Object.values(networkInterfaces()).flatMap((addresses) => addresses ?? []).filter((a) => !a.internal && isPrivateAddress(a.address));
+  return (all.find((a) => a.family === "IPv4") ?? all[0])?.address ?? "127.0.0.1";
+}
+
+/** RFC 1918, RFC 6598 (carrier-grade NAT, some clusters' pod ranges) and IPv6 unique-local addresses. */
+export function isPrivateAddress(address: string): boolean {
+  if (isIP(address) === 6) return /^f[cd][0-9a-f]{2}:/i.test(address);
+  const [a = -1, b = -1] = address.split(".").map(Number);
+  return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
 }
 
 /** @internal What `directStreamTransport` makes of its options. */
 export interface Settings {
-  host: string;
+  /** Undefined: `defaultHost()`, decided when the endpoint listens. */
+  host?: string;
   port: number;
   advertise?: string;
   codec?: PayloadCodec;
@@ -279,8 +318,8 @@ export function checkOptions(options: DirectStreamTransportOptions): Settings {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:") || parsed.pathname !== "/" || parsed.search || parsed.hash || parsed.username || parsed.password) {
-      throw bad("`advertise` must be an http:// or https:// origin with no path, e.g. http://worker-3.internal:7400");
+    if (!parsed || parsed.protocol !== "https:" || parsed.pathname !== "/" || parsed.search || parsed.hash || parsed.username || parsed.password) {
+      throw bad("`advertise` must be an https:// origin with no path, e.g. https://worker-3.internal:7400 (the endpoint speaks TLS itself; a proxy in front must pass TCP through)");
     }
     advertised = parsed.origin;
   }
@@ -288,7 +327,7 @@ export function checkOptions(options: DirectStreamTransportOptions): Settings {
   if (shared) throw bad(shared);
   if (maxConnections !== undefined && (typeof maxConnections !== "number" || !Number.isSafeInteger(maxConnections) || maxConnections <= 0)) throw bad("`maxConnections` must be a positive whole number");
   return {
-    host: host ?? "0.0.0.0",
+    ...(host !== undefined ? { host } : {}),
     port: port ?? 0,
     ...(advertised !== undefined ? { advertise: advertised } : {}),
     ...(codec !== undefined ? { codec } : {}),

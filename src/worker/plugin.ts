@@ -9,7 +9,7 @@ import type { DeferralEvent } from "../core/deferral-record.js";
 import type { Model } from "../core/model.js";
 import type { DurableAgentsSinks } from "../core/sinks.js";
 import type { StreamTransport } from "../stream/transport.js";
-import { isDirectStreamTransport } from "../stream/direct.js";
+import { isDirectStreamTransport, type DirectStreamTransport } from "../stream/direct.js";
 import { startBeacon } from "../stream/direct-beacon.js";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
@@ -133,7 +133,7 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
   }
 
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
-    const stop = announce(this.#transport, worker.options);
+    const stop = announce(this.#transport, worker);
     const detach = this.#parks.attach(worker);
     try {
       await super.runWorker(worker, next);
@@ -251,14 +251,22 @@ function assertListening(transport: StreamTransport | "workflow" | undefined): v
 
 /**
  * On a `directStreamTransport`, the worker announces its endpoint while it runs (a beacon
- * poll, `startBeacon`): readers find it among the pollers of the queue's beacon. Returns how
- * to stop announcing.
+ * poll, `startBeacon`): readers find it among the pollers of the queue's beacon. Its endpoint
+ * checks readers' stream keys with the worker's own client (its connection, namespace and
+ * data converter: a codec decodes the memo). Returns how to stop announcing.
  */
-function announce(transport: StreamTransport | "workflow" | undefined, options: Worker["options"]): (() => Promise<void>) | undefined {
-  if (!isDirectStreamTransport(transport) || transport.url === undefined) return undefined;
+function announce(transport: StreamTransport | "workflow" | undefined, worker: Worker): (() => Promise<void>) | undefined {
+  const announcement = isDirectStreamTransport(transport) ? transport.announcement : undefined;
+  if (!announcement) return undefined;
+  const { options } = worker;
   // Without a connection of its own the worker uses Temporal's default one, which a plugin cannot reach: readers then read the thread.
-  if (!options.connection) return undefined;
-  return startBeacon(options.connection, options.namespace, options.taskQueue, transport.url);
+  if (!options.connection || !worker.client) return undefined;
+  const stopVerifying = (transport as DirectStreamTransport).verifyWith(worker.client);
+  const stopBeacon = startBeacon(options.connection, options.namespace, options.taskQueue, announcement);
+  return async () => {
+    stopVerifying();
+    await stopBeacon();
+  };
 }
 
 /** A sink's work, logged when it throws: a failing listener or exporter must not fail the workflow task that reported it. */

@@ -7,79 +7,67 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { createInterface } from "node:readline";
+import { connect as connectTls } from "node:tls";
 import { fileURLToPath } from "node:url";
+import type { Client } from "@temporalio/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { aesGcmCodec, directStreamTransport, StreamTransportInvalidError, type DirectStreamTransport, type StreamBatch } from "../../src/index.js";
+import { STREAM_KEY_MEMO } from "../../src/core/stream-key.js";
 import { batchFromText } from "../../src/stream/batch-text.js";
+import { defaultHost, isPrivateAddress } from "../../src/stream/direct.js";
+import type { EndpointAnnouncement } from "../../src/stream/direct-beacon.js";
+import { channelBinding, gateProof, randomKey, readProof } from "../../src/stream/direct-proof.js";
+import { readEndpoint, type Ask } from "../stream-endpoint.js";
 import { durableAgentsPlugin, openaiModel } from "../../src/worker.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const RUN = "6f1c1f7e-1d5b-4b43-9a59-3f6e8f6d2a10";
+/** The stream key the threads' memos hold, as the client that started them made it. */
+const KEY = randomKey();
 const batch = (seq: number): StreamBatch => ({ after: 1, entries: [{ seq, type: "text-delta", messageId: "m1", text: `piece ${seq}` }] });
+
+/** Temporal, as far as an endpoint asks it (a describe of the run): every run but `unknown` has KEY in its memo. Counts the describes. */
+function temporal(): Client & { describes: number } {
+  const client = {
+    describes: 0,
+    workflow: {
+      getHandle: (_threadId: string, runId?: string) => ({
+        describe: async () => {
+          client.describes++;
+          if (runId === "unknown") throw new Error("workflow not found");
+          return { memo: { [STREAM_KEY_MEMO]: KEY } };
+        },
+      }),
+    },
+  };
+  return client as unknown as Client & { describes: number };
+}
 
 const open: DirectStreamTransport[] = [];
 afterEach(async () => {
   for (const t of open.splice(0)) await t.close();
 });
 
-async function listening(options: Parameters<typeof directStreamTransport>[0] = {}): Promise<{ transport: DirectStreamTransport; url: string }> {
+async function listening(options: Parameters<typeof directStreamTransport>[0] = {}): Promise<{ transport: DirectStreamTransport; at: EndpointAnnouncement; client: Client & { describes: number } }> {
   const transport = directStreamTransport({ host: "127.0.0.1", ...options });
   open.push(transport);
-  return { transport, url: await transport.listen() };
+  await transport.listen();
+  const client = temporal();
+  transport.verifyWith(client);
+  return { transport, at: transport.announcement!, client };
 }
 
-interface Held {
-  status: number;
-  lines: string[];
-  /** Resolves once `count` lines have come. */
-  linesReached(count: number): Promise<void>;
-  body: Promise<string>;
-  close(): void;
-}
-
-/** A GET held open like a reader's: resolves at the response's head; its lines keep coming. */
-function get(url: string, path: string, method = "GET"): Promise<Held> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { method });
-    req.on("error", reject);
-    req.on("response", (res) => {
-      const lines: string[] = [];
-      const waiting = new Set<() => void>();
-      let text = "";
-      const body = new Promise<string>((done) => {
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-          lines.push(...chunk.split("\n").filter(Boolean));
-          for (const check of [...waiting]) check();
-        });
-        res.on("end", () => done(text));
-        res.on("close", () => done(text));
-      });
-      const linesReached = (count: number) =>
-        new Promise<void>((reached) => {
-          const check = () => {
-            if (lines.length < count) return;
-            waiting.delete(check);
-            reached();
-          };
-          waiting.add(check);
-          check();
-        });
-      resolve({ status: res.statusCode!, lines, linesReached, body, close: () => req.destroy() });
-    });
-    req.end();
-  });
-}
+/** A reader holding the thread's key, asking as `ThreadPeers` does (what `ask` leaves out). */
+const get = (at: EndpointAnnouncement, ask: Partial<Ask> = {}) => readEndpoint(at, { thread: "t", run: RUN, key: KEY, ...ask });
 
 /** The endpoint counts a reader out when its side of the connection closes: a status the test waits for. */
 const connectionsReach = (transport: DirectStreamTransport, count: number) => vi.waitFor(() => expect(transport.connections).toBe(count));
 
 describe("a worker's direct stream endpoint", () => {
   it("writes each batch published for the thread's run to its readers, one line each, and nothing of other runs or threads", async () => {
-    const { transport, url } = await listening();
-    const reader = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=${RUN}`);
-    const otherRun = await get(url, `/v1/threads/${encodeURIComponent("thread/one ü")}?run=someone-else`);
+    const { transport, at } = await listening();
+    const reader = await get(at, { thread: "thread/one ü" });
+    const otherRun = await get(at, { thread: "thread/one ü", run: "someone-else" });
     expect([reader.status, otherRun.status]).toEqual([200, 200]);
     // Counted before the response's head went out.
     expect(transport.connections).toBe(2);
@@ -100,13 +88,13 @@ describe("a worker's direct stream endpoint", () => {
   });
 
   it("gives a reader that connects mid-answer the answer's deltas so far first, of its run only, and nothing of an answer that ended", async () => {
-    const { transport, url } = await listening();
+    const { transport, at } = await listening();
     const thread = "mid-answer";
     // Published with nobody connected: the answer has begun before the reader arrives.
     await transport.publish(thread, batch(2), { runId: RUN });
     await transport.publish(thread, batch(3), { runId: "an-older-run" });
     await transport.publish(thread, batch(4), { runId: RUN });
-    const late = await get(url, `/v1/threads/${thread}?run=${RUN}`);
+    const late = await get(at, { thread });
     await late.linesReached(2);
     await transport.publish(thread, batch(5), { runId: RUN });
     await late.linesReached(3);
@@ -116,7 +104,7 @@ describe("a worker's direct stream endpoint", () => {
     const message: StreamBatch = { after: 1, entries: [{ seq: 6, type: "status", status: "completed", previousStatus: "streaming", at: new Date(0).toISOString() }] };
     await transport.publish(thread, message, { runId: RUN });
     await late.linesReached(4);
-    const after = await get(url, `/v1/threads/${thread}?run=${RUN}`);
+    const after = await get(at, { thread });
     await transport.publish(thread, batch(9), { runId: RUN });
     await after.linesReached(1);
     expect(after.lines.map((l) => JSON.parse(l))).toEqual([batch(9)]);
@@ -132,42 +120,107 @@ describe("a worker's direct stream endpoint", () => {
     await connectionsReach(transport, 0);
   });
 
-  it("refuses what is not a reader's request with a status and what to ask instead, and keeps nobody connected", async () => {
-    const { transport, url } = await listening();
-    const cases: Array<[string, string, number, RegExp]> = [
-      ["POST", `/v1/threads/t?run=${RUN}`, 405, /only GET/],
-      ["GET", "/", 404, /GET \/v1\/threads/],
-      ["GET", `/v2/threads/t?run=${RUN}`, 404, /not found/],
-      ["GET", `/v1/threads/%E0%A4%A?run=${RUN}`, 400, /URI encoding/],
-      ["GET", `/v1/threads/?run=${RUN}`, 400, /thread id/],
-      ["GET", `/v1/threads/${"x".repeat(1_001)}?run=${RUN}`, 400, /1 to 1000/],
-      ["GET", "/v1/threads/t", 400, /run must be/],
-      ["GET", `/v1/threads/t?run=${"r".repeat(129)}`, 400, /run must be/],
+  it("refuses what is not a reader's request with a status, and keeps nobody connected", async () => {
+    const { transport, at } = await listening();
+    const cases: Array<[Partial<Ask>, number, RegExp]> = [
+      [{ method: "POST" }, 405, /only GET/],
+      [{ path: "/" }, 404, /not found/],
+      [{ path: `/v1/threads/t?run=${RUN}` }, 404, /not found/],
+      [{ path: `/v2/threads/%E0%A4%A?run=${RUN}` }, 400, /URI encoding/],
+      [{ path: `/v2/threads/?run=${RUN}` }, 400, /thread id/],
+      [{ path: `/v2/threads/${"x".repeat(1_001)}?run=${RUN}` }, 400, /1 to 1000/],
+      [{ path: "/v2/threads/t" }, 400, /run must be/],
+      [{ path: `/v2/threads/t?run=${"r".repeat(129)}` }, 400, /run must be/],
     ];
-    for (const [method, path, status, reason] of cases) {
-      const res = await get(url, path, method);
-      expect({ method, path: path.slice(0, 40), status: res.status }).toEqual({ method, path: path.slice(0, 40), status });
+    for (const [ask, status, reason] of cases) {
+      const res = await get(at, ask);
+      expect({ ask: JSON.stringify(ask).slice(0, 60), status: res.status }).toEqual({ ask: JSON.stringify(ask).slice(0, 60), status });
       expect(await res.body).toMatch(reason);
     }
     expect(transport.connections).toBe(0);
   });
 
+  it("lets in only a reader that proves the gate and the run's stream key on this connection: the thread and run ids alone (what a token carries) get 403, and a stranger costs no lookup", async () => {
+    const { transport, at, client } = await listening();
+    const asks: Array<[string, Partial<Ask>]> = [
+      ["ids only (an approval link's holder)", { gate: null, key: null }],
+      ["the gate, no key", { key: null }],
+      ["the gate and another thread's key", { key: randomKey() }],
+      ["the key but a made-up gate", { gate: randomKey() }],
+      ["the key, the gate, a run with no key", { run: "unknown" }],
+    ];
+    for (const [who, ask] of asks) {
+      const res = await get(at, ask);
+      expect({ who, status: res.status, body: await res.body }).toEqual({ who, status: 403, body: "refused\n" });
+    }
+    expect(transport.connections).toBe(0);
+    // Those without the gate were turned away in memory; each request with it asked Temporal once at most.
+    expect(client.describes).toBeLessThanOrEqual(3);
+    const before = client.describes;
+    await get(at, { gate: randomKey() });
+    await get(at, { gate: null, key: null, run: "made-up" });
+    expect(client.describes).toBe(before);
+
+    // A proof is bound to the connection it was made on: replayed on another, it is refused.
+    const target = new URL(at.url);
+    const first = connectTls({ host: target.hostname, port: Number(target.port), rejectUnauthorized: false });
+    await new Promise((r) => first.once("secureConnect", r));
+    const stolen = { gate: gateProof(at.gate, channelBinding(first)), proof: readProof(KEY, channelBinding(first), "t", RUN) };
+    first.destroy();
+    const replay = connectTls({ host: target.hostname, port: Number(target.port), rejectUnauthorized: false });
+    await new Promise((r) => replay.once("secureConnect", r));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ createConnection: () => replay, path: `/v2/threads/t?run=${RUN}`, headers: { "x-durable-agents-gate": stolen.gate, "x-durable-agents-proof": stolen.proof } });
+      req.on("response", (res) => resolve(res.statusCode!)).on("error", reject).end();
+    });
+    expect(status).toBe(403);
+    replay.destroy();
+
+    const reader = await get(at);
+    expect(reader.status).toBe(200);
+    reader.close();
+  });
+
+  it("gives strangers no reader's place: 1,024 connections that prove nothing, open or refused, leave a real reader its batches", async () => {
+    const { transport, at } = await listening({ maxConnections: 4 });
+    const target = new URL(at.url);
+    // Half hold a TLS connection open and say nothing; half ask with made-up ids and no proof.
+    const silent = await Promise.all(
+      Array.from({ length: 512 }, () => new Promise<ReturnType<typeof connectTls>>((resolve) => {
+        const socket = connectTls({ host: target.hostname, port: Number(target.port), rejectUnauthorized: false });
+        socket.on("error", () => undefined);
+        socket.once("secureConnect", () => resolve(socket));
+      })),
+    );
+    const refused = await Promise.all(Array.from({ length: 512 }, (_, i) => get(at, { thread: `made-up-${i}`, run: `run-${i}`, gate: null, key: null })));
+    expect(new Set(refused.map((r) => r.status))).toEqual(new Set([403]));
+    expect(transport.connections).toBe(0);
+
+    const reader = await get(at);
+    expect(reader.status).toBe(200);
+    await transport.publish("t", batch(2), { runId: RUN });
+    await reader.linesReached(1);
+    expect(JSON.parse(reader.lines[0]!)).toEqual(batch(2));
+    reader.close();
+    for (const socket of silent) socket.destroy();
+  }, 60_000);
+
   it("refuses a reader past maxConnections (it reads the thread instead) and takes one again once a place is free", async () => {
-    const { transport, url } = await listening({ maxConnections: 1 });
-    const first = await get(url, `/v1/threads/t?run=${RUN}`);
-    const second = await get(url, `/v1/threads/t?run=${RUN}`);
+    const { transport, at } = await listening({ maxConnections: 1 });
+    const first = await get(at);
+    const second = await get(at);
     expect([first.status, second.status]).toEqual([200, 503]);
     expect(await second.body).toMatch(/too many readers/);
     first.close();
     await connectionsReach(transport, 0);
-    const third = await get(url, `/v1/threads/t?run=${RUN}`);
+    const third = await get(at);
     expect(third.status).toBe(200);
     third.close();
   });
 
   it("will not send a batch over maxMessageBytes (readers would drop it): the publish rejects, and readers get nothing", async () => {
-    const { transport, url } = await listening({ maxMessageBytes: 200 });
-    const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+    const { transport, at } = await listening({ maxMessageBytes: 200 });
+    const reader = await get(at);
     expect(transport.connections).toBe(1);
     const huge: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "x".repeat(500) }] };
     await expect(transport.publish("t", huge, { runId: RUN })).rejects.toThrow(/over maxMessageBytes \(200\)/);
@@ -179,8 +232,8 @@ describe("a worker's direct stream endpoint", () => {
 
   it("with a codec, sends no message text in the clear: a reader with the same codec reads the batch back", async () => {
     const codec = aesGcmCodec({ keys: { k1: randomBytes(32).toString("base64") }, current: "k1" });
-    const { transport, url } = await listening({ codec });
-    const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+    const { transport, at } = await listening({ codec });
+    const reader = await get(at);
     expect(transport.connections).toBe(1);
     const secret: StreamBatch = { after: 1, entries: [{ seq: 2, type: "text-delta", messageId: "m1", text: "the vault code is 4711" }] };
     await transport.publish("t", secret, { runId: RUN });
@@ -196,7 +249,9 @@ describe("a worker's direct stream endpoint", () => {
     const script = `
       import { directStreamTransport } from "./src/index.ts";
       const transport = directStreamTransport({ host: "127.0.0.1" });
-      console.log(await transport.listen());
+      await transport.listen();
+      transport.verifyWith({ workflow: { getHandle: () => ({ describe: async () => ({ memo: { ${JSON.stringify(STREAM_KEY_MEMO)}: ${JSON.stringify(KEY)} } }) }) } });
+      console.log(JSON.stringify(transport.announcement));
       // The test says "go" once its reader is connected.
       const { createInterface } = await import("node:readline");
       const input = createInterface({ input: process.stdin });
@@ -209,8 +264,8 @@ describe("a worker's direct stream endpoint", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     try {
       const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-      const url = (await lines.next()).value as string;
-      const reader = await get(url, `/v1/threads/t?run=${RUN}`);
+      const at = JSON.parse((await lines.next()).value as string) as EndpointAnnouncement;
+      const reader = await get(at);
       expect(reader.status).toBe(200);
       child.stdin!.end("go\n");
       expect((await lines.next()).value).toBe("done");
@@ -223,13 +278,29 @@ describe("a worker's direct stream endpoint", () => {
     }
   }, 60_000);
 
-  it("listens once however often it is asked, and announces the advertised origin", async () => {
+  it("listens once however often it is asked, and announces the advertised origin, its certificate's pin and a gate", async () => {
     const transport = directStreamTransport({ host: "127.0.0.1", advertise: "https://worker-3.internal:7400" });
     open.push(transport);
     const [a, b] = await Promise.all([transport.listen(), transport.listen()]);
     expect(a).toBe("https://worker-3.internal:7400");
     expect(b).toBe(a);
     expect(transport.url).toBe(a);
+    expect(transport.announcement).toEqual({ url: a, pin: expect.stringMatching(/^[\w-]{43}$/), gate: expect.stringMatching(/^[\w-]{43}$/) });
+  });
+
+  it("binds a private interface by default (never every interface, never a public address), where readers reach it", async () => {
+    const transport = directStreamTransport();
+    open.push(transport);
+    const url = new URL(await transport.listen());
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    expect(url.protocol).toBe("https:");
+    expect(host).toBe(defaultHost());
+    expect(isPrivateAddress(host) || host === "127.0.0.1").toBe(true);
+    // And a reader reaches it there.
+    transport.verifyWith(temporal());
+    const reader = await get(transport.announcement!);
+    expect(reader.status).toBe(200);
+    reader.close();
   });
 });
 
@@ -240,10 +311,11 @@ describe("directStreamTransport options", () => {
     [{ port: -1 }, /`port` must be a whole number from 0/],
     [{ port: 70_000 }, /`port` must be/],
     [{ port: 1.5 }, /`port` must be/],
-    [{ advertise: "worker:7400" }, /`advertise` must be an http/],
-    [{ advertise: "ftp://worker:7400" }, /`advertise` must be an http/],
-    [{ advertise: "http://worker:7400/stream" }, /no path/],
-    [{ advertise: "http://user:pw@worker:7400" }, /`advertise` must be/],
+    [{ advertise: "worker:7400" }, /`advertise` must be an https/],
+    [{ advertise: "ftp://worker:7400" }, /`advertise` must be an https/],
+    [{ advertise: "http://worker:7400" }, /speaks TLS itself/],
+    [{ advertise: "https://worker:7400/stream" }, /no path/],
+    [{ advertise: "https://user:pw@worker:7400" }, /`advertise` must be/],
     [{ codec: { encode: 1 } }, /`codec` must be a payload codec/],
     [{ maxConnections: 0 }, /`maxConnections` must be a positive/],
     [{ maxMessageBytes: -5 }, /`maxMessageBytes` must be a positive/],

@@ -8,6 +8,8 @@ import { TranscriptFullError } from "../../core/errors/transcript-full.js";
 import { plainJsonProblem } from "../../core/json-check.js";
 import { assertPayloadFits, jsonBytes, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../../core/payload-size.js";
 import { AgentIdKey } from "../../core/search-attributes.js";
+import { STREAM_KEY_MEMO } from "../../core/stream-key.js";
+import { randomKey } from "../../stream/direct-proof.js";
 import { AGENT_THREAD_VERSION, type ThreadInput } from "../../core/thread-contracts.js";
 import { transcriptProblem } from "../../core/thread-transcript.js";
 import { THREAD_TRANSCRIPT_BYTES } from "../../core/transcript-budget.js";
@@ -57,8 +59,9 @@ export async function createThread(access: ThreadAccess, options: CreateThreadOp
       taskQueue: access.taskQueue,
       args: [input],
       typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
-      // Continue-as-new carries the memo: the thread's creation time survives its runs.
-      memo: { threadCreatedAt: new Date().toISOString() },
+      // Continue-as-new carries the memo: the thread's creation time and its stream key
+      // (what a reader proves to a worker's stream endpoint, src/core/stream-key.ts) survive its runs.
+      memo: { threadCreatedAt: new Date().toISOString(), [STREAM_KEY_MEMO]: randomKey() },
       workflowIdConflictPolicy: "FAIL",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
     });
