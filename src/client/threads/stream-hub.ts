@@ -26,6 +26,12 @@ const hubs = new WeakMap<StreamSource, Map<number, StreamHub>>();
 
 /** How long a poller waits for its transport subscription before it reads the thread anyway. */
 const SUBSCRIBE_WAIT_MS = 2_000;
+/**
+ * Entries a poller keeps of what it handed out, for readers that join it later (a second tab,
+ * a reconnect with Last-Event-ID): a minute of deltas at the default 50 ms interval, and the
+ * durable entries among them.
+ */
+const MAX_KEPT_ENTRIES = 4_096;
 
 /** `promise`'s value, or undefined once `ms` passed first. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -173,6 +179,15 @@ function isDelta(entry: StreamUpdate): boolean {
  */
 class ThreadPoller {
   readonly #readers = new Set<StreamReader>();
+  /**
+   * Readers that joined and have not been brought up to now yet: they get nothing live until
+   * they have what the thread holds after their seq (read from its log when they lack a
+   * durable entry) and then what this poller handed out since (`#kept`), so a reader that
+   * joins mid-answer misses no delta another reader of this process already got.
+   */
+  readonly #joining = new Set<StreamReader>();
+  /** What this poller handed out lately, by seq (bounded, oldest first). */
+  readonly #kept = new Map<number, StreamUpdate>();
   readonly #watch: { current?: HistoryWatch } = {};
   #running = false;
   #wake: (() => void) | undefined;
@@ -208,6 +223,7 @@ class ThreadPoller {
 
   add(reader: StreamReader): void {
     this.#readers.add(reader);
+    this.#joining.add(reader);
     // A reader that joins may lack entries: the next round looks at the status line again.
     this.#watch.current?.forget();
     this.#wake?.();
@@ -219,6 +235,7 @@ class ThreadPoller {
 
   remove(reader: StreamReader): void {
     this.#readers.delete(reader);
+    this.#joining.delete(reader);
     if (this.#readers.size === 0) this.#wake?.();
   }
 
@@ -256,6 +273,7 @@ class ThreadPoller {
         this.#stopTail = undefined;
         this.#known = undefined;
         this.#pending = [];
+        this.#kept.clear();
         void subscription?.then((s) => s?.unsubscribe()).catch(() => undefined);
         this.hub.done(this.threadId, this);
       }
@@ -274,13 +292,16 @@ class ThreadPoller {
     } else if (moved) {
       this.#lineSeq = undefined;
     }
-    if (this.#adoptLine() || !this.#lacking(moved)) {
+    // A joining reader behind what this poller already handed out gets it from the log: the transport will not bring it again.
+    const joinerBehind = this.#known !== undefined && [...this.#joining].some((r) => r.last < this.#known!);
+    if (!joinerBehind && (this.#adoptLine() || !this.#lacking(moved))) {
       this.#missingSince = undefined;
+      this.#admit();
       return true;
     }
     // The transport usually brings what the status line announced within moments: wait one round for it.
     const now = Date.now();
-    if ((this.#heard || (this.#heardSignals && this.#pending.length === 0)) && this.#known !== undefined && this.#lineSeq !== undefined) {
+    if (!joinerBehind && (this.#heard || (this.#heardSignals && this.#pending.length === 0)) && this.#known !== undefined && this.#lineSeq !== undefined) {
       this.#missingSince ??= now;
       if (now - this.#missingSince < this.hub.intervalMs) return true;
     }
@@ -294,6 +315,7 @@ class ThreadPoller {
     this.#streaming = snapshot.streamingMessageId;
     this.#lastSeq = Math.max(this.#lastSeq, snapshot.lastSeq);
     let delivered = false;
+    this.#keep(snapshot.updates);
     for (const reader of readers) {
       if (!this.#readers.has(reader)) continue;
       const truncated = snapshot.truncated && reader.last === fromSeq;
@@ -306,7 +328,28 @@ class ThreadPoller {
     // the billed query.
     this.#lineFirst = this.#heard || this.#heardSignals || !(delivered && snapshot.updates.some(isDelta));
     this.#drainPending();
+    this.#admit();
     return true;
+  }
+
+  /** Brings joining readers, each now holding the thread's durable entries, up to what this poller handed out since; they go on live. */
+  #admit(): void {
+    if (this.#joining.size === 0 || this.#known === undefined) return;
+    const kept = [...this.#kept.values()].sort((a, b) => a.seq - b.seq);
+    for (const reader of [...this.#joining]) {
+      this.#joining.delete(reader);
+      const fresh = kept.filter((u) => u.seq > reader.last);
+      if (fresh.length > 0) reader.deliver(fresh, this.#snapshotOf(fresh), false);
+    }
+  }
+
+  /** Remembers entries handed out, for readers that join later; the oldest go past MAX_KEPT_ENTRIES. */
+  #keep(entries: StreamUpdate[]): void {
+    for (const entry of entries) this.#kept.set(entry.seq, entry);
+    for (const seq of this.#kept.keys()) {
+      if (this.#kept.size <= MAX_KEPT_ENTRIES) break;
+      this.#kept.delete(seq);
+    }
   }
 
   /**
@@ -389,29 +432,34 @@ class ThreadPoller {
     return batch.entries;
   }
 
-  /** Hands entries to every reader that has not seen them, as one snapshot. */
+  /** Hands entries to every reader that has not seen them (and is not still joining), as one snapshot. */
   #hand(entries: StreamUpdate[]): void {
     if (entries.length === 0) return;
     entries.sort((a, b) => a.seq - b.seq);
-    const snapshot: StreamSnapshot = {
+    this.#keep(entries);
+    for (const reader of [...this.#readers]) {
+      if (this.#joining.has(reader)) continue;
+      const fresh = entries.filter((u) => u.seq > reader.last);
+      if (fresh.length > 0) reader.deliver(fresh, this.#snapshotOf(fresh), false);
+    }
+  }
+
+  #snapshotOf(updates: StreamUpdate[]): StreamSnapshot {
+    return {
       threadId: this.threadId,
       status: this.#status ?? "idle",
-      updates: entries,
+      updates,
       lastSeq: this.#lastSeq,
       truncated: false,
       ...(this.#streaming ? { streamingMessageId: this.#streaming } : {}),
     };
-    for (const reader of [...this.#readers]) {
-      const fresh = entries.filter((u) => u.seq > reader.last);
-      if (fresh.length > 0) reader.deliver(fresh, { ...snapshot, updates: fresh }, false);
-    }
   }
 
   /** Waits `ms`, or less when the last reader leaves or a batch waits for an entry. */
   async #pause(ms: number): Promise<void> {
     const ac = new AbortController();
     this.#wake = () => {
-      if (this.#readers.size === 0 || this.#pending.length > 0) ac.abort();
+      if (this.#readers.size === 0 || this.#pending.length > 0 || this.#joining.size > 0) ac.abort();
     };
     await sleep(ms, undefined, { signal: ac.signal }).catch(() => undefined);
     this.#wake = undefined;
