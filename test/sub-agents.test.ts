@@ -199,6 +199,54 @@ describe("a sub-agent", () => {
   });
 });
 
+describe("ctx.dispatch", () => {
+  const scout = defineAgent({ id: "dispatch-scout", model: "gpt-4.1-mini", system: "You scout.", maxTurns: 2 });
+  /** Attempts of `research` per run: its first attempt fails after dispatching, when asked to. */
+  const attempts = new Map<string, number>();
+  const research = defineTool({
+    name: "research",
+    description: "Hands a task to the scout",
+    input: z.object({ task: z.string(), flaky: z.boolean().optional() }),
+    retry: { maxAttempts: 2, backoff: { strategy: "fixed", delayMs: 1 } },
+    handler: async ({ task, flaky }, ctx) => {
+      const answer = await ctx.dispatch(scout, { prompt: task });
+      const attempt = (attempts.get(ctx.runId) ?? 0) + 1;
+      attempts.set(ctx.runId, attempt);
+      if (flaky && attempt === 1) throw new Error("lost the answer on the way back");
+      return answer.status === "completed" ? answer.text : JSON.stringify(answer);
+    },
+  });
+  const desk = defineAgent({ id: "dispatch-desk", model: "gpt-4.1-mini", system: "You dispatch.", tools: [research], maxTurns: 5 });
+  let desks: AgentClient;
+  beforeAll(async () => {
+    ({ agents: desks } = await h.worker([desk, scout], { deferral: { secret: SECRET } }));
+  });
+
+  it("gives a call id the model reuses in a later turn a run of its own: each call reads its own task's answer", async () => {
+    const runId = uid("dispatch-reuse");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "call_0", name: "research", arguments: { task: `${runId} first task` } }] },
+      { toolCalls: [{ id: "call_0", name: "research", arguments: { task: `${runId} second task` } }] },
+      { text: "both researched" },
+    ]);
+    h.model.script(`${runId} first task`, [{ text: "first answer" }]);
+    h.model.script(`${runId} second task`, [{ text: "second answer" }]);
+    await completed(desks.run(desk, { prompt: runId, runId }));
+    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["first answer", "second answer"]);
+    expect(await desks.result(`${runId}/call_0#2/dispatch-scout`)).toMatchObject({ text: "second answer" });
+  });
+
+  it("finds its own run again when the call is retried: the task is sent once", async () => {
+    const runId = uid("dispatch-retry");
+    h.model.script(runId, [{ toolCalls: [{ id: "r1", name: "research", arguments: { task: `${runId} task`, flaky: true } }] }, { text: "researched" }]);
+    h.model.script(`${runId} task`, [{ text: "the answer" }]);
+    await completed(desks.run(desk, { prompt: runId, runId }));
+    expect(attempts.get(runId)).toBe(2);
+    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["the answer"]);
+    expect(h.model.requests.filter((r) => r.conversation === `${runId} task`)).toHaveLength(1);
+  });
+});
+
 describe("a forged sub-agent signal", () => {
   it("is dropped: only a sub-agent running now is heard, and a malformed message never fails a task", async () => {
     const runId = uid("sub-forged");
