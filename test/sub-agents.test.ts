@@ -108,6 +108,26 @@ describe("a sub-agent", () => {
     expect(toolResults((await agents.messages(runId)).messages)).toEqual(["agreed"]);
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+    // Resumed again (a double click): a duplicate, answered with the first resume's outcome, the parent's.
+    expect(await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } })).toEqual({ status: "duplicate", deferralId, outcome: resumed.outcome });
+  });
+
+  it("resumed twice answers the duplicate with the parent's state right after the first resume, though the parent moved on since", async () => {
+    const runId = uid("sub-dup");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "a1", name: "sub-researcher", arguments: { prompt: `${runId} ask once` } }] },
+      { toolCalls: [{ id: "a2", name: "sub-researcher", arguments: { prompt: `${runId} ask twice` } }] },
+      { text: "asked twice" },
+    ]);
+    h.model.script(`${runId} ask once`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "yes once" }]);
+    h.model.script(`${runId} ask twice`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "yes twice" }]);
+    const first = (await agents.run(lead, { prompt: runId, runId })) as { deferralId: string };
+    const resumed = await agents.resume({ token: tokens.get(first.deferralId)!, payload: { ok: true } });
+    // The parent's next settled state: parked on the second sub-agent's deferral.
+    expect(resumed.outcome).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(childId(runId, "a2")) });
+    const second = (resumed.outcome as { deferralId: string }).deferralId;
+    expect(await agents.resume({ token: tokens.get(second)!, payload: { ok: true } })).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
+    expect(await agents.resume({ token: tokens.get(first.deferralId)!, payload: { ok: true } })).toEqual({ status: "duplicate", deferralId: first.deferralId, outcome: resumed.outcome });
   });
 
   it("two levels down parks every run above it; the token resumes the three", async () => {
