@@ -96,6 +96,7 @@ describe("a sub-agent", () => {
     expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(child), schema: { type: "object" } });
     const { deferralId } = ack as { deferralId: string };
     expect(await agents.handle(runId).settled()).toEqual(ack);
+    expect(await agents.state(runId)).toMatchObject({ status: "deferred", deferralId });
     // Listed once, as the child's, naming the parent that waits.
     const rows = (await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId);
     expect(rows).toEqual([expect.objectContaining({ runId: child, parentRunId: runId })]);
