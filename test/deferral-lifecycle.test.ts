@@ -3,7 +3,9 @@ import { z } from "zod";
 import { AgentClient, defineAgent, DeferralExpiredError, type DeferralEvent } from "../src/index.js";
 import { openaiModel, createAgentWorker } from "../src/worker.js";
 import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
+import type { LogEntry } from "@temporalio/worker";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { onRuntimeLog } from "./test-runtime.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,6 +29,29 @@ describe("expiry", () => {
     expect(events[0]).toMatchObject({ runId, deferralId: linkFor(runId).deferralId });
     expect((await agents.deferrals.get(linkFor(runId).deferralId)).status).toBe("expired");
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
+  });
+
+  it("is an outcome, not a fault: the worker logs no warning with a stack for it, as it does for a run that fails", async () => {
+    const short = defineAgent({ ...approvalOptions, id: "payouts-short", maxTurns: 1 });
+    const { agents } = await h.worker([payoutAgent, short], withSecret);
+    const logged: LogEntry[] = [];
+    const stop = onRuntimeLog((entry) => logged.push(entry));
+    try {
+      const expiring = uid("expire-quiet");
+      h.model.script(expiring, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 9, ttl: "1s" } }] }]);
+      await agents.run(payoutAgent, { prompt: expiring, runId: expiring });
+      await expect(agents.result(expiring)).rejects.toMatchObject({ code: "RC5047" });
+      // A fault (AI1004) still is one: Temporal's warning, with the error, for that run.
+      const failing = uid("max-turns-loud");
+      h.model.script(failing, [{ toolCalls: [{ name: "nothing", arguments: {} }] }]);
+      await expect(agents.run(short, { prompt: failing, runId: failing })).rejects.toMatchObject({ code: "AI1004" });
+      // The worker logs a workflow's failure before it reports it to Temporal, so both lines are in by now.
+      const about = (runId: string) => logged.filter((e) => e.meta?.workflowId === runId).map((e) => `${e.level} ${e.message}`);
+      expect(about(failing)).toContain("WARN Workflow failed");
+      expect(about(expiring)).toEqual([]);
+    } finally {
+      stop();
+    }
   });
 
   it("runs onExpired instead: it can re-ask with a fresh deferral, whose new token resumes the run", async () => {
