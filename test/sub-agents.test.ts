@@ -12,7 +12,7 @@ import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ChatMessage } from "../src/index.js";
-import { subAgentDeferralSignal } from "../src/core/wire/run.js";
+import { subAgentDeferralSignal, subAgentOutcomeQuery } from "../src/core/wire/run.js";
 import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -280,6 +280,9 @@ describe("a forged sub-agent signal", () => {
     for (const message of [forged, { ...forged, deferralId: `dfr:1:${runId}` }, null, "junk", { ...forged, status: "hijacked" }, { ...forged, expiresAt: "soon" }, { ...forged, schema: "x" }]) {
       await wf.signal(subAgentDeferralSignal, message as never);
     }
+    // What a duplicate resume asks: junk is refused as malformed, an unknown or inherited id reads nothing.
+    await expect(wf.query(subAgentOutcomeQuery, { id: 1 } as never)).rejects.toThrow(/AI1012/);
+    for (const id of [forged.deferralId, "__proto__", "x".repeat(10_000)]) expect(await wf.query(subAgentOutcomeQuery, id)).toBeNull();
     hold.release();
     expect(await handle.settled()).toMatchObject({ status: "completed", text: "unmoved" });
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.runId === runId)).toEqual([]);
