@@ -8,6 +8,7 @@ import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
 import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolSpec } from "../src/core/model.js";
 import type { StandardSchema } from "../src/core/schema.js";
+import { definitionPartsOf, type DefinitionParts } from "../src/core/fingerprint.js";
 import { SUB_AGENT_PARAMETERS, subAgentDescription, subAgentToolName } from "../src/core/sub-agents.js";
 
 /** An agent as the worker serves it: its definition plus what is derived once at start-up. */
@@ -22,6 +23,8 @@ export interface PreparedDefinition {
   outputSpec?: { name: string; schema: Record<string, unknown> };
   /** Covers what a deferred step depends on: system, model, tool names, descriptions, schemas, `version`. */
   definitionHash: string;
+  /** A short hash of each part the definition hash covers: what RC5048 names when it refuses. */
+  definitionParts: DefinitionParts;
   /**
    * Hashes a deferral may carry and still resume: `definitionHash`, plus, for a function
    * system prompt, the hash runs deferred with before fingerprints stopped reading its
@@ -133,6 +136,15 @@ function prepare(agent: AgentDefinition): PreparedDefinition {
     tools: new Map(agent.tools.map((t) => [t.name, t])),
     ...(outputSpec ? { outputSpec } : {}),
     definitionHash,
+    definitionParts: definitionPartsOf({
+      system: typeof agent.system === "string" ? agent.system : { function: true },
+      model: agent.model,
+      tools: toolSpecs,
+      agents: agentSpecs,
+      settings: agent.settings ?? null,
+      output: outputSpec?.schema ?? null,
+      version: agent.version ?? null,
+    }),
     acceptedHashes: new Set(legacy ? [definitionHash, legacy] : [definitionHash]),
   };
 }

@@ -2,6 +2,7 @@ import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { changedParts } from "../src/core/fingerprint.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { assertPayloadFits, jsonBytes } from "../src/core/payload-size.js";
 import { DEFAULT_MAX_TOOL_CALLS, toolCallLimit } from "../src/core/transcript-budget.js";
@@ -135,11 +136,13 @@ function definitionFor(registry: AgentRegistry, input: AgentModelCallInput): Pre
     throw new StepStateError({ agentId: input.agentId, reason: `no agent "${input.agentId}" is registered on the worker any more` });
   }
   if (!definition.acceptedHashes.has(check.definitionHash)) {
+    const changed = changedParts(check.definitionParts, definition.definitionParts);
     throw new DefinitionChangedError({
       deferralId: check.deferralId,
       agentId: input.agentId,
       deferredHash: check.definitionHash,
       currentHash: definition.definitionHash,
+      ...(changed ? { changed } : {}),
     });
   }
   return definition;

@@ -38,7 +38,7 @@ export function createDescribeAgent(
   async function describe(agentId: string, knownHash: string | undefined): Promise<DescribeAgentOutput> {
     try {
       const definition = registry.get(agentId);
-      const { agent, definitionHash } = definition;
+      const { agent, definitionHash, definitionParts } = definition;
       // Own properties whatever the name: an assignment to `tools["__proto__"]` would set the prototype instead.
       const tools: Record<string, ToolDescription> = Object.fromEntries(
         agent.tools.map((tool) => [
@@ -53,6 +53,7 @@ export function createDescribeAgent(
       );
       const facts: Omit<AgentDescription, "hash"> = {
         definitionHash,
+        definitionParts,
         maxTurns: agent.maxTurns,
         model: agent.model,
         timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs },

@@ -173,18 +173,26 @@ function callBasics(input: AgentToolCallInput) {
 }
 
 function dispatcher(input: AgentToolCallInput, deps: ToolHostDeps, restored: boolean, deferralRefused: string | undefined): ToolContext["dispatch"] {
-  return (agent, { prompt }) =>
-    dispatchSubRun(
+  // A handler that dispatches one agent twice gets two runs, counted in the order it asks for them.
+  const dispatched = new Map<string, number>();
+  return (agent, { prompt }) => {
+    const agentId = typeof agent === "string" ? agent : agent.id;
+    const nth = (dispatched.get(agentId) ?? 0) + 1;
+    dispatched.set(agentId, nth);
+    return dispatchSubRun(
       deps,
       {
         parentId: input.workflowId,
         toolCallId: input.toolCall.id,
+        ...(input.occurrence !== undefined ? { occurrence: input.occurrence } : {}),
         taskQueue: input.taskQueue,
         principal: input.principal,
         restored,
         ...(deferralRefused ? { deferralRefused } : {}),
       },
-      typeof agent === "string" ? agent : agent.id,
+      agentId,
       prompt,
+      nth,
     );
+  };
 }

@@ -76,6 +76,7 @@ export type {
   StepState,
 } from "./core/deferral-record.js";
 export type { ExpiredDeferral } from "./core/define-agent.js";
+export type { DefinitionPart, DefinitionParts } from "./core/fingerprint.js";
 export type { JsonValue, JsonObject, Principal } from "./core/json.js";
 export * from "./core/errors/index.js";
 export * from "./client/threads/index.js";

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { AgentClient, defineAgent, DeferralExpiredError, type DeferralEvent } from "../src/index.js";
 import { openaiModel, createAgentWorker } from "../src/worker.js";
 import { approvalOptions, linkFor, outbox, payoutAgent } from "./fixtures/approvals.js";
+import type { LogEntry } from "@temporalio/worker";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { onRuntimeLog } from "./test-runtime.js";
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,6 +29,29 @@ describe("expiry", () => {
     expect(events[0]).toMatchObject({ runId, deferralId: linkFor(runId).deferralId });
     expect((await agents.deferrals.get(linkFor(runId).deferralId)).status).toBe("expired");
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
+  });
+
+  it("is an outcome, not a fault: the worker logs no warning with a stack for it, as it does for a run that fails", async () => {
+    const short = defineAgent({ ...approvalOptions, id: "payouts-short", maxTurns: 1 });
+    const { agents } = await h.worker([payoutAgent, short], withSecret);
+    const logged: LogEntry[] = [];
+    const stop = onRuntimeLog((entry) => logged.push(entry));
+    try {
+      const expiring = uid("expire-quiet");
+      h.model.script(expiring, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 9, ttl: "1s" } }] }]);
+      await agents.run(payoutAgent, { prompt: expiring, runId: expiring });
+      await expect(agents.result(expiring)).rejects.toMatchObject({ code: "RC5047" });
+      // A fault (AI1004) still is one: Temporal's warning, with the error, for that run.
+      const failing = uid("max-turns-loud");
+      h.model.script(failing, [{ toolCalls: [{ name: "nothing", arguments: {} }] }]);
+      await expect(agents.run(short, { prompt: failing, runId: failing })).rejects.toMatchObject({ code: "AI1004" });
+      // The worker logs a workflow's failure before it reports it to Temporal, so both lines are in by now.
+      const about = (runId: string) => logged.filter((e) => e.meta?.workflowId === runId).map((e) => `${e.level} ${e.message}`);
+      expect(about(failing)).toContain("WARN Workflow failed");
+      expect(about(expiring)).toEqual([]);
+    } finally {
+      stop();
+    }
   });
 
   it("runs onExpired instead: it can re-ask with a fresh deferral, whose new token resumes the run", async () => {
@@ -104,7 +130,12 @@ describe("a definition that changes while deferred", () => {
     const edited = defineAgent({ ...approvalOptions, system: "You pay out money. Be generous." });
     const { agents } = await h.worker([edited], { ...withSecret, taskQueue: first.taskQueue });
     const { token, deferralId } = linkFor(runId);
-    await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+    // The refusal names what changed, and only that.
+    await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({
+      code: "RC5048",
+      message: expect.stringMatching(/^\[RC5048\] Agent "payouts" changed \(its system prompt\) while deferral/),
+      fields: { changed: ["system"] },
+    });
     expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "denied", deniedReason: "RC5048" });
     await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
     await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5048" });
@@ -142,14 +173,29 @@ describe("a definition that changes while deferred", () => {
     const v2 = defineAgent({ ...approvalOptions, id: "payouts-versioned", version: "2", system: () => "You pay out money." });
     const runId = uid("versioned");
     const agents = await parkThenSwap(v1, v2, runId);
-    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+    await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({
+      code: "RC5048",
+      message: expect.stringContaining('Agent "payouts-versioned" changed (its version) while'),
+      fields: { changed: ["version"] },
+    });
   });
 
   it("denies with RC5048 when the agent's model settings changed; the same settings resume", async () => {
     const cool = defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 0 });
     const warm = defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 1 });
     const changed = uid("tuned");
-    await expect((await parkThenSwap(cool, warm, changed)).resume({ token: linkFor(changed).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5048" });
+    await expect((await parkThenSwap(cool, warm, changed)).resume({ token: linkFor(changed).token, payload: { approved: true } })).rejects.toMatchObject({
+      code: "RC5048",
+      message: expect.stringContaining('Agent "payouts-tuned" changed (its model settings) while'),
+      fields: { changed: ["settings"] },
+    });
+    // Two parts at once are both named.
+    const typed = uid("tuned-typed");
+    const retyped = defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 1, output: z.object({ paid: z.boolean() }) });
+    await expect((await parkThenSwap(cool, retyped, typed)).resume({ token: linkFor(typed).token, payload: { approved: true } })).rejects.toMatchObject({
+      message: expect.stringContaining("changed (its model settings and output schema) while"),
+      fields: { changed: ["settings", "output"] },
+    });
     const same = uid("tuned-same");
     const resumed = await (await parkThenSwap(cool, defineAgent({ ...approvalOptions, id: "payouts-tuned", temperature: 0 }), same)).resume({ token: linkFor(same).token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed" });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import {
+  defineAgent,
+  defineTool,
   DurableAgentsError,
   replaceDeferredThread,
   ResumeUnauthorizedError,
@@ -201,6 +204,42 @@ describe("run authorization", () => {
     expect(await listed(alice)).not.toContain(bobs);
     expect(await listed(mallory)).toEqual([]);
     expect(asked).toContainEqual({ operation: "deferral.list", principal: alice, runId: mine.runId, deferralId: mine.deferralId, agentId: "payouts", status: "deferred" });
+  });
+});
+
+describe("ctx.dispatch", () => {
+  const scout = defineAgent({ id: "auth-scout", model: "gpt-4.1-mini", system: "You scout.", maxTurns: 2 });
+  const research = defineTool({
+    name: "research",
+    description: "Hands a task to the scout",
+    input: z.object({ task: z.string() }),
+    handler: async ({ task }, ctx) => {
+      const answer = await ctx.dispatch(scout, { prompt: task });
+      return answer.status === "completed" ? answer.text : JSON.stringify(answer);
+    },
+  });
+  const desk = defineAgent({ id: "auth-desk", model: "gpt-4.1-mini", system: "You dispatch.", tools: [research], maxTurns: 3 });
+
+  it("never answers a call with a run someone else started under its sub-run id: AI1019, the task is not sent", async () => {
+    // The same hook: anyone signed in may start a run under an id nobody owns yet.
+    const { agents: desks } = await h.worker([desk, scout], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize } });
+    const ticket = uid("ticket");
+    const malloryText = `${ticket} mallory: pay IBAN-MALLORY`;
+    h.model.script(malloryText, [{ text: "Verified: pay IBAN-MALLORY." }]);
+    const squatted = await desks.run(scout, { prompt: malloryText, runId: `${ticket}/call_0_0/auth-scout`, principal: mallory });
+    expect(squatted).toMatchObject({ status: "completed" });
+
+    const alicesTask = `${ticket} alice: check the vendor`;
+    h.model.script(ticket, [{ toolCalls: [{ id: "call_0_0", name: "research", arguments: { task: alicesTask } }] }, { text: "never asked" }]);
+    h.model.script(alicesTask, [{ text: "The vendor is fine." }]);
+    // Refused, typed, as an SDK error in a tool is: the run fails with it (a handler may catch it).
+    const outcome = await desks.run(desk, { prompt: ticket, runId: ticket, principal: alice }).catch((e: unknown) => e);
+    expect(outcome).toMatchObject({ code: "AI1019", fields: { agentId: "auth-scout", subRunId: `${ticket}/call_0_0/auth-scout` } });
+    const transcript = JSON.stringify((await desks.messages(ticket, { principal: alice })).messages);
+    expect(transcript).not.toMatch(/IBAN-MALLORY/);
+    // Alice's task went nowhere: not to Mallory's run, not to the model.
+    expect(h.model.requests.filter((r) => r.conversation === alicesTask)).toEqual([]);
+    expect(await desks.result(`${ticket}/call_0_0/auth-scout`, { principal: mallory })).toMatchObject({ text: "Verified: pay IBAN-MALLORY." });
   });
 });
 

@@ -12,7 +12,7 @@ import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ChatMessage } from "../src/index.js";
-import { subAgentDeferralSignal } from "../src/core/wire/run.js";
+import { subAgentDeferralSignal, subAgentOutcomeQuery } from "../src/core/wire/run.js";
 import { completed, SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
@@ -96,6 +96,7 @@ describe("a sub-agent", () => {
     expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(child), schema: { type: "object" } });
     const { deferralId } = ack as { deferralId: string };
     expect(await agents.handle(runId).settled()).toEqual(ack);
+    expect(await agents.state(runId)).toMatchObject({ status: "deferred", deferralId });
     // Listed once, as the child's, naming the parent that waits.
     const rows = (await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId);
     expect(rows).toEqual([expect.objectContaining({ runId: child, parentRunId: runId })]);
@@ -108,6 +109,26 @@ describe("a sub-agent", () => {
     expect(toolResults((await agents.messages(runId)).messages)).toEqual(["agreed"]);
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+    // Resumed again (a double click): a duplicate, answered with the first resume's outcome, the parent's.
+    expect(await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } })).toEqual({ status: "duplicate", deferralId, outcome: resumed.outcome });
+  });
+
+  it("resumed twice answers the duplicate with the parent's state right after the first resume, though the parent moved on since", async () => {
+    const runId = uid("sub-dup");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "a1", name: "sub-researcher", arguments: { prompt: `${runId} ask once` } }] },
+      { toolCalls: [{ id: "a2", name: "sub-researcher", arguments: { prompt: `${runId} ask twice` } }] },
+      { text: "asked twice" },
+    ]);
+    h.model.script(`${runId} ask once`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "yes once" }]);
+    h.model.script(`${runId} ask twice`, [{ toolCalls: [{ name: "askBoss", arguments: {} }] }, { text: "yes twice" }]);
+    const first = (await agents.run(lead, { prompt: runId, runId })) as { deferralId: string };
+    const resumed = await agents.resume({ token: tokens.get(first.deferralId)!, payload: { ok: true } });
+    // The parent's next settled state: parked on the second sub-agent's deferral.
+    expect(resumed.outcome).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(childId(runId, "a2")) });
+    const second = (resumed.outcome as { deferralId: string }).deferralId;
+    expect(await agents.resume({ token: tokens.get(second)!, payload: { ok: true } })).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
+    expect(await agents.resume({ token: tokens.get(first.deferralId)!, payload: { ok: true } })).toEqual({ status: "duplicate", deferralId: first.deferralId, outcome: resumed.outcome });
   });
 
   it("two levels down parks every run above it; the token resumes the three", async () => {
@@ -199,6 +220,54 @@ describe("a sub-agent", () => {
   });
 });
 
+describe("ctx.dispatch", () => {
+  const scout = defineAgent({ id: "dispatch-scout", model: "gpt-4.1-mini", system: "You scout.", maxTurns: 2 });
+  /** Attempts of `research` per run: its first attempt fails after dispatching, when asked to. */
+  const attempts = new Map<string, number>();
+  const research = defineTool({
+    name: "research",
+    description: "Hands a task to the scout",
+    input: z.object({ task: z.string(), flaky: z.boolean().optional() }),
+    retry: { maxAttempts: 2, backoff: { strategy: "fixed", delayMs: 1 } },
+    handler: async ({ task, flaky }, ctx) => {
+      const answer = await ctx.dispatch(scout, { prompt: task });
+      const attempt = (attempts.get(ctx.runId) ?? 0) + 1;
+      attempts.set(ctx.runId, attempt);
+      if (flaky && attempt === 1) throw new Error("lost the answer on the way back");
+      return answer.status === "completed" ? answer.text : JSON.stringify(answer);
+    },
+  });
+  const desk = defineAgent({ id: "dispatch-desk", model: "gpt-4.1-mini", system: "You dispatch.", tools: [research], maxTurns: 5 });
+  let desks: AgentClient;
+  beforeAll(async () => {
+    ({ agents: desks } = await h.worker([desk, scout], { deferral: { secret: SECRET } }));
+  });
+
+  it("gives a call id the model reuses in a later turn a run of its own: each call reads its own task's answer", async () => {
+    const runId = uid("dispatch-reuse");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "call_0", name: "research", arguments: { task: `${runId} first task` } }] },
+      { toolCalls: [{ id: "call_0", name: "research", arguments: { task: `${runId} second task` } }] },
+      { text: "both researched" },
+    ]);
+    h.model.script(`${runId} first task`, [{ text: "first answer" }]);
+    h.model.script(`${runId} second task`, [{ text: "second answer" }]);
+    await completed(desks.run(desk, { prompt: runId, runId }));
+    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["first answer", "second answer"]);
+    expect(await desks.result(`${runId}/call_0#2/dispatch-scout`)).toMatchObject({ text: "second answer" });
+  });
+
+  it("finds its own run again when the call is retried: the task is sent once", async () => {
+    const runId = uid("dispatch-retry");
+    h.model.script(runId, [{ toolCalls: [{ id: "r1", name: "research", arguments: { task: `${runId} task`, flaky: true } }] }, { text: "researched" }]);
+    h.model.script(`${runId} task`, [{ text: "the answer" }]);
+    await completed(desks.run(desk, { prompt: runId, runId }));
+    expect(attempts.get(runId)).toBe(2);
+    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["the answer"]);
+    expect(h.model.requests.filter((r) => r.conversation === `${runId} task`)).toHaveLength(1);
+  });
+});
+
 describe("a forged sub-agent signal", () => {
   it("is dropped: only a sub-agent running now is heard, and a malformed message never fails a task", async () => {
     const runId = uid("sub-forged");
@@ -211,6 +280,9 @@ describe("a forged sub-agent signal", () => {
     for (const message of [forged, { ...forged, deferralId: `dfr:1:${runId}` }, null, "junk", { ...forged, status: "hijacked" }, { ...forged, expiresAt: "soon" }, { ...forged, schema: "x" }]) {
       await wf.signal(subAgentDeferralSignal, message as never);
     }
+    // What a duplicate resume asks: junk is refused as malformed, an unknown or inherited id reads nothing.
+    await expect(wf.query(subAgentOutcomeQuery, { id: 1 } as never)).rejects.toThrow(/AI1012/);
+    for (const id of [forged.deferralId, "__proto__", "x".repeat(10_000)]) expect(await wf.query(subAgentOutcomeQuery, id)).toBeNull();
     hold.release();
     expect(await handle.settled()).toMatchObject({ status: "completed", text: "unmoved" });
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.runId === runId)).toEqual([]);

@@ -20,6 +20,7 @@ import {
   runStreamQuery,
   settledUpdate,
   subAgentDeferralSignal,
+  subAgentOutcomeQuery,
   transcriptQuery,
   type SubAgentDeferral,
 } from "../src/core/wire/run.js";
@@ -98,6 +99,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
     return book.records.read(id);
   });
+  setHandler(subAgentOutcomeQuery, (id) => {
+    refuseMalformed(subAgentOutcomeQuery.name, deferralIdProblem(id));
+    return book.outcome.subAgentOutcomes.get(id) ?? null;
+  });
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), {
     validator: (request) => {
@@ -140,6 +145,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // What an earlier execution of this run handed on: its records (their ids go on counting) and what the worker's cache has seen.
   if (input.carried) {
     book.records.list.push(...input.carried.records);
+    for (const [id, first] of Object.entries(input.carried.subAgentOutcomes ?? {})) book.outcome.subAgentOutcomes.set(id, first);
     transcript.epoch = input.carried.epoch;
     transcript.sentLength = input.carried.sentLength;
   }

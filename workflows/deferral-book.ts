@@ -112,6 +112,7 @@ export class DeferralBook {
 
   /** The sub-agent's deferral was resumed, denied or expired: this run goes on with it. */
   subAgentMoved(child: SubAgentDeferral): void {
+    if (child.status === "resumed" && !this.outcome.subAgentOutcomes.has(child.deferralId)) this.outcome.subAgentOutcomes.set(child.deferralId, null);
     this.#visibility.status(child.status);
     this.outcome.moving();
     this.#details(`running (sub-agent ${child.agentId}: deferral ${child.deferralId} ${child.status})`);

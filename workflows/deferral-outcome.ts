@@ -12,6 +12,12 @@ import type { DeferralVisibility } from "./deferral-visibility.js";
 export class SettledOutcome {
   phase: RunStatus = "running";
   #last: RunOutcome | undefined;
+  /**
+   * The sub-agents' deferrals this run waited on that were resumed, each with the state the
+   * run settled in next (null until it does): a resume of a sub-agent's deferral answers
+   * with this run's next settled state, so its duplicates must too, and only this run knows it.
+   */
+  readonly subAgentOutcomes = new Map<string, RunOutcome | null>();
 
   constructor(
     private readonly runtime: Pick<DeferralRuntime, "condition">,
@@ -28,6 +34,7 @@ export class SettledOutcome {
     for (const record of this.records.list) {
       if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
     }
+    for (const [id, first] of this.subAgentOutcomes) if (first === null) this.subAgentOutcomes.set(id, outcome);
   }
 
   /** The last settled state recorded (undefined before the first). */

@@ -1,6 +1,6 @@
 import { deferralIdOf } from "../src/core/deferral-id.js";
 import type { DeferralRecord, DeferralView, StepState } from "../src/core/deferral-record.js";
-import { callFingerprint, fingerprintOf } from "../src/core/fingerprint.js";
+import { callFingerprint, fingerprintOf, type DefinitionParts } from "../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../src/core/json.js";
 import type { ApprovalCall } from "../src/core/approval.js";
 import type { ToolCall } from "../src/core/messages.js";
@@ -14,6 +14,7 @@ export interface ParkRequest {
   meta: JsonObject;
   ttlMs: number;
   definitionHash?: string;
+  definitionParts?: DefinitionParts;
   principal?: Principal;
   contextWindow?: number;
   overheadTokens?: number;
@@ -76,6 +77,7 @@ export class DeferralRecords {
       deferredAt: new Date(now).toISOString(),
       expiresAt: new Date(now + request.ttlMs).toISOString(),
       ...(request.definitionHash ? { definitionHash: request.definitionHash } : {}),
+      ...(request.definitionParts ? { definitionParts: request.definitionParts } : {}),
       ...(request.principal ? { principal: request.principal } : {}),
       ...(request.contextWindow ? { contextWindow: request.contextWindow, overheadTokens: request.overheadTokens ?? 0 } : {}),
       ...(request.digest ? { digest: request.digest } : {}),

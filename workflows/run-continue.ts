@@ -43,6 +43,7 @@ export function runContinuation(
       ...(state.principal ? { principal: state.principal } : {}),
       ...(state.resumedBy ? { resumedBy: state.resumedBy } : {}),
       records: book.records.list,
+      ...(book.outcome.subAgentOutcomes.size > 0 ? { subAgentOutcomes: Object.fromEntries(book.outcome.subAgentOutcomes) } : {}),
       epoch: transcript.epoch,
       sentLength: transcript.sentLength,
       ...(deadline !== undefined ? { deadline } : {}),

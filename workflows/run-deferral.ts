@@ -121,6 +121,7 @@ export function parkRequest(state: RunProgress, prepared: PreparedAgent, call: T
     meta: request.meta,
     ttlMs: request.ttlMs,
     definitionHash: prepared.definitionHash,
+    ...(prepared.definitionParts ? { definitionParts: prepared.definitionParts } : {}),
     ...(state.principal ? { principal: state.principal } : {}),
     ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
     ...(request.digest ? { digest: request.digest } : {}),

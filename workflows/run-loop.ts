@@ -89,7 +89,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
         delta,
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
-        ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "" } } : {}),
+        ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "", ...(check.definitionParts ? { definitionParts: check.definitionParts } : {}) } } : {}),
         ...(steps ? { room: run.room.forAnswer(), gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) } } : {}),
       };
       const referred = steps && !local ? referToolResults(delta, fromTools) : undefined;

@@ -3,6 +3,7 @@ import type { AgentActivities, PreparedAgent } from "../src/core/contracts.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { changedParts } from "../src/core/fingerprint.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { legacyOptions } from "./activity-options.js";
 
@@ -22,11 +23,13 @@ export async function reprepare(agentId: string, record: DeferralRecord): Promis
     throw err;
   }
   if (prepared.definitionHash !== record.definitionHash) {
+    const changed = changedParts(record.definitionParts, prepared.definitionParts);
     throw new DefinitionChangedError({
       deferralId: record.id,
       agentId,
       deferredHash: record.definitionHash ?? "",
       currentHash: prepared.definitionHash,
+      ...(changed ? { changed } : {}),
     }).toFailure();
   }
   return prepared;

@@ -5,8 +5,9 @@ import type { RunStream } from "./run-stream.js";
 
 /** What the run-state query answers: never the whole transcript, which may be larger than a query's answer can be. */
 export function runStateView(state: RunProgress, book: DeferralBook, stream: RunStream): RunState {
-  const waiting = book.current();
   const last = book.outcome.last;
+  // Parked with a sub-agent, the run holds no record of its own: the deferral is the child's, as run() answered.
+  const waitingId = book.current()?.id ?? (book.phase === "deferred" && last?.status === "deferred" ? last.deferralId : undefined);
   const streaming = stream.log.streamingMessageId;
   const { messages, ...rest } = state;
   return {
@@ -14,7 +15,7 @@ export function runStateView(state: RunProgress, book: DeferralBook, stream: Run
     status: book.phase,
     recentMessages: tailOf(messages, RECENT_MESSAGES, RECENT_MESSAGES_BYTES),
     messageCount: messages.length,
-    ...(waiting ? { deferralId: waiting.id } : {}),
+    ...(waitingId !== undefined ? { deferralId: waitingId } : {}),
     ...(book.phase === "failed" && last?.status === "failed" ? { error: last.error } : {}),
     lastSeq: stream.log.lastSeq,
     ...(streaming !== undefined ? { streamingMessageId: streaming } : {}),

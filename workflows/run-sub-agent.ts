@@ -3,6 +3,7 @@ import type { ToolResult } from "../src/core/contracts.js";
 import { addUsage, type ToolCall, type Usage } from "../src/core/messages.js";
 import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { AgentIdKey } from "../src/core/search-attributes.js";
+import { childStreamMemo } from "../src/core/stream-key.js";
 import type { RunContext } from "./run-context.js";
 
 /**
@@ -41,6 +42,8 @@ export async function callSubAgent(run: RunContext, call: ToolCall, agentId: str
       args: [input],
       typedSearchAttributes: [{ key: AgentIdKey, value: agentId }],
       staticSummary: `sub-agent ${agentId} of ${workflowId}`,
+      // A reader of the child proves a key derived from the parent's (its own id in it).
+      ...childStreamMemo(workflowInfo().memo, childId),
     });
     spend(state, result.turnsUsed, result.usage);
     return { content: answerOf(result), isError: false };

@@ -7,7 +7,7 @@ import {
 } from "@temporalio/client";
 import type { agentRun } from "../../workflows/agent-run.js";
 import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
-import { cancelUpdate, runStateQuery } from "../core/wire/run.js";
+import { cancelUpdate, runStateQuery, subAgentOutcomeQuery } from "../core/wire/run.js";
 import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
 import type { RunMessagePage } from "../core/run-state.js";
 import { currentResult, readRunMessages, type RunMessagesOptions } from "./run-messages.js";
@@ -377,6 +377,9 @@ export class AgentClient {
       authorize: this.#authorize,
       follow: (runId: string) => outcomeOf(this.#handle(runId).settled()),
       waitingRun: (runId: string) => this.#waitingRun(runId),
+      subAgentOutcome: async (waiting: string, deferralId: string) =>
+        // A run from before this query cannot say: its next settled state is answered instead.
+        (await boundedQuery(this.client, this.#reads, waiting, () => this.workflowHandle(waiting).query(subAgentOutcomeQuery, deferralId)).catch(() => null)) ?? undefined,
     };
   }
 

@@ -76,6 +76,8 @@ export interface ResumeDeps {
   follow?: (runId: string) => Promise<RunOutcome>;
   /** The run a resume of `runId`'s deferral answers for: its own, or the caller of a sub-agent's run. */
   waitingRun?: (runId: string) => Promise<string>;
+  /** What `waiting` settled in next once the sub-agent's deferral was resumed; undefined when it has not settled since (or cannot say). */
+  subAgentOutcome?: (waiting: string, deferralId: string) => Promise<RunOutcome | undefined>;
 }
 
 /** A resume that passed the checks before the payload's: what sending it needs. */
@@ -161,7 +163,7 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
   if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
     throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
   }
-  if (view.status !== "deferred" && view.outcome) return { done: { status: "duplicate", deferralId: view.id, outcome: view.outcome } };
+  if (view.status !== "deferred" && view.outcome) return { done: await duplicateOf(deps, located.runId, view.id, view.outcome) };
   // The run checks it again; this only says so before the update (records from older workers have no fingerprint).
   if (options.shown !== undefined && view.status === "deferred" && view.callFingerprint !== undefined && options.shown !== view.callFingerprint) {
     throw new DeferralChangedError({ deferralId: view.id, shown: options.shown.slice(0, 64), current: view.callFingerprint });
@@ -212,6 +214,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
       deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, { args: [request] }),
     );
+    if (reply.status === "duplicate") return await duplicateOf(deps, runId, reply.deferralId, reply.outcome);
     // A sub-agent's deferral is its caller's too: the caller's next settled state is the outcome.
     const waiting = deps.waitingRun && deps.follow ? await deps.waitingRun(runId) : runId;
     if (waiting !== runId) return { ...reply, outcome: await deps.follow!(waiting) };
@@ -223,11 +226,24 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     // A closed run takes no updates (and an unknown one reads RC5046 here).
     const after = await deps.deferrals.getRecord(claims.deferralId);
     if (after.toolCallId !== claims.toolCallId) throw new ToolCallMismatchError({ deferralId: after.id, toolCallId: claims.toolCallId });
-    if (after.status !== "deferred" && after.outcome) return { status: "duplicate", deferralId: after.id, outcome: after.outcome };
+    if (after.status !== "deferred" && after.outcome) return await duplicateOf(deps, runId, after.id, after.outcome);
     if (after.status === "denied") throw new DeferralDeniedError({ deferralId: after.id, reason: after.deniedReason ?? "denied" });
     if (after.status === "expired") throw new DeferralExpiredError({ deferralId: after.id, expiresAt: after.expiresAt });
     throw err;
   }
+}
+
+/**
+ * A resume of a deferral that was resumed already: answered with what the first resume was.
+ * That is the record's outcome, except for a sub-agent's deferral: its first resume answered
+ * with the state the run waiting on the sub-agent settled in next, which that run kept
+ * (a query, on this path only); while it has not settled since, its next settled state.
+ */
+async function duplicateOf(deps: ResumeDeps, runId: string, deferralId: string, recorded: RunOutcome): Promise<ResumeResult> {
+  const waiting = deps.waitingRun && deps.follow ? await deps.waitingRun(runId) : runId;
+  if (waiting === runId) return { status: "duplicate", deferralId, outcome: recorded };
+  const outcome = (await deps.subAgentOutcome?.(waiting, deferralId)) ?? (await deps.follow!(waiting));
+  return { status: "duplicate", deferralId, outcome };
 }
 
 /** How long a resume with a genuine token waits for the run to record its deferral. */

@@ -29,14 +29,17 @@ export function staticSummaryOf(agentId: string, prompt: string, mode: UiSummary
 /**
  * Starts an agent run under `runId`, or attaches to the run that already has it: the same
  * id while running attaches, the same id after it closed is refused and then attached to.
+ * With `onConflict: "fail"` a taken id throws Temporal's `WorkflowExecutionAlreadyStartedError`
+ * instead, for a caller that must know whether it started the run (`ctx.dispatch`).
  */
 export async function startAgentRun(
   client: Client,
   taskQueue: string,
   runId: string,
   input: AgentRunInput,
-  options: { uiSummary?: UiSummary; eager?: boolean } = {},
+  options: { uiSummary?: UiSummary; eager?: boolean; memo?: Record<string, unknown>; onConflict?: "attach" | "fail" } = {},
 ): Promise<void> {
+  const attach = options.onConflict !== "fail";
   // Refused here, before anything starts: Temporal would terminate the run over its start input.
   assertPayloadFits(input.prompt, "The run's prompt");
   if (input.principal !== undefined) assertPayloadFits(input.principal, "The run's principal", { limitBytes: MAX_PRINCIPAL_BYTES, hint: PRINCIPAL_HINT });
@@ -47,14 +50,14 @@ export async function startAgentRun(
       taskQueue,
       args: [{ version: AGENT_RUN_VERSION, ...input }],
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
-      // What a reader proves to a worker's stream endpoint (src/core/stream-key.ts).
-      memo: { [STREAM_KEY_MEMO]: randomKey() },
-      workflowIdConflictPolicy: "USE_EXISTING",
+      // The stream key is what a reader proves to a worker's stream endpoint (src/core/stream-key.ts).
+      memo: { ...options.memo, [STREAM_KEY_MEMO]: randomKey() },
+      workflowIdConflictPolicy: attach ? "USE_EXISTING" : "FAIL",
       workflowIdReusePolicy: "REJECT_DUPLICATE",
       staticSummary: staticSummaryOf(input.agentId, input.prompt, options.uiSummary ?? "content"),
       ...(options.eager ? { requestEagerStart: true } : {}),
     });
   } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!attach || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }

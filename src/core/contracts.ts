@@ -13,6 +13,7 @@ import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
 import type { JsonObject, Principal } from "./json.js";
 import type { ApprovalCall, GateVerdict } from "./approval.js";
+import type { DefinitionParts } from "./fingerprint.js";
 
 /** How a host schedules calls of one tool. */
 export interface ToolDescription {
@@ -37,6 +38,8 @@ export interface AgentDescription {
   hash: string;
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
+  /** A short hash of each part `definitionHash` covers, kept in a deferral's record so RC5048 can name what changed. Absent in recorded histories. */
+  definitionParts?: DefinitionParts;
   maxTurns: number;
   /** The agent's model, named in its model calls' summaries in the Temporal UI. Absent in recorded histories. */
   model?: string;
@@ -60,6 +63,14 @@ export interface AgentDescription {
   maxToolCalls?: number;
   /** Its sub-agents: the tool name the model calls each by, and the agent it runs. Absent when none. */
   agents?: Record<string, string>;
+}
+
+/** What a run's first model call after a resume checks: the definition the deferred step was recorded with. */
+export interface DefinitionCheck {
+  deferralId: string;
+  definitionHash: string;
+  /** Its parts' hashes, when the record kept them: the refusal names the parts that differ. */
+  definitionParts?: DefinitionParts;
 }
 
 export interface DescribeAgentInput {
@@ -114,7 +125,7 @@ export interface AgentModelCallInput {
    * Set on a run's first model call after a resume: the agent must still hash as it did
    * when the run deferred (RC5048) and still be registered (AI1007).
    */
-  definitionCheck?: { deferralId: string; definitionHash: string };
+  definitionCheck?: DefinitionCheck;
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
   /**
@@ -264,6 +275,8 @@ export interface AgentStepActivities {
 export interface PreparedAgent {
   /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
   definitionHash: string;
+  /** See `AgentDescription.definitionParts` (the agent-step layer's description has them; `prepareAgent` never did). */
+  definitionParts?: DefinitionParts;
   maxTurns: number;
   /** The agent's declared context window, and the tokens its system prompt and tool list take. */
   contextWindow?: number;
@@ -298,7 +311,7 @@ export interface ModelCallInput {
    * Set on the first model call after a resume: the agent must still hash as it did when
    * the run deferred (RC5048) and still be registered (AI1007).
    */
-  definitionCheck?: { deferralId: string; definitionHash: string };
+  definitionCheck?: DefinitionCheck;
   /** The step the call belongs to (only runs at version 3 or later are traced; the agent-step layer takes it). */
   trace?: CallTrace;
 }

@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TokenBinding } from "./proof.js";
 import type { ApprovalCall } from "./approval.js";
+import type { DefinitionParts } from "./fingerprint.js";
 
 /**
  * `needs-compaction`: resumed (payload accepted), but the thread then overflowed the model's
@@ -38,6 +39,8 @@ export interface DeferralRecord {
   expiresAt: string;
   /** Hash of the agent definition the deferred step depends on (agent runs only). */
   definitionHash?: string;
+  /** A short hash of each part of that definition, so a refusal (RC5048) names the parts that changed. */
+  definitionParts?: DefinitionParts;
   /** Who the run acts for: restored, not re-verified, when it resumes. */
   principal?: Principal;
   resumedBy?: Principal;

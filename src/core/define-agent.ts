@@ -107,8 +107,12 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
    * run, transcript and history; no activity in between), and its final answer (`output`
    * as JSON, when it declares one) is the call's result. Its turns and tokens count in the
    * run's: it may use at most the turns the run has left, and cancelling the run cancels
-   * it. A sub-agent may not defer yet (its `ctx.defer()` reads RC5051) nor have tools that
-   * need approval (AI1001). Offered in runs; a thread's model is not offered them. At most 16.
+   * it. A sub-agent may defer (`ctx.defer()`) and have tools that need approval: the run
+   * parks with it (`run()` answers with the sub-agent's deferral), its token or decision
+   * resumes both, and `resume()` answers with the run's next settled state; where the
+   * run's own deferrals are refused (a `fanOut()` branch), so are its (RC5051). An agent that
+   * declares `authorize` cannot be one (AI1001). Offered in runs; a thread's model is not
+   * offered them. At most 16.
    */
   agents?: AgentDefinition<any>[];
   /** What a parent agent's model is told this agent does, when it is listed in another agent's `agents`. */

@@ -58,7 +58,11 @@ export interface ToolContext extends ToolCallContext {
   restored: boolean;
   /**
    * Runs another agent as a sub-run (on this worker's task queue) for the same principal
-   * and waits until it settles. Idempotent across retries of this call. An agent that
+   * and waits until it settles. Its run id is `<runId>/<toolCallId>/<agentId>` (with
+   * `#<n>` after the call id when the model reused it, and after the agent id for the n-th
+   * dispatch of that agent by this call). Idempotent across retries of this call: the run
+   * carries a proof that this call started it, and a run under that id without the proof
+   * (started by someone else) is never read: the dispatch fails with AI1019. An agent that
    * declares `authorize` refuses a restored principal with AI1011.
    */
   dispatch(agent: { id: string } | string, input: { prompt: string }): Promise<AgentResult | DeferredAck>;

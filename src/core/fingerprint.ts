@@ -44,3 +44,24 @@ export function callFingerprint(call: { name: string | undefined; arguments: str
 export function isCallFingerprint(value: unknown): value is string {
   return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
 }
+
+/** The parts of an agent definition a deferred step depends on: what RC5048 names when some changed. */
+export const DEFINITION_PARTS = ["system", "model", "tools", "agents", "settings", "output", "version"] as const;
+export type DefinitionPart = (typeof DEFINITION_PARTS)[number];
+
+/**
+ * A short hash of each part of a definition, kept beside the definition hash (which alone
+ * decides whether a deferred step may continue) so a refusal can say which parts changed.
+ * Eight hex digits each: enough to tell an edit, small enough to ride in every record.
+ */
+export type DefinitionParts = Partial<Record<DefinitionPart, string>>;
+
+export function definitionPartsOf(parts: Record<DefinitionPart, unknown>): DefinitionParts {
+  return Object.fromEntries(DEFINITION_PARTS.map((part) => [part, fnvHash(JSON.stringify(parts[part] ?? null)).slice(0, 8)])) as DefinitionParts;
+}
+
+/** The parts whose hashes differ; undefined when the deferred step's parts were not recorded (a record from an older worker). */
+export function changedParts(deferred: DefinitionParts | undefined, current: DefinitionParts | undefined): DefinitionPart[] | undefined {
+  if (!deferred || !current) return undefined;
+  return DEFINITION_PARTS.filter((part) => deferred[part] !== current[part]);
+}

@@ -1,6 +1,6 @@
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
-import type { DeferralRecord, FailureInfo } from "./deferral-record.js";
+import type { DeferralRecord, FailureInfo, RunOutcome } from "./deferral-record.js";
 import type { RunTrace } from "./step-trace.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
@@ -54,6 +54,8 @@ export interface RunCarry {
   principal?: Principal;
   resumedBy?: Principal;
   records: DeferralRecord[];
+  /** The first settled state after each resumed sub-agent deferral (null: not settled since), for duplicate resumes. */
+  subAgentOutcomes?: Record<string, RunOutcome | null>;
   /** The worker cache's view of the transcript: a rewrite's epoch, and how much of it was sent. */
   epoch: number;
   sentLength: number;

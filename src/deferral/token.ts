@@ -142,7 +142,35 @@ function matches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function sign(secret: string | Uint8Array, text: string, purpose: "resume" | "answer" = "resume"): string {
+/**
+ * What proves a sub-run was started by one `ctx.dispatch()` of one tool call: the sub-run's
+ * id, the parent's execution and the activity that runs the call (stable across its
+ * retries, unique to it). Signed with the deferral secret when the worker has one, so no
+ * one without it can make one; otherwise a plain digest, which only code that can set a
+ * run's memo (namespace access: no `AgentClient`, front door or CLI call can) could copy.
+ */
+export function dispatchProof(secret: Uint8Array | undefined, binding: DispatchBinding): string {
+  const text = JSON.stringify([binding.namespace, binding.subRunId, binding.parentRunId, binding.activityId]);
+  return secret ? sign(secret, text, "dispatch") : createHash("sha256").update(`durable-agents/dispatch/${text}`).digest("base64url");
+}
+
+/** Whether `proof` (read from a run's memo: anything) is the one `dispatchProof` makes for `binding` with any of `secrets` (current first). */
+export function dispatchProofMatches(secrets: readonly Uint8Array[] | undefined, binding: DispatchBinding, proof: unknown): boolean {
+  if (typeof proof !== "string" || !canonicalBase64url(proof)) return false;
+  const candidates = secrets && secrets.length > 0 ? secrets.map((s) => dispatchProof(s, binding)) : [dispatchProof(undefined, binding)];
+  return candidates.some((expected) => matches(proof, expected));
+}
+
+/** Where a dispatched sub-run was started from; see `dispatchProof`. */
+export interface DispatchBinding {
+  namespace: string;
+  subRunId: string;
+  /** The run id of the parent's execution the tool call's activity belongs to. */
+  parentRunId: string;
+  activityId: string;
+}
+
+function sign(secret: string | Uint8Array, text: string, purpose: "resume" | "answer" | "dispatch" = "resume"): string {
   return createHmac("sha256", secret).update(`durable-agents/${purpose}/${text}`).digest("base64url");
 }
 

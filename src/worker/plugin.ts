@@ -17,6 +17,7 @@ import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";
 import { workerClient } from "./worker-client.js";
 import { StoredParks } from "./stored-parks.js";
+import { workflowLoggerSink } from "./workflow-logger.js";
 import { agentWorkflowsPath, withAgentWorkflows } from "./workflow-modules.js";
 
 /** What `durableAgentsPlugin` needs: the agents a worker runs and how. */
@@ -80,7 +81,10 @@ export const DEFAULT_STICKY_SCHEDULE_TO_START = "1s";
  * `workflowsPath` (in the bundle Temporal builds, without writing any file), and sets
  * `maxHeartbeatThrottleInterval` to the threads' `stopLatency` and
  * `stickyQueueScheduleToStartTimeout` to one second (so a run resumed after its worker
- * crashed moves on within about a second, not ten) unless the worker sets them.
+ * crashed moves on within about a second, not ten) unless the worker sets them. A run
+ * that fails with a benign code (an expired deferral, RC5047) is logged at debug, not as
+ * Temporal's "Workflow failed" warning (through the workflows' logger sink, which wraps a
+ * `defaultWorkerLogger` sink the worker sets).
  * Everything else stays the worker's: its data converter and codec (the activities'
  * queries and signals go through the worker's own client), its interceptors, workflow
  * interceptor modules included, and its other plugins.
@@ -128,7 +132,12 @@ export class DurableAgentsPlugin extends DurableAgentsActivitiesPlugin {
       // that sets it keeps its own.
       stickyQueueScheduleToStartTimeout: configured.stickyQueueScheduleToStartTimeout ?? DEFAULT_STICKY_SCHEDULE_TO_START,
       ...withAgentWorkflowsPath(configured),
-      sinks: { ...configured.sinks, ...this.#sinks },
+      sinks: {
+        ...configured.sinks,
+        ...this.#sinks,
+        // Temporal's name for the workflows' logger sink that a worker may set (its own is reserved).
+        defaultWorkerLogger: workflowLoggerSink(configured.taskQueue, configured.sinks?.defaultWorkerLogger as Parameters<typeof workflowLoggerSink>[1]),
+      },
     };
   }
 

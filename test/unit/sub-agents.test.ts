@@ -1,4 +1,6 @@
 /** `agents` on defineAgent: what cannot be a sub-agent is refused with AI1001, before any worker sees it. */
+import { readFileSync } from "node:fs";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool } from "../../src/index.js";
@@ -35,5 +37,29 @@ describe("agents on defineAgent", () => {
     for (const [what, options] of cases) {
       expect(() => defineAgent(options as never), what).toThrow(expect.objectContaining({ code: "AI1001" }));
     }
+  });
+});
+
+/** The TSDoc of `AgentOptions.<name>`, as an editor shows it. */
+function optionDoc(name: string): string {
+  const path = new URL("../../src/core/define-agent.ts", import.meta.url);
+  const source = ts.createSourceFile(path.pathname, readFileSync(path, "utf8"), ts.ScriptTarget.ES2022, true);
+  let doc = "";
+  source.forEachChild((node) => {
+    if (!ts.isInterfaceDeclaration(node) || node.name.text !== "AgentOptions") return;
+    const member = node.members.find((m) => m.name !== undefined && ts.isIdentifier(m.name) && m.name.text === name);
+    doc = (member ? ts.getJSDocCommentsAndTags(member) : []).map((d) => ts.getTextOfJSDocComment(d.comment) ?? "").join("\n");
+  });
+  return doc;
+}
+
+describe("the agents option's TSDoc", () => {
+  // What test/sub-agents.test.ts shows sub-agents doing, told where a user reads first.
+  it("says a sub-agent may defer and have tools that need approval, and what resumes it", () => {
+    const doc = optionDoc("agents");
+    expect(doc).toMatch(/may defer/);
+    expect(doc).toMatch(/tools that need approval/);
+    expect(doc).not.toMatch(/may not defer/);
+    expect(doc).not.toMatch(/nor have tools that\s+need approval/);
   });
 });

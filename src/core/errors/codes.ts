@@ -44,6 +44,7 @@ export const CODE_TABLE = {
   AI1016: { name: "PayloadTooLarge", retryable: false, benign: true, http: 413, when: "a prompt, message, payload, tool result or model answer too large for one Temporal payload (`MAX_PAYLOAD_BYTES`); nothing is sent or changed" },
   AI1017: { name: "ToolCallsOverLimit", retryable: false, benign: false, http: 422, when: "one model answer asked for more tool calls than the agent's `maxToolCalls`; the answer is not kept, the run (or the thread's turn) fails" },
   AI1018: { name: "TranscriptFull", retryable: false, benign: true, http: 413, when: "a run's or thread's transcript has no room for a model answer, message or payload (the limits in Sizes); nothing is changed" },
+  AI1019: { name: "DispatchConflict", retryable: false, benign: false, http: 409, when: "`ctx.dispatch()` found a run under its sub-run's id that this tool call did not start: its answer is not read, the task is not sent" },
   AI1020: { name: "ThreadNotFound", retryable: false, benign: true, http: 404, when: "no thread with that id (never created, or deleted)" },
   AI1021: { name: "ThreadUnauthorized", retryable: false, benign: true, http: 403, when: "the threads client's `authorize` did not return exactly `true`" },
   AI1022: { name: "ToolCallNotFound", retryable: false, benign: true, http: 404, when: "no async tool call with that id waits for a result (unknown id, or a sync tool's call)" },

@@ -36,6 +36,7 @@ export { AsyncToolOutsideThreadError, type AsyncToolOutsideThreadFields } from "
 export { ThreadMessageInvalidError, type ThreadMessageInvalidFields } from "./thread-message-invalid.js";
 export { ToolResultDuplicateError, type ToolResultDuplicateFields } from "./tool-result-duplicate.js";
 export { DispatchRefusedError, type DispatchRefusedFields } from "./dispatch-refused.js";
+export { DispatchConflictError, type DispatchConflictFields } from "./dispatch-conflict.js";
 export { RequestMalformedError, type RequestMalformedFields } from "./request-malformed.js";
 export { RequestTooLargeError, type RequestTooLargeFields } from "./request-too-large.js";
 export { RouteNotFoundError, type RouteNotFoundFields } from "./route-not-found.js";

@@ -19,6 +19,7 @@ import { DeferOutsideRunError } from "./defer-outside-run.js";
 import { StepStateError } from "./step-state.js";
 import { ThreadRewriteError } from "./thread-rewrite.js";
 import { DispatchRefusedError } from "./dispatch-refused.js";
+import { DispatchConflictError } from "./dispatch-conflict.js";
 import { AgentNotRegisteredError } from "./agent-not-registered.js";
 import { ContextOverflowError } from "./context-overflow.js";
 import { InvalidDefinitionError } from "./invalid-definition.js";
@@ -95,6 +96,7 @@ export const errorClasses = {
   [ThreadMessageInvalidError.code]: ThreadMessageInvalidError,
   [ToolResultDuplicateError.code]: ToolResultDuplicateError,
   [DispatchRefusedError.code]: DispatchRefusedError,
+  [DispatchConflictError.code]: DispatchConflictError,
   [RequestMalformedError.code]: RequestMalformedError,
   [MessageMalformedError.code]: MessageMalformedError,
   [RunTerminatedError.code]: RunTerminatedError,

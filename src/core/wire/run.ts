@@ -61,6 +61,13 @@ export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable
 export const deferralRecordQuery = defineQuery<DeferralRecord | null, [string]>("durable-agents.deferralRecord");
 
 /**
+ * For a sub-agent's deferral this run waited on: the state this run settled in next once it
+ * was resumed (what the first resume answered with, and so every duplicate), or null when
+ * the run has not settled since, or never waited on it.
+ */
+export const subAgentOutcomeQuery = defineQuery<RunOutcome | null, [string]>("durable-agents.subAgentOutcome");
+
+/**
  * Resumes a deferral. The validator refuses (with no history) a missing or wrong proof of
  * the token (RC5041), a token bound to another execution, an unknown id, a token minted for
  * another tool call, a denied (RC5050) or expired (RC5047) deferral, and a payload that is
