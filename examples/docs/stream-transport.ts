@@ -14,8 +14,8 @@ const transport = redisStreamTransport({
 });
 
 // The same with no broker: each worker serves its threads' batches from an endpoint of its
-// own (here on the pod's private address), and readers find it through Temporal.
-const direct = directStreamTransport({ host: process.env.POD_IP ?? "0.0.0.0", codec });
+// own (here on the pod's address), and readers find it through Temporal.
+const direct = directStreamTransport({ host: process.env.POD_IP, codec });
 
 // On shutdown, after the worker and the clients stopped:
 await transport.close();
