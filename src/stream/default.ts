@@ -4,7 +4,7 @@ import { checkOptions, createDirectTransport, type DirectStreamTransport } from 
 
 /**
  * The transport a worker (`createAgentWorker`) or a client uses when given none: a
- * {@link directStreamTransport} on every interface and a free port, its batches encoded
+ * {@link directStreamTransport} on this host's private address and a free port, its batches encoded
  * with the payload codecs of the worker's or client's data converter, so that whatever a
  * codec keeps out of Temporal in the clear stays out of the network too. Within one
  * process it delivers in-process. Readers following it also take the deltas that

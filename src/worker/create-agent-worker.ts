@@ -46,7 +46,7 @@ export interface AgentWorkerOptions extends DurableAgentsPluginOptions {
  * Creates a Temporal worker that runs the given agents. Call `run()` on it. A shorthand
  * for `Worker.create` with `durableAgentsPlugin`, which you can use directly instead.
  * Given no `threads.stream.transport`, it streams answers on a `directStreamTransport` of
- * its own (every interface, a free port, the worker's payload codecs), which it closes
+ * its own (this host's private address, a free port, the worker's payload codecs), which it closes
  * when the worker stops; the plugin alone streams by signal.
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {

@@ -55,7 +55,7 @@ export interface ThreadStreamOptions {
    * `"workflow"` sends the deltas into the thread by signal instead: readers in any process
    * that can reach Temporal see them, for a billed signal per batch (see docs/cost.md).
    *
-   * Default with `createAgentWorker`: a `directStreamTransport` on every interface and a
+   * Default with `createAgentWorker`: a `directStreamTransport` on this host's private address and a
    * free port, encoding batches with the worker's payload codecs (`worker.dataConverter`);
    * clients given no transport follow it, and by-signal workers too. Default with
    * `durableAgentsPlugin` on a `Worker.create` of your own: `"workflow"` (give it a
