@@ -15,7 +15,8 @@ import { aesGcmCodec, directStreamTransport, StreamTransportInvalidError, type D
 import { STREAM_KEY_MEMO } from "../../src/core/stream-key.js";
 import { batchFromText } from "../../src/stream/batch-text.js";
 import { defaultHost, isPrivateAddress } from "../../src/stream/direct.js";
-import type { EndpointAnnouncement } from "../../src/stream/direct-beacon.js";
+import { BEACON_FRESH_MS, beaconIdentity, type EndpointAnnouncement } from "../../src/stream/direct-beacon.js";
+import { WorkerDirectory } from "../../src/stream/direct-peers.js";
 import { channelBinding, gateProof, randomKey, readProof } from "../../src/stream/direct-proof.js";
 import { readEndpoint, type Ask } from "../stream-endpoint.js";
 import { durableAgentsPlugin, openaiModel } from "../../src/worker.js";
@@ -301,6 +302,28 @@ describe("a worker's direct stream endpoint", () => {
     const reader = await get(transport.announcement!);
     expect(reader.status).toBe(200);
     reader.close();
+  });
+});
+
+describe("the workers a reader finds", () => {
+  it("are those whose beacon polled lately: a stopped worker's entry, still listed by Temporal, is passed by", async () => {
+    const at = (ago: number) => ({ seconds: Math.floor((Date.now() - ago) / 1000), nanos: 0 });
+    const announce = (url: string) => beaconIdentity({ url, pin: randomKey(), gate: randomKey() });
+    const client = {
+      options: { namespace: "default" },
+      workflowService: {
+        describeTaskQueue: async () => ({
+          pollers: [
+            { identity: announce("https://10.0.0.1:7400"), lastAccessTime: at(2_000) },
+            { identity: announce("https://10.0.0.2:7400"), lastAccessTime: at(BEACON_FRESH_MS + 5_000) },
+            { identity: "1@host durable-agents-stream=http://10.0.0.3:7400", lastAccessTime: at(0) },
+            { identity: "an ordinary worker", lastAccessTime: at(0) },
+          ],
+        }),
+      },
+    } as unknown as Client;
+    const found = await new WorkerDirectory(client).endpoints("q");
+    expect(found.map((e) => e.url)).toEqual(["https://10.0.0.1:7400"]);
   });
 });
 
