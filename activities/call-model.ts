@@ -92,8 +92,13 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       assertAnswerFits(agent, input, message);
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, message, deferral);
+      const result: ModelCallOutput = { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
+      // The answer is bounded above; what travels beside it (the parsed output, the verdict's
+      // meta and schemas) must not push the result past what Temporal records: a local
+      // activity's marker over it terminates the run, an activity's result fails every attempt.
+      assertPayloadFits(result, "The model's answer with its parsed output and approval request", { hint: ANSWER_HINT });
       transcripts.remember(input, transcript, message);
-      return { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
+      return result;
     } catch (err) {
       throw toModelFailure(err);
     } finally {
@@ -101,6 +106,8 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     }
   }
 }
+
+const ANSWER_HINT = "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.";
 
 /**
  * Refuses, before the host ever sees it, an answer the host could not take: one that holds
@@ -114,9 +121,7 @@ function assertAnswerFits(agent: AgentDefinition, input: AgentModelCallInput, me
     throw new ToolCallsOverLimitError({ agentId: agent.id, calls, limit, ...(limit < (agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) ? { maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS } : {}) });
   }
   // Temporal would fail the workflow over an answer it cannot record; a typed failure instead.
-  assertPayloadFits(message, "The model's answer", {
-    hint: "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.",
-  });
+  assertPayloadFits(message, "The model's answer", { hint: ANSWER_HINT });
   const room = input.room;
   const bytes = room ? jsonBytes(message, room.leftBytes) : 0;
   if (room && bytes > room.leftBytes) {
