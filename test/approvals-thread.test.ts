@@ -266,6 +266,22 @@ describe("a request and the thread's other moves", () => {
     expect(deletedIn(threadId)).toEqual(["d"]);
   });
 
+  it("is not withdrawn by a message sent while the turn holds on it: the message queues and is answered after the decision", async () => {
+    const threadId = uid("t-queued");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "q" } }] }, { text: "deleted q" }, { text: "and now the next one" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    expect(await threads.sendMessage({ threadId, prompt: "meanwhile" })).toMatchObject({ queued: true });
+    const view = await threads.state({ threadId });
+    expect(view.approvals).toEqual([request]);
+    expect(view.queued).toHaveLength(1);
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", queued: [] });
+    expect(deletedIn(threadId)).toEqual(["q"]);
+    const { messages } = await threads.listMessages({ threadId, cursor: "0", limit: 1000 });
+    expect(messages.filter((m) => m.role === "assistant" && typeof m.content === "string" && m.content !== "").map((m) => m.content)).toEqual(["deleted q", "and now the next one"]);
+  });
+
   it("is withdrawn when a new message moves the thread on, or the thread is deleted: its decision is refused and nothing runs", async () => {
     const threadId = uid("t-moved-on");
     h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "e" } }] }, { text: "moved on" }]);
