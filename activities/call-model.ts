@@ -4,7 +4,7 @@ import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts
 import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { assertPayloadFits, jsonBytes } from "../src/core/payload-size.js";
-import { DEFAULT_MAX_TOOL_CALLS, toolCallLimit } from "../src/core/transcript-budget.js";
+import { DEFAULT_MAX_TOOL_CALLS, MAX_CARRY_BYTES, toolCallLimit } from "../src/core/transcript-budget.js";
 import { ToolCallsOverLimitError } from "../src/core/errors/tool-calls-over-limit.js";
 import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
@@ -92,13 +92,13 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       assertAnswerFits(agent, input, message);
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, message, deferral);
-      const result: ModelCallOutput = { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
-      // The answer is bounded above; what travels beside it (the parsed output, the verdict's
-      // meta and schemas) must not push the result past what Temporal records: a local
-      // activity's marker over it terminates the run, an activity's result fails every attempt.
-      assertPayloadFits(result, "The model's answer with its parsed output and approval request", { hint: ANSWER_HINT });
+      // The answer is bounded above, and its request below MAX_APPROVAL_BYTES; together they
+      // must still be a result Temporal records (a local activity's marker over 2 MB
+      // terminates the run, an activity's result over it fails every attempt). An answer with
+      // calls has no parsed output.
+      if (gate) assertPayloadFits({ message, gate }, "The model's answer with its approval request", { limitBytes: MAX_CARRY_BYTES, hint: ANSWER_HINT });
       transcripts.remember(input, transcript, message);
-      return result;
+      return { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
     } catch (err) {
       throw toModelFailure(err);
     } finally {
