@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import type { ApprovalCall, GateVerdict } from "../src/core/approval.js";
+import { oversizedRequest, requestCalls, type GateCall, type GateVerdict } from "../src/core/approval.js";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
 import { durationMs } from "../src/core/duration.js";
@@ -29,7 +29,9 @@ export async function gateVerdict(
 ): Promise<GateVerdict | undefined> {
   const gate = input.gate;
   if (!gate) return undefined;
-  const calls: ApprovalCall[] = [];
+  const calls: GateCall[] = [];
+  const gated: ToolCall[] = [];
+  const schemas: Record<string, JsonObject> = {};
   const cleared: string[] = [];
   let ttlMs: number | undefined;
   for (const call of message.tool_calls ?? []) {
@@ -41,15 +43,23 @@ export async function gateVerdict(
       continue;
     }
     const inputSchema = definition.toolSpecs.find((spec) => spec.name === tool.name)?.parameters as JsonObject | undefined;
+    // Own property whatever the tool's name (`__proto__` would set the prototype instead).
+    if (inputSchema) Object.defineProperty(schemas, tool.name, { value: inputSchema, enumerable: true, writable: true, configurable: true });
     const meta = metaOf(tool, parsed.args);
-    calls.push({ toolCallId: call.id, toolName: tool.name, arguments: call.function.arguments, ...(inputSchema ? { inputSchema } : {}), ...(meta ? { meta } : {}) });
+    // The host has the call itself in the answer: the verdict adds only what it cannot know.
+    calls.push({ toolCallId: call.id, ...(meta ? { meta } : {}) });
+    gated.push(call);
     if (!deferral) throw new DeferralNotConfiguredError({ where: `tool "${tool.name}" (needsApproval)` });
     const ttl = tool.approval?.ttl !== undefined ? durationMs(tool.approval.ttl, `tool "${tool.name}" approval.ttl`) : deferral.defaultTtlMs;
     ttlMs = ttlMs === undefined ? ttl : Math.min(ttlMs, ttl);
   }
   if (calls.length === 0 || !deferral) return cleared.length > 0 ? { calls, cleared } : undefined;
+  // The request as its record will hold it must fit wherever it is copied: refused here, before the host sees the answer.
+  const verdict: GateVerdict = { calls, cleared, ...(Object.keys(schemas).length > 0 ? { schemas } : {}) };
+  const oversized = oversizedRequest(requestCalls(gated, verdict));
+  if (oversized) throw oversized;
   const token = approvalToken(definition, input, calls[0]!.toolCallId, deferral);
-  return { calls, cleared, digest: resumeDigest(token), ttlMs: ttlMs! };
+  return { ...verdict, digest: resumeDigest(token), ttlMs: ttlMs! };
 }
 
 /**

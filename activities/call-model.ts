@@ -5,7 +5,7 @@ import { DefinitionChangedError } from "../src/core/errors/definition-changed.js
 import { changedParts } from "../src/core/fingerprint.js";
 import { StepStateError } from "../src/core/errors/step-state.js";
 import { assertPayloadFits, jsonBytes } from "../src/core/payload-size.js";
-import { DEFAULT_MAX_TOOL_CALLS, toolCallLimit } from "../src/core/transcript-budget.js";
+import { DEFAULT_MAX_TOOL_CALLS, MAX_CARRY_BYTES, toolCallLimit } from "../src/core/transcript-budget.js";
 import { ToolCallsOverLimitError } from "../src/core/errors/tool-calls-over-limit.js";
 import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
@@ -93,6 +93,11 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
       assertAnswerFits(agent, input, message);
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, message, deferral);
+      // The answer is bounded above, and its request below MAX_APPROVAL_BYTES; together they
+      // must still be a result Temporal records (a local activity's marker over 2 MB
+      // terminates the run, an activity's result over it fails every attempt). An answer with
+      // calls has no parsed output.
+      if (gate) assertPayloadFits({ message, gate }, "The model's answer with its approval request", { limitBytes: MAX_CARRY_BYTES, hint: ANSWER_HINT });
       transcripts.remember(input, transcript, message);
       return { message, usage, ...(output !== undefined ? { output: output.value } : {}), ...(gate ? { gate } : {}) };
     } catch (err) {
@@ -102,6 +107,8 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     }
   }
 }
+
+const ANSWER_HINT = "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.";
 
 /**
  * Refuses, before the host ever sees it, an answer the host could not take: one that holds
@@ -115,9 +122,7 @@ function assertAnswerFits(agent: AgentDefinition, input: AgentModelCallInput, me
     throw new ToolCallsOverLimitError({ agentId: agent.id, calls, limit, ...(limit < (agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) ? { maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS } : {}) });
   }
   // Temporal would fail the workflow over an answer it cannot record; a typed failure instead.
-  assertPayloadFits(message, "The model's answer", {
-    hint: "Ask for a shorter answer (limit the model's output tokens), or have a tool write large output elsewhere.",
-  });
+  assertPayloadFits(message, "The model's answer", { hint: ANSWER_HINT });
   const room = input.room;
   const bytes = room ? jsonBytes(message, room.leftBytes) : 0;
   if (room && bytes > room.leftBytes) {

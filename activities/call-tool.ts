@@ -68,7 +68,7 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       if (input.host === "run" && input.expired) return await onExpired(definition, input, host);
       if (input.host === "run" && input.denied) return await onDenied(definition, input, host);
       const parsed = await parseToolCall(definition, input.toolCall);
-      if (!parsed.ok) return { content: parsed.content, isError: true };
+      if (!parsed.ok) return { content: input.approved?.edited ? editMisfit(input.toolCall.function.name, parsed.content) : parsed.content, isError: true };
       const { tool } = parsed;
       const gate = await approvedArgs(definition, input, tool, parsed.args);
       if (!gate.ok) return { content: gate.content, isError: true };
@@ -175,13 +175,18 @@ export function createCallAgentTool(deps: ToolCallDeps) {
 async function approvedArgs(definition: PreparedDefinition, input: AgentToolCallInput, tool: ToolDefinition, args: unknown): Promise<{ ok: true; args: unknown } | { ok: false; content: string }> {
   if (!tool.needsApproval) return { ok: true, args };
   if (input.approved) {
+    // An edit is the call's arguments, parsed already; calls scheduled before edits travelled once carry it beside them.
     if (input.approved.input === undefined) return { ok: true, args };
     const edited = await parseToolCall(definition, { ...input.toolCall, function: { name: tool.name, arguments: JSON.stringify(input.approved.input) } });
-    return edited.ok ? { ok: true, args: edited.args } : { ok: false, content: `Error: the approved input of "${tool.name}" does not fit its schema, so it was not run: ${edited.content}` };
+    return edited.ok ? { ok: true, args: edited.args } : { ok: false, content: editMisfit(tool.name, edited.content) };
   }
   const ctx = { agentId: input.agentId, toolCallId: input.toolCall.id, principal: input.principal, runId: input.workflowId, ...(input.host === "thread" ? { threadId: input.workflowId } : {}) };
   if (await needsApproval(tool, args, ctx)) return { ok: false, content: `Error: "${tool.name}" needs a person's approval, and this call has none: it was not run.` };
   return { ok: true, args };
+}
+
+function editMisfit(toolName: string, problem: string): string {
+  return `Error: the approved input of "${toolName}" does not fit its schema, so it was not run: ${problem}`;
 }
 
 function toolResult(out: unknown): ToolResult {

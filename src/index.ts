@@ -27,6 +27,7 @@
  */
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalRequestInfo } from "./core/define-tool.js";
 export type { ApprovalCall, ApprovalDecisions, Decision, Decisions } from "./core/approval.js";
+export { MAX_APPROVAL_BYTES } from "./core/approval.js";
 export { ApprovalInbox, type ApprovalSummary, type DecideOptions, type ListApprovalsOptions } from "./client/approval-inbox.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type OutputSchema } from "./core/define-agent.js";
 export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest, type DeferralEvent } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, MAX_APPROVAL_BYTES, type ApprovalRequestInfo, type AuthorizeRequest, type DeferralEvent } from "../src/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
@@ -251,6 +251,42 @@ describe("decisions that do not fit the request", () => {
     const err = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] } }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toMatch(/^RC505[04]$/);
     expect(paidIn(runId)).toEqual([]);
+  });
+});
+
+describe("the size of a decision", () => {
+  it("refuses an edit larger than a request may be with AI1016 before anything runs: the run keeps waiting, its token decides with an edit that fits", async () => {
+    const runId = uid("gate-huge-edit");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 120, to: "acme" })] }, { text: "paid" }]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    const refused = await agents
+      .resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true, input: { amount: 120, to: "a".repeat(1_300_000) } }] } })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "AI1016", fields: { limitBytes: MAX_APPROVAL_BYTES, bytes: expect.any(Number) } });
+    expect((refused as Error).message).toMatch(/edited input/);
+    // By id from the inbox, 800 KB: refused alike.
+    await expect(agents.approvals.decide(request.approvalId, [{ toolCallId, approved: true, input: { amount: 120, to: "b".repeat(800_000) } }])).rejects.toMatchObject({ code: "AI1016" });
+    expect(await agents.handle(runId).settled()).toMatchObject({ status: "deferred", deferralId: request.approvalId });
+    expect(paidIn(runId)).toEqual([]);
+
+    const resumed = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId, approved: true, input: { amount: 120, to: "acme ltd" } }] } });
+    expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "paid" } } });
+    expect(paidIn(runId).map((p) => p.to)).toEqual(["acme ltd"]);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+
+  it("sends an edited call to its tool once: the approved input is the call's arguments, not a copy beside them", async () => {
+    const runId = uid("gate-edit-once");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 7, to: "acme" })] }, { text: "paid" }]);
+    const request = await parked(runId);
+    const to = `edited-${"e".repeat(400_000)}`;
+    await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true, input: { amount: 7, to } }] } });
+    expect(paidIn(runId).map((p) => p.to)).toEqual([to]);
+    const { events } = await agents.client.workflow.getHandle(runId).fetchHistory();
+    const scheduled = (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "callAgentTool");
+    const input = Buffer.from(scheduled.at(-1)!.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString();
+    expect(input.split("edited-").length - 1).toBe(1);
   });
 });
 

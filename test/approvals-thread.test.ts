@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, emptyFold, foldStreamUpdates, MAX_APPROVAL_BYTES, type ApprovalRequestInfo, type StreamUpdate, type ThreadsClient } from "../src/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -159,6 +159,55 @@ describe("a gated tool in a thread", () => {
   });
 });
 
+describe("the size of a decision", () => {
+  const lastAnswer = async (threadId: string) => (await threads.listMessages({ threadId, cursor: "0", limit: 1000 })).messages.filter((m) => m.role === "assistant").at(-1)?.content;
+
+  it("refuses an edit larger than a request may be with AI1016 and changes nothing: the token stays usable and the thread answers its owner's next message", async () => {
+    const threadId = uid("t-huge-edit");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "g" } }] }, { text: "deleted g2" }, { text: "still here" }]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const toolCallId = request!.calls[0]!.toolCallId;
+    const huge = { path: "x".repeat(1_300_000) };
+    const refused = await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true, input: huge }], principal: { id: "sam" } }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "AI1016", fields: { limitBytes: MAX_APPROVAL_BYTES } });
+    expect((refused as Error).message).toMatch(/edited input/);
+    // Through the request's token (a link) alike.
+    const token = notified.find((n) => n.approvalId === request!.approvalId)!.token;
+    await expect(agents.resume({ token, payload: { decisions: [{ toolCallId, approved: true, input: huge }] } })).rejects.toMatchObject({ code: "AI1016" });
+    const view = await threads.state({ threadId });
+    expect(view.approvals).toEqual([request]);
+    expect(view.status).toBe("awaiting_tool_results");
+    expect(deletedIn(threadId)).toEqual([]);
+    // The same request is decided with an edit that fits.
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true, input: { path: "g2" } }], principal: { id: "sam" } });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(deletedIn(threadId)).toEqual(["g2"]);
+    await threads.sendMessage({ threadId, prompt: "are you there?" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    expect(await lastAnswer(threadId)).toBe("still here");
+    expect(await workflowTaskFailures(threads.client, threadId)).toEqual([]);
+  });
+
+  it("refuses an edit the thread's transcript has no room for with AI1018, and takes the decision without it", async () => {
+    const threadId = uid("t-full-edit");
+    // A long first message: the thread has about 245 KB left for the rest of the conversation.
+    const prompt = `${threadId} ${"p".repeat(1_000_000)}`;
+    h.model.script(prompt, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "h" } }] }, { text: "deleted h" }]);
+    await threads.createThread({ threadId, prompt });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const toolCallId = request!.calls[0]!.toolCallId;
+    const refused = await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true, input: { path: "y".repeat(300_000) } }] }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: "AI1018", fields: { host: "thread", id: threadId } });
+    expect((await threads.state({ threadId })).approvals).toEqual([request]);
+    expect(deletedIn(threadId)).toEqual([]);
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId, approved: true }] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["h"]);
+    expect(await workflowTaskFailures(threads.client, threadId)).toEqual([]);
+  });
+});
+
 describe("who decides", () => {
   it("is the hook's call on thread.decide: the owner cannot approve what requires a manager", async () => {
     const threadId = uid("t-auth");
@@ -217,6 +266,22 @@ describe("a request and the thread's other moves", () => {
     expect(deletedIn(threadId)).toEqual(["d"]);
   });
 
+  it("is not withdrawn by a message sent while the turn holds on it: the message queues and is answered after the decision", async () => {
+    const threadId = uid("t-queued");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "q" } }] }, { text: "deleted q" }, { text: "and now the next one" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    expect(await threads.sendMessage({ threadId, prompt: "meanwhile" })).toMatchObject({ queued: true });
+    const view = await threads.state({ threadId });
+    expect(view.approvals).toEqual([request]);
+    expect(view.queued).toHaveLength(1);
+    await threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", queued: [] });
+    expect(deletedIn(threadId)).toEqual(["q"]);
+    const { messages } = await threads.listMessages({ threadId, cursor: "0", limit: 1000 });
+    expect(messages.filter((m) => m.role === "assistant" && typeof m.content === "string" && m.content !== "").map((m) => m.content)).toEqual(["deleted q", "and now the next one"]);
+  });
+
   it("is withdrawn when a new message moves the thread on, or the thread is deleted: its decision is refused and nothing runs", async () => {
     const threadId = uid("t-moved-on");
     h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "e" } }] }, { text: "moved on" }]);
@@ -227,6 +292,10 @@ describe("a request and the thread's other moves", () => {
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     await expect(threads.decide({ threadId, approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5050" });
     expect(deletedIn(threadId)).toEqual([]);
+    // Readers hear that it is gone: the stream decides it (denied), and no approval card is left.
+    const { updates } = await threads.streamUpdates({ threadId });
+    expect(updates.filter((u) => u.type === "approval-decided" && u.approvalId === request!.approvalId)).toEqual([expect.objectContaining({ outcome: "denied" })]);
+    expect(foldStreamUpdates(emptyFold(), updates).approvals).toEqual([]);
 
     const gone = uid("t-deleted");
     h.model.script(gone, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "f" } }] }]);

@@ -286,6 +286,19 @@ describe("hostile flag values and decisions the run refuses", () => {
   });
 });
 
+describe("an edit too large for the request", () => {
+  it("is refused with AI1016 (exit 1) before anything is scheduled; the run keeps waiting and the request is decided afterwards", async () => {
+    const run = await parkedRun([pay("call-a", 10, "acme")], { text: "paid" });
+    const big = await cli(["approvals", "approve", run.approvalId, "--edit", `call-a=${JSON.stringify({ amount: 10, to: "x".repeat(600_000) })}`]);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/^error: \[AI1016\].*edited input/);
+    expect(madeIn(run.runId)).toEqual([]);
+    expect(await agents.approvals.get(run.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await cli(["approvals", "approve", run.approvalId, "--edit", 'call-a={"amount":10,"to":"acme inc"}'])).toMatchObject({ code: 0 });
+    expect(madeIn(run.runId)).toEqual([{ amount: 10, to: "acme inc" }]);
+  });
+});
+
 describe("what a model wrote, as the command prints it", () => {
   // A call id with ESC and BEL in it; arguments that are valid JSON yet carry a raw CR, line
   // break and tab (JSON whitespace), a C1 CSI and a bidi override (JSON leaves both raw in a string).

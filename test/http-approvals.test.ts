@@ -252,6 +252,33 @@ describe("what does not fit", () => {
     expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 120, to: "acme" } }]);
   });
 
+  it("refuses an edit too large for the request with 413 AI1016 under the front door's default body limit, on both routes; the run and the thread keep waiting", async () => {
+    // The default limit (1 MiB), which takes an 800 KB edit to the clients.
+    const wide = await startHttp({ agents, basePath: "/api", authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+    try {
+      const run = await parkedRun([{ name: "sendPayout", arguments: { amount: 120, to: "acme" } }]);
+      const same = await unchanged(run.runId, run.approvalId);
+      const path = `/approvals/${encodeURIComponent(run.approvalId)}`;
+      const big = await wide.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: run.ids[0], approved: true, input: { amount: 120, to: "z".repeat(800_000) } }] } });
+      expect(big).toMatchObject({ status: 413, body: { error: { code: "AI1016", message: expect.stringMatching(/edited input/) } } });
+      await same();
+      const ok = await wide.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: run.ids[0], approved: true, input: { amount: 120, to: "acme gmbh" } }] } });
+      expect(ok).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "completed" } } });
+      expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 120, to: "acme gmbh" } }]);
+
+      const thread = await parkedThread("c.txt");
+      const threadPath = `/threads/${encodeURIComponent(thread.threadId)}/approvals/${encodeURIComponent(thread.approvalId)}`;
+      const refused = await wide.call("POST", threadPath, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true, input: { path: "q".repeat(800_000) } }] } });
+      expect(refused).toMatchObject({ status: 413, body: { error: { code: "AI1016" } } });
+      expect((await threads.state({ threadId: thread.threadId })).approvals).toHaveLength(1);
+      expect(await wide.call("POST", threadPath, { user: "maria", body: { decisions: [{ toolCallId: thread.toolCallId, approved: true }] } })).toMatchObject({ status: 200 });
+      expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed" });
+      expect(ranIn(thread.threadId)).toEqual([{ tool: "deleteFile", input: { path: "c.txt" } }]);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it("refuses hostile ids and query parameters with AI1040, unknown requests with 404, and maps closed requests as the code table does", async () => {
     for (const path of [
       `/approvals/${encodeURIComponent("dfr:1:\u0007bell")}`,

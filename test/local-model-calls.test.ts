@@ -6,7 +6,8 @@
 import proto from "@temporalio/proto";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type AgentClient, defineAgent, RunCancelledError } from "../src/index.js";
+import { z } from "zod";
+import { type AgentClient, defineAgent, defineTool, MAX_APPROVAL_BYTES, RunCancelledError } from "../src/index.js";
 import { approvalOptions, linkFor } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
@@ -15,12 +16,24 @@ const { EventType } = proto.temporal.api.enums.v1;
 const localPayouts = defineAgent({ ...approvalOptions, id: "payouts-local", modelCalls: "local" });
 const localWalker = defineAgent({ ...approvalOptions, id: "walker-local", maxTurns: 40, modelCalls: "local" });
 
+/** Publishes a text once a person approves it: its arguments are what the approver reads. */
+const publish = defineTool({
+  name: "publish",
+  description: "Publish a text",
+  input: z.object({ text: z.string() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["editor"] } },
+  handler: ({ text }) => `published ${text.length} characters`,
+});
+const localPublisher = defineAgent({ id: "publisher-local", model: "gpt-4.1-mini", system: "You publish.", tools: [publish], maxTurns: 4, modelCalls: "local" });
+const publisher = defineAgent({ id: "publisher", model: "gpt-4.1-mini", system: "You publish.", tools: [publish], maxTurns: 4 });
+
 let h: Harness;
 let agents: AgentClient;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([localPayouts, localWalker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([localPayouts, localWalker, localPublisher, publisher], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 afterAll(() => h?.close());
 
@@ -33,6 +46,24 @@ async function callsIn(runId: string) {
     .map((e) => JSON.parse(Buffer.from(e.markerRecordedEventAttributes!.details!.data!.payloads![0]!.data!).toString()).activity_type as string);
   return { scheduled, local, events: events ?? [] };
 }
+
+describe("a gated call whose arguments are too large for an approval request", () => {
+  for (const agent of [localPublisher, publisher]) {
+    it(`fails the run with AI1016 naming the size, never terminated nor AI1003 (${agent.modelCalls === "local" ? "local model calls" : "model activities"})`, async () => {
+      const runId = uid(`huge-gated-${agent.id}`);
+      // 1.1 MB: one answer may weigh 1.5 MiB, but an approval request is copied to whoever decides it.
+      h.model.script(runId, [{ toolCalls: [{ name: "publish", arguments: { text: "w".repeat(1_100_000) } }] }]);
+      const err = await agents.run(agent, { prompt: runId, runId }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "AI1016", fields: { limitBytes: MAX_APPROVAL_BYTES, bytes: expect.any(Number) } });
+      expect((err as { fields: { bytes: number } }).fields.bytes).toBeGreaterThan(1_100_000);
+      expect((err as Error).message).toMatch(/approval request/);
+      const { status } = await agents.client.workflow.getHandle(runId).describe();
+      expect(status.name).toBe("FAILED");
+      // Not retried: the same answer would come back.
+      expect(h.model.requests.filter((r) => r.conversation === runId)).toHaveLength(1);
+    });
+  }
+});
 
 describe('modelCalls: "local"', () => {
   it("defers and resumes like a run with model activities, records markers instead, and replays", async () => {

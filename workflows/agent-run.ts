@@ -36,6 +36,7 @@ import { runStateView } from "./run-state-view.js";
 import { RunTracing } from "./run-trace.js";
 import { loop } from "./run-loop.js";
 import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
+import { refuseOversizedDecision } from "./run-approval.js";
 import { TranscriptRoom } from "./transcript-room.js";
 
 /**
@@ -109,6 +110,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
       book.resumes.validate(request);
       // A first resume's payload joins the transcript: refused, token unspent, when it has no room.
       if (book.records.find(request.deferralId)?.status === "deferred") room.refuseUnlessFits(resultMessage(request.toolCallId, request.payload), "the resume payload", { answerFollows: true });
+      // An approval's edits are scheduled and shown as the calls' arguments: bounded before anything is.
+      refuseOversizedDecision(book.records.find(request.deferralId), request.payload, state.messages, room, request.resumedBy);
     },
   });
   setHandler(replaceStepStateUpdate, (request) => book.stepStates.replace(request), { validator: (request) => book.stepStates.validate(request) });

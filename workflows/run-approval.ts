@@ -1,18 +1,29 @@
-import { decisionFor, rejectedResult, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
+import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
 import type { AgentDescription, RunToolCall, ToolCallOutput } from "../src/core/contracts.js";
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
-import type { JsonObject } from "../src/core/json.js";
+import type { JsonObject, JsonValue, Principal } from "../src/core/json.js";
+import type { DeferralRecord } from "../src/core/deferral-record.js";
+import { jsonBytes, payloadTooLarge } from "../src/core/payload-size.js";
 import type { ChatMessage, ToolCall } from "../src/core/messages.js";
 import { ownEntry } from "../src/core/own.js";
 import { notifyApprovers } from "./approval-notify.js";
 import { runBatch, type BatchDeferral } from "./run-batch.js";
 import type { RunContext } from "./run-context.js";
 import { parkRequest } from "./run-deferral.js";
+import type { TranscriptRoom } from "./transcript-room.js";
 
-/** What an approved call runs with: the decision's deferral, and the approver's edit when there is one. */
-export type Approved = { deferralId: string; input?: JsonObject };
+/**
+ * What an approved call runs with: the decision's deferral, and whether the approver edited
+ * it (the call's arguments are then the edit: it is sent once, not beside them).
+ */
+export type Approved = { deferralId: string; edited?: true };
+
+/** How an approved call is marked: edited or not. */
+export function approvedAs(deferralId: string, input: JsonObject | undefined): Approved {
+  return { deferralId, ...(input !== undefined ? { edited: true as const } : {}) };
+}
 
 /** What a gated call's activity is told besides the call: its approval, or that its request expired (the agent's onExpired answers). */
 export type GatedCallExtra = Pick<RunToolCall, "approved" | "expired">;
@@ -41,7 +52,7 @@ export async function decideThenRun(
   fromTools: Set<string>,
 ): Promise<BatchDeferral | undefined> {
   const { state, book, prepared, tracing } = run;
-  const calls: ApprovalCall[] = gated.map((call) => verdict?.calls.find((c) => c.toolCallId === call.id) ?? { toolCallId: call.id, toolName: call.function.name, arguments: call.function.arguments });
+  const calls = requestCalls(gated, verdict);
   // Without a digest no decision could prove it holds the request's token.
   if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
   const request = { ...parkRequest(state, prepared(), gated[0]!, { ttlMs: verdict.ttlMs, meta: mergedMeta(calls), digest: verdict.digest }), approval: { calls } };
@@ -69,7 +80,7 @@ export async function decideThenRun(
       const decision = decisionFor(parked.payload, call.id);
       if (decision?.approved) {
         const edited = decision.input === undefined ? call : showAsRun(run, call, decision.input);
-        approved.push({ call: edited, approved: { deferralId: parked.record.id, ...(decision.input !== undefined ? { input: decision.input } : {}) } });
+        approved.push({ call: edited, approved: approvedAs(parked.record.id, decision.input) });
       } else {
         state.messages.push(result(call, rejectedResult(call.function.name, decision?.reason, parked.resumedBy)));
       }
@@ -90,6 +101,47 @@ export async function decideThenRun(
     const out = await invoke(call, { expired });
     // onExpired may not ask again here: a gated call waits only on a request the gate makes.
     state.messages.push(result(call, "content" in out ? out.content : `Error: "${call.function.name}" was not run: its approval request expired.`));
+  }
+  return undefined;
+}
+
+/**
+ * Refuses, in the resume update's validator (so nothing is recorded and the token stays
+ * unspent), a decision on `record` whose edits could not travel: AI1016 when the request's
+ * calls with the edits in place weigh over `MAX_APPROVAL_BYTES`, or the model's answer as
+ * edited over one payload; AI1018 when the transcript has no room for the answer as edited
+ * and the rejected calls' reasons. `messages` is the transcript holding the answer.
+ */
+export function refuseOversizedDecision(record: DeferralRecord | undefined, payload: unknown, messages: readonly ChatMessage[], room: TranscriptRoom, resumedBy?: Principal): void {
+  if (!record?.approval || record.status !== "deferred") return;
+  const { calls } = record.approval;
+  const edits = editedArguments(calls, payload);
+  const rejected = calls.flatMap((call) => {
+    const decision = decisionFor(payload as JsonValue, call.toolCallId);
+    return decision && decision.approved === false ? [result({ id: call.toolCallId } as ToolCall, rejectedResult(call.toolName, typeof decision.reason === "string" ? decision.reason : undefined, resumedBy))] : [];
+  });
+  if (edits) {
+    const oversized = oversizedEdits(calls, edits);
+    if (oversized) throw oversized.toFailure();
+  }
+  const answer = answerOf(messages, record.approval.answerId, calls[0]!.toolCallId);
+  const asRun = answer && edits ? { ...answer, tool_calls: answer.tool_calls!.map((c) => (edits.has(c.id) ? { ...c, function: { ...c.function, arguments: edits.get(c.id)! } } : c)) } : undefined;
+  if (asRun) {
+    const tooLarge = payloadTooLarge(asRun, "The model's answer with the decision's edited input", { hint: "Nothing was decided and the token is still usable: decide again with a smaller edit." });
+    if (tooLarge) throw tooLarge.toFailure();
+  }
+  if (!asRun && rejected.length === 0) return;
+  // The answer as edited takes the place of the one the model wrote.
+  room.refuseUnlessFits([asRun ?? null, ...rejected], "the decision (its edited input and rejection reasons)", { answerFollows: true, freeing: asRun ? jsonBytes(answer) : 0 });
+}
+
+/** The answer of the model that holds the request's calls: by its id in a thread, else the latest holding `toolCallId`. */
+function answerOf(messages: readonly ChatMessage[], answerId: string | undefined, toolCallId: string): (ChatMessage & { role: "assistant" }) | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant" || !message.tool_calls?.some((c) => c.id === toolCallId)) continue;
+    if (answerId !== undefined && (message as { id?: string }).id !== answerId) continue;
+    return message as ChatMessage & { role: "assistant" };
   }
   return undefined;
 }

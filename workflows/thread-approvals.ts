@@ -1,4 +1,4 @@
-import { decisionFor, rejectedResult, undecidedResult, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
+import { decisionFor, rejectedResult, requestCalls, undecidedResult, type GateVerdict } from "../src/core/approval.js";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
@@ -9,7 +9,7 @@ import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../src/c
 import { DeferralBook } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
 import type { Approved } from "./run-approval.js";
-import { mergedMeta } from "./run-approval.js";
+import { approvedAs, mergedMeta } from "./run-approval.js";
 import { notifyApprovers } from "./approval-notify.js";
 
 /**
@@ -22,7 +22,7 @@ export interface ApprovalThread {
   readonly firstRunId: string;
   readonly principal: Principal | undefined;
   readonly running: ReadonlyMap<string, unknown>;
-  readonly stream: { push(body: StreamUpdateBody): void };
+  readonly stream: { push(body: StreamUpdateBody): void; approvalDecided(approvalId: string): boolean };
   lastAnswerId(): string | undefined;
   answered(toolCallId: string): boolean;
   answer(toolCallId: string, content: string): boolean;
@@ -93,7 +93,7 @@ export class ThreadApprovals {
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
     const parked = await (again ? this.book.waitAgain(earlier) : this.#ask(thread, prepared, gated, verdict));
     const calls = parked.record.approval?.calls ?? [];
-    thread.stream.push({ type: "approval-decided", approvalId: parked.record.id, outcome: parked.kind });
+    this.#announceDecided(thread, parked.record, parked.kind);
     const approved: Array<Promise<void>> = [];
     for (const waiting of calls) {
       const call = gated.find((c) => c.id === waiting.toolCallId);
@@ -104,7 +104,7 @@ export class ThreadApprovals {
         const decision = decisionFor(parked.payload, call.id);
         if (decision?.approved) {
           const edited = decision.input === undefined ? call : thread.showAsRun(call, decision.input);
-          approved.push(run(edited, { deferralId: parked.record.id, ...(decision.input !== undefined ? { input: decision.input } : {}) }));
+          approved.push(run(edited, approvedAs(parked.record.id, decision.input)));
         }
         else thread.answer(call.id, rejectedResult(call.function.name, decision?.reason, parked.kind === "resumed" ? parked.resumedBy : undefined));
       }
@@ -125,13 +125,25 @@ export class ThreadApprovals {
     return reply;
   }
 
-  /** Denies the waiting request when its calls will never run (a new message moved the thread on, or it is deleted). */
-  withdraw(reason: string): void {
+  /**
+   * Denies the waiting request when its calls will never run (a new message moved the
+   * thread on, or it is deleted). Readers are told the request of those calls is over,
+   * whatever became of it while no turn waited on it (denied now, or denied, expired or
+   * decided while the turn was stopped): no approval card stays that nobody can decide.
+   */
+  withdraw(thread: ApprovalThread, reason: string): void {
     this.book.denyWaiting(reason);
+    const request = this.#requestFor(thread);
+    if (request && request.status !== "deferred" && request.status !== "needs-compaction") this.#announceDecided(thread, request, request.status);
+  }
+
+  /** The `approval-decided` entry of a request, once: a turn that lands the decision and a withdrawal may both come to it. */
+  #announceDecided(thread: ApprovalThread, record: DeferralRecord, outcome: "resumed" | "denied" | "expired"): void {
+    if (!thread.stream.approvalDecided(record.id)) thread.stream.push({ type: "approval-decided", approvalId: record.id, outcome });
   }
 
   #ask(thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): ReturnType<DeferralBook["park"]> {
-    const calls: ApprovalCall[] = gated.map((call) => verdict?.calls.find((c) => c.toolCallId === call.id) ?? { toolCallId: call.id, toolName: call.function.name, arguments: call.function.arguments });
+    const calls = requestCalls(gated, verdict);
     // Without a digest no decision could prove it holds the request's token.
     if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
     const parking = this.book.park({

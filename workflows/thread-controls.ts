@@ -140,7 +140,7 @@ export class ThreadControls {
   delete(): { deleted: true } {
     this.thread.deleteRequested = true;
     // A request of a deleted thread must not stay decidable, nor listed as waiting.
-    this.thread.approvals?.withdraw(ErrorCode.DeferralCancelled);
+    this.thread.approvals?.withdraw(this.thread, ErrorCode.DeferralCancelled);
     this.thread.turnScope?.cancel();
     return { deleted: true as const };
   }

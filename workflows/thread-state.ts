@@ -265,7 +265,7 @@ export class ThreadState {
   /** Gives every open call a result (its own if it came in) so the transcript stays valid for the model. */
   closeOpenCalls(content: string): void {
     // A request for calls that will never run must not stay decidable.
-    if (openToolCalls(this.messages).length > 0) this.approvals?.withdraw(ErrorCode.DeferralCancelled);
+    if (openToolCalls(this.messages).length > 0) this.approvals?.withdraw(this, ErrorCode.DeferralCancelled);
     for (const call of openToolCalls(this.messages)) {
       this.append({ role: "tool", tool_call_id: call.id, content: this.held.get(call.id) ?? content });
       this.held.delete(call.id);

@@ -148,6 +148,11 @@ export class StreamLog {
     };
   }
 
+  /** Whether the log holds an `approval-decided` entry for the request: readers have been told it is over. */
+  approvalDecided(approvalId: string): boolean {
+    return this.#entries.some((e) => e.type === "approval-decided" && e.approvalId === approvalId);
+  }
+
   /** What continue-as-new carries: message entries by reference, so the transcript is not carried twice. */
   carry(): ThreadCarry["stream"] {
     return {

@@ -6,6 +6,7 @@ import { jsonBytes } from "../src/core/payload-size.js";
 import { MAX_CARRY_BYTES } from "../src/core/transcript-budget.js";
 import { deferralIdProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 import { agentSteps } from "./agent-steps.js";
+import { refuseOversizedDecision } from "./run-approval.js";
 import { ThreadApprovals } from "./thread-approvals.js";
 import { nextRunInput } from "./thread-carry.js";
 import { ThreadControls } from "./thread-controls.js";
@@ -85,6 +86,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     validator: (request) => {
       thread.assertNotDeleted();
       approvals.book.resumes.validate(request);
+      // Its edits and reasons join the transcript, which the thread carries: checked against its room as a message is.
+      refuseOversizedDecision(approvals.book.records.find(request.deferralId), request.payload, thread.messages, thread.room, request.resumedBy);
     },
   });
   setHandler(runWire.denyUpdate, recorded((request) => approvals.book.deny(request)), { validator: (request) => approvals.book.validateDeny(request) });

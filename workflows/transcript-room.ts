@@ -34,10 +34,12 @@ export class TranscriptRoom {
   /**
    * AI1018 (as a failure) when `value` would not fit; `what` names it for the message. What
    * the model must answer after (a message, a result) must also leave it room to answer.
+   * `freeing`: the bytes of what `value` replaces.
    */
-  refuseUnlessFits(value: unknown, what: string, { answerFollows }: { answerFollows: boolean }): void {
+  refuseUnlessFits(value: unknown, what: string, { answerFollows, freeing = 0 }: { answerFollows: boolean; freeing?: number }): void {
     const left = Math.max(0, this.left() - (answerFollows ? ANSWER_RESERVE_BYTES : 0));
-    const bytes = jsonBytes(value, left);
+    // What `value` takes the place of (an answer replaced by its edited copy) is given back.
+    const bytes = jsonBytes(value, left + freeing) - freeing;
     if (bytes > left) {
       throw new TranscriptFullError({ host: this.host, id: this.id, what, bytes, leftBytes: left, limitBytes: this.limitBytes }).toFailure();
     }

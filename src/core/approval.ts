@@ -7,8 +7,26 @@
  * Sandbox-safe.
  */
 import { Validator } from "@cfworker/json-schema";
+import { PayloadTooLargeError } from "./errors/payload-too-large.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
+import type { ToolCall } from "./messages.js";
+import { jsonBytes } from "./payload-size.js";
+
+/**
+ * The most the calls of one approval request may weigh, as JSON bytes of its calls (their
+ * arguments as JSON text, their tool's input schema and meta), as the model wrote them or
+ * as an approver edited them: 512 KiB. A request is copied wherever its approver may read
+ * it (its record, the notification, a thread's stream and carry) and each approved call is
+ * scheduled with its arguments; at this size every copy fits one Temporal payload with room
+ * to spare. A model answer over it fails with AI1016, an edit over it is refused with AI1016
+ * (the token unspent).
+ */
+export const MAX_APPROVAL_BYTES = 524_288;
+
+/** What AI1016 suggests for an approval request over `MAX_APPROVAL_BYTES`. */
+const APPROVAL_HINT =
+  "A person reads and decides what an approval request shows: have the tool take a reference to large content (a file id, a URL) rather than the content itself.";
 
 /** One call waiting for a decision, as the request shows it. */
 export interface ApprovalCall {
@@ -44,10 +62,19 @@ export interface ApprovalDecisions {
   decisions: Decision[];
 }
 
+/**
+ * A call of a gate verdict: its id and its tool's meta for it. The rest of the request's
+ * call the host takes from the answer beside the verdict (the tool name, the arguments) and
+ * from `GateVerdict.schemas`. Verdicts recorded before that carry whole `ApprovalCall`s.
+ */
+export type GateCall = { toolCallId: string; meta?: JsonObject } & Partial<Pick<ApprovalCall, "toolName" | "arguments" | "inputSchema">>;
+
 /** What the worker tells the host about the gated calls of an answer (see `ModelCallOutput.gate`). */
 export interface GateVerdict {
   /** Calls that wait for a decision, in the model's order. */
-  calls: ApprovalCall[];
+  calls: GateCall[];
+  /** The input schema of each gated tool, once per tool (by tool name). Absent in recorded verdicts, whose calls carry theirs. */
+  schemas?: Record<string, JsonObject>;
   /** Calls of tools whose `needsApproval` function said no: they run at once. */
   cleared: string[];
   /** The digest of the request's token: a decision must carry its proof. Absent when no call waits. */
@@ -113,6 +140,65 @@ function schemaIssues(schema: JsonObject, value: unknown): string[] {
   } catch (err) {
     return [`: the tool's input schema cannot be applied (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`];
   }
+}
+
+/**
+ * The calls of the approval request for `gated` (calls of the model's answer, in its
+ * order), as its record keeps them: the arguments as the model wrote them, the tool's
+ * input schema and meta from the worker's verdict.
+ */
+export function requestCalls(gated: readonly ToolCall[], verdict: GateVerdict | undefined): ApprovalCall[] {
+  return gated.map((call) => {
+    const judged = verdict?.calls.find((c) => c.toolCallId === call.id);
+    const toolName = judged?.toolName ?? call.function.name;
+    const inputSchema = judged?.inputSchema ?? (verdict?.schemas && Object.prototype.hasOwnProperty.call(verdict.schemas, toolName) ? verdict.schemas[toolName] : undefined);
+    return {
+      toolCallId: call.id,
+      toolName,
+      arguments: judged?.arguments ?? call.function.arguments,
+      ...(inputSchema ? { inputSchema } : {}),
+      ...(judged?.meta ? { meta: judged.meta } : {}),
+    };
+  });
+}
+
+/** AI1016 for a model answer whose approval request (`calls`) weighs over `MAX_APPROVAL_BYTES`; undefined when it fits. */
+export function oversizedRequest(calls: readonly ApprovalCall[]): PayloadTooLargeError | undefined {
+  const bytes = jsonBytes(calls);
+  if (bytes <= MAX_APPROVAL_BYTES) return undefined;
+  const what = `The approval request of the model's answer (the arguments of its ${calls.length === 1 ? "call" : `${calls.length} calls`} that wait for a decision, with ${calls.length === 1 ? "its tool's" : "their tools'"} input schema and meta)`;
+  return new PayloadTooLargeError({ what, bytes, limitBytes: MAX_APPROVAL_BYTES, hint: APPROVAL_HINT });
+}
+
+/**
+ * The edited inputs of a decision on `calls`, as the arguments (JSON text) each approved
+ * call would run with, by call id; undefined when it edits none. Reads any payload: what
+ * is not an approval with an object `input` edits nothing.
+ */
+export function editedArguments(calls: readonly ApprovalCall[], payload: unknown): Map<string, string> | undefined {
+  const edits = new Map<string, string>();
+  for (const call of calls) {
+    const decision = decisionFor(payload as JsonValue, call.toolCallId) as Partial<Record<string, unknown>> | undefined;
+    const input = decision?.approved === true ? decision.input : undefined;
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) edits.set(call.toolCallId, JSON.stringify(input));
+  }
+  return edits.size > 0 ? edits : undefined;
+}
+
+/**
+ * AI1016 when the request's calls, with the decision's edits in place of what the model
+ * wrote, weigh over `MAX_APPROVAL_BYTES`; undefined when they fit. The token is not spent.
+ */
+export function oversizedEdits(calls: readonly ApprovalCall[], edits: ReadonlyMap<string, string>): PayloadTooLargeError | undefined {
+  const decided = calls.map((call) => (edits.has(call.toolCallId) ? { ...call, arguments: edits.get(call.toolCallId)! } : call));
+  const bytes = jsonBytes(decided);
+  if (bytes <= MAX_APPROVAL_BYTES) return undefined;
+  return new PayloadTooLargeError({
+    what: "The decision's edited input (the request's calls with the edits in place)",
+    bytes,
+    limitBytes: MAX_APPROVAL_BYTES,
+    hint: `Nothing was decided and the token is still usable: decide again with a smaller edit, or approve the call as it is. ${APPROVAL_HINT}`,
+  });
 }
 
 /** The decision for one call of a checked payload. */

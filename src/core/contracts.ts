@@ -189,10 +189,12 @@ interface ToolCallBasics {
    */
   occurrence?: number;
   /**
-   * Set when a person approved this call of a gated tool: the handler runs, with `input`
-   * when the approver edited it. Without it a gated tool's handler never runs.
+   * Set when a person approved this call of a gated tool: the handler runs. `edited`: the
+   * approver edited the input, and `toolCall`'s arguments are the edit (sent once). Calls
+   * scheduled before that carry the edit as `input` beside the model's arguments.
+   * Without it a gated tool's handler never runs.
    */
-  approved?: { deferralId: string; input?: JsonObject };
+  approved?: { deferralId: string; edited?: true; input?: JsonObject };
   /**
    * The most this call's result may weigh: its share of the room the host's transcript has
    * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from
