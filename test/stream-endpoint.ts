@@ -5,7 +5,6 @@
  * tell it; and where the worker's beacon says its endpoint is.
  */
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from "node:net";
-import { request as plainRequest } from "node:http";
 import { request } from "node:http";
 import { connect as connectTls, TLSSocket } from "node:tls";
 import type { Client } from "@temporalio/client";
@@ -126,7 +125,7 @@ export function intrude(url: string, threadId: string, runId: string): { receive
   const port = Number(target.port);
   const path = (v: string) => `/${v}/threads/${encodeURIComponent(threadId)}?run=${encodeURIComponent(runId)}`;
   // Plain HTTP, as the endpoint spoke before.
-  const plain = plainRequest({ host, port, path: path("v1") });
+  const plain = request({ host, port, path: path("v1") });
   attempt((settle) => {
     plain.on("response", (res) => {
       settle();
