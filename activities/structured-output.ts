@@ -7,17 +7,24 @@ import { OutputInvalidError } from "../src/core/errors/output-invalid.js";
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /**
- * Reads a final answer as the agent's `output`: JSON (a fenced block is accepted, as models
- * write them even when asked for JSON only), validated by the schema through `~standard`, so
- * a schema from any copy of zod validates the same way.
+ * Reads a final answer as the agent's `output`: JSON, or an answer holding one fenced JSON
+ * block (models write them, with a line of prose around, even when asked for JSON only),
+ * validated by the schema through `~standard`, so a schema from any copy of zod validates
+ * the same way.
  */
 export async function checkOutput(schema: StandardSchema, content: string | null): Promise<CheckedOutput> {
-  const text = unfenced(content ?? "");
+  const text = (content ?? "").trim();
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { ok: false, problem: `the answer is not JSON (${(err as Error).message})` };
+    const block = fencedBlock(text);
+    try {
+      if (block === undefined) throw err;
+      json = JSON.parse(block);
+    } catch (fenced) {
+      return { ok: false, problem: `the answer is not JSON (${(fenced as Error).message})` };
+    }
   }
   const result = await schema["~standard"].validate(json);
   if (result.issues) return { ok: false, problem: z.prettifyError({ issues: result.issues } as never).slice(0, 2_000) };
@@ -36,9 +43,14 @@ export function correction(messages: ChatMessage[], answer: AssistantMessage, pr
   ];
 }
 
-function unfenced(text: string): string {
-  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return (fenced ? fenced[1]! : text).trim();
+/**
+ * The one fenced block (```json or ```) of an answer that is not JSON itself, wherever it
+ * stands: models write a line of prose before it, or after it. An answer with several such
+ * blocks names no one answer: none is taken, and the answer goes back for correction.
+ */
+function fencedBlock(text: string): string | undefined {
+  const blocks = [...text.matchAll(/```([\w-]*)[ \t]*\r?\n([\s\S]*?)\r?\n?```/g)].filter(([, lang]) => lang === "" || lang!.toLowerCase() === "json");
+  return blocks.length === 1 ? blocks[0]![2]!.trim() : undefined;
 }
 
 /**

@@ -30,7 +30,7 @@ export type { ApprovalCall, ApprovalDecisions, Decision, Decisions } from "./cor
 export { MAX_APPROVAL_BYTES } from "./core/approval.js";
 export { ApprovalInbox, type ApprovalSummary, type DecideOptions, type ListApprovalsOptions } from "./client/approval-inbox.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type OutputSchema } from "./core/define-agent.js";
-export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions } from "./client/agent-client.js";
+export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions, type SettledOptions } from "./client/agent-client.js";
 export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
 export type { RunMessagesOptions } from "./client/run-messages.js";

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
 import { AgentClient, defineAgent, defineTool, MAX_APPROVAL_BYTES, type ApprovalRequestInfo, type AuthorizeRequest, type DeferralEvent } from "../src/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
@@ -387,6 +388,36 @@ describe("the inbox", () => {
 
     await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([60]);
+  });
+
+  it("asks deferral.get before deciding by id reads anything: a refused stranger gets the same AI1013 for a real request and an unknown id, and no query is made", async () => {
+    const runId = uid("inbox-stranger");
+    h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 70, to: "acme" })] }, { text: "done" }]);
+    const request = await parked(runId);
+    const toolCallId = request.calls[0]!.toolCallId;
+    const queries: string[] = [];
+    const counting: WorkflowClientInterceptor = { query: (input, next) => (queries.push(input.queryType), next(input)) };
+    const asked: AuthorizeRequest[] = [];
+    const guarded = new AgentClient({
+      client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }),
+      taskQueue,
+      deferral: { secret: SECRET },
+      authorize: (req) => (asked.push(req), req.principal?.id !== "mallory"),
+    });
+    const mallory = { principal: { id: "mallory" } };
+    const real = await guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], mallory).catch((e: unknown) => e);
+    const unknown = await guarded.approvals.decide(`dfr:1:${uid("no-such-run")}`, [{ toolCallId, approved: true }], mallory).catch((e: unknown) => e);
+    expect(real).toMatchObject({ code: "AI1013" });
+    expect(unknown).toMatchObject({ code: "AI1013" });
+    expect(queries).toEqual([]);
+    expect(asked.map((r) => r.operation)).toEqual(["deferral.get", "deferral.get"]);
+    expect(paidIn(runId)).toEqual([]);
+
+    // Someone it lets in reads the request and decides, asked deferral.get, then resume.
+    asked.length = 0;
+    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
+    expect(asked.map((r) => r.operation)).toEqual(["deferral.get", "resume"]);
+    expect(paidIn(runId).map((p) => p.amount)).toEqual([70]);
   });
 });
 

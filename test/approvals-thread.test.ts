@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, emptyFold, foldStreamUpdates, MAX_APPROVAL_BYTES, type ApprovalRequestInfo, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
+import { AgentClient, defineAgent, defineTool, emptyFold, foldStreamUpdates, MAX_APPROVAL_BYTES, ThreadsClient, type ApprovalRequestInfo, type AuthorizeRequest, type StreamUpdate } from "../src/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -229,6 +230,66 @@ describe("who decides", () => {
     await guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "maria", roles: ["files:delete"] } });
     expect(await guarded.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["b"]);
+  });
+
+  it("asks thread.get before reading anything: a refused stranger gets the same AI1021 for a real request and an unknown id, and no query is made", async () => {
+    const threadId = uid("t-stranger");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "s" } }] }, { text: "ok" }]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const queries: string[] = [];
+    const counting: WorkflowClientInterceptor = { query: (input, next) => (queries.push(input.queryType), next(input)) };
+    const asked: AuthorizeRequest[] = [];
+    const guarded = new ThreadsClient({
+      client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }),
+      taskQueue,
+      deferral: { secret: SECRET },
+      authorize: (req) => (asked.push(req), req.principal?.id !== "mallory"),
+    });
+    const decisions = [{ toolCallId: request!.calls[0]!.toolCallId, approved: true as const }];
+    const mallory = { id: "mallory" };
+    const real = await guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: mallory }).catch((e: unknown) => e);
+    const unknown = await guarded.decide({ threadId, approvalId: `dfr:9:${threadId}`, decisions, principal: mallory }).catch((e: unknown) => e);
+    expect(real).toMatchObject({ code: "AI1021" });
+    const refusal = (e: unknown) => ({ code: (e as { code?: string }).code, message: (e as Error).message });
+    expect(refusal(unknown)).toEqual(refusal(real));
+    expect(queries).toEqual([]);
+    expect(asked.map((r) => r.operation)).toEqual(["thread.get", "thread.get"]);
+    expect(deletedIn(threadId)).toEqual([]);
+
+    // Someone the hook lets in is asked thread.get, then thread.decide with the calls and meta, and decides.
+    asked.length = 0;
+    await expect(guarded.decide({ threadId, approvalId: `dfr:9:${threadId}`, decisions, principal: { id: "sam" } })).rejects.toMatchObject({ code: "RC5046" });
+    await guarded.decide({ threadId, approvalId: request!.approvalId, decisions, principal: { id: "sam" } });
+    expect(asked.map((r) => r.operation)).toEqual(["thread.get", "thread.get", "thread.decide"]);
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["s"]);
+  });
+
+  it("needs the deferral secret: a threads client without one refuses with RC5040 before asking or reading anything; agents.threads shares its AgentClient's", async () => {
+    const threadId = uid("t-secret");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "k" } }] }, { text: "ok" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const decisions = [{ toolCallId: request!.calls[0]!.toolCallId, approved: true as const }];
+    const queries: string[] = [];
+    const counting: WorkflowClientInterceptor = { query: (input, next) => (queries.push(input.queryType), next(input)) };
+    const asked: AuthorizeRequest[] = [];
+    const secretless = new ThreadsClient({
+      client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }),
+      taskQueue,
+      authorize: (req) => (asked.push(req), true),
+    });
+    await expect(secretless.decide({ threadId, approvalId: request!.approvalId, decisions })).rejects.toMatchObject({ code: "RC5040", message: expect.stringContaining("deferral: { secret }") });
+    expect(queries).toEqual([]);
+    expect(asked).toEqual([]);
+    expect((await threads.state({ threadId })).approvals).toHaveLength(1);
+
+    // An AgentClient's threads client takes no deferral option of its own: it decides with the AgentClient's secret.
+    const withSecret = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secret: SECRET }, threads: { agent: filesAgent } });
+    await expect(withSecret.threads.decide({ threadId, approvalId: request!.approvalId, decisions })).resolves.toMatchObject({ status: "resumed" });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["k"]);
   });
 
   it("is listed in the one inbox with the runs', and decided there", async () => {

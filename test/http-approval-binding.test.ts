@@ -51,7 +51,7 @@ const hiddenShown = (page: Page) => page.locator('input[type=hidden][name="shown
 
 /** Submits the form with `approved: yes`; resolves with the response's status. */
 async function approve(page: Page): Promise<number> {
-  await page.getByRole("group", { name: /Approved/ }).getByLabel("Yes").check();
+  await page.getByRole("group", { name: /^approved/ }).getByLabel("Yes").check();
   const [response] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Submit answer" }).click()]);
   return response!.status();
 }

@@ -112,6 +112,18 @@ async function deferredRun(ttl?: string) {
   return { runId, link: approvalUrl(`${http.url}/approve`, links.get(runId)!) };
 }
 
+/** The approval link of a gated call's request: its notify hook "sends" it once the run parked. */
+function sentLink(runId: string): Promise<string> {
+  return vi.waitFor(
+    () => {
+      const token = links.get(runId);
+      if (!token) throw new Error("no approval link was sent yet");
+      return approvalUrl(`${http.url}/approve`, token);
+    },
+    { timeout: 20_000 },
+  );
+}
+
 async function as(user: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user } });
   return { context, page: await context.newPage() };
@@ -143,9 +155,9 @@ describe("the approval page in a browser", () => {
     const second = await context.newPage();
     await second.goto(link);
 
-    await page.getByRole("group", { name: /Approved/ }).getByLabel("Yes").check();
-    await page.getByLabel(/Priority/).selectOption({ label: "high" });
-    await page.getByLabel(/Amount/).fill("4200");
+    await page.getByRole("group", { name: /^approved/ }).getByLabel("Yes").check();
+    await page.getByLabel(/^priority/).selectOption({ label: "high" });
+    await page.getByLabel(/^amount/).fill("4200");
     await page.getByLabel(/Note for the requester/).fill("Matches PO-77.");
     await page.screenshot({ path: `${ARTIFACTS}form.png`, fullPage: true });
     // The form is usable from the keyboard: the submit button takes focus and Enter submits.
@@ -160,9 +172,9 @@ describe("the approval page in a browser", () => {
     const toolMessage = (await agents.messages(runId)).messages.find((m) => m.role === "tool");
     expect(JSON.parse(toolMessage!.content as string)).toEqual({ approved: true, priority: "high", amount: 4200, note: "Matches PO-77." });
 
-    await second.getByRole("group", { name: /Approved/ }).getByLabel("No").check();
-    await second.getByLabel(/Priority/).selectOption({ label: "low" });
-    await second.getByLabel(/Amount/).fill("1");
+    await second.getByRole("group", { name: /^approved/ }).getByLabel("No").check();
+    await second.getByLabel(/^priority/).selectOption({ label: "low" });
+    await second.getByLabel(/^amount/).fill("1");
     await second.getByRole("button", { name: "Submit answer" }).click();
     await second.waitForSelector(".state-answered");
     const answered = await second.textContent("main");
@@ -179,13 +191,13 @@ describe("the approval page in a browser", () => {
     const { runId, link } = await deferredRun();
     const { context, page } = await as("fiona");
     await page.goto(link);
-    await page.getByRole("group", { name: /Approved/ }).getByLabel("Yes").check();
-    await page.getByLabel(/Amount/).fill("99999");
+    await page.getByRole("group", { name: /^approved/ }).getByLabel("Yes").check();
+    await page.getByLabel(/^amount/).fill("99999");
     await page.getByLabel(/Note for the requester/).fill("too much");
     await page.getByRole("button", { name: "Submit answer" }).click();
     await page.waitForSelector(".errors");
     expect(await page.textContent(".errors")).toContain("RC5049");
-    expect(await page.getByLabel(/Amount/).inputValue()).toBe("99999");
+    expect(await page.getByLabel(/^amount/).inputValue()).toBe("99999");
     expect(await page.getByLabel(/Note for the requester/).inputValue()).toBe("too much");
     await page.screenshot({ path: `${ARTIFACTS}invalid-answer.png`, fullPage: true });
     expect((await agents.state(runId)).status).toBe("deferred");
@@ -199,22 +211,22 @@ describe("the approval page in a browser", () => {
     const { context, page } = await as("fiona");
     await page.goto(approvalUrl(`${http.url}/approve`, links.get(runId)!));
     // Types and bounds come from the schema; every control has an accessible name.
-    const email = page.getByLabel(/Email/);
+    const email = page.getByLabel(/^email/);
     expect(await email.getAttribute("type")).toBe("email");
     expect(await email.getAttribute("required")).not.toBeNull();
-    expect(await page.getByLabel(/Callback on/i).getAttribute("type")).toBe("date");
-    const qty = page.getByRole("group", { name: /Item 1/ }).getByLabel(/Qty/);
+    expect(await page.getByLabel(/^callbackOn/).getAttribute("type")).toBe("date");
+    const qty = page.getByRole("group", { name: /Item 1/ }).getByLabel(/^qty/);
     expect([await qty.getAttribute("min"), await qty.getAttribute("max"), await qty.getAttribute("step")]).toEqual(["1", "10", "1"]);
-    expect(await page.getByRole("group", { name: /Item 2/ }).getByLabel(/Sku/).getAttribute("required")).toBeNull();
+    expect(await page.getByRole("group", { name: /Item 2/ }).getByLabel(/^sku/).getAttribute("required")).toBeNull();
     const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
     expect(unlabelled).toBe(0);
 
-    await page.getByRole("group", { name: /Decision/ }).getByLabel("approve").check();
+    await page.getByRole("group", { name: /^decision/ }).getByLabel("approve").check();
     await email.fill("ops@example.com");
-    await page.getByLabel(/Callback on/i).fill("2026-12-24");
-    await page.getByRole("group", { name: /Item 1/ }).getByLabel(/Sku/).fill("SKU-1");
+    await page.getByLabel(/^callbackOn/).fill("2026-12-24");
+    await page.getByRole("group", { name: /Item 1/ }).getByLabel(/^sku/).fill("SKU-1");
     await qty.fill("3");
-    await page.getByRole("group", { name: /Tags/ }).getByLabel("audit").check();
+    await page.getByRole("group", { name: /^tags/ }).getByLabel("audit").check();
     await page.screenshot({ path: `${ARTIFACTS}nested-form.png`, fullPage: true });
     await page.getByRole("button", { name: "Submit answer" }).click();
     await page.waitForSelector(".state-outcome");
@@ -250,15 +262,7 @@ describe("the approval page in a browser", () => {
       },
     ]);
     expect((await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } })).status).toBe("deferred");
-    // The request's notify hook "sends" the link once the run parked.
-    const link = await vi.waitFor(
-      () => {
-        const token = links.get(runId);
-        if (!token) throw new Error("no approval link was sent yet");
-        return approvalUrl(`${http.url}/approve`, token);
-      },
-      { timeout: 20_000 },
-    );
+    const link = await sentLink(runId);
     const { context, page } = await as("fiona");
     await page.goto(link);
     const calls = [1, 2, 3].map((n) => page.getByRole("group", { name: new RegExp(`^Call ${n} of 3: payInvoice`) }));
@@ -277,11 +281,13 @@ describe("the approval page in a browser", () => {
     await calls[0]!.getByLabel("Approve", { exact: true }).check();
     // The edit form is generated from the tool's input schema and starts from the model's arguments.
     await calls[1]!.getByText("Edit the input").click();
-    const amount = calls[1]!.getByLabel(/Amount eur/);
+    const amount = calls[1]!.getByLabel(/^amountEur/);
     expect([await amount.inputValue(), await amount.getAttribute("type"), await amount.getAttribute("max")]).toEqual(["2500", "number", "10000"]);
-    expect(await calls[1]!.getByLabel(/Vendor/).inputValue()).toBe("Globex");
+    // Each field is labelled with its key as the schema spells it, not a rewording of it.
+    expect(await calls[1]!.locator(`label[for="${await amount.getAttribute("id")}"]`).textContent()).toMatch(/^amountEur\b/);
+    expect(await calls[1]!.getByLabel(/^vendor/).inputValue()).toBe("Globex");
     await amount.fill("2000");
-    await calls[1]!.getByLabel(/Priority/).selectOption({ label: "high" });
+    await calls[1]!.getByLabel(/^priority/).selectOption({ label: "high" });
     await calls[1]!.getByLabel("Approve with the edited input below").check();
     await calls[2]!.getByLabel("Reject", { exact: true }).check();
     await calls[2]!.getByLabel(/Reason for rejecting/).fill("not a supplier of ours");
@@ -304,6 +310,43 @@ describe("the approval page in a browser", () => {
     await page.goto(link);
     expect(await page.textContent("main")).toContain("Already answered");
     expect(paid.filter((p) => p.runId === runId)).toHaveLength(2);
+    await context.close();
+  });
+
+  it("shows text with Unicode direction overrides as their escapes, as the CLI prints it: the arguments, a title built from them, an edit field's starting value and the outcome", async () => {
+    const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+    // Shown raw, "\u202e…\u202c" displays "Acme 00 0130 2350 4400 4073 98ED": a reordered IBAN.
+    const vendor = "Acme DE89 \u202e3704 0044 0532 0130 00\u202c";
+    const runId = uid("bidi");
+    h.model.script(runId, [{ toolCalls: [{ name: "requestPayout", arguments: { vendor, amountEur: 10 } }] }, { text: "Paid \u2067gnissim\u2069." }]);
+    expect((await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } })).status).toBe("deferred");
+    const { context, page } = await as("fiona");
+    await page.goto(approvalUrl(`${http.url}/approve`, links.get(runId)!));
+    expect(await page.content()).not.toMatch(BIDI);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("Approve €10 to Acme DE89 \\u202e3704 0044 0532 0130 00\\u202c?");
+    expect(await page.locator("dl.details pre").textContent()).toContain('"vendor": "Acme DE89 \\u202e3704 0044 0532 0130 00\\u202c"');
+    await page.getByRole("group", { name: /^approved/ }).getByLabel("Yes").check();
+    await page.getByLabel(/^priority/).selectOption({ label: "low" });
+    await page.getByLabel(/^amount/).fill("10");
+    await page.getByRole("button", { name: "Submit answer" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(await page.textContent("blockquote")).toBe("Paid \\u2067gnissim\\u2069.");
+    expect(await page.content()).not.toMatch(BIDI);
+
+    // A gated call: its arguments, and the edit form that starts from them. Approved as it is, it runs as the model wrote it.
+    const gated = uid("bidi-gated");
+    h.model.script(gated, [{ toolCalls: [{ name: "payInvoice", arguments: { vendor, amountEur: 20, priority: "low" } }] }, { text: "paid" }]);
+    expect((await agents.run(finance, { prompt: gated, runId: gated, principal: { id: "sam" } })).status).toBe("deferred");
+    await page.goto(await sentLink(gated));
+    expect(await page.content()).not.toMatch(BIDI);
+    const call = page.getByRole("group", { name: /^Call 1 of 1: payInvoice/ });
+    expect(await call.locator("pre").textContent()).toContain("\\u202e3704");
+    await call.getByText("Edit the input").click();
+    expect(await call.getByLabel(/^vendor/).inputValue()).toBe("Acme DE89 \\u202e3704 0044 0532 0130 00\\u202c");
+    await call.getByLabel("Approve", { exact: true }).check();
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(paid.filter((p) => p.runId === gated)).toEqual([{ runId: gated, vendor, amountEur: 20, priority: "low" }]);
     await context.close();
   });
 

@@ -125,7 +125,7 @@ describe("the inbox page in a browser", () => {
     const call = detail.getByRole("group", { name: /^Call 1 of 1: sendPayout/ });
     expect(await call.locator("pre").textContent()).toContain('"to": "acme"');
     await call.getByText("Edit the input").click();
-    await call.getByLabel(/Amount/).fill("100");
+    await call.getByLabel(/^amount/).fill("100");
     await call.getByLabel("Approve with the edited input below").check();
     await detail.screenshot({ path: `${ARTIFACTS}request.png`, fullPage: true });
     await detail.getByRole("button", { name: "Submit decisions" }).click();
@@ -150,6 +150,26 @@ describe("the inbox page in a browser", () => {
     expect(await threads.settled({ threadId: thread.threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(ranIn(thread.threadId)).toEqual([]);
     await row(list, thread.approvalId).waitFor({ state: "detached", timeout: 20_000 });
+    await context.close();
+  });
+
+  it("shows arguments with Unicode direction overrides as their escapes, in the list and on the request, as the CLI prints them", async () => {
+    const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+    // Shown raw, "\u202e…\u202c" reverses the account number it wraps.
+    const to = "DE89 \u202e3704 0044 0532 0130 00\u202c";
+    const run = await parkedRun({ name: "sendPayout", arguments: { amount: 7, to } });
+    const { context, page } = await as("mia");
+    await page.goto(`${http.url}/inbox`);
+    await row(page, run.approvalId).waitFor({ timeout: 20_000 });
+    expect(await row(page, run.approvalId).textContent()).toContain('"to":"DE89 \\u202e3704 0044 0532 0130 00\\u202c"');
+    expect(await page.content()).not.toMatch(BIDI);
+
+    await Promise.all([page.waitForNavigation(), row(page, run.approvalId).getByRole("link").click()]);
+    expect(await page.content()).not.toMatch(BIDI);
+    const call = page.getByRole("group", { name: /^Call 1 of 1: sendPayout/ });
+    expect(await call.locator("pre").textContent()).toContain('"to": "DE89 \\u202e3704 0044 0532 0130 00\\u202c"');
+    await call.getByText("Edit the input").click();
+    expect(await call.getByLabel(/^to\b/).inputValue()).toBe("DE89 \\u202e3704 0044 0532 0130 00\\u202c");
     await context.close();
   });
 
@@ -209,7 +229,7 @@ describe("the inbox page in a browser", () => {
       ["a choice the form does not offer", form([["shown", shown], ["call.0.decision", "yes"]]), /choose approve, edit or reject/],
       // Decisions are read by walking the request's calls: names for other calls, or an object's own keys, decide nothing.
       ["decisions for calls the request does not list", form([["shown", shown], ["call.1.decision", "approve"], ["call.-1.decision", "approve"], ["__proto__", "approve"], ["constructor.decision", "approve"]]), /choose approve, edit or reject/],
-      ["an edit that is not a number", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "lots"], ["call.0.input.to", "acme"]]), /Amount/],
+      ["an edit that is not a number", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "lots"], ["call.0.input.to", "acme"]]), /amount: (&quot;|")lots(&quot;|") is not a number/],
       ["an edit the tool's schema refuses", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "-5"], ["call.0.input.to", "acme"]]), /amount|more than 0/i],
       ["a reason over the run's bound", form([["shown", shown], ["call.0.decision", "reject"], ["call.0.reason", "r".repeat(4001)]]), /reason|4000|4,000/i],
     ];

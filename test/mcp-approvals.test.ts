@@ -49,6 +49,7 @@ beforeAll(async () => {
     tools: [{ agent: payer, name: "pay", description: "Pays once a person approves" }],
     approvalUrl: ({ deferralId }) => `https://approvals.test/inbox/${deferralId}`,
     on: { "mcp:tool:deferred": (event) => events.push(event) },
+    progressIntervalMs: 25,
   });
   server = await new Promise<NodeServer>((resolve) => {
     const s = serve({ fetch: mcp.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s as NodeServer));
@@ -104,5 +105,50 @@ describe("a gated tool served over MCP", () => {
     const outcome = await client.callTool({ name: "get_run", arguments: { runId } });
     expect(outcome.structuredContent).toEqual({ runId, status: "completed", text: "Paid 250, not 40." });
     expect(paid.filter((p) => p.runId === runId).map((p) => p.amount)).toEqual([250]);
+  });
+
+  it("get_run asked while the run waits on a decision waits until it settles again (progress meanwhile); with the acknowledgment's deferralId it answers a later park at once", async () => {
+    const prompt = uid("mcp-get-run");
+    h.model.script(prompt, [{ toolCalls: [{ name: "payout", arguments: { amount: 10 } }] }, { toolCalls: [{ name: "payout", arguments: { amount: 20 } }] }, { text: "Paid 10 and 20." }]);
+    const first = (((await client.callTool({ name: "pay", arguments: { prompt } })).structuredContent as { result: Record<string, unknown> }).result) as { runId: string; deferralId: string };
+    const { runId } = first;
+    const requestOf = (approvalId: string) =>
+      vi.waitFor(
+        () => {
+          const found = notified.find((n) => n.approvalId === approvalId);
+          if (!found) throw new Error("the approver has not been told yet");
+          return found;
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+    /** Calls get_run; resolves with "waiting" at its first progress notification, or with its answer if that comes first. */
+    const getRun = (args: Record<string, string>) => {
+      let waiting!: () => void;
+      const progressed = new Promise<"waiting">((resolve) => (waiting = () => resolve("waiting")));
+      const answer = client.callTool({ name: "get_run", arguments: args }, undefined, { onprogress: () => waiting(), resetTimeoutOnProgress: true });
+      return { first: Promise.race([progressed, answer]), answer };
+    };
+
+    // Asked while the run is parked: no answer, only progress, until someone decides.
+    const pending = getRun({ runId });
+    expect(await pending.first).toBe("waiting");
+    const one = await requestOf(first.deferralId);
+    await agents.approvals.decide(one.approvalId, [{ toolCallId: one.calls[0]!.toolCallId, approved: true }]);
+    const second = (await pending.answer).structuredContent as { status: string; deferralId: string };
+    expect(second).toMatchObject({ runId, status: "deferred" });
+    expect(second.deferralId).not.toBe(first.deferralId);
+
+    // Past the first acknowledgment the run already waits on another: answered at once. Past that one, it waits again.
+    expect((await client.callTool({ name: "get_run", arguments: { runId, deferralId: first.deferralId } })).structuredContent).toEqual(second);
+    const last = getRun({ runId, deferralId: second.deferralId });
+    expect(await last.first).toBe("waiting");
+    const two = await requestOf(second.deferralId);
+    await agents.approvals.decide(two.approvalId, [{ toolCallId: two.calls[0]!.toolCallId, approved: true }]);
+    expect((await last.answer).structuredContent).toEqual({ runId, status: "completed", text: "Paid 10 and 20." });
+    expect(paid.filter((p) => p.runId === runId).map((p) => p.amount)).toEqual([10, 20]);
+    for (const deferralId of [42, "", "d".repeat(1001)]) {
+      const refused = await client.callTool({ name: "get_run", arguments: { runId, deferralId } });
+      expect(refused, String(deferralId).slice(0, 10)).toMatchObject({ isError: true, _meta: { "durable-agents/error": { code: "AI1040" } } });
+    }
   });
 });

@@ -8,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, inProcessStreamTransport, type AgentClient, type ApprovalRequestInfo, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { defineAgent, defineTool, inProcessStreamTransport, type AgentClient, type ApprovalRequestInfo, type Model, type StreamUpdate, type ThreadsClient } from "../src/index.js";
+import { startScriptedModelServer } from "../src/testing/index.js";
+import { openaiModel } from "../src/worker.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { render } from "./thread-support.js";
 
@@ -109,6 +111,29 @@ describe("model fallback in a run", () => {
     expect(message).toMatch(/after 2 attempts/);
     // Two attempts (the worker's modelMaxAttempts), each down the whole list.
     expect(modelsAsked(runId)).toEqual([PRIMARY, SECOND, THIRD, PRIMARY, SECOND, THIRD]);
+  });
+});
+
+describe("fallback across servers with openaiModel, as docs/agents.md shows it", () => {
+  it("routes each name to the server that serves it: the primary's server is out, the fallback's answers in the same attempt", async () => {
+    const local = await startScriptedModelServer();
+    try {
+      // The documented configuration: one openaiModel per server, a Model that picks the server by name.
+      const gateway = openaiModel({ baseURL: h.model.url, apiKey: "scripted" });
+      const ollama = openaiModel({ baseURL: local.url, apiKey: "ollama" });
+      const model: Model = { complete: (request) => (request.model.startsWith("llama") ? ollama : gateway).complete(request) };
+      const routed = defineAgent({ id: "fallback-routed", model: "gpt-4.1", fallbackModels: ["llama3.1:8b"], system: "You answer.", maxTurns: 2 });
+      const { agents: routedAgents } = await h.worker([routed], { model });
+      const runId = uid("routed");
+      h.model.respond(runId, (req) => ({ errors: failOnce(req.attempt, 503), text: "never" }));
+      local.script(runId, [{ text: "answered by the local server", usage: { promptTokens: 12, completionTokens: 4 } }]);
+      const result = await routedAgents.run(routed, { prompt: runId, runId });
+      expect(result).toMatchObject({ status: "completed", text: "answered by the local server", usage: { fallback: { "llama3.1:8b": { promptTokens: 12, completionTokens: 4 } } } });
+      expect(modelsAsked(runId)).toEqual(["gpt-4.1"]);
+      expect(local.requests.filter((r) => r.conversation === runId).map((r) => r.model)).toEqual(["llama3.1:8b"]);
+    } finally {
+      await local.close();
+    }
   });
 });
 

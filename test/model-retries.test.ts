@@ -39,6 +39,18 @@ describe("model call retries", () => {
     expect(requestsOf(prompt)).toHaveLength(3);
   });
 
+  it("a scripted model server whose script ran out fails the run at once with AI1003 saying so, not pointing at the model name", async () => {
+    const runId = uid("script ran out");
+    // One step, whose call the run answers with an error; the model is asked again, and the test scripted no second step.
+    h.model.script(runId, [{ toolCalls: [{ name: "lookup", arguments: {} }] }]);
+    await agents.start(plain, { prompt: runId, runId });
+    const err = await agents.result(runId).catch((e: unknown) => e as Error);
+    expect(err).toMatchObject({ code: "AI1003", message: expect.stringContaining("the scripted model server's script ran out") });
+    expect((err as Error).message).not.toMatch(/model name/);
+    // Not retried: no attempt could find a step that is not there.
+    expect(requestsOf(runId)).toHaveLength(2);
+  });
+
   it("a run recovers when the provider does, within its attempts", async () => {
     const runId = uid("recovering run");
     h.model.script(runId, [{ errors: [throttled[0]!, 503], text: "made it" }]);

@@ -69,6 +69,14 @@ describe("typed output", () => {
     expect(page.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("takes a fenced json block after a line of prose as the answer, as docs/agents.md says, without sending it back", async () => {
+    const runId = uid("prose-fence");
+    h.model.script(runId, [{ text: "Here is the invoice you asked for:\n```json\n" + JSON.stringify({ invoice: "INV-12", amount: 5 }) + "\n```" }]);
+    const result = await agents.run(clerk, { prompt: runId, runId });
+    expect(result).toMatchObject({ status: "completed", output: { invoice: "INV-12", amount: 5, paid: false } });
+    expect(requestsOf(runId)).toHaveLength(1);
+  });
+
   it("fails with AI1071 once the corrections run out, naming the last problem; the model was asked outputRetries + 1 times", async () => {
     const runId = uid("never fits");
     h.model.respond(runId, () => ({ text: "no JSON for you" }));

@@ -6,7 +6,8 @@ import type { ApprovalSummary } from "../client/approval-inbox.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { FlagError, jsonFlag, oneLine } from "./render.js";
+import { oneLine } from "../core/printable.js";
+import { FlagError, jsonFlag } from "./render.js";
 import type { Globals } from "./flags.js";
 
 /** The inbox's largest page (`approvals.list` refuses more). */

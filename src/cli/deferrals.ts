@@ -6,7 +6,8 @@ import type { AgentClient } from "../client/agent-client.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { instant, positiveInt } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { jsonFlag, messageLine, oneLine } from "./render.js";
+import { oneLine } from "../core/printable.js";
+import { jsonFlag, messageLine } from "./render.js";
 import type { Globals } from "./flags.js";
 
 /** `durable-agents deferrals …`: what is parked, one record, resume with a token, deny. */

@@ -9,7 +9,8 @@ import type { McpAgentTool } from "../mcp/options.js";
 import { LOOPBACK_HOSTS } from "../mcp/host-names.js";
 import { connectClient, type ConnectionFlags } from "./connect.js";
 import { hostName, origin, portNumber, repeated } from "./flags.js";
-import { FlagError, printable } from "./render.js";
+import { printable } from "../core/printable.js";
+import { FlagError } from "./render.js";
 import type { Globals } from "./flags.js";
 
 /** `--host`, checked as a host name and kept as written: the server listens on "::1", a Host header says "[::1]". */

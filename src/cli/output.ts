@@ -2,7 +2,7 @@
 import { isBranded } from "../core/errors/brand.js";
 import type { Globals } from "./flags.js";
 import type { CliIo } from "./io.js";
-import { oneLine, printable, printableJson } from "./render.js";
+import { oneLine, printable, printableJson } from "../core/printable.js";
 
 /** Where a command writes: a table or lines for people, one JSON document with `--json`. */
 export interface Output {

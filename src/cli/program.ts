@@ -12,7 +12,8 @@ import { devCommand } from "./dev.js";
 import { httpUrl } from "./flags.js";
 import { reportError } from "./output.js";
 import { mcpCommand } from "./mcp.js";
-import { FlagError, printable } from "./render.js";
+import { printable } from "../core/printable.js";
+import { FlagError } from "./render.js";
 import { runCommands } from "./runs.js";
 import { threadCommands } from "./threads.js";
 

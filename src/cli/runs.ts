@@ -6,7 +6,8 @@ import type { AgentClient } from "../client/agent-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt } from "./flags.js";
 import { output, type Output } from "./output.js";
-import { FlagError, messageLine, oneLine } from "./render.js";
+import { oneLine } from "../core/printable.js";
+import { FlagError, messageLine } from "./render.js";
 import type { Globals } from "./flags.js";
 
 /** `durable-agents runs …`: start one, read its state, cancel it, follow it. */

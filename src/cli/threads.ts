@@ -5,7 +5,7 @@ import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt } from "./flags.js";
 import { age, output, table, type Output } from "./output.js";
 import type { Globals } from "./flags.js";
-import { oneLine } from "./render.js";
+import { oneLine } from "../core/printable.js";
 
 const SETTLED = new Set(["idle", "completed", "failed", "stopped"]);
 

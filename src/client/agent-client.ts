@@ -130,13 +130,25 @@ export interface RunHandle<O = unknown> {
    * acknowledgment). Only reads: it writes nothing to the run's history, however often it
    * is called. AI1014 when Temporal terminated the run or it timed out. Authorized as `run.result`.
    */
-  settled(): Promise<AgentResult<O> | DeferredAck>;
+  settled(options?: SettledOptions): Promise<AgentResult<O> | DeferredAck>;
   /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. Authorized as `run.result`. */
   result(): Promise<AgentResult<O>>;
   /** The live state: status, turns used, token usage, the newest messages and how many there are. Authorized as `run.state`. */
   state(): Promise<RunState>;
   /** A page of the transcript, oldest first (see `AgentClient.messages`). */
   messages(options?: RunMessagesOptions): Promise<RunMessagePage>;
+}
+
+/** What `RunHandle.settled` waits for. */
+export interface SettledOptions {
+  /**
+   * A park not to answer with again: the `deferralId` of an acknowledgment the caller holds,
+   * or `"current"` for whatever deferral the run waits on when asked. While the run still
+   * waits on it, `settled` waits until the run has moved on and settled again (its result,
+   * its error or a new acknowledgment); a run that already moved on answers at once. Only
+   * reads, as without it.
+   */
+  after?: string;
 }
 
 /** What services use to start agent runs, follow them, and resume their deferrals. */
@@ -247,11 +259,15 @@ export class AgentClient {
       result,
       state: () => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
       messages: (options) => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
-      settled: () => {
+      settled: (options) => {
+        const after = options?.after;
+        if (after !== undefined && (typeof after !== "string" || after === "")) {
+          return Promise.reject(new InvalidDefinitionError({ subject: "settled()", problem: 'after must be a deferral id or "current"' }));
+        }
         const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
         const fromHistory = (id: string, expiresAt: string) => ackFromHistory(this.client, runId, id, expiresAt);
         const deps: SettleDeps = { client: this.client, result, deferred: (id) => parkedAck(line, unguarded(this.deferrals), id, fromHistory), ...(this.#inProcessParks ? { taskQueue: this.taskQueue } : {}) };
-        return settleRun(deps, runId);
+        return settleRun(deps, runId, after);
       },
     };
   }
@@ -414,7 +430,7 @@ function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal 
   const gate = (operation: "run.state" | "run.result") => authorizeRun(hook, { operation, principal, runId });
   return {
     runId,
-    settled: async () => (await gate("run.result"), handle.settled()),
+    settled: async (options) => (await gate("run.result"), handle.settled(options)),
     result: async () => (await gate("run.result"), handle.result()),
     state: async () => (await gate("run.state"), handle.state()),
     messages: async (options) => (await gate("run.state"), handle.messages(options)),

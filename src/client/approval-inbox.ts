@@ -56,9 +56,10 @@ export interface DecideOptions extends DeferralCaller {
  * One inbox for what waits on people: approval requests of gated tools and `ctx.defer()`
  * deferrals, across runs, listed from Temporal visibility (which trails writes by a moment)
  * and read from the runs that hold them. Listing asks the `authorize` hook per row
- * (`deferral.list`), reading asks `deferral.get`, deciding asks `resume` (the hook sees the
- * decisions as the payload). Deciding needs the client's `deferral: { secret }`: the client
- * mints the request's token, which never enters history.
+ * (`deferral.list`), reading asks `deferral.get`, deciding asks `deferral.get` before it
+ * reads the request and then `resume` (the hook sees the decisions as the payload).
+ * Deciding needs the client's `deferral: { secret }`: the client mints the request's token,
+ * which never enters history.
  */
 /** Pages read in one `list()` call while `requires` matches none of their rows. */
 const MAX_EMPTY_PAGES = 5;
@@ -115,14 +116,18 @@ export class ApprovalInbox {
 
   /**
    * Decides an approval request, one decision per call it lists: the client mints the
-   * request's token with its secret and resumes with `{ decisions }`. The checks of any resume
-   * apply (authorize as `resume`, denied, expired, RC5049 for decisions that do not fit, token
-   * unspent), and a second decision reads the first's outcome as `duplicate`.
+   * request's token with its secret and resumes with `{ decisions }`. The request is read as
+   * `approvals.get` reads it (`deferral.get` is asked first: AI1013, nothing read, whether or
+   * not the id exists), then the checks of any resume apply (authorize as `resume`, denied,
+   * expired, RC5049 for decisions that do not fit, token unspent), and a second decision
+   * reads the first's outcome as `duplicate`.
    */
   async decide(approvalId: string, decisions: Decisions, options: DecideOptions = {}): Promise<ResumeResult> {
     const secret = this.deps.secrets?.[0];
     if (!secret) throw new DeferralSecretError({ reason: "the client was made without deferral: { secret }, which approvals.decide() mints the request's token with" });
-    const record = await unguarded(this.deps.deferrals).getRecord(approvalId);
+    // Read as the caller (`deferral.get`, asked before the read): whether a request with this
+    // id exists is what reading it shows, so a caller refused it learns nothing from the id.
+    const record = await this.deps.deferrals.getRecord(approvalId, options.principal !== undefined ? { principal: options.principal } : {});
     if (!record.approval) {
       throw new ResumePayloadError({ deferralId: approvalId, issues: ["this deferral is not an approval request: answer it with resume({ token, payload }) and a payload its schema accepts"] });
     }

@@ -10,7 +10,7 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * - `run.state`: read a run's live state or its transcript (`state`, `messages`, `handle().state`, `handle().messages`).
  * - `run.result`: wait for and read a run's outcome (`result`, `handle().result`, `handle().settled`, `run` once started).
  * - `run.cancel`: cancel a run.
- * - `deferral.get`: read a deferral record (`deferrals.get`).
+ * - `deferral.get`: read a deferral record (`deferrals.get`, `approvals.get`), and before `approvals.decide` reads the request it decides.
  * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
  * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`), with `trustTranscript: true` when the caller vouches for it.
  * - `deferral.deny`: deny a waiting deferral (`deferrals.deny`).
@@ -32,7 +32,7 @@ export type RunOperation =
  *
  * - `thread.create`: `createThread` (with the agent, and whether a transcript is seeded).
  * - `thread.list`: one row of `listThreads`, asked per row: a refused row is left out.
- * - `thread.get`: `state`, `settled` (and their deprecated names `getThread`, `waitUntilSettled`).
+ * - `thread.get`: `state`, `settled` (and their deprecated names `getThread`, `waitUntilSettled`), and before `decide` reads the request it decides.
  * - `thread.messages`: `listMessages`.
  * - `thread.stream`: `streamUpdates`, `followUpdates` (once, as it starts), the HTTP event stream.
  * - `thread.send`: `sendMessage`.

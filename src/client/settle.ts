@@ -62,8 +62,60 @@ const KEPT_EVENTS = 128;
  * History is read from the start once per call, then only what is new; after a wait's
  * first few reads new events are read at most every `WATCH_INTERVAL_MS`, so a busy run
  * does not wake the watch for each of them.
+ *
+ * `after` (a deferral id, or `CURRENT_PARK` for the one the run waits on when asked): a park
+ * the caller has seen is not answered again; the wait goes on past it, for what the run
+ * does next.
  */
-export async function settleRun(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
+export async function settleRun(deps: SettleDeps, runId: string, after?: string): Promise<AgentResult | DeferredAck> {
+  let past = after === CURRENT_PARK ? await currentPark(deps.client, runId) : after;
+  for (;;) {
+    const found = await settleOnce(deps, runId);
+    if (past === undefined || found.status !== "deferred" || found.deferralId !== past) return found;
+    // The park the caller has seen: wait until the run has moved on from it, then for what it does next.
+    await movedOn(deps.client, runId, past);
+    past = undefined;
+  }
+}
+
+/** `settled({ after: "current" })`: past whatever the run waits on when it is asked. */
+const CURRENT_PARK = "current";
+
+/** The deferral a running run waits on now, from its description (not billed); undefined when it waits on none. */
+async function currentPark(client: Client, runId: string): Promise<string | undefined> {
+  try {
+    const description = await client.workflow.getHandle(runId).describe();
+    if (description.status.name !== "RUNNING") return undefined;
+    const attributes = description.typedSearchAttributes;
+    return attributes.get(DeferralStatusKey) === "deferred" ? attributes.get(DeferralIdKey) : undefined;
+  } catch {
+    // An unknown run has no park: the wait itself says it is unknown (AI1010).
+    return undefined;
+  }
+}
+
+/**
+ * Resolves once the run no longer waits on `deferralId`: its history, read to its end,
+ * lists another deferral or status (a resume's "resumed" is written with the run's next
+ * step), or the execution closed (it finished, or continued as new). Only reads.
+ */
+async function movedOn(client: Client, runId: string, deferralId: string): Promise<void> {
+  const signal = new AbortController().signal;
+  let nextPageToken: Uint8Array | undefined;
+  let listed: Listing = {};
+  for (;;) {
+    const response = await history(client, runId, signal, { maximumPageSize: PAGE_SIZE, nextPageToken });
+    const events = response.history?.events ?? [];
+    listed = listing(events, listed);
+    const token = response.nextPageToken;
+    if (!token || token.length === 0) return;
+    // Caught up (a short page): what the history lists now is what the run waits on.
+    if (events.length < PAGE_SIZE && !(listed.status === "deferred" && listed.deferralId === deferralId)) return;
+    nextPageToken = token;
+  }
+}
+
+async function settleOnce(deps: SettleDeps, runId: string): Promise<AgentResult | DeferredAck> {
   // A run that continues as new closes one execution and goes on in the next: wait again on that one.
   for (let round = 0; ; round++) {
     const stop = new AbortController();
@@ -215,10 +267,15 @@ async function history(
   }
 }
 
-/** The deferral these events leave listed as waiting, if the last status they write is "deferred". */
-function waitingDeferral(events: HistoryEvents): string | undefined {
-  let status: unknown;
-  let deferralId: string | undefined;
+/** What a run's deferral attributes say, as its upserts wrote them. */
+interface Listing {
+  status?: unknown;
+  deferralId?: string;
+}
+
+/** `from`, updated by the deferral attributes these events write. */
+function listing(events: HistoryEvents, from: Listing): Listing {
+  let { status, deferralId } = from;
   for (const event of events) {
     const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
     if (!fields) continue;
@@ -226,5 +283,11 @@ function waitingDeferral(events: HistoryEvents): string | undefined {
     status = written.get(DeferralStatusKey) ?? status;
     deferralId = written.get(DeferralIdKey) ?? deferralId;
   }
+  return { status, ...(deferralId !== undefined ? { deferralId } : {}) };
+}
+
+/** The deferral these events leave listed as waiting, if the last status they write is "deferred". */
+function waitingDeferral(events: HistoryEvents): string | undefined {
+  const { status, deferralId } = listing(events, {});
   return status === "deferred" ? deferralId : undefined;
 }

@@ -1,5 +1,5 @@
-import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
+import { validator } from "hono/validator";
 import { z } from "zod";
 import { RequestMalformedError } from "../core/errors/request-malformed.js";
 
@@ -28,19 +28,24 @@ export const PageToken = z.string().max(4096).regex(/^[A-Za-z0-9_-]*$/, "is not 
 export const JsonPresent = z.unknown().refine((v) => v !== undefined, "is required");
 
 /**
- * Hono's zod validator, answering a failure with AI1040 naming the first problem. JSON
- * bodies also need `Content-Type: application/json`: a body sent as a form or text would
- * otherwise be read as empty.
+ * A request part checked against a zod schema, answering a failure with AI1040 naming the
+ * first problem. JSON bodies also need `Content-Type: application/json`: a body sent as a
+ * form or text would otherwise be read as empty. Built on the `hono` this package depends
+ * on, never on one a helper package resolves: an app with its own copy of `hono` beside
+ * ours (another version) would otherwise throw an unreadable body as that copy's
+ * HTTPException, which the front door does not know, and answer 500 instead of AI1040.
  */
 export function valid<Target extends keyof ValidationTargets, Schema extends z.ZodType>(target: Target, schema: Schema) {
-  return zValidator(target, schema, (result, c) => {
+  return validator(target, async (value, c): Promise<z.output<Schema>> => {
     if (target === "json" && !/^application\/([\w.-]+\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
       throw new RequestMalformedError({ where: "header content-type", problem: "send the body as application/json" });
     }
+    const result = await schema.safeParseAsync(value);
     if (!result.success) {
       const issue = result.error.issues[0];
       const path = issue && issue.path.length > 0 ? `${target}.${issue.path.map(String).join(".")}` : target;
       throw new RequestMalformedError({ where: path, problem: issue?.message ?? "invalid" });
     }
+    return result.data;
   });
 }

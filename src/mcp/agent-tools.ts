@@ -24,8 +24,15 @@ export interface PreparedTool {
 const GET_RUN_TOOL = (): Tool => ({
   name: GET_RUN,
   description:
-    "Waits until a run started by another tool settles again (after an approval, say) and returns its outcome: the answer, a new deferral acknowledgment, or an error with its code.",
-  inputSchema: { type: "object", properties: { runId: { type: "string", description: "The runId of a deferral acknowledgment" } }, required: ["runId"] },
+    "Waits until a run started by another tool settles again (after an approval, say) and returns its outcome: the answer, a new deferral acknowledgment, or an error with its code. Pass the acknowledgment's deferralId too: if the run already moved on from it, the answer comes at once.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      runId: { type: "string", description: "The runId of a deferral acknowledgment" },
+      deferralId: { type: "string", description: "The deferralId of that acknowledgment: get_run waits past it. Without it, past the deferral the run waits on when asked" },
+    },
+    required: ["runId"],
+  },
   outputSchema: {
     type: "object",
     properties: {

@@ -24,7 +24,7 @@ export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification
 export async function callTool(context: McpServerContext, request: CallToolRequest, extra: HandlerExtra, principal: Principal | undefined, envelope: boolean): Promise<CallToolResult> {
   const { options, tools, failure, maxInputBytes, progressIntervalMs } = context;
   const { name, arguments: args } = request.params;
-  if (name === GET_RUN) return getRun(context, args, principal);
+  if (name === GET_RUN) return getRun(context, args, principal, extra);
   const tool = tools.find((t) => t.options.name === name);
   if (!tool) {
     const err = new RequestMalformedError({ where: "params.name", problem: `no tool named ${JSON.stringify(String(name).slice(0, 80))}` });
@@ -43,17 +43,7 @@ export async function callTool(context: McpServerContext, request: CallToolReque
   const runId = runIdFor(name, principal, request.params._meta?.[IDEMPOTENCY_META_KEY], extra.sessionId, extra.requestId);
   let settled: AgentResult | DeferredAck;
   let startedId: string;
-  // A client that sent a progress token hears from us while the run works, so its request
-  // timeout (the SDK's resets on progress) need not cover the whole run.
-  const progressToken = extra._meta?.progressToken;
-  let beats = 0;
-  const heartbeat =
-    progressToken === undefined
-      ? undefined
-      : setInterval(() => {
-          beats += 1;
-          void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: beats, message: "the run is working" } }).catch(() => undefined);
-        }, progressIntervalMs);
+  const heartbeat = progress(extra, progressIntervalMs, "the run is working");
   try {
     const prompt = promptFor(tool, input);
     const handle = await options.agents.start(tool.options.agent, { prompt, ...(runId ? { runId } : {}), ...(principal ? { principal } : {}) });
@@ -78,19 +68,50 @@ export async function callTool(context: McpServerContext, request: CallToolReque
   return { content: [{ type: "text", text: JSON.stringify(answer) }], structuredContent: structured(answer, envelope) };
 }
 
-/** `get_run`: waits for a run to settle again and answers its outcome. */
-async function getRun({ options, ackOf, failure }: McpServerContext, args: Record<string, unknown> | undefined, principal: Principal | undefined): Promise<CallToolResult> {
+/**
+ * `get_run`: waits for a run to settle again, past the deferral the caller names (the
+ * acknowledgment's `deferralId`) or else past the one it waits on when asked, and answers
+ * its outcome. A caller that sent a progress token hears from us while it waits.
+ */
+async function getRun(
+  { options, ackOf, failure, progressIntervalMs }: McpServerContext,
+  args: Record<string, unknown> | undefined,
+  principal: Principal | undefined,
+  extra: HandlerExtra,
+): Promise<CallToolResult> {
   const runId = args?.runId;
   if (typeof runId !== "string" || runId === "" || runId.length > 1000) {
     return failure(new RequestMalformedError({ where: "params.arguments.runId", problem: "a run id (a non-empty string) is required" }));
   }
+  const deferralId = args?.deferralId;
+  if (deferralId !== undefined && (typeof deferralId !== "string" || deferralId === "" || deferralId.length > 1000)) {
+    return failure(new RequestMalformedError({ where: "params.arguments.deferralId", problem: "the deferralId of an acknowledgment (a non-empty string), or none" }));
+  }
+  const heartbeat = progress(extra, progressIntervalMs, "waiting for the run to settle again");
   try {
-    const settled = await options.agents.handle(runId, principal ? { principal } : {}).settled();
+    const settled = await options.agents.handle(runId, principal ? { principal } : {}).settled({ after: deferralId ?? "current" });
     const value = settled.status === "deferred" ? ackOf(runId, settled) : { runId, status: "completed" as const, text: settled.text };
     return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
   } catch (err) {
     return failure(err);
+  } finally {
+    clearInterval(heartbeat);
   }
+}
+
+/**
+ * Progress notifications every `intervalMs` for a caller that sent a progress token, so its
+ * request timeout (the SDK's resets on progress) need not cover the whole wait. Clear it
+ * when the answer is ready.
+ */
+function progress(extra: HandlerExtra, intervalMs: number, message: string): ReturnType<typeof setInterval> | undefined {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  let beats = 0;
+  return setInterval(() => {
+    beats += 1;
+    void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: beats, message } }).catch(() => undefined);
+  }, intervalMs);
 }
 
 /**

@@ -192,13 +192,15 @@ export async function startScriptedModelServer(
   const resolveStep = (request: ChatRequest): ScriptStep => {
     const { conversation, turn } = request;
     const script = scripts.get(conversation) ?? (fallback ? { kind: "responder" as const, responder: fallback } : undefined);
-    if (!script) throw new ScriptFailure(`no script for conversation ${conversation} (turn ${turn})`);
+    if (!script) {
+      throw new ScriptFailure(`the scripted model server has no script for conversation ${JSON.stringify(conversation)} (turn ${turn}): script() it, respond() to it, or respondToAny()`);
+    }
     let step: ScriptStep | undefined;
     if (script.kind === "steps") {
       step = script.steps[turn];
       if (!step) {
         throw new ScriptFailure(
-          `script exhausted for conversation ${conversation} at turn ${turn} (script has ${script.steps.length} steps)`,
+          `the scripted model server's script ran out: conversation ${JSON.stringify(conversation)} asked for turn ${turn}, and its script has ${script.steps.length === 0 ? "no steps" : `${script.steps.length} step(s), turns 0 to ${script.steps.length - 1}`} (script() more steps, or respond())`,
         );
       }
     } else {

@@ -34,6 +34,9 @@ describe("checkOutput", () => {
   it("parses JSON, in a fenced block too, and applies the schema (defaults included)", async () => {
     await expect(checkOutput(Point, '{"x":1}')).resolves.toEqual({ ok: true, value: { x: 1, y: 0 } });
     await expect(checkOutput(Point, '```json\n{"x":2,"y":3}\n```')).resolves.toEqual({ ok: true, value: { x: 2, y: 3 } });
+    await expect(checkOutput(Point, 'Here is the point:\n```json\n{"x":4}\n```\nAsk if you need more.')).resolves.toEqual({ ok: true, value: { x: 4, y: 0 } });
+    // JSON whose text holds a fence is read whole, never as the block inside it.
+    await expect(checkOutput(z.object({ md: z.string() }), JSON.stringify({ md: '```json\n{"x":9}\n```' }))).resolves.toEqual({ ok: true, value: { md: '```json\n{"x":9}\n```' } });
   });
 
   it.each([
@@ -42,6 +45,8 @@ describe("checkOutput", () => {
     ["a wrong type", '{"x":"1"}', /x/],
     ["an array", "[1,2]", /object/],
     ["a truncated answer", '{"x": 1', /not JSON/],
+    ["two fenced blocks (which one is the answer?)", '```json\n{"x":1}\n```\nor\n```json\n{"x":2}\n```', /not JSON/],
+    ["a fenced block of another language", 'Try:\n```python\nprint({"x": 1})\n```', /not JSON/],
   ])("says what is wrong with %s", async (_, content, problem) => {
     const checked = await checkOutput(Point, content);
     expect(checked).toEqual({ ok: false, problem: expect.stringMatching(problem) });

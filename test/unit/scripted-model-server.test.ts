@@ -403,13 +403,13 @@ describe("scripted model server failures", () => {
     );
     expect(error.status).toBe(400);
     expect(error.code).toBe("script_failure");
-    expect(server.failures).toContain("script exhausted for conversation short at turn 1 (script has 1 steps)");
+    expect(server.failures).toContain('the scripted model server\'s script ran out: conversation "short" asked for turn 1, and its script has 1 step(s), turns 0 to 0 (script() more steps, or respond())');
   });
 
   it("fails loudly for an unknown conversation", async () => {
     const error = await rejection(complete(client, [{ role: "user", content: "nobody scripted me" }]));
     expect(error.status).toBe(400);
-    expect(error.message).toContain("no script for conversation nobody scripted me");
+    expect(error.message).toContain('no script for conversation "nobody scripted me"');
     expect(server.failures.at(-1)).toContain("nobody scripted me");
   });
 
@@ -428,7 +428,7 @@ describe("scripted model server failures", () => {
   });
 
   it("lists every failure in assertNoFailures", () => {
-    expect(() => server.assertNoFailures()).toThrow(/3 failure\(s\)[\s\S]*script exhausted[\s\S]*no script[\s\S]*check failed/);
+    expect(() => server.assertNoFailures()).toThrow(/3 failure\(s\)[\s\S]*script ran out[\s\S]*no script[\s\S]*check failed/);
   });
 
   it("starts a redefined script over, injected errors included", async () => {

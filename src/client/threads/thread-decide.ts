@@ -14,13 +14,17 @@ import { threadIdOf, type ThreadAccess } from "./thread-access.js";
 import type { DecideThreadOptions } from "./thread-types.js";
 
 /**
- * `ThreadsClient.decide`: reads the request from the thread, asks `thread.decide` with its
- * calls, meta and the decisions, then sends the decision as the request's token would.
+ * `ThreadsClient.decide`: asks `thread.get` before anything is read (whether a request with
+ * that id exists is what `state()` shows, so a caller refused it learns nothing from the id,
+ * and costs nothing), reads the request from the thread, asks `thread.decide` with its calls,
+ * meta and the decisions, then sends the decision as the request's token would.
  */
 export async function decideThread(access: ThreadAccess, options: DecideThreadOptions): Promise<ResumeResult> {
   const threadId = threadIdOf(options, "thread.decide");
   const approvalId = approvalIdOf(options);
   const decisions = decisionList(options.decisions);
+  const secret = secretOf(access.secrets);
+  await access.check({ threadId, principal: options.principal }, "thread.get");
   const record = await access.query(threadId, () => access.handle(threadId).query(deferralRecordQuery, approvalId));
   if (!record || record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: approvalId });
   await access.ask({
@@ -32,10 +36,17 @@ export async function decideThread(access: ThreadAccess, options: DecideThreadOp
     meta: record.meta,
     decisions,
   });
-  return decideForThread({ client: access.client, secrets: access.secrets }, threadId, record, decisions, {
+  return decideForThread({ client: access.client, secrets: access.secrets }, secret, threadId, record, decisions, {
     ...(options.principal !== undefined ? { principal: options.principal } : {}),
     ...(options.shown !== undefined ? { shown: options.shown } : {}),
   });
+}
+
+/** The secret a decision's token is minted with: without one, RC5040 before anything is asked or read. */
+function secretOf(secrets: Buffer[] | undefined): Buffer {
+  const secret = secrets?.[0];
+  if (!secret) throw new DeferralSecretError({ reason: "the threads client was made without deferral: { secret }, which decide() mints the request's token with (agents.threads shares its AgentClient's)" });
+  return secret;
 }
 
 /**
@@ -46,13 +57,12 @@ export async function decideThread(access: ThreadAccess, options: DecideThreadOp
  */
 async function decideForThread(
   deps: { client: Client; secrets: Buffer[] | undefined },
+  secret: Buffer,
   threadId: string,
   record: DeferralRecord,
   decisions: Decision[],
   options: { principal?: Principal; shown?: string },
 ): Promise<ResumeResult> {
-  const secret = deps.secrets?.[0];
-  if (!secret) throw new DeferralSecretError({ reason: "the threads client was made without deferral: { secret }, which decide() mints the request's token with" });
   if (!record.approval) throw new ResumePayloadError({ deferralId: record.id, issues: ["this is not an approval request"] });
   if (record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: record.id });
   const token = await requestToken(deps.client, secret, record);

@@ -239,8 +239,11 @@ export class ThreadsClient {
   /**
    * Decides a thread's approval request (its id is `approvals[].approvalId` of `state`,
    * or the stream's `approval-request` entry), one decision per call it lists: approved
-   * (with `input` to run it edited) or rejected (with a `reason` the model reads). Authorized
-   * as `thread.decide` (the hook sees the calls, their meta and the decisions: "only a
+   * (with `input` to run it edited) or rejected (with a `reason` the model reads). Needs the
+   * client's `deferral: { secret }` (RC5040 before anything else; `agents.threads` shares its
+   * AgentClient's). Authorized as `thread.get` before the request is read (a caller refused
+   * it gets AI1021 whether or not the id exists, and nothing is read), then as
+   * `thread.decide` (the hook sees the calls, their meta and the decisions: "only a
    * manager decides a payout" is one line), then checked by the thread like any resume:
    * RC5049 for decisions that do not fit (nothing spent), a second decision reads the
    * first's outcome as `duplicate`. The thread goes on at once (`outcome: accepted`): follow

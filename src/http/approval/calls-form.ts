@@ -2,6 +2,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import { MAX_DECISION_TEXT, type ApprovalCall, type Decision } from "../../core/approval.js";
 import type { JsonObject, JsonValue } from "../../core/json.js";
+import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { formValues } from "./form-values.js";
 import { readAnswer } from "./read-form.js";
 import { renderFields } from "./render-form.js";
@@ -45,8 +46,8 @@ export function renderCalls(calls: readonly ApprovalCallView[], values: Record<s
     const id = `call-${call.index}`;
     const chosen = first(values, `${prefix}.decision`);
     return html`<fieldset class="call" id="${id}">
-      <legend>Call ${call.index + 1} of ${calls.length}: <code>${call.toolName}</code></legend>
-      <pre>${typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2)}</pre>
+      <legend>Call ${call.index + 1} of ${calls.length}: <code>${oneLine(call.toolName)}</code></legend>
+      <pre>${typeof call.arguments === "string" ? printable(call.arguments) : printableJson(JSON.stringify(call.arguments, null, 2))}</pre>
       <fieldset class="choice"><legend>Decision<span class="req"> (required)</span></legend>
         ${CHOICES.map(
           ([value, text]) =>

@@ -1,4 +1,5 @@
 import type { JsonValue } from "../../core/json.js";
+import { printable, printableJson } from "../../core/printable.js";
 import { classify, fieldName, type FieldSchema } from "./schema.js";
 
 /**
@@ -6,6 +7,8 @@ import { classify, fieldName, type FieldSchema } from "./schema.js";
  * (the inverse of `readAnswer`): an edit form starts from the arguments the model wrote.
  * A value of a kind its field cannot hold (a string where the schema says number, a key the
  * schema does not list) is left out; the page shows the arguments as written beside it.
+ * Text is shown as the page shows the arguments, controls and direction overrides escaped:
+ * an edit carries what the approver saw.
  */
 export function formValues(schema: FieldSchema, value: JsonValue | undefined, root: string): Record<string, string[]> {
   const out: Record<string, string[]> = Object.create(null);
@@ -31,7 +34,7 @@ function fill(raw: FieldSchema, path: string[], value: JsonValue | undefined, ou
       if (typeof value === "number") out[name] = [String(value)];
       return;
     case "string":
-      if (typeof value === "string") out[name] = [value];
+      if (typeof value === "string") out[name] = [printable(value)];
       return;
     case "object":
       if (typeof value !== "object" || Array.isArray(value)) return;
@@ -51,7 +54,7 @@ function fill(raw: FieldSchema, path: string[], value: JsonValue | undefined, ou
       return;
     }
     case "json":
-      out[name] = [JSON.stringify(value, null, 2)];
+      out[name] = [printableJson(JSON.stringify(value, null, 2))];
       return;
   }
 }

@@ -1,6 +1,7 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunOutcome } from "../../core/deferral-record.js";
+import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { renderCalls } from "./calls-form.js";
 import { renderFields } from "./render-form.js";
 import { rootSchema } from "./schema.js";
@@ -23,12 +24,14 @@ export async function renderPage(view: ApprovalView, extras: { back?: { href: st
           ${view.outcome ? outcome(view.outcome) : ""}
           ${view.code ? html`<p class="code">Code: <code>${view.code}</code></p>` : ""}
         </section>`;
+  // The title and description may be built from the model's arguments (meta): shown with their controls escaped, as the arguments are.
+  const title = oneLine(view.title);
   return htmlDocument({
-    title: view.title,
+    title,
     nonce: view.nonce,
     main: html`${extras.back ? html`<p class="back"><a href="${extras.back.href}">${extras.back.label}</a></p>` : ""}
-<h1>${view.title}</h1>
-${view.description ? html`<p class="description">${view.description}</p>` : ""}
+<h1>${title}</h1>
+${view.description ? html`<p class="description">${printable(view.description)}</p>` : ""}
 ${details(view)}
 ${body}`,
   });
@@ -71,7 +74,7 @@ function details(view: ApprovalView) {
   return html`<dl class="details">
     ${view.agentId ? html`<dt>Agent</dt><dd>${view.agentId}</dd>` : ""}
     ${view.toolName ? html`<dt>Asked by</dt><dd><code>${view.toolName}</code></dd>` : ""}
-    ${view.arguments !== undefined ? html`<dt>With</dt><dd><pre>${JSON.stringify(view.arguments, null, 2)}</pre></dd>` : ""}
+    ${view.arguments !== undefined ? html`<dt>With</dt><dd><pre>${printableJson(JSON.stringify(view.arguments, null, 2))}</pre></dd>` : ""}
     ${view.expiresAt && view.state === "form" ? html`<dt>Time left</dt><dd><time datetime="${view.expiresAt}">${timeLeft(view.msLeft ?? 0)}</time> (until ${view.expiresAt})</dd>` : ""}
   </dl>`;
 }
@@ -89,10 +92,10 @@ function outcome(o: RunOutcome) {
   switch (o.status) {
     case "completed": {
       const text = (o.result as { text?: unknown } | undefined)?.text;
-      return html`<p>The run continued and completed.</p>${typeof text === "string" ? html`<blockquote>${text}</blockquote>` : ""}`;
+      return html`<p>The run continued and completed.</p>${typeof text === "string" ? html`<blockquote>${printable(text)}</blockquote>` : ""}`;
     }
     case "failed":
-      return html`<p>The run continued and then failed${o.error.code ? html` (<code>${o.error.code}</code>)` : ""}: ${o.error.message}</p>`;
+      return html`<p>The run continued and then failed${o.error.code ? html` (<code>${o.error.code}</code>)` : ""}: ${printable(o.error.message)}</p>`;
     case "deferred":
       return html`<p>The run continued and is now waiting for another decision.</p>`;
     case "needs-compaction":
@@ -136,4 +139,5 @@ button{font:inherit;padding:.6rem 1.4rem;border:0;border-radius:6px;background:#
 blockquote{margin:1rem 0;padding:.5rem 1rem;border-left:4px solid #1a5fd0;background:#f0f4fb}
 fieldset.call{border-color:#99a;padding:.5rem 1rem 1rem}fieldset.call>legend{font-size:1.1rem}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}.back{margin:0 0 1rem}
+code.key+.title{font-weight:normal;color:#4a5360}
 `;

@@ -35,16 +35,11 @@ function hintFor(path: string[], hints: RenderHints): FieldHint {
   return (Object.hasOwn(fields, exact) ? fields[exact] : Object.hasOwn(fields, generic) ? fields[generic] : undefined) ?? {};
 }
 
-function humanize(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim().toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 function field(raw: FieldSchema, path: string[], required: boolean, ctx: FormContext): Html {
   const { schema, kind } = classify(raw);
   const hint = hintFor(path, ctx.hints);
   const key = path.at(-1);
-  const label = hint.label ?? schema.title ?? (key === undefined ? "Answer" : /^\d+$/.test(key) ? `Item ${Number(key) + 1}` : humanize(key));
+  const label = labelOf(key, hint.label ?? schema.title);
   const help = hint.help ?? schema.description;
   const name = fieldName(path, ctx.root);
   const given = Object.hasOwn(ctx.values, name) ? ctx.values[name]! : [];
@@ -125,6 +120,17 @@ function field(raw: FieldSchema, path: string[], required: boolean, ctx: FormCon
     case "json":
       return html`<div class="field"><label for="${id}">${label}${req} <span class="bounds">(JSON)</span></label>${helpText}<textarea id="${id}" name="${name}" rows="6" ${required && path.length > 0 ? "required" : ""} aria-describedby="${described}">${current}</textarea></div>`;
   }
+}
+
+/**
+ * A field's label: its key as the schema spells it (what the tool, the model and the API
+ * call it, so an approver can tell `amountEur` from `amountUsd`), with the title from the
+ * schema or the page's hints beside it. The answer itself and array items have no key.
+ */
+function labelOf(key: string | undefined, title: string | undefined): Html | string {
+  if (key === undefined) return title ?? "Answer";
+  if (/^\d+$/.test(key)) return title ?? `Item ${Number(key) + 1}`;
+  return html`<code class="key">${key}</code>${title ? html` <span class="title">${title}</span>` : ""}`;
 }
 
 const INPUT_TYPES: Record<string, string> = { email: "email", uri: "url", url: "url", date: "date", "date-time": "datetime-local", time: "time" };

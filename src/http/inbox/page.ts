@@ -2,6 +2,7 @@ import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { ApprovalSummary } from "../../client/approval-inbox.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
+import { oneLine, printable } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -57,12 +58,12 @@ function listBlock(view: ListView): Html {
 }
 
 function row(a: ApprovalSummary, view: ListView): Html {
-  const title = typeof a.meta.title === "string" ? a.meta.title : a.calls.map((c) => c.toolName).join(", ");
+  const title = oneLine(typeof a.meta.title === "string" ? a.meta.title : a.calls.map((c) => c.toolName).join(", "));
   const requires = Array.isArray(a.meta.requires) ? a.meta.requires.filter((r): r is string => typeof r === "string") : [];
   return html`<li class="request" data-approval-id="${a.approvalId}">
     <a href="${view.base}/${encodeURIComponent(a.approvalId)}">${title}</a>
-    <ul class="calls">${a.calls.map((c) => html`<li><code>${c.toolName}</code> <code class="args">${clip(c.arguments)}</code></li>`)}</ul>
-    <p class="facts">${a.kind === "approval" ? "Approval" : "Answered through its own link"}${a.agentId ? html` · agent <code>${a.agentId}</code>` : ""} · in <code>${a.runId}</code>${
+    <ul class="calls">${a.calls.map((c) => html`<li><code>${oneLine(c.toolName)}</code> <code class="args">${printable(clip(c.arguments))}</code></li>`)}</ul>
+    <p class="facts">${a.kind === "approval" ? "Approval" : "Answered through its own link"}${a.agentId ? html` · agent <code>${a.agentId}</code>` : ""} · in <code>${oneLine(a.runId)}</code>${
       requires.length > 0 ? html` · requires ${requires.join(", ")}` : ""
     } · <time datetime="${a.expiresAt}">${timeLeft(Date.parse(a.expiresAt) - view.now)}</time> left</p>
   </li>`;
@@ -70,15 +71,16 @@ function row(a: ApprovalSummary, view: ListView): Html {
 
 /** A ctx.defer() deferral opened from the inbox: answered with the payload its schema asks for, through the link its tool sent. */
 export function renderDeferral(record: DeferralRecord, options: { title: string; back: string; nonce: string; now: number }): Promise<string> {
+  const title = oneLine(options.title);
   return htmlDocument({
-    title: options.title,
+    title,
     nonce: options.nonce,
     main: html`<p class="back"><a href="${options.back}">All requests</a></p>
-<h1>${options.title}</h1>
+<h1>${title}</h1>
 <dl class="details">
   ${record.agentId ? html`<dt>Agent</dt><dd>${record.agentId}</dd>` : ""}
   ${record.toolName ? html`<dt>Asked by</dt><dd><code>${record.toolName}</code></dd>` : ""}
-  ${record.toolArguments !== undefined ? html`<dt>With</dt><dd><pre>${record.toolArguments}</pre></dd>` : ""}
+  ${record.toolArguments !== undefined ? html`<dt>With</dt><dd><pre>${printable(record.toolArguments)}</pre></dd>` : ""}
   <dt>Time left</dt><dd><time datetime="${record.expiresAt}">${timeLeft(Date.parse(record.expiresAt) - options.now)}</time> (until ${record.expiresAt})</dd>
 </dl>
 <section class="state" role="status"><p>This request is answered through the link its tool sent (it carries the request's token), not from the inbox.</p></section>`,
