@@ -95,4 +95,5 @@ export {
 export { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "./core/stream-fold.js";
 export { inProcessStreamTransport } from "./stream/in-process.js";
 export { directStreamTransport, type DirectStreamTransport, type DirectStreamTransportOptions } from "./stream/direct.js";
+export type { EndpointAnnouncement } from "./stream/direct-beacon.js";
 export type { PublishContext, StreamBatch, StreamSubscription, StreamTransport, SubscribeContext } from "./stream/transport.js";

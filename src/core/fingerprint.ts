@@ -46,8 +46,8 @@ export function isCallFingerprint(value: unknown): value is string {
 }
 
 /** The parts of an agent definition a deferred step depends on: what RC5048 names when some changed. */
-export const DEFINITION_PARTS = ["system", "model", "tools", "agents", "settings", "output", "version"] as const;
-export type DefinitionPart = (typeof DEFINITION_PARTS)[number];
+export type DefinitionPart = "system" | "model" | "tools" | "agents" | "settings" | "output" | "version";
+export const DEFINITION_PARTS: readonly DefinitionPart[] = ["system", "model", "tools", "agents", "settings", "output", "version"];
 
 /**
  * A short hash of each part of a definition, kept beside the definition hash (which alone
