@@ -39,7 +39,9 @@ const updatesOf = (events: SseEvent[]) => events.filter((e) => e.event === "mess
 /** Every execution of a workflow, oldest first, following the continue-as-new chain. */
 async function executionsOf(workflowId: string): Promise<string[]> {
   const raw = rawClient(h).client;
-  let runId: string | undefined = (await raw.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId ?? undefined;
+  // The service's answer itself: the client's describe() would decode the memo (the stream key), which the codec encrypted.
+  const described = await raw.workflowService.describeWorkflowExecution({ namespace: h.namespace, execution: { workflowId } });
+  let runId: string | undefined = described.workflowExecutionInfo?.firstRunId ?? undefined;
   const runs: string[] = [];
   while (runId) {
     runs.push(runId);
@@ -164,8 +166,8 @@ describe("with the codec on", () => {
     const runId = uid("enc-summary");
     h.model.script(`${marker} please pay`, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 4 } }] }]);
     expect(await agents.run(payoutAgent, { prompt: `${marker} please pay`, runId })).toMatchObject({ status: "deferred" });
-    const raw = await rawClient(h).client.workflow.getHandle(runId).describe();
-    const summary = raw.raw.executionConfig?.userMetadata?.summary;
+    const raw = await rawClient(h).client.workflowService.describeWorkflowExecution({ namespace: h.namespace, execution: { workflowId: runId } });
+    const summary = raw.executionConfig?.userMetadata?.summary;
     expect(Buffer.from(summary?.metadata?.encoding ?? []).toString()).toBe("binary/encrypted");
     expect(Buffer.from(summary?.data ?? []).toString("latin1")).not.toContain(marker);
     expect(await (await agents.client.workflow.getHandle(runId).describe()).staticSummary()).toBe(`agent payouts: "${marker} please pay"`);
