@@ -6,7 +6,8 @@
  * so far; docs/http.md: a reconnect continues exactly after its id).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { defineAgent, type AgentClient, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
+import { AgentClient, defineAgent, inProcessStreamTransport, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { assistantMessage, deltaText, follow, isDelta } from "./stream-entries.js";
@@ -20,10 +21,11 @@ const storyteller = defineAgent({ id: "join-storyteller", model: "gpt-4.1-mini",
 
 let h: Harness;
 let agents: AgentClient;
+let taskQueue: string;
 let http: HttpServer;
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([storyteller], { client: { threads: { agent: storyteller } } }));
+  ({ agents, taskQueue } = await h.worker([storyteller], { client: { threads: { agent: storyteller } } }));
   http = await startHttp({ agents, threads: agents.threads, events: { pollIntervalMs: 50 } });
 });
 afterAll(async () => {
@@ -133,6 +135,49 @@ describe("an SSE reader that reconnects mid-answer with Last-Event-ID", () => {
     expect(seqs(whole)).toEqual(seqs(updatesOf(otherTab.events)));
     expect(deltaText(whole)).toBe(deltaText(updatesOf(otherTab.events)));
     expect(assistantMessage(whole)!.message.content).toBe(STORY);
+  });
+});
+
+describe("a reader that joins while the poller looks at a thread not created yet", () => {
+  it("is not told the thread does not exist by the look that began before it joined; it follows the thread", async () => {
+    const threadId = uid("join-created");
+    // The poller's first describe finds no thread, and its answer is held until the second reader joined.
+    const release = { now: () => undefined as void };
+    const held = new Promise<void>((resolve) => (release.now = resolve));
+    let looked: () => void = () => undefined;
+    const firstLook = new Promise<void>((resolve) => (looked = resolve));
+    let holding = true;
+    const slowFirstLook: WorkflowClientInterceptor = {
+      async describe(input, next) {
+        try {
+          return await next(input);
+        } catch (err) {
+          if (input.workflowExecution.workflowId === threadId && holding) {
+            holding = false;
+            looked();
+            await held;
+          }
+          throw err;
+        }
+      },
+    };
+    const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [slowFirstLook] } });
+    // An in-process transport: the poller's looks are the only describes of the thread.
+    const threads = new AgentClient({ client, taskQueue, threads: { agent: storyteller }, stream: { transport: inProcessStreamTransport() } }).threads;
+    const early = (async () => {
+      for await (const _ of threads.followUpdates({ threadId, pollIntervalMs: 50 })) break;
+    })();
+    early.catch(() => undefined); // asserted below
+    await firstLook;
+    h.model.script(threadId, [{ text: STORY }]);
+    await agents.threads.createThread({ threadId });
+    const late = follow(threads, threadId);
+    release.now();
+    // The reader that was there when the thread was not is told so; the one that joined after follows it.
+    await expect(early).rejects.toMatchObject({ code: "AI1020" });
+    await agents.threads.sendMessage({ threadId, prompt: threadId });
+    await late.done;
+    expect(assistantMessage(late.updates())!.message.content).toBe(STORY);
   });
 });
 

@@ -250,14 +250,19 @@ class ThreadPoller {
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);
       while (this.#readers.size > 0) {
+        const present = [...this.#readers];
         try {
           if (!(await this.#round())) break;
         } catch (err) {
-          // The thread is gone (or the server refuses for good): every reader hears it.
-          for (const r of [...this.#readers]) {
-            this.#readers.delete(r);
+          // The thread is gone (or the server refuses for good): every reader that was there
+          // when the look began hears it. One that joined meanwhile (a reader that retried
+          // once the thread was created) waits for the next look, which may well find it.
+          for (const r of present) {
+            if (!this.#readers.delete(r)) continue;
+            this.#joining.delete(r);
             r.fail(err);
           }
+          this.#watch.current = undefined;
           continue;
         }
         await this.#pause(this.hub.intervalMs);
