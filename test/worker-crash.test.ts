@@ -92,13 +92,15 @@ it("a worker killed with SIGKILL while a run is parked: a new worker takes the r
   const resumed = await agents.resume({ token, payload: { approved: true } });
   expect(resumed.outcome).toEqual(expect.objectContaining({ status: "completed", result: expect.objectContaining({ text: "paid 7" }) }));
 
-  // The resume's task went to the dead worker's sticky queue first and was handed on
-  // when its schedule-to-start timeout (short by default, see createAgentWorker) fired.
+  // The resume's task went to the dead worker's sticky queue first and was handed on when
+  // its schedule-to-start timeout (short by default, see createAgentWorker) fired, once; or,
+  // when the server had already noticed the killed poller, straight to the shared queue (a
+  // race this test cannot order: the next test pins the timeout itself).
   const events = (await agents.client.workflow.getHandle(runId).fetchHistory()).events ?? [];
   const stickyTimeouts = events.filter(
     (e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT && e.workflowTaskTimedOutEventAttributes?.timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
   );
-  expect(stickyTimeouts).toHaveLength(1);
+  expect(stickyTimeouts.length).toBeLessThanOrEqual(1);
   h.model.assertNoFailures();
 });
 
