@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Client, type WorkflowClientInterceptor } from "@temporalio/client";
-import { AgentClient, defineAgent, inProcessStreamTransport, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { AgentClient, defineAgent, type StreamSnapshot, type StreamTransport, type StreamUpdate } from "../src/index.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { assistantMessage, deltaText, follow, isDelta } from "./stream-entries.js";
@@ -162,8 +162,10 @@ describe("a reader that joins while the poller looks at a thread not created yet
       },
     };
     const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [slowFirstLook] } });
-    // An in-process transport: the poller's looks are the only describes of the thread.
-    const threads = new AgentClient({ client, taskQueue, threads: { agent: storyteller }, stream: { transport: inProcessStreamTransport() } }).threads;
+    // A transport that reaches no worker and tails nothing: the poller's looks are the only
+    // describes of the thread (the entries come by query).
+    const silent: StreamTransport = { local: false, publish: async () => undefined, subscribe: async () => ({ unsubscribe: async () => undefined }), close: async () => undefined };
+    const threads = new AgentClient({ client, taskQueue, threads: { agent: storyteller }, stream: { transport: silent } }).threads;
     const early = (async () => {
       for await (const _ of threads.followUpdates({ threadId, pollIntervalMs: 50 })) break;
     })();
