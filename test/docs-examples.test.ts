@@ -8,9 +8,15 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startScriptedModelServer, type ChatRequest, type ScriptedModelServer } from "../src/testing/index.js";
+import { readdirSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReactHost } from "../examples/docs-support/react-host/server.js";
+import { AgentClient, defineAgent } from "../src/index.js";
+import { startRedis, startScriptedModelServer, type ChatRequest, type Hold, type RedisServerHandle, type ScriptedModelServer } from "../src/testing/index.js";
+import { launchChromium } from "./chromium.js";
 import { freePort } from "./cli-support.js";
+import { startHarness, uid, type Harness } from "./harness.js";
 import { BUNDLE_PATH_ENV } from "./workflow-bundle.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -18,9 +24,21 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 interface Example {
   /** What the scripted model answers the example's conversations. */
   script?(model: ScriptedModelServer): void;
+  /** What the test does while the example runs (lets a held answer go once the example stopped it). */
+  during?(model: ScriptedModelServer): Promise<void>;
   /** What its output holds when it did what its page says, in order. */
   prints: RegExp[];
+  /**
+   * The program that runs it, when it is not the file itself: a workflow module runs only in
+   * a worker's bundle (examples/docs-support/ has the worker for each).
+   */
+  run?: string;
+  /** Other files under examples/docs/ this case runs too. */
+  covers?: string[];
 }
+
+/** Held by the threads example's first answer, until the example's stop has reached the model. */
+let firstAnswer: Hold;
 
 /** The tools a model request offered, by name. */
 const toolNames = (request: ChatRequest) => (request.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
@@ -101,20 +119,146 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Trace this answer", [{ text: "Traced." }]),
     prints: [/answer: Traced\./, /spans: chat gpt-4\.1-mini, invoke_agent support/, /metrics: gen_ai\.client\.operation\.duration, gen_ai\.client\.token\.usage/],
   },
+  "compaction.ts": {
+    script: (model) =>
+      model.script("Pay the ledger's total", [
+        { toolCalls: [{ name: "readLedger", arguments: {} }] },
+        { toolCalls: [{ name: "askApproval", arguments: { amount: 120 } }] },
+        // After the rewrite: the model is sent the summary, not the 600 lines.
+        { check: (request) => expect(request.messages.map((m) => String(m.content ?? "").length).every((length) => length < 1000)).toBe(true), text: "Paid 120." },
+      ]),
+    prints: [/listed \d+ \(more: false\); record deferred with \d+ messages; asks askApproval \{"amount":120\}/, /result: Paid 120\.; the transcript now: user: Pay the ledger's total \| assistant: Summary so far: the ledger lists 600 paid invoices of 120 EUR\. \| assistant: \(calls\) \| tool: \{"approved":true\} \| assistant: Paid 120\./],
+  },
+  "http-handler.ts": {
+    script: (model) => model.script("Hello over HTTP", [{ text: "Hello from the front door." }]),
+    prints: [/POST \/agents\/runs: 200 .*"status":"completed".*Hello from the front door\./],
+  },
+  "codec-server.ts": {
+    prints: [/encode: 200 binary\/encrypted; decode: 200 "the customer's IBAN"/, /someone else: 403/],
+  },
+  "mcp-server.ts": {
+    script: (model) => model.script("Report on durable agents", [{ text: '{"title":"Durable agents","score":9}' }]),
+    prints: [/tools: .*payout.*report/, /report: .*"title":"Durable agents","score":9/],
+  },
+  "mcp-tools.ts": {
+    script: (model) =>
+      model.script("Triage the new issues", [
+        { toolCalls: [{ name: "gh_list_issues", arguments: {} }, { name: "read_file", arguments: { path: "README.md" } }] },
+        {
+          check: (request) => {
+            const results = request.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+            expect(results[0]).toContain("A 1.0 a team can adopt");
+            expect(results[1]).toMatch(/^# durable-agents\n/);
+          },
+          text: "Issue 48 is about the 1.0.",
+        },
+      ]),
+    prints: [/tools: gh_list_issues, read_file/, /answer: Issue 48 is about the 1\.0\./],
+  },
+  "stream-transport.ts": {
+    prints: [/closed: 3 transports/],
+  },
+  "plugin-worker.ts": {
+    script: (model) => model.script("Weather in Bergen?", [{ text: "Rain, 9 °C." }]),
+    prints: [/agent: Rain, 9 °C\./, /expense: deferred/, /expense: .*"status":"completed".*"status":"booked"/],
+  },
+  "threads.ts": {
+    script: (model) => {
+      firstAnswer = model.hold();
+      model.script("Where is my order?", [
+        { hold: firstAnswer, toolCalls: [{ name: "askManager", arguments: { question: "May we refund order 1234?" } }] },
+        { text: "The manager approved the refund." },
+        { toolCalls: [{ name: "lookup", arguments: { email: "ann@example.com" } }, { name: "renderPdf", arguments: { id: "1234" } }] },
+        { text: "Order 1234 ships Monday: https://files.example.com/1234.pdf" },
+      ]);
+    },
+    // The example stops the thread while its first answer is held: once the stop reached the model, the answer may come.
+    during: async (model) => {
+      await vi.waitFor(() => expect(model.aborted.some((a) => a.conversation === "Where is my order?")).toBe(true), { timeout: 60_000, interval: 50 });
+      firstAnswer.release();
+    },
+    prints: [/slack: May we refund order 1234\?/, /status: completed; \d+ entries shown; statuses .*→stopped.*stopped→/, /transcript: user:Where is my order\? \| assistant→askManager \| tool:\{"approved":true\} \| assistant:The manager approved the refund\. \| user:It was order 1234 \| assistant→lookup\+renderPdf \| tool:\{"name":"ann","orders":\["1234"\]\} \| tool:\{"url":"https:\/\/files\.example\.com\/1234\.pdf"\} \| assistant:Order 1234 ships Monday/],
+  },
+  "plain-workflow.ts": {
+    run: "examples/docs-support/plain-workflow.ts",
+    covers: ["plain-workflow-activity.ts"],
+    prints: [/parked: deferred, record \{"requires":\["expenses:approve"\]\}/, /resumed: .*"status":"completed","result":\{"expenseId":"expense-\d+","approved":true\}/],
+  },
+  "upgrade-patched.ts": {
+    run: "examples/docs-support/upgrade-patched.ts",
+    prints: [/parked: deferred/, /audited expense-\d+/, /resumed: .*"status":"completed","result":true/],
+  },
+};
+
+/**
+ * The React examples (examples/docs/*.tsx), mounted by examples/docs-support/react-host in a
+ * Chromium page, on the front door and a worker: each case opens the page on what it
+ * prepared and says what the page shows once the example did what its page says.
+ */
+interface BrowserExample {
+  /** Prepares a thread or a run; returns the page's query (after `example=`). */
+  prepare(h: Harness, agents: AgentClient): Promise<Record<string, string>>;
+  /** What the reader does on the page, then what the page shows. */
+  check(page: Page, h: Harness): Promise<void>;
+}
+
+const support = defineAgent({ id: "support", model: "gpt-4.1-mini", system: "You help customers." });
+const releaseNotes = defineAgent({ id: "release-notes", model: "gpt-4.1-mini", system: "You write release notes." });
+
+const BROWSER_EXAMPLES: Record<string, BrowserExample> = {
+  "chat-view.tsx": {
+    async prepare(_h, agents) {
+      const { threadId } = await agents.threads.createThread({ threadId: uid("sam-chat"), principal: { id: "sam" } });
+      return { thread: threadId, user: "sam" };
+    },
+    async check(page, h) {
+      const prompt = uid("Hello from the page");
+      h.model.script(prompt, [{ text: "Hi, the support agent here." }]);
+      await page.locator("input").fill(prompt);
+      await page.locator("input").press("Enter");
+      await page.getByText("assistant: Hi, the support agent here.").waitFor();
+      await expect(page.getByText(`user: ${prompt}`).count()).resolves.toBe(1);
+    },
+  },
+  "use-chat.tsx": {
+    async prepare(h, agents) {
+      const prompt = uid("What is durable execution?");
+      h.model.script(prompt, [{ text: "Work that survives crashes." }]);
+      const { threadId } = await agents.threads.createThread({ threadId: uid("sam-usechat"), prompt, principal: { id: "sam" } });
+      await agents.threads.settled({ threadId, principal: { id: "sam" } });
+      return { thread: threadId, user: "sam" };
+    },
+    async check(page) {
+      await page.getByText("ready: 2 messages").waitFor();
+    },
+  },
+  "use-chat-run.tsx": {
+    async prepare(h, agents) {
+      const runId = uid("notes");
+      h.model.script(runId, [{ text: "Release notes: the docs' examples run." }]);
+      await agents.run(releaseNotes, { prompt: runId, runId, principal: { id: "sam" } });
+      return { run: runId, user: "sam" };
+    },
+    async check(page) {
+      await page.getByText("ready: 2 messages").waitFor();
+    },
+  },
 };
 
 let model: ScriptedModelServer;
+let redis: RedisServerHandle;
 const secrets = { DEFERRAL_SECRET: randomBytes(32).toString("base64"), PAYLOAD_KEY: randomBytes(32).toString("base64") };
 
 beforeAll(async () => {
-  model = await startScriptedModelServer();
+  [model, redis] = await Promise.all([startScriptedModelServer(), startRedis()]);
 });
 afterAll(async () => {
   await model?.close();
+  await redis?.stop();
 });
 
-/** Runs examples/docs/`file` as a process of its own; resolves once it ended. */
-async function runExample(file: string): Promise<{ code: number; output: string }> {
+/** Runs `program` (a path in the repository) as a process of its own; resolves once it ended. */
+async function runExample(program: string): Promise<{ code: number; output: string }> {
   const env = {
     ...process.env,
     ...secrets,
@@ -126,19 +270,25 @@ async function runExample(file: string): Promise<{ code: number; output: string 
     OLLAMA_BASE_URL: model.url,
     GATEWAY_BASE_URL: model.url,
     PORT: String(await freePort()),
+    REDIS_URL: redis.url,
     [BUNDLE_PATH_ENV]: inject("workflowBundlePath"),
   };
   return new Promise((resolve) => {
-    execFile(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `examples/docs/${file}`], { cwd: root, env, timeout: 90_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, program], { cwd: root, env, timeout: 90_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}\n--- stderr ---\n${stderr}` }),
     );
   });
 }
 
 describe("the docs' examples", () => {
+  it("are each run here (a file under examples/docs/ with no case fails)", () => {
+    const cases = [...Object.entries(EXAMPLES).flatMap(([file, example]) => [file, ...(example.covers ?? [])]), ...Object.keys(BROWSER_EXAMPLES)];
+    expect(readdirSync(`${root}examples/docs`).sort()).toEqual(cases.sort());
+  });
+
   it.each(Object.entries(EXAMPLES))("%s runs and does what its page says", async (file, example) => {
     example.script?.(model);
-    const { code, output } = await runExample(file);
+    const [{ code, output }] = await Promise.all([runExample(example.run ?? `examples/docs/${file}`), example.during?.(model)]);
     let from = 0;
     for (const pattern of example.prints) {
       const found = pattern.exec(output.slice(from));
@@ -147,5 +297,44 @@ describe("the docs' examples", () => {
     }
     expect(code, output).toBe(0);
     model.assertNoFailures();
+  });
+});
+
+describe("the docs' React examples, in a browser", () => {
+  let browser: Browser;
+  let h: Harness;
+  let agents: AgentClient;
+  let host: Awaited<ReturnType<typeof startReactHost>>;
+  beforeAll(async () => {
+    // First: without a browser the file fails at once, saying what to install.
+    browser = await launchChromium();
+    h = await startHarness();
+    ({ agents } = await h.worker([support, releaseNotes], { client: { threads: { agent: support } } }));
+    host = await startReactHost(agents);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    await h?.close();
+  });
+
+  it.each(Object.entries(BROWSER_EXAMPLES))("%s renders and does what its page says", async (file, example) => {
+    const query = new URLSearchParams({ example: file.replace(/\.tsx$/, ""), ...(await example.prepare(h, agents)) });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (err) => errors.push(err.message));
+      page.on("response", (response) => void (response.status() >= 400 && !response.url().endsWith("/favicon.ico") && errors.push(`${response.status()} ${response.url()}`)));
+      page.on("console", (message) => void (message.type() === "error" && !message.text().startsWith("Failed to load resource") && errors.push(message.text())));
+      await page.goto(`${host.url}?${query}`);
+      await example.check(page, h).catch(async (err: unknown) => {
+        throw new Error(`${String(err)}\nThe page shows: ${await page.locator("body").innerText()}\nIts errors: ${errors.join("\n")}`);
+      });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+    h.model.assertNoFailures();
   });
 });

@@ -8,8 +8,9 @@
  * an example reads them).
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Connection } from "@temporalio/client";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import { NativeConnection, type BundleOptions, type Worker } from "@temporalio/worker";
 import { AgentClient, type AgentClientOptions, type AgentDefinition } from "durable-agents";
 import { createAgentWorker, openaiModel, type AgentWorkerOptions } from "durable-agents/worker";
 
@@ -20,6 +21,18 @@ export const namespace = process.env.TEMPORAL_NAMESPACE ?? "default";
 export function prebuiltBundle(): Pick<AgentWorkerOptions, "workflowBundle"> {
   const path = process.env.DURABLE_AGENTS_TEST_BUNDLE;
   return path ? { workflowBundle: JSON.parse(readFileSync(path, "utf8")) as NonNullable<AgentWorkerOptions["workflowBundle"]> } : {};
+}
+
+/**
+ * Bundler options for the workflow examples: they import `durable-agents/workflow` as a
+ * reader's code does, which in this repository is its source (tsx finds it through
+ * tsconfig's paths; Temporal's bundler is told here).
+ */
+export function sourceImports(): Pick<BundleOptions, "webpackConfigHook"> {
+  const workflowEntry = fileURLToPath(new URL("../../src/workflow.ts", import.meta.url));
+  return {
+    webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, alias: { ...(config.resolve?.alias as Record<string, string> | undefined), "durable-agents/workflow$": workflowEntry } } }),
+  };
 }
 
 export interface RunningWorker {

@@ -1,7 +1,8 @@
 /**
  * Every TypeScript example in README.md and docs/ is a file under examples/docs/ that the
- * type-check and lint cover, put into the page by `npm run docs:snippets`: a page whose block
- * drifted from its file, or a ts block written straight into a page, fails here.
+ * type-check and lint cover and test/docs-examples.test.ts runs, put into the page by
+ * `npm run docs:snippets`: a page whose block drifted from its file, or a ts block written
+ * straight into a page, fails here.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
