@@ -56,6 +56,10 @@ describe("the docs' TypeScript snippets", () => {
     const ci = readFileSync(join(root, ".ci/run"), "utf8").split("\n").map((line) => line.trim());
     expect(ci.indexOf(commands[1]!)).toBeGreaterThan(ci.indexOf("npm ci --no-audit --no-fund"));
     expect(ci.indexOf("npm ci --no-audit --no-fund")).toBeGreaterThanOrEqual(0);
+    // The quickstart awaits at top level: pasted into a .ts file of a project that is not an
+    // ES module, tsx refuses it, so the file it is pasted into is an .mts.
+    expect(readme).toMatch(/into `quickstart\.mts`/);
+    expect(readme).toMatch(/npx tsx quickstart\.mts/);
     // What a newcomer reads before running anything mentions no toolchain to install.
     const beforeInstall = readme.slice(0, readme.indexOf("## Install"));
     expect(beforeInstall).not.toMatch(/\bGo\b|Chromium|apt-get|brew /);
