@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   cost: () => import("./cost.js"),
   chaos: () => import("./chaos.js"),
   sizes: () => import("./sizes.js"),
+  "large-results": () => import("./large-results.js"),
 };
 
 const name = process.argv[2];

@@ -1,17 +1,19 @@
 /**
  * Puts each TypeScript snippet of README.md and docs/ in from the file it names, so every
- * example a reader copies is a file `tsc --noEmit` and eslint check:
+ * example a reader copies is a file that `tsc --noEmit` and eslint check and that
+ * `test/docs-examples.test.ts` runs against a dev server and the scripted model:
  *
  *   <!-- snippet: examples/docs/quickstart.ts -->
  *   ```ts
- *   …the file, from the line after `// ---cut---` when it has one…
+ *   …the file, from the line after `// ---cut---` when it has one, to the line before `// ---end---`…
  *   ```
  *   <!-- /snippet -->
  *
  *   npm run docs:snippets   # rewrites every block between such markers from its file
  *
- * What a file holds above `// ---cut---` (declarations of the reader's own services, such as a
- * mailer) is type-checked but not shown. `test/unit/docs-snippets.test.ts` fails when a block
+ * What a file holds above `// ---cut---` (the reader's own services, such as a mailer, here
+ * small working stand-ins) and below `// ---end---` (what shows the example worked, and the
+ * shutdown) runs but is not shown. `test/unit/docs-snippets.test.ts` fails when a block
  * differs from its file, or when a ts/tsx block has no marker.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,6 +24,7 @@ export const root = fileURLToPath(new URL("..", import.meta.url));
 
 const MARKER = /<!-- snippet: (\S+) -->\n[\s\S]*?<!-- \/snippet -->/g;
 const CUT = "// ---cut---\n";
+const END = "// ---end---\n";
 
 /** README.md and every Markdown file under docs/, as paths relative to the repository. */
 export function docFiles(): string[] {
@@ -32,10 +35,12 @@ export function docFiles(): string[] {
   return ["README.md", ...walk("docs")].map((f) => relative(root, join(root, f)));
 }
 
-/** What a snippet file shows: its text after the cut line (or all of it), without the final newline. */
+/** What a snippet file shows: its text between the cut line and the end line (or all of it), without the final newline. */
 export function shownPart(source: string): string {
   const cut = source.indexOf(CUT);
-  return (cut < 0 ? source : source.slice(cut + CUT.length)).replace(/\n+$/, "");
+  const from = cut < 0 ? 0 : cut + CUT.length;
+  const end = source.indexOf(END, from);
+  return source.slice(from, end < 0 ? undefined : end).replace(/\n+$/, "");
 }
 
 const fenceOf = (file: string) => (extname(file) === ".tsx" ? "tsx" : "ts");

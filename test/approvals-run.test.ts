@@ -296,15 +296,16 @@ describe("the inbox", () => {
     const runId = uid("inbox");
     h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 75, to: "acme" }), call("refund", { amount: 300 })] }, { text: "done" }]);
     const request = await parked(runId);
-    const listed = async (options: Parameters<AgentClient["approvals"]["list"]>[0]) => {
-      let found: Awaited<ReturnType<AgentClient["approvals"]["list"]>>["approvals"] = [];
-      // Visibility trails the run's writes by a moment.
-      for (let i = 0; i < 100 && !found.some((a) => a.approvalId === request.approvalId); i++) {
-        found = (await agents.approvals.list({ ...options, limit: 1000 })).approvals;
-        if (!found.some((a) => a.approvalId === request.approvalId)) await new Promise((r) => setTimeout(r, 100));
-      }
-      return found.find((a) => a.approvalId === request.approvalId);
-    };
+    // Visibility trails the run's writes by a moment.
+    const listed = (options: Parameters<AgentClient["approvals"]["list"]>[0]) =>
+      vi.waitFor(
+        async () => {
+          const row = (await agents.approvals.list({ ...options, limit: 1000 })).approvals.find((a) => a.approvalId === request.approvalId);
+          expect(row).toBeDefined();
+          return row!;
+        },
+        { timeout: 10_000, interval: 100 },
+      );
     const row = await listed({ agentId: "gated-payouts", requires: "refunds:approve" });
     expect(row).toMatchObject({
       kind: "approval",
@@ -322,7 +323,7 @@ describe("the inbox", () => {
     const decided = await agents.approvals.decide(
       request.approvalId,
       { [payout!.toolCallId]: { approved: true }, [refundCall!.toolCallId]: { approved: false, reason: "refunds need a ticket" } },
-      { principal: { id: "manager" }, shown: row!.callFingerprint! },
+      { principal: { id: "manager" }, shown: row.callFingerprint! },
     );
     expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([75]);

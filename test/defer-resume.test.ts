@@ -1,5 +1,6 @@
+import { Client } from "@temporalio/client";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, ErrorCode, type DeferralEvent } from "../src/index.js";
 import { approvalUrl, createAgentHttpHandler } from "../src/http.js";
@@ -170,10 +171,38 @@ describe("defer and resume", () => {
     await vi.waitFor(() => expect(slowLinks.some((l) => l.runId === runId)).toBe(true), { timeout: 15_000 });
     // The deferral does not exist yet: the tool still holds it.
     await expect(agents.deferrals.getRecord(`dfr:1:${runId}`)).rejects.toMatchObject({ code: "RC5046" });
-    const resumed = agents.resume({ token: slowLinks.find((l) => l.runId === runId)!.token, payload: { approved: true } });
-    const early = await Promise.race([resumed.then(() => "settled", () => "settled"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+    // A client that tells when it asks whether the run may still record the deferral: the
+    // resume found no deferral, and waits for the run instead of answering RC5046.
+    let waitedOnRun = 0;
+    const watching = new AgentClient({
+      client: new Client({
+        connection: h.connection,
+        namespace: h.namespace,
+        interceptors: {
+          workflow: [
+            {
+              describe: (input, next) => {
+                if (input.workflowExecution.workflowId === runId) waitedOnRun++;
+                return next(input);
+              },
+            },
+          ],
+        },
+      }),
+      taskQueue,
+      deferral: { secret: SECRET },
+    });
+    // The tool's gate opens whatever happens, so the worker can stop after a failure too.
+    onTestFinished(() => openGate());
+    let settled = false;
+    const resumed = watching.resume({ token: slowLinks.find((l) => l.runId === runId)!.token, payload: { approved: true } });
+    void resumed.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await vi.waitFor(() => expect(waitedOnRun).toBeGreaterThan(0), { timeout: 15_000, interval: 10 });
+    expect(settled).toBe(false);
     openGate();
-    expect(early).toBe("waiting");
     await expect(resumed).resolves.toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "approved in time" } } });
     await started;
   });

@@ -2,7 +2,7 @@
  * Threads Temporal closed behind the SDK's back, and ids that are not threads at all: each
  * answers with a typed code instead of hanging or reaching past the thread API.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AgentClient, ThreadsClient } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -31,11 +31,7 @@ describe("a thread Temporal terminated", () => {
     h.model.script(threadId, [{ toolCalls: [{ name: "slowTask", arguments: { job: "forever" } }] }, { text: "never" }]);
     await threads.createThread({ threadId, prompt: threadId });
     // The turn is held in its tool: the wait cannot end on its own.
-    const running = async () => seen.some((s) => s.threadId === threadId && s.tool === "slowTask" && s.event === "started");
-    for (let i = 0; !(await running()); i++) {
-      expect(i).toBeLessThan(400);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await vi.waitFor(() => expect(seen.some((s) => s.threadId === threadId && s.tool === "slowTask" && s.event === "started")).toBe(true), { timeout: 10_000, interval: 25 });
     const waiting = threads.settled({ threadId }).then(
       () => "settled",
       (e: unknown) => e,

@@ -3,9 +3,8 @@
  * (test/test-runtime.ts), which keeps warnings for whoever listens.
  */
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { NativeConnection, Worker, type LogEntry } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { defineAgent } from "../src/index.js";
 import { createToolWorker } from "../src/worker.js";
 import { onRuntimeLog } from "./test-runtime.js";
@@ -24,10 +23,14 @@ afterAll(async () => {
 
 const agent = defineAgent({ id: "quiet", model: "gpt-4.1-mini", system: "s", tools: [] });
 
-/** Runs a worker briefly; returns the warnings it logged. */
+/**
+ * Runs a worker until it is running, then stops it; returns the warnings it logged. Temporal
+ * decides whether to poll for workflow tasks, and warns, in the same step that makes the
+ * worker running.
+ */
 async function warningsOf(worker: Worker): Promise<string[]> {
   const from = warnings.length;
-  await worker.runUntil(sleep(300));
+  await worker.runUntil(vi.waitFor(() => expect(worker.getState()).toBe("RUNNING"), { timeout: 10_000, interval: 10 }));
   return warnings.slice(from).map((w) => w.message);
 }
 

@@ -1,4 +1,4 @@
-declare const token: string;
+const token = new URLSearchParams(location.search).get("user") ?? "";
 // ---cut---
 import { useAgentChat } from "durable-agents/react";
 

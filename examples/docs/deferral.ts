@@ -1,11 +1,16 @@
-import type { Connection } from "@temporalio/client";
-import type { NativeConnection } from "@temporalio/worker";
+import { Connection } from "@temporalio/client";
+import { NativeConnection } from "@temporalio/worker";
 import type { Principal } from "durable-agents";
-declare function sendEmail(text: string): Promise<void>;
-declare function owns(principal: Principal | undefined, id: string): boolean;
-declare const token: string;
-declare const connection: Connection;
-declare const workerConnection: NativeConnection;
+import { address } from "../docs-support/env.js";
+// The mail an approver gets: here printed, and its link kept for the resume below.
+let token = "";
+async function sendEmail(text: string): Promise<void> {
+  console.log(`email: ${text.slice(0, text.indexOf("https://"))}…`);
+  token = decodeURIComponent(text.slice(text.lastIndexOf("/") + 1));
+}
+const owns = (principal: Principal | undefined, _id: string) => principal?.id === "sam";
+const connection = await Connection.connect({ address });
+const workerConnection = await NativeConnection.connect({ address });
 // ---cut---
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool } from "durable-agents";
@@ -24,10 +29,11 @@ const askApproval = defineTool({
 const payouts = defineAgent({ id: "payouts", model: "gpt-4.1-mini", system: "Pay approved invoices.", tools: [askApproval] });
 
 // worker and client share a secret of at least 32 bytes (RC5040 otherwise)
-await createAgentWorker({
+const worker = await createAgentWorker({
   connection: workerConnection, taskQueue: "agents", agents: [payouts], model: openaiModel(),
   deferral: { secret: process.env.DEFERRAL_SECRET!, defaultTtl: "72h" },
 });
+const running = worker.run(); // until worker.shutdown()
 const agents = new AgentClient({
   connection, taskQueue: "agents",
   deferral: { secret: process.env.DEFERRAL_SECRET! },
@@ -45,3 +51,9 @@ const ack = await agents.run(payouts, { prompt: "Pay invoice 42", principal: { i
 
 const resumed = await agents.resume({ token, payload: { approved: true }, principal: { id: "fiona", roles: ["payouts:approve"] } });
 // { status: "resumed" | "duplicate", deferralId, outcome: { status: "completed", result } | { status: "failed", error } | { status: "deferred", ... } }
+// ---end---
+console.log("run:", ack.status);
+console.log("resume:", resumed.status, JSON.stringify(resumed.outcome));
+worker.shutdown();
+await running;
+await Promise.all([connection.close(), workerConnection.close()]);

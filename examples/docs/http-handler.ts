@@ -1,7 +1,11 @@
 import { Connection } from "@temporalio/client";
-import { AgentClient, type Principal } from "durable-agents";
-declare const sessions: { principalOf(cookie: string | null): Promise<Principal | undefined> };
-const agents = new AgentClient({ connection: await Connection.connect(), taskQueue: "agents", deferral: { secret: process.env.DEFERRAL_SECRET! } });
+import { AgentClient, defineAgent, type Principal } from "durable-agents";
+import { address, startWorker } from "../docs-support/env.js";
+// The reader's login, here a cookie that names the person.
+const sessions = { principalOf: async (cookie: string | null): Promise<Principal | undefined> => (cookie?.startsWith("session=") ? { id: cookie.slice("session=".length) } : undefined) };
+const support = defineAgent({ id: "support", model: "gpt-4.1-mini", system: "You help customers." });
+const worker = await startWorker([support]);
+const agents = new AgentClient({ connection: await Connection.connect({ address }), taskQueue: "agents", deferral: { secret: process.env.DEFERRAL_SECRET! } });
 // ---cut---
 import { serve } from "@hono/node-server";
 import { createAgentHttpHandler } from "durable-agents/http";
@@ -12,8 +16,18 @@ const handler = createAgentHttpHandler({
   authenticate: async (request) => sessions.principalOf(request.headers.get("cookie")), // or undefined: anonymous
   basePath: "/agents", // optional
 });
-serve({ fetch: handler, port: 8787 }); // Node
+const server = serve({ fetch: handler, port: Number(process.env.PORT ?? 8787) }); // Node
 
 // Next.js (app/agents/[...path]/route.ts, basePath "/agents"); Bun.serve and Deno.serve take `fetch: handler` as is;
 // Express: app.use(getRequestListener(handler)) with getRequestListener from @hono/node-server.
 export const GET = handler, POST = handler, DELETE = handler;
+// ---end---
+const response = await fetch(`http://localhost:${process.env.PORT ?? 8787}/agents/runs`, {
+  method: "POST",
+  headers: { "content-type": "application/json", cookie: "session=sam" },
+  body: JSON.stringify({ agent: "support", prompt: "Hello over HTTP", wait: true }),
+});
+console.log(`POST /agents/runs: ${response.status} ${JSON.stringify(await response.json())}`);
+server.close();
+await worker.close();
+await agents.client.connection.close();

@@ -1,8 +1,38 @@
-declare const token: string;
+import { serve } from "@hono/node-server";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { z } from "zod";
+import { closeMcpTools } from "durable-agents/mcp";
+import { clientWithWorker } from "../docs-support/env.js";
+// A stand-in for GitHub's MCP server (e.g. https://api.githubcopilot.com/mcp/) over Streamable HTTP, which wants a bearer token.
+const token = "tracker-token";
+const issues = serve({
+  port: Number(process.env.PORT ?? 8789),
+  fetch: async (request) => {
+    if (request.headers.get("authorization") !== `Bearer ${token}`) return new Response("unauthorized", { status: 401 });
+    const server = new McpServer({ name: "issues", version: "1.0.0" });
+    server.registerTool("list_issues", { description: "Lists open issues", inputSchema: { label: z.string().optional() } }, async () => ({
+      content: [{ type: "text", text: JSON.stringify([{ number: 48, title: "A 1.0 a team can adopt" }]) }],
+    }));
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    return transport.handleRequest(request);
+  },
+});
+const githubMcpUrl = `http://localhost:${process.env.PORT ?? 8789}/mcp`;
 // ---cut---
 import { defineAgent } from "durable-agents";
 import { mcpTools } from "durable-agents/mcp";
 
-const github = await mcpTools({ url: "https://mcp.example.com/mcp", headers: { authorization: `Bearer ${token}` }, prefix: "gh_" });
-const files = await mcpTools({ command: "npx", args: ["-y", "some-mcp-server", "./data"], include: ["read_file"] });
+const github = await mcpTools({ url: githubMcpUrl, headers: { authorization: `Bearer ${token}` }, prefix: "gh_" });
+// any stdio server: here this repository's small file reader (e.g. npx -y @modelcontextprotocol/server-filesystem ./data)
+const files = await mcpTools({ command: "npx", args: ["tsx", "examples/docs-support/files-mcp-server.ts", "."], include: ["read_file"] });
 export const triage = defineAgent({ id: "triage", model: "gpt-4.1-mini", system: "Triage new issues.", tools: [...github, ...files] });
+// ---end---
+console.log(`tools: ${triage.tools.map((t) => t.name).join(", ")}`);
+const { agents, closeAll } = await clientWithWorker();
+const result = await agents.run(triage, { prompt: "Triage the new issues" });
+console.log(result.status === "completed" ? `answer: ${result.text}` : result);
+await closeAll();
+await closeMcpTools();
+issues.close();

@@ -1,5 +1,3 @@
-declare function fetchWeather(city: string, options: { signal: AbortSignal; idempotencyKey: string }): Promise<{ celsius: number }>;
-// ---cut---
 import { z } from "zod";
 import { Connection } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
@@ -12,17 +10,21 @@ const getWeather = defineTool({
   name: "getWeather",
   description: "Current weather for a city",
   input: z.object({ city: z.string() }), // bad arguments go back to the model to fix
-  handler: async ({ city }, ctx) => fetchWeather(city, { signal: ctx.signal, idempotencyKey: ctx.idempotencyKey }),
+  handler: async ({ city }) => ({ city, celsius: 4 }), // your API call here, with ctx.signal and ctx.idempotencyKey
 });
 
 export const weather = defineAgent({ id: "weather", model: "gpt-4.1-mini", system: "Answer with tools.", tools: [getWeather], maxTurns: 8 });
 
-// worker process
-const worker = await createAgentWorker({ connection: await NativeConnection.connect({ address }), taskQueue: "agents", agents: [weather], model: openaiModel() });
-void worker.run();
-
-// any service
-const agents = new AgentClient({ connection: await Connection.connect({ address }), taskQueue: "agents" });
-const result = await agents.run(weather, { prompt: "Weather in Oslo?", runId: "ticket-123", principal: { id: "alice" } });
-// { status: "completed", text, turnsUsed, usage, messageCount }
-const { messages, cursor } = await agents.messages("ticket-123"); // the transcript, a page at a time
+// The worker runs the agent loop: in production a process of its own, calling worker.run().
+const workerConnection = await NativeConnection.connect({ address });
+const worker = await createAgentWorker({ connection: workerConnection, taskQueue: "agents", agents: [weather], model: openaiModel() });
+const connection = await Connection.connect({ address });
+await worker.runUntil(async () => {
+  // Any service starts and reads runs through a client.
+  const agents = new AgentClient({ connection, taskQueue: "agents" });
+  const result = await agents.run(weather, { prompt: "Weather in Oslo?", runId: "ticket-123", principal: { id: "alice" } });
+  console.log(result); // { status: "completed", text, turnsUsed, usage, messageCount }
+  const { messages } = await agents.messages("ticket-123"); // the transcript, a page at a time
+  console.log(`${messages.length} messages, the last: ${messages.at(-1)?.content}`);
+});
+await Promise.all([connection.close(), workerConnection.close()]);

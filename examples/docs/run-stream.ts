@@ -1,7 +1,9 @@
-import type { AgentClient, AgentDefinition } from "durable-agents";
-declare const agents: AgentClient;
-declare const writer: AgentDefinition;
-declare function show(text: string): void;
+import { defineAgent } from "durable-agents";
+import { clientWithWorker } from "../docs-support/env.js";
+const { agents, closeAll } = await clientWithWorker();
+const writer = defineAgent({ id: "writer", model: "gpt-4.1", system: "You write release notes." });
+const shown: string[] = [];
+const show = (text: string) => void shown.push(text);
 // ---cut---
 const { runId } = await agents.start(writer, { prompt: "Draft the release notes", stream: true });
 
@@ -15,3 +17,6 @@ for await (const batch of agents.followUpdates(runId, { until: (b) => ["complete
     show(draft);
   }
 }
+// ---end---
+console.log(`shown ${shown.length} times; final: ${draft}`);
+await closeAll();

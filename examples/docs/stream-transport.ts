@@ -1,3 +1,4 @@
+// ---cut---
 import { aesGcmCodec, directStreamTransport, inProcessStreamTransport } from "durable-agents";
 import { redisStreamTransport } from "durable-agents/redis";
 
@@ -20,3 +21,5 @@ const direct = directStreamTransport({ host: process.env.POD_IP, codec });
 // On shutdown, after the worker and the clients stopped:
 await transport.close();
 await direct.close();
+// ---end---
+console.log(`closed: ${[local, transport, direct].length} transports`);

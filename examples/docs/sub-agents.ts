@@ -1,5 +1,5 @@
-import type { AgentClient } from "durable-agents";
-declare const agents: AgentClient;
+import { clientWithWorker } from "../docs-support/env.js";
+const { agents, closeAll } = await clientWithWorker();
 // ---cut---
 import { z } from "zod";
 import { defineAgent, defineTool } from "durable-agents";
@@ -22,3 +22,6 @@ const writer = defineAgent({
 });
 
 const result = await agents.run(writer, { prompt: "An article on durable execution" });
+// ---end---
+console.log(result.status === "completed" ? `${result.text} (${result.turnsUsed} turns)` : result);
+await closeAll();

@@ -1,5 +1,5 @@
-import type { AgentClient } from "durable-agents";
-declare const agents: AgentClient;
+import { clientWithWorker } from "../docs-support/env.js";
+const { agents, closeAll } = await clientWithWorker();
 // ---cut---
 import { z } from "zod";
 import { defineAgent } from "durable-agents";
@@ -16,3 +16,6 @@ if (result.status === "completed") {
   // Typed from the schema: { category: "billing" | "bug" | "other"; urgent: boolean } | undefined
   console.log(result.output?.category);
 }
+// ---end---
+console.log("output:", JSON.stringify(result.status === "completed" ? result.output : result));
+await closeAll();

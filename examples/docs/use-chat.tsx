@@ -1,6 +1,7 @@
 import { use } from "react";
-declare const headers: Record<string, string>;
-declare const threadId: string;
+const params = new URLSearchParams(location.search);
+const headers = { authorization: `Bearer ${params.get("user")}` };
+const threadId = params.get("thread")!;
 // ---cut---
 import { useChat } from "@ai-sdk/react";
 import { approvalResponsesReady, ThreadChatTransport } from "durable-agents/react";

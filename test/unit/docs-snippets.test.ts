@@ -1,7 +1,8 @@
 /**
  * Every TypeScript example in README.md and docs/ is a file under examples/docs/ that the
- * type-check and lint cover, put into the page by `npm run docs:snippets`: a page whose block
- * drifted from its file, or a ts block written straight into a page, fails here.
+ * type-check and lint cover and test/docs-examples.test.ts runs, put into the page by
+ * `npm run docs:snippets`: a page whose block drifted from its file, or a ts block written
+ * straight into a page, fails here.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,8 +41,32 @@ describe("the docs' TypeScript snippets", () => {
     expect(quickstart![1]!.split("\n").length).toBeLessThanOrEqual(30);
   });
 
+  it("open README with its two commands, then the quickstart, then how to install: Go and Chromium come after", () => {
+    const readme = pages.find((p) => p.file === "README.md")!.text;
+    const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+    expect(sections.slice(0, 3)).toEqual(["Two commands", "Quickstart", "Install"]);
+    const first = /```bash\n([\s\S]*?)```/.exec(readme)!;
+    expect(readme.indexOf("## Two commands")).toBeLessThan(first.index);
+    const commands = first[1]!
+      .split("\n")
+      .map((line) => line.replace(/#.*$/, "").trim())
+      .filter(Boolean);
+    expect(commands).toEqual(["npm ci && npm run demo", "npm test"]);
+    // CI runs the test command README gives, on a fresh install.
+    const ci = readFileSync(join(root, ".ci/run"), "utf8").split("\n").map((line) => line.trim());
+    expect(ci.indexOf(commands[1]!)).toBeGreaterThan(ci.indexOf("npm ci --no-audit --no-fund"));
+    expect(ci.indexOf("npm ci --no-audit --no-fund")).toBeGreaterThanOrEqual(0);
+    // The quickstart awaits at top level: pasted into a .ts file of a project that is not an
+    // ES module, tsx refuses it, so the file it is pasted into is an .mts.
+    expect(readme).toMatch(/into `quickstart\.mts`/);
+    expect(readme).toMatch(/npx tsx quickstart\.mts/);
+    // What a newcomer reads before running anything mentions no toolchain to install.
+    const beforeInstall = readme.slice(0, readme.indexOf("## Install"));
+    expect(beforeInstall).not.toMatch(/\bGo\b|Chromium|apt-get|brew /);
+  });
+
   it("tells a drifted block and an unmarked one apart from a good page", () => {
-    const read = () => "declare const mailer: unknown;\n// ---cut---\nconst x = 1;\n";
+    const read = () => "const mailer = {};\n// ---cut---\nconst x = 1;\n// ---end---\nconsole.log(x, mailer);\n";
     const good = "<!-- snippet: examples/docs/x.ts -->\n```ts\nconst x = 1;\n```\n<!-- /snippet -->\n";
     expect(withSnippets(good, read)).toBe(good);
     expect(withSnippets(good.replace("x = 1", "x = 2"), read)).toBe(good);
