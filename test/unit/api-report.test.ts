@@ -49,12 +49,12 @@ describe("the public API report", () => {
 
   it("lists the public members of exported classes and interfaces, with their signatures", () => {
     const main = actual["durable-agents"]!;
-    expect(main["ThreadsClient.state"]).toMatch(/^method \(options: .+\): Promise<ThreadView>$/);
-    expect(main["ThreadsClient.getThread"]).toMatch(/^deprecated method /);
+    expect(main["ThreadsClient.state"]).toBe("method (options: ThreadTarget): Promise<ThreadView>");
+    expect(main["AgentClient.state"]).toBe("method (options: RunTarget): Promise<RunState>");
     expect(main["AgentClient.approvals"]).toBe("readonly property: ApprovalInbox");
     expect(main["AgentClient.threads"]).toBe("getter: ThreadsClient");
     expect(main["AgentOptions.maxTurns"]).toBe("optional property: number");
-    expect(main["SendMessageOptions"]).toBe("type = { … } & ThreadCaller");
+    expect(main["SendMessageOptions"]).toBe("interface");
     expect(main["SendMessageOptions.prompt"]).toBe("property: string");
     expect(main["MaxTurnsError"]).toBe("class extends DurableAgentsError<MaxTurnsFields>");
     // What the API reference leaves out: `#private` fields and `@internal` members.
