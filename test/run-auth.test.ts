@@ -97,10 +97,17 @@ function operations(runId: string, deferralId: string, token: string, principal:
     "run.start": () => agents.start(payoutAgent, { prompt: runId, runId, ...p }),
     "run.state": () => agents.state({ runId, ...p }),
     "run.state (handle)": () => agents.handle(runId, p).state(),
+    "run.state (messages)": () => agents.listMessages({ runId, ...p }),
+    "run.state (handle messages)": () => agents.handle(runId, p).listMessages(),
+    "run.state (stream)": () => agents.streamUpdates({ runId, ...p }),
+    "run.state (handle stream)": () => agents.handle(runId, p).streamUpdates(),
+    "run.state (handle follow)": () => agents.handle(runId, p).followUpdates().next(),
     "run.result": () => agents.result({ runId, ...p }),
     "run.result (handle)": () => agents.handle(runId, p).result(),
     "run.result (settled)": () => agents.handle(runId, p).settled(),
+    "run.result (agents.settled)": () => agents.settled({ runId, ...p }),
     "run.cancel": () => agents.cancel({ runId, reason: "not yours", ...p }),
+    "run.cancel (handle)": () => agents.handle(runId, p).cancel({ reason: "not yours" }),
     "deferral.get": () => agents.deferrals.get({ deferralId, ...p }),
     "deferral.replace": () => replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) => (rewrites.push(deferralId), messages), ...p }),
     "deferral.replace (store)": () => agents.deferrals.replaceStepState({ deferralId, expectedFingerprint: "any-fingerprint", stepState: { agentId: "payouts", messages: [], deferredToolCallId: "x", turnsUsed: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } }, ...p }),
@@ -173,8 +180,9 @@ describe("run authorization", () => {
     // Asked once, as a whole: the rewrite reads what it rewrites.
     expect(asked.filter((r) => r.operation === "deferral.get" && r.runId === runId && r.principal?.id === "alice")).toHaveLength(0);
 
-    await agents.cancel({ runId, principal: alice, reason: "changed my mind" });
-    await expect(agents.result({ runId, principal: alice })).rejects.toMatchObject({ code: "AI1005" });
+    // The handle cancels as the principal it was made for, as agents.cancel does.
+    await agents.handle(runId, { principal: alice }).cancel({ reason: "changed my mind" });
+    await expect(agents.result({ runId, principal: alice })).rejects.toMatchObject({ code: "AI1005", fields: { reason: "changed my mind" } });
     expect(asked).toContainEqual({ operation: "run.cancel", principal: alice, runId });
   });
 

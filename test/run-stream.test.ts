@@ -315,3 +315,30 @@ describe("any run's stream", () => {
     expect(await agents.streamUpdates({ runId })).toEqual(before);
   });
 });
+
+describe("a run's handle", () => {
+  it("reads and follows the run's stream as the client does, with the same options", async () => {
+    const runId = uid("run-handle-stream");
+    const hold = h.model.hold();
+    h.model.script(runId, [{ text: STORY, holds: [{ hold, afterChars: 40 }] }]);
+    const handle = await agents.start(writer, { prompt: runId, runId, stream: true });
+    // A poll interval that is not a duration is refused before anything is read.
+    await expect(handle.followUpdates({ pollInterval: "often" as never }).next()).rejects.toMatchObject({ code: "AI1001" });
+    const batches: StreamSnapshot[] = [];
+    const following = (async () => {
+      for await (const batch of handle.followUpdates({ pollInterval: "50ms", until: (b) => b.updates.some(ended) })) batches.push(batch);
+    })();
+    await hold.reached;
+    // Held mid-answer: the handle's reader has the deltas written so far.
+    await vi.waitFor(() => expect(deltaText(batches.flatMap((b) => b.updates)).length).toBeGreaterThanOrEqual(40), WAIT);
+    hold.release();
+    await following;
+    const updates = batches.flatMap((b) => b.updates);
+    expect(durable(updates)).toEqual([`0:user:${runId}`, "status:streaming", `1:assistant:${STORY}`, "status:completed"]);
+    // One read of the stream, through the handle and through the client: the same entries.
+    const read = await handle.streamUpdates();
+    expect(await agents.streamUpdates({ runId })).toEqual(read);
+    expect(durable(read.updates)).toEqual(durable(updates));
+    expect((await handle.streamUpdates({ fromSeq: read.lastSeq })).updates).toEqual([]);
+  });
+});
