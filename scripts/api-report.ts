@@ -13,7 +13,7 @@
  * collapsed, a parameter with a default shown as optional), `deprecated` first when it is:
  *
  *   "ThreadsClient": "class",
- *   "ThreadsClient.state": "method (options: { threadId: string } & ThreadCaller): Promise<ThreadView>",
+ *   "ThreadsClient.state": "method (options: ThreadTarget): Promise<ThreadView>",
  *   "AgentOptions.maxTurns": "optional property: number",
  *
  * Public means what the API reference (TypeDoc) shows: not `private`, `protected` or `#private`,

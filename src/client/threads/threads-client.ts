@@ -143,7 +143,7 @@ export class ThreadsClient {
 
   /**
    * The thread's state: status, queue, open tool calls with their retry state, last error,
-   * usage. Named as a run's read is (`agents.state(runId)`, `RunHandle.state()`).
+   * usage. Named as a run's read is (`agents.state({ runId })`, `RunHandle.state()`).
    */
   state(options: ThreadTarget): Promise<ThreadView> {
     return threadState(this.#access, options);
