@@ -401,10 +401,10 @@ export class AgentClient {
    * an unknown run, before anything is yielded.
    */
   async *followUpdates(options: RunTarget & FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
-    const { principal, runId, ...follow } = options;
+    const { principal, runId, ...follow } = options ?? ({} as Partial<RunTarget>);
     const fromSeq = fromSeqOf(follow.fromSeq, "agents.followUpdates()");
     const intervalMs = pollIntervalMs(follow, "agents.followUpdates()");
-    await this.openStream({ runId, ...(principal !== undefined ? { principal } : {}) });
+    await this.openStream({ runId: runIdOf({ runId }, "agents.followUpdates()"), ...(principal !== undefined ? { principal } : {}) });
     yield* followStream(this.#runStreams, runId, { ...follow, fromSeq, intervalMs });
   }
 
