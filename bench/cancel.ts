@@ -23,19 +23,19 @@ export async function main(): Promise<Record<string, unknown>> {
 
     const run = async (): Promise<number> => {
       const conversation = prompt("cancel run");
-      model.script(conversation, [{ delayMs: MODEL_DELAY_MS, text: "too late" }]);
+      model.script(conversation, [{ delay: MODEL_DELAY_MS, text: "too late" }]);
       const runId = `bench-cancel-${randomUUID()}`;
       await agents.start(agent, { prompt: conversation, runId });
       await arrived(model, conversation);
       const t0 = performance.now();
-      await agents.cancel(runId);
+      await agents.cancel({ runId });
       const ms = (await hungUp(model, conversation)) - t0;
-      await agents.result(runId).catch(() => undefined);
+      await agents.result({ runId }).catch(() => undefined);
       return ms;
     };
     const thread = async (): Promise<number> => {
       const conversation = prompt("cancel thread");
-      model.script(conversation, [{ delayMs: MODEL_DELAY_MS, text: "too late" }]);
+      model.script(conversation, [{ delay: MODEL_DELAY_MS, text: "too late" }]);
       const { threadId } = await threads.createThread({ prompt: conversation });
       await arrived(model, conversation);
       const t0 = performance.now();

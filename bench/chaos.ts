@@ -262,7 +262,7 @@ export async function main(): Promise<Record<string, unknown>> {
       let outcome: string;
       try {
         const reply = await persist(async () => {
-          if (via === "inbox") return agents.approvals.decide(notice.approval_id!, decisions, { principal: approver });
+          if (via === "inbox") return agents.approvals.decide({ approvalId: notice.approval_id!, decisions, principal: approver });
           if (via === "token") return agents.resume({ token: notice.token, payload, principal: approver });
           const response = await fetch(`${httpUrl}/resume`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: notice.token, payload }) });
           const body = (await response.json().catch(() => ({}))) as { status?: string; error?: { code?: string; message?: string; retryLater?: true } };
@@ -510,7 +510,7 @@ async function check(input: { agents: AgentClient; threads: AgentClient["threads
       continue;
     }
     verdict.completed += 1;
-    const messages = await allPages((cursor) => agents.messages(run.runId, cursor ? { cursor, limit: 1000 } : { limit: 1000 }));
+    const messages = await allPages((cursor) => agents.listMessages({ runId: run.runId, ...cursor ? { cursor, limit: 1000 } : { limit: 1000 } }));
     await recordTranscript(ledger, run.runId, "run", messages);
     const calls = new Map<string, string>();
     for (const m of messages) {

@@ -158,7 +158,7 @@ export async function main(): Promise<Record<string, unknown>> {
             : turn === 2
               ? { toolCalls: [{ name: "pay", arguments: { amount: 250 } }] }
               : { text: "Paid 250." };
-      return { ...step, delayMs, usage: USAGE };
+      return { ...step, delay: delayMs, usage: USAGE };
     };
 
     const approvalRun = async (delayMs: number) => {
@@ -207,7 +207,7 @@ export async function main(): Promise<Record<string, unknown>> {
       const ack = await agents.run(agent, { prompt: parkedId, runId: parkedId });
       if (ack.status !== "deferred") throw new Error("expected the parked run to park");
       const measured = await measure(() => sleep(PARKED_S * 1000));
-      await agents.cancel(parkedId);
+      await agents.cancel({ runId: parkedId });
       progress(`parked for ${PARKED_S} s: ${measured.total} actions`);
       return measured;
     };
@@ -245,12 +245,12 @@ export async function main(): Promise<Record<string, unknown>> {
     const runCost = async (stream: boolean, followers: number): Promise<Measured> => {
       const runId = `cost-run-${randomUUID()}`;
       const answer = "x".repeat(2000);
-      stack.model.respond(runId, () => ({ text: answer, chunkDelayMs: 5, usage: USAGE }));
+      stack.model.respond(runId, () => ({ text: answer, chunkDelay: 5, usage: USAGE }));
       const measured = await measure(async () => {
         const handle = await streamed.agents.start(agent, { prompt: runId, runId, stream });
         const readers = Array.from({ length: followers }, async () => {
           let text = "";
-          for await (const batch of streamed.agents.followUpdates(runId, { until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+          for await (const batch of streamed.agents.followUpdates({ runId, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
             for (const u of batch.updates) if (u.type === "message" && u.message.role === "assistant") text = u.message.content ?? "";
           }
           if (text !== answer) throw new Error("a reader of the run missed its answer");
@@ -276,7 +276,7 @@ export async function main(): Promise<Record<string, unknown>> {
 
     /** A thread whose first turn answered "ready" and whose next message ("go") gets `answer`, streamed 8 characters per 5 ms. */
     const startThread = async (threads: ThreadsClient, threadId: string, answer: string, stream = true): Promise<void> => {
-      stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelayMs: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
+      stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: answer, chunkDelay: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
       await threads.createThread({ threadId, prompt: threadId, agent, stream });
       await threads.settled({ threadId });
     };

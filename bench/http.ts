@@ -59,7 +59,7 @@ export async function main(): Promise<Record<string, unknown>> {
       client: { client, deferral: { secret } },
     });
     const threads = new ThreadsClient({ client, taskQueue, agent });
-    const handler = createAgentHttpHandler({ agents, threads, authenticate: () => undefined, events: { pollIntervalMs: POLL_MS } });
+    const handler = createAgentHttpHandler({ agents, threads, authenticate: () => undefined, events: { pollInterval: POLL_MS } });
     const server = await new Promise<Server>((resolve) => {
       const s = serve({ fetch: handler, port: 0, hostname: "127.0.0.1" }, () => resolve(s as Server));
     });
@@ -120,7 +120,7 @@ export async function main(): Promise<Record<string, unknown>> {
     const fanOut: Array<Record<string, number>> = [];
     for (const readers of READERS) {
       const conversation = prompt("fan-out");
-      model.script(conversation, [{ text: STORY, chunkDelayMs: 25, usage: USAGE }]);
+      model.script(conversation, [{ text: STORY, chunkDelay: 25, usage: USAGE }]);
       const { threadId } = await threads.createThread({ prompt: conversation, autoStart: false });
       const ttfb: number[] = [];
       const controllers: AbortController[] = [];
@@ -170,7 +170,7 @@ export async function main(): Promise<Record<string, unknown>> {
     return {
       bench: "http",
       resume: { samples: SAMPLES, libraryMedianMs: round(median(library)), httpMedianMs: round(median(http)), libraryP95Ms: round(percentile(library, 95)), httpP95Ms: round(percentile(http, 95)), ratio: round(ratio, 3), target: TARGET, met: ratio <= TARGET },
-      fanOut: { pollIntervalMs: POLL_MS, runs: fanOut },
+      fanOut: { pollInterval: POLL_MS, runs: fanOut },
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -31,12 +31,12 @@ export async function main(): Promise<Record<string, unknown>> {
     progress(`the run: ${Math.round(runMs)} ms`);
 
     const queried = performance.now();
-    await agents.messages(runId, { limit: 1 });
+    await agents.listMessages({ runId, limit: 1 });
     const closedPageMs = performance.now() - queried;
     let pages = 0;
     let cursor: string | undefined;
     do {
-      const page = await agents.messages(runId, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await agents.listMessages({ runId, limit: 1000, ...(cursor ? { cursor } : {}) });
       pages++;
       cursor = page.cursor;
     } while (cursor);

@@ -168,7 +168,7 @@ async function untilMessages(threads: ThreadsClient, threadId: string, count: nu
 async function streamingSample(threads: ThreadsClient, model: Awaited<ReturnType<typeof startScriptedModelServer>>, stream: boolean) {
   const long = answer(0).repeat(3);
   const first = prompt(`stream bench ${stream}`);
-  model.respond(first, () => ({ text: long, chunkDelayMs: 25, usage: USAGE }));
+  model.respond(first, () => ({ text: long, chunkDelay: 25, usage: USAGE }));
   const { threadId } = await threads.createThread({ prompt: first, stream });
   await untilMessages(threads, threadId, 2);
   for (let turn = 1; turn < STREAM_TURNS; turn++) {

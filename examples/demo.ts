@@ -119,16 +119,16 @@ async function main() {
         link = approvalLinks.find((l) => l.approvalId === ack.deferralId);
       }
       if (!link) throw new Error("the approval request's notification never came");
-      const request = await agents.approvals.get(ack.deferralId);
+      const request = await agents.approvals.get({ approvalId: ack.deferralId });
       say(`  waiting on: ${request.calls.map((c) => `${c.toolName}(${c.arguments})`).join(", ")}; nothing has been paid`);
-      const state = await agents.state(runId);
+      const state = await agents.state({ runId });
       say(`  state: ${state.status}, ${state.turnsUsed} turns, ${state.usage.totalTokens} tokens so far`);
       say(`\nApproval page: ${approvalUrl(`${base}/approve`, link.token)}`);
       const decisions = request.calls.map((c) => ({ toolCallId: c.toolCallId, approved: true as const }));
 
       if (SERVE) {
         say(`\nOpen it in a browser, answer, and watch the run finish here. Ctrl-C to stop.`);
-        const result = await agents.result(runId);
+        const result = await agents.result({ runId });
         say(`\nAnswer: ${result.text}`);
         say(`Turns: ${result.turnsUsed}, tokens: ${result.usage.totalTokens}`);
         say(`\nStill serving ${base}; the link now shows the answer. Ctrl-C to stop.`);
@@ -145,7 +145,7 @@ async function main() {
       say(`  resume: ${resumed.status}; the run continues where it stopped, and pays.`);
       const again = await post("/resume", { token: link.token, payload: { decisions } }, "fiona");
       say(`  a second click: ${again.status} (same outcome, nothing runs twice)`);
-      settled = await agents.result(runId);
+      settled = await agents.result({ runId });
     }
     say(`\nAnswer: ${settled.text}`);
     say(`Turns: ${settled.turnsUsed}, tokens: ${settled.usage.totalTokens}`);

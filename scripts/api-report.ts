@@ -13,15 +13,20 @@
  * collapsed, a parameter with a default shown as optional), `deprecated` first when it is:
  *
  *   "ThreadsClient": "class",
- *   "ThreadsClient.state": "method (options: { threadId: string } & ThreadCaller): Promise<ThreadView>",
+ *   "ThreadsClient.state": "method (options: ThreadTarget): Promise<ThreadView>",
  *   "AgentOptions.maxTurns": "optional property: number",
  *
  * Public means what the API reference (TypeDoc) shows: not `private`, `protected` or `#private`,
  * no name starting with `_`, nothing tagged `@internal`. A class's own members are listed; what
  * it inherits is listed on its base, which the class's kind names (`class extends Base<F>`).
+ *
+ * Every type of the package's own that a public signature names must be exported by some
+ * entry, or a user could not name what they pass or get back (and the API reference would
+ * link nowhere): `npm run api-report` refuses to write a report while one is not, naming it
+ * and the signatures that name it, and the unit test fails the same way.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
@@ -201,20 +206,25 @@ function members(name: string, symbol: ts.Symbol, checker: ts.TypeChecker): Reco
 const byName = (a: string, b: string) => a.localeCompare(b, "en");
 
 /**
+ * The package's sources as the report reads them. Only the package's own files and the ES
+ * library, unresolved imports of other packages left alone: naming what is exported needs
+ * the re-export chains, and signatures are printed as the source writes them, not from the
+ * types behind them; reading the dependencies' declarations would take most of a minute.
+ * The few types the source leaves to inference (an error's `code = ErrorCode.X`, a store's
+ * arrow-function properties) need the ES library's `Promise` and `Object` to come out right;
+ * one inferred from another package would print as `any`: write it in the source then.
+ */
+export function packageProgram(): ts.Program {
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  return ts.createProgram(config!.fileNames, { ...config!.options, noEmit: true, noResolve: true, types: [], lib: ["lib.es2022.d.ts"] });
+}
+
+/**
  * Each entry's exported names and their kinds (`class`, `function`, `const`, `interface`, `type`, …),
  * a class's or interface's `extends`/`implements` after its kind, an object type alias's shape,
  * and after each class, interface and object type its public members; sorted.
  */
-export function apiReport(): ApiReport {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-  // Only the package's own files and the ES library, unresolved imports of other packages left
-  // alone: naming what is exported needs the re-export chains, and signatures are printed
-  // as the source writes them, not from the types behind them; reading the dependencies'
-  // declarations would take most of a minute. The few types the source leaves to inference
-  // (an error's `code = ErrorCode.X`, a store's arrow-function properties) need the ES
-  // library's `Promise` and `Object` to come out right; one inferred from another package
-  // would print as `any`: write it in the source then.
-  const program = ts.createProgram(config!.fileNames, { ...config!.options, noEmit: true, noResolve: true, types: [], lib: ["lib.es2022.d.ts"] });
+export function apiReport(program: ts.Program = packageProgram()): ApiReport {
   return reportOf(program, publicEntries());
 }
 
@@ -240,7 +250,103 @@ export function reportOf(program: ts.Program, entries: Map<string, string>): Api
 
 export const renderReport = (report: ApiReport) => `${JSON.stringify(report, null, 2)}\n`;
 
+/** The type names in a node's signature parts: its type annotations, heritage and type arguments, never a body or an initializer's value. */
+function typeNames(node: ts.Node, found: (ts.EntityName | ts.Expression)[] = []): (ts.EntityName | ts.Expression)[] {
+  if (ts.isTypeReferenceNode(node)) found.push(node.typeName);
+  else if (ts.isExpressionWithTypeArguments(node)) found.push(node.expression);
+  else if (ts.isTypeQueryNode(node)) found.push(node.exprName);
+  ts.forEachChild(node, (child) => {
+    // What a function does and what a value is are not its signature (an annotated one's type is).
+    if ("body" in node && child === node.body) return;
+    if ("initializer" in node && child === node.initializer) return;
+    typeNames(child, found);
+  });
+  return found;
+}
+
+/** A value without its `satisfies` checks: what it is checked against is not part of its type. */
+function withoutSatisfies(node: ts.Expression): ts.Expression {
+  return ts.isSatisfiesExpression(node) ? withoutSatisfies(node.expression) : node;
+}
+
+/** The parts of an exported declaration whose types are public, each with the name it is listed under. */
+function publicParts(name: string, decl: ts.Declaration): { where: string; node: ts.Node }[] {
+  const source = decl.getSourceFile();
+  if (ts.isClassDeclaration(decl) || ts.isInterfaceDeclaration(decl)) {
+    const outline = [...(decl.typeParameters ?? []), ...(decl.heritageClauses ?? [])].map((node) => ({ where: name, node }));
+    const list = decl.members as ts.NodeArray<ts.ClassElement | ts.TypeElement>;
+    return [
+      ...outline,
+      ...list.flatMap((member) => {
+        const key = memberName(member, source);
+        if (key === undefined) return [];
+        // A constructor's parameters are its signature, whatever they become.
+        return [{ where: `${name}.${key}`, node: member }];
+      }),
+    ];
+  }
+  if (ts.isTypeAliasDeclaration(decl) || ts.isFunctionDeclaration(decl)) return hasTag(decl, "internal") ? [] : [{ where: name, node: decl }];
+  // A const's type is its annotation, or what its value's own annotations make it (the type arguments of `defineUpdate<R, [A]>(…)`, an `as` cast).
+  if (ts.isVariableDeclaration(decl)) return decl.type ? [{ where: name, node: decl.type }] : decl.initializer ? [{ where: name, node: withoutSatisfies(decl.initializer) }] : [];
+  return [];
+}
+
+/**
+ * Types of the package's own that a public signature names and no entry exports, one line
+ * each: the type (or the value a `typeof` names), where it is declared, and the signatures
+ * that name it. What other packages declare (Temporal's `Duration`, `Client`) is theirs to
+ * export; type parameters are not types one imports.
+ */
+export function unexportedTypes(program: ts.Program, entries: Map<string, string>): string[] {
+  const checker = program.getTypeChecker();
+  const resolve = (symbol: ts.Symbol) => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  const exported = new Set<ts.Symbol>();
+  const modules: [string, ts.Symbol][] = [];
+  for (const [entry, file] of entries) {
+    const source = program.getSourceFile(file);
+    const moduleSymbol = source && checker.getSymbolAtLocation(source);
+    if (!moduleSymbol) throw new Error(`${entry}: cannot read ${file}`);
+    modules.push([entry, moduleSymbol]);
+    for (const symbol of checker.getExportsOfModule(moduleSymbol)) exported.add(resolve(symbol));
+  }
+  // The program holds the package's sources and the ES library's declarations: a source file is the package's own.
+  const own = (file: ts.SourceFile) => !file.isDeclarationFile && !file.fileName.includes("/node_modules/");
+  const missing = new Map<ts.Symbol, Set<string>>();
+  for (const [entry, moduleSymbol] of modules) {
+    for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
+      const target = resolve(symbol);
+      for (const decl of target.declarations ?? []) {
+        for (const { where, node } of publicParts(symbol.name, decl)) {
+          for (const typeName of typeNames(node)) {
+            const at = ts.isQualifiedName(typeName) ? typeName.right : ts.isPropertyAccessExpression(typeName) ? typeName.name : typeName;
+            const named = checker.getSymbolAtLocation(at);
+            if (!named) continue;
+            const type = resolve(named);
+            if (type.flags & (ts.SymbolFlags.TypeParameter | ts.SymbolFlags.ValueModule | ts.SymbolFlags.NamespaceModule)) continue;
+            const declared = type.declarations?.[0];
+            if (!declared || !own(declared.getSourceFile()) || exported.has(type)) continue;
+            missing.set(type, (missing.get(type) ?? new Set()).add(`${entry}: ${where}`));
+          }
+        }
+      }
+    }
+  }
+  return [...missing]
+    .map(([type, users]) => {
+      const file = relative(root, type.declarations![0]!.getSourceFile().fileName);
+      const named = [...users].sort(byName);
+      return `${type.name} (${file}), named by ${named.slice(0, 3).join(", ")}${named.length > 3 ? ` and ${named.length - 3} more` : ""}`;
+    })
+    .sort(byName);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(reportPath, renderReport(apiReport()));
+  const program = packageProgram();
+  const missing = unexportedTypes(program, publicEntries());
+  if (missing.length > 0) {
+    console.error(`Public signatures name types no entry exports: export each from the entry its users import, or keep it out of public signatures.\n  ${missing.join("\n  ")}`);
+    process.exit(1);
+  }
+  writeFileSync(reportPath, renderReport(apiReport(program)));
   console.log(`wrote ${reportPath}`);
 }

@@ -23,6 +23,7 @@
 export { createAgentHttpHandler, buildApp, type AgentHttpHandler } from "./http/handler.js";
 export type { AgentHttpOptions, EventStreamOptions } from "./http/options.js";
 export type { ErrorBody } from "./http/errors.js";
+export type { HttpEnv } from "./http/env.js";
 export { approvalUrl } from "./deferral/approval-url.js";
 export type { ApprovalPageOptions } from "./http/approval/options.js";
 export type { ApprovalView, ApprovalState, ApprovalCallView, RenderHints, FieldHint } from "./http/approval/view.js";

@@ -25,16 +25,26 @@
  * @packageDocumentation
  * @module durable-agents
  */
-export { defineTool, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalRequestInfo } from "./core/define-tool.js";
+export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalRequestInfo } from "./core/define-tool.js";
 export type { ApprovalCall, ApprovalDecisions, Decision, Decisions } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES } from "./core/approval.js";
-export { ApprovalInbox, type ApprovalSummary, type DecideOptions, type ListApprovalsOptions } from "./client/approval-inbox.js";
-export { defineAgent, type AgentDefinition, type AgentOptions, type OutputSchema } from "./core/define-agent.js";
-export { AgentClient, type AgentClientOptions, type RunCaller, type RunHandle, type RunOptions, type SettledOptions } from "./client/agent-client.js";
+export { ApprovalInbox, type ApprovalSummary, type ListApprovalsOptions } from "./client/approval-inbox.js";
+export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
+export type { StandardResult, StandardSchema } from "./core/schema.js";
+export {
+  AgentClient,
+  type AgentClientOptions,
+  type CancelOptions,
+  type RunHandle,
+  type RunOptions,
+  type RunTarget,
+  type RunWorkflowHandle,
+  type SettledOptions,
+} from "./client/agent-client.js";
+export type { ClientConnectionOptions } from "./client/connection.js";
+export type { DecideOptions, FollowUpdatesOptions, ListMessagesOptions, StreamUpdatesOptions } from "./client/shared-options.js";
 export type { UiSummary } from "./client/start-run.js";
-export type { AgentResult, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
-export type { RunMessagesOptions } from "./client/run-messages.js";
-export type { FollowRunOptions, RunStreamUpdatesOptions } from "./client/run-stream.js";
+export type { AgentResult, RunMessagePage, RunProgress, RunState, RunStatus } from "./core/run-state.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
@@ -43,7 +53,7 @@ export {
   STEP_RESULT_BYTES,
   THREAD_TRANSCRIPT_BYTES,
 } from "./core/transcript-budget.js";
-export type { ChatMessage, TokenCounts, ToolCall, Usage } from "./core/messages.js";
+export type { AssistantMessage, ChatMessage, SystemMessage, TokenCounts, ToolCall, ToolMessage, Usage, UserMessage } from "./core/messages.js";
 export type { Model, ModelRequest, ModelResponse, ModelDelta, ToolSpec, ModelSettings } from "./core/model.js";
 export { isContextOverflow } from "./core/context-overflow.js";
 export { aesGcmCodec, type AesGcmCodecOptions } from "./codec/aes-gcm.js";
@@ -55,6 +65,8 @@ export type {
   AuthorizeHook,
   AuthorizeOperation,
   AuthorizeRequest,
+  AuthorizeRequestOf,
+  Caller,
   RunAuthorizeRequest,
   RunOperation,
   ResumeDeferral,
@@ -62,8 +74,16 @@ export type {
   ThreadOperation,
 } from "./client/authorize.js";
 export type { ResumeOptions, ResumePreview, ResumeResult } from "./client/resume.js";
-export { DeferralStore, type DeferralCaller, type DeferralRewriter, type DeferralPage, type DeferralSummary, type ListDeferralsOptions } from "./client/deferral-store.js";
-export { replaceDeferredThread, type ThreadRewrite } from "./client/replace-deferred-thread.js";
+export {
+  DeferralStore,
+  type DeferralPage,
+  type DeferralSummary,
+  type DeferralTarget,
+  type DenyOptions,
+  type ListDeferralsOptions,
+  type ReplaceStepStateOptions,
+} from "./client/deferral-store.js";
+export { replaceDeferredThread, type ReplaceDeferredThreadOptions, type ThreadRewrite } from "./client/replace-deferred-thread.js";
 export { assertResumableThread } from "./core/thread-transcript.js";
 export type {
   DeferralRecord,
@@ -72,6 +92,7 @@ export type {
   DeferredAck,
   DenyReply,
   DeferralEvent,
+  FailureInfo,
   ReplaceStepStateReply,
   RunOutcome,
   StepState,

@@ -23,7 +23,7 @@
  */
 export { useAgentChat, type AgentChatResult, type UseAgentChatOptions } from "./react/use-agent-chat.js";
 export { useApprovals, type ApprovalsResult, type UseApprovalsOptions } from "./react/use-approvals.js";
-export { ApprovalsStore, type ApprovalsState, type ApprovalsStoreOptions } from "./react/approvals-store.js";
+export { ApprovalsStore, type ApprovalsStoreOptions, type ApprovalsStoreState } from "./react/approvals-store.js";
 export {
   approvalResponses,
   approvalResponsesReady,
@@ -31,14 +31,25 @@ export {
   parseApprovalUiId,
   withApprovalStates,
   type ApprovalChatUIMessage,
+  type UIMessagePartLike,
   type ChatUIApprovalMessagePart,
   type ChatUIApprovalPart,
 } from "./react/approval-parts.js";
 export { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./react/use-thread-messages.js";
-export { ThreadStore, type ThreadState, type ThreadStoreOptions } from "./react/thread-store.js";
+export { ThreadStore, type ThreadStoreOptions, type ThreadStoreState } from "./react/thread-store.js";
 export { ThreadChatTransport, type ThreadChatTransportOptions } from "./react/chat-transport.js";
 export { RunChatTransport, type RunChatTransportOptions } from "./react/run-chat-transport.js";
-export { threadsHttpClient, type ListApprovalsQuery, type ThreadsHttpClient, type ThreadsHttpOptions, type ThreadEvent } from "./react/threads-http.js";
+export {
+  AgentHttpClient,
+  type AgentHttpClientOptions,
+  type ApprovalsHttpClient,
+  type HttpCallOptions,
+  type HttpEventsOptions,
+  type HttpListApprovalsOptions,
+  type HttpStartOptions,
+  type StreamEvent,
+  type ThreadsHttpClient,
+} from "./react/agent-http-client.js";
 export { ChatError, type ChatErrorFields } from "./react/chat-error.js";
 export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";
 export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus } from "./core/thread-contracts.js";

@@ -23,9 +23,10 @@
  * @module durable-agents/worker
  */
 export { createAgentWorker, bundleAgentWorkflows, agentWorkflowsPath, type AgentWorkerOptions } from "./worker/create-agent-worker.js";
-export { durableAgentsPlugin, DurableAgentsPlugin, type DurableAgentsPluginOptions } from "./worker/plugin.js";
+export { durableAgentsPlugin, DurableAgentsActivitiesPlugin, DurableAgentsPlugin, type DurableAgentsPluginOptions } from "./worker/plugin.js";
 export { openaiModel, type OpenAIModelOptions } from "./model/openai.js";
 export { activityBinding, mintResumeToken } from "./deferral/token.js";
+export type { TokenBinding } from "./core/proof.js";
 export { resumeDigest } from "./core/proof.js";
 export type { DeferralConfig } from "./deferral/config.js";
 export { createToolWorker, type ToolWorkerOptions } from "./worker/tool-worker.js";

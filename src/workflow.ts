@@ -27,9 +27,9 @@ export { fanOut, inFanOut } from "../workflows/fan-out.js";
 export { runAgent, type RunAgentOptions } from "../workflows/run-agent.js";
 // Messages the façade uses, for callers with their own Temporal client. Messages only the
 // SDK's own workers send (transcript sync, stream batches) are not part of the API.
-export { runStateQuery, runMessagesQuery, runStreamQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate } from "./core/wire/run.js";
-export type { AgentResult, AgentRunInput, RunMessagePage, RunState, RunStatus } from "./core/run-state.js";
-export type { DeferralRecord, DeferralView, DeferredAck, RunOutcome, StepState, DeferralEvent } from "./core/deferral-record.js";
+export { runStateQuery, runMessagesQuery, runStreamQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate, type RunMessagesRequest } from "./core/wire/run.js";
+export type { AgentResult, AgentRunInput, RunMessagePage, RunProgress, RunState, RunStatus } from "./core/run-state.js";
+export type { DeferralRecord, DeferralView, DeferredAck, FailureInfo, ReplaceStepStateRequest, ResumeReply, ResumeRequest, RunOutcome, StepState, DeferralEvent } from "./core/deferral-record.js";
 export {
   threadSnapshotQuery,
   threadMessagesQuery,
@@ -40,4 +40,16 @@ export {
   threadToolResultUpdate,
   threadDeleteUpdate,
 } from "./core/wire/thread.js";
-export type { ThreadInput, ThreadStatus, ThreadMessage, StreamUpdate, StreamSnapshot, ThreadSnapshot } from "./core/thread-contracts.js";
+export type {
+  InboxItem,
+  StreamSnapshot,
+  StreamUpdate,
+  ThreadInput,
+  ThreadMessage,
+  ThreadMessagePage,
+  ThreadResumeRequest,
+  ThreadSendRequest,
+  ThreadSnapshot,
+  ThreadStatus,
+  ThreadToolResultRequest,
+} from "./core/thread-contracts.js";

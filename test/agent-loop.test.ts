@@ -41,14 +41,14 @@ describe("the agent loop", () => {
     expect(result.turnsUsed).toBe(3);
     expect(result.usage).toEqual({ promptTokens: 60, completionTokens: 18, totalTokens: 78 });
     expect(result.messageCount).toBe(7);
-    const { messages } = await agents.messages(runId);
+    const { messages } = await agents.listMessages({ runId });
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]);
     expect(messages[5]).toMatchObject({ role: "tool", content: "30" });
     const calls = toolLog.filter((c) => c.runId === runId);
     expect(calls.map((c) => c.input)).toEqual(expect.arrayContaining([{ city: "Oslo" }, { city: "Lisbon" }]));
     expect(calls.every((c) => c.principal === "alice")).toBe(true);
 
-    const state = await agents.state(runId);
+    const state = await agents.state({ runId });
     expect(state).toMatchObject({ status: "completed", turnsUsed: 3, usage: result.usage, messageCount: 7 });
     expect(state.recentMessages).toEqual(messages);
     h.model.assertNoFailures();

@@ -129,7 +129,7 @@ export async function startAgentStack(options: AgentStackOptions = {}): Promise<
  * service holding the secret would: from the record and the execution it is bound to.
  */
 export async function tokenFor(agents: AgentClient, deferralId: string, secret: string = TEST_SECRET): Promise<string> {
-  const record = await agents.deferrals.get(deferralId);
+  const record = await agents.deferrals.get({ deferralId });
   const { runId: firstRunId } = await agents.client.workflow.getHandle(record.runId).describe();
   const binding = { namespace: agents.client.options.namespace, workflowId: record.runId, firstRunId };
   return mintResumeToken(secret, deferralId, record.toolCallId, { binding });

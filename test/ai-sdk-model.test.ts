@@ -89,7 +89,7 @@ describe("aiSdkModel with the AI SDK's mock language model", () => {
     const rig = await threadRig(h, [chatAgent], { overrides: { model: aiSdkModel(mock) } });
     const { threadId } = await rig.threads.createThread({ prompt: "say it" });
     const seen: StreamUpdate[] = [];
-    for await (const batch of rig.threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.status === "completed" })) {
+    for await (const batch of rig.threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.status === "completed" })) {
       seen.push(...batch.updates);
     }
     const deltas = seen.filter((u) => u.type === "text-delta");
@@ -131,7 +131,7 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
     ]);
     const { agents } = await h.worker([tuned], { model: aiSdkModel(provider()) });
     await expect(completed(agents.run(tuned, { prompt, runId }))).resolves.toMatchObject({ text: "3" });
-    const { messages } = await agents.messages(runId);
+    const { messages } = await agents.listMessages({ runId });
     expect((messages as ChatMessage[])[0]).toEqual({ role: "user", content: prompt });
     h.model.assertNoFailures();
   });
@@ -143,8 +143,8 @@ describe("aiSdkModel over HTTP with @ai-sdk/openai-compatible", () => {
     h.model.script(runId, [{ hold, text: "too late" }]);
     await agents.start(weatherAgent, { prompt: runId, runId });
     await hold.reached;
-    await agents.cancel(runId);
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
+    await agents.cancel({ runId });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1005" });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 10_000, interval: 50 });
   });
 

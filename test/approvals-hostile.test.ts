@@ -66,9 +66,9 @@ describe("properties: a handler runs exactly as decisions allow", () => {
           expect(first).toMatchObject({ status: "completed" });
         } else {
           expect(first).toMatchObject({ status: "deferred" });
-          const request = await agents.approvals.get((first as { deferralId: string }).deferralId);
+          const request = await agents.approvals.get({ approvalId: (first as { deferralId: string }).deferralId });
           expect(request.calls.map((c) => c.toolCallId)).toEqual(waiting.map((w) => w.id));
-          await agents.approvals.decide(request.approvalId, waiting.map((w) => (w.approve ? { toolCallId: w.id, approved: true } : { toolCallId: w.id, approved: false, reason: "no" })));
+          await agents.approvals.decide({ approvalId: request.approvalId, decisions: waiting.map((w) => (w.approve ? { toolCallId: w.id, approved: true } : { toolCallId: w.id, approved: false, reason: "no" })) });
           expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
         }
         const expected = shapes.flatMap((s, i) => (s.valid && (!s.gated || s.approve) ? [`c${i}`] : []));
@@ -94,10 +94,10 @@ describe("a decision that comes too late", () => {
     const runId = uid("gate-late");
     h.model.script(runId, [{ toolCalls: [{ name: "hurry", arguments: {} }] }, { text: "never" }]);
     const ack = await agents.run(agent, { prompt: runId, runId });
-    const request = await agents.approvals.get((ack as { deferralId: string }).deferralId);
+    const request = await agents.approvals.get({ approvalId: (ack as { deferralId: string }).deferralId });
     // The run ends in RC5047 when its request expires (the agent has no onExpired).
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5047" });
-    await expect(agents.approvals.decide(request.approvalId, [{ toolCallId: request.calls[0]!.toolCallId, approved: true }])).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5047" });
     expect(ranIn(runId)).toEqual([]);
   });
 });

@@ -113,7 +113,7 @@ describe("a gated tool", () => {
     expect(request).toMatchObject({ agentId: "gated-payouts", runId, calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 120, to: "acme" }), meta: { requires: ["payouts:approve"], amount: 120 } }] });
     expect(request.token).toMatch(/^v2\./);
     expect(notified.find((n) => n.request.runId === runId)).toMatchObject({ key: `${request.approvalId}/notify/sendPayout` });
-    const record = await agents.deferrals.getRecord(request.approvalId);
+    const record = await agents.deferrals.getRecord({ deferralId: request.approvalId });
     expect(record).toMatchObject({ status: "deferred", toolName: "sendPayout", meta: { requires: ["payouts:approve"], amount: 120 }, approval: { calls: [{ toolName: "sendPayout" }] } });
     // An approval takes no payload schema: run() built its acknowledgment from the run's status
     // line (a query Temporal does not bill), and it is exactly the record's.
@@ -152,7 +152,7 @@ describe("a gated tool", () => {
       outcome: { status: "completed" },
     });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([90]);
-    expect((await agents.deferrals.getRecord(request.approvalId)).approval?.calls[0]?.arguments).toBe(JSON.stringify({ amount: 900, to: "acme" }));
+    expect((await agents.deferrals.getRecord({ deferralId: request.approvalId })).approval?.calls[0]?.arguments).toBe(JSON.stringify({ amount: 900, to: "acme" }));
     h.model.assertNoFailures();
   });
 
@@ -180,7 +180,7 @@ describe("a gated tool", () => {
     expect(lookedUp).toContain(runId);
     expect(paidIn(runId)).toEqual([expect.objectContaining({ amount: -20 })]);
     expect(request.calls.map((c) => c.toolName)).toEqual(["sendPayout", "refund"]);
-    const record = await agents.deferrals.getRecord(request.approvalId);
+    const record = await agents.deferrals.getRecord({ deferralId: request.approvalId });
     expect(record.meta).toEqual({ requires: ["payouts:approve", "refunds:approve"], amount: 120 });
     const [payout, bigRefund] = request.calls;
     await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: bigRefund!.toolCallId, approved: false, reason: "too much" }, { toolCallId: payout!.toolCallId, approved: true }] } });
@@ -224,7 +224,7 @@ describe("decisions that do not fit the request", () => {
       expect(err, JSON.stringify(payload)).toMatchObject({ code: "RC5049" });
     }
     expect(paidIn(runId)).toEqual([]);
-    expect(await agents.deferrals.getRecord(request.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await agents.deferrals.getRecord({ deferralId: request.approvalId })).toMatchObject({ status: "deferred" });
     await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: big, approved: false }] } });
     expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([120]);
@@ -248,7 +248,7 @@ describe("decisions that do not fit the request", () => {
     const runId = uid("gate-cancelled");
     h.model.script(runId, [{ toolCalls: [call("sendPayout", { amount: 50, to: "acme" })] }, { text: "done" }]);
     const request = await parked(runId);
-    await agents.cancel(runId, { reason: "customer left" });
+    await agents.cancel({ runId, reason: "customer left" });
     const err = await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] } }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toMatch(/^RC505[04]$/);
     expect(paidIn(runId)).toEqual([]);
@@ -267,7 +267,7 @@ describe("the size of a decision", () => {
     expect(refused).toMatchObject({ code: "AI1016", fields: { limitBytes: MAX_APPROVAL_BYTES, bytes: expect.any(Number) } });
     expect((refused as Error).message).toMatch(/edited input/);
     // By id from the inbox, 800 KB: refused alike.
-    await expect(agents.approvals.decide(request.approvalId, [{ toolCallId, approved: true, input: { amount: 120, to: "b".repeat(800_000) } }])).rejects.toMatchObject({ code: "AI1016" });
+    await expect(agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true, input: { amount: 120, to: "b".repeat(800_000) } }] })).rejects.toMatchObject({ code: "AI1016" });
     expect(await agents.handle(runId).settled()).toMatchObject({ status: "deferred", deferralId: request.approvalId });
     expect(paidIn(runId)).toEqual([]);
 
@@ -317,17 +317,14 @@ describe("the inbox", () => {
     });
     const others = await agents.approvals.list({ agentId: "gated-payouts", requires: "nobody:approves", limit: 1000 });
     expect(others.approvals.some((a) => a.approvalId === request.approvalId)).toBe(false);
-    expect(await agents.approvals.get(request.approvalId)).toEqual(row);
+    expect(await agents.approvals.get({ approvalId: request.approvalId })).toEqual(row);
 
     const [payout, refundCall] = request.calls;
-    const decided = await agents.approvals.decide(
-      request.approvalId,
-      { [payout!.toolCallId]: { approved: true }, [refundCall!.toolCallId]: { approved: false, reason: "refunds need a ticket" } },
-      { principal: { id: "manager" }, shown: row.callFingerprint! },
+    const decided = await agents.approvals.decide({ approvalId: request.approvalId, decisions: { [payout!.toolCallId]: { approved: true }, [refundCall!.toolCallId]: { approved: false, reason: "refunds need a ticket" } }, principal: { id: "manager" }, shown: row.callFingerprint! }
     );
     expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([75]);
-    expect(await agents.approvals.get(request.approvalId)).toMatchObject({ status: "resumed" });
+    expect(await agents.approvals.get({ approvalId: request.approvalId })).toMatchObject({ status: "resumed" });
   });
 
   it("lists only its own task queue's requests, and finds what `requires` asks for past pages that hold none of it", async () => {
@@ -373,21 +370,21 @@ describe("the inbox", () => {
         return req.operation !== "resume" || req.principal?.id === "manager";
       },
     });
-    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "clerk" } })).rejects.toMatchObject({ code: "RC5056" });
+    await expect(guarded.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true }], principal: { id: "clerk" } })).rejects.toMatchObject({ code: "RC5056" });
     expect(asked.find((r) => r.operation === "resume")).toMatchObject({ payload: { decisions: [{ toolCallId, approved: true }] }, principal: { id: "clerk" } });
     const secretless = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue });
-    await expect(secretless.approvals.decide(request.approvalId, [{ toolCallId, approved: true }])).rejects.toMatchObject({ code: "RC5040" });
+    await expect(secretless.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5040" });
     expect(paidIn(runId)).toEqual([]);
-    expect(await agents.approvals.get(request.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await agents.approvals.get({ approvalId: request.approvalId })).toMatchObject({ status: "deferred" });
 
     const plain = uid("inbox-plain");
     h.model.script(plain, [{ toolCalls: [call("askManager", {})] }, { text: "asked" }]);
     const ack = await agents.run(payouts, { prompt: plain, runId: plain });
     const deferralId = (ack as { deferralId: string }).deferralId;
-    expect(await agents.approvals.get(deferralId)).toMatchObject({ kind: "deferral", calls: [{ toolName: "askManager" }] });
-    await expect(agents.approvals.decide(deferralId, [])).rejects.toMatchObject({ code: "RC5049" });
+    expect(await agents.approvals.get({ approvalId: deferralId })).toMatchObject({ kind: "deferral", calls: [{ toolName: "askManager" }] });
+    await expect(agents.approvals.decide({ approvalId: deferralId, decisions: [] })).rejects.toMatchObject({ code: "RC5049" });
 
-    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
+    await expect(guarded.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true }], principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
     expect(paidIn(runId).map((p) => p.amount)).toEqual([60]);
   });
 
@@ -406,8 +403,8 @@ describe("the inbox", () => {
       authorize: (req) => (asked.push(req), req.principal?.id !== "mallory"),
     });
     const mallory = { principal: { id: "mallory" } };
-    const real = await guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], mallory).catch((e: unknown) => e);
-    const unknown = await guarded.approvals.decide(`dfr:1:${uid("no-such-run")}`, [{ toolCallId, approved: true }], mallory).catch((e: unknown) => e);
+    const real = await guarded.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true }], ...mallory }).catch((e: unknown) => e);
+    const unknown = await guarded.approvals.decide({ approvalId: `dfr:1:${uid("no-such-run")}`, decisions: [{ toolCallId, approved: true }], ...mallory }).catch((e: unknown) => e);
     expect(real).toMatchObject({ code: "AI1013" });
     expect(unknown).toMatchObject({ code: "AI1013" });
     expect(queries).toEqual([]);
@@ -416,7 +413,7 @@ describe("the inbox", () => {
 
     // Someone it lets in reads the request and decides, asked deferral.get, then resume.
     asked.length = 0;
-    await expect(guarded.approvals.decide(request.approvalId, [{ toolCallId, approved: true }], { principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
+    await expect(guarded.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId, approved: true }], principal: { id: "manager" } })).resolves.toMatchObject({ status: "resumed" });
     expect(asked.map((r) => r.operation)).toEqual(["deferral.get", "resume"]);
     expect(paidIn(runId).map((p) => p.amount)).toEqual([70]);
   });

@@ -232,6 +232,37 @@ describe("who decides", () => {
     expect(deletedIn(threadId)).toEqual(["b"]);
   });
 
+  it("is asked as a handle's principal when the handle decides: a thread handle decides as threads.decide does", async () => {
+    const threadId = uid("t-handle");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "c" } }] }, { text: "ok" }]);
+    const asked: AuthorizeRequest[] = [];
+    const guarded = new ThreadsClient({
+      connection: h.connection,
+      namespace: h.namespace,
+      taskQueue,
+      deferral: { secret: SECRET },
+      agent: filesAgent,
+      authorize: (req) => (asked.push(req), req.operation !== "thread.decide" || req.principal?.id === "maria"),
+    });
+    await guarded.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const [request] = (await waitingFor(threadId)).approvals;
+    const decisions = [{ toolCallId: request!.calls[0]!.toolCallId, approved: true as const }];
+    await expect(guarded.handle(threadId, { principal: { id: "sam" } }).decide({ approvalId: request!.approvalId, decisions })).rejects.toMatchObject({ code: "AI1021" });
+    expect((await guarded.state({ threadId })).approvals).toHaveLength(1);
+    expect(deletedIn(threadId)).toEqual([]);
+    const maria = guarded.handle(threadId, { principal: { id: "maria" } });
+    expect(await maria.decide({ approvalId: request!.approvalId, decisions })).toMatchObject({ status: "resumed", outcome: { status: "accepted" } });
+    expect(asked.filter((r) => r.operation === "thread.decide").map((r) => [r.threadId, r.principal?.id])).toEqual([
+      [threadId, "sam"],
+      [threadId, "maria"],
+    ]);
+    expect(await maria.settled()).toMatchObject({ status: "completed" });
+    expect(deletedIn(threadId)).toEqual(["c"]);
+    // Deciding again through the handle reads the first outcome and runs nothing more.
+    expect(await maria.decide({ approvalId: request!.approvalId, decisions })).toMatchObject({ status: "duplicate" });
+    expect(deletedIn(threadId)).toEqual(["c"]);
+  });
+
   it("asks thread.get before reading anything: a refused stranger gets the same AI1021 for a real request and an unknown id, and no query is made", async () => {
     const threadId = uid("t-stranger");
     h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "s" } }] }, { text: "ok" }]);
@@ -306,7 +337,7 @@ describe("who decides", () => {
       { timeout: 20_000, interval: 100 },
     );
     expect(row).toMatchObject({ kind: "approval", runId: threadId, agentId: "files", calls: [{ toolName: "deleteFile" }] });
-    await agents.approvals.decide(request!.approvalId, [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }]);
+    await agents.approvals.decide({ approvalId: request!.approvalId, decisions: [{ toolCallId: request!.calls[0]!.toolCallId, approved: true }] });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
     expect(deletedIn(threadId)).toEqual(["c"]);
   });
@@ -363,7 +394,7 @@ describe("a request and the thread's other moves", () => {
     await threads.createThread({ threadId: gone, prompt: gone });
     const [pending] = (await waitingFor(gone)).approvals;
     await threads.deleteThread({ threadId: gone });
-    await expect(agents.approvals.decide(pending!.approvalId, [{ toolCallId: pending!.calls[0]!.toolCallId, approved: true }])).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
+    await expect(agents.approvals.decide({ approvalId: pending!.approvalId, decisions: [{ toolCallId: pending!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
     expect(deletedIn(gone)).toEqual([]);
   });
 });

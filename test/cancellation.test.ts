@@ -25,7 +25,7 @@ const events = (runId: string, tool?: string) => seen.filter((s) => s.runId === 
 const requestsOf = (runId: string) => h.model.requests.filter((r) => r.conversation === runId);
 
 async function cancelled(runId: string): Promise<RunCancelledError> {
-  const err = await agents.result(runId).catch((e: unknown) => e);
+  const err = await agents.result({ runId }).catch((e: unknown) => e);
   expect(RunCancelledError.isInstance(err)).toBe(true);
   return err as RunCancelledError;
 }
@@ -39,14 +39,14 @@ describe("cancel()", () => {
     ]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
     await vi.waitFor(() => expect(events(runId)).toContain("started"), { timeout: 20_000, interval: 20 });
-    await agents.cancel(runId, { reason: "between turns" });
+    await agents.cancel({ runId, reason: "between turns" });
     // The tool finishes only once the cancel is recorded.
     finishTasks(runId);
     const err = await cancelled(runId);
     expect(err.fields).toEqual({ reason: "between turns", turnsUsed: 1, usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 } });
     expect(events(runId)).toEqual(["started", "finished"]);
     expect(requestsOf(runId)).toHaveLength(1);
-    expect((await agents.state(runId)).recentMessages.at(-1)).toMatchObject({ role: "tool", content: "stubborn done" });
+    expect((await agents.state({ runId })).recentMessages.at(-1)).toMatchObject({ role: "tool", content: "stubborn done" });
   });
 
   it("mid model call: the HTTP request to the model is aborted", async () => {
@@ -55,7 +55,7 @@ describe("cancel()", () => {
     h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
     await hold.reached;
-    await agents.cancel(runId, { reason: "user left" });
+    await agents.cancel({ runId, reason: "user left" });
     const err = await cancelled(runId);
     expect(err.fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 20_000, interval: 20 });
@@ -67,7 +67,7 @@ describe("cancel()", () => {
     h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(slowModelAgent, { prompt: runId, runId });
     await hold.reached;
-    await agents.cancel(runId, { reason: "user left" });
+    await agents.cancel({ runId, reason: "user left" });
     // The heartbeat its timeout asks for is 8 minutes away: an abort seen within a minute did
     // not wait for it. How fast it comes is `npm run bench -- cancel`'s number, not a test's.
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 60_000, interval: 10 });
@@ -79,7 +79,7 @@ describe("cancel()", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "longTask", arguments: {} }] }, { text: "never" }]);
     await agents.start(cancellableAgent, { prompt: runId, runId });
     await vi.waitFor(() => expect(events(runId)).toContain("started"), { timeout: 20_000, interval: 20 });
-    await agents.cancel(runId);
+    await agents.cancel({ runId });
     const err = await cancelled(runId);
     expect(err.fields).toMatchObject({ reason: "cancelled", turnsUsed: 1 });
     expect(events(runId)).toEqual(["started", "aborted"]);
@@ -91,9 +91,9 @@ describe("cancel()", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1 } }] }]);
     const ack = await agents.run(cancellableAgent, { prompt: runId, runId });
     expect(ack.status).toBe("deferred");
-    await agents.cancel(runId, { reason: "no longer needed" });
+    await agents.cancel({ runId, reason: "no longer needed" });
     await cancelled(runId);
-    expect(await agents.deferrals.get(linkFor(runId).deferralId)).toMatchObject({ status: "denied", deniedReason: "AI1005" });
+    expect(await agents.deferrals.get({ deferralId: linkFor(runId).deferralId })).toMatchObject({ status: "denied", deniedReason: "AI1005" });
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
   });
 
@@ -107,7 +107,7 @@ describe("cancel()", () => {
     await agents.run(cancellableAgent, { prompt: runId, runId });
     const resumed = agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     await vi.waitFor(() => expect(events(runId, "longTask")).toContain("started"), { timeout: 20_000, interval: 20 });
-    await agents.cancel(runId, { reason: "changed my mind" });
+    await agents.cancel({ runId, reason: "changed my mind" });
     expect((await resumed).outcome).toMatchObject({ status: "failed", error: { code: "AI1005" } });
     const err = await cancelled(runId);
     expect(err.fields).toEqual({ reason: "changed my mind", turnsUsed: 2, usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 } });
@@ -126,9 +126,9 @@ describe("cancel()", () => {
     const runId = uid("finished");
     h.model.script(runId, [{ text: "done" }]);
     await agents.run(cancellableAgent, { prompt: runId, runId });
-    await agents.cancel(runId);
-    await expect(agents.result(runId)).resolves.toMatchObject({ text: "done" });
-    await expect(agents.cancel(uid("nobody"))).rejects.toMatchObject({ code: "AI1010" });
+    await agents.cancel({ runId });
+    await expect(agents.result({ runId })).resolves.toMatchObject({ text: "done" });
+    await expect(agents.cancel({ runId: uid("nobody") })).rejects.toMatchObject({ code: "AI1010" });
   });
 });
 
@@ -140,7 +140,7 @@ describe("cancellation racing a deferral (RC5054)", () => {
     const err = await cancelled(runId);
     expect(err.fields.reason).toBe("caller gave up");
     const token = seen.find((s) => s.runId === runId && s.event === "token")!.detail!;
-    const record = await agents.deferrals.get(`dfr:1:${runId}`);
+    const record = await agents.deferrals.get({ deferralId: `dfr:1:${runId}` });
     expect(record).toMatchObject({ status: "denied", deniedReason: "RC5054", meta: { race: true } });
     await expect(agents.resume({ token, payload: {} })).rejects.toMatchObject({ code: "RC5050" });
   });
@@ -174,8 +174,8 @@ describe("worker shutdown is not cancellation", () => {
     const attempts = () => seen.filter((s) => s.runId === busyRun && s.event === "started").map((s) => s.attempt);
     await vi.waitFor(() => expect(attempts()).toEqual([1, 2]), { timeout: 30_000, interval: 20 });
     finishTasks(busyRun);
-    await expect(second.agents.result(busyRun)).resolves.toMatchObject({ text: "finished on the second worker" });
-    expect(await second.agents.state(deferredRun)).toMatchObject({ status: "deferred" });
+    await expect(second.agents.result({ runId: busyRun })).resolves.toMatchObject({ text: "finished on the second worker" });
+    expect(await second.agents.state({ runId: deferredRun })).toMatchObject({ status: "deferred" });
     const resumed = await second.agents.resume({ token: linkFor(deferredRun).token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved later" } });
   });

@@ -5,7 +5,7 @@
  */
 import type { UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApprovalsStore, ThreadChatTransport, ThreadStore, type ThreadState } from "../src/react.js";
+import { ApprovalsStore, ThreadChatTransport, ThreadStore, type ThreadStoreState } from "../src/react.js";
 import type { AgentClient } from "../src/index.js";
 import { effects, supportAgent } from "../examples/chat/agent.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
@@ -33,8 +33,8 @@ function fakeFrontDoor(routes: Record<string, Array<() => Response>>) {
 }
 
 /** Follows the store until `test` holds for its state. */
-async function until(store: ThreadStore, test: (s: ThreadState) => boolean): Promise<ThreadState> {
-  const states: ThreadState[] = [];
+async function until(store: ThreadStore, test: (s: ThreadStoreState) => boolean): Promise<ThreadStoreState> {
+  const states: ThreadStoreState[] = [];
   const unsubscribe = store.subscribe(() => states.push(store.getSnapshot()));
   try {
     await vi.waitFor(() => expect(test(store.getSnapshot())).toBe(true), { timeout: 20_000, interval: 10 });
@@ -125,7 +125,7 @@ describe("the thread store given hostile answers", () => {
         () => new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } }),
       ],
     });
-    const store = new ThreadStore({ threadId: "t", fetch: door.fetch, staleAfterMs: 200 });
+    const store = new ThreadStore({ threadId: "t", fetch: door.fetch, staleAfter: "200ms" });
     const leave = store.subscribe(() => undefined);
     const done = await until(store, (s) => s.status === "completed");
     leave();
@@ -226,7 +226,7 @@ describe("the thread store on the real front door", () => {
       if (last?.role === "assistant") texts.push(last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join(""));
     });
     await until(store, (s) => !s.isLoading);
-    await store.sendMessage(prompt);
+    await store.sendMessage({ prompt });
     await vi.waitFor(() => expect(eventRequests.length).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 10 });
     hold.release();
     const done = await until(store, (s) => s.status === "completed");
@@ -299,7 +299,7 @@ describe("the thread store on the real front door", () => {
       const store = new ThreadStore({ threadId, baseUrl: http.url, headers: { "x-user": "alice" } });
       const leave = store.subscribe(() => undefined);
       await until(store, (s) => !s.isLoading);
-      await store.sendMessage(prompt);
+      await store.sendMessage({ prompt });
       const waiting = await until(store, (s) => s.approvals.length === 1 && s.messages.at(-1)?.parts.some((p) => p.type === "tool-cancelOrder") === true);
       const [request] = waiting.approvals;
       expect(request!.calls).toEqual([{ toolCallId: expect.any(String), toolName: "cancelOrder", arguments: '{"order":"77"}' }]);
@@ -307,7 +307,7 @@ describe("the thread store on the real front door", () => {
       expect(waiting.status).toBe("awaiting_tool_results");
       expect(cancelled(threadId)).toEqual([]);
 
-      const reply = decision === "approve" ? await store.approve(request!.approvalId) : await store.reject(request!.approvalId, "changed my mind");
+      const reply = decision === "approve" ? await store.approve({ approvalId: request!.approvalId }) : await store.reject({ approvalId: request!.approvalId, reason: "changed my mind" });
       expect(reply).toMatchObject({ status: "resumed" });
       const done = await until(store, (s) => s.status === "completed" && s.messages.at(-1)?.parts.some((p) => p.type === "text" && p.text === `${decision}d`) === true);
       leave();
@@ -317,7 +317,7 @@ describe("the thread store on the real front door", () => {
       );
       expect(cancelled(threadId)).toEqual(decision === "approve" ? ["77"] : []);
       // Deciding again reads the first outcome and runs nothing more.
-      await expect(store.approve(request!.approvalId)).resolves.toMatchObject({ status: "duplicate" });
+      await expect(store.approve({ approvalId: request!.approvalId })).resolves.toMatchObject({ status: "duplicate" });
       expect(cancelled(threadId)).toEqual(decision === "approve" ? ["77"] : []);
     }
     h.model.assertNoFailures();
@@ -368,8 +368,8 @@ describe("the thread store on the real front door", () => {
       { timeout: 20_000, interval: 100 },
     );
     expect(row).toMatchObject({ kind: "approval", status: "deferred", agentId: "support", calls: [{ toolName: "cancelOrder", arguments: '{"order":"79"}' }], callFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    await expect(inbox.http.getApproval(row.approvalId)).resolves.toMatchObject({ approvalId: row.approvalId, runId: threadId });
-    await expect(inbox.approve(row.approvalId)).resolves.toMatchObject({ status: "resumed" });
+    await expect(inbox.http.approvals.get({ approvalId: row.approvalId })).resolves.toMatchObject({ approvalId: row.approvalId, runId: threadId });
+    await expect(inbox.approve({ approvalId: row.approvalId })).resolves.toMatchObject({ status: "resumed" });
     expect(inbox.getSnapshot().approvals.some((a) => a.approvalId === row.approvalId)).toBe(false);
     expect(await agents.threads.settled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
     expect(cancelled(threadId)).toEqual(["79"]);

@@ -140,14 +140,14 @@ describe("durable-agents approvals list and show", () => {
     expect(table.stdout).toContain(thread.approvalId);
 
     expect(shown.code).toBe(0);
-    const request = await agents.approvals.get(run.approvalId);
+    const request = await agents.approvals.get({ approvalId: run.approvalId });
     expect(shown.stdout).toContain(`run        ${run.runId}`);
     expect(shown.stdout).toContain(`expires    ${request.expiresAt}`);
     expect(shown.stdout).toContain('for        {"id":"clerk"}');
     expect(shown.stdout).toContain('meta       {"requires":["payouts:approve"]}');
     expect(shown.stdout).toContain(`shown      ${request.callFingerprint}`);
     expect(shown.stdout).toContain('  call-a  transfer({"amount":120,"to":"acme"})\n  call-b  transfer({"amount":75,"to":"globex"})\n');
-    expect(JSON.parse(json.stdout)).toEqual(await agents.approvals.get(thread.approvalId));
+    expect(JSON.parse(json.stdout)).toEqual(await agents.approvals.get({ approvalId: thread.approvalId }));
     for (const { approvalId } of [run, thread]) {
       const token = notified.find((n) => n.approvalId === approvalId)?.token;
       expect(token).toEqual(expect.any(String));
@@ -174,7 +174,7 @@ describe("durable-agents approvals approve and reject", () => {
     expect(approved.stdout).toContain(`resumed: ${run.approvalId}\n  edited    call-a transfer → {"amount":90,"to":"acme"}\n  rejected  call-b transfer: not a supplier\n`);
     expect(approved.stdout).toContain('outcome: {"status":"completed"');
     expect(madeIn(run.runId)).toEqual([{ amount: 90, to: "acme" }]);
-    expect((await agents.deferrals.getRecord(run.approvalId)).resumedBy).toEqual({ id: "manager" });
+    expect((await agents.deferrals.getRecord({ deferralId: run.approvalId })).resumedBy).toEqual({ id: "manager" });
 
     // Decided: a second decision reads the first outcome (`duplicate`), and nothing runs again.
     const again = await cli(["--json", "approvals", "approve", run.approvalId]);
@@ -272,7 +272,7 @@ describe("hostile flag values and decisions the run refuses", () => {
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "RC5049" } });
     expect(madeIn(run.runId)).toEqual([]);
-    expect(await agents.approvals.get(run.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await agents.approvals.get({ approvalId: run.approvalId })).toMatchObject({ status: "deferred" });
 
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("[RC5046]");
@@ -293,7 +293,7 @@ describe("an edit too large for the request", () => {
     expect(big.code).toBe(1);
     expect(big.stderr).toMatch(/^error: \[AI1016\].*edited input/);
     expect(madeIn(run.runId)).toEqual([]);
-    expect(await agents.approvals.get(run.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await agents.approvals.get({ approvalId: run.approvalId })).toMatchObject({ status: "deferred" });
     expect(await cli(["approvals", "approve", run.approvalId, "--edit", 'call-a={"amount":10,"to":"acme inc"}'])).toMatchObject({ code: 0 });
     expect(madeIn(run.runId)).toEqual([{ amount: 10, to: "acme inc" }]);
   });

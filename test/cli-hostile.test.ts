@@ -64,7 +64,7 @@ describe("text from a model, as the command prints it", () => {
   it("escapes them in a thread's streamed answer (`threads send`)", async () => {
     const { threadId } = await agents.threads.createThread({ agent: chatAgent, autoStart: false });
     const prompt = uid("hostile thread");
-    h.model.script(prompt, [{ chunkDelayMs: 5, text: HOSTILE }]);
+    h.model.script(prompt, [{ chunkDelay: 5, text: HOSTILE }]);
     const sent = await cli(["threads", "send", threadId, prompt]);
     expect(sent.code).toBe(0);
     expectEscaped(sent.stdout);

@@ -81,7 +81,7 @@ describe("durable-agents deferrals", () => {
     expect(notJson.stderr).toContain("--payload is not JSON");
     expect(noSecret.code).toBe(2);
     expect(denied).toMatchObject({ code: 0 });
-    expect((await agents.deferrals.get(second.deferralId)).denial).toMatchObject({ reason: "duplicate invoice" });
+    expect((await agents.deferrals.get({ deferralId: second.deferralId })).denial).toMatchObject({ reason: "duplicate invoice" });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("[RC5046]");
 
@@ -128,7 +128,7 @@ describe("durable-agents runs", () => {
     expect(lines.at(-1)).toMatchObject({ status: "completed" });
 
     expect(cancelled).toMatchObject({ code: 0 });
-    await expect(agents.result(slow)).rejects.toMatchObject({ code: "AI1005" });
+    await expect(agents.result({ runId: slow })).rejects.toMatchObject({ code: "AI1005" });
 
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("[AI1010]");

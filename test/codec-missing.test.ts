@@ -54,13 +54,13 @@ async function expectCodecMissing(read: Promise<unknown>) {
 
 describe("a client without the codec", () => {
   it("reads a run's state, transcript, settled state, result and deferral as AI1046", async () => {
-    await expectCodecMissing(plain.state(parkedId));
-    await expectCodecMissing(plain.messages(parkedId));
+    await expectCodecMissing(plain.state({ runId: parkedId }));
+    await expectCodecMissing(plain.listMessages({ runId: parkedId }));
     await expectCodecMissing(plain.handle(parkedId).settled());
-    await expectCodecMissing(plain.deferrals.get(parked.deferralId));
-    await expectCodecMissing(plain.result(finishedId));
+    await expectCodecMissing(plain.deferrals.get({ deferralId: parked.deferralId }));
+    await expectCodecMissing(plain.result({ runId: finishedId }));
     // Nothing changed: the run is still parked and reads as before through the codec.
-    expect(await sealed.state(parkedId)).toMatchObject({ status: "deferred", deferralId: parked.deferralId });
+    expect(await sealed.state({ runId: parkedId })).toMatchObject({ status: "deferred", deferralId: parked.deferralId });
   });
 
   it("reads a thread's state, messages and updates as AI1046, through agents.threads and a ThreadsClient of its own", async () => {

@@ -193,10 +193,10 @@ describe("codec server", () => {
         taskQueue: "unused",
         dataConverter: { payloadCodecs: [remoteCodec({ endpoint: `${front.url}/codec`, namespace: "default", authorization })] },
       });
-    const page = await through(OPERATOR).messages(runId, { limit: 1 });
+    const page = await through(OPERATOR).listMessages({ runId, limit: 1 });
     expect(page.messages[0]).toMatchObject({ role: "user", content: `${runId} ${marker}` });
     // Refused by the codec server: the client cannot read the run, and says why in a typed error.
-    await expect(through("Bearer nobody").messages(runId, { limit: 1 })).rejects.toMatchObject({ code: "AI1045" });
+    await expect(through("Bearer nobody").listMessages({ runId, limit: 1 })).rejects.toMatchObject({ code: "AI1045" });
   });
 
   it("will not be built without an authorize hook or codecs (AI1001)", () => {

@@ -36,40 +36,36 @@ async function deferredRun(client = agents, agent = payoutAgent, extraSteps: Par
 describe("replaceDeferredThread", () => {
   it("refuses every class of damaged rewrite with AI1008 and leaves the record byte-for-byte unchanged", async () => {
     const { deferralId } = await deferredRun();
-    const before = JSON.stringify(await agents.deferrals.get(deferralId));
+    const before = JSON.stringify(await agents.deferrals.get({ deferralId }));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...MUTATIONS), fc.nat(), async (mutation, pick) => {
-        const err = await replaceDeferredThread(agents.deferrals, deferralId, (messages, deferral) =>
-          mutate({ messages, deferredToolCallId: deferral.toolCallId }, mutation, pick),
+        const err = await replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages, deferral) =>
+          mutate({ messages, deferredToolCallId: deferral.toolCallId }, mutation, pick) }
         ).catch((e: unknown) => e);
         expect(err).toMatchObject({ code: "AI1008" });
       }),
       { numRuns: 24 },
     );
-    expect(JSON.stringify(await agents.deferrals.get(deferralId))).toBe(before);
+    expect(JSON.stringify(await agents.deferrals.get({ deferralId }))).toBe(before);
     // The raw compare-and-swap refuses the same damage itself, also without writing.
-    const view = await agents.deferrals.get(deferralId);
+    const view = await agents.deferrals.get({ deferralId });
     const damaged = mutate({ messages: view.stepState!.messages, deferredToolCallId: view.toolCallId }, "dropDeferred", 0);
-    await expect(agents.deferrals.replaceStepState(deferralId, view.fingerprint, { ...view.stepState!, messages: damaged })).rejects.toMatchObject({
+    await expect(agents.deferrals.replaceStepState({ deferralId, expectedFingerprint: view.fingerprint, stepState: { ...view.stepState!, messages: damaged } })).rejects.toMatchObject({
       code: "AI1008",
     });
     await expect(
-      agents.deferrals.replaceStepState(deferralId, view.fingerprint, { ...view.stepState!, turnsUsed: 0 }),
+      agents.deferrals.replaceStepState({ deferralId, expectedFingerprint: view.fingerprint, stepState: { ...view.stepState!, turnsUsed: 0 } }),
     ).rejects.toMatchObject({ code: "AI1007" });
-    expect(JSON.stringify(await agents.deferrals.get(deferralId))).toBe(before);
+    expect(JSON.stringify(await agents.deferrals.get({ deferralId }))).toBe(before);
   });
 
   it("swaps the thread in: the resumed model sees the rewrite, turnsUsed and usage stay", async () => {
     const { deferralId, link } = await deferredRun(agents, payoutAgent, [
       { check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["(compacted)", '{"approved":true}']), text: "ok" },
     ]);
-    const before = await agents.deferrals.get(deferralId);
+    const before = await agents.deferrals.get({ deferralId });
     // Summarising a tool result in place speaks for the tool: this server code vouches for it.
-    const swap = await replaceDeferredThread(
-      agents.deferrals,
-      deferralId,
-      (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "(compacted)" } : m)),
-      { trustTranscript: true },
+    const swap = await replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "(compacted)" } : m)), trustTranscript: true }
     );
     expect(swap.won).toBe(true);
     expect(swap.deferral.stepState).toMatchObject({ turnsUsed: before.stepState!.turnsUsed, usage: before.stepState!.usage });
@@ -91,12 +87,12 @@ describe("replaceDeferredThread", () => {
       return messages.map((m) => (m.role === "tool" ? { ...m, content: label } : m));
     };
     const [a, b] = await Promise.all([
-      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("A"), { trustTranscript: true }),
-      replaceDeferredThread(agents.deferrals, deferralId, rewriteTo("B"), { trustTranscript: true }),
+      replaceDeferredThread(agents.deferrals, { deferralId, rewrite: rewriteTo("A"), trustTranscript: true }),
+      replaceDeferredThread(agents.deferrals, { deferralId, rewrite: rewriteTo("B"), trustTranscript: true }),
     ]);
     expect([a.won, b.won].sort()).toEqual([false, true]);
     const winner = a.won ? "A" : "B";
-    const stored = await agents.deferrals.get(deferralId);
+    const stored = await agents.deferrals.get({ deferralId });
     expect(stored.stepState!.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([winner]);
     expect((a.won ? b : a).deferral.fingerprint).toBe(stored.fingerprint);
   });
@@ -106,23 +102,23 @@ describe("replaceDeferredThread", () => {
     const first = await deferredRun(agents, payoutAgent, [
       { check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["sent 1", '{"approved":true}']), text: "done" },
     ]);
-    const lost = await replaceDeferredThread(agents.deferrals, first.deferralId, async (messages) => {
+    const lost = await replaceDeferredThread(agents.deferrals, { deferralId: first.deferralId, rewrite: async (messages) => {
       await agents.resume({ token: first.link.token, payload: { approved: true } });
       return messages.map((m) => (m.role === "tool" ? { ...m, content: "too late" } : m));
-    }, { trustTranscript: true });
+    }, trustTranscript: true });
     expect(lost.won).toBe(false);
     expect(lost.deferral.status).toBe("resumed");
-    await expect(agents.result(first.runId)).resolves.toMatchObject({ text: "done" });
+    await expect(agents.result({ runId: first.runId })).resolves.toMatchObject({ text: "done" });
 
     // Truly concurrent: either outcome is fine, as long as the model saw exactly one whole thread.
     for (let i = 0; i < 3; i++) {
       const seen: string[][] = [];
       const run = await deferredRun(agents, payoutAgent, [{ check: (req) => void seen.push(req.messages.filter((m) => m.role === "tool").map((m) => m.content as string)), text: "done" }]);
       const [swap] = await Promise.all([
-        replaceDeferredThread(agents.deferrals, run.deferralId, (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "rewritten" } : m)), { trustTranscript: true }),
+        replaceDeferredThread(agents.deferrals, { deferralId: run.deferralId, rewrite: (messages) => messages.map((m) => (m.role === "tool" ? { ...m, content: "rewritten" } : m)), trustTranscript: true }),
         agents.resume({ token: run.link.token, payload: { approved: true } }),
       ]);
-      await agents.result(run.runId);
+      await agents.result({ runId: run.runId });
       expect(seen).toEqual([swap.won ? ["rewritten", '{"approved":true}'] : ["sent 1", '{"approved":true}']]);
     }
     h.model.assertNoFailures();
@@ -133,10 +129,10 @@ describe("replaceDeferredThread", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2, ttl: "1500ms" } }] }]);
     const ack = await agents.run(payoutAgent, { prompt: runId, runId });
     if (ack.status !== "deferred") throw new Error("expected a deferral");
-    const swap = await replaceDeferredThread(agents.deferrals, ack.deferralId, async (messages) => {
-      await vi.waitFor(async () => expect((await agents.deferrals.get(ack.deferralId)).status).toBe("expired"), { timeout: 10_000 });
+    const swap = await replaceDeferredThread(agents.deferrals, { deferralId: ack.deferralId, rewrite: async (messages) => {
+      await vi.waitFor(async () => expect((await agents.deferrals.get({ deferralId: ack.deferralId })).status).toBe("expired"), { timeout: 10_000 });
       return messages;
-    });
+    } });
     expect(swap).toMatchObject({ won: false, deferral: { status: "expired" } });
   });
 });
@@ -157,13 +153,13 @@ describe("listing deferrals", () => {
     const listAll = async (options: Parameters<typeof both.deferrals.list>[0]) => {
       const rows = [];
       let pages = 0;
-      let nextPageToken: string | undefined;
+      let cursor: string | undefined;
       do {
-        const page = await both.deferrals.list({ ...options, pageSize: 7, ...(nextPageToken ? { nextPageToken } : {}) });
+        const page = await both.deferrals.list({ ...options, limit: 7, ...(cursor ? { cursor } : {}) });
         rows.push(...page.deferrals.filter((d) => d.runId.startsWith(tag)));
-        nextPageToken = page.nextPageToken;
+        cursor = page.cursor;
         pages += 1;
-      } while (nextPageToken);
+      } while (cursor);
       return { rows, pages };
     };
     await vi.waitFor(async () => expect((await listAll({ agentId: "payouts-eu", status: "deferred" })).rows).toHaveLength(25), { timeout: 20_000 });
@@ -220,8 +216,8 @@ describe("context overflow", () => {
     const err = await client.resume({ token, payload: { approved: true } }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "AI1009", fields: { contextWindow: 600 } });
     expect((err as ContextOverflowError).fields.estimatedTokens).toBeGreaterThan(600);
-    expect((await client.deferrals.get(deferralId)).status).toBe("deferred");
-    const swap = await replaceDeferredThread(client.deferrals, deferralId, summarise, { trustTranscript: true });
+    expect((await client.deferrals.get({ deferralId })).status).toBe("deferred");
+    const swap = await replaceDeferredThread(client.deferrals, { deferralId, rewrite: summarise, trustTranscript: true });
     expect(swap.won).toBe(true);
     await expect(client.resume({ token, payload: { approved: true } })).resolves.toMatchObject({
       status: "resumed",
@@ -248,21 +244,17 @@ describe("context overflow", () => {
     if (ack.status !== "deferred") throw new Error("expected a deferral");
     const resumed = await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     expect(resumed.outcome).toEqual({ status: "needs-compaction", deferralId: ack.deferralId });
-    const parked = await agents.deferrals.get(ack.deferralId);
+    const parked = await agents.deferrals.get({ deferralId: ack.deferralId });
     expect(parked).toMatchObject({ status: "needs-compaction", payload: { approved: true } });
-    expect(await agents.state(runId)).toMatchObject({ status: "needs-compaction" });
+    expect(await agents.state({ runId })).toMatchObject({ status: "needs-compaction" });
     // A rewrite that drops the accepted payload is refused: it is the approval.
     await expect(
-      replaceDeferredThread(agents.deferrals, ack.deferralId, (messages) => messages.filter((m) => !(m.role === "tool" && m.content.includes("approved")))),
+      replaceDeferredThread(agents.deferrals, { deferralId: ack.deferralId, rewrite: (messages) => messages.filter((m) => !(m.role === "tool" && m.content.includes("approved"))) }),
     ).rejects.toMatchObject({ code: "AI1008" });
-    const swap = await replaceDeferredThread(
-      agents.deferrals,
-      ack.deferralId,
-      (messages) => messages.map((m) => (m.role === "tool" && m.content === "sent 1" ? { ...m, content: "(summary)" } : m)),
-      { trustTranscript: true },
+    const swap = await replaceDeferredThread(agents.deferrals, { deferralId: ack.deferralId, rewrite: (messages) => messages.map((m) => (m.role === "tool" && m.content === "sent 1" ? { ...m, content: "(summary)" } : m)), trustTranscript: true }
     );
     expect(swap.won).toBe(true);
-    await expect(agents.result(runId)).resolves.toMatchObject({ text: "paid after compaction", turnsUsed: 2 });
+    await expect(agents.result({ runId })).resolves.toMatchObject({ text: "paid after compaction", turnsUsed: 2 });
     // A late duplicate click gets the first outcome and does not run anything again.
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).resolves.toMatchObject({
       status: "duplicate",

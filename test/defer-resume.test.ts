@@ -72,9 +72,9 @@ describe("defer and resume", () => {
     expect(Date.parse(ack.expiresAt) - Date.now()).toBeGreaterThan(71 * 3600_000);
     expect(JSON.stringify(ack)).not.toContain(link.token);
 
-    const state = await agents.state(runId);
+    const state = await agents.state({ runId });
     expect(state).toMatchObject({ status: "deferred", deferralId: ack.deferralId, turnsUsed: 1 });
-    const record = await agents.deferrals.get(ack.deferralId);
+    const record = await agents.deferrals.get({ deferralId: ack.deferralId });
     expect(record).toMatchObject({ status: "deferred", meta: { requires: ["payouts:approve"], amount: 250 }, agentId: "payouts" });
     expect(record.stepState).toMatchObject({ agentId: "payouts", deferredToolCallId: link.toolCallId, turnsUsed: 1 });
     expect(JSON.stringify(record)).not.toContain(link.token);
@@ -85,11 +85,11 @@ describe("defer and resume", () => {
       deferralId: ack.deferralId,
       outcome: { status: "completed", result: { text: "Paid 250.", turnsUsed: 3 } },
     });
-    const result = await agents.result(runId);
+    const result = await agents.result({ runId });
     expect(result.usage).toEqual({ promptTokens: 60, completionTokens: 11, totalTokens: 71 });
     // The resumed loop acts as the principal that deferred, marked restored; the approver gains nothing.
     expect(payouts.find((p) => p.runId === runId)).toEqual({ runId, amount: 250, principal: "requester", restored: true, resumedBy: "approver" });
-    expect(await agents.state(runId)).toMatchObject({ status: "completed", restored: true, resumedBy: { id: "approver" } });
+    expect(await agents.state({ runId })).toMatchObject({ status: "completed", restored: true, resumedBy: { id: "approver" } });
     await vi.waitFor(() =>
       expect(events.filter((e) => e.deferralId === ack.deferralId).map((e) => e.type)).toEqual(["deferred", "resumed"]),
     );
@@ -131,14 +131,14 @@ describe("defer and resume", () => {
     await expect(agents.resume({ token: forged, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
     const tampered = link.token.slice(0, -2) + (link.token.endsWith("AA") ? "BB" : "AA");
     await expect(agents.resume({ token: tampered, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
   });
 
   it("keeps parked links working across a secret rotation: the old secret verifies, the new one mints", async () => {
     const { runId, link } = await deferredRun();
     const rotated = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secrets: [ROTATED, SECRET] } });
     await expect(rotated.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
-    await expect(rotated.result(runId)).resolves.toMatchObject({ text: "Paid 250." });
+    await expect(rotated.result({ runId })).resolves.toMatchObject({ text: "Paid 250." });
     // A client that dropped the old secret refuses the old link as a forgery.
     const dropped = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue, deferral: { secrets: [ROTATED] } });
     await expect(dropped.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
@@ -170,7 +170,7 @@ describe("defer and resume", () => {
     const started = agents.run(slowAgent, { prompt: runId, runId });
     await vi.waitFor(() => expect(slowLinks.some((l) => l.runId === runId)).toBe(true), { timeout: 15_000 });
     // The deferral does not exist yet: the tool still holds it.
-    await expect(agents.deferrals.getRecord(`dfr:1:${runId}`)).rejects.toMatchObject({ code: "RC5046" });
+    await expect(agents.deferrals.getRecord({ deferralId: `dfr:1:${runId}` })).rejects.toMatchObject({ code: "RC5046" });
     // A client that tells when it asks whether the run may still record the deferral: the
     // resume found no deferral, and waits for the run instead of answering RC5046.
     let waitedOnRun = 0;
@@ -264,7 +264,7 @@ describe("defer and resume", () => {
         principal: { id: "requester", team: "ops", restored: true },
       },
     });
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
     const ok = await agents.resume({
       token: link.token,
       payload: { approved: true },
@@ -280,7 +280,7 @@ describe("defer and resume", () => {
     const err = await agents.resume({ token: link.token, payload: { approved: "sure" } }).catch((e: unknown) => e);
     expect(codeOf(err)).toBe("RC5049");
     expect((err as Error).message).toMatch(/approved/);
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
     await expect(agents.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
   });
 
@@ -289,7 +289,7 @@ describe("defer and resume", () => {
     for (const payload of [{ at: new Date() }, { n: Number.NaN }, { f: () => 1 }]) {
       await expect(agents.resume({ token: link.token, payload: payload as never })).rejects.toMatchObject({ code: "RC5042" });
     }
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
   });
 
   it("carries turns and usage across the deferral: a resume with maxTurns used up fails on the max-turns path", async () => {
@@ -304,7 +304,7 @@ describe("defer and resume", () => {
       status: "failed",
       error: { code: "AI1004", fields: { maxTurns: 1, turnsUsed: 1, usage: { promptTokens: 7, completionTokens: 2, totalTokens: 9 } } },
     });
-    await expect(tightAgents.result(runId)).rejects.toMatchObject({ code: "AI1004" });
+    await expect(tightAgents.result({ runId })).rejects.toMatchObject({ code: "AI1004" });
   });
 
   it("honours a thrown DeferError like the returned sentinel", async () => {
@@ -352,7 +352,7 @@ describe("one deferral per batch", () => {
     expect(loser.deferralId).toBe(winner.deferralId);
     expect(loser.token).not.toBe(winner.token);
     await expect(agents.resume({ token: loser.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5055" });
-    expect((await agents.deferrals.get(winner.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: winner.deferralId })).status).toBe("deferred");
     expect(payouts.filter((p) => p.runId === runId)).toHaveLength(1);
     const resumed = await agents.resume({ token: winner.token, payload: "manager ok" });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "done" } });

@@ -23,11 +23,11 @@ describe("expiry", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 9, ttl: "1500ms" } }] }]);
     const ack = await agents.run(payoutAgent, { prompt: runId, runId });
     expect(ack.status).toBe("deferred");
-    const err = await agents.result(runId).catch((e: unknown) => e);
+    const err = await agents.result({ runId }).catch((e: unknown) => e);
     expect(DeferralExpiredError.isInstance(err)).toBe(true);
     await vi.waitFor(() => expect(events.map((e) => e.type)).toEqual(["expired"]));
     expect(events[0]).toMatchObject({ runId, deferralId: linkFor(runId).deferralId });
-    expect((await agents.deferrals.get(linkFor(runId).deferralId)).status).toBe("expired");
+    expect((await agents.deferrals.get({ deferralId: linkFor(runId).deferralId })).status).toBe("expired");
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
   });
 
@@ -40,7 +40,7 @@ describe("expiry", () => {
       const expiring = uid("expire-quiet");
       h.model.script(expiring, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 9, ttl: "1s" } }] }]);
       await agents.run(payoutAgent, { prompt: expiring, runId: expiring });
-      await expect(agents.result(expiring)).rejects.toMatchObject({ code: "RC5047" });
+      await expect(agents.result({ runId: expiring })).rejects.toMatchObject({ code: "RC5047" });
       // A fault (AI1004) still is one: Temporal's warning, with the error, for that run.
       const failing = uid("max-turns-loud");
       h.model.script(failing, [{ toolCalls: [{ name: "nothing", arguments: {} }] }]);
@@ -77,7 +77,7 @@ describe("expiry", () => {
     expect(fresh.deferralId).not.toBe(linkFor(runId).deferralId);
     expect(reasked).toEqual([linkFor(runId).deferralId]);
     // The link exists once onExpired returns; the record once its activity has reported back (RC5046 until then).
-    const record = await vi.waitFor(() => agents.deferrals.get(fresh.deferralId), { timeout: 15_000 });
+    const record = await vi.waitFor(() => agents.deferrals.get({ deferralId: fresh.deferralId }), { timeout: 15_000 });
     expect(record.meta).toMatchObject({ reasked: true, amount: 3 });
     await expect(agents.resume({ token: linkFor(runId).token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
     const resumed = await agents.resume({ token: fresh.token, payload: { approved: true } });
@@ -93,7 +93,7 @@ describe("expiry", () => {
       { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":false,"note":"nobody answered"}'), text: "not paid" },
     ]);
     await agents.run(lenient, { prompt: runId, runId });
-    await expect(agents.result(runId)).resolves.toMatchObject({ text: "not paid" });
+    await expect(agents.result({ runId })).resolves.toMatchObject({ text: "not paid" });
   });
 });
 
@@ -112,7 +112,7 @@ describe("events", () => {
     // The second worker has no cached copy: it replays the whole history before resuming.
     const second = await h.worker([payoutAgent], { ...withSecret, taskQueue: first.taskQueue, on: record(secondEvents) });
     await second.agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
-    await second.agents.result(runId);
+    await second.agents.result({ runId });
     expect(firstEvents.map((e) => e.type)).toEqual(["deferred"]);
     expect(secondEvents.map((e) => e.type)).toEqual(["resumed"]);
   });
@@ -136,9 +136,9 @@ describe("a definition that changes while deferred", () => {
       message: expect.stringMatching(/^\[RC5048\] Agent "payouts" changed \(its system prompt\) while deferral/),
       fields: { changed: ["system"] },
     });
-    expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "denied", deniedReason: "RC5048" });
+    expect(await agents.deferrals.get({ deferralId })).toMatchObject({ status: "denied", deniedReason: "RC5048" });
     await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5048" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "RC5048" });
   });
 
   /** Parks a run on a first worker running `before`, then serves the same queue with `after`. */

@@ -38,9 +38,9 @@ describe("deferrals.deny()", () => {
         text: "The payout was denied by carol (over the monthly budget).",
       },
     ]);
-    await expect(agents.deferrals.deny(deferralId, { reason: "over the monthly budget", principal: { id: "carol" } })).resolves.toEqual({ status: "denied", deferralId });
-    await expect(agents.result(runId)).resolves.toMatchObject({ text: expect.stringContaining("denied by carol") });
-    expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "denied", deniedReason: "denied", denial: { reason: "over the monthly budget", by: { id: "carol" } } });
+    await expect(agents.deferrals.deny({ deferralId, reason: "over the monthly budget", principal: { id: "carol" } })).resolves.toEqual({ status: "denied", deferralId });
+    await expect(agents.result({ runId })).resolves.toMatchObject({ text: expect.stringContaining("denied by carol") });
+    expect(await agents.deferrals.get({ deferralId })).toMatchObject({ status: "denied", deniedReason: "denied", denial: { reason: "over the monthly budget", by: { id: "carol" } } });
     await expect(agents.resume({ token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
     expect(payouts.filter((p) => p.runId === runId)).toEqual([]);
     h.model.assertNoFailures();
@@ -48,29 +48,29 @@ describe("deferrals.deny()", () => {
 
   it("refuses a second denial (RC5050), an unknown deferral (RC5046) and a resumed one (RC5057), writing no history", async () => {
     const denied = await parked([{ text: "denied" }]);
-    await agents.deferrals.deny(denied.deferralId, { reason: "no" });
-    await agents.result(denied.runId);
+    await agents.deferrals.deny({ deferralId: denied.deferralId, reason: "no" });
+    await agents.result({ runId: denied.runId });
     const resumed = await parked([{ text: "paid" }]);
     await agents.resume({ token: resumed.token, payload: { approved: true } });
-    await agents.result(resumed.runId);
+    await agents.result({ runId: resumed.runId });
 
     // Closed runs: the record says why. A deferral of a run that still waits: refused in the validator.
-    await expect(agents.deferrals.deny(denied.deferralId, { reason: "again" })).rejects.toMatchObject({ code: "RC5050" });
-    await expect(agents.deferrals.deny(resumed.deferralId, { reason: "too late" })).rejects.toMatchObject({ code: "RC5057" });
+    await expect(agents.deferrals.deny({ deferralId: denied.deferralId, reason: "again" })).rejects.toMatchObject({ code: "RC5050" });
+    await expect(agents.deferrals.deny({ deferralId: resumed.deferralId, reason: "too late" })).rejects.toMatchObject({ code: "RC5057" });
     const waiting = await parked([{ text: "still here" }]);
     const before = await historyLength(agents, waiting.runId);
-    await expect(agents.deferrals.deny(`dfr:9:${waiting.runId}`, { reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
-    await expect(agents.deferrals.deny("not-a-deferral-id", { reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
+    await expect(agents.deferrals.deny({ deferralId: `dfr:9:${waiting.runId}`, reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
+    await expect(agents.deferrals.deny({ deferralId: "not-a-deferral-id", reason: "no" })).rejects.toMatchObject({ code: "RC5046" });
     expect(await historyLength(agents, waiting.runId)).toBe(before);
-    expect((await agents.deferrals.get(waiting.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: waiting.deferralId })).status).toBe("deferred");
   });
 
   it("refuses a malformed deny before it is sent (AI1001), and a raw one in the validator (AI1012), changing nothing", async () => {
     const { runId, deferralId, token } = await parked([{ text: "paid after all" }]);
     const before = await historyLength(agents, runId);
-    await expect(agents.deferrals.deny(deferralId, { reason: "" })).rejects.toMatchObject({ code: "AI1001" });
-    await expect(agents.deferrals.deny(deferralId, { reason: "x".repeat(2_001) })).rejects.toMatchObject({ code: "AI1001" });
-    await expect(agents.deferrals.deny(deferralId, {} as never)).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.deferrals.deny({ deferralId, reason: "" })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.deferrals.deny({ deferralId, reason: "x".repeat(2_001) })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.deferrals.deny({ deferralId } as never)).rejects.toMatchObject({ code: "AI1001" });
     const raw = agents.workflowHandle(runId);
     for (const arg of [null, { deferralId }, { deferralId, reason: 7 }, { deferralId, reason: "no", deniedBy: "mallory" }, { deferralId: { toString: 1 }, reason: "no" }]) {
       await expect(raw.executeUpdate("durable-agents.deny", { args: [arg] })).rejects.toMatchObject({ cause: { type: "AI1012" } });
@@ -89,10 +89,10 @@ describe("deferrals.deny()", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 5 } }] }, { text: "denied by the manager" }]);
     await guarded.agents.run(payoutAgent, { prompt: runId, runId });
     const { deferralId } = linkFor(runId);
-    await expect(guarded.agents.deferrals.deny(deferralId, { reason: "no", principal: { id: "intern" } })).rejects.toMatchObject({ code: "AI1013" });
-    expect((await guarded.agents.deferrals.get(deferralId)).status).toBe("deferred");
-    await guarded.agents.deferrals.deny(deferralId, { reason: "no", principal: { id: "manager" } });
-    await expect(guarded.agents.result(runId)).resolves.toMatchObject({ text: "denied by the manager" });
+    await expect(guarded.agents.deferrals.deny({ deferralId, reason: "no", principal: { id: "intern" } })).rejects.toMatchObject({ code: "AI1013" });
+    expect((await guarded.agents.deferrals.get({ deferralId })).status).toBe("deferred");
+    await guarded.agents.deferrals.deny({ deferralId, reason: "no", principal: { id: "manager" } });
+    await expect(guarded.agents.result({ runId })).resolves.toMatchObject({ text: "denied by the manager" });
   });
 });
 
@@ -119,8 +119,8 @@ describe("an agent's onDenied", () => {
       { check: (req) => expect(req.messages.at(-1)!.content).toBe('{"approved":false,"note":"declined: too much"}'), text: "not paid" },
     ]);
     await own.run(considerate, { prompt: declined, runId: declined });
-    await own.deferrals.deny(linkFor(declined).deferralId, { reason: "too much", principal: { id: "dana" } });
-    await expect(own.result(declined)).resolves.toMatchObject({ text: "not paid" });
+    await own.deferrals.deny({ deferralId: linkFor(declined).deferralId, reason: "too much", principal: { id: "dana" } });
+    await expect(own.result({ runId: declined })).resolves.toMatchObject({ text: "not paid" });
     expect(asked[0]).toEqual({ reason: "too much", by: "dana", amount: 8 });
 
     const escalated = uid("on-denied-reask");
@@ -130,12 +130,12 @@ describe("an agent's onDenied", () => {
     ]);
     await own.run(considerate, { prompt: escalated, runId: escalated });
     const first = linkFor(escalated);
-    await own.deferrals.deny(first.deferralId, { reason: "ask the CFO" });
+    await own.deferrals.deny({ deferralId: first.deferralId, reason: "ask the CFO" });
     await vi.waitFor(() => expect(linkFor(escalated, "reask")).toBeDefined(), { timeout: 15_000 });
     const fresh = linkFor(escalated, "reask");
     expect(fresh.deferralId).not.toBe(first.deferralId);
     // The link exists once onDenied returns; the record once its activity has reported back (RC5046 until then).
-    const record = await vi.waitFor(() => own.deferrals.get(fresh.deferralId), { timeout: 15_000 });
+    const record = await vi.waitFor(() => own.deferrals.get({ deferralId: fresh.deferralId }), { timeout: 15_000 });
     expect(record.meta).toMatchObject({ escalated: true, amount: 9 });
     await expect(own.resume({ token: first.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });
     const resumed = await own.resume({ token: fresh.token, payload: { approved: true } });
@@ -153,8 +153,8 @@ describe("deny() of a plain workflow's deferral", () => {
     await plain.agents.client.workflow.start("expenseApproval", { workflowId: expenseId, taskQueue: plain.taskQueue, args: [{ expenseId, amount: 10, approver: "carol" }] });
     await plain.agents.handle(expenseId).settled();
     const { deferralId } = mail.find((m) => m.expenseId === expenseId)!;
-    await plain.agents.deferrals.deny(deferralId, { reason: "not a business expense" });
-    const err = await plain.agents.result(expenseId).catch((e: unknown) => e);
+    await plain.agents.deferrals.deny({ deferralId, reason: "not a business expense" });
+    const err = await plain.agents.result({ runId: expenseId }).catch((e: unknown) => e);
     expect(DeferralDeniedError.isInstance(err)).toBe(true);
     expect((err as Error).message).toContain("not a business expense");
   });

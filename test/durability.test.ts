@@ -68,7 +68,7 @@ describe("deferred runs survive", () => {
     if (ack.status !== "deferred") throw new Error("not deferred");
     const resumed = await agents.resume({ token: await tokenFor(agents, ack.deferralId), payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "the payouts agent paid 7" } });
-    expect(await agents.result(`${runId}/agent/c1`)).toMatchObject({ text: "paid 7" });
+    expect(await agents.result({ runId: `${runId}/agent/c1` })).toMatchObject({ text: "paid 7" });
   });
 
   it("the Temporal server being stopped and restarted on its database file", async () => {

@@ -94,8 +94,8 @@ describe("with the codec on", () => {
     const ack = await agents.run(payoutAgent, { prompt: `${runId} ${marker}`, runId });
     expect(ack).toMatchObject({ status: "deferred" });
     const { deferralId } = ack as { deferralId: string };
-    const swap = await replaceDeferredThread(agents.deferrals, deferralId, (messages) =>
-      messages.map((m) => (m.role === "user" ? { ...m, content: `compacted ${marker} request` } : m)),
+    const swap = await replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) =>
+      messages.map((m) => (m.role === "user" ? { ...m, content: `compacted ${marker} request` } : m)) }
     );
     expect(swap.won).toBe(true);
     expect(swap.deferral.stepState!.messages[0]).toMatchObject({ role: "user", content: `compacted ${marker} request` });
@@ -120,7 +120,7 @@ describe("with the codec on", () => {
     expect(runs.length).toBeGreaterThan(1);
     for (const run of runs) expect(await storedBytes(h, runId, run)).not.toContain(marker);
     // The last execution's transcript holds the first execution's tool results: carried, decrypted where read.
-    const page = await agents.messages(runId, { limit: 5 });
+    const page = await agents.listMessages({ runId, limit: 5 });
     expect(page.messages[0]).toMatchObject({ role: "user", content: `${runId} ${marker}` });
   });
 
@@ -182,6 +182,6 @@ describe("with the codec on", () => {
       summaries.push(defaultPayloadConverter.fromPayload<string>(opened!));
     }
     expect(summaries).toEqual(["model gpt-4.1-mini · step 1", "tool askApproval"]);
-    await vi.waitFor(async () => expect(await agents.state(runId)).toMatchObject({ status: "deferred" }));
+    await vi.waitFor(async () => expect(await agents.state({ runId })).toMatchObject({ status: "deferred" }));
   });
 });

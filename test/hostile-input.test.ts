@@ -450,7 +450,7 @@ describe("properties: no input fails a workflow task", () => {
       }),
       { numRuns: 300 },
     );
-    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
 

@@ -60,15 +60,15 @@ describe("the approval page binds the answer to what it showed", () => {
   it("carries the call's fingerprint as a hidden field; a post made on another call, or on none, gets the form again (409) with nothing spent, and the answer then goes through", async () => {
     const other = await deferredRun(10);
     const run = await deferredRun(90_000);
-    const record = await agents.deferrals.getRecord(run.deferralId);
+    const record = await agents.deferrals.getRecord({ deferralId: run.deferralId });
     const context = await browser.newContext({ extraHTTPHeaders: { "x-user": "fiona" } });
     const page = await context.newPage();
     await page.goto(run.link);
     expect(await hiddenShown(page)).toBe(record.callFingerprint);
-    const before = JSON.stringify(await agents.deferrals.get(run.deferralId));
+    const before = JSON.stringify(await agents.deferrals.get({ deferralId: run.deferralId }));
 
     // The page showed another request (a stale or mixed-up page), then the page showed none.
-    const stale = (await agents.deferrals.getRecord(other.deferralId)).callFingerprint!;
+    const stale = (await agents.deferrals.getRecord({ deferralId: other.deferralId })).callFingerprint!;
     for (const tamper of [(input: HTMLInputElement, value: string) => void (input.value = value), (input: HTMLInputElement) => input.remove()]) {
       await page.locator('input[name="shown"]').evaluate(tamper, stale);
       expect(await approve(page)).toBe(409);
@@ -76,26 +76,26 @@ describe("the approval page binds the answer to what it showed", () => {
       // Shown again as it is now, and bound to that.
       expect(await page.textContent("main")).toContain('"amountEur": 90000');
       expect(await hiddenShown(page)).toBe(record.callFingerprint);
-      expect(JSON.stringify(await agents.deferrals.get(run.deferralId))).toBe(before);
+      expect(JSON.stringify(await agents.deferrals.get({ deferralId: run.deferralId }))).toBe(before);
     }
 
     expect(await approve(page)).toBe(200);
     await page.waitForSelector(".state-outcome");
-    await expect(agents.result(run.runId)).resolves.toMatchObject({ text: "Paid €90000." });
+    await expect(agents.result({ runId: run.runId })).resolves.toMatchObject({ text: "Paid €90000." });
     await context.close();
-    await agents.cancel(other.runId);
+    await agents.cancel({ runId: other.runId });
   });
 
   it("the front door's resume route takes `shown` and refuses another call's with RC5058 (409), a malformed one with 400, spending nothing", async () => {
     const other = await deferredRun(20);
     const run = await deferredRun(70_000);
-    const shown = (await agents.deferrals.getRecord(run.deferralId)).callFingerprint!;
-    const stale = (await agents.deferrals.getRecord(other.deferralId)).callFingerprint!;
+    const shown = (await agents.deferrals.getRecord({ deferralId: run.deferralId })).callFingerprint!;
+    const stale = (await agents.deferrals.getRecord({ deferralId: other.deferralId })).callFingerprint!;
     const body = (extra: object) => ({ user: "fiona", body: { token: run.token, payload: { approved: true }, ...extra } });
     expect(await http.call("POST", "/resume", body({ shown: stale }))).toMatchObject({ status: 409, body: { error: { code: "RC5058" } } });
     expect(await http.call("POST", "/resume", body({ shown: "nope" }))).toMatchObject({ status: 400 });
-    expect((await agents.state(run.runId)).status).toBe("deferred");
+    expect((await agents.state({ runId: run.runId })).status).toBe("deferred");
     expect(await http.call("POST", "/resume", body({ shown }))).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "completed" } } });
-    await agents.cancel(other.runId);
+    await agents.cancel({ runId: other.runId });
   });
 });

@@ -167,9 +167,9 @@ describe("the approval page in a browser", () => {
     expect(await page.textContent("main")).toContain("Paid Acme Robotics €4,200.");
     await page.screenshot({ path: `${ARTIFACTS}outcome.png`, fullPage: true });
 
-    const result = await agents.result(runId);
+    const result = await agents.result({ runId });
     expect(result.text).toBe("Paid Acme Robotics €4,200.");
-    const toolMessage = (await agents.messages(runId)).messages.find((m) => m.role === "tool");
+    const toolMessage = (await agents.listMessages({ runId })).messages.find((m) => m.role === "tool");
     expect(JSON.parse(toolMessage!.content as string)).toEqual({ approved: true, priority: "high", amount: 4200, note: "Matches PO-77." });
 
     await second.getByRole("group", { name: /^approved/ }).getByLabel("No").check();
@@ -200,7 +200,7 @@ describe("the approval page in a browser", () => {
     expect(await page.getByLabel(/^amount/).inputValue()).toBe("99999");
     expect(await page.getByLabel(/Note for the requester/).inputValue()).toBe("too much");
     await page.screenshot({ path: `${ARTIFACTS}invalid-answer.png`, fullPage: true });
-    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
     await context.close();
   });
 
@@ -230,7 +230,7 @@ describe("the approval page in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}nested-form.png`, fullPage: true });
     await page.getByRole("button", { name: "Submit answer" }).click();
     await page.waitForSelector(".state-outcome");
-    const toolMessage = (await agents.messages(runId)).messages.find((m) => m.role === "tool");
+    const toolMessage = (await agents.listMessages({ runId })).messages.find((m) => m.role === "tool");
     expect(JSON.parse(toolMessage!.content as string)).toEqual({
       decision: "approve",
       contact: { email: "ops@example.com", callbackOn: "2026-12-24" },
@@ -366,12 +366,12 @@ describe("the approval page in a browser", () => {
     } finally {
       await custom.close();
     }
-    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
   });
 
   it("shows the expiry page for an expired link", async () => {
     const { runId, link } = await deferredRun("1s");
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "RC5047" });
     const { context, page } = await as("fiona");
     await page.goto(link);
     const response = await page.reload();
@@ -390,14 +390,14 @@ describe("the approval page in a browser", () => {
     expect(await page.textContent("main")).toContain("You may not answer this request");
     expect(await page.locator("form").count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}refused.png`, fullPage: true });
-    expect((await agents.state(runId)).status).toBe("deferred");
-    expect((await agents.deferrals.get((await agents.state(runId)).deferralId!)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: (await agents.state({ runId })).deferralId! })).status).toBe("deferred");
     await context.close();
   });
 
   it("shows a withdrawn request's page once the run was cancelled (its deferral denied)", async () => {
     const { runId, link } = await deferredRun();
-    await agents.cancel(runId, { reason: "withdrawn by the requester" });
+    await agents.cancel({ runId, reason: "withdrawn by the requester" });
     const { context, page } = await as("fiona");
     await page.goto(link);
     const response = await page.reload();
@@ -418,7 +418,7 @@ describe("the approval page in a browser", () => {
     expect(response!.status()).toBe(403);
     expect(await page.textContent("body")).toContain("AI1043");
     await page.screenshot({ path: `${ARTIFACTS}csrf-refused.png`, fullPage: true });
-    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
     await context.close();
   });
 });

@@ -52,7 +52,7 @@ async function parkedRun(calls: Array<{ name: string; arguments: object }> = [{ 
   h.model.script(runId, [{ toolCalls: calls }, { text: "done paying" }]);
   const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
   if (ack.status !== "deferred") throw new Error(`expected the run to park, it settled as ${JSON.stringify(ack)}`);
-  const request = await agents.approvals.get(ack.deferralId);
+  const request = await agents.approvals.get({ approvalId: ack.deferralId });
   return { runId, approvalId: ack.deferralId, request, ids: request.calls.map((c) => c.toolCallId) };
 }
 
@@ -75,10 +75,10 @@ async function parkedThread(path = "a.txt") {
 
 /** What "nothing changed" means for a parked run: the same record, still waiting, nothing ran, the model not asked again. */
 async function unchanged(runId: string, approvalId: string) {
-  const before = await agents.deferrals.get(approvalId);
+  const before = await agents.deferrals.get({ deferralId: approvalId });
   const calls = modelCalls(runId);
   return async () => {
-    const after = await agents.deferrals.get(approvalId);
+    const after = await agents.deferrals.get({ deferralId: approvalId });
     expect(after.status).toBe("deferred");
     expect(after.fingerprint).toBe(before.fingerprint);
     expect(ranIn(runId)).toEqual([]);
@@ -310,11 +310,11 @@ describe("what does not fit", () => {
 
     // Withdrawn by a cancel: RC5050 (409); run out of time: RC5047 (410). Nothing runs either way.
     const cancelled = await parkedRun();
-    await agents.cancel(cancelled.runId, { reason: "customer left" });
+    await agents.cancel({ runId: cancelled.runId, reason: "customer left" });
     const late = await http.call("POST", `/approvals/${encodeURIComponent(cancelled.approvalId)}`, { user: "fiona", body: { decisions: cancelled.ids.map((toolCallId) => ({ toolCallId, approved: true })) } });
     expect(late).toMatchObject({ status: 409, body: { error: { code: expect.stringMatching(/^RC505[04]$/) } } });
     const expired = await parkedRun([{ name: "quickPayout", arguments: { amount: 1 } }]);
-    await expect(agents.result(expired.runId)).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.result({ runId: expired.runId })).rejects.toMatchObject({ code: "RC5047" });
     const tooLate = await http.call("POST", `/approvals/${encodeURIComponent(expired.approvalId)}`, { user: "fiona", body: { decisions: [{ toolCallId: expired.ids[0], approved: true }] } });
     expect(tooLate).toMatchObject({ status: 410, body: { error: { code: "RC5047" } } });
     expect([...ranIn(cancelled.runId), ...ranIn(expired.runId)]).toEqual([]);

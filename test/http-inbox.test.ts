@@ -45,7 +45,7 @@ beforeAll(async () => {
   ({ agents } = await h.worker([payouts, files], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
   threads = agents.threads;
   // A short interval so the test sees the list follow along soon; each ask is one visibility listing.
-  http = await startHttp({ agents, basePath: "/agents", inboxPage: { refreshMs: 150 }, maxBodyBytes: 200 * 1024, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  http = await startHttp({ agents, basePath: "/agents", inboxPage: { refreshInterval: "150ms" }, maxBodyBytes: 200 * 1024, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -63,10 +63,10 @@ async function parkedRun(call: { name: string; arguments: object } = { name: "se
 
 /** What "nothing changed" means for a parked run: the same record, still waiting, nothing ran, the model not asked again. */
 async function unchanged(runId: string, approvalId: string) {
-  const before = await agents.deferrals.get(approvalId);
+  const before = await agents.deferrals.get({ deferralId: approvalId });
   const asked = h.model.requests.filter((r) => r.conversation === runId).length;
   return async () => {
-    const after = await agents.deferrals.get(approvalId);
+    const after = await agents.deferrals.get({ deferralId: approvalId });
     expect(after.status).toBe("deferred");
     expect(after.fingerprint).toBe(before.fingerprint);
     expect(ranIn(runId)).toEqual([]);
@@ -194,7 +194,7 @@ describe("the inbox page in a browser", () => {
     // A form another site posts (no Origin of ours): AI1043 before anything is read.
     const form = await http.call("POST", path, { user: "mia", raw: "call.0.decision=approve", headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://elsewhere.example" } });
     expect(form).toMatchObject({ status: 403, body: { error: { code: "AI1043" } } });
-    expect(await agents.deferrals.getRecord(run.approvalId)).toMatchObject({ status: "deferred" });
+    expect(await agents.deferrals.getRecord({ deferralId: run.approvalId })).toMatchObject({ status: "deferred" });
     expect(ranIn(run.runId)).toEqual([]);
   });
 
@@ -216,7 +216,7 @@ describe("the inbox page in a browser", () => {
   it("brings an adversarial form back with the problem, refuses an unreadable or oversized one with its code, and changes nothing either way", async () => {
     const run = await parkedRun();
     const path = `/inbox/${encodeURIComponent(run.approvalId)}`;
-    const shown = (await agents.deferrals.getRecord(run.approvalId)).callFingerprint!;
+    const shown = (await agents.deferrals.getRecord({ deferralId: run.approvalId })).callFingerprint!;
     const same = await unchanged(run.runId, run.approvalId);
     const ours = { origin: new URL(http.url).origin };
     const post = (raw: string, headers: Record<string, string> = {}) =>
@@ -308,7 +308,7 @@ describe("the inbox page in a browser", () => {
 
   it("shows a withdrawn or run-out request as such, and a ctx.defer() deferral as answered through its own link, deciding none", async () => {
     const cancelled = await parkedRun();
-    await agents.cancel(cancelled.runId, { reason: "customer left" });
+    await agents.cancel({ runId: cancelled.runId, reason: "customer left" });
     const path = `/inbox/${encodeURIComponent(cancelled.approvalId)}`;
     const withdrawn = await http.call("GET", path, { user: "mia" });
     expect(withdrawn.status).toBe(409);
@@ -319,7 +319,7 @@ describe("the inbox page in a browser", () => {
     expect(ranIn(cancelled.runId)).toEqual([]);
 
     const expired = await parkedRun({ name: "quickPayout", arguments: { amount: 1 } });
-    await expect(agents.result(expired.runId)).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.result({ runId: expired.runId })).rejects.toMatchObject({ code: "RC5047" });
     const tooLate = await http.call("GET", `/inbox/${encodeURIComponent(expired.approvalId)}`, { user: "mia" });
     expect(tooLate.status).toBe(410);
     expect(tooLate.body).toContain("<h2>The time to decide ran out</h2>");
@@ -337,6 +337,6 @@ describe("the inbox page in a browser", () => {
     expect(shown.body).not.toContain("<form");
     const posted = await http.call("POST", plain, { user: "mia", raw: "payload=%7B%7D", headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(http.url).origin } });
     expect(posted.status).toBe(409);
-    expect((await agents.deferrals.get(ack.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: ack.deferralId })).status).toBe("deferred");
   });
 });

@@ -14,7 +14,7 @@ let agents: Awaited<ReturnType<Harness["worker"]>>["agents"];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ taskQueue, agents } = await h.worker([chatAgent], { deferral: { secret: SECRET }, threads: { stream: { interval: "50ms", maxBatches: 60 } } }));
+  ({ taskQueue, agents } = await h.worker([chatAgent], { deferral: { secret: SECRET }, threads: { stream: { batchInterval: "50ms", maxBatches: 60 } } }));
 });
 afterAll(async () => {
   await killAll();

@@ -44,13 +44,13 @@ const modelCalls = (runId: string) => h.model.requests.filter((r) => r.conversat
 
 /** What "nothing changed" means for a parked run: still deferred, same record, no model call. */
 async function unchanged(runId: string, deferralId: string) {
-  const before = await agents.deferrals.get(deferralId);
+  const before = await agents.deferrals.get({ deferralId });
   const calls = modelCalls(runId);
   return async () => {
-    const after = await agents.deferrals.get(deferralId);
+    const after = await agents.deferrals.get({ deferralId });
     expect(after.status).toBe("deferred");
     expect(after.fingerprint).toBe(before.fingerprint);
-    expect((await agents.state(runId)).status).toBe("deferred");
+    expect((await agents.state({ runId })).status).toBe("deferred");
     expect(modelCalls(runId)).toBe(calls);
   };
 }
@@ -93,7 +93,7 @@ describe("runs over HTTP", () => {
     expect(a.status).toBe(202);
     expect(b.body.runId).toBe(a.body.runId);
     expect(c.body.runId).not.toBe(a.body.runId);
-    expect((await agents.result(a.body.runId)).text).toBe("done");
+    expect((await agents.result({ runId: a.body.runId })).text).toBe("done");
     expect((await http.call("POST", "/runs", { user: "alice", headers: { "idempotency-key": "x".repeat(300) }, body: { agent: "payouts", prompt: "p" } })).body.error.code).toBe("AI1040");
   });
 
@@ -101,7 +101,7 @@ describe("runs over HTTP", () => {
     const { runId, link } = await deferredRun();
     const cancelled = await http.call("POST", `/runs/${runId}/cancel`, { body: { reason: "withdrawn" } });
     expect(cancelled).toMatchObject({ status: 200, body: { runId, cancelled: true } });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1005" });
     const resume = await http.call("POST", "/resume", { user: "fiona", body: { token: link.token, payload: { approved: true } } });
     expect(resume).toMatchObject({ status: 409, body: { error: { code: "RC5050" } } });
   });
@@ -124,14 +124,14 @@ describe("deferrals and resume over HTTP", () => {
     const two = await deferredRun();
     const ids = [one.ack.deferralId, two.ack.deferralId];
     await vi.waitFor(async () => {
-      const listed = await http.call("GET", "/deferrals?status=deferred&agentId=payouts&pageSize=1000");
+      const listed = await http.call("GET", "/deferrals?status=deferred&agentId=payouts&limit=1000");
       expect(listed.status).toBe(200);
       expect(listed.body.deferrals.map((d: { deferralId: string }) => d.deferralId)).toEqual(expect.arrayContaining(ids));
     }, { timeout: 15_000, interval: 200 });
-    const page = await http.call("GET", "/deferrals?status=deferred&status=expired&pageSize=1");
+    const page = await http.call("GET", "/deferrals?status=deferred&status=expired&limit=1");
     expect(page.body.deferrals).toHaveLength(1);
-    expect(typeof page.body.nextPageToken).toBe("string");
-    const next = await http.call("GET", `/deferrals?status=deferred&status=expired&pageSize=1&pageToken=${page.body.nextPageToken}`);
+    expect(typeof page.body.cursor).toBe("string");
+    const next = await http.call("GET", `/deferrals?status=deferred&status=expired&limit=1&cursor=${page.body.cursor}`);
     expect(next.body.deferrals).toHaveLength(1);
     expect(next.body.deferrals[0].deferralId).not.toBe(page.body.deferrals[0].deferralId);
     const none = await http.call("GET", `/deferrals?agentId=nobody-${uid("x")}`);
@@ -142,7 +142,7 @@ describe("deferrals and resume over HTTP", () => {
     expect(record.body).toMatchObject({ id: one.ack.deferralId, status: "deferred", meta: { requires: ["payouts:approve"] }, toolName: "askApproval" });
     expect(JSON.stringify(record.body)).not.toContain(one.link.token);
 
-    for (const bad of ["?status=bogus", "?expiringBefore=tomorrow", "?pageSize=0", "?pageSize=abc", "?pageToken=%22%3B"]) {
+    for (const bad of ["?status=bogus", "?expiringBefore=tomorrow", "?limit=0", "?limit=abc", "?cursor=%22%3B"]) {
       expect((await http.call("GET", `/deferrals${bad}`)).body.error.code, bad).toBe("AI1040");
     }
   });
@@ -173,7 +173,7 @@ describe("deferrals and resume over HTTP", () => {
 
   it("answers an expired deferral with RC5047 (410)", async () => {
     const { runId, link } = await deferredRun({ ttl: "1s" });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "RC5047" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "RC5047" });
     const res = await http.call("POST", "/resume", { user: "fiona", body: { token: link.token, payload: { approved: true } } });
     expect(res).toMatchObject({ status: 410, body: { error: { code: "RC5047" } } });
   });
@@ -252,7 +252,7 @@ describe("the hook behind the run and deferral routes", () => {
       expect((await guarded.call("GET", `/runs/${runId}`, { user: "alice" })).body).toMatchObject({ status: "deferred" });
       expect((await guarded.call("GET", `/deferrals/${encodeURIComponent(deferralId)}`, { user: "alice" })).body).toMatchObject({ id: deferralId });
       const listed = async (user: string) =>
-        ((await guarded.call("GET", "/deferrals?status=deferred&agentId=payouts&pageSize=1000", { user })).body.deferrals as Array<{ runId: string }>).map((d) => d.runId);
+        ((await guarded.call("GET", "/deferrals?status=deferred&agentId=payouts&limit=1000", { user })).body.deferrals as Array<{ runId: string }>).map((d) => d.runId);
       await vi.waitFor(async () => expect(await listed("alice")).toContain(runId), { timeout: 15_000, interval: 200 });
       expect(await listed("bob")).not.toContain(runId);
       expect(asked).toContainEqual({ operation: "deferral.list", principal: PEOPLE.alice, runId, deferralId, agentId: "payouts", status: "deferred" });

@@ -42,7 +42,7 @@ beforeAll(async () => {
   const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
   // A thread belongs to whoever's id prefixes it: the authorize hook every thread route asks.
   threads = new ThreadsClient({ client, taskQueue, agent: chatAgent, authorize: ({ principal, threadId }) => principal !== undefined && threadId !== undefined && threadId.startsWith(`${principal.id}-`) });
-  http = await startHttp({ agents, threads, events: { pollIntervalMs: POLL_MS }, maxBodyBytes: 64 * 1024 });
+  http = await startHttp({ agents, threads, events: { pollInterval: POLL_MS }, maxBodyBytes: 64 * 1024 });
 });
 afterAll(async () => {
   await http?.close();

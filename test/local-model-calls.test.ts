@@ -108,8 +108,8 @@ describe('modelCalls: "local"', () => {
     h.model.script(runId, [{ hold, text: "too slow" }]);
     await agents.start(localPayouts, { prompt: runId, runId });
     await hold.reached;
-    await agents.cancel(runId, { reason: "user left" });
-    const err = await agents.result(runId).catch((e: unknown) => e);
+    await agents.cancel({ runId, reason: "user left" });
+    const err = await agents.result({ runId }).catch((e: unknown) => e);
     expect(RunCancelledError.isInstance(err)).toBe(true);
     expect((err as RunCancelledError).fields).toMatchObject({ reason: "user left", turnsUsed: 0 });
     await vi.waitFor(() => expect(h.model.aborted.map((a) => a.conversation)).toContain(runId), { timeout: 15_000 });

@@ -36,7 +36,7 @@ async function transcript(runId: string): Promise<ChatMessage[]> {
   const all: ChatMessage[] = [];
   let cursor: string | undefined;
   do {
-    const page = await agents.messages(runId, { limit: 25, ...(cursor ? { cursor } : {}) });
+    const page = await agents.listMessages({ runId, limit: 25, ...(cursor ? { cursor } : {}) });
     all.push(...page.messages);
     cursor = page.cursor;
   } while (cursor);
@@ -99,6 +99,6 @@ describe("a long run", () => {
     const runId = uid("walk-bad");
     await expect(agents.start(walker, { prompt: runId, runId, maxHistoryEvents: 10 })).rejects.toMatchObject({ code: "AI1001" });
     await expect(agents.start(walker, { prompt: runId, runId, maxHistoryEvents: 1.5 as number })).rejects.toMatchObject({ code: "AI1001" });
-    await expect(agents.state(runId)).rejects.toMatchObject({ code: "AI1010" });
+    await expect(agents.state({ runId })).rejects.toMatchObject({ code: "AI1010" });
   });
 });

@@ -38,12 +38,12 @@ it("parks 50 runs, lists them by search attributes, and a fresh worker resumes e
 
   const listed = async (status: "deferred" | "resumed") => {
     const ids = new Set<string>();
-    let nextPageToken: string | undefined;
+    let cursor: string | undefined;
     do {
-      const page = await second.agents.deferrals.list({ status, agentId: payoutAgent.id, pageSize: 100, ...(nextPageToken ? { nextPageToken } : {}) });
+      const page = await second.agents.deferrals.list({ status, agentId: payoutAgent.id, limit: 100, ...(cursor ? { cursor } : {}) });
       for (const row of page.deferrals) if (row.runId.startsWith(`${tag}-`)) ids.add(row.runId);
-      nextPageToken = page.nextPageToken;
-    } while (nextPageToken);
+      cursor = page.cursor;
+    } while (cursor);
     return ids;
   };
   await vi.waitFor(async () => expect(await listed("deferred")).toEqual(new Set(runIds)), { timeout: 30_000, interval: 500 });

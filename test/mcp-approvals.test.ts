@@ -49,7 +49,7 @@ beforeAll(async () => {
     tools: [{ agent: payer, name: "pay", description: "Pays once a person approves" }],
     approvalUrl: ({ deferralId }) => `https://approvals.test/inbox/${deferralId}`,
     on: { "mcp:tool:deferred": (event) => events.push(event) },
-    progressIntervalMs: 25,
+    progressInterval: 25,
   });
   server = await new Promise<NodeServer>((resolve) => {
     const s = serve({ fetch: mcp.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s as NodeServer));
@@ -101,7 +101,7 @@ describe("a gated tool served over MCP", () => {
     expect(events.slice(before)).toEqual([{ type: "mcp:tool:deferred", tool: "pay", runId, deferralId: ack.deferralId, expiresAt: ack.expiresAt, principal: { id: "ian", roles: [] } }]);
 
     const [big, small] = request.calls;
-    await agents.approvals.decide(request.approvalId, { [big!.toolCallId]: { approved: true }, [small!.toolCallId]: { approved: false, reason: "not owed" } });
+    await agents.approvals.decide({ approvalId: request.approvalId, decisions: { [big!.toolCallId]: { approved: true }, [small!.toolCallId]: { approved: false, reason: "not owed" } } });
     const outcome = await client.callTool({ name: "get_run", arguments: { runId } });
     expect(outcome.structuredContent).toEqual({ runId, status: "completed", text: "Paid 250, not 40." });
     expect(paid.filter((p) => p.runId === runId).map((p) => p.amount)).toEqual([250]);
@@ -133,7 +133,7 @@ describe("a gated tool served over MCP", () => {
     const pending = getRun({ runId });
     expect(await pending.first).toBe("waiting");
     const one = await requestOf(first.deferralId);
-    await agents.approvals.decide(one.approvalId, [{ toolCallId: one.calls[0]!.toolCallId, approved: true }]);
+    await agents.approvals.decide({ approvalId: one.approvalId, decisions: [{ toolCallId: one.calls[0]!.toolCallId, approved: true }] });
     const second = (await pending.answer).structuredContent as { status: string; deferralId: string };
     expect(second).toMatchObject({ runId, status: "deferred" });
     expect(second.deferralId).not.toBe(first.deferralId);
@@ -143,7 +143,7 @@ describe("a gated tool served over MCP", () => {
     const last = getRun({ runId, deferralId: second.deferralId });
     expect(await last.first).toBe("waiting");
     const two = await requestOf(second.deferralId);
-    await agents.approvals.decide(two.approvalId, [{ toolCallId: two.calls[0]!.toolCallId, approved: true }]);
+    await agents.approvals.decide({ approvalId: two.approvalId, decisions: [{ toolCallId: two.calls[0]!.toolCallId, approved: true }] });
     expect((await last.answer).structuredContent).toEqual({ runId, status: "completed", text: "Paid 10 and 20." });
     expect(paid.filter((p) => p.runId === runId).map((p) => p.amount)).toEqual([10, 20]);
     for (const deferralId of [42, "", "d".repeat(1001)]) {

@@ -45,7 +45,7 @@ function mcpOptions(extra: Partial<McpServerOptions> = {}): McpServerOptions {
     ],
     approvalUrl: ({ deferralId }) => `https://approvals.test/deferrals/${deferralId}`,
     on: { "mcp:tool:deferred": (event) => events.push(event) },
-    progressIntervalMs: 25,
+    progressInterval: 25,
     ...extra,
   };
 }

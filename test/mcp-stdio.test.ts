@@ -76,7 +76,7 @@ describe("durable-agents mcp (stdio)", () => {
     expect(ack.status).toBe("deferred");
     const link = linkFor(ack.runId);
     expect(JSON.stringify(result)).not.toContain(link.token);
-    const state = await agents.state(ack.runId);
+    const state = await agents.state({ runId: ack.runId });
     expect(state.principal).toEqual({ id: "desk-user" });
 
     // Subscribed while it waits: one notification when the approval has let it finish.

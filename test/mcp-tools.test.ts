@@ -137,7 +137,7 @@ describe("mcpTools", () => {
     h.model.script(runId, [{ toolCalls: [{ name: "remote_payout", arguments: { prompt: inner } }] }]);
     const err = await agents.run(proxy, { prompt: runId, runId }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "AI1006" });
-    const state = await agents.state(runId);
+    const state = await agents.state({ runId });
     expect(state.deferralId).toBeUndefined();
     expect(state.status).not.toBe("deferred");
   });

@@ -95,7 +95,7 @@ describe("model fallback in a run", () => {
       const runId = uid(`refused ${status}`);
       h.model.respond(runId, (req) => ({ errors: failOnce(req.attempt, status), text: "never" }));
       await agents.start(agent, { prompt: runId, runId });
-      await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1003", message: expect.stringContaining(`HTTP ${status}`) });
+      await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1003", message: expect.stringContaining(`HTTP ${status}`) });
       expect(modelsAsked(runId)).toEqual([PRIMARY]);
     }
   });
@@ -104,7 +104,7 @@ describe("model fallback in a run", () => {
     const runId = uid("all out");
     h.model.respond(runId, (req) => ({ errors: failOnce(req.attempt, req.model === THIRD ? 500 : 503), text: "never" }));
     await agents.start(agent, { prompt: runId, runId });
-    const failure = agents.result(runId);
+    const failure = agents.result({ runId });
     await expect(failure).rejects.toMatchObject({ code: "AI1003" });
     const message = await failure.catch((e: Error) => e.message);
     for (const model of [PRIMARY, SECOND, THIRD]) expect(message).toContain(model);
@@ -174,7 +174,7 @@ describe("model fallback in a thread", () => {
     const { threadId } = await threads.createThread({});
     const updates: StreamUpdate[] = [];
     const reading = (async () => {
-      for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) updates.push(...batch.updates);
+      for await (const batch of threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) updates.push(...batch.updates);
     })();
     await threads.sendMessage({ threadId, prompt });
     await cut.reached;
@@ -201,7 +201,7 @@ describe("model fallback in a thread", () => {
     const { threadId } = await bySignal.threads.createThread({});
     const updates: StreamUpdate[] = [];
     const reading = (async () => {
-      for await (const batch of bySignal.threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) updates.push(...batch.updates);
+      for await (const batch of bySignal.threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) updates.push(...batch.updates);
     })();
     await bySignal.threads.sendMessage({ threadId, prompt });
     await cut.reached;

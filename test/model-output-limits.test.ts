@@ -78,7 +78,7 @@ describe("more tool calls in one answer than the agent allows", () => {
     // Refused once: the same answer would come back.
     expect(h.model.requests.filter((r) => r.conversation === runId)).toHaveLength(1);
     // Failed with its transcript as it was, and readable.
-    expect((await agents.messages(runId)).messages).toEqual([{ role: "user", content: runId }]);
+    expect((await agents.listMessages({ runId })).messages).toEqual([{ role: "user", content: runId }]);
     expect((await agents.workflowHandle(runId).describe()).status.name).toBe("FAILED");
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
@@ -200,7 +200,7 @@ describe("properties: no batch or result size destroys a run or a thread", () =>
         );
         expect(outcome).toBe(n > 128 ? "AI1017" : "completed");
         if (n > 128) expect(ran.get(runId)).toBeUndefined();
-        const { messages } = await agents.messages(runId, { limit: 1000 });
+        const { messages } = await agents.listMessages({ runId, limit: 1000 });
         expect(jsonBytes(toolContents(messages))).toBeLessThanOrEqual(Math.min(RUN_TRANSCRIPT_BYTES, STEP_RESULT_BYTES + 512 * n));
         expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
       }),

@@ -29,7 +29,7 @@ describe("model call retries", () => {
     const runId = uid("throttled run");
     h.model.script(runId, [{ errors: throttled, text: "never" }]);
     await agents.start(plain, { prompt: runId, runId });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1003", message: expect.stringMatching(/429[\s\S]*after 3 attempts/) });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1003", message: expect.stringMatching(/429[\s\S]*after 3 attempts/) });
     expect(requestsOf(runId)).toHaveLength(3);
 
     const prompt = uid("throttled thread");
@@ -44,7 +44,7 @@ describe("model call retries", () => {
     // One step, whose call the run answers with an error; the model is asked again, and the test scripted no second step.
     h.model.script(runId, [{ toolCalls: [{ name: "lookup", arguments: {} }] }]);
     await agents.start(plain, { prompt: runId, runId });
-    const err = await agents.result(runId).catch((e: unknown) => e as Error);
+    const err = await agents.result({ runId }).catch((e: unknown) => e as Error);
     expect(err).toMatchObject({ code: "AI1003", message: expect.stringContaining("the scripted model server's script ran out") });
     expect((err as Error).message).not.toMatch(/model name/);
     // Not retried: no attempt could find a step that is not there.
@@ -76,7 +76,7 @@ describe("model call retries", () => {
     const runId = uid("refused run");
     h.model.script(runId, [{ errors: [401], text: "never" }]);
     await agents.start(plain, { prompt: runId, runId });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1003" });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1003" });
     expect(requestsOf(runId)).toHaveLength(1);
   });
 });

@@ -180,8 +180,8 @@ describe("OpenTelemetry", () => {
     expect(await w.agents.run(agent, { prompt: waiting, runId: waiting })).toMatchObject({ status: "deferred" });
     rm = await collect();
     expect(counter("durable_agents.deferrals.parked")).toBe(1);
-    await w.agents.deferrals.deny(linkFor(waiting).deferralId, { reason: "no budget" });
-    await w.agents.result(waiting);
+    await w.agents.deferrals.deny({ deferralId: linkFor(waiting).deferralId, reason: "no budget" });
+    await w.agents.result({ runId: waiting });
     rm = await collect();
     expect(counter("durable_agents.deferrals.parked")).toBe(0);
     expect(counter("durable_agents.deferrals.denied")).toBe(1);

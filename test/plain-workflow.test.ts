@@ -36,7 +36,7 @@ describe("defer() in a plain workflow", () => {
   it("parks with the same record and resumes through the same client, token and checks", async () => {
     const { expenseId, handle, outcome, link } = await startExpense(120);
     expect(outcome).toMatchObject({ status: "deferred", deferralId: link.deferralId, schema: { required: ["approved"] } });
-    expect(await agents.deferrals.get(link.deferralId)).toMatchObject({
+    expect(await agents.deferrals.get({ deferralId: link.deferralId })).toMatchObject({
       status: "deferred",
       toolCallId: "approval",
       meta: { approver: "carol", amount: 120 },
@@ -69,7 +69,7 @@ describe("defer() in a plain workflow", () => {
     const { expenseId, link } = await startExpense(7);
     const { resumeUpdate } = await import("../src/core/wire/run.js");
     const { proofOf, resumeDigest } = await import("../src/core/proof.js");
-    expect((await agents.deferrals.get(link.deferralId)).digest).toBe(resumeDigest(link.token));
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).digest).toBe(resumeDigest(link.token));
     const handle = agents.client.workflow.getHandle(expenseId);
     const request = { deferralId: link.deferralId, toolCallId: "approval", payload: { approved: true } };
     await expect(handle.executeUpdate(resumeUpdate, { args: [request] })).rejects.toMatchObject({ cause: { type: "RC5041" } });
@@ -91,7 +91,7 @@ describe("defer() in a plain workflow", () => {
     const again = sent.filter((m) => m.expenseId === expenseId).at(-1)!;
     expect(again.token).not.toBe(link.token);
     await expect(agents.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5041" });
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
     await expect(agents.resume({ token: again.token, payload: { approved: true } })).resolves.toMatchObject({
       outcome: { status: "completed", result: { status: "booked" } },
     });

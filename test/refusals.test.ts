@@ -107,8 +107,8 @@ describe("restored identity", () => {
     ).rejects.toMatchObject({ code: "RC5056" });
     const accepted = await agents.resume({ token: linkFor(verifiedRun).token, payload: { approved: true }, principal: { id: "boss" }, reverify: ann });
     expect(accepted.outcome).toMatchObject({ status: "completed", result: { text: "audited" } });
-    const thread = (await agents.messages(verifiedRun)).messages;
+    const thread = (await agents.listMessages({ runId: verifiedRun })).messages;
     expect(thread.find((m) => m.role === "tool" && m.content === "books are fine")).toBeDefined();
-    expect(await agents.state(verifiedRun)).toMatchObject({ restored: false, principal: ann });
+    expect(await agents.state({ runId: verifiedRun })).toMatchObject({ restored: false, principal: ann });
   });
 });

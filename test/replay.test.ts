@@ -108,7 +108,7 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2 } }] }, { text: "paid" }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
-    await agents.result(prompt);
+    await agents.result({ runId: prompt });
   },
   "compacted-then-resumed": async (prompt) => {
     h.model.script(prompt, [
@@ -120,10 +120,10 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     // Tool results shortened in place (vouched for); the approval's own answer stays as it was.
     const shorter = (messages: ChatMessage[], deferral: DeferralView) =>
       messages.map((m) => (m.role === "tool" && m.tool_call_id !== deferral.toolCallId ? { ...m, content: m.content.slice(0, 4) } : m));
-    await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter, { trustTranscript: true });
+    await replaceDeferredThread(agents.deferrals, { deferralId: ack.deferralId, rewrite: shorter, trustTranscript: true });
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
-    await replaceDeferredThread(agents.deferrals, ack.deferralId, shorter, { trustTranscript: true });
-    await agents.result(prompt);
+    await replaceDeferredThread(agents.deferrals, { deferralId: ack.deferralId, rewrite: shorter, trustTranscript: true });
+    await agents.result({ runId: prompt });
   },
   "local-model-calls": async (prompt) => {
     h.model.script(prompt, [
@@ -159,7 +159,7 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
   expired: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 1, ttl: "1s" } }] }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
-    await agents.result(prompt).catch(() => undefined);
+    await agents.result({ runId: prompt }).catch(() => undefined);
   },
   // A run that streams its answers (by signal, as this worker is told to), parks, is resumed and answers.
   "streamed-deferred-resumed": async (prompt) => {
@@ -171,11 +171,11 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     ]);
     const parked = agents.run(payoutAgent, { prompt, runId: prompt, stream: true });
     await hold.reached;
-    await vi.waitFor(async () => expect((await agents.streamUpdates(prompt)).updates.some((u) => u.type === "text-delta")).toBe(true), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(async () => expect((await agents.streamUpdates({ runId: prompt })).updates.some((u) => u.type === "text-delta")).toBe(true), { timeout: 20_000, interval: 20 });
     hold.release();
     await parked;
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: true } });
-    await agents.result(prompt);
+    await agents.result({ runId: prompt });
   },
   // A sub-agent (a child workflow) that defers: the parent parks with it, the child's token resumes both.
   "sub-agent-deferred-resumed": async (prompt) => {
@@ -184,7 +184,7 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     const ack = await agents.run(delegatingAgent, { prompt, runId: prompt });
     if (ack.status !== "deferred") throw new Error("expected the parent to park with its sub-agent");
     await agents.resume({ token: linkFor(`${prompt}/agent/c1`).token, payload: { approved: true } });
-    await agents.result(prompt);
+    await agents.result({ runId: prompt });
     return { children: [`${prompt}/agent/c1`] };
   },
   // Two gated calls and a free one in a step: one request, decided per call (one edited, one rejected).
@@ -195,12 +195,12 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     ]);
     const ack = await agents.run(gatedAgent, { prompt, runId: prompt });
     if (ack.status !== "deferred") throw new Error("expected the run to wait for approval");
-    const { calls } = await agents.approvals.get(ack.deferralId);
-    await agents.approvals.decide(ack.deferralId, [
+    const { calls } = await agents.approvals.get({ approvalId: ack.deferralId });
+    await agents.approvals.decide({ approvalId: ack.deferralId, decisions: [
       { toolCallId: calls[0]!.toolCallId, approved: true, input: { amount: 20 } },
       { toolCallId: calls[1]!.toolCallId, approved: false, reason: "twice is once too many" },
-    ]);
-    await agents.result(prompt);
+    ] });
+    await agents.result({ runId: prompt });
   },
 };
 
@@ -262,7 +262,7 @@ Object.assign(scenarios, {
     await streamRig.threads.createThread({ threadId: id });
     const following = (async () => {
       const until = (b: { updates: Array<{ type: string }> }) => b.updates.some((u) => u.type === "text-delta");
-      for await (const _batch of streamRig.threads.followUpdates({ threadId: id, pollIntervalMs: 50, until }));
+      for await (const _batch of streamRig.threads.followUpdates({ threadId: id, pollInterval: 50, until }));
     })();
     await streamRig.threads.sendMessage({ threadId: id, prompt: id });
     await following;

@@ -50,7 +50,7 @@ const historyLength = async (runId: string) => (await agents.client.workflow.get
 describe("the workflow checks proof of possession", () => {
   it("stores the token's digest on the record, never the token or its proof", async () => {
     const { link } = await deferredRun();
-    const record = await agents.deferrals.get(link.deferralId);
+    const record = await agents.deferrals.get({ deferralId: link.deferralId });
     expect(record.digest).toBe(resumeDigest(link.token));
     expect(JSON.stringify(record)).not.toContain(proofOf(link.token));
     expect(JSON.stringify(record)).not.toContain(link.token);
@@ -63,7 +63,7 @@ describe("the workflow checks proof of possession", () => {
       code: "RC5041",
     });
     expect(await historyLength(runId)).toBe(before);
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
     await expect(agents.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({
       status: "resumed",
       outcome: { status: "completed", result: { text: "Paid 9." } },
@@ -97,7 +97,7 @@ describe("the workflow checks proof of possession", () => {
       ).rejects.toMatchObject({ code: "RC5041" });
     }
     expect(await historyLength(runId)).toBe(before);
-    expect((await agents.deferrals.get(link.deferralId)).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId: link.deferralId })).status).toBe("deferred");
     await expect(agents.resume({ token: link.token, payload: { approved: true } })).resolves.toMatchObject({ status: "resumed" });
   });
 

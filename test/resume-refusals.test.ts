@@ -53,8 +53,8 @@ describe("refused resumes write no history", () => {
     const expired = linkFor(runId);
     // The run re-asked: it is open, parked on a fresh deferral, and the first one is expired.
     await vi.waitFor(() => expect(linkFor(runId, "reask")).toBeDefined(), { timeout: 15_000 });
-    await vi.waitFor(async () => expect((await agents.state(runId)).status).toBe("deferred"));
-    expect((await agents.deferrals.get(expired.deferralId)).status).toBe("expired");
+    await vi.waitFor(async () => expect((await agents.state({ runId })).status).toBe("deferred"));
+    expect((await agents.deferrals.get({ deferralId: expired.deferralId })).status).toBe("expired");
 
     const before = await historyLength(runId);
     await expect(agents.resume({ token: expired.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5047" });
@@ -72,9 +72,9 @@ describe("refused resumes write no history", () => {
     const runId = uid("refuse-denied");
     h.model.script(runId, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 4 } }] }]);
     await agents.run(payoutAgent, { prompt: runId, runId });
-    await agents.cancel(runId, { reason: "withdrawn" });
+    await agents.cancel({ runId, reason: "withdrawn" });
     const link = linkFor(runId);
-    expect(await agents.deferrals.get(link.deferralId)).toMatchObject({ status: "denied", deniedReason: "AI1005" });
+    expect(await agents.deferrals.get({ deferralId: link.deferralId })).toMatchObject({ status: "denied", deniedReason: "AI1005" });
 
     const before = await historyLength(runId);
     await expect(agents.resume({ token: link.token, payload: { approved: true } })).rejects.toMatchObject({ code: "RC5050" });

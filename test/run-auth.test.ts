@@ -80,13 +80,13 @@ const historyLength = async (runId: string) => (await agents.workflowHandle(runI
 /** What "nothing changed" means for a parked run: still deferred, same record, not one history event more. */
 async function unchanged(runId: string, deferralId: string) {
   const events = await historyLength(runId);
-  const before = await agents.deferrals.get(deferralId, { principal: alice });
+  const before = await agents.deferrals.get({ deferralId, principal: alice });
   return async () => {
     expect(await historyLength(runId)).toBe(events);
-    const after = await agents.deferrals.get(deferralId, { principal: alice });
+    const after = await agents.deferrals.get({ deferralId, principal: alice });
     expect(after.status).toBe("deferred");
     expect(after.fingerprint).toBe(before.fingerprint);
-    expect((await agents.state(runId, { principal: alice })).status).toBe("deferred");
+    expect((await agents.state({ runId, principal: alice })).status).toBe("deferred");
   };
 }
 
@@ -95,15 +95,22 @@ function operations(runId: string, deferralId: string, token: string, principal:
   const p = principal ? { principal } : {};
   return {
     "run.start": () => agents.start(payoutAgent, { prompt: runId, runId, ...p }),
-    "run.state": () => agents.state(runId, p),
+    "run.state": () => agents.state({ runId, ...p }),
     "run.state (handle)": () => agents.handle(runId, p).state(),
-    "run.result": () => agents.result(runId, p),
+    "run.state (messages)": () => agents.listMessages({ runId, ...p }),
+    "run.state (handle messages)": () => agents.handle(runId, p).listMessages(),
+    "run.state (stream)": () => agents.streamUpdates({ runId, ...p }),
+    "run.state (handle stream)": () => agents.handle(runId, p).streamUpdates(),
+    "run.state (handle follow)": () => agents.handle(runId, p).followUpdates().next(),
+    "run.result": () => agents.result({ runId, ...p }),
     "run.result (handle)": () => agents.handle(runId, p).result(),
     "run.result (settled)": () => agents.handle(runId, p).settled(),
-    "run.cancel": () => agents.cancel(runId, { reason: "not yours", ...p }),
-    "deferral.get": () => agents.deferrals.get(deferralId, p),
-    "deferral.replace": () => replaceDeferredThread(agents.deferrals, deferralId, (messages) => (rewrites.push(deferralId), messages), p),
-    "deferral.replace (store)": () => agents.deferrals.replaceStepState(deferralId, "any-fingerprint", { agentId: "payouts", messages: [], deferredToolCallId: "x", turnsUsed: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } }, p),
+    "run.result (agents.settled)": () => agents.settled({ runId, ...p }),
+    "run.cancel": () => agents.cancel({ runId, reason: "not yours", ...p }),
+    "run.cancel (handle)": () => agents.handle(runId, p).cancel({ reason: "not yours" }),
+    "deferral.get": () => agents.deferrals.get({ deferralId, ...p }),
+    "deferral.replace": () => replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) => (rewrites.push(deferralId), messages), ...p }),
+    "deferral.replace (store)": () => agents.deferrals.replaceStepState({ deferralId, expectedFingerprint: "any-fingerprint", stepState: { agentId: "payouts", messages: [], deferredToolCallId: "x", turnsUsed: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } }, ...p }),
     resume: () => agents.resume({ token, payload: { approved: true }, ...p }),
   };
 }
@@ -149,7 +156,7 @@ describe("run authorization", () => {
         deferral: { id: deferralId, meta: { requires: ["payouts:approve"], amount: 5 }, toolName: "askApproval", status: "deferred", principal: { id: "alice", restored: true } },
       });
     }
-    const returned = async (id: string) => ((await refusal(() => agents.state(runId, { principal: { id } }))) as RunUnauthorizedError).fields.returned;
+    const returned = async (id: string) => ((await refusal(() => agents.state({ runId, principal: { id } }))) as RunUnauthorizedError).fields.returned;
     expect(await returned("sloppy-yes")).toBe('"yes"');
     expect(await returned("sloppy-one")).toBe("1");
     expect(await returned("broken")).toMatch(/^an error \(directory is down\)$/);
@@ -166,15 +173,16 @@ describe("run authorization", () => {
   it("lets the owner read, rewrite and cancel through the same calls, each asked as the principal it was made with", async () => {
     const { runId, deferralId } = await alicesDeferredRun();
     expect((await agents.handle(runId, { principal: alice }).state()).status).toBe("deferred");
-    expect((await agents.deferrals.get(deferralId, { principal: auditor })).id).toBe(deferralId);
-    expect(RunUnauthorizedError.isInstance(await refusal(() => agents.state(runId, { principal: auditor })))).toBe(true);
-    const swap = await replaceDeferredThread(agents.deferrals, deferralId, (messages) => messages, { principal: alice });
+    expect((await agents.deferrals.get({ deferralId, principal: auditor })).id).toBe(deferralId);
+    expect(RunUnauthorizedError.isInstance(await refusal(() => agents.state({ runId, principal: auditor })))).toBe(true);
+    const swap = await replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) => messages, principal: alice });
     expect(swap.won).toBe(true);
     // Asked once, as a whole: the rewrite reads what it rewrites.
     expect(asked.filter((r) => r.operation === "deferral.get" && r.runId === runId && r.principal?.id === "alice")).toHaveLength(0);
 
-    await agents.cancel(runId, { principal: alice, reason: "changed my mind" });
-    await expect(agents.result(runId, { principal: alice })).rejects.toMatchObject({ code: "AI1005" });
+    // The handle cancels as the principal it was made for, as agents.cancel does.
+    await agents.handle(runId, { principal: alice }).cancel({ reason: "changed my mind" });
+    await expect(agents.result({ runId, principal: alice })).rejects.toMatchObject({ code: "AI1005", fields: { reason: "changed my mind" } });
     expect(asked).toContainEqual({ operation: "run.cancel", principal: alice, runId });
   });
 
@@ -198,7 +206,7 @@ describe("run authorization", () => {
     h.model.script(bobs, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 7 } }] }, { text: "never" }]);
     await agents.run(payoutAgent, { prompt: bobs, runId: bobs, principal: { id: "bob" } });
     const listed = async (principal: Principal) =>
-      (await agents.deferrals.list({ principal, status: "deferred", agentId: "payouts", pageSize: 1000 })).deferrals.map((d) => d.runId);
+      (await agents.deferrals.list({ principal, status: "deferred", agentId: "payouts", limit: 1000 })).deferrals.map((d) => d.runId);
     await vi.waitFor(async () => expect(await listed(auditor)).toEqual(expect.arrayContaining([mine.runId, bobs])), { timeout: 15_000, interval: 200 });
     expect(await listed(alice)).toContain(mine.runId);
     expect(await listed(alice)).not.toContain(bobs);
@@ -235,11 +243,11 @@ describe("ctx.dispatch", () => {
     // Refused, typed, as an SDK error in a tool is: the run fails with it (a handler may catch it).
     const outcome = await desks.run(desk, { prompt: ticket, runId: ticket, principal: alice }).catch((e: unknown) => e);
     expect(outcome).toMatchObject({ code: "AI1019", fields: { agentId: "auth-scout", subRunId: `${ticket}/call_0_0/auth-scout` } });
-    const transcript = JSON.stringify((await desks.messages(ticket, { principal: alice })).messages);
+    const transcript = JSON.stringify((await desks.listMessages({ runId: ticket, principal: alice })).messages);
     expect(transcript).not.toMatch(/IBAN-MALLORY/);
     // Alice's task went nowhere: not to Mallory's run, not to the model.
     expect(h.model.requests.filter((r) => r.conversation === alicesTask)).toEqual([]);
-    expect(await desks.result(`${ticket}/call_0_0/auth-scout`, { principal: mallory })).toMatchObject({ text: "Verified: pay IBAN-MALLORY." });
+    expect(await desks.result({ runId: `${ticket}/call_0_0/auth-scout`, principal: mallory })).toMatchObject({ text: "Verified: pay IBAN-MALLORY." });
   });
 });
 
@@ -262,7 +270,7 @@ describe("reverify", () => {
       }),
     );
     expect(ResumeUnauthorizedError.isInstance(tampering), String(tampering)).toBe(true);
-    expect((await agents.deferrals.get(deferralId, { principal: alice })).status).toBe("deferred");
+    expect((await agents.deferrals.get({ deferralId, principal: alice })).status).toBe("deferred");
 
     const pending = agents.resume({
       token: link.token,
@@ -278,8 +286,8 @@ describe("reverify", () => {
     (mine as Record<string, unknown>).tier = "platinum";
     await expect(pending).resolves.toMatchObject({ status: "resumed" });
     expect(seen).toEqual([{ reverify: { id: "alice", tier: "gold" }, frozen: true }]);
-    expect((await agents.deferrals.get(deferralId, { principal: alice })).reverified).toEqual({ id: "alice", tier: "gold" });
-    expect((await agents.state(runId, { principal: alice })).status).toBe("completed");
+    expect((await agents.deferrals.get({ deferralId, principal: alice })).reverified).toEqual({ id: "alice", tier: "gold" });
+    expect((await agents.state({ runId, principal: alice })).status).toBe("completed");
   });
 });
 
@@ -308,9 +316,9 @@ describe("hostile ids", () => {
     const long = "r".repeat(10 * 1024);
     for (const id of ["__proto__", "constructor", long]) {
       for (const [name, call] of Object.entries({
-        "run.state": () => agents.state(id, { principal: mallory }),
-        "run.cancel": () => agents.cancel(id, { principal: mallory }),
-        "deferral.get": () => agents.deferrals.get(`dfr:1:${id}`, { principal: mallory }),
+        "run.state": () => agents.state({ runId: id, principal: mallory }),
+        "run.cancel": () => agents.cancel({ runId: id, principal: mallory }),
+        "deferral.get": () => agents.deferrals.get({ deferralId: `dfr:1:${id}`, principal: mallory }),
       })) {
         const err = await refusal(call);
         expect(RunUnauthorizedError.isInstance(err), `${name} ${id.slice(0, 20)}: ${String(err)}`).toBe(true);
@@ -319,11 +327,11 @@ describe("hostile ids", () => {
         expect((err as Error).message.length).toBeLessThan(600);
       }
       // Allowed through (it is the auditor's deferral read), an unknown id is simply not found.
-      expect(await refusal(() => agents.deferrals.get(`dfr:1:${id}`, { principal: auditor }))).toMatchObject({ code: "RC5046" });
+      expect(await refusal(() => agents.deferrals.get({ deferralId: `dfr:1:${id}`, principal: auditor }))).toMatchObject({ code: "RC5046" });
     }
     // A deferral id that does not parse reads nothing and asks nothing.
     const before = asked.length;
-    expect(await refusal(() => agents.deferrals.get("__proto__", { principal: auditor }))).toMatchObject({ code: "RC5046" });
+    expect(await refusal(() => agents.deferrals.get({ deferralId: "__proto__", principal: auditor }))).toMatchObject({ code: "RC5046" });
     expect(asked.length).toBe(before);
     await check();
   });

@@ -60,7 +60,7 @@ describe("useChat following a run", () => {
     expect(chunks[0]).toMatchObject({ type: "start" });
     expect(textOf(chunks)).toBe(answer);
     expect(chunks.at(-1)).toEqual({ type: "finish" });
-    expect(await agents.result(chatId)).toMatchObject({ status: "completed", text: answer });
+    expect(await agents.result({ runId: chatId })).toMatchObject({ status: "completed", text: answer });
     expect(await transport.reconnectToStream({ chatId })).toBeNull();
     const loaded = await transport.loadMessages(chatId);
     expect(loaded.map((m) => m.role)).toEqual(["user", "assistant"]);

@@ -65,7 +65,7 @@ beforeAll(async () => {
   h = await startHarness();
   ({ agents } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: inProcessStreamTransport() } }, client: { deferral: { secret: SECRET } } }));
   ({ agents: bySignal } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: "workflow" } }, client: { deferral: { secret: SECRET } } }));
-  http = await startHttp({ agents, events: { pollIntervalMs: POLL_MS } });
+  http = await startHttp({ agents, events: { pollInterval: POLL_MS } });
 });
 afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
@@ -90,7 +90,7 @@ function follow(client: AgentClient, runId: string, options: { fromSeq?: number;
   const batches: StreamSnapshot[] = [];
   const until = options.until ?? ended;
   const done = (async () => {
-    for await (const batch of client.followUpdates(runId, { pollIntervalMs: POLL_MS, ...(options.fromSeq !== undefined ? { fromSeq: options.fromSeq } : {}), until: (b) => b.updates.some(until) })) batches.push(batch);
+    for await (const batch of client.followUpdates({ runId, pollInterval: POLL_MS, ...(options.fromSeq !== undefined ? { fromSeq: options.fromSeq } : {}), until: (b) => b.updates.some(until) })) batches.push(batch);
   })();
   return { batches, updates: () => batches.flatMap((b) => b.updates), done };
 }
@@ -186,7 +186,7 @@ describe("a run started with stream: true", () => {
     const reader = follow(agents, runId);
     await mid.reached;
     await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThan(0), WAIT);
-    await agents.cancel(runId, { reason: "enough" });
+    await agents.cancel({ runId, reason: "enough" });
     await reader.done;
     const updates = reader.updates();
     const reset = updates.find((u) => u.type === "reset");
@@ -194,8 +194,8 @@ describe("a run started with stream: true", () => {
     expect(statuses(updates).at(-1)).toBe("stopped");
     expect(updates.some((u) => u.type === "message" && u.message.role === "assistant")).toBe(false);
     // The cut-off draft is no answer: the transcript does not keep it.
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1005" });
-    expect((await agents.messages(runId)).messages.map((m) => m.role)).toEqual(["user"]);
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1005" });
+    expect((await agents.listMessages({ runId })).messages.map((m) => m.role)).toEqual(["user"]);
     mid.release();
   });
 });
@@ -215,14 +215,14 @@ describe("any run's stream", () => {
     expect(ids).toEqual(ascending(ids));
     expect(statuses(updates).at(-1)).toBe("completed");
     // Every message the reader got is the transcript's at its position.
-    const { messages, total } = await agents.messages(runId, { limit: 1000 });
+    const { messages, total } = await agents.listMessages({ runId, limit: 1000 });
     expect(total).toBe(2 * turns + 2);
     for (const u of updates) if (u.type === "message") expect(u.message.content).toBe(messages[Number(u.message.id)]!.content);
     // It did continue as new, and the last execution's stream starts past the first's.
     const executions = [];
     for await (const e of agents.client.workflow.list({ query: `WorkflowId = "${runId}"` })) executions.push(e);
     expect(executions.length).toBeGreaterThan(1);
-    const fromStart = await agents.streamUpdates(runId);
+    const fromStart = await agents.streamUpdates({ runId });
     expect(fromStart.truncated).toBe(true);
     expect(fromStart.updates.at(-1)).toMatchObject({ type: "status", status: "completed" });
     expect(fromStart.updates[0]!.seq).toBeGreaterThan(2);
@@ -263,7 +263,7 @@ describe("any run's stream", () => {
     expect(await signalsOf(agents, runId)).toBe(0);
 
     // One read by query says the same, from any seq.
-    const snapshot = await agents.streamUpdates(runId, { fromSeq: Number(lastEventId) });
+    const snapshot = await agents.streamUpdates({ runId, fromSeq: Number(lastEventId) });
     expect(durable(snapshot.updates)).toEqual(durable(rest));
     expect(snapshot).toMatchObject({ threadId: runId, status: "completed", truncated: false });
   });
@@ -272,20 +272,20 @@ describe("any run's stream", () => {
     const runId = uid("run-stream-hostile");
     h.model.script(runId, [{ text: "fine" }]);
     await agents.run(writer, { prompt: runId, runId });
-    const before = await agents.streamUpdates(runId);
+    const before = await agents.streamUpdates({ runId });
 
-    await expect(agents.streamUpdates(uid("no-such-run"))).rejects.toMatchObject({ code: "AI1010" });
-    const unknown = agents.followUpdates(uid("no-such-run"));
+    await expect(agents.streamUpdates({ runId: uid("no-such-run") })).rejects.toMatchObject({ code: "AI1010" });
+    const unknown = agents.followUpdates({ runId: uid("no-such-run") });
     await expect(unknown.next()).rejects.toMatchObject({ code: "AI1010" });
     for (const fromSeq of [-1, 1.5, Number.NaN, "3" as unknown as number]) {
-      await expect(agents.streamUpdates(runId, { fromSeq })).rejects.toMatchObject({ code: "AI1001" });
-      await expect(agents.followUpdates(runId, { fromSeq }).next()).rejects.toMatchObject({ code: "AI1001" });
+      await expect(agents.streamUpdates({ runId, fromSeq })).rejects.toMatchObject({ code: "AI1001" });
+      await expect(agents.followUpdates({ runId, fromSeq }).next()).rejects.toMatchObject({ code: "AI1001" });
     }
     await expect(agents.start(writer, { prompt: "x", stream: "yes" as unknown as boolean })).rejects.toMatchObject({ code: "AI1001" });
 
     const guarded = new AgentClient({ client: agents.client, taskQueue: agents.taskQueue, authorize: (request) => request.operation !== "run.state" });
-    await expect(guarded.streamUpdates(runId, { principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
-    await expect(guarded.followUpdates(runId, { principal: { id: "mallory" } }).next()).rejects.toMatchObject({ code: "AI1013" });
+    await expect(guarded.streamUpdates({ runId, principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
+    await expect(guarded.followUpdates({ runId, principal: { id: "mallory" } }).next()).rejects.toMatchObject({ code: "AI1013" });
 
     // Over HTTP: a bad Last-Event-ID, an unknown run, an id too long to be one.
     expect(await openEvents(`${http.url}/runs/${runId}/events`, { lastEventId: "12abc" })).toMatchObject({ status: 400, errorBody: { error: { code: "AI1040" } } });
@@ -308,10 +308,37 @@ describe("any run's stream", () => {
     await forged.signal(threadStreamSignal, { streamId: "elsewhere", attempt: 1, parts: [{ kind: "text", text: "forged" }] });
     hold.release();
     expect(await agents.handle(live).result()).toMatchObject({ status: "completed", text: "kept" });
-    const shown = await agents.streamUpdates(live);
+    const shown = await agents.streamUpdates({ runId: live });
     expect(deltaText(shown.updates)).toBe("");
     expect(JSON.stringify(shown)).not.toContain("forged");
     expect(await workflowTaskFailures(agents.client, live)).toEqual([]);
-    expect(await agents.streamUpdates(runId)).toEqual(before);
+    expect(await agents.streamUpdates({ runId })).toEqual(before);
+  });
+});
+
+describe("a run's handle", () => {
+  it("reads and follows the run's stream as the client does, with the same options", async () => {
+    const runId = uid("run-handle-stream");
+    const hold = h.model.hold();
+    h.model.script(runId, [{ text: STORY, holds: [{ hold, afterChars: 40 }] }]);
+    const handle = await agents.start(writer, { prompt: runId, runId, stream: true });
+    // A poll interval that is not a duration is refused before anything is read.
+    await expect(handle.followUpdates({ pollInterval: "often" as never }).next()).rejects.toMatchObject({ code: "AI1001" });
+    const batches: StreamSnapshot[] = [];
+    const following = (async () => {
+      for await (const batch of handle.followUpdates({ pollInterval: "50ms", until: (b) => b.updates.some(ended) })) batches.push(batch);
+    })();
+    await hold.reached;
+    // Held mid-answer: the handle's reader has the deltas written so far.
+    await vi.waitFor(() => expect(deltaText(batches.flatMap((b) => b.updates)).length).toBeGreaterThanOrEqual(40), WAIT);
+    hold.release();
+    await following;
+    const updates = batches.flatMap((b) => b.updates);
+    expect(durable(updates)).toEqual([`0:user:${runId}`, "status:streaming", `1:assistant:${STORY}`, "status:completed"]);
+    // One read of the stream, through the handle and through the client: the same entries.
+    const read = await handle.streamUpdates();
+    expect(await agents.streamUpdates({ runId })).toEqual(read);
+    expect(durable(read.updates)).toEqual(durable(updates));
+    expect((await handle.streamUpdates({ fromSeq: read.lastSeq })).updates).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ const flaky = defineTool({
   input: z.object({ okAt: z.number() }),
   retry: {
     maxAttempts: 3,
-    backoff: { delayMs: 20, jitter: false },
+    backoff: { delay: "20ms", jitter: false },
     shouldRetryError: (info) => {
       asked.push(info);
       return !String(info.error).includes("permanent");

@@ -138,11 +138,11 @@ describe("waiting writes no history", () => {
     const settling = handle.settled();
     // The wait began before the run parked: its first model call had not been answered yet.
     await hold.reached;
-    expect((await agents.state(runId)).status).toBe("running");
+    expect((await agents.state({ runId })).status).toBe("running");
     hold.release();
     const ack = await settling;
     expect(ack).toEqual({ status: "deferred", deferralId: linkFor(runId).deferralId, schema: expect.any(Object), expiresAt: expect.any(String) });
-    expect((await agents.state(runId)).turnsUsed).toBe(3);
+    expect((await agents.state({ runId })).turnsUsed).toBe(3);
     expect(await updatesIn(runId)).toBe(0);
   });
 
@@ -313,7 +313,7 @@ describe("a run Temporal closed before it finished", () => {
   it("reads AI1014 from settled() and result() once terminated, with the operator's reason", async () => {
     const { runId } = await deferredRun();
     await agents.workflowHandle(runId).terminate("operator stopped it");
-    for (const read of [() => agents.handle(runId).settled(), () => agents.result(runId), () => agents.run(payoutAgent, { prompt: runId, runId })]) {
+    for (const read of [() => agents.handle(runId).settled(), () => agents.result({ runId }), () => agents.run(payoutAgent, { prompt: runId, runId })]) {
       const err = await read().catch((e: unknown) => e);
       expect(RunTerminatedError.isInstance(err)).toBe(true);
       expect(err).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "terminated", reason: "operator stopped it" } });
@@ -341,7 +341,7 @@ describe("a run Temporal closed before it finished", () => {
       args: [{ version: 3, agentId: payoutAgent.id, prompt: runId }],
       workflowExecutionTimeout: "2s",
     });
-    const err = await agents.result(runId).catch((e: unknown) => e);
+    const err = await agents.result({ runId }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "AI1014", fields: { runId, closedAs: "timed-out" } });
     await expect(agents.handle(runId).settled()).rejects.toMatchObject({ code: "AI1014" });
   });

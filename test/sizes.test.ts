@@ -93,7 +93,7 @@ async function allMessages(runId: string, limit = 1000) {
   let cursor: string | undefined;
   let total = -1;
   do {
-    const page = await agents.messages(runId, { limit, ...(cursor ? { cursor } : {}) });
+    const page = await agents.listMessages({ runId, limit, ...(cursor ? { cursor } : {}) });
     pages.push(page.messages);
     total = page.total;
     cursor = page.cursor;
@@ -140,14 +140,14 @@ describe("a long run", () => {
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: `read ${LONG_TURNS} pages` });
     expect(toolContents(messages)).toEqual(Array.from({ length: LONG_TURNS }, (_, i) => page128k(i)));
     // Small pages page the same transcript.
-    const first = await agents.messages(runId, { limit: 3 });
+    const first = await agents.listMessages({ runId, limit: 3 });
     expect(first).toEqual({ messages: messages.slice(0, 3), total: messageCount, cursor: "3" });
-    expect((await agents.messages(runId, { cursor: String(messageCount - 1) })).messages).toEqual([messages.at(-1)]);
+    expect((await agents.listMessages({ runId, cursor: String(messageCount - 1) })).messages).toEqual([messages.at(-1)]);
 
     // state() shows only the newest messages, within its bound (20 messages, 256 KiB): here
     // the bytes bind, so it shows as many as fit.
     const recentBound = 256 * 1024;
-    const state = await agents.state(runId);
+    const state = await agents.state({ runId });
     expect(state).toMatchObject({ status: "completed", messageCount, turnsUsed: LONG_TURNS + 1 });
     const recent = state.recentMessages;
     expect(recent.length).toBeGreaterThan(0);
@@ -170,11 +170,11 @@ describe("a long run", () => {
     expect(await agents.run(longApproval, { prompt: runId, runId })).toMatchObject({ status: "deferred" });
     const { deferralId, token } = linkFor(runId);
     // The record read leaves the 2.25 MB transcript out, but keeps what a person approving needs.
-    const record = await hooked.deferrals.getRecord(deferralId);
+    const record = await hooked.deferrals.getRecord({ deferralId });
     expect(record).toMatchObject({ id: deferralId, status: "deferred", toolName: "askApproval", toolArguments: '{"amount":77}', meta: { amount: 77 } });
     expect(record).not.toHaveProperty("stepState");
     // The whole view (with the transcript) cannot travel: a typed refusal that says where to read instead.
-    await expect(hooked.deferrals.get(deferralId)).rejects.toMatchObject({ code: "AI1016", message: expect.stringContaining("deferrals.getRecord()") });
+    await expect(hooked.deferrals.get({ deferralId })).rejects.toMatchObject({ code: "AI1016", message: expect.stringContaining("deferrals.getRecord()") });
     await expect(hooked.handle(runId).settled()).resolves.toMatchObject({ status: "deferred", deferralId });
     const resumed = await hooked.resume({ token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "approved after reading" } });
@@ -223,9 +223,9 @@ describe("paging refuses what it cannot read", () => {
     h.model.script(runId, [{ text: "short" }]);
     await completed(agents.run(longAgent, { prompt: runId, runId }));
     for (const options of [{ cursor: "abc" }, { cursor: "-1" }, { cursor: "__proto__" }, { limit: 0 }, { limit: 1001 }, { limit: 2.5 }]) {
-      expect(code(await rejection(agents.messages(runId, options))), JSON.stringify(options)).toBe("AI1001");
+      expect(code(await rejection(agents.listMessages({ runId, ...options }))), JSON.stringify(options)).toBe("AI1001");
     }
-    expect(code(await rejection(agents.messages(uid("nobody"))))).toBe("AI1010");
+    expect(code(await rejection(agents.listMessages({ runId: uid("nobody") })))).toBe("AI1010");
     // Sent around the client, a malformed page request is refused by the workflow: AI1012, nothing read.
     const handle = agents.workflowHandle(runId);
     for (const request of [null, { offset: -1, limit: 5 }, { offset: 0, limit: "5" }, { offset: 0, limit: 5, epoch: 1.5 }]) {
@@ -248,7 +248,7 @@ describe("too large to send", () => {
     expect(err).toMatchObject({ code: "AI1016", fields: { what: "The run's prompt", limitBytes: MAX_PAYLOAD_BYTES } });
     expect((err as { fields: { bytes: number } }).fields.bytes).toBeGreaterThan(MAX_PAYLOAD_BYTES);
     expect((err as Error).message).toMatch(/^\[AI1016\] The run's prompt is \d+ bytes of JSON, over the 1572864-byte limit.*Nothing was sent or changed/);
-    expect(code(await rejection(agents.state(runId)))).toBe("AI1010");
+    expect(code(await rejection(agents.state({ runId })))).toBe("AI1010");
 
     const principal = { id: "mallory", notes: "n".repeat(MAX_PRINCIPAL_BYTES) };
     expect(await rejection(agents.run(longAgent, { prompt: "hi", runId, principal }))).toMatchObject({ code: "AI1016", fields: { limitBytes: MAX_PRINCIPAL_BYTES } });
@@ -259,7 +259,7 @@ describe("too large to send", () => {
     let deep: unknown = { id: "x" };
     for (let i = 0; i < 100_000; i++) deep = { id: "x", inner: deep };
     expect(code(await rejection(agents.run(longAgent, { prompt: "hi", runId, principal: deep as never })))).toBe("AI1001");
-    expect(code(await rejection(agents.state(runId)))).toBe("AI1010");
+    expect(code(await rejection(agents.state({ runId })))).toBe("AI1010");
   });
 
   it("refuses an oversized resume payload with AI1016; the token is not spent and the deferral resumes", async () => {
@@ -274,7 +274,7 @@ describe("too large to send", () => {
     const huge = await rejection(agents.resume({ token, payload: { approved: true, note: "n".repeat(MAX_PAYLOAD_BYTES) } }));
     expect(huge).toMatchObject({ code: "AI1016", fields: { what: "The resume payload" } });
     expect(code(await rejection(agents.resume({ token, payload: { approved: true }, principal: { id: "boss", cv: "c".repeat(MAX_PRINCIPAL_BYTES) } })))).toBe("AI1016");
-    expect(await agents.deferrals.get(deferralId)).toMatchObject({ status: "deferred" });
+    expect(await agents.deferrals.get({ deferralId })).toMatchObject({ status: "deferred" });
     expect(await agents.resume({ token, payload: { approved: true } })).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
   });
 
@@ -328,7 +328,7 @@ describe("too large to record", () => {
     // The tool's own limit, measured in bytes: é is two.
     expect(jsonBytes(small) - 2).toBeLessThanOrEqual(2048);
     expect(small).toMatch(/^é+\n\n\[Truncated by durable-agents: this result was 3000000 bytes, over the tool's 2048-byte limit/);
-    expect(toolContents((await agents.messages(runId)).messages)).toEqual(contents);
+    expect(toolContents((await agents.listMessages({ runId })).messages)).toEqual(contents);
     h.model.assertNoFailures();
   });
 

@@ -30,7 +30,7 @@ export interface Follower {
 export function follow(threads: ThreadsClient, threadId: string, until: (u: StreamUpdate) => boolean = completed, principal?: Principal): Follower {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const batch of threads.followUpdates({ threadId, pollIntervalMs: 50, until: (b) => b.updates.some(until), ...(principal ? { principal } : {}) })) batches.push(batch);
+    for await (const batch of threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some(until), ...(principal ? { principal } : {}) })) batches.push(batch);
   })();
   return { batches, updates: () => batches.flatMap((b) => b.updates), done };
 }

@@ -26,7 +26,7 @@ let http: HttpServer;
 beforeAll(async () => {
   h = await startHarness();
   ({ agents, taskQueue } = await h.worker([storyteller], { client: { threads: { agent: storyteller } } }));
-  http = await startHttp({ agents, threads: agents.threads, events: { pollIntervalMs: 50 } });
+  http = await startHttp({ agents, threads: agents.threads, events: { pollInterval: 50 } });
 });
 afterAll(async () => {
   await http?.close();
@@ -40,7 +40,7 @@ const seqs = (updates: StreamUpdate[]) => updates.map((u) => u.seq);
 function followRun(runId: string, fromSeq = 0): { updates(): StreamUpdate[]; done: Promise<void> } {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const b of agents.followUpdates(runId, { fromSeq, pollIntervalMs: 50 })) {
+    for await (const b of agents.followUpdates({ runId, fromSeq, pollInterval: 50 })) {
       batches.push(b);
       if (b.updates.some((u) => u.type === "status" && u.status === "completed")) return;
     }
@@ -167,7 +167,7 @@ describe("a reader that joins while the poller looks at a thread not created yet
     const silent: StreamTransport = { local: false, publish: async () => undefined, subscribe: async () => ({ unsubscribe: async () => undefined }), close: async () => undefined };
     const threads = new AgentClient({ client, taskQueue, threads: { agent: storyteller }, stream: { transport: silent } }).threads;
     const early = (async () => {
-      for await (const _ of threads.followUpdates({ threadId, pollIntervalMs: 50 })) break;
+      for await (const _ of threads.followUpdates({ threadId, pollInterval: 50 })) break;
     })();
     early.catch(() => undefined); // asserted below
     await firstLook;
@@ -187,7 +187,7 @@ describe("a reader that joins while the poller looks at a thread not created yet
 function followFrom(threadId: string, fromSeq: number): { updates(): StreamUpdate[]; done: Promise<void> } {
   const batches: StreamSnapshot[] = [];
   const done = (async () => {
-    for await (const b of agents.threads.followUpdates({ threadId, fromSeq, pollIntervalMs: 50, until: (s) => s.updates.some((u) => u.type === "status" && u.status === "completed") })) batches.push(b);
+    for await (const b of agents.threads.followUpdates({ threadId, fromSeq, pollInterval: 50, until: (s) => s.updates.some((u) => u.type === "status" && u.status === "completed") })) batches.push(b);
   })();
   return { updates: () => batches.flatMap((b) => b.updates), done };
 }

@@ -66,12 +66,12 @@ describe("a sub-agent", () => {
     expect(offered.map((t) => t.function.name)).toEqual(["sub-researcher", "sub-rater", "sub-manager"]);
     expect(offered[0]!.function.description).toBe("Finds facts");
 
-    const parent = (await agents.messages(runId)).messages;
+    const parent = (await agents.listMessages({ runId })).messages;
     expect(toolResults(parent)).toEqual(["It is 42."]);
-    const child = (await agents.messages(childId(runId, "c1"))).messages;
+    const child = (await agents.listMessages({ runId: childId(runId, "c1") })).messages;
     expect(child.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(toolResults(child)).toEqual(["answer: 42"]);
-    expect(await agents.result(childId(runId, "c1"))).toMatchObject({ text: "It is 42.", turnsUsed: 2 });
+    expect(await agents.result({ runId: childId(runId, "c1") })).toMatchObject({ text: "It is 42.", turnsUsed: 2 });
     // A child workflow, and no activity in between: the lead's activities are its own two model calls.
     const types = await historyTypes(runId);
     expect(types.filter((t) => t === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)).toHaveLength(1);
@@ -84,7 +84,7 @@ describe("a sub-agent", () => {
     h.model.script(runId, [{ toolCalls: [{ id: "r1", name: "sub-rater", arguments: { prompt: `${runId} rate it` } }] }, { text: "rated" }]);
     h.model.script(`${runId} rate it`, [{ text: JSON.stringify({ score: 7 }) }]);
     await completed(agents.run(lead, { prompt: runId, runId }));
-    expect(toolResults((await agents.messages(runId)).messages)).toEqual([JSON.stringify({ score: 7 })]);
+    expect(toolResults((await agents.listMessages({ runId })).messages)).toEqual([JSON.stringify({ score: 7 })]);
   });
 
   it("that defers parks its parent: run() answers with its deferral, listed once with the parent, and its token resumes both", async () => {
@@ -96,7 +96,7 @@ describe("a sub-agent", () => {
     expect(ack).toMatchObject({ status: "deferred", deferralId: expect.stringContaining(child), schema: { type: "object" } });
     const { deferralId } = ack as { deferralId: string };
     expect(await agents.handle(runId).settled()).toEqual(ack);
-    expect(await agents.state(runId)).toMatchObject({ status: "deferred", deferralId });
+    expect(await agents.state({ runId })).toMatchObject({ status: "deferred", deferralId });
     // Listed once, as the child's, naming the parent that waits.
     const rows = (await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId);
     expect(rows).toEqual([expect.objectContaining({ runId: child, parentRunId: runId })]);
@@ -106,7 +106,7 @@ describe("a sub-agent", () => {
     // The token resumes the child; the answer is the parent's next settled state.
     const resumed = await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } });
     expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "The boss agreed." } } });
-    expect(toolResults((await agents.messages(runId)).messages)).toEqual(["agreed"]);
+    expect(toolResults((await agents.listMessages({ runId })).messages)).toEqual(["agreed"]);
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
     // Resumed again (a double click): a duplicate, answered with the first resume's outcome, the parent's.
@@ -144,7 +144,7 @@ describe("a sub-agent", () => {
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.deferralId === deferralId)).toEqual([expect.objectContaining({ runId: leaf })]);
     const resumed = await agents.resume({ token: tokens.get(deferralId)!, payload: { ok: true } });
     expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "managed" } } });
-    expect(toolResults((await agents.messages(childId(runId, "m1"))).messages)).toEqual(["boss said yes"]);
+    expect(toolResults((await agents.listMessages({ runId: childId(runId, "m1") })).messages)).toEqual(["boss said yes"]);
   });
 
   it("with a tool that needs approval parks its parent; the decision in the inbox runs the call once and both go on", async () => {
@@ -154,10 +154,10 @@ describe("a sub-agent", () => {
     const ack = await agents.run(lead, { prompt: runId, runId });
     expect(ack).toMatchObject({ status: "deferred" });
     const { deferralId } = ack as { deferralId: string };
-    const request = await agents.approvals.get(deferralId);
+    const request = await agents.approvals.get({ approvalId: deferralId });
     expect(request).toMatchObject({ kind: "approval", runId: childId(runId, "p1"), calls: [{ toolName: "pay" }] });
     expect(paid).not.toContain(childId(runId, "p1"));
-    const decided = await agents.approvals.decide(deferralId, [{ toolCallId: request.calls[0]!.toolCallId, approved: true }]);
+    const decided = await agents.approvals.decide({ approvalId: deferralId, decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] });
     expect(decided).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "Paid through the researcher." } } });
     expect(paid.filter((id) => id === childId(runId, "p1"))).toHaveLength(1);
   });
@@ -170,7 +170,7 @@ describe("a sub-agent", () => {
     ]);
     h.model.script(`${runId} fail`, [{ errors: [400] }]);
     await completed(agents.run(lead, { prompt: runId, runId }));
-    const [failed, malformed] = toolResults((await agents.messages(runId)).messages);
+    const [failed, malformed] = toolResults((await agents.listMessages({ runId })).messages);
     expect(failed).toMatch(/^Error: the agent "sub-researcher" did not answer: \[AI1003\]/);
     expect(malformed).toBe('Error: call the agent "sub-rater" with {"prompt": "<the task>"}.');
 
@@ -183,7 +183,7 @@ describe("a sub-agent", () => {
     h.model.respond(`${greedy} loop`, () => ({ toolCalls: [{ name: "lookup", arguments: { topic: "more" } }] }));
     h.model.script(`${greedy} rate`, [{ text: JSON.stringify({ score: 1 }) }]);
     const result = await completed(agents.run(lead, { prompt: greedy, runId: greedy }));
-    expect(toolResults((await agents.messages(greedy)).messages)[0]).toMatch(/\[AI1004\] The agent used all 3 of its turns/);
+    expect(toolResults((await agents.listMessages({ runId: greedy })).messages)[0]).toMatch(/\[AI1004\] The agent used all 3 of its turns/);
     expect(result.turnsUsed).toBe(1 + 3 + 1 + 1);
   });
 
@@ -197,7 +197,7 @@ describe("a sub-agent", () => {
     h.model.script(`${runId} think`, [{ text: "too late", hold: never }]);
     const result = await completed(impatient.run(waiter, { prompt: runId, runId }));
     expect(result.text).toBe("it never answered");
-    expect(toolResults((await impatient.messages(runId)).messages)[0]).toMatch(/^Error: the agent "sub-silent" did not answer: \[AI1003\]/);
+    expect(toolResults((await impatient.listMessages({ runId })).messages)[0]).toMatch(/^Error: the agent "sub-silent" did not answer: \[AI1003\]/);
     never.release();
   });
 
@@ -208,14 +208,14 @@ describe("a sub-agent", () => {
     h.model.script(`${runId} slow`, [{ toolCalls: [{ name: "lookup", arguments: { topic: "x" } }], usage: { promptTokens: 10, completionTokens: 5 } }, { text: "never", hold }]);
     const handle = await agents.start(lead, { prompt: runId, runId });
     await hold.reached;
-    await agents.cancel(runId, { reason: "enough" });
+    await agents.cancel({ runId, reason: "enough" });
     const err = await handle.result().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "AI1005" });
     const fields = (err as { fields: { turnsUsed: number; usage: { promptTokens: number } } }).fields;
     // The lead's one turn and the child's first (10 prompt tokens among them) are in the lead's spend.
     expect(fields.turnsUsed).toBeGreaterThanOrEqual(2);
     expect(fields.usage.promptTokens).toBeGreaterThanOrEqual(10);
-    await expect(agents.result(childId(runId, "k1"))).rejects.toMatchObject({ code: "AI1005" });
+    await expect(agents.result({ runId: childId(runId, "k1") })).rejects.toMatchObject({ code: "AI1005" });
     hold.release();
   });
 });
@@ -228,7 +228,7 @@ describe("ctx.dispatch", () => {
     name: "research",
     description: "Hands a task to the scout",
     input: z.object({ task: z.string(), flaky: z.boolean().optional() }),
-    retry: { maxAttempts: 2, backoff: { strategy: "fixed", delayMs: 1 } },
+    retry: { maxAttempts: 2, backoff: { strategy: "fixed", delay: 1 } },
     handler: async ({ task, flaky }, ctx) => {
       const answer = await ctx.dispatch(scout, { prompt: task });
       const attempt = (attempts.get(ctx.runId) ?? 0) + 1;
@@ -253,8 +253,8 @@ describe("ctx.dispatch", () => {
     h.model.script(`${runId} first task`, [{ text: "first answer" }]);
     h.model.script(`${runId} second task`, [{ text: "second answer" }]);
     await completed(desks.run(desk, { prompt: runId, runId }));
-    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["first answer", "second answer"]);
-    expect(await desks.result(`${runId}/call_0#2/dispatch-scout`)).toMatchObject({ text: "second answer" });
+    expect(toolResults((await desks.listMessages({ runId })).messages)).toEqual(["first answer", "second answer"]);
+    expect(await desks.result({ runId: `${runId}/call_0#2/dispatch-scout` })).toMatchObject({ text: "second answer" });
   });
 
   it("finds its own run again when the call is retried: the task is sent once", async () => {
@@ -263,7 +263,7 @@ describe("ctx.dispatch", () => {
     h.model.script(`${runId} task`, [{ text: "the answer" }]);
     await completed(desks.run(desk, { prompt: runId, runId }));
     expect(attempts.get(runId)).toBe(2);
-    expect(toolResults((await desks.messages(runId)).messages)).toEqual(["the answer"]);
+    expect(toolResults((await desks.listMessages({ runId })).messages)).toEqual(["the answer"]);
     expect(h.model.requests.filter((r) => r.conversation === `${runId} task`)).toHaveLength(1);
   });
 });

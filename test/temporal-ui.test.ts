@@ -47,14 +47,14 @@ describe("in the Temporal UI", () => {
     expect(await described.staticSummary()).toBe(`agent payouts: "${runId} please pay the invoice of ACME for …"`);
     // Its payload has a schema, which the line does not show: run() read the acknowledgment from the record.
     // The line ends, as a thread's does, with where the run's stream stands (what its readers check first).
-    const parkedAt = (await agents.streamUpdates(runId)).lastSeq;
+    const parkedAt = (await agents.streamUpdates({ runId })).lastSeq;
     expect(await currentDetails(runId)).toBe(`awaiting approval of askApproval (deferral ${deferralId}) until ${expiresAt} · stream ${parkedAt}`);
     expect(await activitySummaries(runId)).toEqual(["model gpt-4.1-mini · step 1", "tool askApproval"]);
 
     const resumed = await agents.resume({ token: linkFor(runId).token, payload: { approved: true } });
     expect(resumed.outcome).toMatchObject({ status: "completed" });
     // A closed workflow still answers queries (replayed by a worker): its details say how it ended.
-    expect(await currentDetails(runId)).toBe(`completed · stream ${(await agents.streamUpdates(runId)).lastSeq}`);
+    expect(await currentDetails(runId)).toBe(`completed · stream ${(await agents.streamUpdates({ runId })).lastSeq}`);
     expect(await activitySummaries(runId)).toEqual(["model gpt-4.1-mini · step 1", "tool askApproval", "model gpt-4.1-mini · step 2", "tool sendPayout", "model gpt-4.1-mini · step 3"]);
   });
 

@@ -52,7 +52,7 @@ describe("an id that is not a thread", () => {
     await expect(threads.deleteThread({ threadId: runId })).rejects.toMatchObject({ code: "AI1020" });
     const viaHttp = await http.call("DELETE", `/threads/${encodeURIComponent(runId)}`, { user: "alice" });
     expect(viaHttp).toMatchObject({ status: 404, body: { error: { code: "AI1020" } } });
-    expect((await agents.messages(runId)).messages.map((m) => m.content)).toEqual([runId, "a finished run"]);
+    expect((await agents.listMessages({ runId })).messages.map((m) => m.content)).toEqual([runId, "a finished run"]);
     expect((await agents.workflowHandle(runId).describe()).status.name).toBe("COMPLETED");
     // A running run is refused alike, and keeps running.
     const running = uid("running-not-a-thread");

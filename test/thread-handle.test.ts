@@ -61,6 +61,10 @@ describe("threads.handle(threadId, { principal })", () => {
     const page = await thread.listMessages({ limit: 2, excludeSystemMessages: false });
     expect(page).toMatchObject({ cursor: "2", messages: [{ role: "system" }, { role: "user", content: prompt }] });
     expect((await thread.listMessages({ cursor: page.cursor! })).messages.at(-1)).toMatchObject({ role: "assistant", content: "both answered" });
+    // A page the thread could not have returned is refused as a run's is (AI1001), before anything is read.
+    for (const options of [{ cursor: "abc" }, { cursor: "-1" }, { limit: 0 }, { limit: 1001 }, { limit: 2.5 }]) {
+      await expect(thread.listMessages(options), JSON.stringify(options)).rejects.toMatchObject({ code: "AI1001" });
+    }
     const snapshot = await thread.streamUpdates();
     expect(snapshot.updates.at(-1)).toMatchObject({ type: "status", status: "completed" });
     const followed = await thread.followUpdates().next();
@@ -139,55 +143,5 @@ describe("deleteThread", () => {
     const never = uid("never-created");
     owners.set(never, "alice");
     expect(ThreadNotFoundError.isInstance(await rig.threads.deleteThread({ threadId: never, principal: alice }).catch((e: unknown) => e))).toBe(true);
-  });
-});
-
-describe("the deprecated thread names (getThread, waitUntilSettled)", () => {
-  it("wait and read as settled and state do, on the client and on a handle", async () => {
-    const threadId = await alicesThread();
-    const thread = rig.threads.handle(threadId, { principal: alice });
-    const prompt = uid("alias");
-    const hold = h.model.hold();
-    h.model.script(prompt, [{ hold, text: "aliased" }]);
-    await thread.sendMessage({ prompt });
-    await hold.reached;
-    // Four waits started while the turn is held: each must still be waiting, then end as the others do.
-    const waits = [
-      thread.settled(),
-      thread.waitUntilSettled(),
-      rig.threads.settled({ threadId, principal: alice }),
-      rig.threads.waitUntilSettled({ threadId, principal: alice }),
-    ];
-    const done = waits.map(() => false);
-    waits.forEach((w, i) => void w.then(() => (done[i] = true)));
-    expect((await thread.state()).status).toBe("streaming");
-    expect(done).toEqual([false, false, false, false]);
-    hold.release();
-    const settled = await Promise.all(waits);
-    const shape = (v: { status: string; messageCount: number; queued: unknown[] }) => ({ status: v.status, messageCount: v.messageCount, queued: v.queued });
-    for (const view of settled) expect(shape(view)).toEqual({ status: "completed", messageCount: 2, queued: [] });
-
-    const reads = [await thread.state(), await thread.getThread(), await rig.threads.state({ threadId, principal: alice }), await rig.threads.getThread({ threadId, principal: alice })];
-    for (const view of reads) expect(view).toEqual(reads[0]);
-    expect(reads[0]).toMatchObject({ threadId, status: "completed" });
-  });
-
-  it("are authorized as the names they stand for (thread.get)", async () => {
-    const threadId = await alicesThread();
-    const intruder = rig.threads.handle(threadId, { principal: mallory });
-    for (const call of [
-      () => intruder.state(),
-      () => intruder.getThread(),
-      () => intruder.settled(),
-      () => intruder.waitUntilSettled(),
-      () => rig.threads.state({ threadId, principal: mallory }),
-      () => rig.threads.getThread({ threadId, principal: mallory }),
-      () => rig.threads.settled({ threadId, principal: mallory }),
-      () => rig.threads.waitUntilSettled({ threadId, principal: mallory }),
-    ]) {
-      const err = await call().catch((e: unknown) => e);
-      expect(ThreadUnauthorizedError.isInstance(err)).toBe(true);
-      expect(err).toMatchObject({ code: "AI1021", fields: { operation: "thread.get" } });
-    }
   });
 });

@@ -30,7 +30,7 @@ const fixedFail = defineTool({
   name: "fixedFail",
   description: "Always fails; fixed backoff",
   input: z.object({}),
-  retry: { maxAttempts: 3, backoff: { delayMs: 1500 } },
+  retry: { maxAttempts: 3, backoff: { delay: "1500ms" } },
   handler: (_input, ctx) => {
     record("fixedFail", ctx);
     throw new Error(`boom ${ctx.attempt}`);
@@ -41,7 +41,7 @@ const expoFail = defineTool({
   name: "expoFail",
   description: "Always fails; exponential backoff",
   input: z.object({}),
-  retry: { maxAttempts: 3, backoff: { strategy: "exponential", initialDelayMs: 1000, multiplier: 2, maxDelayMs: 1500 } },
+  retry: { maxAttempts: 3, backoff: { strategy: "exponential", initialDelay: "1s", multiplier: 2, maxDelay: 1500 } },
   handler: (_input, ctx) => {
     record("expoFail", ctx);
     throw new Error(`expo ${ctx.attempt}`);
@@ -54,7 +54,7 @@ const picky = defineTool({
   input: z.object({ errors: z.array(z.string()) }),
   retry: {
     maxAttempts: 4,
-    backoff: { delayMs: 10 },
+    backoff: { delay: 10 },
     shouldRetryError: (info) => {
       asked.push(info);
       return !(info.error as Error).message.includes("fatal");
@@ -140,14 +140,17 @@ describe("sync tool retries", () => {
   });
 
   it("jitter draws the wait uniformly between 0 and the computed delay", () => {
-    const fixed = resolveToolRetry({ backoff: { delayMs: 1000, jitter: true } }, "t")!.backoff;
+    const fixed = resolveToolRetry({ backoff: { delay: "1s", jitter: true } }, "t")!.backoff;
     expect([0, 0.25, 0.999].map((r) => backoffDelayMs(1, fixed, () => r))).toEqual([0, 250, 999]);
     const expo = resolveToolRetry(true, "t")!.backoff;
     // The defaults: 250 ms, ×2, at most 4 s, jittered.
     expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelayMs(attempt, expo, () => 1))).toEqual([250, 500, 1000, 2000, 4000, 4000]);
     expect(backoffDelayMs(3, expo, () => 0.5)).toBe(500);
     expect(() => resolveToolRetry({ maxAttempts: 0 }, "tool")).toThrow(InvalidDefinitionError);
-    expect(() => defineTool({ name: "x", description: "x", input: z.object({}), handler: () => 1, retry: { backoff: { delayMs: -1 } } })).toThrow(/delayMs/);
+    expect(() => defineTool({ name: "x", description: "x", input: z.object({}), handler: () => 1, retry: { backoff: { delay: -1 } } })).toThrow(/backoff\.delay must be a duration/);
+    expect(() => defineTool({ name: "x", description: "x", input: z.object({}), handler: () => 1, retry: { backoff: { strategy: "exponential", initialDelay: "soon" as never } } })).toThrow(
+      /backoff\.initialDelay must be a duration/,
+    );
   });
 
   it("shouldRetryError decides per error: retried while it says yes, given up at once when it says no", async () => {

@@ -196,10 +196,10 @@ describe("a thread streamed on the in-process transport", () => {
     let http: HttpServer;
     let otherDoor: HttpServer;
     beforeAll(async () => {
-      http = await startHttp({ agents: r.agents, threads: r.threads, events: { pollIntervalMs: POLL_MS } });
+      http = await startHttp({ agents: r.agents, threads: r.threads, events: { pollInterval: POLL_MS } });
       // Another front door with its own clients: a reconnect that lands on another instance.
       const other = otherClient(r, inProcessStreamTransport());
-      otherDoor = await startHttp({ agents: other.agents, threads: other.threads, events: { pollIntervalMs: POLL_MS } });
+      otherDoor = await startHttp({ agents: other.agents, threads: other.threads, events: { pollInterval: POLL_MS } });
     });
     afterAll(async () => {
       await http?.close();

@@ -114,7 +114,7 @@ describe("streaming a thread's answer", () => {
     const { threadId } = await rig.threads.createThread({ prompt });
     const seen: StreamUpdate[] = [];
     const following = (async () => {
-      for await (const batch of rig.threads.followUpdates({ threadId, pollIntervalMs: 30, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+      for await (const batch of rig.threads.followUpdates({ threadId, pollInterval: 30, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
         seen.push(...batch.updates);
       }
     })();
@@ -186,7 +186,7 @@ describe("following deltas by signal", () => {
 
 describe("what streaming costs in history", () => {
   it("is bounded: one signal per batch, at most maxBatches per answer however long it streams", async () => {
-    const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: "workflow", interval: "50ms", maxBatches: 3 } } } });
+    const capped = await threadRig(h, undefined, { overrides: { threads: { stream: { transport: "workflow", batchInterval: "50ms", maxBatches: 3 } } } });
     const prompt = uid("a very long answer");
     const long = STORY.repeat(4);
     // The answer pauses five times; at each of the first three a batch goes out, one signal each.

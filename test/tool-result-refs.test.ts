@@ -80,7 +80,7 @@ describe("tool results in model calls", () => {
     expect(await storedCopies(prompt, "REPORT<a>")).toBe(1);
     expect(await storedCopies(prompt, "REPORT<b>")).toBe(1);
     // The transcript a reader pages through holds them whole too.
-    const page = await agents.messages(prompt);
+    const page = await agents.listMessages({ runId: prompt });
     expect(page.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual([report("a"), report("b")]);
   });
 

@@ -50,7 +50,7 @@ describe("typed output", () => {
     expect(format).toMatchObject({ type: "json_schema", json_schema: { name: "typed-clerk_output" } });
     expect(Object.keys(format.json_schema.schema.properties)).toEqual(["invoice", "amount", "paid"]);
     // The same value reading the result later.
-    await expect(agents.result<z.output<typeof Invoice>>(runId)).resolves.toMatchObject({ output: { invoice: "INV-7", paid: false } });
+    await expect(agents.result<z.output<typeof Invoice>>({ runId })).resolves.toMatchObject({ output: { invoice: "INV-7", paid: false } });
   });
 
   it("sends an answer that does not fit back with what was wrong, and counts every answer's tokens; the transcript keeps only the answer that fitted", async () => {
@@ -65,7 +65,7 @@ describe("typed output", () => {
     const [, second, third] = requestsOf(runId);
     expect(second!.messages.at(-1)!.content).toMatch(/not JSON/);
     expect(third!.messages.at(-1)!.content).toMatch(/invoice[\s\S]*amount/);
-    const page = await agents.messages(runId);
+    const page = await agents.listMessages({ runId });
     expect(page.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
@@ -81,7 +81,7 @@ describe("typed output", () => {
     const runId = uid("never fits");
     h.model.respond(runId, () => ({ text: "no JSON for you" }));
     await agents.start(clerk, { prompt: runId, runId });
-    await expect(agents.result(runId)).rejects.toMatchObject({ code: "AI1071", message: expect.stringMatching(/answered 3 time\(s\)[\s\S]*not JSON/) });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1071", message: expect.stringMatching(/answered 3 time\(s\)[\s\S]*not JSON/) });
     expect(requestsOf(runId)).toHaveLength(3);
   });
 
@@ -96,7 +96,7 @@ describe("typed output", () => {
     const token = notified.find((n) => n.runId === runId)!.token;
     const resumed = await agents.resume({ token, payload: { decisions: [{ toolCallId: "call_pay", approved: true }] } });
     expect(resumed).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { output: { invoice: "INV-4", amount: 40, paid: true } } } });
-    expect(await agents.result(runId)).toMatchObject({ output: { invoice: "INV-4", paid: true } });
+    expect(await agents.result({ runId })).toMatchObject({ output: { invoice: "INV-4", paid: true } });
   });
 
   it("an agent without output: no response_format, no output, answers as text", async () => {

@@ -90,7 +90,7 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
       // for it: a query whose answer only decodes with the codec.
       threadCacheSize: 0,
       // By signal, so that the batches' signals are there to show they went through the codec.
-      threads: { stream: { transport: "workflow", interval: "50ms" } },
+      threads: { stream: { transport: "workflow", batchInterval: "50ms" } },
       worker: { dataConverter },
       client: { client },
     });
@@ -109,7 +109,7 @@ describe("durableAgentsPlugin on the user's own Worker.create", () => {
     const thread = agents.threads.handle(threadId);
     const streamed: string[] = [];
     const following = (async () => {
-      for await (const batch of thread.followUpdates({ pollIntervalMs: 20, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
+      for await (const batch of thread.followUpdates({ pollInterval: 20, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) {
         for (const u of batch.updates) if (u.type === "text-delta") streamed.push(u.text);
       }
     })();
@@ -222,7 +222,7 @@ describe("what a worker writes into a run's history", () => {
       expect(json).not.toMatch(/"restored":false|"isError":false|"role":"assistant"|"epoch":0/);
     }
     // And the tool still ran, for this run: its result is in the transcript.
-    const { messages } = await agents.messages(runId);
+    const { messages } = await agents.listMessages({ runId });
     expect(messages.find((m) => m.role === "tool")?.content).toBe("otter has 5 letters");
     h.model.assertNoFailures();
   });

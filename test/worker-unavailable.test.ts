@@ -30,15 +30,15 @@ describe("no worker polls the task queue", () => {
     const { agents, taskQueue } = unserved();
     const runId = uid("unserved");
     await agents.start(payoutAgent, { prompt: runId, runId });
-    for (const read of [() => agents.state(runId), () => agents.deferrals.get(`dfr:1:${runId}`)]) {
+    for (const read of [() => agents.state({ runId }), () => agents.deferrals.get({ deferralId: `dfr:1:${runId}` })]) {
       const err = await read().catch((e: unknown) => e);
       expect(WorkerUnavailableError.isInstance(err)).toBe(true);
       expect(err).toMatchObject({ code: "AI1015", fields: { taskQueue, workflowId: runId, pollers: 0 } });
       expect((err as Error).message).toMatch(/no worker polls it/);
     }
     // Unknown ids are still unknown, not unavailable.
-    await expect(agents.state(`missing-${randomUUID()}`)).rejects.toMatchObject({ code: "AI1010" });
-    await expect(agents.deferrals.get(`dfr:1:missing-${randomUUID()}`)).rejects.toMatchObject({ code: "RC5046" });
+    await expect(agents.state({ runId: `missing-${randomUUID()}` })).rejects.toMatchObject({ code: "AI1010" });
+    await expect(agents.deferrals.get({ deferralId: `dfr:1:missing-${randomUUID()}` })).rejects.toMatchObject({ code: "RC5046" });
   });
 
   it("the thread reads read AI1015", async () => {
@@ -65,7 +65,7 @@ describe("no worker polls the task queue", () => {
     h.model.script(runId, [{ text: "Sunny." }]);
     const settling = (await agents.start(weatherAgent, { prompt: runId, runId })).settled();
     // A read of the same run gives up after the query timeout (AI1015); the wait begun before it must not.
-    await expect(agents.state(runId)).rejects.toMatchObject({ code: "AI1015" });
+    await expect(agents.state({ runId })).rejects.toMatchObject({ code: "AI1015" });
     await h.worker([weatherAgent], { taskQueue });
     await expect(settling).resolves.toMatchObject({ status: "completed", text: "Sunny." });
   });
@@ -81,7 +81,7 @@ describe("the worker stopped", () => {
     first.worker.shutdown();
     await first.running;
 
-    for (const read of [() => first.agents.deferrals.get(linkFor(runId).deferralId), () => first.agents.state(runId)]) {
+    for (const read of [() => first.agents.deferrals.get({ deferralId: linkFor(runId).deferralId }), () => first.agents.state({ runId })]) {
       await expect(read()).rejects.toMatchObject({ code: "AI1015", fields: { taskQueue: first.taskQueue, workflowId: runId } });
     }
     // The acknowledgment needs no worker: the park's events in the run's history spell it.

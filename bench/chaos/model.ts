@@ -46,11 +46,11 @@ export function chaosResponder(plan: ModelPlan) {
       case "429":
         return { ...step, errors: [{ status: 429, retryAfterSeconds: 1 }] };
       case "timeout":
-        return { ...step, delayMs: plan.hangMs };
+        return { ...step, delay: plan.hangMs };
       case "cut":
         return { ...step, dropAfterChars: 20 };
       case "slow":
-        return { ...step, delayMs: 2_000 };
+        return { ...step, delay: "2s" };
       case "malformed":
         // Arguments that are not JSON: the model is told and asked again, nothing runs.
         return step.toolCalls ? { ...step, toolCalls: step.toolCalls.map((call) => ({ ...call, arguments: '{"amount": ' })) } : { ...step, errors: [500] };

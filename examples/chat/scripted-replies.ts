@@ -5,7 +5,7 @@
  */
 import type { Responder } from "../../src/testing/index.js";
 
-const slow = { chunkDelayMs: 40 };
+const slow = { chunkDelay: 40 };
 
 export const scriptedReplies: Responder = (request) => {
   const last = request.messages.at(-1);

@@ -25,7 +25,7 @@ await worker.runUntil(async () => {
   const expenseId = `expense-${Date.now()}`;
   await agents.client.workflow.start<typeof expenseApproval>("expenseApproval", { workflowId: expenseId, taskQueue: "expenses", args: [{ expenseId }] });
   const parked = await agents.handle(expenseId).settled();
-  console.log(`parked: ${parked.status}, record ${JSON.stringify((await agents.deferrals.getRecord(parked.status === "deferred" ? parked.deferralId : "")).meta)}`);
+  console.log(`parked: ${parked.status}, record ${JSON.stringify((await agents.deferrals.getRecord({ deferralId: parked.status === "deferred" ? parked.deferralId : "" })).meta)}`);
   const resumed = await agents.resume({ token: await nextLink, payload: { approved: true } });
   console.log(`resumed: ${JSON.stringify(resumed.outcome)}`);
 });

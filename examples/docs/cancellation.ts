@@ -10,12 +10,12 @@ const { runId } = await agents.start(payouts, { prompt: "Pay invoice 41" });
 console.log("before:", (await agents.handle(runId).settled()).status);
 const prompt = "Pay invoice 42";
 // ---cut---
-await agents.cancel(runId, { reason: "customer withdrew" });
+await agents.cancel({ runId, reason: "customer withdrew" });
 await agents.run(payouts, { prompt, timeout: "7d" }); // cancelled if not finished within 7 days, deferrals included
 // the run then fails with RunCancelledError (AI1005): { reason, turnsUsed, usage } for the WHOLE run, deferrals included
 // ---end---
 try {
-  await agents.result(runId);
+  await agents.result({ runId });
 } catch (err) {
   if (!RunCancelledError.isInstance(err)) throw err;
   console.log(`${err.code}: ${err.fields.reason}, after ${err.fields.turnsUsed} turn(s)`);

@@ -33,9 +33,9 @@ const summariseOldTurns = (messages: ChatMessage[]): ChatMessage[] => [
 import { isContextOverflow, replaceDeferredThread } from "durable-agents";
 
 // `principal`: the caller the authorize hook is asked about (deferral.list per row, deferral.get, deferral.replace, deferral.deny)
-const { deferrals, nextPageToken } = await agents.deferrals.list({ status: "deferred", agentId: "payouts", expiringBefore: tomorrow, pageSize: 50, principal });
-const record = await agents.deferrals.get(deferralId, { principal }); // meta, status, expiry, step state { messages, deferredToolCallId, turnsUsed, usage }, fingerprint, callFingerprint
-const small = await agents.deferrals.getRecord(deferralId, { principal }); // without the step state (with the call's toolArguments and callFingerprint): its size does not grow with the transcript
+const { deferrals, cursor } = await agents.deferrals.list({ status: "deferred", agentId: "payouts", expiringBefore: tomorrow, limit: 50, principal });
+const record = await agents.deferrals.get({ deferralId, principal }); // meta, status, expiry, step state { messages, deferredToolCallId, turnsUsed, usage }, fingerprint, callFingerprint
+const small = await agents.deferrals.getRecord({ deferralId, principal }); // without the step state (with the call's toolArguments and callFingerprint): its size does not grow with the transcript
 
 // show the approver small.toolName and small.toolArguments, keep small.callFingerprint with what they answer
 const shown = small.callFingerprint;
@@ -43,13 +43,13 @@ try {
   await agents.resume({ token, payload, shown });
 } catch (err) {
   if (!isContextOverflow(err)) throw err; // AI1009: refused before the approval was spent
-  const { won, deferral } = await replaceDeferredThread(agents.deferrals, deferralId, (messages) => summariseOldTurns(messages), { principal });
+  const { won, deferral } = await replaceDeferredThread(agents.deferrals, { deferralId, rewrite: (messages) => summariseOldTurns(messages), principal });
   if (won) await agents.resume({ token, payload, shown }); // same token: it was not spent; a rewrite leaves the deferred call, so `shown` still holds
   else console.log("someone got there first:", deferral.status);
 }
 // ---end---
-console.log(`listed ${deferrals.length} (more: ${nextPageToken !== undefined}); record ${record.status} with ${record.stepState?.messages.length} messages; asks ${small.toolName} ${small.toolArguments}`);
-const result = await agents.result(runId);
-const { messages } = await agents.messages(runId);
+console.log(`listed ${deferrals.length} (more: ${cursor !== undefined}); record ${record.status} with ${record.stepState?.messages.length} messages; asks ${small.toolName} ${small.toolArguments}`);
+const result = await agents.result({ runId });
+const { messages } = await agents.listMessages({ runId });
 console.log(`result: ${result.text}; the transcript now: ${messages.map((m) => `${m.role}: ${String(m.content ?? "(calls)").slice(0, 64)}`).join(" | ")}`);
 await closeAll();

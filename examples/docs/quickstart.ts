@@ -24,7 +24,7 @@ await worker.runUntil(async () => {
   const agents = new AgentClient({ connection, taskQueue: "agents" });
   const result = await agents.run(weather, { prompt: "Weather in Oslo?", runId: "ticket-123", principal: { id: "alice" } });
   console.log(result); // { status: "completed", text, turnsUsed, usage, messageCount }
-  const { messages } = await agents.messages("ticket-123"); // the transcript, a page at a time
+  const { messages } = await agents.listMessages({ runId: "ticket-123" }); // the transcript, a page at a time
   console.log(`${messages.length} messages, the last: ${messages.at(-1)?.content}`);
 });
 await Promise.all([connection.close(), workerConnection.close()]);

@@ -8,7 +8,7 @@ const show = (text: string) => void shown.push(text);
 const { runId } = await agents.start(writer, { prompt: "Draft the release notes", stream: true });
 
 let draft = "";
-for await (const batch of agents.followUpdates(runId, { until: (b) => ["completed", "failed", "stopped"].includes(b.status) })) {
+for await (const batch of agents.followUpdates({ runId, until: (b) => ["completed", "failed", "stopped"].includes(b.status) })) {
   for (const entry of batch.updates) {
     if (entry.type === "text-delta") draft += entry.text; // a preview, in batches
     if (entry.type === "reset") draft = ""; // the draft was abandoned (a retry, a fallback model, a cancel)

@@ -45,7 +45,7 @@ import { createAgentWorker, createToolWorker, openaiModel } from "durable-agents
 
 const lookup = defineTool({
   name: "lookup", description: "Looks a customer up", input: z.object({ email: z.string() }),
-  retry: { maxAttempts: 5, backoff: { strategy: "exponential", initialDelayMs: 500, maxDelayMs: 8000, jitter: true } },
+  retry: { maxAttempts: 5, backoff: { strategy: "exponential", initialDelay: "500ms", maxDelay: "8s", jitter: true } },
   handler: ({ email }, ctx) => crm.find(email, { signal: ctx.signal }),
 });
 const askManager = defineAsyncTool({

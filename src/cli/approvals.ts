@@ -54,7 +54,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
     .action(async (approvalId: string) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        const a = await agents.approvals.get(approvalId);
+        const a = await agents.approvals.get({ approvalId });
         output(g).result(a, () => [
           `approval   ${oneLine(a.approvalId)} (${a.kind})`,
           `run        ${oneLine(a.runId)}`,
@@ -119,10 +119,10 @@ async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: {
   const out = output(g);
   let done: () => void = () => undefined;
   try {
-    const request = await agents.approvals.get(approvalId);
+    const request = await agents.approvals.get({ approvalId });
     const decisions = decisionsFor(request.calls.map((c) => c.toolCallId));
     done = out.progress("deciding, waiting for the run's next settled state…");
-    const decided = await agents.approvals.decide(approvalId, decisions, { ...(flags.as ? { principal: { id: flags.as } } : {}), ...(flags.shown ? { shown: flags.shown } : {}) });
+    const decided = await agents.approvals.decide({ approvalId, decisions, ...(flags.as ? { principal: { id: flags.as } } : {}), ...(flags.shown ? { shown: flags.shown } : {}) });
     done();
     out.result({ ...decided, decisions }, () => [
       `${decided.status}: ${oneLine(decided.deferralId)}${decided.status === "duplicate" ? " (decided before: these decisions were not applied)" : ""}`,

@@ -28,10 +28,10 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
           status: flags.status,
           ...(flags.agent ? { agentId: flags.agent } : {}),
           ...(flags.expiringBefore ? { expiringBefore: flags.expiringBefore } : {}),
-          pageSize: flags.limit,
+          limit: flags.limit,
         });
         // Each row's age is the record's: visibility holds expiry, the record the rest.
-        const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.getRecord(d.deferralId).then((v) => v.deferredAt, () => undefined) })));
+        const rows = await Promise.all(page.deferrals.map(async (d) => ({ ...d, deferredAt: await agents.deferrals.getRecord({ deferralId: d.deferralId }).then((v) => v.deferredAt, () => undefined) })));
         output(g).result({ deferrals: rows }, () =>
           table(
             ["DEFERRAL", "STATUS", "AGENT", "AGE", "EXPIRES"],
@@ -48,7 +48,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .action(async (deferralId: string, flags: { tail: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        const { digest: _digest, ...record } = await agents.deferrals.getRecord(deferralId);
+        const { digest: _digest, ...record } = await agents.deferrals.getRecord({ deferralId });
         const tail = await transcriptTail(agents, record.runId, flags.tail, record.agentId !== undefined);
         output(g).result({ ...record, transcriptTail: tail }, () => [
           `deferral   ${oneLine(record.id)}`,
@@ -96,7 +96,7 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
     .action(async (deferralId: string, flags: { reason: string }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        const denied = await agents.deferrals.deny(deferralId, { reason: flags.reason });
+        const denied = await agents.deferrals.deny({ deferralId, reason: flags.reason });
         output(g).result(denied, () => [`denied: ${oneLine(denied.deferralId)} (${oneLine(flags.reason)})`]);
       });
     });
@@ -105,6 +105,6 @@ export function deferralCommands(program: Command, globals: () => Globals & Conn
 /** The last `n` messages of an agent run's transcript, read as a page (a plain workflow has none). */
 async function transcriptTail(agents: AgentClient, runId: string, n: number, isAgentRun: boolean): Promise<ChatMessage[]> {
   if (!isAgentRun) return [];
-  const { total } = await agents.messages(runId, { limit: 1 });
-  return (await agents.messages(runId, { cursor: String(Math.max(0, total - n)), limit: Math.min(n, 1000) })).messages;
+  const { total } = await agents.listMessages({ runId, limit: 1 });
+  return (await agents.listMessages({ runId, cursor: String(Math.max(0, total - n)), limit: Math.min(n, 1000) })).messages;
 }

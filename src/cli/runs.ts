@@ -47,7 +47,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .action(async (runId: string, flags: { tail: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        const state = await agents.state(runId);
+        const state = await agents.state({ runId });
         const tail = state.recentMessages.slice(-flags.tail);
         output(g).result({ runId, ...state }, () => [
           `run      ${oneLine(runId)} (agent ${oneLine(state.agentId)})`,
@@ -66,7 +66,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
     .action(async (runId: string, flags: { reason?: string }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
-        await agents.cancel(runId, flags.reason ? { reason: flags.reason } : {});
+        await agents.cancel({ runId, ...(flags.reason ? { reason: flags.reason } : {}) });
         output(g).result({ runId, cancelled: true }, () => [`cancelled: ${oneLine(runId)}`]);
       });
     });
@@ -87,7 +87,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
 async function tail(agents: AgentClient, runId: string, intervalMs: number, out: Output): Promise<void> {
   let shown = 0;
   let lastStatus: string | undefined;
-  const result = agents.result(runId).then(
+  const result = agents.result({ runId }).then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
@@ -95,10 +95,10 @@ async function tail(agents: AgentClient, runId: string, intervalMs: number, out:
   void result.then((r) => (ended = r));
   for (;;) {
     const finished = ended;
-    const state = await agents.state(runId);
+    const state = await agents.state({ runId });
     // New messages, read page by page from the first one not shown yet.
     while (shown < state.messageCount) {
-      const page = await agents.messages(runId, { cursor: String(shown) });
+      const page = await agents.listMessages({ runId, cursor: String(shown) });
       for (const m of page.messages) out.line({ runId, message: m }, `${messageLine(m)}\n`);
       shown += page.messages.length;
       if (page.messages.length === 0) break;

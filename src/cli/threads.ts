@@ -63,7 +63,7 @@ async function follow(threads: ThreadsClient, threadId: string, out: Output, fro
   // so only the part a reader has not seen yet is printed when it arrives.
   const printed = new Map<string, string>();
   let moved = fromSeq < 0;
-  for await (const batch of threads.followUpdates({ threadId, fromSeq: Math.max(0, fromSeq), pollIntervalMs: 100 })) {
+  for await (const batch of threads.followUpdates({ threadId, fromSeq: Math.max(0, fromSeq), pollInterval: "100ms" })) {
     for (const u of batch.updates) {
       if (fromSeq < 0 && u.type !== "text-delta" && u.type !== "status") continue;
       if (u.type === "text-delta") {

@@ -10,7 +10,7 @@ import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, subAgentOutcomeQuery } from "../core/wire/run.js";
 import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
 import type { RunMessagePage } from "../core/run-state.js";
-import { currentResult, readRunMessages, type RunMessagesOptions } from "./run-messages.js";
+import { currentResult, readRunMessages } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import { durationMs } from "../core/duration.js";
@@ -24,7 +24,7 @@ import { clientStreamTransport, ThreadsClient, type ThreadsClientOptions } from 
 import { ApprovalInbox } from "./approval-inbox.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { startAgentRun, type UiSummary } from "./start-run.js";
-import { authorizeRun } from "./authorize.js";
+import { authorizeRun, type Caller } from "./authorize.js";
 import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
 import type { AuthorizeHook } from "./authorize.js";
 import { translateRun } from "./run-failure.js";
@@ -32,8 +32,9 @@ import { boundedQuery, type QueryDeadline } from "./bounded-query.js";
 import { ackFromHistory } from "./history-ack.js";
 import { parkedAck, settleRun, type SettleDeps } from "./settle.js";
 import { currentDetails } from "./history-watch.js";
-import { fromSeqOf, RunStreamSource, type FollowRunOptions, type RunStreamUpdatesOptions } from "./run-stream.js";
-import { followStream } from "./threads/stream-updates.js";
+import { fromSeqOf, RunStreamSource } from "./run-stream.js";
+import { followStream, pollIntervalMs } from "./threads/stream-updates.js";
+import { messagePage, type FollowUpdatesOptions, type ListMessagesOptions, type StreamUpdatesOptions } from "./shared-options.js";
 import type { StreamSnapshot } from "../core/thread-contracts.js";
 import { RunNotFoundError } from "../core/errors/run-not-found.js";
 
@@ -83,11 +84,23 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   inProcessParks?: boolean;
 }
 
-/** Who is calling: what the `authorize` hook is asked about. */
-export interface RunCaller {
-  /** The caller, as the hook sees it (the HTTP front door passes the authenticated principal). */
-  principal?: Principal;
+/** Which run an `AgentClient` method acts on, and for whom (`authorize` is asked about `principal`). */
+export interface RunTarget extends Caller {
+  /** The run's id (its workflow id). */
+  runId: string;
 }
+
+/** `cancel`: why, for the run's error and history. */
+export interface CancelOptions {
+  /** Why the run is cancelled: carried by its AI1005 error. */
+  reason?: string;
+}
+
+/**
+ * The raw Temporal handle of a run (`AgentClient.workflowHandle`), for advanced use: the run's
+ * workflow takes an `AgentRunInput` and returns its `AgentResult`.
+ */
+export type RunWorkflowHandle = WorkflowHandle<(input: AgentRunInput) => Promise<AgentResult>>;
 
 export interface RunOptions {
   /** The user's message that starts the run. */
@@ -122,21 +135,32 @@ export interface RunOptions {
   stream?: boolean;
 }
 
-/** A started run; every method asks `authorize` as the principal the handle was made for. */
+/**
+ * A started run, bound to its id and to the principal it was made for
+ * (`agents.handle(runId, { principal })`, or what `start` returns). Each method is the
+ * `AgentClient` method of the same name with the same options less the `RunTarget`,
+ * authorized the same way on every call.
+ */
 export interface RunHandle<O = unknown> {
-  runId: string;
+  readonly runId: string;
   /**
    * Waits until the run completes (its result), fails (its typed error) or defers (the
    * acknowledgment). Only reads: it writes nothing to the run's history, however often it
    * is called. AI1014 when Temporal terminated the run or it timed out. Authorized as `run.result`.
    */
   settled(options?: SettledOptions): Promise<AgentResult<O> | DeferredAck>;
-  /** Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed out). Stays pending while it is deferred. Authorized as `run.result`. */
+  /** See `AgentClient.result`. */
   result(): Promise<AgentResult<O>>;
-  /** The live state: status, turns used, token usage, the newest messages and how many there are. Authorized as `run.state`. */
+  /** See `AgentClient.state`. */
   state(): Promise<RunState>;
-  /** A page of the transcript, oldest first (see `AgentClient.messages`). */
-  messages(options?: RunMessagesOptions): Promise<RunMessagePage>;
+  /** See `AgentClient.listMessages`. */
+  listMessages(options?: ListMessagesOptions): Promise<RunMessagePage>;
+  /** See `AgentClient.streamUpdates`. */
+  streamUpdates(options?: StreamUpdatesOptions): Promise<StreamSnapshot>;
+  /** See `AgentClient.followUpdates`. */
+  followUpdates(options?: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot>;
+  /** See `AgentClient.cancel`. */
+  cancel(options?: CancelOptions): Promise<void>;
 }
 
 /** What `RunHandle.settled` waits for. */
@@ -246,30 +270,56 @@ export class AgentClient {
     return (await this.start(agent, options)).settled();
   }
 
-  /** A handle on an existing run, its reads made as `caller.principal` (the handle itself reads and checks nothing). */
-  handle<O = unknown>(runId: string, caller: RunCaller = {}): RunHandle<O> {
-    return authorizedHandle(this.#authorize, caller.principal, this.#handle(runId)) as RunHandle<O>;
-  }
-
-  #handle(runId: string): RunHandle {
-    const wf = this.workflowHandle(runId);
-    const result = () => translateRun(runId, async () => currentResult(await wf.result()));
+  /**
+   * A handle on an existing run, its calls made as `caller.principal` and authorized as the
+   * client's own methods are, on every call; the handle itself reads and checks nothing.
+   */
+  handle<O = unknown>(runId: string, caller: Caller = {}): RunHandle<O> {
+    if (typeof runId !== "string" || runId === "") {
+      throw new InvalidDefinitionError({ subject: "agents.handle", problem: "runId must be a non-empty string" });
+    }
+    const bound: RunTarget = { runId, ...(caller.principal !== undefined ? { principal: caller.principal } : {}) };
     return {
       runId,
-      result,
-      state: () => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => wf.query(runStateQuery))),
-      messages: (options) => translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(wf, options))),
-      settled: (options) => {
-        const after = options?.after;
-        if (after !== undefined && (typeof after !== "string" || after === "")) {
-          return Promise.reject(new InvalidDefinitionError({ subject: "settled()", problem: 'after must be a deferral id or "current"' }));
-        }
-        const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
-        const fromHistory = (id: string, expiresAt: string) => ackFromHistory(this.client, runId, id, expiresAt);
-        const deps: SettleDeps = { client: this.client, result, deferred: (id) => parkedAck(line, unguarded(this.deferrals), id, fromHistory), ...(this.#inProcessParks ? { taskQueue: this.taskQueue } : {}) };
-        return settleRun(deps, runId, after);
-      },
+      settled: (options = {}) => this.settled<O>({ ...options, ...bound }),
+      result: () => this.result<O>(bound),
+      state: () => this.state(bound),
+      listMessages: (options = {}) => this.listMessages({ ...options, ...bound }),
+      streamUpdates: (options = {}) => this.streamUpdates({ ...options, ...bound }),
+      followUpdates: (options = {}) => this.followUpdates({ ...options, ...bound }),
+      cancel: (options = {}) => this.cancel({ ...options, ...bound }),
     };
+  }
+
+  /**
+   * Waits until the run completes (its result), fails (its typed error) or defers (the
+   * acknowledgment); see `RunHandle.settled`. Only reads. Authorized as `run.result`.
+   */
+  async settled<O = unknown>(options: RunTarget & SettledOptions): Promise<AgentResult<O> | DeferredAck> {
+    const runId = runIdOf(options, "agents.settled()");
+    const after = options.after;
+    if (after !== undefined && (typeof after !== "string" || after === "")) {
+      throw new InvalidDefinitionError({ subject: "settled()", problem: 'after must be a deferral id or "current"' });
+    }
+    await authorizeRun(this.#authorize, { operation: "run.result", principal: options.principal, runId });
+    return (await this.#settled(runId, after)) as AgentResult<O> | DeferredAck;
+  }
+
+  #settled(runId: string, after?: string): Promise<AgentResult | DeferredAck> {
+    const line = () => boundedQuery(this.client, this.#reads, runId, () => currentDetails(this.client, runId));
+    const fromHistory = (id: string, expiresAt: string) => ackFromHistory(this.client, runId, id, expiresAt);
+    const deps: SettleDeps = {
+      client: this.client,
+      result: () => this.#result(runId),
+      deferred: (id) => parkedAck(line, unguarded(this.deferrals), id, fromHistory),
+      ...(this.#inProcessParks ? { taskQueue: this.taskQueue } : {}),
+    };
+    return settleRun(deps, runId, after);
+  }
+
+  #result(runId: string): Promise<AgentResult> {
+    const wf = this.workflowHandle(runId);
+    return translateRun(runId, async () => currentResult(await wf.result()));
   }
 
   /**
@@ -278,8 +328,9 @@ export class AgentClient {
    * turns and the whole run's usage. A run that already finished is left as it is; AI1010
    * for an unknown run; AI1013 when `authorize` refuses `run.cancel` (nothing is sent).
    */
-  async cancel(runId: string, options: { reason?: string } & RunCaller = {}): Promise<void> {
-    await authorizeRun(this.#authorize, { operation: "run.cancel", principal: options?.principal, runId });
+  async cancel(options: RunTarget & CancelOptions): Promise<void> {
+    const runId = runIdOf(options, "agents.cancel()");
+    await authorizeRun(this.#authorize, { operation: "run.cancel", principal: options.principal, runId });
     const wf = this.workflowHandle(runId);
     try {
       await wf.executeUpdate(cancelUpdate, { args: [{ ...(options.reason ? { reason: options.reason } : {}) }] });
@@ -291,14 +342,24 @@ export class AgentClient {
     }
   }
 
-  /** The run's result once it finishes. Authorized as `run.result` for `options.principal`. */
-  result<O = unknown>(runId: string, options: RunCaller = {}): Promise<AgentResult<O>> {
-    return this.handle<O>(runId, options).result();
+  /**
+   * Waits for the run to finish: its result, or its typed error (AI1014: terminated or timed
+   * out). Stays pending while it is deferred. Authorized as `run.result`.
+   */
+  async result<O = unknown>(options: RunTarget): Promise<AgentResult<O>> {
+    const runId = runIdOf(options, "agents.result()");
+    await authorizeRun(this.#authorize, { operation: "run.result", principal: options.principal, runId });
+    return (await this.#result(runId)) as AgentResult<O>;
   }
 
-  /** The run's live state: status, turns, usage, the newest messages (`recentMessages`) and `messageCount`. Authorized as `run.state` for `options.principal`. */
-  state(runId: string, options: RunCaller = {}): Promise<RunState> {
-    return this.handle(runId, options).state();
+  /**
+   * The run's live state: status, turns used, token usage, the newest messages
+   * (`recentMessages`) and how many there are (`messageCount`). Authorized as `run.state`.
+   */
+  async state(options: RunTarget): Promise<RunState> {
+    const runId = runIdOf(options, "agents.state()");
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: options.principal, runId });
+    return translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => this.workflowHandle(runId).query(runStateQuery)));
   }
 
   /**
@@ -307,11 +368,13 @@ export class AgentClient {
    * finished (a worker then replays the run to answer, so one must be running). Pages stay
    * well under Temporal's payload limit however long the run: at most `limit` messages
    * (default 100, at most 1,000) and 1 MiB of JSON, but always at least one message.
-   * Authorized as `run.state` for `options.principal`.
+   * Authorized as `run.state`.
    */
-  messages(runId: string, options: RunMessagesOptions & RunCaller = {}): Promise<RunMessagePage> {
-    const { principal, ...page } = options ?? {};
-    return this.handle(runId, principal !== undefined ? { principal } : {}).messages(page);
+  async listMessages(options: RunTarget & ListMessagesOptions): Promise<RunMessagePage> {
+    const runId = runIdOf(options, "agents.listMessages()");
+    const page = messagePage(options, "agents.listMessages()");
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: options.principal, runId });
+    return translateRun(runId, () => boundedQuery(this.client, this.#reads, runId, () => readRunMessages(this.workflowHandle(runId), page)));
   }
 
   /**
@@ -321,9 +384,10 @@ export class AgentClient {
    * deferral, and the answer's deltas while it is written when the run streams. The
    * snapshot's `threadId` is the run's id. Authorized as `run.state`; AI1010 for an unknown run.
    */
-  async streamUpdates(runId: string, options: RunStreamUpdatesOptions & RunCaller = {}): Promise<StreamSnapshot> {
-    const fromSeq = fromSeqOf(options?.fromSeq, "agents.streamUpdates()");
-    await authorizeRun(this.#authorize, { operation: "run.state", principal: options?.principal, runId });
+  async streamUpdates(options: RunTarget & StreamUpdatesOptions): Promise<StreamSnapshot> {
+    const runId = runIdOf(options, "agents.streamUpdates()");
+    const fromSeq = fromSeqOf(options.fromSeq, "agents.streamUpdates()");
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: options.principal, runId });
     return this.#runStreams.readStream(runId, fromSeq, this.client);
   }
 
@@ -333,22 +397,24 @@ export class AgentClient {
    * aborts. Readers of one run in this process share one follower; live entries come from
    * the stream transport (no Temporal action), and the run is read by query only for what
    * the transport did not bring. A reader that fell behind a continue-as-new gets
-   * `truncated: true` (re-read `messages()`). Authorized once, as `run.state`; AI1010 for
+   * `truncated: true` (re-read `listMessages()`). Authorized once, as `run.state`; AI1010 for
    * an unknown run, before anything is yielded.
    */
-  async *followUpdates(runId: string, options: FollowRunOptions & RunCaller = {}): AsyncGenerator<StreamSnapshot> {
-    const { principal, ...follow } = options ?? {};
+  async *followUpdates(options: RunTarget & FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
+    const { principal, runId, ...follow } = options ?? ({} as Partial<RunTarget>);
     const fromSeq = fromSeqOf(follow.fromSeq, "agents.followUpdates()");
-    await this.openStream(runId, principal !== undefined ? { principal } : {});
-    yield* followStream(this.#runStreams, runId, { ...follow, fromSeq });
+    const intervalMs = pollIntervalMs(follow, "agents.followUpdates()");
+    await this.openStream({ runId: runIdOf({ runId }, "agents.followUpdates()"), ...(principal !== undefined ? { principal } : {}) });
+    yield* followStream(this.#runStreams, runId, { ...follow, fromSeq, intervalMs });
   }
 
   /**
    * @internal Authorizes a reader of the run's stream (`run.state`) and checks the run
    * exists (AI1010) with a describe, not a billed query: what the front door's events route does first.
    */
-  async openStream(runId: string, caller: RunCaller = {}): Promise<void> {
-    await authorizeRun(this.#authorize, { operation: "run.state", principal: caller.principal, runId });
+  async openStream(options: RunTarget): Promise<void> {
+    const runId = runIdOf(options, "agents.followUpdates()");
+    await authorizeRun(this.#authorize, { operation: "run.state", principal: options.principal, runId });
     const described = await translateRun(runId, () => this.workflowHandle(runId).describe());
     if (described.type !== "agentRun") throw new RunNotFoundError({ runId });
   }
@@ -391,7 +457,7 @@ export class AgentClient {
       deferrals: unguarded(this.deferrals),
       secrets: this.#deferral?.secrets,
       authorize: this.#authorize,
-      follow: (runId: string) => outcomeOf(this.#handle(runId).settled()),
+      follow: (runId: string) => outcomeOf(this.#settled(runId)),
       waitingRun: (runId: string) => this.#waitingRun(runId),
       subAgentOutcome: async (waiting: string, deferralId: string) =>
         // A run from before this query cannot say: its next settled state is answered instead.
@@ -415,7 +481,7 @@ export class AgentClient {
   }
 
   /** Exposed for advanced use: the raw Temporal handle of a run. */
-  workflowHandle(runId: string): WorkflowHandle<typeof agentRun> {
+  workflowHandle(runId: string): RunWorkflowHandle {
     return this.client.workflow.getHandle<typeof agentRun>(runId);
   }
 }
@@ -423,20 +489,12 @@ export class AgentClient {
 /** How many callers up a resume follows a sub-agent's run (a chain deeper than this is followed no further). */
 const MAX_SUB_AGENT_DEPTH = 8;
 
-/** Asks the hook before each of the handle's reads, as the principal it was made for. */
-function authorizedHandle(hook: AuthorizeHook | undefined, principal: Principal | undefined, handle: RunHandle): RunHandle {
-  if (!hook) return handle;
-  const { runId } = handle;
-  const gate = (operation: "run.state" | "run.result") => authorizeRun(hook, { operation, principal, runId });
-  return {
-    runId,
-    settled: async (options) => (await gate("run.result"), handle.settled(options)),
-    result: async () => (await gate("run.result"), handle.result()),
-    state: async () => (await gate("run.state"), handle.state()),
-    messages: async (options) => (await gate("run.state"), handle.messages(options)),
-  };
+/** The run id of a method's options; AI1001 naming `subject` when it is missing. */
+function runIdOf(options: Partial<RunTarget> | undefined, subject: string): string {
+  const runId = options?.runId;
+  if (typeof runId !== "string" || runId === "") throw new InvalidDefinitionError({ subject, problem: "runId must be a non-empty string" });
+  return runId;
 }
-
 
 /** `maxHistoryEvents`, checked: a whole number of at least 100 (fewer would continue as new every turn). */
 function historyEventsOf(value: unknown, agentId: string): number {

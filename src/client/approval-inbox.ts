@@ -1,17 +1,19 @@
 import type { Client } from "@temporalio/client";
-import { decisionList, type ApprovalCall, type Decisions } from "../core/approval.js";
+import { decisionList, type ApprovalCall } from "../core/approval.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import { ResumePayloadError } from "../core/errors/resume-payload.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
-import { unguarded, type DeferralCaller, type DeferralStore } from "./deferral-store.js";
+import { unguarded, type DeferralStore } from "./deferral-store.js";
+import type { Caller } from "./authorize.js";
+import { approvalIdOf, type DecideOptions } from "./shared-options.js";
 import type { ResumeOptions, ResumeResult } from "./resume.js";
 
 /** One request of the inbox: a run (or thread) waiting for a person. */
 export interface ApprovalSummary {
-  /** The request's id: `approvals.get(id)`, `approvals.decide(id, …)`. */
+  /** The request's id: `approvals.get({ approvalId })`, `approvals.decide({ approvalId, … })`. */
   approvalId: string;
   /** `approval`: calls of gated tools, decided per call. `deferral`: a tool's `ctx.defer()`, answered with a payload (`resume`). */
   kind: "approval" | "deferral";
@@ -33,7 +35,7 @@ export interface ApprovalSummary {
   parentRunId?: string;
 }
 
-export interface ListApprovalsOptions extends DeferralCaller {
+export interface ListApprovalsOptions extends Caller {
   /** Only requests of this agent. */
   agentId?: string;
   /** Only in these states. Default `deferred` (waiting for a decision). */
@@ -42,15 +44,13 @@ export interface ListApprovalsOptions extends DeferralCaller {
   requires?: string;
   /** From the previous page. */
   cursor?: string;
-  /** Rows to look at for this page (default 50): a page may hold fewer once filtered, and still have a next. */
+  /** Rows to look at for this page: 1 to 1,000, default 50. A page may hold fewer once filtered, and still have a next. */
   limit?: number;
 }
 
 
-export interface DecideOptions extends DeferralCaller {
-  /** The request's `callFingerprint` as shown to the approver: refused with RC5058 if its calls changed since. */
-  shown?: string;
-}
+/** Pages read in one `list()` call while `requires` matches none of their rows. */
+const MAX_EMPTY_PAGES = 5;
 
 /**
  * One inbox for what waits on people: approval requests of gated tools and `ctx.defer()`
@@ -61,10 +61,8 @@ export interface DecideOptions extends DeferralCaller {
  * Deciding needs the client's `deferral: { secret }`: the client mints the request's token,
  * which never enters history.
  */
-/** Pages read in one `list()` call while `requires` matches none of their rows. */
-const MAX_EMPTY_PAGES = 5;
-
 export class ApprovalInbox {
+  /** @internal Made by `AgentClient` (`agents.approvals`). */
   constructor(
     private readonly deps: {
       client: Client;
@@ -91,11 +89,11 @@ export class ApprovalInbox {
         taskQueue: this.deps.taskQueue,
         ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
         ...(options.principal !== undefined ? { principal: options.principal } : {}),
-        pageSize: limit,
-        ...(cursor ? { nextPageToken: cursor } : {}),
+        limit,
+        ...(cursor ? { cursor } : {}),
       });
       // The rows were authorized as a listing; their records are read as part of it.
-      const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord(row.deferralId).catch(() => undefined)));
+      const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord({ deferralId: row.deferralId }).catch(() => undefined)));
       approvals = records
         .flatMap((record, i) => {
           if (!record) return [];
@@ -103,15 +101,15 @@ export class ApprovalInbox {
           return [{ ...summaryOf(record), ...(parentRunId ? { parentRunId } : {}) }];
         })
         .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
-      cursor = page.nextPageToken;
+      cursor = page.cursor;
       if (approvals.length > 0 || !cursor || pages >= MAX_EMPTY_PAGES) break;
     }
     return { approvals, ...(cursor ? { cursor } : {}) };
   }
 
   /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */
-  async get(approvalId: string, caller: DeferralCaller = {}): Promise<ApprovalSummary> {
-    return summaryOf(await this.deps.deferrals.getRecord(approvalId, caller));
+  async get(options: { approvalId: string } & Caller): Promise<ApprovalSummary> {
+    return summaryOf(await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") }));
   }
 
   /**
@@ -122,12 +120,14 @@ export class ApprovalInbox {
    * expired, RC5049 for decisions that do not fit, token unspent), and a second decision
    * reads the first's outcome as `duplicate`.
    */
-  async decide(approvalId: string, decisions: Decisions, options: DecideOptions = {}): Promise<ResumeResult> {
+  async decide(options: DecideOptions & Caller): Promise<ResumeResult> {
+    const approvalId = approvalIdOf(options, "approvals.decide()");
+    const { decisions } = options;
     const secret = this.deps.secrets?.[0];
     if (!secret) throw new DeferralSecretError({ reason: "the client was made without deferral: { secret }, which approvals.decide() mints the request's token with" });
     // Read as the caller (`deferral.get`, asked before the read): whether a request with this
     // id exists is what reading it shows, so a caller refused it learns nothing from the id.
-    const record = await this.deps.deferrals.getRecord(approvalId, options.principal !== undefined ? { principal: options.principal } : {});
+    const record = await this.deps.deferrals.getRecord({ deferralId: approvalId, ...(options.principal !== undefined ? { principal: options.principal } : {}) });
     if (!record.approval) {
       throw new ResumePayloadError({ deferralId: approvalId, issues: ["this deferral is not an approval request: answer it with resume({ token, payload }) and a payload its schema accepts"] });
     }

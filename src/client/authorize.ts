@@ -7,9 +7,9 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * What `AgentClient` asks its hook about:
  *
  * - `run.start`: start a run, or attach to the run that already has `runId` (`start`, `run`).
- * - `run.state`: read a run's live state or its transcript (`state`, `messages`, `handle().state`, `handle().messages`).
+ * - `run.state`: read a run's live state, its transcript or its stream (`state`, `listMessages`, `streamUpdates`, `followUpdates`, and the same on a handle).
  * - `run.result`: wait for and read a run's outcome (`result`, `handle().result`, `handle().settled`, `run` once started).
- * - `run.cancel`: cancel a run.
+ * - `run.cancel`: cancel a run (`cancel`, `handle().cancel`).
  * - `deferral.get`: read a deferral record (`deferrals.get`, `approvals.get`), and before `approvals.decide` reads the request it decides.
  * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
  * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`), with `trustTranscript: true` when the caller vouches for it.
@@ -32,7 +32,7 @@ export type RunOperation =
  *
  * - `thread.create`: `createThread` (with the agent, and whether a transcript is seeded).
  * - `thread.list`: one row of `listThreads`, asked per row: a refused row is left out.
- * - `thread.get`: `state`, `settled` (and their deprecated names `getThread`, `waitUntilSettled`), and before `decide` reads the request it decides.
+ * - `thread.get`: `state`, `settled`, and before `decide` reads the request it decides.
  * - `thread.messages`: `listMessages`.
  * - `thread.stream`: `streamUpdates`, `followUpdates` (once, as it starts), the HTTP event stream.
  * - `thread.send`: `sendMessage`.
@@ -58,10 +58,21 @@ export type ThreadOperation =
   | "thread.toolError"
   | "thread.decide";
 
+/**
+ * Who a call is made for: what the `authorize` hook is asked about. Every client method
+ * takes it beside its own options (the HTTP front door passes the authenticated principal);
+ * without it the hook is asked about an anonymous caller.
+ */
+export interface Caller {
+  /** The caller, as the hook sees it. */
+  principal?: Principal;
+}
+
 /** Every operation an authorize hook is asked about. */
 export type AuthorizeOperation = RunOperation | ThreadOperation;
 
-interface Asked<Operation extends AuthorizeOperation> {
+/** What every authorize request holds: the operation asked about and who asks. */
+export interface AuthorizeRequestOf<Operation extends AuthorizeOperation> {
   operation: Operation;
   /** Who is calling: the `principal` the call was made with (the HTTP front door passes the authenticated one), `undefined` when anonymous. */
   principal: Principal | undefined;
@@ -83,17 +94,17 @@ export interface ResumeDeferral {
 
 /** What an `AgentClient` hook is asked: the operation and the run (and deferral) it concerns. */
 export type RunAuthorizeRequest = { threadId?: never } & (
-  | (Asked<"run.start"> & { runId: string; agentId: string })
-  | (Asked<"run.state" | "run.result" | "run.cancel"> & { runId: string })
-  | (Asked<"deferral.get" | "deferral.deny"> & { runId: string; deferralId: string })
-  | (Asked<"deferral.replace"> & {
+  | (AuthorizeRequestOf<"run.start"> & { runId: string; agentId: string })
+  | (AuthorizeRequestOf<"run.state" | "run.result" | "run.cancel"> & { runId: string })
+  | (AuthorizeRequestOf<"deferral.get" | "deferral.deny"> & { runId: string; deferralId: string })
+  | (AuthorizeRequestOf<"deferral.replace"> & {
       runId: string;
       deferralId: string;
       /** Present (`true`) when the rewrite is vouched for: it may add tool calls, tool results and system messages the run did not have. */
       trustTranscript?: true;
     })
-  | (Asked<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
-  | (Asked<"resume"> & {
+  | (AuthorizeRequestOf<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
+  | (AuthorizeRequestOf<"resume"> & {
       runId: string;
       deferralId: string;
       toolCallId: string;
@@ -113,7 +124,7 @@ export type RunAuthorizeRequest = { threadId?: never } & (
 
 /** What a `ThreadsClient` hook is asked: the operation and the thread it concerns. */
 export type ThreadAuthorizeRequest = { runId?: never } & (
-  | (Asked<"thread.create"> & {
+  | (AuthorizeRequestOf<"thread.create"> & {
       threadId: string;
       agentId: string;
       /** A transcript is seeded (`messages`). */
@@ -121,17 +132,17 @@ export type ThreadAuthorizeRequest = { runId?: never } & (
       /** The caller vouched for the seeded transcript (`trustTranscript: true`). */
       trustTranscript: boolean;
     })
-  | (Asked<"thread.list"> & { threadId: string; agentId?: string })
-  | (Asked<"thread.toolResult" | "thread.toolError"> & {
+  | (AuthorizeRequestOf<"thread.list"> & { threadId: string; agentId?: string })
+  | (AuthorizeRequestOf<"thread.toolResult" | "thread.toolError"> & {
       threadId: string;
       toolCallId: string;
       /** The tool of the open call with that id; `undefined` when no such call is open (the thread then refuses the answer itself). */
       toolName: string | undefined;
     })
-  | (Asked<"thread.get" | "thread.messages" | "thread.stream" | "thread.send" | "thread.addMessage" | "thread.resume" | "thread.stop" | "thread.delete"> & {
+  | (AuthorizeRequestOf<"thread.get" | "thread.messages" | "thread.stream" | "thread.send" | "thread.addMessage" | "thread.resume" | "thread.stop" | "thread.delete"> & {
       threadId: string;
     })
-  | (Asked<"thread.decide"> & {
+  | (AuthorizeRequestOf<"thread.decide"> & {
       threadId: string;
       approvalId: string;
       /** The calls waiting for the decision, with their arguments as the model wrote them. */

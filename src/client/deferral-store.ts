@@ -15,32 +15,37 @@ import { MAX_PAYLOAD_BYTES } from "../core/payload-size.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
 import type { Principal } from "../core/json.js";
-import { askAuthorize, authorizeRun, type AuthorizeHook } from "./authorize.js";
+import { askAuthorize, authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
 import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 
 const STATUSES = DEFERRAL_STATUSES;
 
-/** Who reads: what the client's `authorize` hook is asked about. */
-export interface DeferralCaller {
-  /** The caller, as the hook sees it (the HTTP front door passes the authenticated principal). */
-  principal?: Principal;
+/** Which deferral a `DeferralStore` method acts on, and for whom (`authorize` is asked about `principal`). */
+export interface DeferralTarget extends Caller {
+  /** The deferral's id (`ctx.deferralId`, an acknowledgment's `deferralId`, a listing's row). */
+  deferralId: string;
 }
 
-/** Who rewrites a deferred run's thread, and whether they vouch for it. */
-export interface DeferralRewriter extends DeferralCaller {
+/** `replaceStepState`: the swap, and whether its caller vouches for the new transcript. */
+export interface ReplaceStepStateOptions {
+  /** The `fingerprint` of the record the new step state was made from: the swap wins only while it is current. */
+  expectedFingerprint: string;
+  stepState: StepState;
   /**
-   * Vouches for the rewritten transcript: it was built by your server code, so tool calls,
-   * tool results and system messages the run did not have (a tool result summarised in
-   * place, a note to the model) are taken as the model's, the tools' and the operator's
-   * own. Without it such a rewrite is refused with AI1008. The deferred call (id, name,
-   * arguments), and once answered its answer, stay as they were either way. The `authorize`
-   * hook sees it (`deferral.replace` with `trustTranscript: true`). Never set it from request
-   * input: it would let a caller forge what the tools returned.
+   * Vouches for the new transcript: it was built by your server code, so tool calls, tool
+   * results and system messages the run did not have are taken as the model's, the tools'
+   * and the operator's own (see `ReplaceDeferredThreadOptions.trustTranscript`).
    */
   trustTranscript?: boolean;
 }
 
-export interface ListDeferralsOptions extends DeferralCaller {
+/** `deny`: why. */
+export interface DenyOptions {
+  /** Why the deferral is denied: the model reads it. */
+  reason: string;
+}
+
+export interface ListDeferralsOptions extends Caller {
   /** Only records in these states (default: all). */
   status?: DeferralStatus | DeferralStatus[];
   /** Only deferrals of this agent. */
@@ -49,10 +54,10 @@ export interface ListDeferralsOptions extends DeferralCaller {
   expiringBefore?: Date | string;
   /** Only deferrals of runs and threads on this task queue (default: every queue in the namespace). */
   taskQueue?: string;
-  /** Default 100. */
-  pageSize?: number;
+  /** Rows to look at for this page: 1 to 1,000, default 100. */
+  limit?: number;
   /** From the previous page. */
-  nextPageToken?: string;
+  cursor?: string;
 }
 
 /** One row of a listing: a run's latest deferral, as Temporal visibility indexes it. */
@@ -67,10 +72,10 @@ export interface DeferralSummary {
 }
 
 export interface DeferralPage {
-  /** The rows of this page the authorize hook allowed (`deferral.list`): a page may hold fewer than `pageSize`, even none, and still have a next one. */
+  /** The rows of this page the authorize hook allowed (`deferral.list`): a page may hold fewer than `limit`, even none, and still have a next one. */
   deferrals: DeferralSummary[];
-  /** Absent on the last page. */
-  nextPageToken?: string;
+  /** Pass it for the next page; absent on the last one. */
+  cursor?: string;
 }
 
 // What each store asks, and its hook-free twin for operations authorized as a whole (a
@@ -86,7 +91,10 @@ const twins = new WeakMap<DeferralStore, DeferralStore>();
  * per row, `deferral.replace`) with the caller's `principal`.
  */
 export class DeferralStore {
-  /** `authorize`: the client's hook; `reads`: how long `get()` waits for a worker to answer (default 5 s), then AI1015. */
+  /**
+   * @internal Made by `AgentClient` (`agents.deferrals`). `authorize`: the client's hook;
+   * `reads`: how long `get()` waits for a worker to answer (default 5 s), then AI1015.
+   */
   constructor(
     private readonly client: Client,
     authorize?: AuthorizeHook,
@@ -99,8 +107,8 @@ export class DeferralStore {
   }
 
   /** The record with its `meta`, fingerprint and, while waiting, its step state; RC5046 when there is none, AI1013 when the hook refuses. */
-  async get(deferralId: string, options: DeferralCaller = {}): Promise<DeferralView> {
-    return this.#read(deferralId, options, deferralQuery);
+  async get(options: DeferralTarget): Promise<DeferralView> {
+    return this.#read(options, deferralQuery);
   }
 
   /**
@@ -108,18 +116,19 @@ export class DeferralStore {
    * acknowledgment or a listing needs, at a size that does not grow with the run's
    * transcript. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`.
    */
-  async getRecord(deferralId: string, options: DeferralCaller = {}): Promise<DeferralRecord> {
+  async getRecord(options: DeferralTarget): Promise<DeferralRecord> {
     try {
-      return await this.#read(deferralId, options, deferralRecordQuery);
+      return await this.#read(options, deferralRecordQuery);
     } catch (err) {
       if (!(err instanceof QueryNotRegisteredError) || isOversized(err)) throw err;
       // A worker older than the record query: the whole view, less what a record is not.
-      const { stepState: _steps, fingerprint: _fingerprint, ...record } = await this.#read(deferralId, { principal: options?.principal }, deferralQuery);
+      const { stepState: _steps, fingerprint: _fingerprint, ...record } = await this.#read(options, deferralQuery);
       return record;
     }
   }
 
-  async #read<T extends DeferralRecord>(deferralId: string, options: DeferralCaller, query: QueryDefinition<T | null, [string]>): Promise<T> {
+  async #read<T extends DeferralRecord>(options: DeferralTarget, query: QueryDefinition<T | null, [string]>): Promise<T> {
+    const deferralId = options?.deferralId;
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
     await authorizeDeferral(this, "deferral.get", deferralId, options?.principal);
@@ -134,7 +143,7 @@ export class DeferralStore {
           what: `Deferral "${deferralId}" with its step state`,
           bytes: MAX_PAYLOAD_BYTES + 1,
           limitBytes: MAX_PAYLOAD_BYTES,
-          hint: "Its transcript is too large to read in one answer: read the record with deferrals.getRecord() and the transcript a page at a time with agents.messages(runId).",
+          hint: "Its transcript is too large to read in one answer: read the record with deferrals.getRecord() and the transcript a page at a time with agents.listMessages({ runId }).",
         });
       }
       throw err;
@@ -147,6 +156,8 @@ export class DeferralStore {
   /** Pages through runs' latest deferrals, filtered by status, agent and expiry, and by the hook (`deferral.list`, asked per row). */
   async list(options: ListDeferralsOptions = {}): Promise<DeferralPage> {
     const statuses = options.status === undefined ? STATUSES : [options.status].flat();
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new InvalidDefinitionError({ subject: "deferrals.list()", problem: "limit must be a whole number from 1 to 1000" });
     for (const status of statuses) {
       if (!STATUSES.includes(status)) {
         throw new InvalidDefinitionError({ subject: "deferrals.list()", problem: `unknown status "${String(status)}"` });
@@ -165,8 +176,8 @@ export class DeferralStore {
     const response = await this.client.workflowService.listWorkflowExecutions({
       namespace: this.client.options.namespace,
       query: clauses.join(" AND "),
-      pageSize: options.pageSize ?? 100,
-      nextPageToken: options.nextPageToken ? Buffer.from(options.nextPageToken, "base64url") : Buffer.alloc(0),
+      pageSize: limit,
+      nextPageToken: options.cursor ? Buffer.from(options.cursor, "base64url") : Buffer.alloc(0),
     });
     const deferrals = (response.executions ?? []).flatMap((execution): DeferralSummary[] => {
       const attrs = decodeTypedSearchAttributes(execution.searchAttributes?.indexedFields);
@@ -191,7 +202,7 @@ export class DeferralStore {
     });
     const allowed = await this.#allowed(deferrals, options.principal);
     const token = response.nextPageToken;
-    return token && token.length > 0 ? { deferrals: allowed, nextPageToken: Buffer.from(token).toString("base64url") } : { deferrals: allowed };
+    return token && token.length > 0 ? { deferrals: allowed, cursor: Buffer.from(token).toString("base64url") } : { deferrals: allowed };
   }
 
   async #allowed(rows: DeferralSummary[], principal: Principal | undefined): Promise<DeferralSummary[]> {
@@ -222,7 +233,8 @@ export class DeferralStore {
    * system messages the run did not have; AI1007 for another agent's or call's state, or a
    * changed budget. AI1013 when the hook refuses `deferral.replace`.
    */
-  async replaceStepState(deferralId: string, expectedFingerprint: string, stepState: StepState, options: DeferralRewriter = {}): Promise<ReplaceStepStateReply> {
+  async replaceStepState(options: DeferralTarget & ReplaceStepStateOptions): Promise<ReplaceStepStateReply> {
+    const { deferralId, expectedFingerprint, stepState } = options ?? {};
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
     const trusted = options?.trustTranscript === true;
@@ -235,7 +247,7 @@ export class DeferralStore {
       if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
       if (err instanceof WorkflowNotFoundError) {
         // The run has closed since: the swap lost to whatever closed it.
-        return { won: false, deferral: await unguarded(this).get(deferralId) };
+        return { won: false, deferral: await unguarded(this).get({ deferralId }) };
       }
       throw err;
     }
@@ -248,7 +260,8 @@ export class DeferralStore {
    * unknown, RC5050 already denied, RC5047 expired, RC5057 already resumed. `principal` is
    * recorded as who denied it.
    */
-  async deny(deferralId: string, options: { reason: string } & DeferralCaller): Promise<DenyReply> {
+  async deny(options: DeferralTarget & DenyOptions): Promise<DenyReply> {
+    const deferralId = options?.deferralId;
     const located = parseDeferralId(deferralId);
     if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
     await authorizeDeferral(this, "deferral.deny", deferralId, options?.principal);
@@ -273,7 +286,7 @@ function isOversized(err: unknown): boolean {
 
 /** Why a deferral of a closed run cannot be denied, from its record. */
 async function closedRefusal(store: DeferralStore, deferralId: string): Promise<Error> {
-  const record = await store.getRecord(deferralId);
+  const record = await store.getRecord({ deferralId });
   if (record.status === "denied") return new DeferralDeniedError({ deferralId, reason: record.deniedReason ?? "denied" });
   if (record.status === "expired") return new DeferralExpiredError({ deferralId, expiresAt: record.expiresAt });
   if (record.status === "resumed" || record.status === "needs-compaction") return new DeferralAlreadyResumedError({ deferralId });

@@ -150,7 +150,7 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
   // Only the context-window estimate needs the transcript: the rest reads the record alone,
   // whose size does not grow with the run.
   const view = await untilRecorded(deps, located.runId, () =>
-    claims.window ? deps.deferrals.get(claims.deferralId) : deps.deferrals.getRecord(claims.deferralId),
+    claims.window ? deps.deferrals.get({ deferralId: claims.deferralId }) : deps.deferrals.getRecord({ deferralId: claims.deferralId }),
   );
   if (view.toolCallId !== claims.toolCallId) {
     throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
@@ -224,7 +224,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
     if (DeferralNotFoundError.isInstance(err) && err.fields.retryLater) throw err;
     // A closed run takes no updates (and an unknown one reads RC5046 here).
-    const after = await deps.deferrals.getRecord(claims.deferralId);
+    const after = await deps.deferrals.getRecord({ deferralId: claims.deferralId });
     if (after.toolCallId !== claims.toolCallId) throw new ToolCallMismatchError({ deferralId: after.id, toolCallId: claims.toolCallId });
     if (after.status !== "deferred" && after.outcome) return await duplicateOf(deps, runId, after.id, after.outcome);
     if (after.status === "denied") throw new DeferralDeniedError({ deferralId: after.id, reason: after.deniedReason ?? "denied" });
@@ -281,7 +281,7 @@ async function resumeOnceRecorded<T>(deps: ResumeDeps, runId: string, deferralId
   } catch (err) {
     if (!(err instanceof WorkflowUpdateFailedError && DeferralNotFoundError.isInstance(unwrapFailure(err)))) throw err;
     // A refused update changed nothing, so it is safe to send again once the record exists.
-    await untilRecorded(deps, runId, () => deps.deferrals.getRecord(deferralId)).catch((waited: unknown) => {
+    await untilRecorded(deps, runId, () => deps.deferrals.getRecord({ deferralId })).catch((waited: unknown) => {
       // Still being recorded says more than the refused update did; anything else, the update's own answer.
       throw DeferralNotFoundError.isInstance(waited) && waited.fields.retryLater ? waited : err;
     });

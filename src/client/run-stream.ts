@@ -9,26 +9,6 @@ import { currentDetails } from "./history-watch.js";
 import { translateRun } from "./run-failure.js";
 import type { StreamSource } from "./threads/stream-hub.js";
 
-/** `agents.streamUpdates()`: one read of a run's stream after `fromSeq`. */
-export interface RunStreamUpdatesOptions {
-  /** The seq of the last entry already seen (default 0: from the start). */
-  fromSeq?: number;
-}
-
-/** `agents.followUpdates()`: where to start, how often to look, and when to stop. */
-export interface FollowRunOptions extends RunStreamUpdatesOptions {
-  /**
-   * How often the process's shared follower of the run looks at it for what the stream
-   * transport did not bring, in ms (default 100). Looking costs nothing while the run's
-   * history stands still; a query (a billed action) only when a reader lacks an entry.
-   */
-  pollIntervalMs?: number;
-  /** Stops following (the generator returns). */
-  signal?: AbortSignal;
-  /** Stops following after the batch it returns true for. */
-  until?: (batch: StreamSnapshot) => boolean;
-}
-
 /**
  * Where a client's readers of runs read: the run's stream query (bounded like every run
  * read, AI1015 when no worker answers, AI1010 for an unknown run) and its status line. The

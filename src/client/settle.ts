@@ -175,7 +175,7 @@ function untilAborted(signal: AbortSignal): Promise<never> {
 
 /** The acknowledgment of `deferralId`, built from its record as the workflow built it, while the run waits on it. */
 async function deferredAck(deferrals: DeferralStore, deferralId: string): Promise<DeferredAck | undefined> {
-  const record = await deferrals.getRecord(deferralId);
+  const record = await deferrals.getRecord({ deferralId });
   return record.status === "deferred" ? ackOf(record) : undefined;
 }
 

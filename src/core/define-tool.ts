@@ -132,7 +132,7 @@ export interface ApprovalContext {
 
 /** A request for decisions, as `approval.notify` gets it: everything a message to the approver needs. */
 export interface ApprovalRequestInfo {
-  /** The request's id (a deferral id): `agents.approvals.get(id)`, `decide(id, …)`. */
+  /** The request's id (a deferral id): `agents.approvals.get({ approvalId })`, `decide({ approvalId, … })`. */
   approvalId: string;
   agentId: string;
   /** The run, or the thread, that waits. */

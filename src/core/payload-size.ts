@@ -16,7 +16,7 @@ import { PayloadTooLargeError } from "./errors/payload-too-large.js";
 export const MAX_PAYLOAD_BYTES = 1_572_864;
 
 /**
- * The most one page of a transcript read (`agents.messages()`, a worker's transcript read,
+ * The most one page of a transcript read (`agents.listMessages()`, a worker's transcript read,
  * `listMessages`) carries, as JSON bytes: 1 MiB. A page holds at least one message, and no
  * message is over `MAX_PAYLOAD_BYTES`, so every page fits one payload.
  */

@@ -37,7 +37,7 @@ export interface AgentRunInput {
   turnCap?: number;
   /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
   parent?: { workflowId: string };
-  /** What the previous execution of this run handed on when it continued as new. */
+  /** @internal What the previous execution of this run handed on when it continued as new: the workflow's own. */
   carried?: RunCarry;
 }
 
@@ -96,7 +96,7 @@ export const RECENT_MESSAGES_BYTES = 262_144;
  * A run's live state, as the `runState` query returns it (`agents.state()`). It never holds
  * the whole transcript, which may be larger than one Temporal payload: `recentMessages` are
  * the newest (at most `RECENT_MESSAGES`, and no more than `RECENT_MESSAGES_BYTES` of JSON
- * together, so possibly none when the newest alone is larger); `agents.messages()` pages
+ * together, so possibly none when the newest alone is larger); `agents.listMessages()` pages
  * through all of it.
  */
 export interface RunState extends Omit<RunProgress, "messages"> {
@@ -112,7 +112,7 @@ export interface RunState extends Omit<RunProgress, "messages"> {
   streamingMessageId?: string;
 }
 
-/** A completed run. Its transcript is read with `agents.messages(runId)`, a page at a time. */
+/** A completed run. Its transcript is read with `agents.listMessages({ runId })`, a page at a time. */
 export interface AgentResult<O = unknown> {
   status: "completed";
   /** The final answer. */
@@ -125,7 +125,7 @@ export interface AgentResult<O = unknown> {
   messageCount: number;
 }
 
-/** A page of a run's transcript (`agents.messages()`), oldest first. */
+/** A page of a run's transcript (`agents.listMessages()`), oldest first. */
 export interface RunMessagePage {
   messages: ChatMessage[];
   /** How many messages the transcript holds. */

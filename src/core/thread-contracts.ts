@@ -255,7 +255,7 @@ export interface ThreadInput {
   stream?: boolean;
   /** Continue as new once history reaches this many events (Temporal's own suggestion applies too). */
   maxHistoryEvents?: number;
-  /** Set on continue-as-new. */
+  /** @internal Set on continue-as-new: the workflow's own. */
   carried?: ThreadCarry;
   /**
    * What this thread's workflow code may rely on, set by the client that creates it and

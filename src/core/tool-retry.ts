@@ -2,26 +2,28 @@
  * Retry settings of a sync tool, and the backoff they produce. Pure and sandbox-safe:
  * `defineTool` validates with it, the thread tool activity computes delays with it.
  */
+import type { Duration } from "@temporalio/common";
+import { delayMs } from "./duration.js";
 import { InvalidDefinitionError } from "./errors/invalid-definition.js";
 
 /** Always the same wait between attempts. */
 export interface FixedBackoff {
   strategy?: "fixed";
-  /** Wait before each retry, in ms. */
-  delayMs: number;
-  /** Wait a random time between 0 and `delayMs` instead ("full jitter"), so retries of many calls spread out. Default false. */
+  /** Wait before each retry, e.g. `"1s"` (a number is milliseconds). */
+  delay: Duration;
+  /** Wait a random time between 0 and `delay` instead ("full jitter"), so retries of many calls spread out. Default false. */
   jitter?: boolean;
 }
 
-/** A wait that grows by `multiplier` after every failed attempt, up to `maxDelayMs`. */
+/** A wait that grows by `multiplier` after every failed attempt, up to `maxDelay`. */
 export interface ExponentialBackoff {
   strategy: "exponential";
-  /** Wait before the first retry, in ms. */
-  initialDelayMs: number;
+  /** Wait before the first retry, e.g. `"250ms"` (a number is milliseconds). */
+  initialDelay: Duration;
   /** Growth per attempt. Default 2. */
   multiplier?: number;
-  /** Ceiling of the wait, in ms. Default: none. */
-  maxDelayMs?: number;
+  /** Ceiling of the wait. Default: none. */
+  maxDelay?: Duration;
   /** Wait a random time between 0 and the computed delay instead ("full jitter"). Default false. */
   jitter?: boolean;
 }
@@ -63,12 +65,12 @@ export type ToolRetry = boolean | ToolRetryOptions;
 
 export interface ResolvedToolRetry {
   maxAttempts: number;
-  backoff: Required<Omit<FixedBackoff, "strategy">> & { strategy: "fixed" } | (Required<Omit<ExponentialBackoff, "maxDelayMs">> & { maxDelayMs?: number });
+  backoff: { strategy: "fixed"; delayMs: number; jitter: boolean } | { strategy: "exponential"; initialDelayMs: number; multiplier: number; maxDelayMs?: number; jitter: boolean };
   shouldRetryError?: ToolRetryOptions["shouldRetryError"];
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
-export const DEFAULT_BACKOFF: ExponentialBackoff = { strategy: "exponential", initialDelayMs: 250, multiplier: 2, maxDelayMs: 4000, jitter: true };
+export const DEFAULT_BACKOFF: ExponentialBackoff = { strategy: "exponential", initialDelay: "250ms", multiplier: 2, maxDelay: "4s", jitter: true };
 
 /** The settings with defaults filled in; undefined when retry is off. Throws AI1001 on nonsense. */
 export function resolveToolRetry(retry: ToolRetry | undefined, subject: string): ResolvedToolRetry | undefined {
@@ -90,22 +92,25 @@ export function resolveToolRetry(retry: ToolRetry | undefined, subject: string):
 
 function resolveBackoff(backoff: ToolBackoff, bad: (problem: string) => Error): ResolvedToolRetry["backoff"] {
   const ms = (value: unknown, name: string) => {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw bad(`${name} must be a number of milliseconds ≥ 0`);
-    return value;
+    try {
+      return delayMs(value as Duration, name);
+    } catch {
+      throw bad(`backoff.${name} must be a duration, like "250ms" or a number of milliseconds ≥ 0`);
+    }
   };
   if (backoff?.strategy === "exponential") {
     const multiplier = backoff.multiplier ?? 2;
     if (typeof multiplier !== "number" || !Number.isFinite(multiplier) || multiplier < 1) throw bad("multiplier must be a number ≥ 1");
     return {
       strategy: "exponential",
-      initialDelayMs: ms(backoff.initialDelayMs, "initialDelayMs"),
+      initialDelayMs: ms(backoff.initialDelay, "initialDelay"),
       multiplier,
-      ...(backoff.maxDelayMs !== undefined ? { maxDelayMs: ms(backoff.maxDelayMs, "maxDelayMs") } : {}),
+      ...(backoff.maxDelay !== undefined ? { maxDelayMs: ms(backoff.maxDelay, "maxDelay") } : {}),
       jitter: backoff.jitter ?? false,
     };
   }
   if (backoff?.strategy !== undefined && backoff.strategy !== "fixed") throw bad('backoff.strategy must be "fixed" or "exponential"');
-  return { strategy: "fixed", delayMs: ms((backoff as FixedBackoff)?.delayMs, "delayMs"), jitter: (backoff as FixedBackoff).jitter ?? false };
+  return { strategy: "fixed", delayMs: ms((backoff as FixedBackoff)?.delay, "delay"), jitter: (backoff as FixedBackoff).jitter ?? false };
 }
 
 /**

@@ -3,7 +3,6 @@ import { durationMs } from "../core/duration.js";
 import { DeferralSecretError } from "../core/errors/deferral-secret.js";
 import { approvalUrlBase } from "./approval-url.js";
 
-type Secret = string | Uint8Array;
 
 /** Deferral settings. Workers and clients must share the secrets. */
 export interface DeferralConfig {
@@ -11,13 +10,13 @@ export interface DeferralConfig {
    * Signs resume tokens: at least 32 bytes, the same on every worker and client, never
    * stored in workflow state. Give either this or `secrets`.
    */
-  secret?: Secret;
+  secret?: string | Uint8Array;
   /**
    * For rotation: `[current, ...previous]`. Tokens are minted with the first and verified
    * against any of them (each token names its key), so parked runs keep their links while
    * a new secret rolls out. Drop an old secret once no deferral minted with it is left.
    */
-  secrets?: readonly Secret[];
+  secrets?: readonly (string | Uint8Array)[];
   /** How long a deferral stays resumable when `ctx.defer()` names no `ttl`. Default `"72h"`. */
   defaultTtl?: Duration;
   /**

@@ -39,9 +39,9 @@ export function approvalInboxRoutes(agents: AgentClient) {
         }),
       );
     })
-    .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get(c.req.valid("param").id, caller(c.get("principal")))))
+    .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get({ approvalId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .post("/:id", valid("param", ApprovalParam), valid("json", DecideBody), async (c) => {
       const { decisions, shown } = c.req.valid("json");
-      return c.json(await agents.approvals.decide(c.req.valid("param").id, decisions, { ...caller(c.get("principal")), ...(shown !== undefined ? { shown } : {}) }));
+      return c.json(await agents.approvals.decide({ approvalId: c.req.valid("param").id, decisions, ...caller(c.get("principal")), ...(shown !== undefined ? { shown } : {}) }));
     });
 }

@@ -13,8 +13,8 @@ const ListQuery = z.object({
   status: z.union([z.enum(STATUSES), z.array(z.enum(STATUSES)).max(STATUSES.length)]).optional(),
   agentId: Id.optional(),
   expiringBefore: z.iso.datetime({ offset: true }).optional(),
-  pageSize: PageSize(1000).optional(),
-  pageToken: PageToken.optional(),
+  limit: PageSize(1000).optional(),
+  cursor: PageToken.optional(),
 });
 
 /** `shown`: the record's `callFingerprint` the approver saw; a resume of anything else is refused (RC5058). */
@@ -31,13 +31,13 @@ export function deferralRoutes(agents: AgentClient) {
         ...(q.status !== undefined ? { status: q.status } : {}),
         ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
         ...(q.expiringBefore !== undefined ? { expiringBefore: q.expiringBefore } : {}),
-        ...(q.pageSize !== undefined ? { pageSize: q.pageSize } : {}),
-        ...(q.pageToken ? { nextPageToken: q.pageToken } : {}),
+        ...(q.limit !== undefined ? { limit: q.limit } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
       });
       return c.json(page);
     })
     // Records never hold tokens; the step state is the transcript the run will continue from.
-    .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get(c.req.valid("param").id, caller(c.get("principal")))))
+    .get("/deferrals/:id", valid("param", z.object({ id: Id })), async (c) => c.json(await agents.deferrals.get({ deferralId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .post("/resume", valid("json", Resume), async (c) => {
       const { token, payload, shown } = c.req.valid("json");
       return c.json(await agents.resume({ token, payload: payload as never, ...(shown !== undefined ? { shown } : {}), ...caller(c.get("principal")) }));

@@ -6,6 +6,7 @@ import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
+import { durationMs } from "../core/duration.js";
 import { hubFor, type StreamReader, type StreamSource } from "../client/threads/stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
@@ -29,8 +30,8 @@ export interface EventsOf {
  * `event: error` carries `{ code, message }` before the server closes the stream.
  */
 export function eventStreamRoute(events: EventsOf, options: EventStreamOptions) {
-  const hub = hubFor(events.source, options.pollIntervalMs ?? 100);
-  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const hub = hubFor(events.source, options.pollInterval === undefined ? 100 : durationMs(options.pollInterval, "events.pollInterval", "100ms"));
+  const keepAliveMs = options.keepAliveInterval === undefined ? 15_000 : durationMs(options.keepAliveInterval, "events.keepAliveInterval", "15s");
   return async (c: Context<HttpEnv>) => {
     const id = c.req.param("id")!;
     const fromSeq = lastEventId(c.req.header("last-event-id") ?? c.req.query("lastEventId"));

@@ -1,3 +1,4 @@
+import type { Duration } from "@temporalio/common";
 import type { AgentClient } from "../client/agent-client.js";
 import type { Principal } from "../core/json.js";
 import type { ThreadsClient } from "../client/threads/threads-client.js";
@@ -57,8 +58,8 @@ export interface AgentHttpOptions {
 }
 
 export interface EventStreamOptions {
-  /** How often the one shared poller of a thread reads its stream while anyone follows it. Default 100 ms. */
-  pollIntervalMs?: number;
-  /** Comment lines sent this often keep idle connections open through proxies. Default 15 s. */
-  keepAliveMs?: number;
+  /** How often the one shared poller of a run or thread reads its stream while anyone follows it. Default `"100ms"`. */
+  pollInterval?: Duration;
+  /** Comment lines sent this often keep idle connections open through proxies. Default `"15s"`. */
+  keepAliveInterval?: Duration;
 }

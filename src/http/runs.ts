@@ -46,16 +46,23 @@ export function runRoutes(agents: AgentClient, events: EventStreamOptions) {
       if (!body.wait) return c.json({ runId: handle.runId }, 202);
       return c.json({ runId: handle.runId, settled: await handle.settled() }, 200);
     })
-    .get("/:id", valid("param", RunParam), async (c) => c.json(await agents.state(c.req.valid("param").id, caller(c.get("principal")))))
+    .get("/:id", valid("param", RunParam), async (c) => c.json(await agents.state({ runId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .get("/:id/messages", valid("param", RunParam), valid("query", Page), async (c) => {
       const { cursor, limit } = c.req.valid("query");
-      return c.json(await agents.messages(c.req.valid("param").id, { ...(cursor !== undefined ? { cursor } : {}), ...(limit !== undefined ? { limit } : {}), ...caller(c.get("principal")) }));
+      return c.json(
+        await agents.listMessages({
+          runId: c.req.valid("param").id,
+          ...caller(c.get("principal")),
+          ...(cursor !== undefined ? { cursor } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+        }),
+      );
     })
-    .get("/:id/events", valid("param", RunParam), eventStreamRoute({ source: agents.runStreams, open: (runId, principal) => agents.openStream(runId, caller(principal)) }, events))
+    .get("/:id/events", valid("param", RunParam), eventStreamRoute({ source: agents.runStreams, open: (runId, principal) => agents.openStream({ runId, ...caller(principal) }) }, events))
     .post("/:id/cancel", valid("param", RunParam), valid("json", Cancel), async (c) => {
       const runId = c.req.valid("param").id;
       const { reason } = c.req.valid("json");
-      await agents.cancel(runId, { ...(reason ? { reason } : {}), ...caller(c.get("principal")) });
+      await agents.cancel({ runId, ...(reason ? { reason } : {}), ...caller(c.get("principal")) });
       return c.json({ runId, cancelled: true });
     });
 }

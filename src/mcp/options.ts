@@ -1,3 +1,4 @@
+import type { Duration } from "@temporalio/common";
 import type { AgentClient } from "../client/agent-client.js";
 import type { AgentDefinition } from "../core/define-agent.js";
 import type { Principal } from "../core/json.js";
@@ -68,9 +69,9 @@ export interface McpServerOptions {
   maxInputBytes?: number;
   /**
    * While a call waits for its run, how often a client that sent a `progressToken` gets a
-   * progress notification (the SDK's client can reset its request timeout on each). Default 10 s.
+   * progress notification (the SDK's client can reset its request timeout on each). Default `"10s"`.
    */
-  progressIntervalMs?: number;
+  progressInterval?: Duration;
   /** Unexpected failures (not SDK errors) are reported here; the caller reads only `internal`. Default: console.error. */
   onError?: (err: unknown) => void;
   /**

@@ -30,7 +30,7 @@ export function serveRunResources(context: McpServerContext, server: Server, pri
     const runId = uri.startsWith("run://") ? decodeURIComponent(uri.slice("run://".length)) : "";
     if (runId === "" || runId.length > 1000) throw new McpError(RpcError.InvalidParams, new RequestMalformedError({ where: "params.uri", problem: "expected run://<runId>" }).message, { code: "AI1040" });
     try {
-      const { recentMessages: _omit, ...state } = await options.agents.state(runId, principal ? { principal } : {});
+      const { recentMessages: _omit, ...state } = await options.agents.state({ runId, ...(principal ? { principal } : {}) });
       return { runId, state };
     } catch (err) {
       if (!DurableAgentsError.isDurableAgentsError(err)) report(err);

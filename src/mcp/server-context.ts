@@ -4,6 +4,7 @@ import { DurableAgentsError } from "../core/errors/base.js";
 import type { Principal } from "../core/json.js";
 import type { PreparedTool } from "./agent-tools.js";
 import type { McpServerOptions } from "./options.js";
+import { durationMs } from "../core/duration.js";
 
 const ERROR_META_KEY = "durable-agents/error";
 
@@ -76,7 +77,7 @@ export function serverContext(options: McpServerOptions, tools: readonly Prepare
     options,
     tools,
     maxInputBytes: options.maxInputBytes ?? 256 * 1024,
-    progressIntervalMs: options.progressIntervalMs ?? 10_000,
+    progressIntervalMs: options.progressInterval === undefined ? 10_000 : durationMs(options.progressInterval, "createMcpServer progressInterval", "10s"),
     report,
     ackOf,
     announce,

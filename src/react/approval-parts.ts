@@ -121,8 +121,8 @@ export function withApprovalStates(messages: readonly ChatUIMessage[], approvals
   });
 }
 
-/** A tool part as the AI SDK's `UIMessage` carries it: only what this module reads. */
-interface AnyPart {
+/** A part of a `UIMessage` as the approval helpers read it: any part, and of a tool part only what they read. */
+export interface UIMessagePartLike {
   type: string;
   toolCallId?: string;
   state?: string;
@@ -135,7 +135,7 @@ interface AnyPart {
  * rejected with the `reason` the model will read. Parts whose `approval.id` this module did
  * not write are left alone.
  */
-export function approvalResponses(message: { parts: readonly AnyPart[] }): Map<string, Decision[]> {
+export function approvalResponses(message: { parts: readonly UIMessagePartLike[] }): Map<string, Decision[]> {
   const byRequest = new Map<string, Decision[]>();
   for (const part of message.parts) {
     if (part.state !== "approval-responded" || !part.type.startsWith("tool-")) continue;
@@ -159,7 +159,7 @@ export function approvalResponses(message: { parts: readonly AnyPart[] }): Map<s
  * calls: the thread runs those itself, and their results may be held until the gated call has
  * its own (a thread keeps a step's results in the model's order).
  */
-export function approvalResponsesReady({ messages }: { messages: ReadonlyArray<{ role: string; parts: readonly AnyPart[] }> }): boolean {
+export function approvalResponsesReady({ messages }: { messages: ReadonlyArray<{ role: string; parts: readonly UIMessagePartLike[] }> }): boolean {
   const last = messages.at(-1);
   if (last?.role !== "assistant") return false;
   const stepStart = last.parts.reduce((at, p, i) => (p.type === "step-start" ? i : at), -1);

@@ -2,22 +2,26 @@
  * The approvals inbox as a page sees it: the state behind `useApprovals` (an external store
  * for `useSyncExternalStore`), usable without React too.
  */
-import type { Decision, Decisions } from "../core/approval.js";
+import type { Duration } from "@temporalio/common";
+import type { Decision } from "../core/approval.js";
+import { delayMs } from "../core/duration.js";
+import type { DecideOptions } from "../client/shared-options.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
 import { asChatError, type ChatError } from "./chat-error.js";
-import { threadsHttpClient, type ListApprovalsQuery, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+import { AgentHttpClient, type AgentHttpClientOptions, type HttpListApprovalsOptions } from "./agent-http-client.js";
 
-export interface ApprovalsStoreOptions extends ThreadsHttpOptions, Omit<ListApprovalsQuery, "cursor"> {
+export interface ApprovalsStoreOptions extends AgentHttpClientOptions, Omit<HttpListApprovalsOptions, "cursor" | "signal"> {
   /**
-   * Read the list again this often, in ms, while someone follows it (0, the default: only on
-   * `refresh()` and after each decision). The inbox is read from Temporal visibility, which
-   * shows a new request a moment after it is made.
+   * Read the list again this often while someone follows it, e.g. `"5s"` (0, the default:
+   * only on `refresh()` and after each decision). The inbox is read from Temporal
+   * visibility, which shows a new request a moment after it is made.
    */
-  refreshIntervalMs?: number;
+  refreshInterval?: Duration;
 }
 
-export interface ApprovalsState {
+/** What an `ApprovalsStore` holds: the inbox as the page shows it. */
+export interface ApprovalsStoreState {
   /** Requests the caller may see (the front door asks `authorize` per row), newest first. */
   approvals: ApprovalSummary[];
   /** True until the first list arrived. */
@@ -35,22 +39,25 @@ export interface ApprovalsState {
  * the next read shows decided, expired or denied, unless those statuses were asked for.
  */
 export class ApprovalsStore {
-  readonly http: ThreadsHttpClient;
-  #state: ApprovalsState = { approvals: [], isLoading: true, error: undefined, cursor: undefined };
+  /** The front door's client the store reads and decides through. */
+  readonly http: AgentHttpClient;
+  #state: ApprovalsStoreState = { approvals: [], isLoading: true, error: undefined, cursor: undefined };
   #listeners = new Set<() => void>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #following = false;
   /** Requests decided here: visibility may list them as waiting for a moment longer. */
   #decided = new Set<string>();
   #reads = 0;
+  readonly #refreshMs: number;
 
   constructor(private readonly options: ApprovalsStoreOptions = {}) {
-    this.http = threadsHttpClient(options);
+    this.http = new AgentHttpClient(options);
+    this.#refreshMs = options.refreshInterval === undefined ? 0 : delayMs(options.refreshInterval, "ApprovalsStore refreshInterval", "5s");
   }
 
-  getSnapshot = (): ApprovalsState => this.#state;
+  getSnapshot = (): ApprovalsStoreState => this.#state;
 
-  /** Reads the list on the first subscriber (and every `refreshIntervalMs` while any stays). */
+  /** Reads the list on the first subscriber (and every `refreshInterval` while any stays). */
   subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
     if (this.#listeners.size === 1) {
@@ -70,7 +77,7 @@ export class ApprovalsStore {
   refresh = async (): Promise<void> => {
     const read = ++this.#reads;
     try {
-      const page = await this.http.listApprovals(this.#query());
+      const page = await this.http.approvals.list(this.#query());
       // A later read (or a decision) may have answered meanwhile: the newest read wins.
       if (read !== this.#reads) return;
       this.#set({ approvals: this.#shown(page.approvals), cursor: page.cursor, isLoading: false, error: undefined });
@@ -85,7 +92,7 @@ export class ApprovalsStore {
     if (!cursor) return;
     const read = ++this.#reads;
     try {
-      const page = await this.http.listApprovals({ ...this.#query(), cursor });
+      const page = await this.http.approvals.list({ ...this.#query(), cursor });
       if (read !== this.#reads) return;
       const known = new Set(this.#state.approvals.map((a) => a.approvalId));
       this.#set({ approvals: [...this.#state.approvals, ...this.#shown(page.approvals).filter((a) => !known.has(a.approvalId))], cursor: page.cursor, error: undefined });
@@ -95,10 +102,11 @@ export class ApprovalsStore {
   };
 
   /** Decides a request, one decision per call it lists (by call id, or a list); authorized as `resume` on its run or thread. */
-  decide = async (approvalId: string, decisions: Decisions): Promise<ResumeResult> => {
-    const shown = this.#state.approvals.find((a) => a.approvalId === approvalId)?.callFingerprint;
+  decide = async (options: DecideOptions): Promise<ResumeResult> => {
+    const { approvalId } = options;
+    const shown = options.shown ?? this.#state.approvals.find((a) => a.approvalId === approvalId)?.callFingerprint;
     try {
-      const result = await this.http.decideApproval(approvalId, decisions, shown);
+      const result = await this.http.approvals.decide({ ...options, ...(shown !== undefined ? { shown } : {}) });
       this.#decided.add(approvalId);
       this.#reads++; // a read already under way may still list it
       this.#set({ approvals: this.#state.approvals.filter((a) => a.approvalId !== approvalId), error: undefined });
@@ -109,17 +117,23 @@ export class ApprovalsStore {
     }
   };
 
-  /** Approves every call of a request. */
-  approve = (approvalId: string, options: { note?: string } = {}): Promise<ResumeResult> =>
-    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })));
+  /** Approves every call of a request; `note` is kept on the record. */
+  approve = (options: { approvalId: string; note?: string }): Promise<ResumeResult> =>
+    this.decide({
+      approvalId: options.approvalId,
+      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
+    });
 
   /** Rejects every call of a request: none runs, and the model reads `reason`. */
-  reject = (approvalId: string, reason?: string): Promise<ResumeResult> =>
-    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(reason !== undefined ? { reason } : {}) })));
+  reject = (options: { approvalId: string; reason?: string }): Promise<ResumeResult> =>
+    this.decide({
+      approvalId: options.approvalId,
+      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+    });
 
   async #poll(): Promise<void> {
     await this.refresh();
-    const every = this.options.refreshIntervalMs ?? 0;
+    const every = this.#refreshMs;
     if (this.#following && every > 0) this.#timer = setTimeout(() => void this.#poll(), every);
   }
 
@@ -128,7 +142,7 @@ export class ApprovalsStore {
     return this.#state.approvals.find((a) => a.approvalId === approvalId)?.calls.map((c) => c.toolCallId) ?? [];
   }
 
-  #query(): ListApprovalsQuery {
+  #query(): HttpListApprovalsOptions {
     const { agentId, status, requires, limit } = this.options;
     return { ...(agentId !== undefined ? { agentId } : {}), ...(status !== undefined ? { status } : {}), ...(requires !== undefined ? { requires } : {}), ...(limit !== undefined ? { limit } : {}) };
   }
@@ -139,7 +153,7 @@ export class ApprovalsStore {
     return rows.filter((row) => asked.includes(row.status) && !(row.status === "deferred" && this.#decided.has(row.approvalId)));
   }
 
-  #set(patch: Partial<ApprovalsState>): void {
+  #set(patch: Partial<ApprovalsStoreState>): void {
     this.#state = { ...this.#state, ...patch };
     for (const listener of this.#listeners) listener();
   }

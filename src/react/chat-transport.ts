@@ -9,9 +9,9 @@ import { isThreadRunning, toUIMessages } from "../core/ui-messages.js";
 import type { ThreadView } from "../client/threads/thread-types.js";
 import { approvalResponses, approvalUiId, rejectionOf, withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { ChatError, FATAL_CODES } from "./chat-error.js";
-import { threadsHttpClient, type ThreadEvent, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+import { AgentHttpClient, everyMessage, type AgentHttpClientOptions, type StreamEvent } from "./agent-http-client.js";
 
-export interface ThreadChatTransportOptions extends ThreadsHttpOptions {
+export interface ThreadChatTransportOptions extends AgentHttpClientOptions {
   /** The agent a thread is created for when the chat id names no thread yet (the front door's default agent when omitted). */
   agent?: string;
 }
@@ -43,10 +43,11 @@ const DONE_STATES = new Set(["output-available", "output-error", "output-denied"
  * what `listMessages` shows afterwards.
  */
 export class ThreadChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
-  readonly http: ThreadsHttpClient;
+  /** The front door's client the transport reads and acts through. */
+  readonly http: AgentHttpClient;
 
   constructor(private readonly options: ThreadChatTransportOptions = {}) {
-    this.http = threadsHttpClient(options);
+    this.http = new AgentHttpClient(options);
   }
 
   /**
@@ -57,12 +58,12 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
   async loadMessages(chatId: string, signal?: AbortSignal): Promise<ApprovalChatUIMessage[]> {
     let thread: ThreadView;
     try {
-      thread = await this.http.getThread(chatId, signal);
+      thread = await this.http.threads.state({ threadId: chatId, ...(signal ? { signal } : {}) });
     } catch (err) {
       if (err instanceof ChatError && err.code === "AI1020") return [];
       throw err;
     }
-    const stored = await this.http.listMessages(chatId, signal ? { signal } : {});
+    const stored = await storedMessages(this.http, chatId, signal);
     return withApprovalStates(toUIMessages(stored), thread.approvals ?? []);
   }
 
@@ -74,19 +75,19 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
     const since = await this.#lastSeq(chatId);
     let userId: string | undefined;
     if (trigger === "regenerate-message") {
-      await this.http.resumeThread(chatId);
+      await this.http.threads.resumeThread({ threadId: chatId });
     } else {
       const last = messages.at(-1);
       if (!last || last.role !== "user") throw new ChatError({ code: "AI1040", message: "[AI1040] useChat sent no user message last; nothing was sent." });
       const prompt = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
       userId = last.id;
-      await this.http.sendMessage(chatId, prompt, last.id);
+      await this.http.threads.sendMessage({ threadId: chatId, prompt, messageId: last.id });
     }
     return chunkStream(this.#io(chatId), { fromSeq: since, waitFor: userId, signal: abortSignal, stopOnAbort: true });
   };
 
   reconnectToStream: ChatTransport<M>["reconnectToStream"] = async ({ chatId, abortSignal }) => {
-    const thread = await this.http.getThread(chatId, abortSignal);
+    const thread = await this.http.threads.state({ threadId: chatId, ...(abortSignal ? { signal: abortSignal } : {}) });
     // A turn held for a decision streams nothing until someone decides.
     if (!isThreadRunning(thread.status) || (thread.approvals ?? []).length > 0) return null;
     const draftId = (thread as { modelCall?: { messageId?: string } }).modelCall?.messageId;
@@ -103,33 +104,38 @@ export class ThreadChatTransport<M extends UIMessage = UIMessage> implements Cha
   async #decideAndFollow(chatId: string, message: UIMessage, signal: AbortSignal | undefined): Promise<ReadableStream<UIMessageChunk>> {
     const responses = approvalResponses(message);
     if (responses.size === 0) throw new ChatError({ code: "AI1040", message: "[AI1040] useChat sent an answer without approval responses last; nothing was sent." });
-    const before = await this.http.getThread(chatId, signal);
+    const before = await this.http.threads.state({ threadId: chatId, ...(signal ? { signal } : {}) });
     // Sent even when the thread lists the request no more: decided already reads `duplicate`, withdrawn is refused (RC5050), and the thread says which.
-    for (const [approvalId, decisions] of responses) await this.http.decide(chatId, approvalId, decisions);
+    for (const [approvalId, decisions] of responses) await this.http.threads.decide({ threadId: chatId, approvalId, decisions });
     return chunkStream(this.#io(chatId), { fromSeq: before.lastSeq, signal, stopOnAbort: true, seed: seedOf(message), ...(isThreadRunning(before.status) ? {} : { endAt: before.status }) });
   }
 
   /** What a stream of the thread reads and does through the front door. */
   #io(threadId: string): ChatStreamIo {
-    const http = this.http;
+    const threads = this.http.threads;
     return {
       noun: "thread",
-      events: (fromSeq, signal) => http.events(threadId, fromSeq, signal),
-      stop: () => http.stopThread(threadId),
-      lastError: () => http.getThread(threadId).then((t) => t.lastError),
-      stored: () => http.listMessages(threadId),
+      events: (fromSeq, signal) => threads.events({ threadId, fromSeq, signal }),
+      stop: () => threads.stopThread({ threadId }),
+      lastError: () => threads.state({ threadId }).then((t) => t.lastError),
+      stored: () => storedMessages(this.http, threadId),
     };
   }
 
   async #lastSeq(threadId: string): Promise<number> {
     try {
-      return (await this.http.getThread(threadId)).lastSeq;
+      return (await this.http.threads.state({ threadId })).lastSeq;
     } catch (err) {
       if (!(err instanceof ChatError) || err.code !== "AI1020") throw err;
-      await this.http.createThread({ threadId, ...(this.options.agent ? { agent: this.options.agent } : {}) });
+      await this.http.threads.createThread({ threadId, ...(this.options.agent ? { agent: this.options.agent } : {}) });
       return 0;
     }
   }
+}
+
+/** Every stored message of a thread, system messages left out (as a chat shows it). */
+function storedMessages(http: AgentHttpClient, threadId: string, signal?: AbortSignal): Promise<ThreadMessage[]> {
+  return everyMessage((page) => http.threads.listMessages({ ...page, threadId, excludeSystemMessages: true, ...(signal ? { signal } : {}) }));
 }
 
 /** What a chat stream reads and does, through the front door: a thread's routes or a run's. */
@@ -137,7 +143,7 @@ export interface ChatStreamIo {
   /** What the chat drives, as its errors name it. */
   noun: "thread" | "run";
   /** The event stream from `fromSeq`. */
-  events(fromSeq: number, signal: AbortSignal): AsyncGenerator<ThreadEvent>;
+  events(fromSeq: number, signal: AbortSignal): AsyncGenerator<StreamEvent>;
   /** What `useChat`'s `stop()` does (stop the thread, cancel the run). */
   stop(): Promise<unknown>;
   /** Why it failed, for the error chunk. */

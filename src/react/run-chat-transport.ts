@@ -5,14 +5,14 @@
  * `ai`, so it stays an optional peer.
  */
 import type { ChatTransport, UIMessage } from "ai";
-import type { PendingApproval } from "../core/thread-contracts.js";
+import type { PendingApproval, ThreadMessage } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
 import { approvalResponses, withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { chunkStream, seedOf, type ChatStreamIo } from "./chat-transport.js";
 import { ChatError } from "./chat-error.js";
-import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+import { AgentHttpClient, everyMessage, type AgentHttpClientOptions } from "./agent-http-client.js";
 
-export interface RunChatTransportOptions extends ThreadsHttpOptions {
+export interface RunChatTransportOptions extends AgentHttpClientOptions {
   /** The agent a chat's run is started for (its id, as `POST /runs` takes it). */
   agent: string;
 }
@@ -33,20 +33,21 @@ export interface RunChatTransportOptions extends ThreadsHttpOptions {
  * - `useChat`'s `stop()` aborts the request, and that cancels the run (`POST /runs/:id/cancel`).
  */
 export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTransport<M> {
-  readonly http: ThreadsHttpClient;
+  /** The front door's client the transport reads and acts through. */
+  readonly http: AgentHttpClient;
 
   constructor(private readonly options: RunChatTransportOptions) {
     if (typeof options?.agent !== "string" || options.agent === "") {
       throw new ChatError({ code: "AI1001", message: "[AI1001] RunChatTransport needs `agent`: the id of the agent a chat's run is started for." });
     }
-    this.http = threadsHttpClient(options);
+    this.http = new AgentHttpClient(options);
   }
 
   /** The run's messages for `useChat({ messages })`, a pending request's calls in `approval-requested`. A chat id that names no run yet has none. */
   async loadMessages(chatId: string, signal?: AbortSignal): Promise<ApprovalChatUIMessage[]> {
     const run = await this.#run(chatId, signal);
     if (!run) return [];
-    const stored = await this.http.listRunMessages(chatId, signal);
+    const stored = await this.#stored(chatId, signal);
     return withApprovalStates(toUIMessages(stored), await this.#pending(run.status === "deferred" ? run.deferralId : undefined));
   }
 
@@ -55,8 +56,8 @@ export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTr
     if (trigger === "submit-message" && target?.role === "assistant") {
       const responses = approvalResponses(target);
       if (responses.size === 0) throw new ChatError({ code: "AI1040", message: "[AI1040] useChat sent an answer without approval responses last; nothing was sent." });
-      const before = await this.http.getRun(chatId, abortSignal);
-      for (const [approvalId, decisions] of responses) await this.http.decideApproval(approvalId, decisions);
+      const before = await this.http.state({ runId: chatId, ...(abortSignal ? { signal: abortSignal } : {}) });
+      for (const [approvalId, decisions] of responses) await this.http.approvals.decide({ approvalId, decisions });
       return chunkStream(this.#io(chatId), { fromSeq: before.lastSeq ?? 0, signal: abortSignal, stopOnAbort: true, seed: seedOf(target) });
     }
     if (trigger === "regenerate-message") throw new ChatError({ code: "AI1040", message: "[AI1040] A run answers its prompt once: start a new chat to ask again. Nothing was sent." });
@@ -66,7 +67,7 @@ export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTr
       throw new ChatError({ code: "AI1040", message: `[AI1040] Chat "${chatId}" is a run that has its prompt already: a run answers one prompt. Start a new chat, or hold a conversation with ThreadChatTransport. Nothing was sent.` });
     }
     const prompt = last.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
-    await this.http.startRun({ agent: this.options.agent, prompt, runId: chatId, stream: true });
+    await this.http.start({ agent: this.options.agent, prompt, runId: chatId, stream: true });
     return chunkStream(this.#io(chatId), { fromSeq: 0, signal: abortSignal, stopOnAbort: true });
   };
 
@@ -86,7 +87,7 @@ export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTr
   /** The run the chat id names, or undefined when there is none yet (AI1010). */
   async #run(runId: string, signal: AbortSignal | undefined) {
     try {
-      return await this.http.getRun(runId, signal);
+      return await this.http.state({ runId, ...(signal ? { signal } : {}) });
     } catch (err) {
       if (err instanceof ChatError && err.code === "AI1010") return undefined;
       throw err;
@@ -96,7 +97,7 @@ export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTr
   /** The request a parked run waits on, as the inbox shows it (none when it is a plain deferral or already decided). */
   async #pending(approvalId: string | undefined): Promise<PendingApproval[]> {
     if (!approvalId) return [];
-    const request = await this.http.getApproval(approvalId).catch(() => undefined);
+    const request = await this.http.approvals.get({ approvalId }).catch(() => undefined);
     if (!request || request.status !== "deferred" || request.kind !== "approval") return [];
     return [{ approvalId: request.approvalId, calls: request.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })), expiresAt: request.expiresAt }];
   }
@@ -105,10 +106,16 @@ export class RunChatTransport<M extends UIMessage = UIMessage> implements ChatTr
     const http = this.http;
     return {
       noun: "run",
-      events: (fromSeq, signal) => http.runEvents(runId, fromSeq, signal),
-      stop: () => http.cancelRun(runId),
-      lastError: () => http.getRun(runId).then((run) => run.error),
-      stored: () => http.listRunMessages(runId),
+      events: (fromSeq, signal) => http.events({ runId, fromSeq, signal }),
+      stop: () => http.cancel({ runId }),
+      lastError: () => http.state({ runId }).then((run) => run.error),
+      stored: () => this.#stored(runId),
     };
+  }
+
+  /** Every message of the run's transcript, each with its position as `id` (what a chat keys messages by). */
+  async #stored(runId: string, signal?: AbortSignal): Promise<ThreadMessage[]> {
+    const messages = await everyMessage((page) => this.http.listMessages({ ...page, runId, ...(signal ? { signal } : {}) }));
+    return messages.map((message, i) => ({ ...message, id: String(i), createdAt: "" }) as ThreadMessage);
   }
 }

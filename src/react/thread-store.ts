@@ -3,25 +3,29 @@
  * `useThreadMessages` and `useAgentChat` (an external store for `useSyncExternalStore`),
  * usable without React too.
  */
-import type { Decision, Decisions } from "../core/approval.js";
-import type { JsonValue } from "../core/json.js";
+import type { Decision } from "../core/approval.js";
 import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
-import type { PendingApproval, StreamUpdate, ThreadStatus } from "../core/thread-contracts.js";
+import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadResumeReply, ThreadSendReply, ThreadStatus, ThreadStopReply } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
-import type { ThreadView } from "../client/threads/thread-types.js";
+import type { ThreadView, ToolResultReply } from "../client/threads/thread-types.js";
+import type { ResumeResult } from "../client/resume.js";
 import { withApprovalStates, type ApprovalChatUIMessage } from "./approval-parts.js";
 import { asChatError, type ChatError, FATAL_CODES } from "./chat-error.js";
-import { threadsHttpClient, type ThreadsHttpClient, type ThreadsHttpOptions } from "./threads-http.js";
+import type { Duration } from "@temporalio/common";
+import type { AddToolErrorOptions, AddToolResultOptions, ResumeThreadOptions, SendMessageOptions } from "../client/threads/thread-types.js";
+import type { DecideOptions } from "../client/shared-options.js";
+import { AgentHttpClient, everyMessage, type AgentHttpClientOptions } from "./agent-http-client.js";
 
-export interface ThreadStoreOptions extends ThreadsHttpOptions {
+export interface ThreadStoreOptions extends AgentHttpClientOptions {
   threadId: string;
   /** Leave system messages out (default true, as `listMessages` does). */
   excludeSystemMessages?: boolean;
-  /** Reconnect when the stream sent nothing (not even a keep-alive) this long. Default 45 s (the front door's keep-alive is 15 s). */
-  staleAfterMs?: number;
+  /** Reconnect when the stream sent nothing (not even a keep-alive) this long. Default `"45s"` (the front door's keep-alive comes every 15 s). */
+  staleAfter?: Duration;
 }
 
-export interface ThreadState {
+/** What a `ThreadStore` holds: the thread as the page shows it. */
+export interface ThreadStoreState {
   threadId: string;
   /**
    * The conversation in the AI SDK's `UIMessage` shape, the answer being written included;
@@ -53,9 +57,10 @@ const RETRY_MS = [250, 500, 1000, 2000, 4000];
  * so no chunk is applied twice and none is missed. A stop's `reset` drops the partial answer.
  */
 export class ThreadStore {
-  readonly http: ThreadsHttpClient;
+  /** The front door's client the store reads and acts through. */
+  readonly http: AgentHttpClient;
   readonly threadId: string;
-  #state: ThreadState;
+  #state: ThreadStoreState;
   #listeners = new Set<() => void>();
   #ac: AbortController | undefined;
   #wake: (() => void) | undefined;
@@ -63,12 +68,12 @@ export class ThreadStore {
 
   constructor(private readonly options: ThreadStoreOptions) {
     this.threadId = options.threadId;
-    this.http = threadsHttpClient(options);
+    this.http = new AgentHttpClient(options);
     const fold = emptyFold();
     this.#state = { threadId: options.threadId, messages: [], approvals: [], thread: null, status: fold.status, isLoading: true, isConnected: false, error: undefined, fold };
   }
 
-  getSnapshot = (): ThreadState => this.#state;
+  getSnapshot = (): ThreadStoreState => this.#state;
 
   /** Starts following on the first subscriber and stops after the last leaves. */
   subscribe = (listener: () => void): (() => void) => {
@@ -80,23 +85,33 @@ export class ThreadStore {
     };
   };
 
-  // ---- actions: each goes through the thread's routes; the stream shows their effect ----
+  // ---- actions: each goes through the thread's routes, named as a `ThreadHandle`'s; the stream shows their effect ----
 
-  sendMessage = (prompt: string) => this.#act(() => this.http.sendMessage(this.threadId, prompt, newId()));
-  stop = () => this.#act(() => this.http.stopThread(this.threadId));
-  resume = (prompt?: string) => this.#act(() => this.http.resumeThread(this.threadId, prompt));
-  addToolResult = (options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }) =>
-    this.#act(() => this.http.addToolResult(this.threadId, options.toolCallId, options.result, options.answerToken));
-  addToolError = (options: { toolCallId: string; error: string; answerToken: string | undefined }) =>
-    this.#act(() => this.http.addToolError(this.threadId, options.toolCallId, options.error, options.answerToken));
-  /** Decides an approval request of the thread, one decision per call it lists (by call id, or a list). */
-  decide = (approvalId: string, decisions: Decisions) => this.#act(() => this.http.decide(this.threadId, approvalId, decisions));
+  /** Sends a message (a turn, or queued behind the running one); its id is made here unless given, so a retried send is sent once. */
+  sendMessage = (options: SendMessageOptions): Promise<ThreadSendReply> =>
+    this.#act(() => this.http.threads.sendMessage({ ...options, threadId: this.threadId, messageId: options.messageId ?? newId() }));
+  /** Stops the turn: the model request and tools are aborted, the partial answer dropped. */
+  stopThread = (): Promise<ThreadStopReply> => this.#act(() => this.http.threads.stopThread({ threadId: this.threadId }));
+  /** Continues a stopped or failed turn, or moves on with `prompt`. */
+  resumeThread = (options: ResumeThreadOptions = {}): Promise<ThreadResumeReply> => this.#act(() => this.http.threads.resumeThread({ ...options, threadId: this.threadId }));
+  /** Answers an async tool call; `answerToken` is the one its callback handed out (see docs/threads.md). */
+  addToolResult = (options: AddToolResultOptions): Promise<ToolResultReply> => this.#act(() => this.http.threads.addToolResult({ ...options, threadId: this.threadId }));
+  /** Fails an async tool call; the model sees the error. */
+  addToolError = (options: AddToolErrorOptions): Promise<ToolResultReply> => this.#act(() => this.http.threads.addToolError({ ...options, threadId: this.threadId }));
+  /** Decides an approval request of the thread, one decision per call it lists (by call id, or a list). An edited `input` must fit the tool's schema (RC5049). */
+  decide = (options: DecideOptions): Promise<ResumeResult> => this.#act(() => this.http.threads.decide({ ...options, threadId: this.threadId }));
   /** Approves every call of a request; `note` is kept on the record. */
-  approve = (approvalId: string, options: { note?: string } = {}) =>
-    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })));
+  approve = (options: { approvalId: string; note?: string }): Promise<ResumeResult> =>
+    this.decide({
+      approvalId: options.approvalId,
+      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
+    });
   /** Rejects every call of a request: none runs, and the model reads `reason`. */
-  reject = (approvalId: string, reason?: string) =>
-    this.decide(approvalId, this.#callsOf(approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(reason !== undefined ? { reason } : {}) })));
+  reject = (options: { approvalId: string; reason?: string }): Promise<ResumeResult> =>
+    this.decide({
+      approvalId: options.approvalId,
+      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+    });
 
   /** The calls of a request as the thread listed them; none for one it does not list (the thread then says why: decided, withdrawn, unknown). */
   #callsOf(approvalId: string): string[] {
@@ -148,14 +163,15 @@ export class ThreadStore {
         }
         const firstConnection = this.#state.fold.lastSeq === 0;
         let progressed = false;
-        for await (const event of this.http.events(this.threadId, this.#state.fold.lastSeq, signal, this.options.staleAfterMs)) {
+        const events = this.http.threads.events({ threadId: this.threadId, fromSeq: this.#state.fold.lastSeq, signal, ...(this.options.staleAfter !== undefined ? { staleAfter: this.options.staleAfter } : {}) });
+        for await (const event of events) {
           if (!this.#state.isConnected) this.#set({ isConnected: true });
           if (event.kind === "update") {
             this.#apply([event.update]);
             progressed = true;
           } else if (event.kind === "truncated") {
             // The first connection asks for the window on purpose: the messages were just read.
-            if (!firstConnection) this.#set({ fold: withStoredMessages(this.#state.fold, await this.http.listMessages(this.threadId, this.#listing(signal))) });
+            if (!firstConnection) this.#set({ fold: withStoredMessages(this.#state.fold, await this.#stored(signal)) });
           } else {
             this.#set({ error: event.error });
             if (FATAL_CODES.has(event.error.code)) return this.#set({ isConnected: false });
@@ -175,22 +191,24 @@ export class ThreadStore {
   }
 
   async #load(signal: AbortSignal): Promise<void> {
-    const thread = await this.http.getThread(this.threadId, signal);
-    const stored = await this.http.listMessages(this.threadId, this.#listing(signal));
+    const thread = await this.http.threads.state({ threadId: this.threadId, signal });
+    const stored = await this.#stored(signal);
     // The requests waiting now: the stream's window may no longer hold the entry that announced one.
     const fold = withStoredMessages({ ...this.#state.fold, status: thread.status, approvals: thread.approvals ?? [] }, stored);
     this.#set({ thread, fold, isLoading: false, error: undefined });
   }
 
-  #listing(signal: AbortSignal) {
-    return { signal, ...(this.options.excludeSystemMessages !== undefined ? { excludeSystemMessages: this.options.excludeSystemMessages } : {}) };
+  /** Every stored message, as the store shows them (system messages left out unless asked for). */
+  #stored(signal: AbortSignal): Promise<ThreadMessage[]> {
+    const excludeSystemMessages = this.options.excludeSystemMessages ?? true;
+    return everyMessage((page) => this.http.threads.listMessages({ ...page, threadId: this.threadId, excludeSystemMessages, signal }));
   }
 
   #apply(updates: StreamUpdate[]): void {
     const fold = foldStreamUpdates(this.#state.fold, updates);
     if (fold === this.#state.fold) return;
     this.#set({ fold, ...(this.#state.error?.code === "AI1060" ? { error: undefined } : {}) });
-    // A status change changes what getThread shows (open tool calls, lastError): read it again, once per burst.
+    // A status change changes what the thread's state shows (open tool calls, lastError): read it again, once per burst.
     if (updates.some((u) => u.type === "status")) this.#scheduleRefresh();
   }
 
@@ -199,7 +217,7 @@ export class ThreadStore {
     this.#refresh = setTimeout(() => {
       const signal = this.#ac?.signal;
       if (!signal || signal.aborted) return;
-      this.http.getThread(this.threadId, signal).then(
+      this.http.threads.state({ threadId: this.threadId, signal }).then(
         (thread) => this.#set({ thread }),
         () => undefined, // the stream reports what matters; a missed refresh is retried on the next change
       );
@@ -217,7 +235,7 @@ export class ThreadStore {
     this.#wake = undefined;
   }
 
-  #set(patch: Partial<ThreadState>): void {
+  #set(patch: Partial<ThreadStoreState>): void {
     const next = { ...this.#state, ...patch };
     if (patch.fold) {
       next.status = patch.fold.status;

@@ -1,34 +1,34 @@
-import type { Decisions } from "../core/approval.js";
-import type { JsonValue } from "../core/json.js";
 import type { ResumeResult } from "../client/resume.js";
+import type { DecideOptions } from "../client/shared-options.js";
 import type { ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../core/thread-contracts.js";
-import type { ToolResultReply } from "../client/threads/thread-types.js";
+import type { AddToolErrorOptions, AddToolResultOptions, ResumeThreadOptions, SendMessageOptions, ToolResultReply } from "../client/threads/thread-types.js";
 import { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./use-thread-messages.js";
 
 /** `useAgentChat` options: those of `useThreadMessages`. */
 export type UseAgentChatOptions = UseThreadMessagesOptions;
 
+/** What `useAgentChat` returns: the thread as `useThreadMessages` shows it, and its actions, named as a `ThreadHandle`'s. */
 export interface AgentChatResult extends Omit<ThreadMessagesResult, "store"> {
   /** Sends a message (a turn, or queued behind the running one). Sent once even if retried. */
-  sendMessage(prompt: string): Promise<ThreadSendReply>;
+  sendMessage(options: SendMessageOptions): Promise<ThreadSendReply>;
   /** Stops the turn: the model request and tools are aborted, the partial answer dropped. */
-  stop(): Promise<ThreadStopReply>;
+  stopThread(): Promise<ThreadStopReply>;
   /** Continues a stopped or failed turn, or moves on with `prompt`. */
-  resume(prompt?: string): Promise<ThreadResumeReply>;
+  resumeThread(options?: ResumeThreadOptions): Promise<ThreadResumeReply>;
   /** Answers an async tool call; `answerToken` is the one its callback handed out (see docs/threads.md). */
-  addToolResult(options: { toolCallId: string; result: JsonValue; answerToken: string | undefined }): Promise<ToolResultReply>;
+  addToolResult(options: AddToolResultOptions): Promise<ToolResultReply>;
   /** Fails an async tool call; the model sees the error. */
-  addToolError(options: { toolCallId: string; error: string; answerToken: string | undefined }): Promise<ToolResultReply>;
+  addToolError(options: AddToolErrorOptions): Promise<ToolResultReply>;
   /**
    * Approves every call of an approval request (`approvals[i].approvalId`): they run, and the
    * turn goes on. Authorized as `thread.decide`; the thread answers at once (`resumed`, or
    * `duplicate` when it was decided already) and the stream shows the calls' results.
    */
-  approve(approvalId: string, options?: { note?: string }): Promise<ResumeResult>;
+  approve(options: { approvalId: string; note?: string }): Promise<ResumeResult>;
   /** Rejects every call of an approval request: none runs, and the model reads `reason`. */
-  reject(approvalId: string, reason?: string): Promise<ResumeResult>;
+  reject(options: { approvalId: string; reason?: string }): Promise<ResumeResult>;
   /** Decides a request call by call: `{ [toolCallId]: { approved: true, input? } | { approved: false, reason? } }` (or a list). An edited `input` must fit the tool's schema (RC5049). */
-  decide(approvalId: string, decisions: Decisions): Promise<ResumeResult>;
+  decide(options: DecideOptions): Promise<ResumeResult>;
 }
 
 /**
@@ -41,8 +41,8 @@ export function useAgentChat(options: UseAgentChatOptions): AgentChatResult {
   return {
     ...view,
     sendMessage: store.sendMessage,
-    stop: store.stop,
-    resume: store.resume,
+    stopThread: store.stopThread,
+    resumeThread: store.resumeThread,
     addToolResult: store.addToolResult,
     addToolError: store.addToolError,
     approve: store.approve,

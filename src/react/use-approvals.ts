@@ -1,22 +1,23 @@
 import { useMemo, useRef, useSyncExternalStore } from "react";
-import type { Decisions } from "../core/approval.js";
 import type { ResumeResult } from "../client/resume.js";
-import { ApprovalsStore, type ApprovalsState, type ApprovalsStoreOptions } from "./approvals-store.js";
+import type { DecideOptions } from "../client/shared-options.js";
+import { ApprovalsStore, type ApprovalsStoreOptions, type ApprovalsStoreState } from "./approvals-store.js";
 
 /** `useApprovals` options: how to reach the front door, the inbox's filters, and how often to read it again. */
 export type UseApprovalsOptions = ApprovalsStoreOptions;
 
-export interface ApprovalsResult extends ApprovalsState {
+/** What `useApprovals` returns: the inbox as the page shows it, and its actions. */
+export interface ApprovalsResult extends ApprovalsStoreState {
   /** Reads the list again now. */
   refresh(): Promise<void>;
   /** Appends the next page (when `cursor` is set). */
   loadMore(): Promise<void>;
   /** Approves every call of a request; the row leaves the list. A refusal rejects and sets `error`. */
-  approve(approvalId: string, options?: { note?: string }): Promise<ResumeResult>;
+  approve(options: { approvalId: string; note?: string }): Promise<ResumeResult>;
   /** Rejects every call of a request: none runs, and the model reads `reason`. */
-  reject(approvalId: string, reason?: string): Promise<ResumeResult>;
-  /** Decides a request call by call (approve one with an edited `input`, reject another). */
-  decide(approvalId: string, decisions: Decisions): Promise<ResumeResult>;
+  reject(options: { approvalId: string; reason?: string }): Promise<ResumeResult>;
+  /** Decides a request call by call (approve one with an edited `input`, reject another). `shown` defaults to the row's `callFingerprint`. */
+  decide(options: DecideOptions): Promise<ResumeResult>;
 }
 
 /**
@@ -25,7 +26,7 @@ export interface ApprovalsResult extends ApprovalsState {
  * them for the caller, with actions that decide them through `POST /approvals/:id`.
  */
 export function useApprovals(options: UseApprovalsOptions = {}): ApprovalsResult {
-  const { baseUrl, agentId, requires, limit, refreshIntervalMs } = options;
+  const { baseUrl, agentId, requires, limit, refreshInterval } = options;
   const statuses = options.status === undefined ? undefined : ([] as string[]).concat(options.status).join(",");
   // fetch and headers are read per request through the latest options, so new objects each render restart nothing.
   const latest = useRef(options);
@@ -38,14 +39,14 @@ export function useApprovals(options: UseApprovalsOptions = {}): ApprovalsResult
         ...(latest.current.status !== undefined ? { status: latest.current.status } : {}),
         ...(requires !== undefined ? { requires } : {}),
         ...(limit !== undefined ? { limit } : {}),
-        ...(refreshIntervalMs !== undefined ? { refreshIntervalMs } : {}),
+        ...(refreshInterval !== undefined ? { refreshInterval } : {}),
         fetch: (input, init) => (latest.current.fetch ?? globalThis.fetch)(input, init),
         headers: () => {
           const h = latest.current.headers;
           return (typeof h === "function" ? h() : h) ?? {};
         },
       }),
-    [baseUrl, agentId, statuses, requires, limit, refreshIntervalMs, latest],
+    [baseUrl, agentId, statuses, requires, limit, refreshInterval, latest],
   );
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   return { ...state, refresh: store.refresh, loadMore: store.loadMore, approve: store.approve, reject: store.reject, decide: store.decide };

@@ -1,12 +1,12 @@
 import { useMemo, useRef, useSyncExternalStore } from "react";
 import { isThreadRunning } from "../core/ui-messages.js";
-import { ThreadStore, type ThreadState, type ThreadStoreOptions } from "./thread-store.js";
+import { ThreadStore, type ThreadStoreOptions, type ThreadStoreState } from "./thread-store.js";
 
 /** `useThreadMessages` options: the thread and how to reach the front door. */
 export type UseThreadMessagesOptions = ThreadStoreOptions;
 
 /** The thread's messages and state, with the seed's status flags. */
-export interface ThreadMessagesResult extends Omit<ThreadState, "fold"> {
+export interface ThreadMessagesResult extends Omit<ThreadStoreState, "fold"> {
   /** `streaming` or `awaiting_tool_results`: a turn is in progress. */
   isRunning: boolean;
   /** The last turn answered. */
@@ -25,7 +25,7 @@ export interface ThreadMessagesResult extends Omit<ThreadState, "fold"> {
  * event stream while mounted; a reconnect or a reload continues from the last entry applied.
  */
 export function useThreadMessages(options: UseThreadMessagesOptions): ThreadMessagesResult {
-  const { threadId, baseUrl, excludeSystemMessages, staleAfterMs } = options;
+  const { threadId, baseUrl, excludeSystemMessages, staleAfter } = options;
   // The store lives as long as what identifies the stream; fetch and headers are read per
   // request through the latest options, so passing new objects each render restarts nothing.
   const latest = useRef(options);
@@ -36,14 +36,14 @@ export function useThreadMessages(options: UseThreadMessagesOptions): ThreadMess
         threadId,
         ...(baseUrl !== undefined ? { baseUrl } : {}),
         ...(excludeSystemMessages !== undefined ? { excludeSystemMessages } : {}),
-        ...(staleAfterMs !== undefined ? { staleAfterMs } : {}),
+        ...(staleAfter !== undefined ? { staleAfter } : {}),
         fetch: (input, init) => (latest.current.fetch ?? globalThis.fetch)(input, init),
         headers: () => {
           const h = latest.current.headers;
           return (typeof h === "function" ? h() : h) ?? {};
         },
       }),
-    [threadId, baseUrl, excludeSystemMessages, staleAfterMs, latest],
+    [threadId, baseUrl, excludeSystemMessages, staleAfter, latest],
   );
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
   const { fold: _fold, ...rest } = state;

@@ -1,4 +1,5 @@
-import type { PayloadCodec } from "@temporalio/common";
+import type { Duration, PayloadCodec } from "@temporalio/common";
+import { durationMs } from "../core/duration.js";
 import { createClient, type RedisClientType } from "redis";
 import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
 import { deliverBatch } from "./deliver.js";
@@ -40,11 +41,11 @@ export interface RedisStreamTransportOptions {
    */
   onError?: (err: Error) => void;
   /**
-   * How long a publish, a subscribe or an unsubscribe may take before it rejects, in ms:
-   * connecting, the codec and the command's answer together. Default 2,000: a publish comes
+   * How long a publish, a subscribe or an unsubscribe may take before it rejects:
+   * connecting, the codec and the command's answer together. Default `"2s"`: a publish comes
    * from the model activity, which must not wait on a broken Redis.
    */
-  timeoutMs?: number;
+  timeout?: Duration;
   /**
    * The largest message the transport publishes or accepts, in bytes (after the codec).
    * Default 4 MiB, well above what one batch holds (a thread's messages are each at most
@@ -83,8 +84,8 @@ const NAME = "redisStreamTransport";
  * Batches travel as JSON; with a `codec`, as a Temporal payload the codec encoded, so an
  * encrypting codec keeps message text off Redis. A message a subscriber cannot read is
  * dropped (counted, told to `onError`), never passed on. Publishing never waits longer than
- * `timeoutMs`: against a Redis that is down it rejects at once (commands are not queued
- * while disconnected), against one that does not answer after `timeoutMs`.
+ * `timeout`: against a Redis that is down it rejects at once (commands are not queued
+ * while disconnected), against one that does not answer after `timeout`.
  *
  * Needs the `redis` package (node-redis 5 or 6; an optional peer dependency of durable-agents).
  * Options it cannot use throw AI1080 before anything connects.
@@ -136,7 +137,7 @@ export function redisStreamTransport(options: RedisStreamTransportOptions = {}):
   };
 
   // Connections are made on first use, in the background of whichever call needs them: a
-  // call that gives up (timeoutMs) leaves the connect going, and the next call waits on it.
+  // call that gives up (timeout) leaves the connect going, and the next call waits on it.
   const own = (role: "publisher" | "subscriber"): RedisClient => {
     // Named, so that CLIENT LIST on the server tells the transport's connections apart.
     const name = `durable-agents-stream-${role}`;
@@ -323,7 +324,7 @@ interface Settings {
 function checkOptions(options: RedisStreamTransportOptions): Settings {
   const bad = (problem: string) => new StreamTransportInvalidError({ transport: NAME, problem });
   if (typeof options !== "object" || options === null) throw bad("options must be an object ({ url } or { client })");
-  const { url, client, channelPrefix, codec, onError, timeoutMs, maxMessageBytes } = options;
+  const { url, client, channelPrefix, codec, onError, timeout, maxMessageBytes } = options;
   if (url !== undefined && client !== undefined) throw bad("give `url` or `client`, not both: with a client of your own, the transport connects where it does");
   if (url !== undefined) {
     let protocol: string | undefined;
@@ -340,13 +341,18 @@ function checkOptions(options: RedisStreamTransportOptions): Settings {
   if (channelPrefix !== undefined && (typeof channelPrefix !== "string" || channelPrefix === "")) throw bad("`channelPrefix` must be a non-empty string, e.g. \"myapp:stream:\"");
   const shared = sharedOptionProblem({ codec, onError, maxMessageBytes });
   if (shared) throw bad(shared);
-  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) throw bad("`timeoutMs` must be a positive number of milliseconds");
+  let timeoutMs = DEFAULT_TIMEOUT_MS;
+  try {
+    if (timeout !== undefined) timeoutMs = durationMs(timeout, "redisStreamTransport timeout", "2s");
+  } catch {
+    throw bad('`timeout` must be a positive duration, like "2s" or a number of milliseconds');
+  }
   return {
     ...(url !== undefined ? { url } : {}),
     ...(client !== undefined ? { client } : {}),
     prefix: channelPrefix ?? DEFAULT_PREFIX,
     ...(codec !== undefined ? { codec } : {}),
-    timeoutMs: timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs,
     maxMessageBytes: maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
   };
 }

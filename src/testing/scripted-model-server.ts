@@ -10,6 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatMessage, ToolCall } from "../core/messages.js";
+import type { Duration } from "@temporalio/common";
+import { delayMs } from "../core/duration.js";
 
 export interface ScriptedToolCall {
   name: string;
@@ -64,10 +66,10 @@ export interface ScriptStep {
    * responder (`request.attempt`) to fail only some attempts. Not counted in `aborted`.
    */
   dropAfterChars?: number;
-  /** Latency before the reply (and before the first chunk when streaming). Not applied to injected errors. */
-  delayMs?: number;
-  /** Pause between streamed chunks, so tests can observe deltas and abort mid-stream. */
-  chunkDelayMs?: number;
+  /** Latency before the reply (and before the first chunk when streaming), e.g. `"200ms"`. Not applied to injected errors. */
+  delay?: Duration;
+  /** Pause between streamed chunks, e.g. `"5ms"`, so tests can observe deltas and abort mid-stream. */
+  chunkDelay?: Duration;
   /** Served one per attempt, in order, before the reply. */
   errors?: Array<InjectedError | { status: InjectedError; retryAfterSeconds?: number; message?: string }>;
   /** Throw to fail loudly, e.g. to assert what the model was sent. Runs on every attempt. */
@@ -189,7 +191,7 @@ export async function startScriptedModelServer(
     return attempt;
   };
 
-  const resolveStep = (request: ChatRequest): ScriptStep => {
+  const resolveStep = (request: ChatRequest): ScriptStep & { delayMs: number; chunkDelayMs: number } => {
     const { conversation, turn } = request;
     const script = scripts.get(conversation) ?? (fallback ? { kind: "responder" as const, responder: fallback } : undefined);
     if (!script) {
@@ -211,7 +213,9 @@ export async function startScriptedModelServer(
     if (holdPoints(step).some(({ hold }) => !gates.has(hold))) {
       throw new ScriptFailure(`a hold of conversation ${conversation} at turn ${turn} is not from a scripted model server's hold()`);
     }
-    return step;
+    const wait = (value: Duration | undefined, name: string) =>
+      callScriptCode(() => delayMs(value ?? 0, `${name} of conversation ${conversation} at turn ${turn}`, "5ms"), `bad ${name} for conversation ${conversation} at turn ${turn}`);
+    return { ...step, delayMs: wait(step.delay, "delay"), chunkDelayMs: wait(step.chunkDelay, "chunkDelay") };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -249,7 +253,7 @@ export async function startScriptedModelServer(
       if (!exchange.dropped) aborted.push({ conversation, turn });
     });
 
-    let step: ScriptStep;
+    let step: ScriptStep & { delayMs: number; chunkDelayMs: number };
     try {
       step = resolveStep(request);
     } catch (error) {
@@ -265,12 +269,12 @@ export async function startScriptedModelServer(
     const midStream = request.stream ? points.filter((p) => p.afterChars > 0) : [];
     for (const { hold } of points) if (!midStream.some((p) => p.hold === hold)) await waitAt(hold, exchange);
     if (exchange.hungUp) return;
-    await pause(step.delayMs ?? 0, exchange);
+    await pause(step.delayMs, exchange);
     if (exchange.hungUp) return;
 
     responseCounter += 1;
     const reply = buildReply(step, request, `chatcmpl-scripted-${responseCounter}`);
-    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs ?? 0, chunkChars, midStream, step.dropAfterChars);
+    if (request.stream) await streamReply(exchange, reply, step.chunkDelayMs, chunkChars, midStream, step.dropAfterChars);
     else if (step.dropAfterChars !== undefined) await drop(exchange);
     else sendJson(res, 200, completionBody(reply));
   };

@@ -61,6 +61,7 @@ export interface DurableAgentsPluginOptions {
 export class DurableAgentsActivitiesPlugin extends SimplePlugin {
   readonly #stopLatencyMs: number;
 
+  /** @internal Made by `DurableAgentsPlugin` and `createToolWorker`. */
   constructor(name: string, activities: object, stopLatencyMs: number) {
     super({ name, activities });
     this.#stopLatencyMs = stopLatencyMs;

@@ -66,7 +66,7 @@ export interface ThreadStreamOptions {
    * At most one batch of deltas per interval. Default `"50ms"` on a transport and `"250ms"`
    * with `"workflow"`, where the interval doubles after every 20 batches of one answer.
    */
-  interval?: Duration;
+  batchInterval?: Duration;
   /**
    * With `"workflow"`: the most batches one answer sends (default 60), so what streaming
    * adds to history stays bounded however long the answer.
@@ -100,5 +100,5 @@ function resolveStream(options: ThreadStreamOptions | undefined, maxBatches: num
     throw bad('stream.transport must be a StreamTransport (inProcessStreamTransport(), directStreamTransport(), redisStreamTransport()) or "workflow"');
   }
   const fallback = transport === "workflow" ? "250ms" : "50ms";
-  return { intervalMs: durationMs(options?.interval ?? fallback, "createAgentWorker threads.stream.interval", fallback), maxBatches, transport };
+  return { intervalMs: durationMs(options?.batchInterval ?? fallback, "createAgentWorker threads.stream.batchInterval", fallback), maxBatches, transport };
 }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { apiReport, publicEntries, reportOf, reportPath, type ApiReport } from "../../scripts/api-report.js";
+import { apiReport, packageProgram, publicEntries, reportOf, reportPath, unexportedTypes, type ApiReport } from "../../scripts/api-report.js";
 
 /** What differs between two reports, entry by entry, as lines a person reads. */
 function differences(committed: ApiReport, actual: ApiReport): string[] {
@@ -24,21 +24,27 @@ function differences(committed: ApiReport, actual: ApiReport): string[] {
   return lines;
 }
 
-/** The report of one entry whose source is `code`, read as the script reads the package. */
-function reportOfSource(code: string): Record<string, string> {
+/** What `read` makes of a program of one entry whose source is `code` (beside `others`, files it may import), read as the script reads the package. */
+function withSource<T>(code: string, read: (program: ts.Program, entries: Map<string, string>) => T, others: Record<string, string> = {}): T {
   const dir = mkdtempSync(join(tmpdir(), "api-report-"));
   try {
     const file = join(dir, "entry.ts");
     writeFileSync(file, code);
-    const program = ts.createProgram([file], { target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, noResolve: true, noLib: true, types: [] });
-    return reportOf(program, new Map([["fixture", file]])).fixture!;
+    for (const [name, text] of Object.entries(others)) writeFileSync(join(dir, name), text);
+    const files = [file, ...Object.keys(others).map((name) => join(dir, name))];
+    const program = ts.createProgram(files, { target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, noResolve: true, noLib: true, types: [] });
+    return read(program, new Map([["fixture", file]]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The report of one entry whose source is `code`. */
+const reportOfSource = (code: string): Record<string, string> => withSource(code, (program, entries) => reportOf(program, entries).fixture!);
+
 describe("the public API report", () => {
-  const actual = apiReport();
+  const program = packageProgram();
+  const actual = apiReport(program);
 
   it("covers every entry package.json exports, each with names", () => {
     expect(Object.keys(actual).sort()).toEqual([...publicEntries().keys()].sort());
@@ -49,20 +55,65 @@ describe("the public API report", () => {
 
   it("lists the public members of exported classes and interfaces, with their signatures", () => {
     const main = actual["durable-agents"]!;
-    expect(main["ThreadsClient.state"]).toMatch(/^method \(options: .+\): Promise<ThreadView>$/);
-    expect(main["ThreadsClient.getThread"]).toMatch(/^deprecated method /);
+    expect(main["ThreadsClient.state"]).toBe("method (options: ThreadTarget): Promise<ThreadView>");
+    expect(main["AgentClient.state"]).toBe("method (options: RunTarget): Promise<RunState>");
     expect(main["AgentClient.approvals"]).toBe("readonly property: ApprovalInbox");
     expect(main["AgentClient.threads"]).toBe("getter: ThreadsClient");
     expect(main["AgentOptions.maxTurns"]).toBe("optional property: number");
-    expect(main["SendMessageOptions"]).toBe("type = { … } & ThreadCaller");
+    expect(main["SendMessageOptions"]).toBe("interface");
     expect(main["SendMessageOptions.prompt"]).toBe("property: string");
+    expect(main["RunAuthorizeRequest"]).toMatch(/^type = \{ … \} & /);
+    expect(main["RunAuthorizeRequest.threadId"]).toBe("optional property: never");
     expect(main["MaxTurnsError"]).toBe("class extends DurableAgentsError<MaxTurnsFields>");
     // What the API reference leaves out: `#private` fields and `@internal` members.
     const threadsClient = Object.keys(main).filter((name) => name.startsWith("ThreadsClient."));
     expect(threadsClient).not.toContain("ThreadsClient.#access");
     expect(threadsClient).not.toContain("ThreadsClient.openStream");
+    // The browser client is a class and its route groups interfaces: each method is listed.
+    const react = actual["durable-agents/react"]!;
+    expect(react["AgentHttpClient"]).toBe("class");
+    expect(react["AgentHttpClient.state"]).toBe("method (options: { runId: string } & HttpCallOptions): Promise<RunState>");
+    expect(react["AgentHttpClient.threads"]).toBe("readonly property: ThreadsHttpClient");
+    expect(react["ThreadsHttpClient.sendMessage"]).toMatch(/^method \(options: .*SendMessageOptions.*\): Promise<ThreadSendReply>$/);
+    expect(react["ApprovalsHttpClient.decide"]).toMatch(/^method \(options: DecideOptions & HttpCallOptions\): Promise<ResumeResult>$/);
     // No checkout's absolute path in a type the checker inferred.
     expect(JSON.stringify(actual)).not.toContain("import(");
+  });
+
+  it("names no type of the package's own that no entry exports", () => {
+    expect(unexportedTypes(program, publicEntries())).toEqual([]);
+  });
+
+  it("finds a type a public signature names that no entry exports, and only those", () => {
+    const missing = withSource(
+      `
+      import type { Outside } from "some-package";
+      import type { Hidden } from "./other.js";
+      interface Secret { a: string }
+      interface Kept { b: number }
+      interface OnlyInternal { c: boolean }
+      interface InBody { d: string }
+      const helper = (x: number) => x;
+      export interface Shown { e: number }
+      export type { Kept };
+      export interface Options extends Secret {
+        shown: Shown;
+        kept: Kept;
+        outside: Outside;
+        generic<T>(value: T): T;
+        /** @internal */ wiring: OnlyInternal;
+      }
+      export function make(options: Options): Hidden { const local: InBody = { d: "" }; return local as never; }
+      export class Store { #state: OnlyInternal = { c: true }; private also: OnlyInternal = { c: true }; read(): Promise<typeof helper> { return null!; } }
+      export const made = make as (options: Options) => Kept;
+    `,
+      unexportedTypes,
+      { "other.ts": "export interface Hidden { f: string }" },
+    );
+    expect(missing).toHaveLength(3);
+    expect(missing[0]).toMatch(/^helper \(.*entry\.ts\), named by fixture: Store\.read$/);
+    expect(missing[1]).toMatch(/^Hidden \(.*other\.ts\), named by fixture: make$/);
+    expect(missing[2]).toMatch(/^Secret \(.*entry\.ts\), named by fixture: Options$/);
   });
 
   it("is what etc/api-report.json records", () => {

@@ -359,7 +359,7 @@ describe("the approvals store", () => {
     expect(store.getSnapshot().approvals.map((a) => a.approvalId)).toEqual(["r1", "r2"]);
     expect(door.requests[0]!.route).toBe("GET /approvals");
 
-    await store.reject("r1", "too much");
+    await store.reject({ approvalId: "r1", reason: "too much" });
     expect(door.sent("POST /approvals/r1").map((r) => r.body)).toEqual([
       {
         decisions: [
@@ -373,7 +373,7 @@ describe("the approvals store", () => {
     await store.refresh();
     expect(store.getSnapshot().approvals.map((a) => a.approvalId)).toEqual(["r2"]);
 
-    await expect(store.approve("r2")).rejects.toMatchObject({ code: "RC5058" });
+    await expect(store.approve({ approvalId: "r2" })).rejects.toMatchObject({ code: "RC5058" });
     expect(store.getSnapshot()).toMatchObject({ error: { code: "RC5058" } });
     expect(store.getSnapshot().approvals.map((a) => a.approvalId)).toEqual(["r2"]);
   });

@@ -226,7 +226,7 @@ describe("scripted model server", () => {
   });
 
   it("records an abort during the reply latency", async () => {
-    server.script("slow", [{ text: "too late", delayMs: 5_000 }]);
+    server.script("slow", [{ text: "too late", delay: "5s" }]);
     const controller = new AbortController();
     const pending = complete(client, [{ role: "user", content: "slow" }], { signal: controller.signal });
     await vi.waitFor(() => expect(server.requests.some((r) => r.conversation === "slow")).toBe(true));

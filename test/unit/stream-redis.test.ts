@@ -280,7 +280,7 @@ describe("redisStreamTransport", () => {
     await expect(worker.publish(id, batch(1, "after it stopped"))).rejects.toThrow();
 
     // Never connected: the connect keeps trying in the background, the publish gives up.
-    const never = transport({ url: own.url, timeoutMs: 300 });
+    const never = transport({ url: own.url, timeout: 300 });
     await expect(never.publish(id, batch(0, "nobody there"))).rejects.toThrow(/took over 300 ms/);
     await expect(never.subscribe(id, () => {})).rejects.toThrow(/took over 300 ms/);
 
@@ -290,7 +290,7 @@ describe("redisStreamTransport", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = silent.address() as { port: number };
-      const mute = transport({ url: `redis://127.0.0.1:${port}`, timeoutMs: 300 });
+      const mute = transport({ url: `redis://127.0.0.1:${port}`, timeout: "300ms" });
       await expect(mute.publish(id, batch(0, "hello?"))).rejects.toThrow(/took over 300 ms/);
       await mute.close();
     } finally {
@@ -311,8 +311,8 @@ describe("redisStreamTransport", () => {
       { client: { connect() {} } },
       { codec: { encode: "yes" } },
       { onError: "log" },
-      { timeoutMs: 0 },
-      { timeoutMs: Number.POSITIVE_INFINITY },
+      { timeout: 0 },
+      { timeout: Number.POSITIVE_INFINITY },
       { maxMessageBytes: 1.5 },
       null,
     ];

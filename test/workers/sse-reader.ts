@@ -34,7 +34,7 @@ const handler = createAgentHttpHandler({
   agents: new AgentClient({ client, taskQueue }),
   threads: new ThreadsClient({ client, taskQueue }),
   authenticate: () => undefined,
-  events: { pollIntervalMs: Number(env("POLL_MS")) },
+  events: { pollInterval: Number(env("POLL_MS")) },
 });
 console.log("ready");
 

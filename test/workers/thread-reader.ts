@@ -29,7 +29,7 @@ for (;;) {
     for await (const batch of threads.followUpdates({
       threadId,
       fromSeq,
-      pollIntervalMs: 50,
+      pollInterval: 50,
       until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed"),
     })) {
       appendFileSync(env("OUT"), `${JSON.stringify({ pid: process.pid, status: batch.status, lastSeq: batch.lastSeq, updates: batch.updates })}\n`);

@@ -8,7 +8,7 @@ import { baseUrl, headers } from "./session.js";
  */
 export function ApprovalInbox() {
   // A demo inbox: a real one would also tell the manager (approval.notify: an email, a chat message).
-  const { approvals, error, approve, reject } = useApprovals({ baseUrl, headers, requires: "manager", refreshIntervalMs: 1000 });
+  const { approvals, error, approve, reject } = useApprovals({ baseUrl, headers, requires: "manager", refreshInterval: "1s" });
 
   return (
     <section className="inbox">
@@ -23,10 +23,10 @@ export function ApprovalInbox() {
             </p>
           ))}
           <p className="hint">Asked for {request.principal?.id ?? "someone"}, open until {new Date(request.expiresAt).toLocaleString()}</p>
-          <button type="button" onClick={() => void approve(request.approvalId).catch(() => undefined)}>
+          <button type="button" onClick={() => void approve({ approvalId: request.approvalId }).catch(() => undefined)}>
             Approve
           </button>
-          <button type="button" onClick={() => void reject(request.approvalId, "declined by the manager").catch(() => undefined)}>
+          <button type="button" onClick={() => void reject({ approvalId: request.approvalId, reason: "declined by the manager" }).catch(() => undefined)}>
             Reject
           </button>
         </div>

@@ -4,7 +4,7 @@ import { MessageView } from "./MessageView.js";
 import { baseUrl, decidedByManager, headers } from "./session.js";
 
 export function ChatView({ threadId }: { threadId: string }) {
-  const { messages, thread, approvals, status, isLoading, isRunning, isStopped, isFailed, error, sendMessage, stop, resume, approve, reject } = useAgentChat({
+  const { messages, thread, approvals, status, isLoading, isRunning, isStopped, isFailed, error, sendMessage, stopThread, resumeThread, approve, reject } = useAgentChat({
     threadId,
     baseUrl,
     headers,
@@ -14,7 +14,7 @@ export function ChatView({ threadId }: { threadId: string }) {
   const send = (event: FormEvent) => {
     event.preventDefault();
     if (!draft.trim()) return;
-    void sendMessage(draft).catch(() => undefined); // `error` shows a refusal
+    void sendMessage({ prompt: draft }).catch(() => undefined); // `error` shows a refusal
     setDraft("");
   };
 
@@ -26,12 +26,12 @@ export function ChatView({ threadId }: { threadId: string }) {
           {isLoading ? "loading" : status}
         </span>
         {isRunning && (
-          <button type="button" onClick={() => void stop()}>
+          <button type="button" onClick={() => void stopThread()}>
             Stop
           </button>
         )}
         {(isStopped || isFailed) && (
-          <button type="button" onClick={() => void resume()}>
+          <button type="button" onClick={() => void resumeThread()}>
             Resume
           </button>
         )}
@@ -50,8 +50,8 @@ export function ChatView({ threadId }: { threadId: string }) {
           <ApprovalCard
             key={request.approvalId}
             request={request}
-            onApprove={() => void approve(request.approvalId).catch(() => undefined)}
-            onReject={() => void reject(request.approvalId, "the customer said no").catch(() => undefined)}
+            onApprove={() => void approve({ approvalId: request.approvalId }).catch(() => undefined)}
+            onReject={() => void reject({ approvalId: request.approvalId, reason: "the customer said no" }).catch(() => undefined)}
           />
         ))}
       </div>

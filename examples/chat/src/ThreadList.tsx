@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from "react";
-import { threadsHttpClient } from "../../../src/react.js";
+import { AgentHttpClient } from "../../../src/react.js";
 import { baseUrl, headers } from "./session.js";
 
 type Summary = { threadId: string; createdAt: string };
 
 export function ThreadList({ selected, onSelect }: { selected: string | undefined; onSelect: (threadId: string) => void }) {
-  const http = useMemo(() => threadsHttpClient({ baseUrl, headers }), []);
+  const http = useMemo(() => new AgentHttpClient({ baseUrl, headers }).threads, []);
   const [threads, setThreads] = useState<Summary[]>([]);
   const [error, setError] = useState<string>();
 

@@ -2,10 +2,10 @@ import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError } from "
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { threadDeleteUpdate } from "../../core/wire/thread.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { ThreadCaller } from "./thread-types.js";
+import type { ThreadTarget } from "./thread-types.js";
 
 /** `ThreadsClient.deleteThread`: ends the thread through its own delete update, then deletes its history. */
-export async function deleteThread(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
+export async function deleteThread(access: ThreadAccess, options: ThreadTarget): Promise<{ deleted: true }> {
   await access.check(options, "thread.delete");
   const { threadId } = options;
   // Only a thread: an agent run or any other workflow under this id (a finished run's

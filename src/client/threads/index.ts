@@ -1,19 +1,18 @@
-// Threads: the public surface, re-exported from `durable-agents` and `durable-agents/worker`.
+// Threads: the public surface, re-exported from `durable-agents`.
 export { ThreadsClient, type ClientStreamOptions, type ThreadsClientOptions } from "./threads-client.js";
+export type { ThreadWorkflowHandle } from "./thread-access.js";
 export type {
   CreateThreadOptions,
   ThreadView,
   ThreadSummary,
   ThreadHandle,
-  ThreadCaller,
+  ThreadTarget,
   SendMessageOptions,
   AddMessageOptions,
   ResumeThreadOptions,
-  ListMessagesOptions,
-  StreamUpdatesOptions,
-  FollowUpdatesOptions,
-  WaitUntilSettledOptions,
-  DecideThreadOptions,
+  ListThreadMessagesOptions,
+  ListThreadsOptions,
+  ThreadSettledOptions,
   AddToolResultOptions,
   AddToolErrorOptions,
   MessagePage,

@@ -2,12 +2,12 @@ import { defaultPayloadConverter } from "@temporalio/common";
 import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { AgentIdKey } from "../../core/search-attributes.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { ThreadCaller, ThreadSummary } from "./thread-types.js";
+import type { ListThreadsOptions, ThreadSummary } from "./thread-types.js";
 
 /** `ThreadsClient.listThreads`: a page of the task queue's running threads, each row asked as `thread.list`. */
 export async function listThreads(
   access: ThreadAccess,
-  options: { cursor?: string; limit?: number } & ThreadCaller,
+  options: ListThreadsOptions,
 ): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
   const client = access.client;
   const namespace = client.options.namespace;

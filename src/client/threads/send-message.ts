@@ -4,10 +4,10 @@ import type { ThreadSendReply } from "../../core/thread-contracts.js";
 import { messageProblem } from "../../core/thread-transcript.js";
 import { threadSendUpdate } from "../../core/wire/thread.js";
 import { newMessageId, type ThreadAccess } from "./thread-access.js";
-import type { AddMessageOptions, SendMessageOptions } from "./thread-types.js";
+import type { AddMessageOptions, SendMessageOptions, ThreadTarget } from "./thread-types.js";
 
 /** `ThreadsClient.sendMessage`: a user message into the thread's inbox, a turn of its own. */
-export async function sendMessage(access: ThreadAccess, options: SendMessageOptions): Promise<ThreadSendReply> {
+export async function sendMessage(access: ThreadAccess, options: ThreadTarget & SendMessageOptions): Promise<ThreadSendReply> {
   await access.check(options, "thread.send");
   if (typeof options.prompt !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "prompt must be a string" });
   if (options.stream !== undefined && typeof options.stream !== "boolean") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "stream must be true or false" });
@@ -22,7 +22,7 @@ export async function sendMessage(access: ThreadAccess, options: SendMessageOpti
 }
 
 /** `ThreadsClient.addMessage`: a message into the inbox that starts no turn. */
-export async function addMessage(access: ThreadAccess, options: AddMessageOptions): Promise<ThreadSendReply> {
+export async function addMessage(access: ThreadAccess, options: ThreadTarget & AddMessageOptions): Promise<ThreadSendReply> {
   await access.check(options, "thread.addMessage");
   const problem =
     messageProblem(options.message, false) ??

@@ -9,13 +9,13 @@ import { currentDetails, HistoryWatch } from "../history-watch.js";
 import { parseStatusLine } from "../../core/status-line.js";
 import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { ThreadView, WaitUntilSettledOptions } from "./thread-types.js";
+import type { ThreadSettledOptions, ThreadTarget, ThreadView } from "./thread-types.js";
 
 /**
  * `ThreadsClient.settled`: waits until nothing runs, reading the thread's state
  * only when its history moved and its status line says it may be at rest.
  */
-export async function settleThread(access: ThreadAccess, options: WaitUntilSettledOptions): Promise<ThreadView> {
+export async function settleThread(access: ThreadAccess, options: ThreadTarget & ThreadSettledOptions): Promise<ThreadView> {
   await access.check(options, "thread.get");
   const { threadId } = options;
   // A thread closed under the wait (terminated, timed out, deleted) would answer its last

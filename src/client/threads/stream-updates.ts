@@ -4,12 +4,14 @@ import type { StreamSnapshot } from "../../core/thread-contracts.js";
 import { threadStreamQuery } from "../../core/wire/thread.js";
 import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { FollowUpdatesOptions, StreamUpdatesOptions, ThreadCaller } from "./thread-types.js";
+import type { FollowUpdatesOptions, StreamUpdatesOptions } from "../shared-options.js";
+import type { ThreadTarget } from "./thread-types.js";
+import { durationMs } from "../../core/duration.js";
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { currentDetails } from "../history-watch.js";
 
 /** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */
-export async function streamUpdates(access: ThreadAccess, options: StreamUpdatesOptions): Promise<StreamSnapshot> {
+export async function streamUpdates(access: ThreadAccess, options: ThreadTarget & StreamUpdatesOptions): Promise<StreamSnapshot> {
   await access.check(options, "thread.stream");
   return access.query(options.threadId, () => access.handle(options.threadId).query(threadStreamQuery, { fromSeq: options.fromSeq ?? 0 }));
 }
@@ -18,7 +20,7 @@ export async function streamUpdates(access: ThreadAccess, options: StreamUpdates
  * Authorizes a reader of the thread's stream (`thread.stream`, AI1021) and checks the thread
  * exists (AI1020), from a describe: no billed query for a reader that joins.
  */
-export async function openStream(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<void> {
+export async function openStream(access: ThreadAccess, options: ThreadTarget): Promise<void> {
   await access.check(options, "thread.stream");
   const described = await access.query(options.threadId, () => access.handle(options.threadId).describe());
   if (described.type !== "agentThread") throw new ThreadNotFoundError({ threadId: options.threadId });
@@ -38,9 +40,15 @@ export function readStatusLine(access: ThreadAccess, threadId: string, via: Clie
  * `ThreadsClient.followUpdates`: authorizes once, then joins the process's poller of the
  * thread for `source` (the client, so the front door's readers share it).
  */
-export async function* followUpdates(access: ThreadAccess, source: StreamSource, options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
+export async function* followUpdates(access: ThreadAccess, source: StreamSource, options: ThreadTarget & FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
+  const intervalMs = pollIntervalMs(options, "threads.followUpdates()");
   await access.check(options, "thread.stream");
-  yield* followStream(source, options.threadId, options);
+  yield* followStream(source, options.threadId, { ...options, intervalMs });
+}
+
+/** `pollInterval` in ms (default 100); AI1001 naming `subject` for what is not a duration, before anything is read. */
+export function pollIntervalMs(options: FollowUpdatesOptions | undefined, subject: string): number {
+  return options?.pollInterval === undefined ? 100 : durationMs(options.pollInterval, `${subject} pollInterval`, "100ms");
 }
 
 /**
@@ -48,7 +56,11 @@ export async function* followUpdates(access: ThreadAccess, source: StreamSource,
  * `source`, already authorized: each batch of new entries as one snapshot, until `until`
  * says so, `signal` aborts, or the stream fails (the workflow is gone).
  */
-export async function* followStream(source: StreamSource, id: string, options: Omit<FollowUpdatesOptions, "threadId">): AsyncGenerator<StreamSnapshot> {
+export async function* followStream(
+  source: StreamSource,
+  id: string,
+  options: Omit<FollowUpdatesOptions, "pollInterval"> & { intervalMs: number },
+): AsyncGenerator<StreamSnapshot> {
   const batches: StreamSnapshot[] = [];
   let failure: { err: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -66,7 +78,7 @@ export async function* followStream(source: StreamSource, id: string, options: O
   };
   const stop = () => wake?.();
   options.signal?.addEventListener("abort", stop);
-  const leave = hubFor(source, options.pollIntervalMs ?? 100).join(id, reader);
+  const leave = hubFor(source, options.intervalMs).join(id, reader);
   try {
     while (!options.signal?.aborted) {
       const batch = batches.shift();

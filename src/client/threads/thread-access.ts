@@ -4,15 +4,17 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Wor
 import type { UpdateDefinition } from "@temporalio/common";
 import type { agentThread } from "../../../workflows/thread.js";
 import type { AgentDefinition } from "../../core/define-agent.js";
+import type { ThreadInput } from "../../core/thread-contracts.js";
 import { unwrapFailure } from "../../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
 import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
 import { ThreadUnauthorizedError } from "../../core/errors/thread-unauthorized.js";
 import { askAuthorize, type AuthorizeHook, type ThreadAuthorizeRequest, type ThreadOperation } from "../authorize.js";
 import { boundedQuery, type QueryDeadline } from "../bounded-query.js";
-import type { ThreadCaller } from "./thread-types.js";
+import type { Caller } from "../authorize.js";
 
-export type ThreadWorkflowHandle = WorkflowHandle<typeof agentThread>;
+/** The raw Temporal handle of a thread (`ThreadsClient.workflowHandle`), for advanced use: the thread's workflow takes a `ThreadInput`. */
+export type ThreadWorkflowHandle = WorkflowHandle<(input: ThreadInput) => Promise<{ deleted: true }>>;
 
 /**
  * What every thread verb works through: the connection, the `authorize` hook and the
@@ -34,7 +36,7 @@ export class ThreadAccess {
   }
 
   async check(
-    options: { threadId?: string } & ThreadCaller,
+    options: { threadId?: string } & Caller,
     operation: Exclude<ThreadOperation, "thread.create" | "thread.list" | "thread.toolResult" | "thread.toolError" | "thread.decide">,
   ): Promise<void> {
     await this.ask({ operation, principal: options?.principal, threadId: threadIdOf(options, operation) });

@@ -3,7 +3,6 @@ import { decisionList, type Decision } from "../../core/approval.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
 import { DeferralNotFoundError } from "../../core/errors/deferral-not-found.js";
 import { DeferralSecretError } from "../../core/errors/deferral-secret.js";
-import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
 import { ResumePayloadError } from "../../core/errors/resume-payload.js";
 import type { Principal } from "../../core/json.js";
 import { DeferralStore } from "../deferral-store.js";
@@ -11,7 +10,8 @@ import { requestToken } from "../request-token.js";
 import { resumeDeferral, type ResumeResult } from "../resume.js";
 import { deferralRecordQuery } from "../../core/wire/run.js";
 import { threadIdOf, type ThreadAccess } from "./thread-access.js";
-import type { DecideThreadOptions } from "./thread-types.js";
+import { approvalIdOf, type DecideOptions } from "../shared-options.js";
+import type { ThreadTarget } from "./thread-types.js";
 
 /**
  * `ThreadsClient.decide`: asks `thread.get` before anything is read (whether a request with
@@ -19,9 +19,9 @@ import type { DecideThreadOptions } from "./thread-types.js";
  * and costs nothing), reads the request from the thread, asks `thread.decide` with its calls,
  * meta and the decisions, then sends the decision as the request's token would.
  */
-export async function decideThread(access: ThreadAccess, options: DecideThreadOptions): Promise<ResumeResult> {
+export async function decideThread(access: ThreadAccess, options: ThreadTarget & DecideOptions): Promise<ResumeResult> {
   const threadId = threadIdOf(options, "thread.decide");
-  const approvalId = approvalIdOf(options);
+  const approvalId = approvalIdOf(options, "threads.decide()");
   const decisions = decisionList(options.decisions);
   const secret = secretOf(access.secrets);
   await access.check({ threadId, principal: options.principal }, "thread.get");
@@ -70,10 +70,4 @@ async function decideForThread(
     { client: deps.client, deferrals: new DeferralStore(deps.client), secrets: deps.secrets, authorize: undefined },
     { token, payload: { decisions } as never, ...(options.principal !== undefined ? { principal: options.principal } : {}), ...(options.shown !== undefined ? { shown: options.shown } : {}) },
   );
-}
-
-/** AI1001 for an approval id that is not a string. */
-function approvalIdOf(options: { approvalId?: unknown }): string {
-  if (typeof options?.approvalId !== "string" || options.approvalId === "") throw new InvalidDefinitionError({ subject: "thread.decide", problem: "approvalId must be a non-empty string" });
-  return options.approvalId;
 }

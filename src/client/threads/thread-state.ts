@@ -4,10 +4,10 @@ import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { retryStateOf } from "./retry-state.js";
 import type { ThreadAccess } from "./thread-access.js";
-import type { ThreadCaller, ThreadView } from "./thread-types.js";
+import type { ThreadTarget, ThreadView } from "./thread-types.js";
 
 /** `ThreadsClient.state`: the thread's snapshot, with the retry state of the calls Temporal holds pending. */
-export async function threadState(access: ThreadAccess, options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
+export async function threadState(access: ThreadAccess, options: ThreadTarget): Promise<ThreadView> {
   await access.check(options, "thread.get");
   const handle = access.handle(options.threadId);
   const [snapshot, description] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../../core/define-agent.js";
-import type { Decisions } from "../../core/approval.js";
+import type { ResumeResult } from "../resume.js";
 import type { JsonValue, Principal } from "../../core/json.js";
 import type { ChatMessage } from "../../core/messages.js";
 import type {
@@ -11,11 +11,13 @@ import type {
   ThreadStopReply,
 } from "../../core/thread-contracts.js";
 import type { RetryState } from "./retry-state.js";
+import type { Caller } from "../authorize.js";
+import type { DecideOptions, FollowUpdatesOptions, ListMessagesOptions, StreamUpdatesOptions } from "../shared-options.js";
 
-/** Who is calling; what `authorize` is asked about. */
-export interface ThreadCaller {
-  /** Who the call is made for: what `authorize` is asked about. */
-  principal?: Principal;
+/** Which thread a `ThreadsClient` method acts on, and for whom (`authorize` is asked about `principal`). */
+export interface ThreadTarget extends Caller {
+  /** The thread's id (its workflow id). */
+  threadId: string;
 }
 
 export interface CreateThreadOptions {
@@ -65,56 +67,54 @@ export interface ThreadSummary {
   createdAt: string;
 }
 
-/** The options of a `ThreadHandle` method: the `ThreadsClient` method's, less what the handle binds. */
-type Bound<Options> = Omit<Options, "threadId" | "principal">;
+/** `listThreads`: which page. */
+export interface ListThreadsOptions extends Caller {
+  /** From the previous page. */
+  cursor?: string;
+  /** Rows to look at for this page (default 50): a page may hold fewer once `authorize` filtered them, and still have a next. */
+  limit?: number;
+}
 
 /**
  * One thread's operations, bound to its id and to the principal they are made for
  * (`threads.handle(threadId, { principal })`). Each is the `ThreadsClient` method of the
- * same name, authorized the same way on every call.
+ * same name with the same options less the `ThreadTarget`, authorized the same way on every call.
  */
 export interface ThreadHandle {
   readonly threadId: string;
   /** See `ThreadsClient.sendMessage`. */
-  sendMessage(options: Bound<SendMessageOptions>): Promise<ThreadSendReply>;
+  sendMessage(options: SendMessageOptions): Promise<ThreadSendReply>;
   /** See `ThreadsClient.addMessage`. */
-  addMessage(options: Bound<AddMessageOptions>): Promise<ThreadSendReply>;
+  addMessage(options: AddMessageOptions): Promise<ThreadSendReply>;
   /** See `ThreadsClient.resumeThread`. */
-  resumeThread(options?: Bound<ResumeThreadOptions>): Promise<ThreadResumeReply>;
+  resumeThread(options?: ResumeThreadOptions): Promise<ThreadResumeReply>;
   /** See `ThreadsClient.stopThread`. */
   stopThread(): Promise<ThreadStopReply>;
   /** See `ThreadsClient.state`. */
   state(): Promise<ThreadView>;
-  /**
-   * See `ThreadsClient.state`.
-   * @deprecated Use `state`, as on a run's handle. `getThread` goes in the next minor version.
-   */
-  getThread(): Promise<ThreadView>;
   /** See `ThreadsClient.listMessages`. */
-  listMessages(options?: Bound<ListMessagesOptions>): Promise<MessagePage>;
+  listMessages(options?: ListThreadMessagesOptions): Promise<MessagePage>;
   /** See `ThreadsClient.streamUpdates`. */
-  streamUpdates(options?: Bound<StreamUpdatesOptions>): Promise<StreamSnapshot>;
+  streamUpdates(options?: StreamUpdatesOptions): Promise<StreamSnapshot>;
   /** See `ThreadsClient.followUpdates`. */
-  followUpdates(options?: Bound<FollowUpdatesOptions>): AsyncGenerator<StreamSnapshot>;
+  followUpdates(options?: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot>;
   /** See `ThreadsClient.settled`. */
-  settled(options?: Bound<WaitUntilSettledOptions>): Promise<ThreadView>;
-  /**
-   * See `ThreadsClient.settled`.
-   * @deprecated Use `settled`, as on a run's handle. `waitUntilSettled` goes in the next minor version.
-   */
-  waitUntilSettled(options?: Bound<WaitUntilSettledOptions>): Promise<ThreadView>;
+  settled(options?: ThreadSettledOptions): Promise<ThreadView>;
+  /** See `ThreadsClient.decide`. */
+  decide(options: DecideOptions): Promise<ResumeResult>;
   /** See `ThreadsClient.deleteThread`. */
   deleteThread(): Promise<{ deleted: true }>;
   /** See `ThreadsClient.addToolResult`. */
-  addToolResult(options: Bound<AddToolResultOptions>): Promise<ToolResultReply>;
+  addToolResult(options: AddToolResultOptions): Promise<ToolResultReply>;
   /** See `ThreadsClient.addToolError`. */
-  addToolError(options: Bound<AddToolErrorOptions>): Promise<ToolResultReply>;
+  addToolError(options: AddToolErrorOptions): Promise<ToolResultReply>;
 }
 
 /** `sendMessage`: the message and, to send it at most once, its id. */
-export type SendMessageOptions = {
-  threadId: string;
+export interface SendMessageOptions {
+  /** The user's message. */
   prompt: string;
+  /** The message's id: the same id twice sends once. Random when absent. */
   messageId?: string;
   /**
    * `false`: this turn's answer arrives whole, as its message, with no deltas on the way, as
@@ -124,52 +124,53 @@ export type SendMessageOptions = {
    * actions whatever the answer's length. Default: the thread's own setting.
    */
   stream?: boolean;
-} & ThreadCaller;
+}
 /**
  * `addMessage`: a message that does not start a turn. A `system` message needs
  * `trustTranscript: true`: set it only from server code that wrote the message itself,
  * never from end-user input (the HTTP front door never sets it).
  */
-export type AddMessageOptions = { threadId: string; message: ChatMessage; messageId?: string; trustTranscript?: boolean } & ThreadCaller;
+export interface AddMessageOptions {
+  message: ChatMessage;
+  /** The message's id: the same id twice adds once. Random when absent. */
+  messageId?: string;
+  trustTranscript?: boolean;
+}
 /** `resumeThread`: an optional prompt to continue with. */
-export type ResumeThreadOptions = { threadId: string; prompt?: string } & ThreadCaller;
-/** `listMessages`: the page to read. */
-export type ListMessagesOptions = {
-  threadId: string;
-  cursor?: string;
-  limit?: number;
+export interface ResumeThreadOptions {
+  prompt?: string;
+}
+/** A thread's `listMessages`: the page, and whether to show system messages. */
+export interface ListThreadMessagesOptions extends ListMessagesOptions {
   /**
    * Leave system messages out of the page (default true: chat UIs show the conversation,
    * not its instructions). Pages count stored messages, so a page may then hold fewer
    * than `limit`; `total` counts every stored message.
    */
   excludeSystemMessages?: boolean;
-} & ThreadCaller;
-/** `streamUpdates`: the last seq already seen. */
-export type StreamUpdatesOptions = { threadId: string; fromSeq?: number } & ThreadCaller;
-/** `followUpdates`: where to start, how often to poll, and when to stop. */
-export type FollowUpdatesOptions = {
-  threadId: string;
-  fromSeq?: number;
-  pollIntervalMs?: number;
+}
+/** A thread's `settled`: a signal to give up waiting. */
+export interface ThreadSettledOptions {
+  /** Gives up waiting: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
-  until?: (batch: StreamSnapshot) => boolean;
-} & ThreadCaller;
-/** `settled`: a signal to give up waiting. */
-export type WaitUntilSettledOptions = { threadId: string; signal?: AbortSignal } & ThreadCaller;
-/** `decide`: the request and one decision per call it lists (by call id, or a list); `shown` is its `callFingerprint` as the approver saw it. */
-export type DecideThreadOptions = { threadId: string; approvalId: string; decisions: Decisions; shown?: string } & ThreadCaller;
+}
 /**
- * Who answers an async call proves it was asked: `answerToken` is the token the callback got
- * (`ctx.answerToken`, sent in its link). Required (the key, so no caller forgets it); it may
- * be `undefined` only for calls registered before answer tokens existed, which take answers
- * without one.
+ * `addToolResult`: the async call answered and its result. Who answers proves it was asked:
+ * `answerToken` is the token the callback got (`ctx.answerToken`, sent in its link).
+ * Required (the key, so no caller forgets it); it may be `undefined` only for calls
+ * registered before answer tokens existed, which take answers without one.
  */
-export type AnswerTokenOption = { answerToken: string | undefined };
-/** `addToolResult`: the async call answered and its result. */
-export type AddToolResultOptions = { threadId: string; toolCallId: string; result: JsonValue } & AnswerTokenOption & ThreadCaller;
-/** `addToolError`: the async call answered and its failure. */
-export type AddToolErrorOptions = { threadId: string; toolCallId: string; error: string } & AnswerTokenOption & ThreadCaller;
+export interface AddToolResultOptions {
+  toolCallId: string;
+  result: JsonValue;
+  answerToken: string | undefined;
+}
+/** `addToolError`: the async call answered and its failure (`answerToken` as for `addToolResult`). */
+export interface AddToolErrorOptions {
+  toolCallId: string;
+  error: string;
+  answerToken: string | undefined;
+}
 /** A page of the transcript (`listMessages`). */
 export interface MessagePage {
   messages: ThreadMessage[];

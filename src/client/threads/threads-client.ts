@@ -12,20 +12,20 @@ import type {
   AddToolErrorOptions,
   AddToolResultOptions,
   CreateThreadOptions,
-  DecideThreadOptions,
-  FollowUpdatesOptions,
-  ListMessagesOptions,
+  ListThreadMessagesOptions,
+  ListThreadsOptions,
   MessagePage,
   ResumeThreadOptions,
   SendMessageOptions,
-  StreamUpdatesOptions,
-  ThreadCaller,
   ThreadHandle,
+  ThreadSettledOptions,
   ThreadSummary,
+  ThreadTarget,
   ThreadView,
   ToolResultReply,
-  WaitUntilSettledOptions,
 } from "./thread-types.js";
+import type { Caller } from "../authorize.js";
+import type { DecideOptions, FollowUpdatesOptions, StreamUpdatesOptions } from "../shared-options.js";
 import { createThread } from "./create-thread.js";
 import { addMessage, sendMessage } from "./send-message.js";
 import { resumeThread, stopThread } from "./resume-thread.js";
@@ -114,7 +114,7 @@ export class ThreadsClient {
    * gets its own turn after; on a stopped or failed thread it moves on from the
    * interrupted turn. The same `messageId` twice sends once.
    */
-  sendMessage(options: SendMessageOptions): Promise<ThreadSendReply> {
+  sendMessage(options: ThreadTarget & SendMessageOptions): Promise<ThreadSendReply> {
     return sendMessage(this.#access, options);
   }
 
@@ -123,7 +123,7 @@ export class ThreadsClient {
    * `trustTranscript: true`, system). Queued while a turn runs. Tool results come only
    * through addToolResult.
    */
-  addMessage(options: AddMessageOptions): Promise<ThreadSendReply> {
+  addMessage(options: ThreadTarget & AddMessageOptions): Promise<ThreadSendReply> {
     return addMessage(this.#access, options);
   }
 
@@ -132,33 +132,25 @@ export class ThreadsClient {
    * again, an unanswered message is answered, then the inbox. A prompt joins first (or
    * after the interrupted tools). AI1024 when there is nothing to continue and no prompt.
    */
-  resumeThread(options: ResumeThreadOptions): Promise<ThreadResumeReply> {
+  resumeThread(options: ThreadTarget & ResumeThreadOptions): Promise<ThreadResumeReply> {
     return resumeThread(this.#access, options);
   }
 
   /** Stops the running turn: its model request and tools are cancelled at once. A thread with nothing running is left as it is. */
-  stopThread(options: { threadId: string } & ThreadCaller): Promise<ThreadStopReply> {
+  stopThread(options: ThreadTarget): Promise<ThreadStopReply> {
     return stopThread(this.#access, options);
   }
 
   /**
    * The thread's state: status, queue, open tool calls with their retry state, last error,
-   * usage. Named as a run's read is (`agents.state(runId)`, `RunHandle.state()`).
+   * usage. Named as a run's read is (`agents.state({ runId })`, `RunHandle.state()`).
    */
-  state(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
+  state(options: ThreadTarget): Promise<ThreadView> {
     return threadState(this.#access, options);
   }
 
-  /**
-   * The thread's state; the same read as `state`.
-   * @deprecated Use `state`, the name runs use for the same read. `getThread` goes in the next minor version.
-   */
-  getThread(options: { threadId: string } & ThreadCaller): Promise<ThreadView> {
-    return this.state(options);
-  }
-
   /** A page of the transcript, oldest first. Pass the returned `cursor` for the next page; none means the end. */
-  listMessages(options: ListMessagesOptions): Promise<MessagePage> {
+  listMessages(options: ThreadTarget & ListThreadMessagesOptions): Promise<MessagePage> {
     return listMessages(this.#access, options);
   }
 
@@ -167,7 +159,7 @@ export class ThreadsClient {
    * written, messages, status changes). Costs no history: poll it, passing the returned
    * `lastSeq` as the next `fromSeq`, from any process.
    */
-  streamUpdates(options: StreamUpdatesOptions): Promise<StreamSnapshot> {
+  streamUpdates(options: ThreadTarget & StreamUpdatesOptions): Promise<StreamSnapshot> {
     return streamUpdates(this.#access, options);
   }
 
@@ -177,16 +169,12 @@ export class ThreadsClient {
    * shared poller of the thread (one read per interval and thread, however many follow it,
    * and only after the thread's history moved).
    */
-  followUpdates(options: FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
+  followUpdates(options: ThreadTarget & FollowUpdatesOptions): AsyncGenerator<StreamSnapshot> {
     return followUpdates(this.#access, this, options);
   }
 
-  /**
-   * @internal One read of the stream for the shared poller, on `via` (its fail-fast
-   * client), bounded and translated as every read of this client is.
-   */
   /** @internal Authorizes a reader of the thread's stream and checks the thread exists, without a billed query. */
-  openStream(options: { threadId: string } & ThreadCaller): Promise<void> {
+  openStream(options: ThreadTarget): Promise<void> {
     return openStream(this.#access, options);
   }
 
@@ -195,7 +183,10 @@ export class ThreadsClient {
     return readStatusLine(this.#access, threadId, via);
   }
 
-  /** @internal */
+  /**
+   * @internal One read of the stream for the shared poller, on `via` (its fail-fast
+   * client), bounded and translated as every read of this client is.
+   */
   readStream(threadId: string, fromSeq: number, via: Client): Promise<StreamSnapshot> {
     return readStream(this.#access, threadId, fromSeq, via);
   }
@@ -205,16 +196,8 @@ export class ThreadsClient {
    * stopped or failed, and answers its state. Only reads (no history). Named as a run's
    * wait is (`RunHandle.settled()`).
    */
-  settled(options: WaitUntilSettledOptions): Promise<ThreadView> {
+  settled(options: ThreadTarget & ThreadSettledOptions): Promise<ThreadView> {
     return settleThread(this.#access, options);
-  }
-
-  /**
-   * Waits until nothing runs; the same wait as `settled`.
-   * @deprecated Use `settled`, the name runs use for the same wait. `waitUntilSettled` goes in the next minor version.
-   */
-  waitUntilSettled(options: WaitUntilSettledOptions): Promise<ThreadView> {
-    return this.settled(options);
   }
 
   /**
@@ -222,7 +205,7 @@ export class ThreadsClient {
    * per row: a page may hold fewer than `limit`, even none, and still have a next one).
    * Pass `cursor` for the next page.
    */
-  listThreads(options: { cursor?: string; limit?: number } & ThreadCaller = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
+  listThreads(options: ListThreadsOptions = {}): Promise<{ threads: ThreadSummary[]; cursor?: string }> {
     return listThreads(this.#access, options);
   }
 
@@ -232,7 +215,7 @@ export class ThreadsClient {
    * history (a permission, say), its error is thrown; the thread has ended by then, and
    * calling again deletes its history.
    */
-  deleteThread(options: { threadId: string } & ThreadCaller): Promise<{ deleted: true }> {
+  deleteThread(options: ThreadTarget): Promise<{ deleted: true }> {
     return deleteThread(this.#access, options);
   }
 
@@ -249,7 +232,7 @@ export class ThreadsClient {
    * first's outcome as `duplicate`. The thread goes on at once (`outcome: accepted`): follow
    * it with `settled` or its stream.
    */
-  decide(options: DecideThreadOptions): Promise<ResumeResult> {
+  decide(options: ThreadTarget & DecideOptions): Promise<ResumeResult> {
     return decideThread(this.#access, options);
   }
 
@@ -261,12 +244,12 @@ export class ThreadsClient {
    * send it again shortly). A second result for the same call answers `duplicate` and
    * changes nothing; an id no async call waits on is AI1022.
    */
-  addToolResult(options: AddToolResultOptions): Promise<ToolResultReply> {
+  addToolResult(options: ThreadTarget & AddToolResultOptions): Promise<ToolResultReply> {
     return addToolResult(this.#access, options);
   }
 
   /** The failure of an async tool call; the model reads it as a tool error. Duplicates and unknown ids as for addToolResult. */
-  addToolError(options: AddToolErrorOptions): Promise<ToolResultReply> {
+  addToolError(options: ThreadTarget & AddToolErrorOptions): Promise<ToolResultReply> {
     return addToolError(this.#access, options);
   }
 
@@ -275,7 +258,7 @@ export class ThreadsClient {
    * `principal`, e.g. the signed-in user of a request. Every call is authorized as it is
    * made, as the client's own methods are; the handle itself reads and checks nothing.
    */
-  handle(threadId: string, caller: ThreadCaller = {}): ThreadHandle {
+  handle(threadId: string, caller: Caller = {}): ThreadHandle {
     if (typeof threadId !== "string" || threadId === "") {
       throw new InvalidDefinitionError({ subject: "threads.handle", problem: "threadId must be a non-empty string" });
     }
@@ -287,12 +270,11 @@ export class ThreadsClient {
       resumeThread: (options = {}) => this.resumeThread({ ...options, ...bound }),
       stopThread: () => this.stopThread(bound),
       state: () => this.state(bound),
-      getThread: () => this.state(bound),
       listMessages: (options = {}) => this.listMessages({ ...options, ...bound }),
       streamUpdates: (options = {}) => this.streamUpdates({ ...options, ...bound }),
       followUpdates: (options = {}) => this.followUpdates({ ...options, ...bound }),
       settled: (options = {}) => this.settled({ ...options, ...bound }),
-      waitUntilSettled: (options = {}) => this.settled({ ...options, ...bound }),
+      decide: (options) => this.decide({ ...options, ...bound }),
       deleteThread: () => this.deleteThread(bound),
       addToolResult: (options) => this.addToolResult({ ...options, ...bound }),
       addToolError: (options) => this.addToolError({ ...options, ...bound }),

@@ -9,10 +9,11 @@ import { proofOf } from "../../core/proof.js";
 import { threadSnapshotQuery, threadToolResultUpdate } from "../../core/wire/thread.js";
 import { answerTokenProblem } from "../../deferral/token.js";
 import { threadIdOf, type ThreadAccess } from "./thread-access.js";
-import type { AddToolErrorOptions, AddToolResultOptions, AnswerTokenOption, ThreadCaller, ToolResultReply } from "./thread-types.js";
+import type { Caller } from "../authorize.js";
+import type { AddToolErrorOptions, AddToolResultOptions, ThreadTarget, ToolResultReply } from "./thread-types.js";
 
 /** `ThreadsClient.addToolResult`: an async call's result, sent with the proof of its answer token. */
-export async function addToolResult(access: ThreadAccess, options: AddToolResultOptions): Promise<ToolResultReply> {
+export async function addToolResult(access: ThreadAccess, options: ThreadTarget & AddToolResultOptions): Promise<ToolResultReply> {
   await checkAnswer(access, options, "thread.toolResult");
   const proof = proofFor(options);
   const problem = plainJsonProblem(options.result);
@@ -24,7 +25,7 @@ export async function addToolResult(access: ThreadAccess, options: AddToolResult
 }
 
 /** `ThreadsClient.addToolError`: an async call's failure, sent as `addToolResult` sends a result. */
-export async function addToolError(access: ThreadAccess, options: AddToolErrorOptions): Promise<ToolResultReply> {
+export async function addToolError(access: ThreadAccess, options: ThreadTarget & AddToolErrorOptions): Promise<ToolResultReply> {
   await checkAnswer(access, options, "thread.toolError");
   const proof = proofFor(options);
   if (typeof options.error !== "string") throw new ThreadMessageInvalidError({ threadId: options.threadId, problem: "error must be a string" });
@@ -33,7 +34,7 @@ export async function addToolError(access: ThreadAccess, options: AddToolErrorOp
 }
 
 /** RC5041 for what cannot be an answer token, before anything is sent; the thread checks possession. */
-function proofFor(options: Partial<AnswerTokenOption>): { proof?: string } {
+function proofFor(options: Partial<Pick<AddToolResultOptions, "answerToken">>): { proof?: string } {
   const token = options.answerToken;
   if (token === undefined) return {};
   const problem = answerTokenProblem(token);
@@ -59,7 +60,7 @@ async function toolResult(
 /** Tool answers: the hook also sees the call and its tool's name, read from the thread when there is a hook to tell. */
 async function checkAnswer(
   access: ThreadAccess,
-  options: { threadId?: string; toolCallId?: string } & ThreadCaller,
+  options: { threadId?: string; toolCallId?: string } & Caller,
   operation: "thread.toolResult" | "thread.toolError",
 ): Promise<void> {
   const threadId = threadIdOf(options, operation);

@@ -79,14 +79,12 @@ export interface CodeInfo {
   when: string;
 }
 
-type Table = typeof CODE_TABLE;
-
 /** Every stable error code, by name: `ErrorCode.DeferralExpired === "RC5047"`. */
 export const ErrorCode = Object.fromEntries(Object.entries(CODE_TABLE).map(([code, info]) => [info.name, code])) as {
-  readonly [K in keyof Table as Table[K]["name"]]: K;
+  readonly [K in keyof typeof CODE_TABLE as (typeof CODE_TABLE)[K]["name"]]: K;
 };
 
-export type ErrorCode = keyof Table;
+export type ErrorCode = keyof typeof CODE_TABLE;
 
 /** True when `type` (a failure's type, anything) is one of the SDK's codes. Own keys only. */
 export function isErrorCode(type: unknown): type is ErrorCode {

@@ -29,7 +29,7 @@ export interface RunMessagesRequest {
 /**
  * A page of the run's transcript: at most `limit` messages (and `MAX_PAGE_MESSAGES`) from
  * `offset`, cut at `MAX_PAGE_BYTES` of JSON, at least one message when there is one. Used by
- * `agents.messages()` and by a model activity whose worker has no cached copy, so neither
+ * `agents.listMessages()` and by a model activity whose worker has no cached copy, so neither
  * reads more than one payload can carry. `cursor` is left to the caller.
  */
 export const runMessagesQuery = defineQuery<Omit<RunMessagePage, "cursor">, [RunMessagesRequest]>("durable-agents.run.messages");

@@ -5,6 +5,7 @@ import type { AgentClient } from "../../client/agent-client.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
 import { DurableAgentsError } from "../../core/errors/base.js";
 import { ErrorCode } from "../../core/errors/codes.js";
+import { delayMs } from "../../core/duration.js";
 import { callViews, readDecisions } from "../approval/calls-form.js";
 import { FormBody, submitted } from "../approval/form-body.js";
 import { renderPage } from "../approval/page.js";
@@ -31,7 +32,7 @@ const RequestParam = z.object({ id: Id });
  * refuses a form posted from another site.
  */
 export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) {
-  const refreshMs = options.refreshMs ?? 5_000;
+  const refreshMs = options.refreshInterval === undefined ? 5_000 : delayMs(options.refreshInterval, "inboxPage.refreshInterval", "5s");
   const title = options.title ?? "Approvals";
   const caller = (c: Context<Env>) => {
     const principal = c.get("principal");
@@ -45,9 +46,9 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
     const limit = q.limit ?? 50;
     const filters = { ...caller(c), ...(q.agentId !== undefined ? { agentId: q.agentId } : {}) };
     // The version first, then the list: a change in between shows in the list and makes the next ask see a new version.
-    const rows = await agents.deferrals.list({ ...filters, status: "deferred", pageSize: limit, ...(q.cursor ? { nextPageToken: q.cursor } : {}) });
+    const rows = await agents.deferrals.list({ ...filters, status: "deferred", limit, ...(q.cursor ? { cursor: q.cursor } : {}) });
     const version = createHash("sha256")
-      .update(JSON.stringify([c.get("principal")?.id ?? null, q, rows.deferrals.map((r) => [r.deferralId, r.status]), rows.nextPageToken ?? null]))
+      .update(JSON.stringify([c.get("principal")?.id ?? null, q, rows.deferrals.map((r) => [r.deferralId, r.status]), rows.cursor ?? null]))
       .digest("base64url")
       .slice(0, 27);
     c.header("ETag", `"${version}"`);
@@ -83,7 +84,7 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
     const { decisions, problems } = readDecisions(callViews(record.approval.calls), values);
     if (problems.length > 0) return show(c, { ...formView(record, values, problems), status: 400 });
     try {
-      const result = await agents.approvals.decide(id, decisions, { ...caller(c), ...(current !== undefined ? { shown: current } : {}) });
+      const result = await agents.approvals.decide({ approvalId: id, decisions, ...caller(c), ...(current !== undefined ? { shown: current } : {}) });
       return show(c, answeredView(result, result.status === "duplicate" ? "answered" : "outcome"));
     } catch (err) {
       if (!DurableAgentsError.isDurableAgentsError(err)) throw err;
@@ -115,7 +116,7 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
 /** The record, as the caller may read it (`deferral.get`), or the page saying why not. */
 async function readRecord(agents: AgentClient, id: string, caller: { principal?: NonNullable<HttpEnv["Variables"]["principal"]> }): Promise<{ record: DeferralRecord } | { refused: ViewParts }> {
   try {
-    return { record: await agents.deferrals.getRecord(id, caller) };
+    return { record: await agents.deferrals.getRecord({ deferralId: id, ...caller }) };
   } catch (err) {
     if (!DurableAgentsError.isDurableAgentsError(err)) throw err;
     return { refused: refused(err) };
