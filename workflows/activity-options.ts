@@ -5,14 +5,9 @@
  */
 import { ActivityCancellationType, type ActivityOptions, type LocalActivityOptions } from "@temporalio/workflow";
 import type { AgentDescription } from "../src/core/contracts.js";
-import { nonRetryableCodes } from "../src/core/errors/codes.js";
 
-/**
- * Failure types no retry can fix: every SDK code, from the code table. Only the legacy
- * options below still name them: a typed failure says so itself (the activities raise them
- * non-retryable), and the list cost about 400 bytes of history on every scheduled step.
- */
-const NON_RETRYABLE = nonRetryableCodes();
+// No list of non-retryable failure types: a typed failure says so itself (the activities
+// raise them non-retryable), and the list would cost about 400 bytes of history per step.
 
 /** A worker that died or a call that timed out is retried after 1 s, 2 s, 4 s … at most 1 min apart. */
 const BACKOFF = { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" } as const;
@@ -128,26 +123,3 @@ export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
-
-/** What runs started before version 3 and threads before version 1 schedule their steps with, kept as it was for them. */
-export const legacyOptions = {
-  runPrepare: { startToCloseTimeout: "30s", retry: { nonRetryableErrorTypes: NON_RETRYABLE } } satisfies LocalActivityOptions,
-  runCall: (timeouts: AgentDescription["timeouts"]): ActivityOptions => ({
-    ...stepOptions({ timeouts }),
-    retry: { ...BACKOFF, nonRetryableErrorTypes: NON_RETRYABLE },
-  }),
-  threadPrepare: { startToCloseTimeout: "30s", retry: { maximumAttempts: 5 } } satisfies LocalActivityOptions,
-  threadModel: ({ timeouts, modelMaxAttempts }: Pick<AgentDescription, "timeouts" | "modelMaxAttempts">, activityId: string): ActivityOptions => ({
-    startToCloseTimeout: timeouts.startToCloseMs,
-    heartbeatTimeout: timeouts.heartbeatMs,
-    activityId,
-    retry: { ...BACKOFF, maximumAttempts: modelMaxAttempts },
-  }),
-  threadTool: ({ timeouts }: Pick<AgentDescription, "timeouts">, queue: string | undefined, activityId: string): ActivityOptions => ({
-    startToCloseTimeout: timeouts.startToCloseMs,
-    heartbeatTimeout: timeouts.heartbeatMs,
-    activityId,
-    ...(queue ? { taskQueue: queue } : {}),
-    retry: BACKOFF,
-  }),
-};

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { RunCancelledError } from "../src/core/errors/run-cancelled.js";
-import type { DescribeAgentOutput, PreparedAgent } from "../src/core/contracts.js";
+import type { AgentDescription, DescribeAgentOutput } from "../src/core/contracts.js";
 import { agentSteps } from "./agent-steps.js";
 import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../src/core/request-shapes.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
@@ -27,17 +27,17 @@ import {
 import type { DeferralEvent } from "../src/core/deferral-record.js";
 import { parseDeferralId } from "../src/core/deferral-id.js";
 import type { DeferralBook } from "./deferral-book.js";
-import { resultSummary, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
+import { AGENT_RUN_VERSION, resultSummary, type AgentResult, type AgentRunInput } from "../src/core/run-state.js";
 import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./run-context.js";
 import { runContinuation } from "./run-continue.js";
 import { agentDeferralBook, resultMessage } from "./run-deferral.js";
-import { prepareAgent, reprepare } from "./run-preparation.js";
 import { runStateView } from "./run-state-view.js";
 import { RunTracing } from "./run-trace.js";
 import { loop } from "./run-loop.js";
 import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
 import { refuseOversizedDecision } from "./run-approval.js";
 import { TranscriptRoom } from "./transcript-room.js";
+import { refuseUnknownVersion } from "./input-version.js";
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
@@ -46,15 +46,13 @@ import { TranscriptRoom } from "./transcript-room.js";
  * list are never in workflow state: the worker prepares them for each model call.
  */
 export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
+  refuseUnknownVersion("agentRun", input, AGENT_RUN_VERSION);
   const state = initialRunState(input);
-  let prepared: PreparedAgent | undefined;
+  let prepared: AgentDescription | undefined;
   const transcript = new TranscriptSync();
-  // From version 3 on the run's steps go through the agent-step layer; older runs keep
-  // scheduling the activities their histories hold.
-  const steps = input.version !== undefined && input.version >= 3 ? agentSteps() : undefined;
+  const steps = agentSteps();
   const definitionCheck: RunContext["definitionCheck"] = {};
-  // Only runs on the agent-step layer are traced: older histories schedule what they hold.
-  const tracing = steps ? RunTracing.ofWorkflow(input.carried?.trace) : undefined;
+  const tracing = RunTracing.ofWorkflow(input.carried?.trace);
   const runtime = workflowDeferralRuntime();
   const sinks = agentSinks();
   const stream = new RunStream(
@@ -65,13 +63,6 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   );
   const book = agentDeferralBook(
     { state, transcript, definitionCheck },
-    input.version,
-    {
-      reprepare,
-      reprepared(agent) {
-        prepared = agent;
-      },
-    },
     // The status line carries the stream's position; deferrals show in the stream.
     {
       ...runtime,
@@ -164,23 +155,19 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     async () => {
       try {
         const result = await scope.run(async () => {
-          if (steps) {
-            // The first step's span opens with the description (no command of its own).
-            const ask = { agentId: input.agentId, trace: tracing!.firstStep(new Date().toISOString()) };
-            prepared = await steps.describe(ask);
-            tracing!.began((prepared as DescribeAgentOutput).trace);
-          } else {
-            prepared = await prepareAgent({ agentId: input.agentId });
-          }
+          // The first step's span opens with the description (no command of its own).
+          const described = await steps.describe({ agentId: input.agentId, trace: tracing.firstStep(new Date().toISOString()) });
+          prepared = described as AgentDescription;
+          tracing.began((described as DescribeAgentOutput).trace);
           state.maxTurns = run.maxTurns();
           return loop(run);
         });
-        tracing?.end("completed", { turnsUsed: state.turnsUsed });
+        tracing.end("completed", { turnsUsed: state.turnsUsed });
         stream.end("completed", state.messages);
         return result;
       } catch (err) {
         // Nothing is open after a continue-as-new or a park that failed: then this is a no-op.
-        tracing?.end(cancellation.requested() || isCancellation(err) ? "cancelled" : "failed", { turnsUsed: state.turnsUsed, ...failureType(err) });
+        tracing.end(cancellation.requested() || isCancellation(err) ? "cancelled" : "failed", { turnsUsed: state.turnsUsed, ...failureType(err) });
         if (!(err instanceof ContinueAsNew)) stream.end(cancellation.requested() || isCancellation(err) ? "stopped" : "failed", state.messages);
         if (cancellation.requested() || isCancellation(err)) {
           // A cancelled run leaves no live approval link behind.

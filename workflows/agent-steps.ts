@@ -9,7 +9,6 @@ import {
 import type {
   AgentDescription,
   AgentModelCallInput,
-  ModelCallInput,
   AgentStepActivities,
   AgentToolCallOutput,
   DescribeAgentInput,
@@ -21,8 +20,6 @@ import type {
   ThreadToolCallResult,
 } from "../src/core/contracts.js";
 import { isErrorCode } from "../src/core/errors/codes.js";
-import type { ChatMessage } from "../src/core/messages.js";
-import { messageFingerprint } from "../src/core/fingerprint.js";
 import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
 import { ownEntry } from "../src/core/own.js";
 import {
@@ -120,10 +117,4 @@ export function toolGaveUp(err: unknown, toolName: string): string | undefined {
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && isErrorCode(cause.type)) return undefined;
   return `Error: "${toolName}" did not complete: ${cause?.message ?? err.message} (its attempts are spent). It may have had effects before it stopped; check before calling it again.`;
-}
-
-/** A run's model call as the agent-step layer takes it; the tail's fingerprint guards the worker's cached answer. */
-export function stepModelInput({ runId, ...input }: ModelCallInput, messages: ChatMessage[]): AgentModelCallInput {
-  const tail = messages[input.baseLength - 1];
-  return { ...input, host: "run", transcriptId: runId, ...(tail ? { baseTail: messageFingerprint(tail) } : {}) };
 }

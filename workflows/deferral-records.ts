@@ -18,7 +18,7 @@ export interface ParkRequest {
   principal?: Principal;
   contextWindow?: number;
   overheadTokens?: number;
-  /** Digest of the token handed out for this deferral; absent for records made before proofs. */
+  /** Digest of the token handed out for this deferral; absent for a plain workflow's `defer()` without one. */
   digest?: string;
   /** The calls an approval request waits on (and, in a thread, the answer that made them). */
   approval?: { calls: ApprovalCall[]; answerId?: string };

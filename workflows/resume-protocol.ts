@@ -26,8 +26,8 @@ export interface ResumeOptions {
   verify?(record: DeferralRecord): Promise<void>;
   /**
    * Write a claim's "resumed" status with the run's next step instead of in the claim's
-   * own workflow task, which is on the path from resume() to the next model call. Runs
-   * from before this existed write it at once, as their histories say.
+   * own workflow task, which is on the path from resume() to the next model call. Hosts
+   * with no next step to ride on (a plain workflow, a thread) write it at once.
    */
   deferResumedStatus?: boolean;
 }
@@ -81,9 +81,8 @@ export class ResumeProtocol {
   /**
    * RC5050 for a denied deferral, RC5047 for an expired one (or one whose deadline passed
    * before its timer fired): refused here, so their arguments (the proof among them) never
-   * enter history. The handler checks again, for a record that moved between the two and
-   * for histories recorded when only the handler did. A resumed record passes: its
-   * duplicate is answered with the first outcome.
+   * enter history. The handler checks again, for a record that moved between the two. A
+   * resumed record passes: its duplicate is answered with the first outcome.
    */
   #checkLifecycle(record: DeferralRecord): void {
     if (record.status === "denied") {
@@ -112,9 +111,9 @@ export class ResumeProtocol {
   // ---- proof of possession ---------------------------------------------------------------
 
   /**
-   * RC5041 unless the request proves it holds the token this record handed out. Records
-   * made before proofs existed have no digest: they resume as before, so parked runs
-   * survive the upgrade (their tokens are the only check, done by the client).
+   * RC5041 unless the request proves it holds the token this record handed out. A plain
+   * workflow's `defer()` without a `digest` has none to check: its token is then the only
+   * check, done by the client.
    */
   #checkPossession(record: DeferralRecord, request: ResumeRequest): void {
     if (record.digest === undefined) return;
@@ -124,8 +123,8 @@ export class ResumeProtocol {
 
   /**
    * RC5041 for a token bound to another execution: the client checked the namespace and
-   * workflow id it can see; the first run id only the workflow knows. A token with no
-   * binding (minted before bindings) is not checked here.
+   * workflow id it can see; the first run id only the workflow knows. A token minted with
+   * no binding (`mintResumeToken` for a plain workflow) is not checked here.
    */
   #checkBinding(request: ResumeRequest): void {
     const execution = this.runtime.execution?.();
@@ -224,8 +223,7 @@ function payloadIssues(record: DeferralRecord, payload: unknown): string[] | und
 
 /**
  * Where `payload` fails `schema`, or undefined when it fits. A schema that throws while it
- * is applied (recorded before ctx.defer() checked schemas) refuses the payload instead of
- * failing the workflow task.
+ * is applied refuses the payload instead of failing the workflow task.
  */
 function schemaIssues(schema: object, payload: unknown): string[] | undefined {
   try {

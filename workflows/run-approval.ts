@@ -1,5 +1,5 @@
 import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
-import type { AgentDescription, RunToolCall, ToolCallOutput } from "../src/core/contracts.js";
+import type { AgentDescription, RunToolCall, RunToolCallOutput } from "../src/core/contracts.js";
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
 import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
@@ -48,7 +48,7 @@ export async function decideThenRun(
   run: RunContext,
   gated: readonly ToolCall[],
   verdict: GateVerdict | undefined,
-  invoke: (call: ToolCall, extra: GatedCallExtra) => Promise<ToolCallOutput>,
+  invoke: (call: ToolCall, extra: GatedCallExtra) => Promise<RunToolCallOutput>,
   fromTools: Set<string>,
 ): Promise<BatchDeferral | undefined> {
   const { state, book, prepared, tracing } = run;
@@ -56,11 +56,11 @@ export async function decideThenRun(
   // Without a digest no decision could prove it holds the request's token.
   if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
   const request = { ...parkRequest(state, prepared(), gated[0]!, { ttlMs: verdict.ttlMs, meta: mergedMeta(calls), digest: verdict.digest }), approval: { calls } };
-  tracing?.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
+  tracing.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
   const parking = book.park(request);
   // The record exists once park() has begun: the people to ask hear of it while the run waits.
   const record = book.records.list.at(-1)!;
-  void notifyApprovers(prepared() as Partial<AgentDescription>, {
+  void notifyApprovers(prepared(), {
     agentId: state.agentId,
     deferralId: record.id,
     expiresAt: record.expiresAt,
@@ -68,7 +68,7 @@ export async function decideThenRun(
     ...(state.principal ? { principal: state.principal } : {}),
   });
   const parked = await parking;
-  tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
+  tracing.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
 
   if (parked.kind === "resumed") {
     // Identity is restored from storage, not re-verified, unless the resume vouched for it live.

@@ -1,5 +1,5 @@
-import { CancelledFailure, patched } from "@temporalio/workflow";
-import type { DeferralRequest, ToolCallOutput } from "../src/core/contracts.js";
+import { CancelledFailure } from "@temporalio/workflow";
+import type { DeferralRequest, RunToolCallOutput } from "../src/core/contracts.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import type { ToolCall } from "../src/core/messages.js";
 import { toolGaveUp } from "./agent-steps.js";
@@ -9,9 +9,6 @@ import { parkRequest } from "./run-deferral.js";
 /** What a call told it lost the batch's deferral to an earlier sibling reads. */
 export const SIBLING_DEFERRED =
   "Error: a sibling tool call deferred this run first, so this call's deferral was withdrawn: its handler ran, but its request was not kept and its link will not work. Call it again after the run resumes if it is still needed.";
-
-/** Marks runs in which a tool call that ran out of attempts is told to the model (before, it failed the run). */
-const TOOL_ATTEMPTS_PATCH = "tool-attempts-bounded";
 
 /** The call whose deferral a batch parks the run for, and what its handler asked. */
 export interface BatchDeferral {
@@ -26,13 +23,13 @@ export interface BatchDeferral {
  * cancel, or a call that failed for good, stops the run with what did finish kept.
  * `fromTools` collects the calls whose results the next model call may name by reference.
  */
-export async function runBatch(run: RunContext, calls: readonly ToolCall[], invoke: (call: ToolCall) => Promise<ToolCallOutput>, fromTools: Set<string>): Promise<BatchDeferral | undefined> {
-  const { state, book, cancellation, prepared, steps } = run;
+export async function runBatch(run: RunContext, calls: readonly ToolCall[], invoke: (call: ToolCall) => Promise<RunToolCallOutput>, fromTools: Set<string>): Promise<BatchDeferral | undefined> {
+  const { state, book, cancellation, prepared } = run;
   const settled = await Promise.allSettled(calls.map((call) => invoke(call)));
   // A call whose bounded attempts ran out is for the model to hear about, not the run's end.
   settled.forEach((s, i) => {
-    const told = steps && s.status === "rejected" ? toolGaveUp(s.reason, calls[i]!.function.name) : undefined;
-    if (told && patched(TOOL_ATTEMPTS_PATCH)) settled[i] = { status: "fulfilled", value: { content: told, isError: true } };
+    const told = s.status === "rejected" ? toolGaveUp(s.reason, calls[i]!.function.name) : undefined;
+    if (told) settled[i] = { status: "fulfilled", value: { content: told, isError: true } };
   });
   const outputs = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
   const cancelled = cancellation.requested();
@@ -53,7 +50,7 @@ export async function runBatch(run: RunContext, calls: readonly ToolCall[], invo
   }
   let winner: BatchDeferral | undefined;
   calls.forEach((call, i) => {
-    const out = outputs[i] as ToolCallOutput;
+    const out = outputs[i] as RunToolCallOutput;
     if ("deferred" in out) {
       // The first deferral in the model's emission order wins; later ones are told to retry.
       if (!winner) winner = { call, request: out.deferred };

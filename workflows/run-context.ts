@@ -1,4 +1,4 @@
-import type { PreparedAgent } from "../src/core/contracts.js";
+import type { AgentDescription } from "../src/core/contracts.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { emptyUsage } from "../src/core/messages.js";
@@ -17,18 +17,18 @@ export interface RunContext {
   readonly book: DeferralBook;
   readonly transcript: TranscriptSync;
   readonly cancellation: RunCancellation;
-  /** The agent as the worker prepared it for this run (again at a resume, for older runs). */
-  readonly prepared: () => PreparedAgent;
+  /** The agent as the worker described it when this execution began. */
+  readonly prepared: () => AgentDescription;
   /** Set when deferring is refused in this run (RC5051): names the fan-out it runs in. */
   readonly deferralRefused: string | undefined;
   /** The claimed deferral whose definition the next model call must still match. */
   readonly definitionCheck: { record?: DeferralRecord };
-  /** The agent-step layer, for runs started at version 3 or later; older runs schedule what their histories hold. */
-  readonly steps: AgentSteps | undefined;
-  /** Between turns: continues as new when the history grew long and nothing waits (version 4 on). */
+  /** Describing the agent, model calls and tool calls: the agent-step layer. */
+  readonly steps: AgentSteps;
+  /** Between turns: continues as new when the history grew long and nothing waits. */
   readonly continueIfDue: () => Promise<void>;
-  /** The run's trace context, for runs on the agent-step layer (version 3 on). */
-  readonly tracing: RunTracing | undefined;
+  /** The run's trace context. */
+  readonly tracing: RunTracing;
   /** What the transcript has room for: a step's results share it, an answer must fit it. */
   readonly room: TranscriptRoom;
   /** What the run's readers follow: messages, statuses, deferrals, and deltas when it streams. */

@@ -10,7 +10,7 @@ const HISTORY_EVENTS_BACKSTOP = 45_000;
 const HISTORY_BYTES_BACKSTOP = 44_040_192;
 
 /**
- * Version 4 on: between turns, with nothing waiting and no update in flight, a run whose
+ * Between turns, with nothing waiting and no update in flight, a run whose
  * history Temporal says is long (or past `maxHistoryEvents`) continues as new, carrying
  * what it holds, so a long run does not meet Temporal's history limits. One whose carry
  * would not fit a payload (a transcript over 1.5 MB) goes on as it is.
@@ -22,7 +22,6 @@ export function runContinuation(
   meter: TranscriptMeter,
 ): () => Promise<void> {
   return async () => {
-    if ((input.version ?? 0) < 4) return;
     const info = workflowInfo();
     const due = info.continueAsNewSuggested || (input.maxHistoryEvents !== undefined && info.historyLength >= input.maxHistoryEvents);
     if (!due || book.current() || definitionCheck.record) return;
@@ -34,7 +33,7 @@ export function runContinuation(
       undo();
       return;
     }
-    const trace = tracing?.handOn();
+    const trace = tracing.handOn();
     const carried: RunCarry = {
       messages: state.messages,
       turnsUsed: state.turnsUsed,
@@ -55,8 +54,8 @@ export function runContinuation(
     if (jsonBytes(next, MAX_PAYLOAD_BYTES) > MAX_PAYLOAD_BYTES) {
       undo();
       // Too large to carry, it goes on here; near Temporal's limits (which would terminate
-      // it) it ends with a typed code instead (version 5 on).
-      if ((input.version ?? 0) >= 5 && (info.historyLength >= HISTORY_EVENTS_BACKSTOP || info.historySize >= HISTORY_BYTES_BACKSTOP)) {
+      // it) it ends with a typed code instead.
+      if (info.historyLength >= HISTORY_EVENTS_BACKSTOP || info.historySize >= HISTORY_BYTES_BACKSTOP) {
         throw new TranscriptFullError({
           host: "run",
           id: info.workflowId,
@@ -68,7 +67,7 @@ export function runContinuation(
       }
       return;
     }
-    tracing?.end("continued", { turnsUsed: state.turnsUsed });
+    tracing.end("continued", { turnsUsed: state.turnsUsed });
     // The workflow type is this one's (agentRun): continue-as-new defaults to it.
     await makeContinueAsNewFunc<(input: AgentRunInput) => Promise<AgentResult>>({
       ...(info.memo ? { memo: info.memo } : {}),

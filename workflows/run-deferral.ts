@@ -1,10 +1,9 @@
 import { deniedResult } from "../src/core/denied-result.js";
 import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
-import type { AgentActivities, DeferralRequest, PreparedAgent } from "../src/core/contracts.js";
+import type { AgentDescription, DeferralRequest, RunToolCall, RunToolCallOutput } from "../src/core/contracts.js";
 import type { ChatMessage, ToolCall } from "../src/core/messages.js";
 import { findToolCall } from "../src/core/thread-transcript.js";
 import type { RunProgress } from "../src/core/run-state.js";
-import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { DeferralBook } from "./deferral-book.js";
 import type { ParkRequest } from "./deferral-records.js";
 import { workflowDeferralRuntime, type DeferralRuntime } from "./deferral-runtime.js";
@@ -16,26 +15,14 @@ import type { RunContext } from "./run-context.js";
  */
 export function agentDeferralBook(
   { state, transcript, definitionCheck }: Pick<RunContext, "state" | "transcript" | "definitionCheck">,
-  version: number | undefined,
-  preparation: {
-    reprepare(agentId: string, record: DeferralRecord): Promise<PreparedAgent>;
-    reprepared(prepared: PreparedAgent): void;
-  },
   runtime: DeferralRuntime = workflowDeferralRuntime(),
 ): DeferralBook {
-  const current = version !== undefined && version >= 2;
   return new DeferralBook(runtime, {
-    deferResumedStatus: current,
+    deferResumedStatus: true,
+    // The definition is checked by the first model call after the resume, not by an
+    // activity before the claim: one round trip less between resume() and the model.
     async verify(record) {
-      // Runs started with this version check the definition in the first model call after
-      // the resume: one round trip less between resume() and the model than a local
-      // activity before the claim, which older runs (and their histories) still use. It is
-      // an input field rather than a patch so it adds no search-attribute write per resume.
-      if (current) {
-        definitionCheck.record = record;
-        return;
-      }
-      preparation.reprepared(await preparation.reprepare(state.agentId, record));
+      definitionCheck.record = record;
     },
     stepState: (record) => ({
       agentId: state.agentId,
@@ -56,14 +43,14 @@ export function agentDeferralBook(
 export async function deferUntilAnswered(
   { state, book, prepared, tracing }: RunContext,
   winner: { call: ToolCall; request: DeferralRequest },
-  callTool: AgentActivities["callTool"],
-  toolInput: (call: ToolCall) => Parameters<AgentActivities["callTool"]>[0],
+  callTool: (input: RunToolCall) => Promise<RunToolCallOutput>,
+  toolInput: (call: ToolCall) => RunToolCall,
 ): Promise<void> {
   let request = winner.request;
   for (;;) {
-    tracing?.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
+    tracing.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
     const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
-    tracing?.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
+    tracing.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
     if (parked.kind === "resumed") {
       state.messages.push(resultMessage(winner.call.id, parked.payload));
       // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
@@ -112,7 +99,7 @@ export function resultMessage(toolCallId: string, payload: unknown): ChatMessage
 }
 
 /** The record a tool's deferral asks for: what the store lists and what a resume is checked against. */
-export function parkRequest(state: RunProgress, prepared: PreparedAgent, call: ToolCall, request: DeferralRequest): ParkRequest {
+export function parkRequest(state: RunProgress, prepared: AgentDescription, call: ToolCall, request: DeferralRequest): ParkRequest {
   return {
     toolCallId: call.id,
     toolName: call.function.name,

@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, CancelledFailure, patched, proxyActivities, workflowInfo } from "@temporalio/workflow";
-import type { AgentActivities, AgentDescription } from "../src/core/contracts.js";
+import { ActivityFailure, ApplicationFailure, CancelledFailure, workflowInfo } from "@temporalio/workflow";
+import type { AgentModelCallInput, RunToolCall, RunToolCallOutput } from "../src/core/contracts.js";
+import { messageFingerprint } from "../src/core/fingerprint.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
 import { addUsage, type ChatMessage, type ToolCall } from "../src/core/messages.js";
@@ -8,17 +9,12 @@ import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import type { AgentResult } from "../src/core/run-state.js";
 import { callOccurrence } from "../src/core/thread-transcript.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
-import { legacyOptions } from "./activity-options.js";
-import { stepModelInput } from "./agent-steps.js";
 import { runBatch, SIBLING_DEFERRED } from "./run-batch.js";
 import type { RunContext } from "./run-context.js";
 import { decideThenRun, gatedCalls } from "./run-approval.js";
 import { deferUntilAnswered } from "./run-deferral.js";
 import { refuseTooManyCalls } from "./transcript-room.js";
 import { callSubAgent } from "./run-sub-agent.js";
-
-/** Marks runs whose model calls name their tool results instead of carrying them (each stored once). */
-const TOOL_RESULT_REFS_PATCH = "durable-agents.tool-result-refs";
 
 /**
  * The agent loop of a run: model call → the batch of tool calls in parallel → repeat, until
@@ -27,24 +23,12 @@ const TOOL_RESULT_REFS_PATCH = "durable-agents.tool-result-refs";
  */
 export async function loop(run: RunContext): Promise<AgentResult> {
   const { state, book, transcript, cancellation, prepared, deferralRefused, definitionCheck, steps, tracing } = run;
-  const options = legacyOptions.runCall(prepared().timeouts);
-  const { callModel } = proxyActivities<AgentActivities>(options);
-  const onQueue = new Map<string | undefined, AgentActivities["callTool"]>();
-  // A tool with its own `queue` runs on that task queue's work pool.
-  const callTool: AgentActivities["callTool"] = (input) => {
-    if (steps) return steps.callTool({ ...input, host: "run", taskQueue });
-    const queue = ownEntry(prepared().toolQueues, input.toolCall.function.name);
-    let call = onQueue.get(queue);
-    if (!call) {
-      call = proxyActivities<AgentActivities>({ ...options, ...(queue ? { taskQueue: queue } : {}) }).callTool;
-      onQueue.set(queue, call);
-    }
-    return call(input);
-  };
+  const callTool = (input: RunToolCall): Promise<RunToolCallOutput> => steps.callTool(input);
   const { workflowId, runId, taskQueue, firstExecutionRunId } = workflowInfo();
   // A call's result gets its share of the transcript's room (one call alone unless a batch says otherwise).
-  const toolInput = (toolCall: ToolCall, maxResultBytes = steps ? run.room.share(1) : undefined) => ({
-    ...tracing?.field(),
+  const toolInput = (toolCall: ToolCall, maxResultBytes = run.room.share(1)): RunToolCall => ({
+    ...tracing.field(),
+    host: "run",
     agentId: state.agentId,
     workflowId,
     taskQueue,
@@ -56,51 +40,55 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     ...(deferralRefused ? { deferralRefused } : {}),
     // Its tokens are bound to the first execution, which the tool's activity cannot see once the run continued as new.
     ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
-    ...(maxResultBytes !== undefined ? { maxResultBytes } : {}),
+    maxResultBytes,
     ...occurrenceOf(state.messages, toolCall.id),
   });
 
   // Tool calls whose results came back from a tool activity since the last model call: in
-  // history already, so that call can name them (version 3 on, where the worker knows how).
+  // history already, so that call names them rather than carrying them (each stored once).
   const fromTools = new Set<string>();
   const modelCall = async () => {
     for (;;) {
       // A local activity runs here, unrecorded: it takes the whole transcript rather than
       // rely on a cache its worker may lack (reading the run by query would wait for the
       // very workflow task the call runs in).
-      const local = steps?.localModelCalls() === true;
+      const local = steps.localModelCalls();
       let baseLength = local ? 0 : transcript.sentLength;
       let delta = state.messages.slice(baseLength);
       // A delta too large for the activity's input (big results of a parallel batch, a long
       // rewritten transcript) is not sent: the worker, whose copy then falls short, reads the
       // transcript a page at a time by query instead.
-      if (!local && jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
+      if (!local && jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES) {
         baseLength = state.messages.length;
         delta = [];
       }
       const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
-      const input = {
-        ...tracing?.field(),
+      // The fingerprint of the message before the delta guards the worker's cached copy.
+      const tail = state.messages[baseLength - 1];
+      const input: AgentModelCallInput = {
+        ...tracing.field(),
+        host: "run",
         agentId: state.agentId,
         workflowId,
-        runId,
+        transcriptId: runId,
         epoch: transcript.epoch,
         baseLength,
+        ...(tail ? { baseTail: messageFingerprint(tail) } : {}),
         delta,
         restored: state.restored,
         ...(state.principal ? { principal: state.principal } : {}),
         ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "", ...(check.definitionParts ? { definitionParts: check.definitionParts } : {}) } } : {}),
-        ...(steps ? { room: run.room.forAnswer(), gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) } } : {}),
+        room: run.room.forAnswer(),
+        gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) },
       };
-      const referred = steps && !local ? referToolResults(delta, fromTools) : undefined;
-      // Runs before the agent-step layer keep the calls their histories hold: they do not stream.
-      const streaming = steps ? run.stream.answer(state.messages) : {};
-      const byRef = referred && referred.refs.length > 0 && patched(TOOL_RESULT_REFS_PATCH) ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
+      const referred = local ? undefined : referToolResults(delta, fromTools);
+      const streaming = run.stream.answer(state.messages);
+      const byRef = referred && referred.refs.length > 0 ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
       try {
-        const reply = steps ? await steps.callModel({ ...stepModelInput(input, state.messages), ...byRef, ...streaming }, undefined, state.turnsUsed + 1) : await callModel(input);
+        const reply = await steps.callModel({ ...input, ...byRef, ...streaming }, undefined, state.turnsUsed + 1);
         fromTools.clear();
-        // From version 3 on the worker caches its own answer too: the next call need not send it back.
-        transcript.sentLength = state.messages.length + (steps ? 1 : 0);
+        // The worker caches its own answer too: the next call need not send it back.
+        transcript.sentLength = state.messages.length + 1;
         definitionCheck.record = undefined;
         book.flushStatus();
         return reply;
@@ -132,13 +120,13 @@ export async function loop(run: RunContext): Promise<AgentResult> {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();
     }
     const reply = await modelCall();
-    if (steps) refuseTooManyCalls(state.agentId, (prepared() as Partial<AgentDescription>).maxToolCalls, reply.message.tool_calls?.length ?? 0, state.principal);
+    refuseTooManyCalls(state.agentId, prepared().maxToolCalls, reply.message.tool_calls?.length ?? 0, state.principal);
     state.turnsUsed += 1;
     state.usage = addUsage(state.usage, reply.usage);
     state.messages.push(reply.message);
     run.stream.answered(state.messages, (reply.message.tool_calls?.length ?? 0) > 0);
     // A cancel that came while the model answered stops the run here, with the answer counted.
-    if (steps) stopIfCancelled();
+    stopIfCancelled();
 
     const calls = reply.message.tool_calls ?? [];
     if (calls.length === 0) {
@@ -148,11 +136,11 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     stopIfCancelled();
     // Calls of tools that need approval wait for a decision; the rest run at once, and all of
     // them finish (their results persist) before the run parks.
-    const gated = steps ? gatedCalls(prepared() as Partial<AgentDescription>, calls, reply.gate) : [];
+    const gated = gatedCalls(prepared(), calls, reply.gate);
     const free = gated.length === 0 ? calls : calls.filter((call) => !gated.includes(call));
-    const share = steps ? run.room.share(calls.length) : undefined;
+    const share = run.room.share(calls.length);
     // Sub-agents share the turns left, less one for this run to answer with what they said.
-    const subAgents = steps ? (prepared() as Partial<AgentDescription>).agents : undefined;
+    const subAgents = prepared().agents;
     const childCalls = subAgents ? free.filter((call) => ownEntry(subAgents, call.function.name) !== undefined) : [];
     const childTurns = childCalls.length > 0 ? Math.floor((maxTurns - state.turnsUsed - 1) / childCalls.length) : 0;
     let winner = await runBatch(
@@ -168,7 +156,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
       if (winner) state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: SIBLING_DEFERRED });
       winner = await decideThenRun(run, gated, reply.gate, (call, extra) => callTool({ ...toolInput(call, share), ...extra }), fromTools);
     }
-    if (winner) await deferUntilAnswered(run, winner, (input) => callTool(input), toolInput);
+    if (winner) await deferUntilAnswered(run, winner, callTool, toolInput);
   }
 }
 

@@ -40,7 +40,6 @@ export class RunStream {
   ) {
     // Entries do not cross continue-as-new (the transcript does): a reader behind the boundary is told to re-read it.
     this.log = new StreamLog(carried ? { seq: carried.seq, ...(carried.floor !== undefined ? { floor: carried.floor } : {}), droppedThrough: carried.seq, entries: [] } : undefined);
-    this.log.reservesBlocks = deltas;
     this.#emitted = carried ? messageCount : 0;
     if (carried) this.#status = "streaming";
     this.log.onEntry = (batch) => {
@@ -70,8 +69,7 @@ export class RunStream {
     this.#set("streaming");
     if (!this.deltas) return {};
     const streamId = String(messages.length);
-    const streamSeq = this.log.begin(streamId);
-    return { streamId, ...(streamSeq ? { streamSeq } : {}) };
+    return { streamId, streamSeq: this.log.begin(streamId) };
   }
 
   /** Deltas by signal (a worker whose stream transport is `"workflow"`). */

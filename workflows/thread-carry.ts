@@ -1,18 +1,18 @@
-import type { ThreadCarry, ThreadInput } from "../src/core/thread-contracts.js";
+import { AGENT_THREAD_VERSION, type ThreadCarry, type ThreadInput } from "../src/core/thread-contracts.js";
 import type { ThreadState } from "./thread-state.js";
 
 /**
  * The input of the thread's next run: everything it holds (transcript, inbox, pending
  * async calls, stream position), for continue-as-new. `new ThreadState` reads it back.
  */
-export function nextRunInput(thread: ThreadState, version: number | undefined): ThreadInput {
+export function nextRunInput(thread: ThreadState): ThreadInput {
   return {
+    version: AGENT_THREAD_VERSION,
     agentId: thread.agentId,
     stream: thread.streamEnabled,
     carried: carryOf(thread),
     ...(thread.principal ? { principal: thread.principal } : {}),
     ...(thread.maxHistoryEvents !== undefined ? { maxHistoryEvents: thread.maxHistoryEvents } : {}),
-    ...(version !== undefined ? { version } : {}),
   };
 }
 

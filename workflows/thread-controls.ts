@@ -115,13 +115,12 @@ export class ThreadControls {
 
   /**
    * RC5041 unless the request proves it holds the call's answer token: `authorize` says who
-   * may touch the thread, the token says who was asked. Calls older code registered have
-   * neither digest nor mark and take answers as they always did. A call whose callback has
-   * not returned its digest yet refuses with `retryLater`: there is nothing to check against.
+   * may touch the thread, the token says who was asked. A call whose callback has not
+   * returned its digest yet refuses with `retryLater`: there is nothing to check against.
    */
   #checkAnswerToken(toolCallId: string, request: ThreadToolResultRequest): void {
     const call = this.thread.asyncCalls.get(toolCallId);
-    if (!call || (call.digest === undefined && !call.digestExpected)) return;
+    if (!call) return;
     if (call.digest === undefined) {
       throw new ResumeTokenError({ token: "answer", reason: "the call is not ready for answers yet (its callback has not finished); retry shortly", retryLater: true }).toFailure();
     }

@@ -1,22 +1,17 @@
-import { CancellationScope, CancelledFailure, patched, proxyActivities, uuid4 } from "@temporalio/workflow";
+import { CancellationScope, CancelledFailure, uuid4 } from "@temporalio/workflow";
 import { addUsage } from "../src/core/messages.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
-import type { ThreadActivities, ThreadPrepared } from "../src/core/thread-contracts.js";
+import type { ThreadPrepared } from "../src/core/thread-contracts.js";
 import { messageFingerprint } from "../src/core/fingerprint.js";
 import { toChat } from "../src/core/thread-transcript.js";
-import { legacyOptions } from "./activity-options.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { ThreadState } from "./thread-state.js";
 import { refuseTooManyCalls } from "./transcript-room.js";
 
-/** Marks threads whose model answers must fit the transcript's room when they land (see callModel). */
-const TRANSCRIPT_BUDGET_PATCH = "durable-agents.transcript-budget";
-
 /** One model call of a turn: the transcript the worker lacks goes out, the answer joins the transcript. */
-export async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: AgentSteps | undefined): Promise<void> {
+export async function callModel(thread: ThreadState, prepared: ThreadPrepared, steps: AgentSteps): Promise<void> {
   const messageId = uuid4();
   const activityId = `model-${messageId}`;
-  const { threadCallModel } = proxyActivities<ThreadActivities>(legacyOptions.threadModel(prepared, activityId));
   const streamSeq = thread.stream.begin(messageId);
   const streamed = thread.streamEnabled && thread.turnStreamed;
   thread.modelCall = { activityId, messageId };
@@ -24,7 +19,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
   let delta = thread.messages.slice(baseLength).map(toChat);
   // A delta too large for the activity's input (a seeded transcript, big async results) is
   // not sent: the worker, whose copy then falls short, reads the transcript by query a page at a time.
-  if (jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES && patched("durable-agents.delta-by-query")) {
+  if (jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES) {
     baseLength = thread.messages.length;
     delta = [];
   }
@@ -36,28 +31,26 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
     delta,
     ...(thread.principal ? { principal: thread.principal } : {}),
   };
-  const reply = steps
-    ? await steps.callModel(
-        {
-          ...call,
-          host: "thread",
-          workflowId: thread.threadId,
-          transcriptId: thread.firstRunId,
-          epoch: 0,
-          ...(streamed ? { streamId: messageId, ...(streamSeq ? { streamSeq } : {}) } : {}),
-          room: thread.room.forAnswer(),
-          gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
-        },
-        activityId,
-        thread.turnSteps + 1,
-      )
-    : await threadCallModel({ ...call, threadId: thread.threadId, firstRunId: thread.firstRunId, streamId: messageId, stream: streamed });
+  const reply = await steps.callModel(
+    {
+      ...call,
+      host: "thread",
+      workflowId: thread.threadId,
+      transcriptId: thread.firstRunId,
+      epoch: 0,
+      ...(streamed ? { streamId: messageId, streamSeq } : {}),
+      room: thread.room.forAnswer(),
+      gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
+    },
+    activityId,
+    thread.turnSteps + 1,
+  );
   // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.
-  if (steps && CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
+  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
   // Checked where the state lives too: the worker refuses such answers first, but messages
   // queued while the model wrote may have taken the room it was given.
   refuseTooManyCalls(thread.agentId, prepared.maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
-  if (patched(TRANSCRIPT_BUDGET_PATCH)) thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
+  thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
   thread.modelCall = undefined;
   thread.lastGate = reply.gate;
   thread.turnSteps += 1;

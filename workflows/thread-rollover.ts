@@ -11,8 +11,6 @@ export class RolloverWatch {
    * on a change of it may read the history length then; see `due`.
    */
   recordedEvents = 0;
-  /** An execution from before the rollover-at-events patch: its waits read `due` themselves. */
-  inWaits = false;
   /**
    * Set when the carry was too large to continue as new (the transcript budget should make
    * that impossible): the thread then goes on in this run rather than being terminated.
@@ -41,12 +39,8 @@ export class RolloverWatch {
     return history.continueAsNewSuggested || (this.#maxHistoryEvents !== undefined && history.length >= this.#maxHistoryEvents);
   }
 
-  /**
-   * What a wait wakes on to look at `due` again: the next recorded event (an accepted
-   * update or a signal), or, before the patch, the length itself.
-   */
+  /** What a wait wakes on to look at `due` again: the next recorded event (an accepted update or a signal). */
   wake(): () => boolean {
-    if (this.inWaits) return () => this.due();
     const seen = this.recordedEvents;
     return () => this.recordedEvents !== seen;
   }

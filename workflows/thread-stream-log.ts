@@ -21,12 +21,6 @@ export class StreamLog {
    * its deltas, and the last seq the activity numbered in it.
    */
   #current: CurrentAnswer | undefined;
-  /**
-   * Whether an answer's deltas get a reserved block of seqs, so the model activity can
-   * number and publish them itself (a `StreamTransport`) instead of signalling them here.
-   * Set once per run, by a patch: threads whose runs predate it keep their numbering.
-   */
-  reservesBlocks = false;
   /** Hears every entry as it is appended, with the seq of the durable entry before it. */
   onEntry: ((batch: StreamBatch) => void) | undefined;
 
@@ -69,15 +63,14 @@ export class StreamLog {
   }
 
   /**
-   * A model call starts writing the message `messageId`. With reserved blocks, returns
-   * where its deltas go: a block after every seq so far, and the durable entry before them.
+   * A model call starts writing the message `messageId`: returns where its deltas go, a
+   * block of seqs after every seq so far (the model activity numbers and publishes them
+   * itself), and the durable entry before them.
    */
-  begin(messageId: string): { base: number; after: number } | undefined {
-    this.#current = { messageId, attempt: 0 };
-    if (!this.reservesBlocks) return undefined;
+  begin(messageId: string): { base: number; after: number } {
     const base = Math.max(this.#seq, this.#floor);
     this.#floor = base + STREAM_BLOCK;
-    this.#current.base = base;
+    this.#current = { messageId, attempt: 0, base };
     return { base, after: this.#lastDurable() };
   }
 
@@ -101,7 +94,7 @@ export class StreamLog {
    * what it numbered before: anything else is a stale or forged batch, and is ignored.
    */
   #acceptNumbered(batch: StreamBatch, attempt: number, current: CurrentAnswer): void {
-    const start = current.base === undefined ? undefined : attemptSeqBase(current.base, attempt);
+    const start = attemptSeqBase(current.base, attempt);
     const first = batch.entries[0]?.seq;
     const last = batch.entries.at(-1)?.seq;
     if (start === undefined || first === undefined || last === undefined) return;
@@ -127,7 +120,6 @@ export class StreamLog {
     if (!current) return;
     if (reason !== "retry") this.#current = undefined;
     // Deltas sent out of band never reach this log: readers may hold some all the same.
-    if (!this.reservesBlocks && !this.#entries.some((e) => isDeltaOf(e, current.messageId))) return;
     this.#fold(current.messageId);
     this.push({ type: "reset", messageId: current.messageId, reason });
   }
@@ -186,7 +178,7 @@ interface CurrentAnswer {
   messageId: string;
   attempt: number;
   /** The first seq of the block reserved for the answer's deltas. */
-  base?: number;
+  base: number;
   /** The last seq the model activity numbered in it. */
   numbered?: number;
 }

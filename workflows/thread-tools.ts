@@ -1,35 +1,31 @@
-import { CancellationScope, condition, patched, proxyActivities, uuid4, workflowInfo } from "@temporalio/workflow";
+import { CancellationScope, condition, uuid4, workflowInfo } from "@temporalio/workflow";
 import { isDigest } from "../src/core/proof.js";
 import type { ToolCall } from "../src/core/messages.js";
 import { ownEntry } from "../src/core/own.js";
-import type { ThreadActivities, ThreadPrepared } from "../src/core/thread-contracts.js";
+import type { ThreadPrepared } from "../src/core/thread-contracts.js";
 import { callOccurrence, openToolCalls } from "../src/core/thread-transcript.js";
-import { legacyOptions } from "./activity-options.js";
 import type { AgentSteps } from "./agent-steps.js";
 import type { Approved } from "./run-approval.js";
 import type { ThreadState } from "./thread-state.js";
-
-/** Async calls registered from here on expect an answer-token digest (see runTools). */
-const ANSWER_TOKENS_PATCH = "async-answer-tokens";
 
 /**
  * Runs the open calls of the turn: sync tools to their result, async tools' callbacks to
  * their end. Returns once every call has a result, or early to roll over while only
  * async results are awaited (nothing runs then, and the calls are carried).
  */
-export async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[], steps: AgentSteps | undefined): Promise<"done" | "rollover"> {
+export async function runTools(thread: ThreadState, prepared: ThreadPrepared, open: ToolCall[], steps: AgentSteps): Promise<"done" | "rollover"> {
   const failures: unknown[] = [];
   const batch = new CancellationScope();
   const started: Array<Promise<void>> = [];
   // Calls of gated tools wait for a person's decision before anything of theirs runs.
-  const gated = steps && thread.approvals ? thread.approvals.gated(thread, prepared, open, thread.lastGate) : [];
+  const gated = thread.approvals ? thread.approvals.gated(thread, prepared, open, thread.lastGate) : [];
   // The sync calls starting now share the room left for results; each share stays reserved until its result lands.
   const starting = open.filter(
     (call) => !gated.includes(call) && !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id),
   );
-  const share = steps ? thread.room.share(starting.length) : undefined;
+  const share = thread.room.share(starting.length);
   if (gated.length > 0) {
-    const approved = (call: ToolCall, decision: Approved) => runCall(thread, prepared, call, ownEntry(prepared.tools, call.function.name), steps, thread.room.share(gated.length), decision);
+    const approved = (call: ToolCall, decision: Approved) => runCall(thread, call, ownEntry(prepared.tools, call.function.name), steps, thread.room.share(gated.length), decision);
     started.push(batch.run(() => thread.approvals!.decide(thread, prepared, gated, thread.lastGate, approved)).catch((err: unknown) => void failures.push(err)));
   }
   for (const call of open) {
@@ -38,13 +34,11 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
     const asyncState = thread.asyncCalls.get(call.id);
     if (spec?.async || asyncState) {
       if (asyncState?.callbackDone) continue;
-      // Registered before anything awaits, so a result arriving early is recognised. The patch
-      // marker is what tells, on replay, a call this code registered (its answers need the
-      // answer token, even before the digest arrives) from one older code did.
-      const digestExpected = asyncState?.digestExpected ?? (patched(ANSWER_TOKENS_PATCH) ? (true as const) : undefined);
-      thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false, ...(digestExpected ? { digestExpected } : {}) });
+      // Registered before anything awaits, so a result arriving early is recognised (and
+      // refused until the callback hands over its answer token's digest).
+      thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
     }
-    started.push(batch.run(() => runCall(thread, prepared, call, spec, steps, share)).catch((err: unknown) => void failures.push(err)));
+    started.push(batch.run(() => runCall(thread, call, spec, steps, share)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
   // Once only async answers are awaited (they may take days), roll over when due: judged
@@ -63,56 +57,48 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
 
 async function runCall(
   thread: ThreadState,
-  prepared: ThreadPrepared,
   call: ToolCall,
   spec: ThreadPrepared["tools"][string] | undefined,
-  steps: AgentSteps | undefined,
-  share: number | undefined,
+  steps: AgentSteps,
+  share: number,
   approved?: Approved,
 ) {
   const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
   const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
   const maxAttempts = spec?.maxAttempts ?? 1;
-  const activities = proxyActivities<ThreadActivities>(legacyOptions.threadTool(prepared, spec?.queue, activityId));
-  const input = {
+  const occurrence = callOccurrence(thread.messages, call.id);
+  const stepCall = {
+    host: "thread" as const,
     agentId: thread.agentId,
-    threadId: thread.threadId,
+    workflowId: thread.threadId,
     taskQueue: workflowInfo().taskQueue,
     toolCall: call,
     ...(thread.principal ? { principal: thread.principal } : {}),
+    ...(occurrence > 1 ? { occurrence } : {}),
   };
-  const { threadId, ...rest } = input;
-  const occurrence = callOccurrence(thread.messages, call.id);
-  const stepCall = { ...rest, host: "thread" as const, workflowId: threadId, ...(occurrence > 1 ? { occurrence } : {}) };
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {
     if (kind === "sync") {
-      const reserved = share ?? 0;
-      thread.reservedBytes += reserved;
+      thread.reservedBytes += share;
       let out;
       try {
-        out = steps
-          ? await steps.callTool({ ...stepCall, ...(share !== undefined ? { maxResultBytes: share } : {}), ...(approved ? { approved } : {}) }, activityId)
-          : await activities.threadCallTool(input);
+        out = await steps.callTool({ ...stepCall, maxResultBytes: share, ...(approved ? { approved } : {}) }, activityId);
       } finally {
-        thread.reservedBytes -= reserved;
+        thread.reservedBytes -= share;
       }
       if ("content" in out) thread.answer(call.id, out.content);
       return;
     }
-    const firstRunId = thread.asyncCalls.get(call.id)?.digestExpected ? { firstRunId: thread.firstRunId } : {};
-    const out = steps
-      ? await steps.callTool({ ...stepCall, start: true, ...firstRunId }, activityId)
-      : await activities.threadStartAsyncTool({ ...input, ...firstRunId });
+    const out = await steps.callTool({ ...stepCall, start: true, firstRunId: thread.firstRunId }, activityId);
     const state = thread.asyncCalls.get(call.id);
     if ("started" in out && out.started) {
       if (state) {
         state.callbackDone = true;
         if (isDigest(out.digest)) state.digest = out.digest;
       }
-      // A worker older than answer tokens ran the callback: nobody holds a token this call
-      // would accept, so the model hears it failed rather than the thread waiting forever.
-      if (state?.digestExpected && state.digest === undefined) {
+      // A callback that handed out no usable token: nobody could answer this call, so the
+      // model hears it failed rather than the thread waiting forever.
+      if (state && state.digest === undefined) {
         thread.answer(call.id, `Error: "${call.function.name}" could not be started: its worker handed out no answer token (upgrade the worker that runs its callback).`);
       }
     } else if ("content" in out) {

@@ -1,23 +1,12 @@
-import { CancellationScope, isCancellation, patched, proxyLocalActivities } from "@temporalio/workflow";
+import { CancellationScope, isCancellation } from "@temporalio/workflow";
 import { MaxTurnsError } from "../src/core/errors/max-turns.js";
-import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import { needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
-import { legacyOptions } from "./activity-options.js";
 import type { AgentSteps } from "./agent-steps.js";
 import { failureOf } from "./thread-failure.js";
 import { callModel } from "./thread-model-call.js";
 import type { ThreadState } from "./thread-state.js";
 import { runTools } from "./thread-tools.js";
 import type { TurnTracing } from "./turn-trace.js";
-
-const { prepareThread } = proxyLocalActivities<ThreadActivities>(legacyOptions.threadPrepare);
-
-/**
- * A stop wins over however its call ended: a call whose worker died never hears its cancel
- * and ends in its heartbeat timeout (Temporal does not retry a cancel-requested call), which
- * used to fail the stopped turn with AI1003. Threads that met this before the patch replay as they ran.
- */
-const STOP_WINS_PATCH = "durable-agents.stop-wins";
 
 /** How a turn stopped: settled (completed, failed or stopped), or due to continue as new. */
 export type TurnEnd = "settled" | "rollover";
@@ -27,25 +16,28 @@ export type TurnEnd = "settled" | "rollover";
  * Everything it needs is in the transcript, so it works the same for a fresh turn, a
  * resumed one, and one that continued as new halfway.
  */
-export async function runTurn(thread: ThreadState, steps: AgentSteps | undefined, turns: TurnTracing | undefined): Promise<TurnEnd> {
+export async function runTurn(thread: ThreadState, steps: AgentSteps, turns: TurnTracing): Promise<TurnEnd> {
   const scope = new CancellationScope();
   thread.turnStarted(scope);
-  turns?.begin(thread.agentId);
+  turns.begin(thread.agentId);
   try {
     const end = await scope.run(() => advance(thread, steps));
-    turns?.end(end === "rollover" ? "continued" : "completed");
+    turns.end(end === "rollover" ? "continued" : "completed");
     return end;
   } catch (err) {
     // Stop and delete cancel the scope; they already set the state they want. A stopped
     // call reports its cancellation only once it has really ended, so a resume may already
-    // have set the thread going again: the cancelled scope, not the status, says it was a stop.
-    const stopped = isCancellation(err) ? thread.status === "stopped" || scope.consideredCancelled : scope.consideredCancelled && patched(STOP_WINS_PATCH);
+    // have set the thread going again: the cancelled scope, not the status, says it was a
+    // stop. A stop wins over however its call ended: a call whose worker died never hears
+    // its cancel and ends in its heartbeat timeout (Temporal does not retry a
+    // cancel-requested call), which is no failure of the stopped turn.
+    const stopped = isCancellation(err) ? thread.status === "stopped" || scope.consideredCancelled : scope.consideredCancelled;
     if (thread.deleteRequested || stopped) {
-      turns?.end("cancelled");
+      turns.end("cancelled");
       return "settled";
     }
     const failure = failureOf(err);
-    turns?.end("failed", failure.code);
+    turns.end("failed", failure.code);
     thread.fail(failure);
     return "settled";
   } finally {
@@ -53,13 +45,13 @@ export async function runTurn(thread: ThreadState, steps: AgentSteps | undefined
   }
 }
 
-async function advance(thread: ThreadState, steps: AgentSteps | undefined): Promise<TurnEnd> {
+async function advance(thread: ThreadState, steps: AgentSteps): Promise<TurnEnd> {
   for (;;) {
     if (thread.rollover.due()) return "rollover";
     if (!thread.prepared) {
       const knownHash = thread.lastPrepared?.hash;
       const ask = { agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) };
-      thread.prepare(await thread.local(() => (steps ? steps.describe(ask) : prepareThread(ask))));
+      thread.prepare(await thread.local(() => steps.describe(ask)));
     }
     const prepared = thread.prepared!;
     const open = openToolCalls(thread.messages);

@@ -1,5 +1,5 @@
-import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, setHandler, workflowInfo } from "@temporalio/workflow";
-import type { ThreadInput } from "../src/core/thread-contracts.js";
+import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler, workflowInfo } from "@temporalio/workflow";
+import { AGENT_THREAD_VERSION, type ThreadInput } from "../src/core/thread-contracts.js";
 import * as wire from "../src/core/wire/thread.js";
 import * as runWire from "../src/core/wire/run.js";
 import { jsonBytes } from "../src/core/payload-size.js";
@@ -16,23 +16,7 @@ import { workflowThreadRuntime } from "./thread-runtime.js";
 import { ThreadState } from "./thread-state.js";
 import { runTurn } from "./thread-turn.js";
 import { TurnTracing } from "./turn-trace.js";
-
-/**
- * From this patch on, the thread reads its history length only where a recorded event woke
- * it, never inside a `condition`. An update the server then leaves out of history (rejected,
- * or arriving as the run continues as new) still wakes the workflow live, in a task whose
- * events count; a condition reading the length could then roll over at a point replay never
- * reaches (TMPRL1100 on the next query of that run). Executions without the marker keep the
- * old waits, so their histories replay.
- */
-const ROLLOVER_AT_EVENTS_PATCH = "durable-agents.rollover-at-events";
-
-/**
- * From this patch on, each model call of the thread gets a reserved block of stream seqs:
- * the model activity numbers and publishes the answer's deltas itself (a StreamTransport),
- * with no signal and no query. Runs without the marker keep the numbering their readers saw.
- */
-const STREAM_BLOCKS_PATCH = "durable-agents.stream-blocks";
+import { refuseUnknownVersion } from "./input-version.js";
 
 /**
  * A chat thread: one long-lived workflow with an inbox. Each message runs the agent loop
@@ -41,6 +25,7 @@ const STREAM_BLOCKS_PATCH = "durable-agents.stream-blocks";
  * pending async calls and stream position. It ends only when deleted.
  */
 export async function agentThread(input: ThreadInput): Promise<{ deleted: true }> {
+  refuseUnknownVersion("agentThread", input, AGENT_THREAD_VERSION);
   // A first turn starts here, before the handlers exist: a message sent right after createThread finds it running.
   const thread = new ThreadState(input, workflowThreadRuntime());
   const queries = new ThreadQueries(thread);
@@ -99,18 +84,13 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     refuseMalformed(runWire.deferralQuery.name, deferralIdProblem(id));
     return approvals.book.records.view(id);
   });
-  // From version 1 on a turn's steps go through the agent-step layer; older threads keep
-  // scheduling the activities their histories hold.
-  const turns = input.version !== undefined && input.version >= 1 ? new TurnTracing(workflowInfo().workflowId, workflowInfo().runId) : undefined;
-  const steps = turns ? turns.steps(agentSteps()) : undefined;
-  thread.rollover.inWaits = !patched(ROLLOVER_AT_EVENTS_PATCH);
-  // In the first task, with the patch above: one marker batch, no extra action.
-  thread.stream.reservesBlocks = steps !== undefined && patched(STREAM_BLOCKS_PATCH);
+  const turns = new TurnTracing(workflowInfo().workflowId, workflowInfo().runId);
+  const steps = turns.steps(agentSteps());
 
   for (;;) {
     if (thread.deleteRequested) break;
     if (thread.turnActive()) {
-      if ((await runTurn(thread, steps, turns)) === "rollover") await rollover(thread, input.version);
+      if ((await runTurn(thread, steps, turns)) === "rollover") await rollover(thread);
       continue;
     }
     if (inbox.canTakeNext()) {
@@ -118,10 +98,13 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       continue;
     }
     if (thread.rollover.due()) {
-      await rollover(thread, input.version);
+      await rollover(thread);
       continue;
     }
-    // Rollover is checked above, each time a recorded event wakes the loop.
+    // Rollover is checked above, each time a recorded event wakes the loop: an update the
+    // server leaves out of history (refused, or arriving as the run continues as new) still
+    // wakes the workflow live, and a wait reading the history length could then roll over at
+    // a point replay never reaches.
     const wake = thread.rollover.wake();
     await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || wake());
   }
@@ -136,12 +119,12 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
  * or if the carry would be over what Temporal accepts (it would terminate the thread): the
  * thread then goes on in this run.
  */
-async function rollover(thread: ThreadState, version: number | undefined): Promise<void> {
+async function rollover(thread: ThreadState): Promise<void> {
   await thread.localChain;
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();
-  const next = nextRunInput(thread, version);
+  const next = nextRunInput(thread);
   if (jsonBytes(next, MAX_CARRY_BYTES) > MAX_CARRY_BYTES) {
     thread.rollover.carryRefused = true;
     return;

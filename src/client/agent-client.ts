@@ -223,7 +223,7 @@ export class AgentClient {
     }
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
     await authorizeRun(this.#authorize, { operation: "run.start", principal: options.principal, runId, agentId });
-    const input: AgentRunInput = {
+    const input: Omit<AgentRunInput, "version"> = {
       agentId,
       prompt: options.prompt,
       ...(options.principal ? { principal: options.principal } : {}),

@@ -36,7 +36,7 @@ export async function startAgentRun(
   client: Client,
   taskQueue: string,
   runId: string,
-  input: AgentRunInput,
+  input: Omit<AgentRunInput, "version">,
   options: { uiSummary?: UiSummary; eager?: boolean; memo?: Record<string, unknown>; onConflict?: "attach" | "fail" } = {},
 ): Promise<void> {
   const attach = options.onConflict !== "fail";
@@ -48,7 +48,7 @@ export async function startAgentRun(
     await client.workflow.start<typeof agentRun>("agentRun", {
       workflowId: runId,
       taskQueue,
-      args: [{ version: AGENT_RUN_VERSION, ...input }],
+      args: [{ ...input, version: AGENT_RUN_VERSION }],
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       // The stream key is what a reader proves to a worker's stream endpoint (src/core/stream-key.ts).
       memo: { ...options.memo, [STREAM_KEY_MEMO]: randomKey() },

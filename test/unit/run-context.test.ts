@@ -3,7 +3,7 @@ import { initialRunState, RunCancellation, TranscriptSync } from "../../workflow
 
 describe("an agent run's context", () => {
   it("starts from the prompt, with no turns used and the principal it was started for", () => {
-    expect(initialRunState({ agentId: "a", prompt: "hi", principal: { id: "sam" } })).toMatchObject({
+    expect(initialRunState({ version: 1, agentId: "a", prompt: "hi", principal: { id: "sam" } })).toMatchObject({
       status: "running",
       messages: [{ role: "user", content: "hi" }],
       turnsUsed: 0,
