@@ -35,7 +35,7 @@ import { runStateView } from "./run-state-view.js";
 import { RunTracing } from "./run-trace.js";
 import { loop } from "./run-loop.js";
 import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
-import { refuseOversizedDecision } from "./run-approval.js";
+import { refuseOversizedDecision } from "./approvals.js";
 import { TranscriptRoom } from "./transcript-room.js";
 import { refuseUnknownVersion } from "./input-version.js";
 

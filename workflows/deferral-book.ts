@@ -33,6 +33,12 @@ export type ParkResult =
   /** Someone denied it with `deferrals.deny()`: `record.denial` says why and who. */
   | { kind: "denied"; record: DeferralRecord & { denial: NonNullable<DeferralRecord["denial"]> } };
 
+/** A deferral just parked: its record at once (to tell people of it), and how the wait ends. */
+export interface Parking {
+  readonly record: DeferralRecord;
+  readonly outcome: Promise<ParkResult>;
+}
+
 /**
  * A run's deferrals, inside its workflow: parking until a resume or the TTL, refusals,
  * parking for compaction, and the settled outcome. Shared by agent runs and plain
@@ -78,8 +84,11 @@ export class DeferralBook {
     return this.records.lastResumed();
   }
 
-  /** Parks the run until a resume claims the deferral or its TTL runs out. */
-  async park(request: ParkRequest): Promise<ParkResult> {
+  /**
+   * Parks the run until a resume claims the deferral, a denial comes or its TTL runs out.
+   * The record exists (listed, its event emitted) when this returns.
+   */
+  park(request: ParkRequest): Parking {
     const record = this.records.add(request, "deferred");
     this.#visibility.listed(record);
     this.#visibility.emit("deferred", record);
@@ -93,7 +102,7 @@ export class DeferralBook {
     // The expiry timer carries the line too: its event lands in the history in the same
     // workflow task as the search attributes that list the deferral, so a caller watching
     // the history for the park has the acknowledgment in hand (settle.ts), with no query.
-    return this.#wait(record, request.ttlMs, line);
+    return { record, outcome: this.#wait(record, request.ttlMs, line) };
   }
 
   /**

@@ -98,7 +98,7 @@ export async function defer<T extends JsonValue = JsonValue>(options: WorkflowDe
     ttlMs,
     ...(options.schema ? { schema: options.schema } : {}),
     ...(options.digest ? { digest: options.digest } : {}),
-  });
+  }).outcome;
   if (parked.kind === "expired") {
     throw new DeferralExpiredError({ deferralId: parked.record.id, expiresAt: parked.record.expiresAt }).toFailure();
   }

@@ -1,10 +1,12 @@
 import { CancelledFailure } from "@temporalio/workflow";
+import type { GateVerdict } from "../src/core/approval.js";
 import type { DeferralRequest, RunToolCallOutput } from "../src/core/contracts.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
 import type { ToolCall } from "../src/core/messages.js";
 import { toolGaveUp } from "./agent-steps.js";
+import { landDecision, requestApproval, type ApprovalHost, type Approved } from "./approvals.js";
 import type { RunContext } from "./run-context.js";
-import { parkRequest } from "./run-deferral.js";
+import { definitionOf, parkRequest } from "./run-deferral.js";
 
 /** What a call told it lost the batch's deferral to an earlier sibling reads. */
 export const SIBLING_DEFERRED =
@@ -61,4 +63,41 @@ export async function runBatch(run: RunContext, calls: readonly ToolCall[], invo
     }
   });
   return winner;
+}
+
+/**
+ * Parks the run on one approval request for every gated call of the step, then lands the
+ * decision: calls that will not run get their results; approved ones run as a batch, with
+ * the approver's edit where there is one. Returns a deferral an approved handler asked for
+ * with `ctx.defer()`.
+ */
+export async function decideThenRun(
+  run: RunContext,
+  gated: readonly ToolCall[],
+  verdict: GateVerdict | undefined,
+  invoke: (call: ToolCall, approved: Approved) => Promise<RunToolCallOutput>,
+  fromTools: Set<string>,
+): Promise<BatchDeferral | undefined> {
+  const { state, book, prepared, tracing, transcript } = run;
+  const host: ApprovalHost = {
+    agentId: state.agentId,
+    principal: state.principal,
+    book,
+    messages: () => state.messages,
+    resend: (index) => (transcript.sentLength = Math.min(transcript.sentLength, index)),
+    answer: (call, content) => state.messages.push({ role: "tool", tool_call_id: call.id, content }),
+  };
+  tracing.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
+  const parked = await requestApproval(host, prepared(), gated, verdict, { record: definitionOf(prepared()) }).outcome;
+  tracing.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
+  if (parked.kind === "resumed") {
+    // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
+    state.restored = !parked.reverified;
+    if (parked.reverified) state.principal = parked.reverified;
+    if (parked.resumedBy) state.resumedBy = parked.resumedBy;
+  }
+  const approved = landDecision(host, parked, gated);
+  if (approved.length === 0) return undefined;
+  const byId = new Map(approved.map((a) => [a.call.id, a.approved]));
+  return runBatch(run, approved.map((a) => a.call), (call) => invoke(call, byId.get(call.id)!), fromTools);
 }

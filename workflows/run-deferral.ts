@@ -49,7 +49,7 @@ export async function deferUntilAnswered(
   let request = winner.request;
   for (;;) {
     tracing.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
-    const parked = await book.park(parkRequest(state, prepared(), winner.call, request));
+    const parked = await book.park(parkRequest(state, prepared(), winner.call, request)).outcome;
     tracing.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
     if (parked.kind === "resumed") {
       state.messages.push(resultMessage(winner.call.id, parked.payload));
@@ -107,11 +107,18 @@ export function parkRequest(state: RunProgress, prepared: AgentDescription, call
     ...(request.schema ? { schema: request.schema } : {}),
     meta: request.meta,
     ttlMs: request.ttlMs,
+    ...definitionOf(prepared),
+    ...(state.principal ? { principal: state.principal } : {}),
+    ...(request.digest ? { digest: request.digest } : {}),
+  };
+}
+
+/** What a run's records keep of its agent's definition: a resume is checked against it (RC5048), a compaction against its window. */
+export function definitionOf(prepared: AgentDescription): Pick<ParkRequest, "definitionHash" | "definitionParts" | "contextWindow" | "overheadTokens"> {
+  return {
     definitionHash: prepared.definitionHash,
     ...(prepared.definitionParts ? { definitionParts: prepared.definitionParts } : {}),
-    ...(state.principal ? { principal: state.principal } : {}),
     ...(prepared.contextWindow ? { contextWindow: prepared.contextWindow, overheadTokens: prepared.overheadTokens } : {}),
-    ...(request.digest ? { digest: request.digest } : {}),
   };
 }
 

@@ -9,9 +9,9 @@ import { jsonBytes, MAX_PAGE_BYTES } from "../src/core/payload-size.js";
 import type { AgentResult } from "../src/core/run-state.js";
 import { callOccurrence } from "../src/core/thread-transcript.js";
 import { referToolResults } from "../src/core/tool-result-refs.js";
-import { runBatch, SIBLING_DEFERRED } from "./run-batch.js";
+import { decideThenRun, runBatch, SIBLING_DEFERRED } from "./run-batch.js";
+import { isGated } from "./approvals.js";
 import type { RunContext } from "./run-context.js";
-import { decideThenRun, gatedCalls } from "./run-approval.js";
 import { deferUntilAnswered } from "./run-deferral.js";
 import { refuseTooManyCalls } from "./transcript-room.js";
 import { callSubAgent } from "./run-sub-agent.js";
@@ -136,7 +136,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     stopIfCancelled();
     // Calls of tools that need approval wait for a decision; the rest run at once, and all of
     // them finish (their results persist) before the run parks.
-    const gated = gatedCalls(prepared(), calls, reply.gate);
+    const gated = calls.filter((call) => isGated(prepared(), call, reply.gate));
     const free = gated.length === 0 ? calls : calls.filter((call) => !gated.includes(call));
     const share = run.room.share(calls.length);
     // Sub-agents share the turns left, less one for this run to answer with what they said.
@@ -154,7 +154,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     if (gated.length > 0) {
       // One request per step: a handler's ctx.defer() beside it is withdrawn, as a later sibling's is.
       if (winner) state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: SIBLING_DEFERRED });
-      winner = await decideThenRun(run, gated, reply.gate, (call, extra) => callTool({ ...toolInput(call, share), ...extra }), fromTools);
+      winner = await decideThenRun(run, gated, reply.gate, (call, approved) => callTool({ ...toolInput(call, share), approved }), fromTools);
     }
     if (winner) await deferUntilAnswered(run, winner, callTool, toolInput);
   }

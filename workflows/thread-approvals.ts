@@ -1,16 +1,11 @@
-import { decisionFor, rejectedResult, requestCalls, undecidedResult, type GateVerdict } from "../src/core/approval.js";
+import type { GateVerdict } from "../src/core/approval.js";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
-import { deniedResult } from "../src/core/denied-result.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
-import type { ToolCall } from "../src/core/messages.js";
-import { ownEntry } from "../src/core/own.js";
-import type { JsonObject, Principal } from "../src/core/json.js";
+import type { ChatMessage, ToolCall } from "../src/core/messages.js";
+import type { Principal } from "../src/core/json.js";
 import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../src/core/thread-contracts.js";
-import { DeferralBook } from "./deferral-book.js";
+import { isGated, landDecision, requestApproval, type ApprovalHost, type Approved } from "./approvals.js";
+import { DeferralBook, type ParkResult } from "./deferral-book.js";
 import { workflowDeferralRuntime } from "./deferral-runtime.js";
-import type { Approved } from "./run-approval.js";
-import { approvedAs, mergedMeta } from "./run-approval.js";
-import { notifyApprovers } from "./approval-notify.js";
 
 /**
  * What approvals read and change of the thread they run in (its ThreadState, which holds
@@ -21,12 +16,13 @@ export interface ApprovalThread {
   readonly threadId: string;
   readonly firstRunId: string;
   readonly principal: Principal | undefined;
+  readonly messages: ChatMessage[];
+  sentLength: number;
   readonly running: ReadonlyMap<string, unknown>;
   readonly stream: { push(body: StreamUpdateBody): void; approvalDecided(approvalId: string): boolean };
   lastAnswerId(): string | undefined;
   answered(toolCallId: string): boolean;
   answer(toolCallId: string, content: string): boolean;
-  showAsRun(call: ToolCall, input: JsonObject): ToolCall;
 }
 
 /**
@@ -66,21 +62,16 @@ export class ThreadApprovals {
     return [...this.book.records.list].reverse().find((r) => r.approval !== undefined && r.approval.answerId === answerId);
   }
 
-  /** The calls of `open` that wait for a decision: gated tools' calls the worker did not clear, still without a result. */
+  /** The calls of `open` that wait for a decision: gated calls (or those a request made earlier waits on), still without a result. */
   gated(thread: ApprovalThread, prepared: ThreadPrepared, open: readonly ToolCall[], verdict: GateVerdict | undefined): ToolCall[] {
     const waiting = this.#requestFor(thread)?.approval?.calls.map((c) => c.toolCallId) ?? [];
-    return open.filter(
-      (call) =>
-        !thread.answered(call.id) &&
-        !thread.running.has(call.id) &&
-        (waiting.includes(call.id) || (ownEntry(prepared.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id))),
-    );
+    return open.filter((call) => !thread.answered(call.id) && !thread.running.has(call.id) && (waiting.includes(call.id) || isGated(prepared, call, verdict)));
   }
 
   /**
    * Waits for the decision on `gated` (a new request, or the one a stopped turn left), then
    * lands it: rejected, denied or expired calls are answered for the model without running;
-   * approved ones are handed to `run`. `announce` tells stream readers of a new request.
+   * approved ones are handed to `run`.
    */
   async decide(
     thread: ApprovalThread,
@@ -91,25 +82,10 @@ export class ThreadApprovals {
   ): Promise<void> {
     const earlier = this.#requestFor(thread);
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
-    const parked = await (again ? this.book.waitAgain(earlier) : this.#ask(thread, prepared, gated, verdict));
-    const calls = parked.record.approval?.calls ?? [];
+    const host = this.#host(thread);
+    const parked = await (again ? this.book.waitAgain(earlier) : this.#ask(host, thread, prepared, gated, verdict));
     this.#announceDecided(thread, parked.record, parked.kind);
-    const approved: Array<Promise<void>> = [];
-    for (const waiting of calls) {
-      const call = gated.find((c) => c.id === waiting.toolCallId);
-      if (!call) continue;
-      if (parked.kind === "expired") thread.answer(call.id, undecidedResult(call.function.name, "its approval request expired before anyone decided"));
-      else if (parked.kind === "denied") thread.answer(call.id, deniedResult(parked.record.denial.reason, parked.record.denial.by?.id));
-      else {
-        const decision = decisionFor(parked.payload, call.id);
-        if (decision?.approved) {
-          const edited = decision.input === undefined ? call : thread.showAsRun(call, decision.input);
-          approved.push(run(edited, approvedAs(parked.record.id, decision.input)));
-        }
-        else thread.answer(call.id, rejectedResult(call.function.name, decision?.reason, parked.kind === "resumed" ? parked.resumedBy : undefined));
-      }
-    }
-    await Promise.all(approved);
+    await Promise.all(landDecision(host, parked, gated).map(({ call, approved }) => run(call, approved)));
   }
 
   /**
@@ -142,36 +118,31 @@ export class ThreadApprovals {
     if (!thread.stream.approvalDecided(record.id)) thread.stream.push({ type: "approval-decided", approvalId: record.id, outcome });
   }
 
-  #ask(thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): ReturnType<DeferralBook["park"]> {
-    const calls = requestCalls(gated, verdict);
-    // Without a digest no decision could prove it holds the request's token.
-    if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
-    const parking = this.book.park({
-      toolCallId: calls[0]!.toolCallId,
-      toolName: calls[0]!.toolName,
-      agentId: thread.agentId,
-      meta: mergedMeta(calls),
-      ttlMs: verdict.ttlMs,
-      ...(thread.principal ? { principal: thread.principal } : {}),
-      digest: verdict.digest,
-      approval: { calls, ...(thread.lastAnswerId() !== undefined ? { answerId: thread.lastAnswerId()! } : {}) },
-    });
-    const record = this.book.records.list.at(-1)!;
-    void notifyApprovers(prepared, {
-      agentId: thread.agentId,
-      deferralId: record.id,
-      expiresAt: record.expiresAt,
-      calls,
-      threadId: thread.threadId,
-      firstRunId: thread.firstRunId,
-      ...(thread.principal ? { principal: thread.principal } : {}),
+  /** A new request for `gated`, announced to stream readers. */
+  #ask(host: ApprovalHost, thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): Promise<ParkResult> {
+    const answerId = thread.lastAnswerId();
+    const { record, outcome } = requestApproval(host, prepared, gated, verdict, {
+      ...(answerId !== undefined ? { answerId } : {}),
+      notify: { threadId: thread.threadId, firstRunId: thread.firstRunId },
     });
     thread.stream.push({
       type: "approval-request",
       approvalId: record.id,
-      calls: calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+      calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
       expiresAt: record.expiresAt,
     });
-    return parking;
+    return outcome;
+  }
+
+  /** The thread as the approvals path sees it: results land in call order, an edit resends the transcript from its answer. */
+  #host(thread: ApprovalThread): ApprovalHost {
+    return {
+      agentId: thread.agentId,
+      principal: thread.principal,
+      book: this.book,
+      messages: () => thread.messages,
+      resend: (index) => (thread.sentLength = Math.min(thread.sentLength, index)),
+      answer: (call, content) => void thread.answer(call.id, content),
+    };
   }
 }

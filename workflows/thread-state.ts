@@ -1,6 +1,6 @@
 import type { CancellationScope } from "@temporalio/workflow";
 import { ThreadNotFoundError } from "../src/core/errors/thread-not-found.js";
-import type { ChatMessage, ToolCall, Usage } from "../src/core/messages.js";
+import type { ChatMessage, Usage } from "../src/core/messages.js";
 import type { AsyncCallState, InboxItem, ThreadFailure, ThreadInput, ThreadMessage, ThreadPrepared, ThreadPrepareOutput, ThreadStatus } from "../src/core/thread-contracts.js";
 import { findToolCall, needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
@@ -13,7 +13,7 @@ import { formatStatusLine } from "../src/core/status-line.js";
 import type { ThreadApprovals } from "./thread-approvals.js";
 import type { GateVerdict } from "../src/core/approval.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
-import type { JsonObject, Principal } from "../src/core/json.js";
+import type { Principal } from "../src/core/json.js";
 import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../src/core/transcript-budget.js";
 import { jsonBytes } from "../src/core/payload-size.js";
 import { TranscriptRoom } from "./transcript-room.js";
@@ -243,23 +243,6 @@ export class ThreadState {
     this.turnScope = undefined;
     this.running.clear();
     this.modelCall = undefined;
-  }
-
-  /**
-   * The model sees an approved call edited by its approver as it ran: the answer is replaced
-   * by a copy holding the approved input (the request's record keeps what the model wrote),
-   * and the next model call sends the transcript again from that answer on.
-   */
-  showAsRun(call: ToolCall, input: JsonObject): ToolCall {
-    const edited: ToolCall = { ...call, function: { ...call.function, arguments: JSON.stringify(input) } };
-    for (let i = this.messages.length - 1; i >= 0; i--) {
-      const message = this.messages[i]!;
-      if (message.role !== "assistant" || !message.tool_calls?.some((c) => c.id === call.id)) continue;
-      this.messages[i] = { ...message, tool_calls: message.tool_calls.map((c) => (c.id === call.id ? edited : c)) };
-      this.sentLength = Math.min(this.sentLength, i);
-      break;
-    }
-    return edited;
   }
 
   /** Gives every open call a result (its own if it came in) so the transcript stays valid for the model. */

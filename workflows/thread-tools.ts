@@ -5,7 +5,7 @@ import { ownEntry } from "../src/core/own.js";
 import type { ThreadPrepared } from "../src/core/thread-contracts.js";
 import { callOccurrence, openToolCalls } from "../src/core/thread-transcript.js";
 import type { AgentSteps } from "./agent-steps.js";
-import type { Approved } from "./run-approval.js";
+import type { Approved } from "./approvals.js";
 import type { ThreadState } from "./thread-state.js";
 
 /**

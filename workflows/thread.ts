@@ -6,7 +6,7 @@ import { jsonBytes } from "../src/core/payload-size.js";
 import { MAX_CARRY_BYTES } from "../src/core/transcript-budget.js";
 import { deferralIdProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../src/core/request-shapes.js";
 import { agentSteps } from "./agent-steps.js";
-import { refuseOversizedDecision } from "./run-approval.js";
+import { refuseOversizedDecision } from "./approvals.js";
 import { ThreadApprovals } from "./thread-approvals.js";
 import { nextRunInput } from "./thread-carry.js";
 import { ThreadControls } from "./thread-controls.js";
