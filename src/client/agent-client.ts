@@ -5,7 +5,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
-import type { agentRun } from "../../workflows/agent-run.js";
+import type { agentRun } from "../../workflows/runs/agent-run.js";
 import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, subAgentOutcomeQuery } from "../core/wire/run.js";
 import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";

@@ -35,7 +35,7 @@ export async function ackFromHistory(client: Client, runId: string, deferralId: 
 /**
  * The acknowledgment of `deferralId` from events a caller already read (oldest first),
  * when they hold the park: the run's expiry timer for the deferral is named by the parked
- * status line (deferral-book.ts), so the deferral id, its expiry and whether it takes any
+ * status line (workflows/deferrals/book.ts), so the deferral id, its expiry and whether it takes any
  * payload are in the timer's event; a schema comes from the deferring tool call's result
  * among the same events. Undefined when they do not settle it (a run from before timers
  * were named, a sub-agent's deferral, a payload this client cannot decode).

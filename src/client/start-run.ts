@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
-import type { agentRun } from "../../workflows/agent-run.js";
+import type { agentRun } from "../../workflows/runs/agent-run.js";
 import { AGENT_RUN_VERSION, type AgentRunInput } from "../core/run-state.js";
 import { AgentIdKey } from "../core/search-attributes.js";
 import { STREAM_KEY_MEMO } from "../core/stream-key.js";

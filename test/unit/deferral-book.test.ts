@@ -7,8 +7,8 @@ import { ApplicationFailure } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
 import { type DeferralRecord, type StepState } from "../../src/index.js";
 import { type ResumeRequest } from "../../src/core/deferral-record.js";
-import { DeferralBook, type DeferralHooks } from "../../workflows/deferral-book.js";
-import type { ParkRequest } from "../../workflows/deferral-records.js";
+import { DeferralBook, type DeferralHooks } from "../../workflows/deferrals/book.js";
+import type { ParkRequest } from "../../workflows/deferrals/records.js";
 import { codeOf } from "./code-of.js";
 import { FakeDeferralRuntime } from "./fake-deferral-runtime.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/run-context.js";
+import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/runs/context.js";
 
 describe("an agent run's context", () => {
   it("starts from the prompt, with no turns used and the principal it was started for", () => {

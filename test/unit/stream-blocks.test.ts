@@ -10,7 +10,7 @@ import { numberedFlushEntries } from "../../src/core/model-deltas.js";
 import { streamFlushProblem } from "../../src/core/request-shapes.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../../src/core/stream-seq.js";
 import type { StreamBatch } from "../../src/core/thread-contracts.js";
-import { StreamLog } from "../../workflows/thread-stream-log.js";
+import { StreamLog } from "../../workflows/shared/stream-log.js";
 
 describe("the thread's status line", () => {
   it("ends with the stream's last seq and the queue, and reads back", () => {
