@@ -32,7 +32,7 @@ export interface WorkflowDeferOptions {
    * `resumeDigest(token)` of the token handed out for this deferral, computed where it was
    * minted (an activity) and returned to the workflow: a resume must then prove it holds
    * that token (RC5041 otherwise), checked here, where the state lives. Without it, any
-   * caller with access to the namespace can resume the deferral, as before this option.
+   * caller with access to the namespace can resume the deferral.
    */
   digest?: string;
 }

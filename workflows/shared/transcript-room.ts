@@ -49,7 +49,7 @@ export class TranscriptRoom {
 /**
  * AI1017 (as a failure) when an answer holds more tool calls than its agent's description
  * allows for this principal. The worker refuses such an answer first; this is the check
- * where the state lives. Descriptions recorded before the limit existed carry none.
+ * where the state lives. A description without a limit checks none.
  */
 export function refuseTooManyCalls(agentId: string, maxToolCalls: number | undefined, calls: number, principal: Principal | undefined): void {
   if (maxToolCalls === undefined) return;
