@@ -11,7 +11,25 @@ const root = dirname(fileURLToPath(import.meta.url));
  * import that is not on the list fails lint here instead of failing the bundle later.
  */
 const SANDBOX_PACKAGES = ["@temporalio/workflow", "@temporalio/common", "@cfworker/json-schema", "@noble/hashes"];
+/**
+ * Inside workflows/, each folder names a concept and imports only the folders below it:
+ * shared ← deferrals ← approvals ← runs, threads; plain (what a user's own workflow calls)
+ * sits on deferrals. So nothing runs back up, and a run never reaches into a thread.
+ */
+const workflowLayer = (folder, below, why) => ({
+  name: `workflow code in workflows/${folder}/`,
+  files: [`workflows/${folder}/`],
+  dirs: [folder, ...below].map((f) => `workflows/${f}/`).concat("src/core/"),
+  packages: SANDBOX_PACKAGES,
+  why: `it runs in Temporal's deterministic sandbox, and ${why}: import only ${[folder, ...below].map((f) => `workflows/${f}/`).join(", ")}, src/core/ and Temporal's workflow packages`,
+});
 const zones = [
+  workflowLayer("shared", [], "what runs, threads and deferrals share sits under them all"),
+  workflowLayer("deferrals", ["shared"], "parking and resuming serves runs, threads and plain workflows alike"),
+  workflowLayer("approvals", ["deferrals", "shared"], "an approval request is a deferral that runs and threads both make"),
+  workflowLayer("plain", ["deferrals", "shared"], "a plain workflow reaches an agent run as a child, never its code"),
+  workflowLayer("runs", ["approvals", "deferrals", "shared"], "a run never reaches into a thread"),
+  workflowLayer("threads", ["approvals", "deferrals", "shared"], "a thread never reaches into a run"),
   {
     name: "workflow code",
     files: ["workflows/"],

@@ -1,5 +1,5 @@
 import type { Client } from "@temporalio/client";
-import type { AgentActivities, AgentStepActivities } from "../src/core/contracts.js";
+import type { AgentStepActivities } from "../src/core/contracts.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/core/model.js";
@@ -10,7 +10,6 @@ import { createCallAgentModel } from "./call-model.js";
 import { createCallAgentTool } from "./call-tool.js";
 import { createDescribeAgent } from "./describe-agent.js";
 import { createNotifyApproval } from "./notify-approval.js";
-import { legacyStepActivities, legacyToolActivities } from "./legacy.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { currentStepTask } from "./step-task.js";
 import { fillModelCall, fillToolCall, slimModelAnswer, slimToolAnswer, type WireStepActivities } from "../src/core/step-wire.js";
@@ -32,7 +31,7 @@ export interface ActivityDeps {
 
 /**
  * The activities an agent worker registers, bound to its agents, model and client: the
- * agent-step layer, under the names older runs and threads schedule too.
+ * agent-step layer and a thread's status hook.
  */
 export function createActivities({
   registry,
@@ -42,7 +41,7 @@ export function createActivities({
   deferral,
   threads: settings,
   telemetry = new AgentTelemetry(),
-}: ActivityDeps): WireStepActivities & AgentActivities & ThreadActivities {
+}: ActivityDeps): WireStepActivities & ThreadActivities {
   const transcripts = new TranscriptSync(client, threadCacheSize);
   const callTool = createCallAgentTool({ registry, client, deferral, settings, telemetry });
   const steps: AgentStepActivities = {
@@ -58,27 +57,24 @@ export function createActivities({
   };
   return {
     ...steps,
-    // As the agent-step layer schedules them: inputs and answers leave out what the other
-    // side fills in (step-wire.ts). The older names take and give them whole.
+    // Inputs and answers leave out what the other side fills in (step-wire.ts).
     callAgentModel: async (input) => slimModelAnswer(await steps.callAgentModel(fillModelCall(input, currentStepTask()))),
     callAgentTool: async (input) => slimToolAnswer(await steps.callAgentTool(fillToolCall(input, currentStepTask()))),
-    ...legacyStepActivities(steps),
     async threadStatusChanged(change) {
       await settings.onStatusChange?.(change);
     },
   };
 }
 
-/** The activities a tool worker (a work pool) registers: tool calls of runs and threads, under every name they are scheduled by. */
+/** The activity a tool worker (a work pool) registers: tool calls of runs and threads. */
 export function createToolActivities(deps: {
   registry: AgentRegistry;
   client: Client;
   deferral: ResolvedDeferralConfig | undefined;
   settings: Pick<ActivitySettings, "stopLatencyMs">;
-}): Pick<WireStepActivities, "callAgentTool"> & ReturnType<typeof legacyToolActivities> {
+}): Pick<WireStepActivities, "callAgentTool"> {
   const callAgentTool = createCallAgentTool(deps);
   return {
     callAgentTool: async (input) => slimToolAnswer(await callAgentTool(fillToolCall(input, currentStepTask()))),
-    ...legacyToolActivities(callAgentTool),
   };
 }

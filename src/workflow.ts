@@ -22,9 +22,9 @@
  * @packageDocumentation
  * @module durable-agents/workflow
  */
-export { deferrable, defer, nextDeferralId, type WorkflowDeferOptions } from "../workflows/plain-defer.js";
-export { fanOut, inFanOut } from "../workflows/fan-out.js";
-export { runAgent, type RunAgentOptions } from "../workflows/run-agent.js";
+export { deferrable, defer, nextDeferralId, type WorkflowDeferOptions } from "../workflows/plain/deferrable.js";
+export { fanOut, inFanOut } from "../workflows/plain/fan-out.js";
+export { runAgent, type RunAgentOptions } from "../workflows/plain/run-agent.js";
 // Messages the façade uses, for callers with their own Temporal client. Messages only the
 // SDK's own workers send (transcript sync, stream batches) are not part of the API.
 export { runStateQuery, runMessagesQuery, runStreamQuery, deferralQuery, resumeUpdate, settledUpdate, cancelUpdate, replaceStepStateUpdate, type RunMessagesRequest } from "./core/wire/run.js";

@@ -45,7 +45,7 @@ const ranIn = (runId: string) => ran.filter((r) => r.runId === runId);
 beforeAll(async () => {
   h = await startHarness();
   // One model attempt: a malformed answer reports AI1003 at once instead of after the backoff.
-  ({ agents } = await h.worker([agent], { deferral: { secret: SECRET }, threads: { modelMaxAttempts: 1 }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([agent], { deferral: { secret: SECRET }, threads: { modelMaxAttempts: 1 }, client: { deferral: { secret: SECRET }, threads: { agent } } }));
 });
 afterAll(() => h?.close());
 
@@ -89,15 +89,40 @@ describe("properties: a handler runs exactly as decisions allow", () => {
   });
 });
 
-describe("a decision that comes too late", () => {
-  it("is refused once the request expired (RC5047), and the gated handler never ran", async () => {
+describe("a request nobody decides in time", () => {
+  // Runs and threads alike: its calls do not run, the model reads why and goes on (docs/approvals.md).
+  const expired = 'Error: "hurry" was not run: its approval request expired before anyone decided.';
+  const step = (id: string) => [
+    { toolCalls: [{ name: "hurry", arguments: {} }, { name: "look", arguments: { n: 1 } }] },
+    { check: (req: { messages: Array<{ role: string; content?: unknown }> }) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content).sort()).toEqual([expired, "looked 1"].sort()), text: `${id} goes on` },
+  ];
+
+  it("in a run: the run goes on to its answer, the record reads expired, a late decision RC5047, and the gated handler never ran", async () => {
     const runId = uid("gate-late");
-    h.model.script(runId, [{ toolCalls: [{ name: "hurry", arguments: {} }] }, { text: "never" }]);
+    h.model.script(runId, step(runId));
     const ack = await agents.run(agent, { prompt: runId, runId });
-    const request = await agents.approvals.get({ approvalId: (ack as { deferralId: string }).deferralId });
-    // The run ends in RC5047 when its request expires (the agent has no onExpired).
-    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "RC5047" });
-    await expect(agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5047" });
-    expect(ranIn(runId)).toEqual([]);
+    if (ack.status !== "deferred") throw new Error(`expected the run to wait for a decision, it settled as ${JSON.stringify(ack)}`);
+    expect(await agents.result({ runId })).toMatchObject({ status: "completed", text: `${runId} goes on` });
+    const record = await agents.deferrals.get({ deferralId: ack.deferralId });
+    expect(record.status).toBe("expired");
+    await expect(agents.approvals.decide({ approvalId: ack.deferralId, decisions: [{ toolCallId: record.approval!.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5047" });
+    expect(ranIn(runId).map((r) => r.tool)).toEqual(["look"]);
+    expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+    h.model.assertNoFailures();
+  });
+
+  it("in a thread: the turn goes on to its answer, readers see the request expire, a late decision reads RC5047, and the gated handler never ran", async () => {
+    const threadId = uid("gate-late-thread");
+    h.model.script(threadId, step(threadId));
+    await agents.threads.createThread({ threadId, prompt: threadId });
+    expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    const { updates } = await agents.threads.streamUpdates({ threadId });
+    const asked = updates.find((u) => u.type === "approval-request");
+    expect(updates.filter((u) => u.type === "approval-decided")).toMatchObject([{ approvalId: asked?.type === "approval-request" ? asked.approvalId : "?", outcome: "expired" }]);
+    const request = asked as Extract<typeof asked, { type: "approval-request" }>;
+    await expect(agents.threads.decide({ threadId, approvalId: request.approvalId, decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] })).rejects.toMatchObject({ code: "RC5047" });
+    expect(ranIn(threadId).map((r) => r.tool)).toEqual(["look"]);
+    expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
+    h.model.assertNoFailures();
   });
 });

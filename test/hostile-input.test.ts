@@ -139,7 +139,7 @@ beforeAll(async () => {
 afterAll(() => h?.close());
 
 describe("tool names the model chooses", () => {
-  it.each([3, 2])("are looked up as own properties only (run version %i)", async (version) => {
+  it("are looked up as own properties only in a run", async () => {
     const prompt = uid("inherited names");
     h.model.script(prompt, [
       { toolCalls: INHERITED_NAMES.map((name) => ({ name, arguments: {} })) },
@@ -153,8 +153,7 @@ describe("tool names the model chooses", () => {
       },
     ]);
     const runId = uid("run");
-    // Version 2 runs schedule the legacy activities, which look a tool's queue up by name.
-    await startAgentRun(agents.client, taskQueue, runId, { agentId: hostileAgent.id, prompt, version });
+    await startAgentRun(agents.client, taskQueue, runId, { agentId: hostileAgent.id, prompt });
     const result = await completed(agents.handle(runId).settled());
     expect(result.text).toBe("none of those exist");
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
@@ -280,6 +279,37 @@ describe("garbage sent around the clients", () => {
     await rig.threads.sendMessage({ threadId, prompt: "are you there?" });
     expect((await rig.threads.settled({ threadId })).status).toBe("completed");
     expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
+  });
+});
+
+describe("a start input of a version this release does not know", () => {
+  const versions = [2, 0, "1", undefined];
+
+  it("fails a run at its first task with AI1012, before it calls anything", async () => {
+    for (const version of versions) {
+      const runId = uid("run of another version");
+      // As a client of another release would start it: only the version differs.
+      await agents.client.workflow.start("agentRun", { workflowId: runId, taskQueue, args: [{ agentId: hostileAgent.id, prompt: runId, ...(version !== undefined ? { version } : {}) }] });
+      await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1012", message: expect.stringContaining(`version ${JSON.stringify(version) ?? "(none)"}`) });
+      const { events } = await agents.client.workflow.getHandle(runId).fetchHistory();
+      expect((events ?? []).filter((e) => e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes)).toEqual([]);
+      expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+    }
+  });
+
+  it("fails a thread at its first task with AI1012, before it calls anything", async () => {
+    for (const version of versions) {
+      const threadId = uid("thread of another version");
+      const handle = await rig.threads.client.workflow.start("agentThread", {
+        workflowId: threadId,
+        taskQueue: rig.taskQueue,
+        args: [{ agentId: hostileAgent.id, prompt: { id: "m1", content: threadId }, ...(version !== undefined ? { version } : {}) }],
+      });
+      await expect(handle.result()).rejects.toMatchObject({ cause: { type: "AI1012", message: expect.stringContaining(`version ${JSON.stringify(version) ?? "(none)"}`) } });
+      const { events } = await handle.fetchHistory();
+      expect((events ?? []).filter((e) => e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes)).toEqual([]);
+      expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
+    }
   });
 });
 

@@ -1,13 +1,14 @@
 /**
  * Determinism guard. Runs a set of scenarios on a real server, then replays their
- * histories, and every history recorded earlier under test/histories/, against the
- * current workflow code. A change that would break a running (or deferred) workflow
+ * histories, and every history recorded earlier under test/histories/<release>/, against
+ * the current workflow code. A change that would break a running (or deferred) workflow
  * fails here: agent runs, chat threads (every run of a thread that continued as new)
  * and plain deferrable workflows. `RECORD_HISTORIES=1 npx vitest run test/replay.test.ts`
- * adds the fresh histories to the recorded set, named after the version they ran at
- * (existing files are never overwritten: they are the point).
+ * adds the fresh histories to the set of the release being made (`RECORDING`); existing
+ * files are never overwritten: they are what a deployed release produced. The policy is
+ * in docs/upgrading.md.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { temporal } from "@temporalio/proto";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
@@ -23,7 +24,7 @@ import { askApproval, delegatingAgent, gatedAgent, linkFor, payoutAgent } from "
 import { defineAgent, defineTool } from "../src/index.js";
 import { z } from "zod";
 
-/** Long enough to continue as new (version 4 on) a few times within one scenario. */
+/** Long enough to continue as new a few times within one scenario. */
 const longAgent = defineAgent({ id: "replay-long", model: "gpt-4.1-mini", system: "You add, then ask.", tools: [add, askApproval], maxTurns: 40 });
 /** Tool results long enough that model calls name them rather than carry them. */
 const longRead = defineTool({ name: "longRead", description: "Reads a long text", input: z.object({ n: z.number() }), handler: ({ n }) => `text ${n} `.repeat(40) });
@@ -31,10 +32,13 @@ const readerAgent = defineAgent({ id: "replay-reader", model: "gpt-4.1-mini", sy
 /** Model calls as local activities: markers where the other scenarios have activities. */
 const localAgent = defineAgent({ id: "replay-local", model: "gpt-4.1-mini", system: "You read, then ask.", tools: [longRead, askApproval], maxTurns: 6, modelCalls: "local" });
 import { answerTokenOf, seen, threadRig, type ThreadRig } from "./thread-support.js";
-import { AGENT_RUN_VERSION } from "../src/core/run-state.js";
-import { AGENT_THREAD_VERSION } from "../src/core/thread-contracts.js";
 
 const dir = fileURLToPath(new URL("./histories/", import.meta.url));
+/**
+ * The release whose histories a recording adds to: its folder under test/histories/. A
+ * release that changes workflow code (behind `patched()`) records into a folder of its own.
+ */
+const RECORDING = "1.0";
 let h: Harness;
 let agents: AgentClient;
 let rig: ThreadRig;
@@ -103,7 +107,7 @@ const scenarios: Record<string, (id: string) => Promise<unknown>> = {
     await agents.resume({ token: linkFor(prompt).token, payload: { approved: "no" } }).catch(() => undefined);
     await Promise.all([1, 2, 3].map(() => agents.resume({ token: linkFor(prompt).token, payload: { approved: true } })));
   },
-  // The definition check after a resume rides on the first model call (from version 2 on).
+  // The definition check after a resume rides on the first model call.
   resumed: async (prompt) => {
     h.model.script(prompt, [{ toolCalls: [{ name: "askApproval", arguments: { amount: 2 } }] }, { text: "paid" }]);
     await agents.run(payoutAgent, { prompt, runId: prompt });
@@ -251,8 +255,8 @@ Object.assign(scenarios, {
     await rig.threads.settled({ threadId: id });
     await deleteThread(id);
   },
-  // Deltas go out of band (a reserved block of seqs per model call, the stream-blocks patch):
-  // a tool call, then an answer a reader follows, stopped mid-stream and answered again.
+  // Deltas go out of band (a reserved block of seqs per model call): a tool call, then an
+  // answer a reader follows, stopped mid-stream and answered again.
   "thread-streamed-out-of-band": async (id: string) => {
     const story = "A thread streamed this answer on a transport, was stopped halfway, and told it again.";
     const hold = h.model.hold();
@@ -341,21 +345,6 @@ Object.assign(scenarios, {
   },
 });
 
-// The mid-stream stop again, recorded once the model activity numbered its delta signals
-// (the thread keeps them at the seqs they carry), so later code must replay both kinds.
-scenarios["thread-stop-mid-stream-numbered"] = scenarios["thread-stop-mid-stream"]!;
-
-// The rollover scenario again, recorded under the rollover-at-events patch (its first
-// recording predates it), so later code must replay both.
-scenarios["thread-rollover-at-events"] = scenarios["thread-rollover"]!;
-
-/** Where a fresh history is recorded: under the version new runs (or threads) start at now. */
-const recordedAs = (name: string) =>
-  name.startsWith("thread-")
-    ? `thread-v${AGENT_THREAD_VERSION}-${name.slice("thread-".length)}`
-    : name.startsWith("plain-")
-      ? name
-      : `v${AGENT_RUN_VERSION}-${name}`;
 
 describe("replay", () => {
   it("replays the histories of fresh runs against the current workflow code", async () => {
@@ -373,9 +362,10 @@ describe("replay", () => {
     for (const { name, id, suffix, runs } of recordedRuns.flat()) {
       for (const [i, history] of runs.entries()) {
         histories.push({ workflowId: id, history });
-        const file = `${dir}${recordedAs(name)}${suffix}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
+        const file = `${dir}${RECORDING}/${name}${suffix}${runs.length > 1 ? `.run${i + 1}` : ""}.json`;
         // Recording adds new scenarios only: an existing file is a history some deployed code produced.
         if (process.env.RECORD_HISTORIES && !existsSync(file)) {
+          mkdirSync(`${dir}${RECORDING}`, { recursive: true });
           // The workflow id is part of what the code computed (deferral ids), so it is kept with the history.
           writeFileSync(file, JSON.stringify({ workflowId: id, history: JSON.parse(historyToJSON(history)) }));
         }
@@ -384,9 +374,10 @@ describe("replay", () => {
     await expectReplays(histories);
   });
 
-  it("replays every recorded history under test/histories/", async () => {
-    const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
-    expect(files.length).toBeGreaterThan(0);
+  it("replays every recorded history under test/histories/, of every release", async () => {
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".json"));
+    // The release being made has a history of every scenario (each run of one that continued as new, each child).
+    for (const name of Object.keys(scenarios)) expect(files.some((f) => f.startsWith(`${RECORDING}/${name}.`)), `test/histories/${RECORDING}/${name}`).toBe(true);
     await expectReplays(
       files.map((f) => {
         const { workflowId, history } = JSON.parse(readFileSync(`${dir}${f}`, "utf8"));

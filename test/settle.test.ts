@@ -338,7 +338,7 @@ describe("a run Temporal closed before it finished", () => {
     await agents.client.workflow.start("agentRun", {
       workflowId: runId,
       taskQueue,
-      args: [{ version: 3, agentId: payoutAgent.id, prompt: runId }],
+      args: [{ version: 1, agentId: payoutAgent.id, prompt: runId }],
       workflowExecutionTimeout: "2s",
     });
     const err = await agents.result({ runId }).catch((e: unknown) => e);

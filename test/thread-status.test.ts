@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DeferInThreadError, MaxTurnsError, ThreadAlreadyExistsError, ThreadNotFoundError, ThreadNotResumableError } from "../src/index.js";
-import { MOVED_ON } from "../workflows/thread-state.js";
+import { MOVED_ON } from "../workflows/threads/state.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { replayFailures, seen, threadRig, type ThreadRig } from "./thread-support.js";
 

@@ -34,7 +34,6 @@ import { killAll, spawnWorker } from "./workers/spawn.js";
 
 const POLL_MS = 50;
 const WAIT = { timeout: 30_000, interval: 20 };
-const STREAM_BLOCKS_PATCH = "durable-agents.stream-blocks";
 
 const STORY =
   "The answer went straight from the model call to every reader, numbered inside a block the thread had set aside, " +
@@ -116,18 +115,6 @@ function otherClient(r: Rig, transport: StreamTransport, client?: Client): { age
   return { agents, threads: agents.threads };
 }
 
-async function historyOf(threads: ThreadsClient, threadId: string) {
-  return (await threads.workflowHandle(threadId).fetchHistory()).events ?? [];
-}
-
-/** The patches the history's markers record. */
-async function patchesOf(threads: ThreadsClient, threadId: string): Promise<string[]> {
-  const decoder = new TextDecoder();
-  return (await historyOf(threads, threadId)).flatMap((e) =>
-    Object.values(e.markerRecordedEventAttributes?.details ?? {}).flatMap((p) => (p.payloads ?? []).map((payload) => decoder.decode(payload.data ?? new Uint8Array()))),
-  );
-}
-
 /**
  * A thread whose first message is sent once every reader listens: an idle thread, the readers,
  * then the message (the conversation the model's script is keyed by).
@@ -181,9 +168,8 @@ describe("a thread streamed on the in-process transport", () => {
     expect(updates.at(-1)).toMatchObject({ type: "status", status: "completed", previousStatus: "streaming" });
     expect(render(updates).get(answerId)).toBe(STORY);
 
-    // Nothing of it went through Temporal, and the thread runs under the patch that reserves the seqs.
+    // Nothing of it went through Temporal.
     expect(await signalsOf(r.threads, threadId)).toEqual([]);
-    expect((await patchesOf(r.threads, threadId)).some((p) => p.includes(STREAM_BLOCKS_PATCH))).toBe(true);
     // What the reader holds is what the thread holds: every durable entry, at the seq a query shows.
     const logged = await r.threads.streamUpdates({ threadId });
     expect(durableOf(updates)).toEqual(logged.updates);

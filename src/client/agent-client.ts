@@ -5,7 +5,7 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from "@temporalio/client";
-import type { agentRun } from "../../workflows/agent-run.js";
+import type { agentRun } from "../../workflows/runs/agent-run.js";
 import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, subAgentOutcomeQuery } from "../core/wire/run.js";
 import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
@@ -247,7 +247,7 @@ export class AgentClient {
     }
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
     await authorizeRun(this.#authorize, { operation: "run.start", principal: options.principal, runId, agentId });
-    const input: AgentRunInput = {
+    const input: Omit<AgentRunInput, "version"> = {
       agentId,
       prompt: options.prompt,
       ...(options.principal ? { principal: options.principal } : {}),

@@ -6,8 +6,8 @@ import { parkedOn } from "../core/status-line.js";
 import { scheduledDeferralId } from "../core/step-wire.js";
 import type { HistoryEvents } from "./history-poll.js";
 
-// The tool-call activities of a run, under the names runs schedule them by (callTool: before the agent-step layer).
-const RUN_TOOL_ACTIVITIES = new Set(["callAgentTool", "callTool"]);
+// The tool-call activity of a run.
+const RUN_TOOL_ACTIVITY = "callAgentTool";
 // A run parks in the workflow task right after its deferring tool call completes: its newest events hold that call.
 const PAGE_SIZE = 64;
 
@@ -35,7 +35,7 @@ export async function ackFromHistory(client: Client, runId: string, deferralId: 
 /**
  * The acknowledgment of `deferralId` from events a caller already read (oldest first),
  * when they hold the park: the run's expiry timer for the deferral is named by the parked
- * status line (deferral-book.ts), so the deferral id, its expiry and whether it takes any
+ * status line (workflows/deferrals/book.ts), so the deferral id, its expiry and whether it takes any
  * payload are in the timer's event; a schema comes from the deferring tool call's result
  * among the same events. Undefined when they do not settle it (a run from before timers
  * were named, a sub-agent's deferral, a payload this client cannot decode).
@@ -67,7 +67,7 @@ async function ackOfNewest(client: Client, runId: string, events: HistoryEvents,
     const attributes = scheduled.get(String(completed.scheduledEventId));
     // A call scheduled before these events: they do not hold the whole batch.
     if (!attributes) return undefined;
-    if (!RUN_TOOL_ACTIVITIES.has(attributes.activityType?.name ?? "")) break;
+    if (attributes.activityType?.name !== RUN_TOOL_ACTIVITY) break;
     const input = await decodeFromPayloadsAtIndex<Parameters<typeof scheduledDeferralId>[0] | undefined>(converter, 0, attributes.input?.payloads);
     if (!input || scheduledDeferralId(input, runId) !== deferralId) continue;
     const output = await decodeFromPayloadsAtIndex<{ deferred?: { schema?: JsonObject } }>(converter, 0, completed.result?.payloads);

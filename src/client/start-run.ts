@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
-import type { agentRun } from "../../workflows/agent-run.js";
+import type { agentRun } from "../../workflows/runs/agent-run.js";
 import { AGENT_RUN_VERSION, type AgentRunInput } from "../core/run-state.js";
 import { AgentIdKey } from "../core/search-attributes.js";
 import { STREAM_KEY_MEMO } from "../core/stream-key.js";
@@ -36,7 +36,7 @@ export async function startAgentRun(
   client: Client,
   taskQueue: string,
   runId: string,
-  input: AgentRunInput,
+  input: Omit<AgentRunInput, "version">,
   options: { uiSummary?: UiSummary; eager?: boolean; memo?: Record<string, unknown>; onConflict?: "attach" | "fail" } = {},
 ): Promise<void> {
   const attach = options.onConflict !== "fail";
@@ -48,7 +48,7 @@ export async function startAgentRun(
     await client.workflow.start<typeof agentRun>("agentRun", {
       workflowId: runId,
       taskQueue,
-      args: [{ version: AGENT_RUN_VERSION, ...input }],
+      args: [{ ...input, version: AGENT_RUN_VERSION }],
       typedSearchAttributes: [{ key: AgentIdKey, value: input.agentId }],
       // The stream key is what a reader proves to a worker's stream endpoint (src/core/stream-key.ts).
       memo: { ...options.memo, [STREAM_KEY_MEMO]: randomKey() },

@@ -4,9 +4,7 @@
  * deterministic sandbox.
  *
  * One agent-step layer serves both hosts: `describeAgent`, `callAgentModel` and
- * `callAgentTool`. Runs started before version 3 and threads before version 1 keep
- * scheduling the activities they were started with (`AgentActivities` below and
- * `ThreadActivities`), which the worker still registers, as adapters over that layer.
+ * `callAgentTool` (and `notifyApproval` for approval requests).
  */
 import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
@@ -269,63 +267,4 @@ export interface AgentStepActivities {
   callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
   callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
   notifyApproval(input: NotifyApprovalInput): Promise<void>;
-}
-
-// ---- runs started before version 3 ------------------------------------------------------
-
-/** What `prepareAgent` told runs before version 3 about their agent. */
-export interface PreparedAgent {
-  /** Hash of everything a deferred step depends on (system, model, tool names/descriptions/schemas). */
-  definitionHash: string;
-  /** See `AgentDescription.definitionParts` (the agent-step layer's description has them; `prepareAgent` never did). */
-  definitionParts?: DefinitionParts;
-  maxTurns: number;
-  /** The agent's declared context window, and the tokens its system prompt and tool list take. */
-  contextWindow?: number;
-  overheadTokens: number;
-  /** Whether the agent declares `onExpired`; without it an expiry fails the run with RC5047. */
-  hasOnExpired: boolean;
-  /** Whether the agent declares `onDenied` (the step layer's description only: runs before version 3 never see it). */
-  hasOnDenied?: boolean;
-  /** Tools routed to their own task queue (a work pool), by name. */
-  toolQueues?: Record<string, string>;
-  /** Activity timeouts for this agent's model and tool calls. */
-  timeouts: { startToCloseMs: number; heartbeatMs: number };
-}
-
-export interface ModelCallInput {
-  agentId: string;
-  workflowId: string;
-  /** Temporal run id: with `epoch` it names the thread a worker may have cached. */
-  runId: string;
-  /** Bumped whenever the thread is rewritten rather than appended to. */
-  epoch: number;
-  /** Length of the thread before `delta`. The worker has it cached, or queries the workflow for it. */
-  baseLength: number;
-  /** Only what was appended since the previous model call: this is what keeps history linear. */
-  delta: ChatMessage[];
-  /** Deltas are published to stream readers while the answer is written. */
-  stream?: boolean;
-  /** Who the run acts for, for a system prompt that is a function of it. */
-  principal?: Principal;
-  restored?: boolean;
-  /**
-   * Set on the first model call after a resume: the agent must still hash as it did when
-   * the run deferred (RC5048) and still be registered (AI1007).
-   */
-  definitionCheck?: DefinitionCheck;
-  /** The step the call belongs to (only runs at version 3 or later are traced; the agent-step layer takes it). */
-  trace?: CallTrace;
-}
-
-/** A tool call of a run before version 3 (`taskQueue` was added later, so older calls lack it). */
-export type ToolCallInput = Omit<RunToolCall, "host" | "taskQueue"> & { taskQueue?: string };
-
-export type ToolCallOutput = RunToolCallOutput;
-
-/** The activities runs before version 3 schedule. */
-export interface AgentActivities {
-  prepareAgent(input: { agentId: string }): Promise<PreparedAgent>;
-  callModel(input: ModelCallInput): Promise<ModelCallOutput>;
-  callTool(input: ToolCallInput): Promise<ToolCallOutput>;
 }

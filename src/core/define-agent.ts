@@ -132,8 +132,10 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
    */
   contextWindow?: number;
   /**
-   * Runs when a deferral of this agent expires, instead of failing the run with RC5047.
-   * Return a value to hand it to the model as the deferred call's result, or
+   * Runs when a deferral of this agent (a handler's `ctx.defer()`) expires, instead of
+   * failing the run with RC5047. An approval request's expiry does not call it: its calls
+   * are not run and the model is told (docs/approvals.md). Return a value to hand it to the
+   * model as the deferred call's result, or
    * `return ctx.defer({...})` to ask again with a fresh deferral (and a fresh token).
    */
   onExpired?: (expired: ExpiredDeferral, ctx: ToolContext) => unknown;

@@ -5,8 +5,8 @@ import type { RunTrace } from "./step-trace.js";
 
 export type RunStatus = "running" | "deferred" | "needs-compaction" | "completed" | "failed";
 
-/** The version new runs are started with (see `AgentRunInput.version`). */
-export const AGENT_RUN_VERSION = 5;
+/** The version of the run's input this release writes and reads (see `AgentRunInput.version`). */
+export const AGENT_RUN_VERSION = 1;
 
 /** Start input of the agent workflow: one object, so continue-as-new can carry it. */
 export interface AgentRunInput {
@@ -18,15 +18,12 @@ export interface AgentRunInput {
   /** Deferring is refused in this run (RC5051); names the fan-out it runs in. */
   deferralRefused?: string;
   /**
-   * What this run's workflow code may rely on, set by whoever starts it (the client, a
-   * dispatch). 2: the definition check after a resume happens in the first model call.
-   * 3: the steps go through the agent-step layer threads use too (`describeAgent`,
-   * `callAgentModel`, `callAgentTool`), and a model call never sends back the answer the
-   * worker cached. 4: the run continues as new when its history grows long (carrying
-   * `carried`). 5: a run whose transcript is too large to carry ends with AI1018 before
-   * Temporal's history limits would terminate it. Absent on runs started before versions existed.
+   * The shape of this input, set by whoever starts the run (the client, a sub-agent call, a
+   * dispatch) and carried through continue-as-new: `AGENT_RUN_VERSION`. A worker refuses a
+   * version it does not know (AI1012) rather than guess at its fields; a later release that
+   * changes the input reads this to migrate what 1.0 wrote.
    */
-  version?: number;
+  version: number;
   /** Cancels the run (AI1005) when it has not finished this long after it started, deferrals included. */
   timeoutMs?: number;
   /** Continue as new once the current execution's history reaches this many events (besides when Temporal suggests it). */

@@ -1,19 +1,15 @@
 /**
  * The shapes a thread workflow shares with its activities and its client: types, and the
- * version new threads start at. Nothing here may pull activity code (or Node) into the
+ * version of the thread's input. Nothing here may pull activity code (or Node) into the
  * workflow sandbox.
  */
 import type { Principal } from "./json.js";
-import type { ChatMessage, ToolCall, Usage } from "./messages.js";
+import type { ChatMessage, Usage } from "./messages.js";
 import type { ModelDelta } from "./model.js";
-import type { AgentDescription, ModelCallOutput, ToolResult } from "./contracts.js";
+import type { AgentDescription } from "./contracts.js";
 import type { DeferralRecord } from "./deferral-record.js";
 
-/**
- * The version new threads are started with (see `ThreadInput.version`). 1: the turn's
- * steps go through the agent-step layer runs use too (`describeAgent`, `callAgentModel`,
- * `callAgentTool`).
- */
+/** The version of the thread's input this release writes and reads (see `ThreadInput.version`). */
 export const AGENT_THREAD_VERSION = 1;
 
 /**
@@ -53,15 +49,9 @@ export interface AsyncCallState {
   callbackDone: boolean;
   /**
    * Digest of the proof of the call's answer token (from the callback's result): an answer
-   * must prove it holds the token. Absent until the callback finished, and on calls older code started.
+   * must prove it holds the token. Absent until the callback finished: no answer is taken before.
    */
   digest?: string;
-  /**
-   * Registered by code that hands out answer tokens: the call never takes an answer without
-   * one, even before its digest arrives. Absent on calls older code registered, which take
-   * answers without a token (as they always did).
-   */
-  digestExpected?: true;
 }
 
 /**
@@ -258,11 +248,12 @@ export interface ThreadInput {
   /** @internal Set on continue-as-new: the workflow's own. */
   carried?: ThreadCarry;
   /**
-   * What this thread's workflow code may rely on, set by the client that creates it and
-   * carried through continue-as-new (see `AGENT_THREAD_VERSION`). Absent on threads
-   * created before versions existed: they keep scheduling the activities they started with.
+   * The shape of this input, set by the client that creates the thread and carried through
+   * continue-as-new: `AGENT_THREAD_VERSION`. A worker refuses a version it does not know
+   * (AI1012) rather than guess at its fields; a later release that changes the input reads
+   * this to migrate what 1.0 wrote.
    */
-  version?: number;
+  version: number;
 }
 
 /** What a thread reads from the agent's description, once per turn. */
@@ -280,51 +271,10 @@ export interface ThreadStatusChange {
 /** Preparation asks with the hash it holds; the answer is tiny when nothing changed (it is recorded every turn). */
 export type ThreadPrepareOutput = ThreadPrepared | { unchanged: true };
 
-/** The thread activities by their first names: threads created before version 1 schedule them all, newer ones only the status hook. */
+/** The thread's own activity besides the agent-step layer: its status hook. */
 export interface ThreadActivities {
-  prepareThread(input: { agentId: string; knownHash?: string }): Promise<ThreadPrepareOutput>;
-  threadCallModel(input: ThreadModelCallInput): Promise<ModelCallOutput>;
-  threadCallTool(input: ThreadToolCallInput): Promise<ThreadToolCallOutput>;
-  threadStartAsyncTool(input: ThreadToolCallInput): Promise<AsyncToolStartOutput>;
   threadStatusChanged(change: ThreadStatusChange): Promise<void>;
 }
-
-// ---- threads created before version 1 ---------------------------------------------------
-
-export interface ThreadModelCallInput {
-  agentId: string;
-  threadId: string;
-  /** The thread's first run id: transcripts only grow, so the worker cache outlives continue-as-new. */
-  firstRunId: string;
-  /** Transcript length before `delta`: the worker has it cached or queries it. */
-  baseLength: number;
-  /** Fingerprint of the last message before `delta`, so a stale cached copy is never used. */
-  baseTail?: string;
-  /** Only the messages added since the previous model call: keeps history linear. */
-  delta: ChatMessage[];
-  /** The id the answer will have; deltas are sent under it. */
-  streamId: string;
-  stream: boolean;
-  /** Who the thread acts for, for a system prompt that is a function of it. */
-  principal?: Principal;
-}
-
-export interface ThreadToolCallInput {
-  agentId: string;
-  threadId: string;
-  /** The thread's task queue: where sub-runs a tool dispatches go, even from a tool's own queue. */
-  taskQueue: string;
-  toolCall: ToolCall;
-  principal?: Principal;
-  /** See `ThreadToolCall.firstRunId`. */
-  firstRunId?: string;
-}
-
-export type ThreadToolCallOutput = ToolResult;
-
-export type AsyncToolStartOutput = { started: true; digest?: string } | { started: false; content: string };
-
-// -----------------------------------------------------------------------------------------
 
 /** sendMessage / addMessage. */
 export interface ThreadSendRequest {

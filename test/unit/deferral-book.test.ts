@@ -7,8 +7,8 @@ import { ApplicationFailure } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
 import { type DeferralRecord, type StepState } from "../../src/index.js";
 import { type ResumeRequest } from "../../src/core/deferral-record.js";
-import { DeferralBook, type DeferralHooks } from "../../workflows/deferral-book.js";
-import type { ParkRequest } from "../../workflows/deferral-records.js";
+import { DeferralBook, type DeferralHooks } from "../../workflows/deferrals/book.js";
+import type { ParkRequest } from "../../workflows/deferrals/records.js";
 import { codeOf } from "./code-of.js";
 import { FakeDeferralRuntime } from "./fake-deferral-runtime.js";
 
@@ -33,11 +33,11 @@ const resume = (over: Partial<ResumeRequest> = {}): ResumeRequest => ({
 async function parked(hooks: DeferralHooks = {}, request: ParkRequest = park) {
   const runtime = new FakeDeferralRuntime();
   const book = new DeferralBook(runtime, hooks);
-  const result = book.park(request);
+  const { record, outcome: result } = book.park(request);
   // Tests that deny the record await the rejection later.
   result.catch(() => undefined);
   await runtime.settle();
-  return { runtime, book, result, record: book.records.list[0]! };
+  return { runtime, book, result, record };
 }
 
 describe("deferral records", () => {
@@ -45,8 +45,9 @@ describe("deferral records", () => {
     const runtime = new FakeDeferralRuntime("payout-7");
     const book = new DeferralBook(runtime);
     expect(book.nextDeferralId()).toBe("dfr:1:payout-7");
-    void book.park(park);
-    expect(book.records.list[0]).toMatchObject({
+    const { record } = book.park(park);
+    expect(book.records.list).toEqual([record]);
+    expect(record).toMatchObject({
       id: "dfr:1:payout-7",
       runId: "payout-7",
       status: "deferred",

@@ -4,7 +4,7 @@
  * waiting predicates once the code that ran has settled (`settle()`).
  */
 import { type DeferralEvent } from "../../src/index.js";
-import type { DeferralRuntime, SearchAttributeWrite } from "../../workflows/deferral-runtime.js";
+import type { DeferralRuntime, SearchAttributeWrite } from "../../workflows/deferrals/runtime.js";
 
 interface Waiter {
   fn: () => boolean;

@@ -24,8 +24,8 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { ThreadsClient } from "../src/client/threads/threads-client.js";', "workflows/example.ts"],
     ['import { createHash } from "node:crypto";', "src/core/example.ts"],
     ['import { verifyResumeToken } from "../deferral/token.js";', "src/core/example.ts"],
-    ['import { agentRun } from "../workflows/agent-run.js";', "activities/example.ts"],
-    ['import { agentRun } from "../../workflows/agent-run.js";', "src/client/example.ts"],
+    ['import { agentRun } from "../workflows/runs/agent-run.js";', "activities/example.ts"],
+    ['import { agentRun } from "../../workflows/runs/agent-run.js";', "src/client/example.ts"],
     // Browser code: a page has no Node, and the Temporal clients do not belong in it.
     ['import { readFileSync } from "node:fs";', "src/react/example.ts"],
     ['import { Client } from "@temporalio/client";', "src/react/example.ts"],
@@ -35,19 +35,27 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { ThreadsClient } from "../client/threads/threads-client.js";', "src/deferral/example.ts"],
     ['import { createAgentWorker } from "../worker/create-agent-worker.js";', "src/deferral/example.ts"],
     ['import { createActivities } from "../../activities/index.js";', "src/deferral/example.ts"],
-    ['import type { agentRun } from "../../workflows/agent-run.js";', "src/deferral/example.ts"],
+    ['import type { agentRun } from "../../workflows/runs/agent-run.js";', "src/deferral/example.ts"],
     ['import type { Client } from "@temporalio/client";', "src/deferral/example.ts"],
     ['import { readFileSync } from "node:fs";', "src/deferral/example.ts"],
     // The MCP server sits on the clients, like the HTTP front door.
     ['import { createActivities } from "../../activities/index.js";', "src/mcp/example.ts"],
-    ['import type { agentRun } from "../../workflows/agent-run.js";', "src/mcp/example.ts"],
+    ['import type { agentRun } from "../../workflows/runs/agent-run.js";', "src/mcp/example.ts"],
     // The stream transports sit under both the worker's publisher and the clients' readers.
     ['import { ThreadsClient } from "../client/threads/threads-client.js";', "src/stream/example.ts"],
     ['import { createAgentWorker } from "../worker/create-agent-worker.js";', "src/stream/example.ts"],
     ['import { createActivities } from "../../activities/index.js";', "src/stream/example.ts"],
-    ['import type { threadWorkflow } from "../../workflows/thread.js";', "src/stream/example.ts"],
+    ['import type { threadWorkflow } from "../../workflows/threads/agent-thread.js";', "src/stream/example.ts"],
     ['import { aesGcmCodec } from "../codec/aes-gcm.js";', "src/stream/example.ts"],
     ['import { Redis } from "ioredis";', "src/stream/example.ts"],
+    // Inside workflows/, each folder imports only the ones below it.
+    ['import { readFileSync } from "node:fs";', "workflows/runs/example.ts"],
+    ['import { ThreadState } from "../threads/state.js";', "workflows/runs/example.ts"],
+    ['import type { RunContext } from "../runs/context.js";', "workflows/threads/example.ts"],
+    ['import { DeferralBook } from "../deferrals/book.js";', "workflows/shared/example.ts"],
+    ['import { requestApproval } from "../approvals/requests.js";', "workflows/deferrals/example.ts"],
+    ['import type { RunContext } from "../runs/context.js";', "workflows/approvals/example.ts"],
+    ['import type { agentRun } from "../runs/agent-run.js";', "workflows/plain/example.ts"],
   ])("refuses %s in %s", async (line, file) => {
     expect(await lint(line, file)).toMatch(/must not import/);
   });
@@ -56,11 +64,11 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { proxyActivities } from "@temporalio/workflow";', "workflows/example.ts"],
     ['import { msToNumber } from "@temporalio/common/lib/time.js";', "workflows/example.ts"],
     ['import { plainJsonProblem } from "../src/core/json-check.js";', "workflows/example.ts"],
-    ['import { StreamLog } from "./thread-stream-log.js";', "workflows/example.ts"],
+    ['import { StreamLog } from "../shared/stream-log.js";', "workflows/threads/example.ts"],
     ['import { z } from "zod";', "src/core/example.ts"],
     ['import { readFileSync } from "node:fs";', "activities/example.ts"],
-    ['import type { agentRun } from "../../workflows/agent-run.js";', "src/client/example.ts"],
-    ['import { fanOut } from "../workflows/fan-out.js";', "src/workflow.ts"],
+    ['import type { agentRun } from "../../workflows/runs/agent-run.js";', "src/client/example.ts"],
+    ['import { fanOut } from "../workflows/plain/fan-out.js";', "src/workflow.ts"],
     ['import { useSyncExternalStore } from "react";', "src/react/example.ts"],
     ['import { toUIMessages } from "../core/ui-messages.js";', "src/react/example.ts"],
     ['import type { ThreadView } from "../client/threads/thread-types.js";', "src/react/example.ts"],
@@ -75,6 +83,10 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { asStreamUpdate } from "../core/stream-fold.js";', "src/stream/example.ts"],
     ['import { payloadToJson } from "../codec/payload-json.js";', "src/stream/example.ts"],
     ['import type { StreamTransport } from "./transport.js";', "src/stream/example.ts"],
+    ['import { requestApproval } from "../approvals/requests.js";', "workflows/runs/example.ts"],
+    ['import { DeferralBook } from "../deferrals/book.js";', "workflows/threads/example.ts"],
+    ['import { agentSinks } from "../shared/sinks.js";', "workflows/deferrals/example.ts"],
+    ['import { agentRun } from "./runs/agent-run.js";', "workflows/index.ts"],
   ])("allows %s in %s", async (line, file) => {
     expect(await lint(line, file)).not.toMatch(/must not import/);
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/run-context.js";
+import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/runs/context.js";
 
 describe("an agent run's context", () => {
   it("starts from the prompt, with no turns used and the principal it was started for", () => {
-    expect(initialRunState({ agentId: "a", prompt: "hi", principal: { id: "sam" } })).toMatchObject({
+    expect(initialRunState({ version: 1, agentId: "a", prompt: "hi", principal: { id: "sam" } })).toMatchObject({
       status: "running",
       messages: [{ role: "user", content: "hi" }],
       turnsUsed: 0,

@@ -10,7 +10,7 @@ import { numberedFlushEntries } from "../../src/core/model-deltas.js";
 import { streamFlushProblem } from "../../src/core/request-shapes.js";
 import { attemptSeqBase, STREAM_ATTEMPT_SPAN, STREAM_BLOCK } from "../../src/core/stream-seq.js";
 import type { StreamBatch } from "../../src/core/thread-contracts.js";
-import { StreamLog } from "../../workflows/thread-stream-log.js";
+import { StreamLog } from "../../workflows/shared/stream-log.js";
 
 describe("the thread's status line", () => {
   it("ends with the stream's last seq and the queue, and reads back", () => {
@@ -60,10 +60,9 @@ describe("reserved blocks", () => {
   it("give each model call a block its attempts number deltas in, between the entries around it", () => {
     const published: StreamBatch[] = [];
     const log = new StreamLog();
-    log.reservesBlocks = true;
     log.onEntry = (batch) => published.push(batch);
     log.status("streaming", "idle", "t0");
-    const seq = log.begin("m1")!;
+    const seq = log.begin("m1");
     expect(seq).toEqual({ base: 1, after: 1 });
     expect(attemptSeqBase(seq.base, 1)).toBe(1);
     expect(attemptSeqBase(seq.base, 2)).toBe(1 + STREAM_ATTEMPT_SPAN);
@@ -78,7 +77,6 @@ describe("reserved blocks", () => {
 
   it("tell readers to drop a stopped answer even though its deltas never reached the log", () => {
     const log = new StreamLog();
-    log.reservesBlocks = true;
     log.begin("m1");
     log.reset("stopped");
     expect(log.since("t", "stopped", 0).updates).toMatchObject([{ type: "reset", messageId: "m1", reason: "stopped", seq: STREAM_BLOCK + 1 }]);
@@ -86,7 +84,6 @@ describe("reserved blocks", () => {
 
   it("carry a reservation still open across continue-as-new", () => {
     const log = new StreamLog();
-    log.reservesBlocks = true;
     log.begin("m1");
     const carried = log.carry();
     expect(carried.floor).toBe(STREAM_BLOCK);
@@ -98,10 +95,9 @@ describe("reserved blocks", () => {
   it("keep the deltas an activity numbered and signalled, as a reader of the signal numbers them", () => {
     const published: StreamBatch[] = [];
     const log = new StreamLog();
-    log.reservesBlocks = true;
     log.onEntry = (batch) => published.push(batch);
     log.status("streaming", "idle", "t0");
-    const { base, after } = log.begin("m1")!;
+    const { base, after } = log.begin("m1");
     const flush = { streamId: "m1", attempt: 1, parts: [{ kind: "text" as const, text: "Hel" }, { kind: "text" as const, text: "lo" }], first: base + 1, after };
     log.accept(flush);
     // What the thread holds is exactly what the history's signal reads as.
@@ -129,13 +125,5 @@ describe("reserved blocks", () => {
     for (const bad of [{ first: 3 }, { after: 1 }, { first: -1, after: 1 }, { first: 1.5, after: 1 }, { first: "3", after: 1 }, { first: 3, after: 1, reset: false }, { reset: true }, { first: 2 ** 60, after: 1 }]) {
       expect(streamFlushProblem({ ...flush, ...bad }), JSON.stringify(bad)).toMatch(/first and after|reset/);
     }
-  });
-
-  it("leave a thread without the patch numbered as before", () => {
-    const log = new StreamLog();
-    expect(log.begin("m1")).toBeUndefined();
-    log.reset("stopped");
-    log.status("idle", "streaming", "t");
-    expect(log.since("t", "idle", 0).updates.map((u) => [u.seq, u.type])).toEqual([[1, "status"]]);
   });
 });

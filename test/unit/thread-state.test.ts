@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { type ThreadInput } from "../../src/workflow.js";
 import { type ThreadStatusChange } from "../../src/index.js";
 import { type ThreadPrepared } from "../../src/core/thread-contracts.js";
-import { nextRunInput } from "../../workflows/thread-carry.js";
-import { ThreadControls } from "../../workflows/thread-controls.js";
-import { failureOf } from "../../workflows/thread-failure.js";
-import { ThreadInbox } from "../../workflows/thread-inbox.js";
-import { ThreadQueries } from "../../workflows/thread-queries.js";
-import type { ThreadRuntime } from "../../workflows/thread-runtime.js";
-import { MOVED_ON, ThreadState } from "../../workflows/thread-state.js";
+import { nextRunInput } from "../../workflows/threads/carry.js";
+import { ThreadControls } from "../../workflows/threads/controls.js";
+import { failureOf } from "../../workflows/threads/failure.js";
+import { ThreadInbox } from "../../workflows/threads/inbox.js";
+import { ThreadQueries } from "../../workflows/threads/queries.js";
+import type { ThreadRuntime } from "../../workflows/threads/runtime.js";
+import { MOVED_ON, ThreadState } from "../../workflows/threads/state.js";
 import { codeOf } from "./code-of.js";
 import { proofOf, resumeDigest } from "../../src/core/proof.js";
 
@@ -46,7 +46,7 @@ const call = (id: string, name = "lookup") => ({ id, type: "function" as const, 
 
 function threadOf(input: Partial<ThreadInput> = {}) {
   const runtime = new FakeThreadRuntime();
-  const thread = new ThreadState({ agentId: "chat", ...input }, runtime);
+  const thread = new ThreadState({ version: 1, agentId: "chat", ...input }, runtime);
   return { runtime, thread, inbox: new ThreadInbox(thread), controls: new ThreadControls(thread), queries: new ThreadQueries(thread) };
 }
 
@@ -118,7 +118,7 @@ describe("a thread's state", () => {
     thread.asyncCalls.set("b", { toolCallId: "b", name: "askHuman", callbackDone: true });
     thread.answer("b", "B");
     thread.inbox.push({ id: "m2", kind: "message", message: { role: "user", content: "next" }, at: "t" });
-    const next = new ThreadState(nextRunInput(thread, 1), new FakeThreadRuntime());
+    const next = new ThreadState(nextRunInput(thread), new FakeThreadRuntime());
     const { generation, ...rest } = new ThreadQueries(next).snapshot();
     expect(generation).toBe(1);
     expect({ ...queries.snapshot(), generation: undefined }).toEqual({ ...rest, generation: undefined });
@@ -182,8 +182,9 @@ describe("stop, resume and tool results", () => {
 
   it("accepts one result per async call and refuses unknown, sync, duplicate and malformed ones", async () => {
     const { thread, controls } = awaitingTools(["s", "a"], ["lookup", "askHuman"]);
-    thread.asyncCalls.set("a", { toolCallId: "a", name: "askHuman", callbackDone: true });
-    const validate = (request: object) => codeOf(() => controls.validateToolResult(request as never));
+    const token = "a1.kid.claims.signature";
+    thread.asyncCalls.set("a", { toolCallId: "a", name: "askHuman", callbackDone: true, digest: resumeDigest(token) });
+    const validate = (request: object) => codeOf(() => controls.validateToolResult({ proof: proofOf(token), ...request } as never));
     expect(await validate({ toolCallId: "a", result: 1, error: "x" })).toBe("AI1027");
     expect(await validate({ toolCallId: "a", result: { at: new Date() } })).toBe("AI1027");
     expect(await validate({ toolCallId: "zz", result: 1 })).toBe("AI1022");
@@ -195,21 +196,20 @@ describe("stop, resume and tool results", () => {
     expect(thread.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["S", "Error: on holiday"]);
   });
 
-  it("checks an answer's proof against the call's digest; calls older code registered need none, marked ones wait for their digest", async () => {
-    const { thread, controls } = awaitingTools(["old", "early", "new"], ["askHuman", "askHuman", "askHuman"]);
+  it("checks an answer's proof against the call's digest; a call waits for its digest before it takes any answer", async () => {
+    const { thread, controls } = awaitingTools(["early", "new"], ["askHuman", "askHuman"]);
     const token = "a1.kid.claims.signature";
-    thread.asyncCalls.set("old", { toolCallId: "old", name: "askHuman", callbackDone: true });
-    thread.asyncCalls.set("early", { toolCallId: "early", name: "askHuman", callbackDone: false, digestExpected: true });
-    thread.asyncCalls.set("new", { toolCallId: "new", name: "askHuman", callbackDone: true, digestExpected: true, digest: resumeDigest(token) });
+    thread.asyncCalls.set("early", { toolCallId: "early", name: "askHuman", callbackDone: false });
+    thread.asyncCalls.set("new", { toolCallId: "new", name: "askHuman", callbackDone: true, digest: resumeDigest(token) });
     const validate = (request: object) => codeOf(() => controls.validateToolResult(request as never));
-    expect(await validate({ toolCallId: "old", result: 1 })).toBe("no error");
+    expect(await validate({ toolCallId: "early", result: 1 })).toBe("RC5041");
     expect(await validate({ toolCallId: "early", result: 1, proof: proofOf(token) })).toBe("RC5041");
     expect(await validate({ toolCallId: "new", result: 1 })).toBe("RC5041");
     expect(await validate({ toolCallId: "new", result: 1, proof: proofOf("a1.kid.claims.other") })).toBe("RC5041");
     expect(await validate({ toolCallId: "new", result: 1, proof: "x".repeat(100_000) })).toBe("RC5041");
     expect(await validate({ toolCallId: "new", result: 1, proof: proofOf(token) })).toBe("no error");
-    // The digest and the mark cross continue-as-new with the call.
-    const next = threadOf(nextRunInput(thread, 1));
+    // The digest crosses continue-as-new with the call.
+    const next = threadOf(nextRunInput(thread));
     expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "new", result: 1 }))).toBe("RC5041");
     expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "early", result: 1 }))).toBe("RC5041");
     expect(await codeOf(() => next.controls.validateToolResult({ toolCallId: "new", result: 1, proof: proofOf(token) }))).toBe("no error");
@@ -234,10 +234,10 @@ describe("queries", () => {
 });
 
 describe("a failed turn's error", () => {
-  it("keeps a typed code, and names a model call that ran out of retries AI1003", () => {
+  it("keeps a typed code, the activity's own when an activity failed", () => {
     expect(failureOf(ApplicationFailure.create({ type: "AI1004", message: "max turns" }))).toEqual({ code: "AI1004", message: "max turns" });
-    const modelDown = new ActivityFailure("failed", "threadCallModel", "model-1", RetryState.MAXIMUM_ATTEMPTS_REACHED, undefined, new Error("HTTP 503"));
-    expect(failureOf(modelDown)).toMatchObject({ code: "AI1003", message: expect.stringMatching(/^\[AI1003\] The model call failed: HTTP 503 \(after its retries\)/) });
+    const modelDown = new ActivityFailure("failed", "callAgentModel", "model-1", RetryState.NON_RETRYABLE_FAILURE, undefined, ApplicationFailure.create({ type: "AI1003", message: "model down" }));
+    expect(failureOf(modelDown)).toEqual({ code: "AI1003", message: "model down" });
     expect(failureOf(new Error("odd"))).toEqual({ message: "odd" });
   });
 });

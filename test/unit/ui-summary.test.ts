@@ -1,7 +1,7 @@
 /** The one-line texts the Temporal UI shows: bounded, single-line, and without content where asked. */
 import { describe, expect, it } from "vitest";
 import { staticSummaryOf } from "../../src/client/start-run.js";
-import { modelSummary, oneLine, toolSummary } from "../../workflows/activity-options.js";
+import { modelSummary, oneLine, toolSummary } from "../../workflows/shared/activity-options.js";
 
 describe("UI summaries", () => {
   it("name the agent and the prompt's first words on one line, or the agent alone", () => {

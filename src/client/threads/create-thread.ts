@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
-import type { agentThread } from "../../../workflows/thread.js";
+import type { agentThread } from "../../../workflows/threads/agent-thread.js";
 import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
 import { ThreadAlreadyExistsError } from "../../core/errors/thread-already-exists.js";
 import { ThreadMessageInvalidError } from "../../core/errors/thread-message-invalid.js";

@@ -1,5 +1,5 @@
 import type { Client } from "@temporalio/client";
-import type { agentThread } from "../../../workflows/thread.js";
+import type { agentThread } from "../../../workflows/threads/agent-thread.js";
 import type { StreamSnapshot } from "../../core/thread-contracts.js";
 import { threadStreamQuery } from "../../core/wire/thread.js";
 import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { UpdateDefinition } from "@temporalio/common";
-import type { agentThread } from "../../../workflows/thread.js";
+import type { agentThread } from "../../../workflows/threads/agent-thread.js";
 import type { AgentDefinition } from "../../core/define-agent.js";
 import type { ThreadInput } from "../../core/thread-contracts.js";
 import { unwrapFailure } from "../../core/errors/from-failure.js";

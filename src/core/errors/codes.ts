@@ -37,7 +37,7 @@ export const CODE_TABLE = {
   AI1009: { name: "ContextOverflow", retryable: false, benign: true, http: 413, when: "prompt exceeds the model's context window (`isContextOverflow(err)`)" },
   AI1010: { name: "RunNotFound", retryable: false, benign: true, http: 404, when: "no run with that id" },
   AI1011: { name: "DispatchRefused", retryable: false, benign: true, http: 403, when: "a dispatched agent's `authorize` refused the principal (restored, not re-verified)" },
-  AI1012: { name: "MessageMalformed", retryable: false, benign: true, http: 400, when: "an update or query argument of the wrong shape (sent around the clients); nothing changes" },
+  AI1012: { name: "MessageMalformed", retryable: false, benign: true, http: 400, when: "an update or query argument of the wrong shape (sent around the clients): refused, nothing changes; or a start input of a version the worker does not know: the run or thread fails before it does anything" },
   AI1013: { name: "RunUnauthorized", retryable: false, benign: true, http: 403, when: "the agent client's `authorize` did not return exactly `true` for a run or deferral operation (start, state, result, cancel, deferral get, replace or deny)" },
   AI1014: { name: "RunTerminated", retryable: false, benign: false, http: 410, when: "the run was terminated (by an operator, or by Temporal for history or payload size) or timed out: it will not finish; start a new run" },
   AI1015: { name: "WorkerUnavailable", retryable: false, benign: true, http: 503, when: "a read that needs a worker got no answer in time: no worker polls the run's task queue, or none answered (`queryTimeout`)" },
@@ -94,9 +94,4 @@ export function isErrorCode(type: unknown): type is ErrorCode {
 /** The table row of a code. */
 export function codeInfo(code: ErrorCode): CodeInfo {
   return CODE_TABLE[code];
-}
-
-/** The codes Temporal must not retry: what activity retry policies list as non-retryable. */
-export function nonRetryableCodes(): ErrorCode[] {
-  return (Object.keys(CODE_TABLE) as ErrorCode[]).filter((code) => !CODE_TABLE[code].retryable);
 }

@@ -10,7 +10,8 @@ export interface MessageMalformedFields {
 /**
  * AI1012: an update or query argument of the wrong shape. The clients never send one; a raw
  * Temporal client can, and the workflow refuses it (an update in its validator, so it leaves
- * no history) instead of failing its workflow task on it.
+ * no history) instead of failing its workflow task on it. A run's or thread's start input
+ * of a version the worker does not know fails that workflow with it, before it does anything.
  */
 export class MessageMalformedError extends DurableAgentsError<MessageMalformedFields> {
   static readonly code = ErrorCode.MessageMalformed;

@@ -1,0 +1,199 @@
+import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import type { AgentDescription } from "../../src/core/contracts.js";
+import type { DeferralRecord } from "../../src/core/deferral-record.js";
+import { deniedResult } from "../../src/core/denied-result.js";
+import { DeferralNotConfiguredError } from "../../src/core/errors/deferral-not-configured.js";
+import type { JsonObject, JsonValue, Principal } from "../../src/core/json.js";
+import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
+import { ownEntry } from "../../src/core/own.js";
+import { jsonBytes, payloadTooLarge } from "../../src/core/payload-size.js";
+import { notifyApprovers } from "./notify.js";
+import type { DeferralBook, ParkResult, Parking } from "../deferrals/book.js";
+import type { ParkRequest } from "../deferrals/records.js";
+import type { TranscriptRoom } from "../shared/transcript-room.js";
+
+/*
+ * Approval requests of gated tools, for runs and threads alike: which calls of a model's
+ * answer wait, the one request they wait on (one record, one token, one link per step),
+ * telling the approvers, and landing the decision in the transcript. The host (a run or a
+ * thread) decides only when it waits and what runs the approved calls.
+ *
+ * However a request ends, no call of it runs without a yes: a rejected call, every call of
+ * a denied request, and every call of a request that expired before anyone decided gets a
+ * result saying so, which the model reads before it goes on. An expiry is an answer nobody
+ * gave, not a failure of the run or the thread: the `expired` event fires, the record reads
+ * `expired`, and a decision that comes later is refused with RC5047.
+ */
+
+/** What a request needs of the run or thread it waits in. */
+export interface ApprovalHost {
+  readonly agentId: string;
+  readonly principal: Principal | undefined;
+  readonly book: DeferralBook;
+  /** The transcript as it is now (a run's is replaced by a rewrite). */
+  messages(): ChatMessage[];
+  /** The worker's copy of the transcript is stale from message `index` on: the next model call sends it again from there. */
+  resend(index: number): void;
+  /** Gives a call that will not run its result. */
+  answer(call: ToolCall, content: string): void;
+}
+
+/**
+ * What an approved call runs with: the decision's deferral, and whether the approver edited
+ * it (the call's arguments are then the edit: it is sent once, not beside them).
+ */
+export type Approved = { deferralId: string; edited?: true };
+
+/**
+ * Whether `call` waits for a decision: a call of a gated tool that the worker did not clear
+ * (its `needsApproval` function said no, or the arguments do not parse, which the tool call
+ * then tells the model without running anything). Decided from the agent's recorded
+ * description, so a call is gated whatever the model emits.
+ */
+export function isGated(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): boolean {
+  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id);
+}
+
+/**
+ * Parks on one request for the `gated` calls of a step and tells their approvers (an
+ * activity, only when a tool has a `notify` hook). `record` adds the host's own fields to
+ * the request's record (a run's definition, a thread's answer id).
+ */
+export function requestApproval(
+  host: ApprovalHost,
+  described: Pick<AgentDescription, "tools" | "timeouts">,
+  gated: readonly ToolCall[],
+  verdict: GateVerdict | undefined,
+  extra: { record?: Partial<ParkRequest>; answerId?: string; notify?: { threadId?: string; firstRunId?: string } } = {},
+): Parking {
+  const calls = requestCalls(gated, verdict);
+  // Without a digest no decision could prove it holds the request's token.
+  if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
+  const parking = host.book.park({
+    ...extra.record,
+    toolCallId: calls[0]!.toolCallId,
+    toolName: calls[0]!.toolName,
+    agentId: host.agentId,
+    meta: mergedMeta(calls),
+    ttlMs: verdict.ttlMs,
+    ...(host.principal ? { principal: host.principal } : {}),
+    digest: verdict.digest,
+    approval: { calls, ...(extra.answerId !== undefined ? { answerId: extra.answerId } : {}) },
+  });
+  const { record } = parking;
+  void notifyApprovers(described, {
+    agentId: host.agentId,
+    deferralId: record.id,
+    expiresAt: record.expiresAt,
+    calls,
+    ...extra.notify,
+    ...(host.principal ? { principal: host.principal } : {}),
+  });
+  return parking;
+}
+
+/**
+ * Lands how the request ended on those of its calls in `gated` (the ones the host still
+ * waits on): each call that will not run gets its result now; approved calls are returned,
+ * edited as the approver said (the transcript then shows them as they run), for the host to run.
+ */
+export function landDecision(host: ApprovalHost, parked: ParkResult, gated: readonly ToolCall[]): Array<{ call: ToolCall; approved: Approved }> {
+  const approved: Array<{ call: ToolCall; approved: Approved }> = [];
+  for (const waiting of parked.record.approval?.calls ?? []) {
+    const call = gated.find((c) => c.id === waiting.toolCallId);
+    if (!call) continue;
+    if (parked.kind === "expired") {
+      host.answer(call, undecidedResult(call.function.name, "its approval request expired before anyone decided"));
+    } else if (parked.kind === "denied") {
+      host.answer(call, deniedResult(parked.record.denial.reason, parked.record.denial.by?.id));
+    } else {
+      const decision = decisionFor(parked.payload, call.id);
+      if (decision?.approved) {
+        const edited = decision.input === undefined ? call : showAsRun(host, call, decision.input);
+        approved.push({ call: edited, approved: { deferralId: parked.record.id, ...(decision.input !== undefined ? { edited: true as const } : {}) } });
+      } else {
+        host.answer(call, rejectedResult(call.function.name, decision?.reason, parked.resumedBy));
+      }
+    }
+  }
+  return approved;
+}
+
+/**
+ * The model sees an edited call as it ran: the answer holding it is replaced by a copy whose
+ * call has the approved input (the request's record keeps what the model wrote), and the
+ * worker is sent the transcript again from that answer on, since its cached copy holds the old one.
+ */
+function showAsRun(host: ApprovalHost, call: ToolCall, input: JsonObject): ToolCall {
+  const edited: ToolCall = { ...call, function: { ...call.function, arguments: JSON.stringify(input) } };
+  const messages = host.messages();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant" || !message.tool_calls?.some((c) => c.id === call.id)) continue;
+    messages[i] = { ...message, tool_calls: message.tool_calls.map((c) => (c.id === call.id ? edited : c)) };
+    host.resend(i);
+    break;
+  }
+  return edited;
+}
+
+/**
+ * Refuses, in the resume update's validator (so nothing is recorded and the token stays
+ * unspent), a decision on `record` whose edits could not travel: AI1016 when the request's
+ * calls with the edits in place weigh over `MAX_APPROVAL_BYTES`, or the model's answer as
+ * edited over one payload; AI1018 when the transcript has no room for the answer as edited
+ * and the rejected calls' reasons. `messages` is the transcript holding the answer.
+ */
+export function refuseOversizedDecision(record: DeferralRecord | undefined, payload: unknown, messages: readonly ChatMessage[], room: TranscriptRoom, resumedBy?: Principal): void {
+  if (!record?.approval || record.status !== "deferred") return;
+  const { calls } = record.approval;
+  const edits = editedArguments(calls, payload);
+  const rejected = calls.flatMap((call) => {
+    const decision = decisionFor(payload as JsonValue, call.toolCallId);
+    return decision && decision.approved === false ? [toolResult(call.toolCallId, rejectedResult(call.toolName, typeof decision.reason === "string" ? decision.reason : undefined, resumedBy))] : [];
+  });
+  if (edits) {
+    const oversized = oversizedEdits(calls, edits);
+    if (oversized) throw oversized.toFailure();
+  }
+  const answer = answerOf(messages, record.approval.answerId, calls[0]!.toolCallId);
+  const asRun = answer && edits ? { ...answer, tool_calls: answer.tool_calls!.map((c) => (edits.has(c.id) ? { ...c, function: { ...c.function, arguments: edits.get(c.id)! } } : c)) } : undefined;
+  if (asRun) {
+    const tooLarge = payloadTooLarge(asRun, "The model's answer with the decision's edited input", { hint: "Nothing was decided and the token is still usable: decide again with a smaller edit." });
+    if (tooLarge) throw tooLarge.toFailure();
+  }
+  if (!asRun && rejected.length === 0) return;
+  // The answer as edited takes the place of the one the model wrote.
+  room.refuseUnlessFits([asRun ?? null, ...rejected], "the decision (its edited input and rejection reasons)", { answerFollows: true, freeing: asRun ? jsonBytes(answer) : 0 });
+}
+
+/** The answer of the model that holds the request's calls: by its id in a thread, else the latest holding `toolCallId`. */
+function answerOf(messages: readonly ChatMessage[], answerId: string | undefined, toolCallId: string): (ChatMessage & { role: "assistant" }) | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== "assistant" || !message.tool_calls?.some((c) => c.id === toolCallId)) continue;
+    if (answerId !== undefined && (message as { id?: string }).id !== answerId) continue;
+    return message as ChatMessage & { role: "assistant" };
+  }
+  return undefined;
+}
+
+/** The request's meta: every call's, merged; the `requires` lists joined, so a hook routing on them sees all. */
+function mergedMeta(calls: readonly ApprovalCall[]): JsonObject {
+  const meta: JsonObject = {};
+  const requires: string[] = [];
+  for (const call of calls) {
+    for (const [key, value] of Object.entries(call.meta ?? {})) {
+      if (key === "requires" && Array.isArray(value)) {
+        for (const r of value) if (typeof r === "string" && !requires.includes(r)) requires.push(r);
+      } else if (!Object.prototype.hasOwnProperty.call(meta, key)) {
+        meta[key] = value;
+      }
+    }
+  }
+  return requires.length > 0 ? { ...meta, requires } : meta;
+}
+
+function toolResult(toolCallId: string, content: string): ChatMessage {
+  return { role: "tool", tool_call_id: toolCallId, content };
+}
