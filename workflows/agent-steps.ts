@@ -23,7 +23,7 @@ import type {
 import { isErrorCode } from "../src/core/errors/codes.js";
 import type { ChatMessage } from "../src/core/messages.js";
 import { messageFingerprint } from "../src/core/fingerprint.js";
-import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
+import { ModelCallFailedError } from "../src/core/errors/runs.js";
 import { ownEntry } from "../src/core/own.js";
 import {
   fillModelAnswer,

@@ -1,17 +1,9 @@
 import { Validator } from "@cfworker/json-schema";
 import { ApplicationFailure } from "@temporalio/workflow";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
-import { DeferralChangedError } from "../src/core/errors/deferral-changed.js";
-import { DeferralDeniedError } from "../src/core/errors/deferral-denied.js";
-import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
-import { DeferralNotFoundError } from "../src/core/errors/deferral-not-found.js";
-import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
-import { ResumePayloadError } from "../src/core/errors/resume-payload.js";
-import { ResumeUnauthorizedError } from "../src/core/errors/resume-unauthorized.js";
-import { ToolCallMismatchError } from "../src/core/errors/tool-call-mismatch.js";
+import { DeferralChangedError, DeferralDeniedError, DeferralExpiredError, DeferralNotFoundError, NotPlainJsonError, ResumePayloadError, ResumeTokenError, ResumeUnauthorizedError, ToolCallMismatchError } from "../src/core/errors/deferrals.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { bindingProblem, proofMalformed, proofProblem } from "../src/core/proof.js";
-import { ResumeTokenError } from "../src/core/errors/resume-token.js";
 import { decisionIssues } from "../src/core/approval.js";
 import { refuseMalformed, resumeRequestProblem } from "../src/core/request-shapes.js";
 import { resumeUpdate } from "../src/core/wire/run.js";

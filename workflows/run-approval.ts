@@ -1,8 +1,8 @@
 import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, type ApprovalCall, type GateVerdict } from "../src/core/approval.js";
 import type { AgentDescription, RunToolCall, ToolCallOutput } from "../src/core/contracts.js";
 import { deniedResult } from "../src/core/denied-result.js";
-import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { DeferralExpiredError } from "../src/core/errors/deferrals.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/setup.js";
 import type { JsonObject, JsonValue, Principal } from "../src/core/json.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { jsonBytes, payloadTooLarge } from "../src/core/payload-size.js";

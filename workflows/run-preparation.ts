@@ -2,9 +2,8 @@ import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from "@temp
 import type { AgentActivities, PreparedAgent } from "../src/core/contracts.js";
 import type { DeferralRecord } from "../src/core/deferral-record.js";
 import { ErrorCode } from "../src/core/errors/codes.js";
-import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { DefinitionChangedError, StepStateError } from "../src/core/errors/deferrals.js";
 import { changedParts } from "../src/core/fingerprint.js";
-import { StepStateError } from "../src/core/errors/step-state.js";
 import { legacyOptions } from "./activity-options.js";
 
 /** The preparation activity of runs older than the agent-step layer (version 3), and of every resume's check. */

@@ -1,7 +1,7 @@
 import { decisionFor, rejectedResult, requestCalls, undecidedResult, type GateVerdict } from "../src/core/approval.js";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../src/core/deferral-record.js";
 import { deniedResult } from "../src/core/denied-result.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/setup.js";
 import type { ToolCall } from "../src/core/messages.js";
 import { ownEntry } from "../src/core/own.js";
 import type { JsonObject, Principal } from "../src/core/json.js";

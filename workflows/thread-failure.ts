@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from "@temporalio/workflow";
 import { isErrorCode } from "../src/core/errors/codes.js";
-import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
+import { ModelCallFailedError } from "../src/core/errors/runs.js";
 import type { ThreadFailure } from "../src/core/thread-contracts.js";
 
 /** What `getThread` shows as the failed turn's error: the typed code when there is one. */

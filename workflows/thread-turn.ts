@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation, patched, proxyLocalActivities } from "@temporalio/workflow";
-import { MaxTurnsError } from "../src/core/errors/max-turns.js";
+import { MaxTurnsError } from "../src/core/errors/limits.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import { needsAnswer, openToolCalls } from "../src/core/thread-transcript.js";
 import { legacyOptions } from "./activity-options.js";

@@ -1,6 +1,6 @@
 import { ValueError, type DataConverter, type LoadedDataConverter, type Payload, type PayloadConverter } from "@temporalio/common";
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
-import { CodecMissingError } from "../core/errors/codec-missing.js";
+import { CodecMissingError } from "../core/errors/setup.js";
 
 /**
  * The data converter a façade's Temporal client decodes with: the one it was given, its

@@ -1,7 +1,7 @@
 import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-record.js";
 import { assertResumableThread } from "../core/thread-transcript.js";
 import { assertRewriteKeeps } from "../core/transcript-trust.js";
-import { StepStateError } from "../core/errors/step-state.js";
+import { StepStateError } from "../core/errors/deferrals.js";
 import type { ChatMessage } from "../core/messages.js";
 import { authorizeDeferral, unguarded, type DeferralRewriter, type DeferralStore } from "./deferral-store.js";
 

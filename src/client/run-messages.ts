@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from "@temporalio/client";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { ChatMessage } from "../core/messages.js";
 import { MAX_PAGE_MESSAGES } from "../core/payload-size.js";
 import type { AgentResult, RunMessagePage } from "../core/run-state.js";

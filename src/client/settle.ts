@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import { ackOf, type DeferredAck } from "../core/deferral-record.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";

@@ -1,5 +1,5 @@
 import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 
 /**
  * The longest duration the SDK accepts (100 years). Beyond it a deadline no longer fits a

@@ -2,7 +2,7 @@
  * Retry settings of a sync tool, and the backoff they produce. Pure and sandbox-safe:
  * `defineTool` validates with it, the thread tool activity computes delays with it.
  */
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 
 /** Always the same wait between attempts. */
 export interface FixedBackoff {

@@ -1,6 +1,6 @@
 import type { PayloadCodec } from "@temporalio/common";
 import { createClient, type RedisClientType } from "redis";
-import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { StreamTransportInvalidError } from "../core/errors/setup.js";
 import { deliverBatch } from "./deliver.js";
 import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";

@@ -1,4 +1,4 @@
-import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../../core/errors/setup.js";
 import { threadMessagesQuery } from "../../core/wire/thread.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ListMessagesOptions, MessagePage } from "./thread-types.js";

@@ -5,7 +5,7 @@ import { threadStreamQuery } from "../../core/wire/thread.js";
 import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { FollowUpdatesOptions, StreamUpdatesOptions, ThreadCaller } from "./thread-types.js";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../core/errors/threads.js";
 import { currentDetails } from "../history-watch.js";
 
 /** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */
