@@ -1,11 +1,11 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import type { QueryDefinition } from "@temporalio/common";
-import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus, type DeferralView, type DenyReply, type DenyRequest, type ReplaceStepStateReply, type StepState } from "../core/deferral-record.js";
 import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
 import { DeferralAlreadyResumedError, DeferralDeniedError, DeferralExpiredError, DeferralNotFoundError } from "../core/errors/deferrals.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import { typedSearchAttributesOf } from "./data-converter.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { PayloadTooLargeError } from "../core/errors/limits.js";
 import { MAX_PAYLOAD_BYTES } from "../core/payload-size.js";
@@ -166,7 +166,7 @@ export class DeferralStore {
       nextPageToken: options.nextPageToken ? Buffer.from(options.nextPageToken, "base64url") : Buffer.alloc(0),
     });
     const deferrals = (response.executions ?? []).flatMap((execution): DeferralSummary[] => {
-      const attrs = decodeTypedSearchAttributes(execution.searchAttributes?.indexedFields);
+      const attrs = typedSearchAttributesOf(execution.searchAttributes?.indexedFields, [DeferralIdKey, AgentIdKey, DeferralExpiresAtKey, DeferralStatusKey]);
       const deferralId = attrs.get(DeferralIdKey) ?? "";
       const runId = execution.execution?.workflowId ?? "";
       // A run parked with its sub-agent lists the sub-agent's deferral: the sub-agent's own row stands for it.
