@@ -97,6 +97,13 @@ const zones = [
     why: "the worker's publisher and the clients' readers both hold a transport: the kernel (src/core/), a payload's JSON form and a codec list as one codec (src/codec/payload-json.ts, chain.ts), the Redis client, Node's HTTP, TLS and crypto (the direct transport's endpoint, its readers and what they prove) and Temporal's packages (the direct transport finds workers through a Temporal client) only, never our clients, a worker, an activity or workflow code, so each side imports it without running back up",
   },
   {
+    name: "the adapter of Temporal's unpublished interfaces (src/temporal/)",
+    files: ["src/temporal/"],
+    dirs: ["src/temporal/"],
+    packages: ["@temporalio/common", "@temporalio/proto", "@temporalio/worker", "@temporalio/client"],
+    why: "it holds each use of an interface Temporal does not publish, on Temporal's packages alone, so the rest of the package reaches them only through it",
+  },
+  {
     name: "the public API",
     files: ["src/"],
     except: ["src/core/", "src/workflow.ts"],
@@ -178,6 +185,24 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "layout/boundaries": "error",
       "layout/declared": "error",
+    },
+  },
+  {
+    // Temporal's unpublished interfaces are used in one file, src/temporal/internals.ts, each
+    // with a test against the installed SDK: a deep import, a reserved name or a protected
+    // member anywhere else would break unnoticed on a Temporal upgrade.
+    files: ["src/**", "workflows/**", "activities/**"],
+    ignores: ["src/temporal/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^@temporalio/[^/]+/lib/", message: "Temporal does not publish its lib/ modules: use the package's entry point, or add the use to src/temporal/internals.ts with a test." }] },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "Literal[value=/^__temporal_|^__stack_trace$|^__enhanced_stack_trace$/]", message: "Temporal's reserved names are not ours to spell: use what @temporalio publishes (workflowMetadataQuery, …), or add the use to src/temporal/internals.ts with a test." },
+        { selector: "MemberExpression[property.name='nativeWorker']", message: "A Temporal worker's protected members are unpublished: add the use to src/temporal/internals.ts with a test." },
+      ],
     },
   },
   {

@@ -126,3 +126,22 @@ describe("the declared-imports rule (what the package ships imports only what pa
     expect(await lint(line, file)).not.toMatch(/is not a dependency/);
   });
 });
+
+describe("Temporal's unpublished interfaces, used only in src/temporal/", () => {
+  it.each([
+    ['import { msToNumber } from "@temporalio/common/lib/time.js";', "src/core/example.ts"],
+    ['import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";', "src/client/example.ts"],
+    ['const q = (h: { query(n: string): unknown }) => h.query("__temporal_workflow_metadata");', "src/client/example.ts"],
+    ['const n = (w: { nativeWorker?: unknown }) => w.nativeWorker;', "src/worker/example.ts"],
+  ])("refuses %s in %s", async (line, file) => {
+    expect(await lint(line, file)).toMatch(/Temporal does not publish|not ours to spell|are unpublished/);
+  });
+
+  it.each([
+    ['import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";', "src/temporal/example.ts"],
+    ['import { workflowMetadataQuery } from "@temporalio/workflow";', "src/client/example.ts"],
+    ['import { defaultPayloadConverter } from "@temporalio/common";', "src/client/example.ts"],
+  ])("allows %s in %s", async (line, file) => {
+    expect(await lint(line, file)).not.toMatch(/Temporal does not publish|not ours to spell|are unpublished/);
+  });
+});
