@@ -88,7 +88,14 @@ describe("README's install instructions, for the manual's examples", () => {
       const [min, got] = [parts(caret[1]!), parts(version)];
       return got[0] === min[0] && (got[1] > min[1] || (got[1] === min[1] && got[2] >= min[2]));
     };
-    const pinnedPeers = [...installed].filter(([name, version]) => version !== undefined && /^\d+\.\d+\.\d+$/.test(version) && name in pkg.peerDependencies);
+    // Every pin, not the last of each name: README names the Temporal packages more than once.
+    const pins = [...readme.matchAll(/\b(?:npm (?:install|i)|pnpm add|yarn add)\b([^`#;&\n]*)/g)].flatMap((m) =>
+      m[1]!.trim().split(/\s+/).flatMap((spec) => {
+        const at = spec.indexOf("@", 1);
+        return at === -1 || spec.startsWith("-") ? [] : [[spec.slice(0, at), spec.slice(at + 1)] as const];
+      }),
+    );
+    const pinnedPeers = pins.filter(([name, version]) => version !== undefined && /^\d+\.\d+\.\d+$/.test(version) && name in pkg.peerDependencies);
     expect(pinnedPeers.map(([name]) => name)).toContain("@temporalio/client");
     expect(pinnedPeers.filter(([name, version]) => !takes(pkg.peerDependencies[name]!, version!))).toEqual([]);
   });
