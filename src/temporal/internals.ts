@@ -10,9 +10,9 @@
  *
  * | use | relies on | without it |
  * |---|---|---|
- * | `onActivationCompleted` | `Worker`'s protected `nativeWorker.completeWorkflowActivation`, and its argument being a length-delimited `WorkflowActivationCompletion` | callers of `run()` in the worker's process read the park from the history, 5–15% slower (the park bell, src/worker/stored-parks.ts) |
+ * | `onActivationCompleted` | `Worker`'s protected `nativeWorker.completeWorkflowActivation`, and its argument being a length-delimited `WorkflowActivationCompletion` | callers of `run()` in the worker's process read the park from the history: a gated call's start → parked 1.19–1.20× the bare workflow instead of 1.02–1.06× (the park bell, src/worker/stored-parks.ts; docs/architecture/temporal-mapping.md) |
  * | `replaceWorkerLogger` | `Worker`'s protected `logger`, read on each log call | a tool worker logs Temporal's "No workflows registered" warning |
- * | `loadDataConverter` | `@temporalio/common/lib/internal-non-workflow`'s `loadDataConverter`, and `Client` taking an already loaded converter as its `dataConverter` | (nothing: a missing export fails at import) |
+ * | `loadDataConverter` | `@temporalio/common/lib/internal-non-workflow`'s `loadDataConverter`, and `Client` taking an already loaded converter as its `dataConverter` as it is | a missing export fails at import; a client that loads the converter again decodes with Temporal's payload converter, so a payload encrypted by a codec the client lacks reads as Temporal's bare `Unknown encoding` error instead of AI1046 |
  */
 import type { DataConverter, LoadedDataConverter } from "@temporalio/common";
 import { loadDataConverter as temporalLoadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
