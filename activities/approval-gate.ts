@@ -3,8 +3,7 @@ import { oversizedRequest, requestCalls, type GateCall, type GateVerdict } from 
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
 import { durationMs } from "../src/core/duration.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { DeferralNotConfiguredError, InvalidDefinitionError } from "../src/core/errors/setup.js";
 import type { JsonObject } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import type { ToolCall } from "../src/core/messages.js";

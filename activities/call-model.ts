@@ -1,13 +1,11 @@
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
-import { DefinitionChangedError } from "../src/core/errors/definition-changed.js";
+import { DefinitionChangedError, StepStateError } from "../src/core/errors/deferrals.js";
 import { changedParts } from "../src/core/fingerprint.js";
-import { StepStateError } from "../src/core/errors/step-state.js";
 import { assertPayloadFits, jsonBytes } from "../src/core/payload-size.js";
 import { DEFAULT_MAX_TOOL_CALLS, MAX_CARRY_BYTES, toolCallLimit } from "../src/core/transcript-budget.js";
-import { ToolCallsOverLimitError } from "../src/core/errors/tool-calls-over-limit.js";
-import { TranscriptFullError } from "../src/core/errors/transcript-full.js";
+import { ToolCallsOverLimitError, TranscriptFullError } from "../src/core/errors/limits.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { gateVerdict } from "./approval-gate.js";

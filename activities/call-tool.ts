@@ -13,7 +13,7 @@ import { isAsyncTool } from "../src/core/define-async-tool.js";
 import type { ToolDefinition } from "../src/core/define-tool.js";
 import { DurableAgentsError } from "../src/core/errors/base.js";
 import { deniedResult } from "../src/core/denied-result.js";
-import { DeferralExpiredError } from "../src/core/errors/deferral-expired.js";
+import { DeferralExpiredError } from "../src/core/errors/deferrals.js";
 import { resumeDigest } from "../src/core/proof.js";
 import { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import type { ActivitySettings } from "./settings.js";

@@ -1,10 +1,9 @@
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { durationMs } from "../src/core/duration.js";
 import type { DeferOptions } from "../src/core/defer.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { DeferralNotConfiguredError, InvalidDefinitionError } from "../src/core/errors/setup.js";
 import { jsonSchemaProblem } from "../src/core/json-schema-check.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
-import { NotPlainJsonError } from "../src/core/errors/not-plain-json.js";
+import { NotPlainJsonError } from "../src/core/errors/deferrals.js";
 import type { JsonObject } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import { assertPayloadFits } from "../src/core/payload-size.js";

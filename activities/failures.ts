@@ -2,7 +2,7 @@ import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import { APIError } from "openai";
 import { DurableAgentsError } from "../src/core/errors/base.js";
-import { ModelCallFailedError } from "../src/core/errors/model-call-failed.js";
+import { ModelCallFailedError } from "../src/core/errors/runs.js";
 
 /**
  * Every model of an agent's list failed in one attempt: classified and retried as the last

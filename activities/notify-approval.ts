@@ -1,7 +1,7 @@
 import { Context } from "@temporalio/activity";
 import type { NotifyApprovalInput } from "../src/core/contracts.js";
 import type { ApprovalRequestInfo } from "../src/core/define-tool.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { DeferralNotConfiguredError } from "../src/core/errors/setup.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { AgentRegistry } from "./agent-registry.js";

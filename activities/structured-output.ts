@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StandardSchema } from "../src/core/schema.js";
 import { addUsage, type AssistantMessage, type ChatMessage, type Usage } from "../src/core/messages.js";
 import type { AgentDefinition } from "../src/core/define-agent.js";
-import { OutputInvalidError } from "../src/core/errors/output-invalid.js";
+import { OutputInvalidError } from "../src/core/errors/runs.js";
 
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; problem: string };
 

@@ -1,7 +1,7 @@
 import type { AgentDefinition } from "../src/core/define-agent.js";
 import type { Principal } from "../src/core/json.js";
 import type { ChatMessage } from "../src/core/messages.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../src/core/errors/setup.js";
 
 /** The system prompt, resolved for the host's principal when it is a function. */
 export function systemPrompt(agent: AgentDefinition, input: { principal?: Principal; restored?: boolean }): string {

@@ -4,14 +4,10 @@ import type { AgentToolCallInput, RunToolCall, RunToolCallOutput, ThreadToolCall
 import { deferSignal, type DeferOptions } from "../src/core/defer.js";
 import type { AsyncToolContext } from "../src/core/define-async-tool.js";
 import type { ToolContext } from "../src/core/define-tool.js";
-import { DeferInFanOutError } from "../src/core/errors/defer-in-fan-out.js";
-import { DeferInThreadError } from "../src/core/errors/defer-in-thread.js";
+import { DeferInFanOutError, DeferInThreadError, DeferralNotConfiguredError, DeferralSecretError, InvalidDefinitionError } from "../src/core/errors/setup.js";
 import { approvalUrl } from "../src/deferral/approval-url.js";
-import { DeferralCancelledError } from "../src/core/errors/deferral-cancelled.js";
-import { InvalidDefinitionError } from "../src/core/errors/invalid-definition.js";
-import { PayloadTooLargeError } from "../src/core/errors/payload-too-large.js";
-import { DeferralSecretError } from "../src/core/errors/deferral-secret.js";
-import { DeferralNotConfiguredError } from "../src/core/errors/deferral-not-configured.js";
+import { DeferralCancelledError } from "../src/core/errors/deferrals.js";
+import { PayloadTooLargeError } from "../src/core/errors/limits.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import { activityBinding, mintAnswerToken, mintResumeToken } from "../src/deferral/token.js";
 import { resumeDigest } from "../src/core/proof.js";

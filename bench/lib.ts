@@ -6,10 +6,10 @@ import { randomUUID } from "node:crypto";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
-import { tsToMs } from "@temporalio/common/lib/time.js";
 import proto from "@temporalio/proto";
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkerOptions } from "@temporalio/worker";
 import { z } from "zod";
+import { timestampMs } from "../src/core/duration.js";
 import { defineAgent, defineTool, type AgentDefinition } from "../src/index.js";
 import type { Responder, ScriptedModelServer } from "../src/testing/index.js";
 import { startAgentStack, type AgentStack, type AgentStackOptions } from "../test/agent-stack.js";
@@ -213,11 +213,11 @@ export async function historyStats(client: Client, workflowId: string): Promise<
  */
 export async function serverWaitMs(client: Client, workflowId: string): Promise<number> {
   const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const at = new Map(events.map((e) => [Number(e.eventId), tsToMs(e.eventTime)]));
+  const at = new Map(events.map((e) => [Number(e.eventId), timestampMs(e.eventTime) ?? NaN]));
   let wait = 0;
   for (const e of events) {
     const scheduledId = (e.workflowTaskStartedEventAttributes ?? e.activityTaskStartedEventAttributes)?.scheduledEventId;
-    if (scheduledId != null) wait += tsToMs(e.eventTime) - (at.get(Number(scheduledId)) ?? NaN);
+    if (scheduledId != null) wait += (timestampMs(e.eventTime) ?? NaN) - (at.get(Number(scheduledId)) ?? NaN);
   }
   return wait;
 }

@@ -16,7 +16,7 @@ import type { AgentDefinition } from "../core/define-agent.js";
 import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
@@ -36,7 +36,7 @@ import { fromSeqOf, RunStreamSource } from "./run-stream.js";
 import { followStream, pollIntervalMs } from "./threads/stream-updates.js";
 import { messagePage, type FollowUpdatesOptions, type ListMessagesOptions, type StreamUpdatesOptions } from "./shared-options.js";
 import type { StreamSnapshot } from "../core/thread-contracts.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
 
 export interface AgentClientOptions extends ClientConnectionOptions {
   /** Needed to resume: the secret the workers sign tokens with (32+ bytes), or `secrets: [current, ...previous]` while rotating. */

@@ -1,9 +1,8 @@
 import type { Client } from "@temporalio/client";
 import { decisionList, type ApprovalCall } from "../core/approval.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
-import { DeferralSecretError } from "../core/errors/deferral-secret.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { ResumePayloadError } from "../core/errors/resume-payload.js";
+import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setup.js";
+import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
 import { unguarded, type DeferralStore } from "./deferral-store.js";

@@ -1,5 +1,5 @@
 import type { DeferralStatus } from "../core/deferral-record.js";
-import { RunUnauthorizedError } from "../core/errors/run-unauthorized.js";
+import { RunUnauthorizedError } from "../core/errors/runs.js";
 import type { Decision } from "../core/approval.js";
 import type { JsonObject, JsonValue, Principal } from "../core/json.js";
 

@@ -1,5 +1,5 @@
 import { isGrpcCancelledError, isGrpcDeadlineError, WorkflowNotFoundError, type Client } from "@temporalio/client";
-import { WorkerUnavailableError } from "../core/errors/worker-unavailable.js";
+import { WorkerUnavailableError } from "../core/errors/runs.js";
 
 /** The default of the clients' `queryTimeout`. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;

@@ -1,7 +1,7 @@
 import { Client, type ConnectionLike } from "@temporalio/client";
 import type { DataConverter, Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { DEFAULT_QUERY_TIMEOUT_MS } from "./bounded-query.js";
 import { clientDataConverter } from "./data-converter.js";
 

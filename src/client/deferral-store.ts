@@ -1,19 +1,16 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import type { QueryDefinition } from "@temporalio/common";
-import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus, type DeferralView, type DenyReply, type DenyRequest, type ReplaceStepStateReply, type StepState } from "../core/deferral-record.js";
 import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
-import { DeferralAlreadyResumedError } from "../core/errors/deferral-already-resumed.js";
-import { DeferralDeniedError } from "../core/errors/deferral-denied.js";
-import { DeferralExpiredError } from "../core/errors/deferral-expired.js";
+import { DeferralAlreadyResumedError, DeferralDeniedError, DeferralExpiredError, DeferralNotFoundError } from "../core/errors/deferrals.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import { typedSearchAttributesOf } from "./data-converter.js";
 import { parseDeferralId } from "../core/deferral-id.js";
-import { DeferralNotFoundError } from "../core/errors/deferral-not-found.js";
-import { PayloadTooLargeError } from "../core/errors/payload-too-large.js";
+import { PayloadTooLargeError } from "../core/errors/limits.js";
 import { MAX_PAYLOAD_BYTES } from "../core/payload-size.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { askAuthorize, authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
 import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
@@ -180,7 +177,7 @@ export class DeferralStore {
       nextPageToken: options.cursor ? Buffer.from(options.cursor, "base64url") : Buffer.alloc(0),
     });
     const deferrals = (response.executions ?? []).flatMap((execution): DeferralSummary[] => {
-      const attrs = decodeTypedSearchAttributes(execution.searchAttributes?.indexedFields);
+      const attrs = typedSearchAttributesOf(execution.searchAttributes?.indexedFields, [DeferralIdKey, AgentIdKey, DeferralExpiresAtKey, DeferralStatusKey]);
       const deferralId = attrs.get(DeferralIdKey) ?? "";
       const runId = execution.execution?.workflowId ?? "";
       // A run parked with its sub-agent lists the sub-agent's deferral: the sub-agent's own row stands for it.

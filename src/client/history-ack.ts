@@ -1,9 +1,9 @@
 import type { Client } from "@temporalio/client";
-import { decodeFromPayloadsAtIndex } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { DeferredAck } from "../core/deferral-record.js";
 import type { JsonObject } from "../core/json.js";
 import { parkedOn } from "../core/status-line.js";
 import { scheduledDeferralId } from "../core/step-wire.js";
+import { decodePayloadAt } from "./data-converter.js";
 import type { HistoryEvents } from "./history-poll.js";
 
 // The tool-call activity of a run.
@@ -45,7 +45,7 @@ export async function ackFromEvents(client: Client, runId: string, events: Histo
     const newest = [...events].reverse();
     const timer = newest.find((e) => e.timerStartedEventAttributes && e.userMetadata?.summary);
     if (!timer) return undefined;
-    const line = await decodeFromPayloadsAtIndex<unknown>(client.options.loadedDataConverter, 0, [timer.userMetadata!.summary!]);
+    const line = await decodePayloadAt<unknown>(client.options.loadedDataConverter, 0, [timer.userMetadata!.summary!]);
     const parked = parkedOn(typeof line === "string" ? line : undefined);
     if (parked?.deferralId !== deferralId) return undefined;
     if (parked.anyPayload) return { status: "deferred", deferralId, expiresAt: parked.expiresAt };
@@ -68,9 +68,9 @@ async function ackOfNewest(client: Client, runId: string, events: HistoryEvents,
     // A call scheduled before these events: they do not hold the whole batch.
     if (!attributes) return undefined;
     if (attributes.activityType?.name !== RUN_TOOL_ACTIVITY) break;
-    const input = await decodeFromPayloadsAtIndex<Parameters<typeof scheduledDeferralId>[0] | undefined>(converter, 0, attributes.input?.payloads);
+    const input = await decodePayloadAt<Parameters<typeof scheduledDeferralId>[0] | undefined>(converter, 0, attributes.input?.payloads);
     if (!input || scheduledDeferralId(input, runId) !== deferralId) continue;
-    const output = await decodeFromPayloadsAtIndex<{ deferred?: { schema?: JsonObject } }>(converter, 0, completed.result?.payloads);
+    const output = await decodePayloadAt<{ deferred?: { schema?: JsonObject } }>(converter, 0, completed.result?.payloads);
     if (output && typeof output === "object" && output.deferred) schemas.push(output.deferred.schema);
   }
   const [schema] = schemas;

@@ -1,4 +1,5 @@
 import type { Client } from "@temporalio/client";
+import { workflowMetadataQuery } from "@temporalio/workflow";
 
 /**
  * Tells a reader whether a workflow's history grew since it last asked, from a describe:
@@ -33,10 +34,11 @@ export class HistoryWatch {
 }
 
 /**
- * The workflow's current details, read by the SDK's built-in metadata query: the one query
- * Temporal does not bill (the UI reads it too). A thread keeps its status line there.
+ * The workflow's current details, read by the SDK's built-in metadata query
+ * (`workflowMetadataQuery`, which @temporalio/workflow exports; the Temporal UI reads it
+ * too): the one query Temporal does not bill. Runs and threads keep their status line there.
  */
 export async function currentDetails(client: Client, workflowId: string): Promise<string | undefined> {
-  const metadata = await client.workflow.getHandle(workflowId).query<{ currentDetails?: string } | undefined>("__temporal_workflow_metadata");
+  const metadata = await client.workflow.getHandle(workflowId).query(workflowMetadataQuery);
   return metadata?.currentDetails || undefined;
 }

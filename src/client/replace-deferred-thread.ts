@@ -1,8 +1,8 @@
 import type { DeferralView, ReplaceStepStateReply } from "../core/deferral-record.js";
 import { assertResumableThread } from "../core/thread-transcript.js";
 import { assertRewriteKeeps } from "../core/transcript-trust.js";
-import { StepStateError } from "../core/errors/step-state.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { StepStateError } from "../core/errors/deferrals.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { ChatMessage } from "../core/messages.js";
 import { authorizeDeferral, unguarded, type DeferralStore, type DeferralTarget } from "./deferral-store.js";
 

@@ -1,8 +1,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
 import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
-import { RunTerminatedError } from "../core/errors/run-terminated.js";
+import { RunNotFoundError, RunTerminatedError } from "../core/errors/runs.js";
 
 // What the client says when a termination came without a reason.
 const DEFAULT_TERMINATION = "Workflow execution terminated";

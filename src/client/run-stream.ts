@@ -1,6 +1,6 @@
 import type { Client } from "@temporalio/client";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { StreamSnapshot } from "../core/thread-contracts.js";
 import { runStreamQuery } from "../core/wire/run.js";
 import type { StreamTransport } from "../stream/transport.js";

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from "@temporalio/client";
-import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import { ackOf, type DeferredAck } from "../core/deferral-record.js";
-import { RunNotFoundError } from "../core/errors/run-not-found.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
 import type { AgentResult } from "../core/run-state.js";
 import { DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
+import { typedSearchAttributesOf } from "./data-converter.js";
 import { ackFromLine, parkedOn } from "../core/status-line.js";
 import type { DeferralStore } from "./deferral-store.js";
 import { onParkBell, parkBellsServed, type ParkBellKey } from "../stream/park-bell.js";
@@ -279,7 +279,7 @@ function listing(events: HistoryEvents, from: Listing): Listing {
   for (const event of events) {
     const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
     if (!fields) continue;
-    const written = decodeTypedSearchAttributes(fields);
+    const written = typedSearchAttributesOf(fields, [DeferralStatusKey, DeferralIdKey]);
     status = written.get(DeferralStatusKey) ?? status;
     deferralId = written.get(DeferralIdKey) ?? deferralId;
   }

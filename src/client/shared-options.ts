@@ -6,7 +6,7 @@
 import type { Duration } from "@temporalio/common";
 import type { Decisions } from "../core/approval.js";
 import type { StreamSnapshot } from "../core/thread-contracts.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { MAX_PAGE_MESSAGES } from "../core/payload-size.js";
 
 /** `listMessages` of a run or a thread: which page. */

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Payload, PayloadCodec } from "@temporalio/common";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 
 /** `aesGcmCodec`'s keys: each 32 bytes (a Buffer, or base64), by key id, and which one encrypts. */
 export interface AesGcmCodecOptions {

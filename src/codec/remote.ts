@@ -1,5 +1,5 @@
 import type { Payload, PayloadCodec } from "@temporalio/common";
-import { CodecFailedError } from "../core/errors/codec-failed.js";
+import { CodecFailedError } from "../core/errors/http.js";
 import { payloadFromJson, payloadToJson } from "./payload-json.js";
 
 /** Where a remote codec server is, and what to send it. */

@@ -7,7 +7,7 @@
  * Sandbox-safe.
  */
 import { Validator } from "@cfworker/json-schema";
-import { PayloadTooLargeError } from "./errors/payload-too-large.js";
+import { PayloadTooLargeError } from "./errors/limits.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
 import type { ToolCall } from "./messages.js";

@@ -1,4 +1,4 @@
-import { ContextOverflowError } from "./errors/context-overflow.js";
+import { ContextOverflowError } from "./errors/limits.js";
 
 const OVERFLOW_CODES = new Set(["context_length_exceeded", "string_above_max_length"]);
 

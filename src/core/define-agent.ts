@@ -1,7 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "./duration.js";
 import { subAgentsOf } from "./sub-agents.js";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
 import type { JsonObject, Principal } from "./json.js";
 import type { ChatMessage } from "./messages.js";

@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { defineTool, type ToolCallContext, type ToolDefinition } from "./define-tool.js";
-import { AsyncToolOutsideThreadError } from "./errors/async-tool-outside-thread.js";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { AsyncToolOutsideThreadError, InvalidDefinitionError } from "./errors/setup.js";
 import type { ToolRetry } from "./tool-retry.js";
 
 /** What an async tool's callback sees. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 import type { DeferOptions, DeferSignal } from "./defer.js";
 import type { Duration } from "@temporalio/common";
 import type { JsonObject, Principal } from "./json.js";

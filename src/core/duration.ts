@@ -1,5 +1,5 @@
-import { msToNumber, type Duration } from "@temporalio/common/lib/time.js";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import type { Duration } from "@temporalio/common";
+import { InvalidDefinitionError } from "./errors/setup.js";
 
 /**
  * The longest duration the SDK accepts (100 years). Beyond it a deadline no longer fits a
@@ -21,12 +21,7 @@ export function delayMs(value: Duration, subject: string, example = "250ms"): nu
 }
 
 function toMs(value: Duration, subject: string, example: string, zero: boolean): number {
-  let ms = NaN;
-  try {
-    ms = msToNumber(value);
-  } catch {
-    // reported below
-  }
+  const ms = typeof value === "number" ? value : typeof value === "string" ? parseDuration(value) : NaN;
   if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !zero) || ms > MAX_DURATION_MS) {
     throw new InvalidDefinitionError({
       subject,
@@ -34,4 +29,29 @@ function toMs(value: Duration, subject: string, example: string, zero: boolean):
     });
   }
   return ms;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000, y: 31_557_600_000 };
+const DURATION = /^(-?(?:\d+)?\.?\d+) *(?:(milliseconds?|msecs?|ms)|(seconds?|secs?|s)|(minutes?|mins?|m)|(hours?|hrs?|h)|(days?|d)|(weeks?|w)|(years?|yrs?|y))?$/i;
+const UNITS = ["ms", "s", "m", "h", "d", "w", "y"] as const;
+
+/**
+ * A duration string in milliseconds, NaN when it is not one: the spelling Temporal's
+ * `Duration` takes (`"72h"`, `"1.5 days"`, `"500"`: the `ms` package's, a year 365.25 days),
+ * parsed here because Temporal publishes no parser (`test/unit/duration.test.ts` holds the
+ * two to the same answers).
+ */
+export function parseDuration(text: string): number {
+  if (text.length === 0 || text.length > 100) return NaN;
+  const match = DURATION.exec(text);
+  if (!match) return NaN;
+  const unit = UNITS[match.slice(2).findIndex((m) => m !== undefined)] ?? "ms";
+  return parseFloat(match[1]!) * UNIT_MS[unit]!;
+}
+
+/** A protobuf timestamp or duration (`{ seconds, nanos }`, seconds a number or a Long) in milliseconds. */
+export function timestampMs(ts: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null | undefined): number | undefined {
+  if (ts === undefined || ts === null) return undefined;
+  const seconds = ts.seconds === undefined || ts.seconds === null ? 0 : typeof ts.seconds === "number" ? ts.seconds : ts.seconds.toNumber();
+  return seconds * 1000 + Math.floor((ts.nanos ?? 0) / 1_000_000);
 }

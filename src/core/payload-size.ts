@@ -5,7 +5,7 @@
  * sends is measured here first, against a limit below Temporal's, and refused with AI1016
  * when it is over. Sandbox-safe: no Node APIs, nothing that allocates the encoding.
  */
-import { PayloadTooLargeError } from "./errors/payload-too-large.js";
+import { PayloadTooLargeError } from "./errors/limits.js";
 
 /**
  * The most one prompt, message, resume payload, principal, tool result or model answer may

@@ -6,7 +6,7 @@
  * returns what is wrong, or undefined. Sandbox-safe.
  */
 
-import { MessageMalformedError } from "./errors/message-malformed.js";
+import { MessageMalformedError } from "./errors/runs.js";
 
 type Problem = string | undefined;
 

@@ -1,9 +1,16 @@
 /**
- * A thread's status line (the workflow's current details, which the Temporal UI shows and
- * the SDK's metadata query reads without a billed action) ends with what readers need to
- * decide whether a billed query is worth it: the seq of the stream log's last entry and
- * how many messages wait in the inbox. The suffix is ours and comes last, so text before it
- * (tool names, which the model chooses) cannot be mistaken for it.
+ * A run's or thread's status line: the workflow's current details (`setCurrentDetails`),
+ * which the Temporal UI shows and clients read with Temporal's published metadata query
+ * (`workflowMetadataQuery`), neither a billed action nor a history event. It ends with what
+ * readers need to decide whether a billed query is worth it: the seq of the stream log's
+ * last entry and how many messages wait in the inbox; a parked run's, with the deferral it
+ * waits on, until when, and whether it takes any payload. The facts are ours and come last,
+ * so text before them (tool names, which the model chooses) cannot be mistaken for them.
+ *
+ * The facts are wire format between workers and clients of different releases
+ * (docs/versioning.md): this file is the one place that writes and reads them. Why here and
+ * not in a memo, a search attribute, a query or an update: docs/architecture/temporal-mapping.md
+ * ("Where a run's facts travel").
  */
 export interface StatusLineFacts {
   /** The seq of the stream log's last entry (what a query from an earlier seq would end with). */

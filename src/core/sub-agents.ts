@@ -1,4 +1,4 @@
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 
 /** What this module reads of an agent (an `AgentDefinition`; named structurally, as define-agent.ts imports this). */
 interface SubAgent {

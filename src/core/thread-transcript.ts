@@ -3,7 +3,7 @@
  * which is what lets a stopped, failed or continued-as-new thread pick up where it was.
  * Sandbox-safe; the client uses the same checks before it sends anything.
  */
-import { ThreadRewriteError } from "./errors/thread-rewrite.js";
+import { ThreadRewriteError } from "./errors/deferrals.js";
 import type { AssistantMessage, ChatMessage, ToolCall } from "./messages.js";
 import type { ThreadMessage } from "./thread-contracts.js";
 

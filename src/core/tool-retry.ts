@@ -4,7 +4,7 @@
  */
 import type { Duration } from "@temporalio/common";
 import { delayMs } from "./duration.js";
-import { InvalidDefinitionError } from "./errors/invalid-definition.js";
+import { InvalidDefinitionError } from "./errors/setup.js";
 
 /** Always the same wait between attempts. */
 export interface FixedBackoff {

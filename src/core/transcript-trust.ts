@@ -6,7 +6,7 @@
  * thread's seeded transcript (it had nothing before) and a deferred run's rewrite (it had
  * the run's transcript); sandbox-safe, so the workflow applies it where the state lives.
  */
-import { ThreadRewriteError } from "./errors/thread-rewrite.js";
+import { ThreadRewriteError } from "./errors/deferrals.js";
 import type { ChatMessage, ToolCall } from "./messages.js";
 import { findToolCall, type TranscriptDefect } from "./thread-transcript.js";
 

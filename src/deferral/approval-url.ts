@@ -1,4 +1,4 @@
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 
 /**
  * The approval link for a resume token: `base` with the token as its `token` query

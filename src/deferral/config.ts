@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
-import { DeferralSecretError } from "../core/errors/deferral-secret.js";
+import { DeferralSecretError } from "../core/errors/setup.js";
 import { approvalUrlBase } from "./approval-url.js";
 
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { DeferralSecretError } from "../core/errors/deferral-secret.js";
-import { ResumeTokenError } from "../core/errors/resume-token.js";
+import { DeferralSecretError } from "../core/errors/setup.js";
+import { ResumeTokenError } from "../core/errors/deferrals.js";
 import type { TokenBinding } from "../core/proof.js";
 
 /** What a resume token is bound to: one deferral and the one tool call that handed it out. */

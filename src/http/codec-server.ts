@@ -4,13 +4,8 @@ import { bodyLimit } from "hono/body-limit";
 import { codecChain } from "../codec/chain.js";
 import { payloadFromJson, payloadToJson } from "../codec/payload-json.js";
 import { DurableAgentsError } from "../core/errors/base.js";
-import { CodecFailedError } from "../core/errors/codec-failed.js";
-import { CodecUnauthorizedError } from "../core/errors/codec-unauthorized.js";
-import { CrossSiteRequestError } from "../core/errors/cross-site-request.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
-import { RequestTooLargeError } from "../core/errors/request-too-large.js";
-import { RouteNotFoundError } from "../core/errors/route-not-found.js";
+import { CodecFailedError, CodecUnauthorizedError, CrossSiteRequestError, RequestMalformedError, RequestTooLargeError, RouteNotFoundError } from "../core/errors/http.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { errorResponse, internalErrorResponse } from "./errors.js";
 
 /** Which of the codec server's two operations a request asks for. */

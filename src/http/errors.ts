@@ -3,9 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DurableAgentsError } from "../core/errors/base.js";
 import { codeInfo } from "../core/errors/codes.js";
-import { CrossSiteRequestError } from "../core/errors/cross-site-request.js";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
-import { RequestTooLargeError } from "../core/errors/request-too-large.js";
+import { CrossSiteRequestError, RequestMalformedError, RequestTooLargeError } from "../core/errors/http.js";
 
 /** The body of every error response. */
 export interface ErrorBody {

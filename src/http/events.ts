@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { DurableAgentsError } from "../core/errors/base.js";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import { RequestMalformedError } from "../core/errors/http.js";
 import type { StreamSnapshot, StreamUpdate } from "../core/thread-contracts.js";
 import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";

@@ -1,8 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
-import { RequestTooLargeError } from "../core/errors/request-too-large.js";
-import { RouteNotFoundError } from "../core/errors/route-not-found.js";
+import { RequestTooLargeError, RouteNotFoundError } from "../core/errors/http.js";
 import { approvalRoutes } from "./approval/routes.js";
 import { approvalInboxRoutes } from "./approvals.js";
 import { codecApp } from "./codec-server.js";

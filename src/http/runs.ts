@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { Duration } from "@temporalio/common";
 import type { AgentClient } from "../client/agent-client.js";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import { RequestMalformedError } from "../core/errors/http.js";
 import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";
 import { eventStreamRoute } from "./events.js";

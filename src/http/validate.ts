@@ -1,7 +1,7 @@
 import type { ValidationTargets } from "hono";
 import { validator } from "hono/validator";
 import { z } from "zod";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import { RequestMalformedError } from "../core/errors/http.js";
 
 /**
  * Ids in paths and bodies: what Temporal accepts as a workflow id (at most 1,000 bytes; we

@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
-import { McpOutputInvalidError } from "../core/errors/mcp-output-invalid.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
+import { McpOutputInvalidError } from "../core/errors/http.js";
 import { isSchema, type StandardSchema } from "../core/schema.js";
 import type { McpAgentTool, McpServerOptions } from "./options.js";
 import { advertisedOutputSchema, jsonSchemaFor, TEXT_OUTPUT_SCHEMA, type JsonSchema } from "./schemas.js";

@@ -6,8 +6,8 @@
  * checks `Host` names (its `hostHeaderValidation`, port-agnostic). We do both, on the
  * fetch-standard request, before anything else reads it.
  */
-import { HostNotAllowedError } from "../core/errors/host-not-allowed.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { HostNotAllowedError } from "../core/errors/http.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { LOOPBACK_HOSTS, originOf, parseHost } from "./host-names.js";
 
 // What a header value is echoed with in a refusal: enough to recognise it, never a large reflection.

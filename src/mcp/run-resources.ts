@@ -9,7 +9,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { DurableAgentsError } from "../core/errors/base.js";
-import { RequestMalformedError } from "../core/errors/request-malformed.js";
+import { RequestMalformedError } from "../core/errors/http.js";
 import type { Principal } from "../core/json.js";
 import type { McpServerContext } from "./server-context.js";
 

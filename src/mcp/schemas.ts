@@ -8,7 +8,7 @@
  * its root so the SDK's client, which insists on it, still reads it).
  */
 import { z } from "zod";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { StandardSchema } from "../core/schema.js";
 
 export type JsonSchema = Record<string, unknown>;

@@ -19,7 +19,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type InitializeResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { listedTools, prepareTools } from "./agent-tools.js";
 import { hostCheck } from "./host-check.js";

@@ -9,8 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, type ToolContext, type ToolDefinition } from "../core/define-tool.js";
-import { DeferOutsideRunError } from "../core/errors/defer-outside-run.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { DeferOutsideRunError, InvalidDefinitionError } from "../core/errors/setup.js";
 import type { StandardSchema } from "../core/schema.js";
 import { IDEMPOTENCY_META_KEY } from "./server.js";
 

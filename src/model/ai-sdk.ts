@@ -1,6 +1,6 @@
 import type { AssistantContent, LanguageModel, ModelMessage, ToolSet } from "ai";
 import { isContextOverflow } from "../core/context-overflow.js";
-import { ContextOverflowError } from "../core/errors/context-overflow.js";
+import { ContextOverflowError } from "../core/errors/limits.js";
 import type { AssistantMessage, ChatMessage, ToolCall, Usage } from "../core/messages.js";
 import type { Model, ModelRequest, ModelResponse } from "../core/model.js";
 

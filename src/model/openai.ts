@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import { ContextOverflowError } from "../core/errors/context-overflow.js";
+import { ContextOverflowError } from "../core/errors/limits.js";
 import { isContextOverflow } from "../core/context-overflow.js";
 import type { AssistantMessage, ToolCall, Usage } from "../core/messages.js";
 import type { Model, ModelRequest, ModelResponse } from "../core/model.js";

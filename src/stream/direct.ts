@@ -2,7 +2,7 @@ import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { Client } from "@temporalio/client";
 import type { PayloadCodec } from "@temporalio/common";
-import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { StreamTransportInvalidError } from "../core/errors/setup.js";
 import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
 import { streamKeyOf } from "../core/stream-key.js";
 import { deliverBatch } from "./deliver.js";

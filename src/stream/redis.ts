@@ -1,7 +1,7 @@
 import type { Duration, PayloadCodec } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { createClient, type RedisClientType } from "redis";
-import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { StreamTransportInvalidError } from "../core/errors/setup.js";
 import { deliverBatch } from "./deliver.js";
 import { batchFromText, batchToText, DEFAULT_MAX_MESSAGE_BYTES, sharedOptionProblem } from "./batch-text.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";

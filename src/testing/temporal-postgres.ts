@@ -20,7 +20,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Connection } from "@temporalio/client";
-import { msToTs } from "@temporalio/common/lib/time.js";
 import * as searchAttributeKeys from "../core/search-attributes.js";
 import { aptGet, canInstallWithApt } from "./apt.js";
 import { ensureGoBinary, ensureTemporalSchemaDir, TEMPORAL_SERVER_BINARY, TEMPORAL_SQL_TOOL_BINARY } from "./temporal-binary.js";
@@ -321,7 +320,7 @@ async function ensureNamespace(connection: Connection, namespace: string, log: (
   if (!described) {
     await connection.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: msToTs(RETENTION_SECONDS * 1000),
+      workflowExecutionRetentionPeriod: proto.google.protobuf.Duration.fromObject({ seconds: RETENTION_SECONDS }),
     });
     log(`registered namespace ${namespace}`);
   }

@@ -1,6 +1,6 @@
 import { DeferError } from "../core/defer.js";
 import type { ToolContext, ToolDefinition } from "../core/define-tool.js";
-import { DeferOutsideRunError } from "../core/errors/defer-outside-run.js";
+import { DeferOutsideRunError } from "../core/errors/setup.js";
 
 /**
  * Runs a tool's handler outside any run, for unit tests: input is parsed with the tool's

@@ -11,7 +11,7 @@ import type { DurableAgentsSinks } from "../core/sinks.js";
 import type { StreamTransport } from "../stream/transport.js";
 import { isDirectStreamTransport, type DirectStreamTransport } from "../stream/direct.js";
 import { startBeacon } from "../stream/direct-beacon.js";
-import { StreamTransportInvalidError } from "../core/errors/stream-transport-invalid.js";
+import { StreamTransportInvalidError } from "../core/errors/setup.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import { AgentTelemetry } from "../otel/agent-telemetry.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";

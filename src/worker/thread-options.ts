@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
 import type { ActivitySettings, StreamSettings } from "../../activities/settings.js";
 import { isStreamTransport, type StreamTransport } from "../stream/transport.js";

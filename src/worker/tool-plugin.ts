@@ -1,5 +1,6 @@
 import type { Logger } from "@temporalio/common";
 import type { Worker } from "@temporalio/worker";
+import { replaceWorkerLogger } from "../temporal/internals.js";
 import { DurableAgentsActivitiesPlugin } from "./plugin.js";
 
 /**
@@ -21,17 +22,17 @@ export class ToolWorkerPlugin extends DurableAgentsActivitiesPlugin {
  * A worker without workflows warns "No workflows registered" as it starts: right for a
  * worker that forgot its workflows, noise for a tool worker, which only ever polls its
  * queue's activities. Temporal offers no option to declare that, so this worker's logger
- * drops that one warning. Should Temporal rename either, the warning simply shows again.
+ * drops that one warning (src/temporal/internals.ts). Should Temporal rename either, the
+ * warning simply shows again.
  */
 function withoutNoWorkflowsWarning(worker: Worker): void {
-  const holder = worker as unknown as { logger?: Logger };
-  const logger = holder.logger;
-  if (!logger || typeof logger.warn !== "function") return;
-  holder.logger = Object.create(logger, {
-    warn: {
-      value: (message: string, meta?: Record<string, unknown>) => {
-        if (!message.startsWith("No workflows registered")) logger.warn(message, meta);
+  replaceWorkerLogger(worker, (logger) =>
+    Object.create(logger, {
+      warn: {
+        value: (message: string, meta?: Record<string, unknown>) => {
+          if (!message.startsWith("No workflows registered")) logger.warn(message, meta);
+        },
       },
-    },
-  }) as Logger;
+    }) as Logger,
+  );
 }

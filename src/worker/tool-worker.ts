@@ -3,7 +3,7 @@ import { AgentRegistry } from "../../activities/agent-registry.js";
 import { createToolActivities } from "../../activities/index.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
-import { InvalidDefinitionError } from "../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { ToolWorkerPlugin } from "./tool-plugin.js";
 import { workerClient } from "./worker-client.js";
 import { resolveThreadWorkerOptions, type ThreadWorkerOptions } from "./thread-options.js";

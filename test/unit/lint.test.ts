@@ -56,6 +56,20 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { requestApproval } from "../approvals/requests.js";', "workflows/deferrals/example.ts"],
     ['import type { RunContext } from "../runs/context.js";', "workflows/approvals/example.ts"],
     ['import type { agentRun } from "../runs/agent-run.js";', "workflows/plain/example.ts"],
+    // Nothing runs back up: a layer never imports one that sits on it.
+    ['import { buildApp } from "../http/handler.js";', "src/client/example.ts"],
+    ['import { runCli } from "../cli/main.js";', "src/client/example.ts"],
+    ['import { createAgentWorker } from "../worker/create-agent-worker.js";', "src/client/example.ts"],
+    ['import { AgentClient } from "../client/agent-client.js";', "src/worker/example.ts"],
+    ['import { buildApp } from "../http/handler.js";', "src/worker/example.ts"],
+    ['import { createAgentWorker } from "../src/worker/create-agent-worker.js";', "activities/example.ts"],
+    ['import { buildApp } from "../src/http/handler.js";', "activities/example.ts"],
+    ['import { createMcpServer } from "../mcp/server.js";', "src/http/example.ts"],
+    ['import { buildApp } from "../http/handler.js";', "src/mcp/example.ts"],
+    ['import { AgentClient } from "../client/agent-client.js";', "src/model/example.ts"],
+    ['import { createActivities } from "../../activities/index.js";', "src/otel/example.ts"],
+    ['import { readRunMessages } from "../client/run-messages.js";', "src/codec/example.ts"],
+    ['import { AgentClient } from "../client/agent-client.js";', "src/testing/example.ts"],
   ])("refuses %s in %s", async (line, file) => {
     expect(await lint(line, file)).toMatch(/must not import/);
   });
@@ -87,7 +101,59 @@ describe("the layout rule (an allow-list per runtime boundary)", () => {
     ['import { DeferralBook } from "../deferrals/book.js";', "workflows/threads/example.ts"],
     ['import { agentSinks } from "../shared/sinks.js";', "workflows/deferrals/example.ts"],
     ['import { agentRun } from "./runs/agent-run.js";', "workflows/index.ts"],
+    ['import { AgentClient } from "../client/agent-client.js";', "src/http/example.ts"],
+    ['import { AgentClient } from "../client/agent-client.js";', "src/cli/example.ts"],
+    ['import { createActivities } from "../../activities/index.js";', "src/worker/example.ts"],
+    ['import { ringParkBell } from "../stream/park-bell.js";', "src/worker/example.ts"],
+    ['import { mintResumeToken } from "../deferral/token.js";', "src/client/example.ts"],
+    ['import { durationMs } from "../core/duration.js";', "src/model/example.ts"],
   ])("allows %s in %s", async (line, file) => {
     expect(await lint(line, file)).not.toMatch(/must not import/);
+  });
+});
+
+describe("the declared-imports rule (what the package ships imports only what package.json declares)", () => {
+  it.each([
+    // A dev dependency resolves here and not in a user's install.
+    ['import { describe } from "vitest";', "src/client/example.ts"],
+    ['import type { ESLint } from "eslint";', "src/core/example.ts"],
+    // A transitive dependency resolves here by hoisting only.
+    ['import { Long } from "long";', "activities/example.ts"],
+    ['const pg = await import("pg");', "src/testing/example.ts"],
+    ['export { Server } from "protobufjs";', "workflows/example.ts"],
+  ])("refuses %s in %s", async (line, file) => {
+    expect(await lint(line, file)).toMatch(/is not a dependency or peer dependency in package.json/);
+  });
+
+  it.each([
+    ['import proto from "@temporalio/proto";', "src/worker/example.ts"],
+    ['import type { temporal } from "@temporalio/proto";', "src/client/example.ts"],
+    ['import { Context } from "@temporalio/activity";', "activities/example.ts"],
+    ['import OpenAI from "openai";', "src/model/example.ts"],
+    ['import { createHash } from "node:crypto";', "src/stream/example.ts"],
+    ['import { readFileSync } from "fs";', "src/cli/example.ts"],
+    // Tests, benches and examples are not shipped: their imports are the repository's business.
+    ['import { describe } from "vitest";', "test/example.test.ts"],
+  ])("allows %s in %s", async (line, file) => {
+    expect(await lint(line, file)).not.toMatch(/is not a dependency/);
+  });
+});
+
+describe("Temporal's unpublished interfaces, used only in src/temporal/", () => {
+  it.each([
+    ['import { msToNumber } from "@temporalio/common/lib/time.js";', "src/core/example.ts"],
+    ['import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";', "src/client/example.ts"],
+    ['const q = (h: { query(n: string): unknown }) => h.query("__temporal_workflow_metadata");', "src/client/example.ts"],
+    ['const n = (w: { nativeWorker?: unknown }) => w.nativeWorker;', "src/worker/example.ts"],
+  ])("refuses %s in %s", async (line, file) => {
+    expect(await lint(line, file)).toMatch(/Temporal does not publish|not ours to spell|are unpublished/);
+  });
+
+  it.each([
+    ['import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";', "src/temporal/example.ts"],
+    ['import { workflowMetadataQuery } from "@temporalio/workflow";', "src/client/example.ts"],
+    ['import { defaultPayloadConverter } from "@temporalio/common";', "src/client/example.ts"],
+  ])("allows %s in %s", async (line, file) => {
+    expect(await lint(line, file)).not.toMatch(/Temporal does not publish|not ours to spell|are unpublished/);
   });
 });

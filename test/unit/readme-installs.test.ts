@@ -79,4 +79,24 @@ describe("README's install instructions, for the manual's examples", () => {
     const drifted = [...installed].filter(([name, version]) => version !== undefined && /^\d+\.\d+\.\d+$/.test(version) && name in pkg.dependencies && pkg.dependencies[name] !== version);
     expect(drifted).toEqual([]);
   });
+
+  it("pin a peer dependency to a version its range takes (the Temporal packages: ^1.24.0)", () => {
+    const parts = (v: string) => v.split(".").map(Number) as [number, number, number];
+    const takes = (range: string, version: string) => {
+      const caret = /^\^(\d+\.\d+\.\d+)$/.exec(range);
+      if (!caret) return true;
+      const [min, got] = [parts(caret[1]!), parts(version)];
+      return got[0] === min[0] && (got[1] > min[1] || (got[1] === min[1] && got[2] >= min[2]));
+    };
+    // Every pin, not the last of each name: README names the Temporal packages more than once.
+    const pins = [...readme.matchAll(/\b(?:npm (?:install|i)|pnpm add|yarn add)\b([^`#;&\n]*)/g)].flatMap((m) =>
+      m[1]!.trim().split(/\s+/).flatMap((spec) => {
+        const at = spec.indexOf("@", 1);
+        return at === -1 || spec.startsWith("-") ? [] : [[spec.slice(0, at), spec.slice(at + 1)] as const];
+      }),
+    );
+    const pinnedPeers = pins.filter(([name, version]) => version !== undefined && /^\d+\.\d+\.\d+$/.test(version) && name in pkg.peerDependencies);
+    expect(pinnedPeers.map(([name]) => name)).toContain("@temporalio/client");
+    expect(pinnedPeers.filter(([name, version]) => !takes(pkg.peerDependencies[name]!, version!))).toEqual([]);
+  });
 });

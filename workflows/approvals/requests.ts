@@ -2,7 +2,7 @@ import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCa
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
-import { DeferralNotConfiguredError } from "../../src/core/errors/deferral-not-configured.js";
+import { DeferralNotConfiguredError } from "../../src/core/errors/setup.js";
 import type { JsonObject, JsonValue, Principal } from "../../src/core/json.js";
 import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import { ownEntry } from "../../src/core/own.js";

@@ -2,10 +2,10 @@ import { allHandlersFinished, CancellationScope, condition, ContinueAsNew } from
 import { parkedLine } from "../../src/core/status-line.js";
 import type { SubAgentDeferral } from "../../src/core/wire/run.js";
 import { ackOf, type DeferralRecord, type DenyReply, type DenyRequest, type StepState } from "../../src/core/deferral-record.js";
-import { DeferralAlreadyResumedError } from "../../src/core/errors/deferral-already-resumed.js";
-import { DeferralDeniedError } from "../../src/core/errors/deferral-denied.js";
-import { DeferralExpiredError } from "../../src/core/errors/deferral-expired.js";
-import { DeferralNotFoundError } from "../../src/core/errors/deferral-not-found.js";
+import { DeferralAlreadyResumedError } from "../../src/core/errors/deferrals.js";
+import { DeferralDeniedError } from "../../src/core/errors/deferrals.js";
+import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
+import { DeferralNotFoundError } from "../../src/core/errors/deferrals.js";
 import { denyRequestProblem, refuseMalformed } from "../../src/core/request-shapes.js";
 import { denyUpdate } from "../../src/core/wire/run.js";
 import type { JsonValue, Principal } from "../../src/core/json.js";

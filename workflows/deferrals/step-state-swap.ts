@@ -1,8 +1,8 @@
 import { assertResumableThread } from "../../src/core/thread-transcript.js";
 import { assertRewriteKeeps } from "../../src/core/transcript-trust.js";
 import type { DeferralRecord, ReplaceStepStateReply, ReplaceStepStateRequest, StepState } from "../../src/core/deferral-record.js";
-import { DeferralNotFoundError } from "../../src/core/errors/deferral-not-found.js";
-import { StepStateError } from "../../src/core/errors/step-state.js";
+import { DeferralNotFoundError } from "../../src/core/errors/deferrals.js";
+import { StepStateError } from "../../src/core/errors/deferrals.js";
 import { refuseMalformed, replaceStepStateProblem } from "../../src/core/request-shapes.js";
 import { replaceStepStateUpdate } from "../../src/core/wire/run.js";
 import { WAITING, type DeferralRecords } from "./records.js";

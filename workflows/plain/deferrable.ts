@@ -1,13 +1,13 @@
 import type { Duration } from "@temporalio/common";
 import { setHandler } from "@temporalio/workflow";
-import { DeferInFanOutError } from "../../src/core/errors/defer-in-fan-out.js";
-import { DeferralDeniedError } from "../../src/core/errors/deferral-denied.js";
-import { DeferralExpiredError } from "../../src/core/errors/deferral-expired.js";
+import { DeferInFanOutError } from "../../src/core/errors/setup.js";
+import { DeferralDeniedError } from "../../src/core/errors/deferrals.js";
+import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
 import { durationMs } from "../../src/core/duration.js";
 import { jsonSchemaProblem } from "../../src/core/json-schema-check.js";
 import { deferralIdProblem, refuseMalformed } from "../../src/core/request-shapes.js";
-import { InvalidDefinitionError } from "../../src/core/errors/invalid-definition.js";
-import { NotPlainJsonError } from "../../src/core/errors/not-plain-json.js";
+import { InvalidDefinitionError } from "../../src/core/errors/setup.js";
+import { NotPlainJsonError } from "../../src/core/errors/deferrals.js";
 import type { JsonObject, JsonValue } from "../../src/core/json.js";
 import { plainJsonProblem } from "../../src/core/json-check.js";
 import { isDigest } from "../../src/core/proof.js";

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../../src/core/errors/codes.js";
-import { RunCancelledError } from "../../src/core/errors/run-cancelled.js";
+import { RunCancelledError } from "../../src/core/errors/runs.js";
 import type { AgentDescription, DescribeAgentOutput } from "../../src/core/contracts.js";
 import { agentSteps } from "../shared/agent-steps.js";
 import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../../src/core/request-shapes.js";

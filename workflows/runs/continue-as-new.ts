@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition, makeContinueAsNewFunc, workflowInfo } from "@temporalio/workflow";
-import { TranscriptFullError } from "../../src/core/errors/transcript-full.js";
+import { TranscriptFullError } from "../../src/core/errors/limits.js";
 import { jsonBytes, MAX_PAYLOAD_BYTES } from "../../src/core/payload-size.js";
 import type { AgentResult, AgentRunInput, RunCarry } from "../../src/core/run-state.js";
 import type { TranscriptMeter } from "../../src/core/transcript-budget.js";

@@ -1,5 +1,5 @@
 import { deniedResult } from "../../src/core/denied-result.js";
-import { DeferralExpiredError } from "../../src/core/errors/deferral-expired.js";
+import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
 import type { AgentDescription, DeferralRequest, RunToolCall, RunToolCallOutput } from "../../src/core/contracts.js";
 import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import { findToolCall } from "../../src/core/thread-transcript.js";

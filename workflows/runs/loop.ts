@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, CancelledFailure, workflowInfo } f
 import type { AgentModelCallInput, RunToolCall, RunToolCallOutput } from "../../src/core/contracts.js";
 import { messageFingerprint } from "../../src/core/fingerprint.js";
 import { ErrorCode } from "../../src/core/errors/codes.js";
-import { MaxTurnsError } from "../../src/core/errors/max-turns.js";
+import { MaxTurnsError } from "../../src/core/errors/limits.js";
 import { addUsage, type ChatMessage, type ToolCall } from "../../src/core/messages.js";
 import { ownEntry } from "../../src/core/own.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../../src/core/payload-size.js";

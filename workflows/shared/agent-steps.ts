@@ -20,7 +20,7 @@ import type {
   ThreadToolCallResult,
 } from "../../src/core/contracts.js";
 import { isErrorCode } from "../../src/core/errors/codes.js";
-import { ModelCallFailedError } from "../../src/core/errors/model-call-failed.js";
+import { ModelCallFailedError } from "../../src/core/errors/runs.js";
 import { ownEntry } from "../../src/core/own.js";
 import {
   fillModelAnswer,

@@ -1,4 +1,4 @@
-import { MessageMalformedError } from "../../src/core/errors/message-malformed.js";
+import { MessageMalformedError } from "../../src/core/errors/runs.js";
 
 /**
  * Fails the workflow (AI1012) when its input says a version this code does not know: a run

@@ -1,5 +1,5 @@
-import { TranscriptFullError } from "../../src/core/errors/transcript-full.js";
-import { ToolCallsOverLimitError } from "../../src/core/errors/tool-calls-over-limit.js";
+import { TranscriptFullError } from "../../src/core/errors/limits.js";
+import { ToolCallsOverLimitError } from "../../src/core/errors/limits.js";
 import type { Principal } from "../../src/core/json.js";
 import { jsonBytes } from "../../src/core/payload-size.js";
 import { ANSWER_RESERVE_BYTES, resultShare, toolCallLimit } from "../../src/core/transcript-budget.js";

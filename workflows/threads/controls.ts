@@ -1,10 +1,10 @@
-import { ThreadMessageInvalidError } from "../../src/core/errors/thread-message-invalid.js";
+import { ThreadMessageInvalidError } from "../../src/core/errors/threads.js";
 import { ErrorCode } from "../../src/core/errors/codes.js";
-import { ThreadNotResumableError } from "../../src/core/errors/thread-not-resumable.js";
-import { ToolCallNotFoundError } from "../../src/core/errors/tool-call-not-found.js";
-import { ToolResultDuplicateError } from "../../src/core/errors/tool-result-duplicate.js";
+import { ThreadNotResumableError } from "../../src/core/errors/threads.js";
+import { ToolCallNotFoundError } from "../../src/core/errors/threads.js";
+import { ToolResultDuplicateError } from "../../src/core/errors/threads.js";
 import { plainJsonProblem } from "../../src/core/json-check.js";
-import { ResumeTokenError } from "../../src/core/errors/resume-token.js";
+import { ResumeTokenError } from "../../src/core/errors/deferrals.js";
 import { proofProblem } from "../../src/core/proof.js";
 import type { ChatMessage } from "../../src/core/messages.js";
 import type {

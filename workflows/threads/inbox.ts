@@ -1,4 +1,4 @@
-import { ThreadMessageInvalidError } from "../../src/core/errors/thread-message-invalid.js";
+import { ThreadMessageInvalidError } from "../../src/core/errors/threads.js";
 import type { InboxItem, ThreadSendReply, ThreadSendRequest } from "../../src/core/thread-contracts.js";
 import { messageProblem, openToolCalls } from "../../src/core/thread-transcript.js";
 import { refuseMalformed, sendRequestProblem } from "../../src/core/request-shapes.js";

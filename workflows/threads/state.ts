@@ -1,5 +1,5 @@
 import type { CancellationScope } from "@temporalio/workflow";
-import { ThreadNotFoundError } from "../../src/core/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../src/core/errors/threads.js";
 import type { ChatMessage, Usage } from "../../src/core/messages.js";
 import type { AsyncCallState, InboxItem, ThreadFailure, ThreadInput, ThreadMessage, ThreadPrepared, ThreadPrepareOutput, ThreadStatus } from "../../src/core/thread-contracts.js";
 import { findToolCall, needsAnswer, openToolCalls } from "../../src/core/thread-transcript.js";

@@ -1,5 +1,5 @@
 import { CancellationScope, isCancellation } from "@temporalio/workflow";
-import { MaxTurnsError } from "../../src/core/errors/max-turns.js";
+import { MaxTurnsError } from "../../src/core/errors/limits.js";
 import { needsAnswer, openToolCalls } from "../../src/core/thread-transcript.js";
 import type { AgentSteps } from "../shared/agent-steps.js";
 import { failureOf } from "./failure.js";

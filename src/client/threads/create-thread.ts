@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import type { agentThread } from "../../../workflows/threads/agent-thread.js";
-import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
-import { ThreadAlreadyExistsError } from "../../core/errors/thread-already-exists.js";
-import { ThreadMessageInvalidError } from "../../core/errors/thread-message-invalid.js";
-import { TranscriptFullError } from "../../core/errors/transcript-full.js";
+import { InvalidDefinitionError } from "../../core/errors/setup.js";
+import { ThreadAlreadyExistsError } from "../../core/errors/threads.js";
+import { ThreadMessageInvalidError } from "../../core/errors/threads.js";
+import { TranscriptFullError } from "../../core/errors/limits.js";
 import { plainJsonProblem } from "../../core/json-check.js";
 import { assertPayloadFits, jsonBytes, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../../core/payload-size.js";
 import { AgentIdKey } from "../../core/search-attributes.js";

@@ -1,5 +1,5 @@
 import { isGrpcServiceError, WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../core/errors/threads.js";
 import { threadDeleteUpdate } from "../../core/wire/thread.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadTarget } from "./thread-types.js";

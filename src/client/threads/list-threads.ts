@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from "@temporalio/common";
-import { decodeOptionalSinglePayload } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { AgentIdKey } from "../../core/search-attributes.js";
+import { decodePayloadAt } from "../data-converter.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ListThreadsOptions, ThreadSummary } from "./thread-types.js";
 
@@ -27,7 +27,8 @@ export async function listThreads(
     const agentId = Array.isArray(agents) ? agents[0] : agents;
     if (!(await access.allowed({ operation: "thread.list", principal: options.principal, threadId, ...(agentId ? { agentId } : {}) }))) continue;
     // The memo went through the client's data converter, a payload codec included; search attributes never do.
-    const memo = await decodeOptionalSinglePayload<string>(client.options.loadedDataConverter, execution.memo?.fields?.threadCreatedAt);
+    const created = execution.memo?.fields?.threadCreatedAt;
+    const memo = created ? await decodePayloadAt<string>(client.options.loadedDataConverter, 0, [created]) : undefined;
     const createdAt = memo ? String(memo) : new Date(Number(execution.startTime?.seconds ?? 0) * 1000).toISOString();
     threads.push({ threadId, createdAt, ...(agentId ? { agentId } : {}) });
   }

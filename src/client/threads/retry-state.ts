@@ -1,6 +1,6 @@
 import type { Client } from "@temporalio/client";
-import { optionalTsToMs } from "@temporalio/common/lib/time.js";
 import type { temporal } from "@temporalio/proto";
+import { timestampMs } from "../../core/duration.js";
 
 /** Where a retried call stands, read from Temporal's pending activity (no history involved). */
 export interface RetryState {
@@ -21,8 +21,8 @@ export function retryStateOf(info: temporal.api.workflow.v1.IPendingActivityInfo
   const attempt = info.attempt ?? 1;
   const failure = info.lastFailure;
   if (attempt <= 1 && !failure) return undefined;
-  const nextAt = optionalTsToMs(info.nextAttemptScheduleTime);
-  const failedAt = optionalTsToMs(info.lastAttemptCompleteTime);
+  const nextAt = timestampMs(info.nextAttemptScheduleTime);
+  const failedAt = timestampMs(info.lastAttemptCompleteTime);
   const detailed = detailsOf(failure, client);
   const delayMs = detailed?.delayMs ?? (nextAt !== undefined && failedAt !== undefined ? nextAt - failedAt : undefined);
   return {

@@ -1,4 +1,4 @@
-import { ThreadMessageInvalidError } from "../../core/errors/thread-message-invalid.js";
+import { ThreadMessageInvalidError } from "../../core/errors/threads.js";
 import { assertPayloadFits } from "../../core/payload-size.js";
 import type { ThreadSendReply } from "../../core/thread-contracts.js";
 import { messageProblem } from "../../core/thread-transcript.js";

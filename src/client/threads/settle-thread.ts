@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
 import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
-import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
+import { ThreadNotFoundError, ThreadTerminatedError } from "../../core/errors/threads.js";
 import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { currentDetails, HistoryWatch } from "../history-watch.js";

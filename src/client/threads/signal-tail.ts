@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
-import { decodeFromPayloadsAtIndex } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { numberedFlushEntries } from "../../core/model-deltas.js";
 import { streamFlushProblem } from "../../core/request-shapes.js";
 import type { StreamBatch, StreamFlush } from "../../core/thread-contracts.js";
 import { threadStreamSignal } from "../../core/wire/thread.js";
+import { decodePayloadAt } from "../data-converter.js";
 import { longPollHistory } from "../history-poll.js";
 
 /** How long to wait before looking again after a read failed or the thread's run closed. */
@@ -46,7 +46,7 @@ async function follow(client: Client, threadId: string, onBatch: (batch: StreamB
           seen = Number(event.eventId);
           const signalled = event.workflowExecutionSignaledEventAttributes;
           if (signalled?.signalName === threadStreamSignal.name) {
-            const flush = await decodeFromPayloadsAtIndex<StreamFlush>(converter, 0, signalled.input?.payloads).catch(() => undefined);
+            const flush = await decodePayloadAt<StreamFlush>(converter, 0, signalled.input?.payloads).catch(() => undefined);
             const batch = flush !== undefined && streamFlushProblem(flush) === undefined ? numberedFlushEntries(flush) : undefined;
             if (batch) onBatch(batch);
           }

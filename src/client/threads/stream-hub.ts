@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { StreamBatch, StreamSnapshot, StreamUpdate, ThreadStatus } from "../../core/thread-contracts.js";
 import { parseStatusLine } from "../../core/status-line.js";
 import type { StreamSubscription, StreamTransport } from "../../stream/transport.js";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../core/errors/threads.js";
 import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
 import { HistoryWatch } from "../history-watch.js";

@@ -7,7 +7,7 @@ import type { ThreadAccess } from "./thread-access.js";
 import type { FollowUpdatesOptions, StreamUpdatesOptions } from "../shared-options.js";
 import type { ThreadTarget } from "./thread-types.js";
 import { durationMs } from "../../core/duration.js";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
+import { ThreadNotFoundError } from "../../core/errors/threads.js";
 import { currentDetails } from "../history-watch.js";
 
 /** `ThreadsClient.streamUpdates`: one read of the stream after `fromSeq`. */

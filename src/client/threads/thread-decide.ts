@@ -1,9 +1,9 @@
 import type { Client } from "@temporalio/client";
 import { decisionList, type Decision } from "../../core/approval.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
-import { DeferralNotFoundError } from "../../core/errors/deferral-not-found.js";
-import { DeferralSecretError } from "../../core/errors/deferral-secret.js";
-import { ResumePayloadError } from "../../core/errors/resume-payload.js";
+import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
+import { DeferralSecretError } from "../../core/errors/setup.js";
+import { ResumePayloadError } from "../../core/errors/deferrals.js";
 import type { Principal } from "../../core/json.js";
 import { DeferralStore } from "../deferral-store.js";
 import { requestToken } from "../request-token.js";

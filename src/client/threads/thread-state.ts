@@ -1,6 +1,5 @@
 import type { temporal } from "@temporalio/proto";
-import { ThreadNotFoundError } from "../../core/errors/thread-not-found.js";
-import { ThreadTerminatedError } from "../../core/errors/thread-terminated.js";
+import { ThreadNotFoundError, ThreadTerminatedError } from "../../core/errors/threads.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { retryStateOf } from "./retry-state.js";
 import type { ThreadAccess } from "./thread-access.js";

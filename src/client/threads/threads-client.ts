@@ -1,6 +1,6 @@
 import type { Client } from "@temporalio/client";
 import type { StreamSnapshot, ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../../core/thread-contracts.js";
-import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
+import { InvalidDefinitionError } from "../../core/errors/setup.js";
 import { resolveDeferralConfig, type DeferralConfig } from "../../deferral/config.js";
 import type { AgentDefinition } from "../../core/define-agent.js";
 import type { ResumeResult } from "../resume.js";

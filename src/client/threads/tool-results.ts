@@ -1,7 +1,6 @@
-import { ResumeTokenError } from "../../core/errors/resume-token.js";
-import { InvalidDefinitionError } from "../../core/errors/invalid-definition.js";
-import { ThreadMessageInvalidError } from "../../core/errors/thread-message-invalid.js";
-import { ToolResultDuplicateError } from "../../core/errors/tool-result-duplicate.js";
+import { ResumeTokenError } from "../../core/errors/deferrals.js";
+import { InvalidDefinitionError } from "../../core/errors/setup.js";
+import { ThreadMessageInvalidError, ToolResultDuplicateError } from "../../core/errors/threads.js";
 import type { JsonValue } from "../../core/json.js";
 import { plainJsonProblem } from "../../core/json-check.js";
 import { assertPayloadFits } from "../../core/payload-size.js";
