@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { initialRunState, RunCancellation, TranscriptSync } from "../../workflows/runs/context.js";
+import { initialRunState, RunCancellation, SentTranscript } from "../../workflows/runs/context.js";
 
 describe("an agent run's context", () => {
   it("starts from the prompt, with no turns used and the principal it was started for", () => {
@@ -13,7 +13,7 @@ describe("an agent run's context", () => {
   });
 
   it("refuses a transcript prefix asked for at an epoch a rewrite has replaced", () => {
-    const sync = new TranscriptSync();
+    const sync = new SentTranscript();
     const messages = [{ role: "user" as const, content: "a" }, { role: "assistant" as const, content: "b" }];
     expect(sync.prefix(messages, 0, 1)).toEqual([messages[0]]);
     sync.replaced(messages);

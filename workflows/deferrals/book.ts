@@ -15,10 +15,10 @@ import { failureInfo, SettledOutcome } from "./outcome.js";
 import { DeferralRecords, type ParkRequest } from "./records.js";
 import type { DeferralRuntime } from "./runtime.js";
 import { DeferralVisibility } from "./visibility.js";
-import { ResumeProtocol, type ResumeOptions } from "./resume-protocol.js";
+import { ResumeProtocol, type ResumeProtocolOptions } from "./resume-protocol.js";
 import { StepStateSwap, type ReplaceMessages } from "./step-state-swap.js";
 
-export interface DeferralHooks extends ResumeOptions {
+export interface DeferralHooks extends ResumeProtocolOptions {
   /** The step state of a waiting record (deferred or needs-compaction), for the store. */
   stepState?(record: DeferralRecord): StepState | undefined;
   /** Replaces the thread of a waiting record; only agent runs have one. */

@@ -21,7 +21,7 @@ import type { DeferralRecords } from "./records.js";
 import type { DeferralRuntime } from "./runtime.js";
 import type { DeferralVisibility } from "./visibility.js";
 
-export interface ResumeOptions {
+export interface ResumeProtocolOptions {
   /** Checks that the deferred step can still continue; throws a typed failure to deny it. */
   verify?(record: DeferralRecord): Promise<void>;
   /**
@@ -53,7 +53,7 @@ export class ResumeProtocol {
     private readonly visibility: DeferralVisibility,
     private readonly denials: DeferralDenials,
     private readonly outcome: SettledOutcome,
-    private readonly options: ResumeOptions = {},
+    private readonly options: ResumeProtocolOptions = {},
   ) {}
 
   // Cheap refusals: a rejected update leaves no trace in history.

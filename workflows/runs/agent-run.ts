@@ -28,7 +28,7 @@ import type { DeferralEvent } from "../../src/core/deferral-record.js";
 import { parseDeferralId } from "../../src/core/deferral-id.js";
 import type { DeferralBook } from "../deferrals/book.js";
 import { AGENT_RUN_VERSION, resultSummary, type AgentResult, type AgentRunInput } from "../../src/core/run-state.js";
-import { initialRunState, RunCancellation, TranscriptSync, type RunContext } from "./context.js";
+import { initialRunState, RunCancellation, SentTranscript, type RunContext } from "./context.js";
 import { runContinuation } from "./continue-as-new.js";
 import { agentDeferralBook, resultMessage } from "./deferral.js";
 import { runStateView } from "./state-view.js";
@@ -49,7 +49,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   refuseUnknownVersion("agentRun", input, AGENT_RUN_VERSION);
   const state = initialRunState(input);
   let prepared: AgentDescription | undefined;
-  const transcript = new TranscriptSync();
+  const transcript = new SentTranscript();
   const steps = agentSteps();
   const definitionCheck: RunContext["definitionCheck"] = {};
   const tracing = RunTracing.ofWorkflow(input.carried?.trace);

@@ -15,7 +15,7 @@ import type { TranscriptRoom } from "../shared/transcript-room.js";
 export interface RunContext {
   readonly state: RunProgress;
   readonly book: DeferralBook;
-  readonly transcript: TranscriptSync;
+  readonly transcript: SentTranscript;
   readonly cancellation: RunCancellation;
   /** The agent as the worker described it when this execution began. */
   readonly prepared: () => AgentDescription;
@@ -71,7 +71,7 @@ export function initialRunState(input: AgentRunInput): RunProgress {
  * What the worker's transcript cache knows of the run's transcript, so a model call sends
  * only what is new: `epoch` changes when a rewrite replaces the transcript.
  */
-export class TranscriptSync {
+export class SentTranscript {
   epoch = 0;
   sentLength = 0;
 

@@ -102,7 +102,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
         }
         // After a resume the approval is spent: an overflow parks the run for compaction instead of failing it.
         const resumed = book.lastResumed();
-        if (!resumed || !isContextOverflow(err)) throw err;
+        if (!resumed || !isOverflowFailure(err)) throw err;
         await book.awaitCompaction(resumed);
       }
     }
@@ -167,7 +167,7 @@ function occurrenceOf(messages: readonly ChatMessage[], toolCallId: string): { o
   return occurrence > 1 ? { occurrence } : {};
 }
 
-function isContextOverflow(err: unknown): boolean {
+function isOverflowFailure(err: unknown): boolean {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   return cause instanceof ApplicationFailure && cause.type === ErrorCode.ContextOverflow;
 }
