@@ -3,6 +3,7 @@
  * (standalone, and mounted on the HTTP front door's Hono app), against the real Temporal dev
  * server and the scripted model.
  */
+import { readFileSync } from "node:fs";
 import type { Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -17,6 +18,8 @@ import { createMcpServer, DEFERRED_SCHEMA, IDEMPOTENCY_META_KEY, TEXT_OUTPUT_SCH
 import { linkFor, payoutAgent, sendPayout } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { authenticate, requiresRoles } from "./http-support.js";
+
+const packageVersion = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 const reporter = defineAgent({ id: "reporter", model: "gpt-4.1-mini", system: "Answer with JSON.", tools: [], maxTurns: 2 });
 const looper = defineAgent({ id: "looper", model: "gpt-4.1-mini", system: "Pay.", tools: [sendPayout], maxTurns: 1 });
@@ -105,6 +108,8 @@ describe("createMcpServer over Streamable HTTP", () => {
   it("advertises oneOf [Output, Deferred] in the { result } envelope on 2025 revisions, bare on 2024-11-05", async () => {
     expect(latest.transport.protocolVersion).toMatch(/^2025-/);
     expect(older.transport.protocolVersion).toBe("2024-11-05");
+    // The release that answers, as package.json names it, so an operator can tell which one it is.
+    expect(latest.client.getServerVersion()).toEqual({ name: "durable-agents", version: packageVersion });
     const enveloped = (await latest.client.listTools()).tools;
     const report = enveloped.find((t) => t.name === "report")!;
     expect(report.outputSchema).toMatchObject({ type: "object", required: ["result"], properties: { result: { oneOf: [{ type: "object", required: ["title", "score"] }, DEFERRED_SCHEMA] } } });

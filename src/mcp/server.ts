@@ -19,6 +19,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type InitializeResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { SDK_VERSION } from "../core/version.js";
 import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { listedTools, prepareTools } from "./agent-tools.js";
@@ -67,17 +68,18 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
 
   /** `stateful`: one long-lived connection (stdio), which can carry resource-updated notifications. */
   function build(principalOf: (extraAuth: unknown) => Principal | undefined, stateful: boolean): Server {
-    const server = new Server({ name: options.name ?? "durable-agents", version: "0.1.0" }, { capabilities: { tools: {}, resources: { subscribe: stateful } } });
+    const serverInfo = { name: options.name ?? "durable-agents", version: SDK_VERSION };
+    const capabilities = { tools: {}, resources: { subscribe: stateful } };
+    const server = new Server(serverInfo, { capabilities });
     let negotiated: string | undefined;
-    // The SDK answers initialize itself; we pick the revision from our list first, so an
-    // operator can pin one, and remember it for connections without a version header (stdio).
-    const sdkInitialize = (server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> })._oninitialize.bind(server);
-    server.setRequestHandler(InitializeRequestSchema, async (request) => {
+    // We answer initialize ourselves: the SDK's own answer picks its latest revision when the
+    // client's is unknown (and its hook for that is private). Ours comes from our list, so an
+    // operator can pin one, and is remembered for connections without a version header (stdio).
+    // We never ask the client for anything, so its capabilities are not kept.
+    server.setRequestHandler(InitializeRequestSchema, async (request): Promise<InitializeResult> => {
       const asked = request.params.protocolVersion;
-      const chosen = versions.includes(asked) ? asked : versions[0]!;
-      const result = await sdkInitialize({ ...request, params: { ...request.params, protocolVersion: chosen } });
-      negotiated = result.protocolVersion;
-      return result;
+      negotiated = versions.includes(asked) ? asked : versions[0]!;
+      return { protocolVersion: negotiated, capabilities, serverInfo };
     });
     const envelope = (headers: Record<string, string | string[] | undefined> | undefined): boolean => {
       const header = headers?.["mcp-protocol-version"];

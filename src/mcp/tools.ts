@@ -11,6 +11,7 @@ import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } f
 import { defineTool, type ToolContext, type ToolDefinition } from "../core/define-tool.js";
 import { DeferOutsideRunError, InvalidDefinitionError } from "../core/errors/setup.js";
 import type { StandardSchema } from "../core/schema.js";
+import { SDK_VERSION } from "../core/version.js";
 import { IDEMPOTENCY_META_KEY } from "./server.js";
 
 /** Where the MCP server is: a Streamable HTTP endpoint, or a command speaking stdio. */
@@ -62,7 +63,7 @@ function connection(source: McpToolsSource): Promise<Connection> {
 }
 
 async function open(source: McpToolsSource): Promise<Connection> {
-  const client = new Client({ name: "durable-agents", version: "0.1.0" });
+  const client = new Client({ name: "durable-agents", version: SDK_VERSION });
   const transport =
     "url" in source
       ? new StreamableHTTPClientTransport(new URL(source.url), source.headers ? { requestInit: { headers: source.headers } } : undefined)
