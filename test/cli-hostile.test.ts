@@ -80,6 +80,7 @@ describe("bad flag values", () => {
       [["deferrals", "show", "dfr:1:x", "--tail", "-3"], "--tail"],
       [["runs", "state", "some-run", "--tail", "abc"], "--tail"],
       [["runs", "tail", "some-run", "--interval", "soon"], "--interval"],
+      [["runs", "tail", "some-run", "--interval", "0s"], "--interval"],
       [["threads", "list", "--limit", "lots"], "--limit"],
       [["dev", "--port", "abc"], "--port"],
       [["dev", "--ui-port", "99999"], "--ui-port"],

@@ -115,7 +115,7 @@ describe("durable-agents runs", () => {
     await agents.start(weatherAgent, { prompt: slow, runId: slow });
     const [state, tail, cancelled, missing, wrongModule] = await Promise.all([
       cli(["runs", "state", runId]),
-      cli(["--json", "runs", "tail", runId]),
+      cli(["--json", "runs", "tail", runId, "--interval", "100ms"]),
       cli(["runs", "cancel", slow, "--reason", "operator"]),
       cli(["runs", "state", "no-such-run"]),
       cli(["runs", "start", `${dir}/nope.mjs`, "--prompt", "x"]),

@@ -4,6 +4,7 @@
  * the command connects to anything.
  */
 import { InvalidArgumentError } from "commander";
+import { parseDuration } from "../core/duration.js";
 import { originOf, parseHost } from "../mcp/host-names.js";
 import type { CliIo } from "./io.js";
 
@@ -18,6 +19,13 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError("Expected a positive whole number.");
   return n;
+}
+
+/** A duration as the SDK's options take it (`500ms`, `2s`, `1m`; a bare number is milliseconds), in ms, at least 1. */
+export function duration(value: string): number {
+  const ms = parseDuration(value.trim());
+  if (!Number.isFinite(ms) || ms < 1) throw new InvalidArgumentError('Expected a duration, e.g. "500ms", "2s" or "1m".');
+  return ms;
 }
 
 /** A TCP port, 0 (any free one) to 65535. */

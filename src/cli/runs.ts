@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import type { AgentDefinition } from "../core/define-agent.js";
 import type { AgentClient } from "../client/agent-client.js";
 import { connectClient, withAgents, type ConnectionFlags } from "./connect.js";
-import { positiveInt } from "./flags.js";
+import { duration, positiveInt } from "./flags.js";
 import { output, type Output } from "./output.js";
 import { oneLine } from "../core/printable.js";
 import { FlagError, messageLine } from "./render.js";
@@ -74,7 +74,7 @@ export function runCommands(program: Command, globals: () => Globals & Connectio
   runs
     .command("tail <runId>")
     .description("Follow a run's steps as they happen, until it completes or fails")
-    .option("--interval <ms>", "how often to look (at least 50)", positiveInt, 500)
+    .option("--interval <duration>", "how often to look (500ms, 2s; at least 50ms)", duration, 500)
     .action(async (runId: string, flags: { interval: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
