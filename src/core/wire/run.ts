@@ -76,9 +76,11 @@ export const subAgentOutcomeQuery = defineQuery<RunOutcome | null, [string]>("du
 export const resumeUpdate = defineUpdate<ResumeReply, [ResumeRequest]>("durable-agents.resume");
 
 /**
- * Waits until the run is not running: completed, failed, or deferred. Clients no longer
- * send it (each call wrote history; `settled()` now only reads); runs keep answering it
- * for older clients, and recorded histories hold it.
+ * Waits until the run is not running (completed, failed, or deferred) and answers its
+ * outcome: for a Temporal client of your own that would rather wait on an update than read
+ * history. `AgentClient` never sends it (each call is billed and written to history; its
+ * `settled()` reads the history, which is free). An update still waiting delays the run's
+ * continue-as-new (docs/limits.md).
  */
 export const settledUpdate = defineUpdate<RunOutcome>("durable-agents.settled");
 
