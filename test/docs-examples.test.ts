@@ -98,6 +98,22 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Pay invoice INV-7, €1500", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-7", amountEur: 1500 } }] }, { text: "Paid INV-7." }]),
     prints: [/mail to finance@example\.com: https:\/\/ops\.example\.com\/approve…/, /waiting: sendPayout \{"invoiceId":"INV-7","amountEur":1500\}, meta .*payouts:approve/, /paid INV-7: €1500/, /decided: resumed .*Paid INV-7\./],
   },
+  "approval-policy.ts": {
+    script: (model) => {
+      model.script("Refund order A-1, €20", [
+        { toolCalls: [{ name: "refund", arguments: { orderId: "A-1", amountEur: 20 } }] },
+        { check: (request) => expect(request.messages.at(-1)?.content).toBe("refunded A-1: €20"), text: "Refunded A-1." },
+      ]);
+      model.script("Refund order B-2, €4000", [
+        { toolCalls: [{ name: "refund", arguments: { orderId: "B-2", amountEur: 4000 } }] },
+        {
+          check: (request) => expect(request.messages.at(-1)?.content).toMatch(/^Rejected by policy: "refund" was not run\. Reason: refunds over €1000 need a support ticket/),
+          text: "B-2 needs a support ticket first.",
+        },
+      ]);
+    },
+    prints: [/Refund order A-1, €20: completed, Refunded A-1\./, /Refund order B-2, €4000: completed, B-2 needs a support ticket first\./],
+  },
   "ai-sdk-model.ts": {
     script: (model) => model.script("Where is my order?", [{ check: (request) => expect(request.model).toBe("llama3.1:8b"), text: "It shipped yesterday." }]),
     prints: [/answer: It shipped yesterday\./],

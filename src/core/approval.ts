@@ -75,8 +75,10 @@ export interface GateVerdict {
   calls: GateCall[];
   /** The input schema of each gated tool, once per tool (by tool name). Absent in recorded verdicts, whose calls carry theirs. */
   schemas?: Record<string, JsonObject>;
-  /** Calls of tools whose `needsApproval` function said no: they run at once. */
+  /** Calls of tools whose `needsApproval` policy allowed them: they run at once. */
   cleared: string[];
+  /** Calls a `needsApproval` policy denied, with its reason: they never run, and the model reads why. */
+  denied?: Array<{ toolCallId: string; reason: string }>;
   /** The digest of the request's token: a decision must carry its proof. Absent when no call waits. */
   digest?: string;
   /** How long the request stays open: the shortest `approval.ttl` of its calls. */
@@ -209,8 +211,30 @@ export function decisionFor(payload: JsonValue | undefined, toolCallId: string):
 
 /** What the model reads for a call a person rejected: the tool did not run. */
 export function rejectedResult(toolName: string, reason: string | undefined, by: Principal | undefined): string {
-  const who = by?.id ? ` by ${by.id}` : "";
-  return `Rejected${who}: "${toolName}" was not run${reason ? `. Reason: ${reason}` : "."} Do not call it again for the same purpose unless asked to.`;
+  return rejection(toolName, reason, by?.id);
+}
+
+/**
+ * What the model reads for a call its tool's `needsApproval` policy denied: a rejection, as
+ * a person's reads (readers and the chat UI show it as one), by `policy`.
+ */
+export function policyDeniedResult(toolName: string, reason: string): string {
+  return rejection(toolName, reason, "policy");
+}
+
+function rejection(toolName: string, reason: string | undefined, who: string | undefined): string {
+  return `Rejected${who ? ` by ${who}` : ""}: "${toolName}" was not run${reason ? `. Reason: ${reason}` : "."} Do not call it again for the same purpose unless asked to.`;
+}
+
+/** The reason of a policy's denial as the model reads it: at most `MAX_DECISION_TEXT` characters, longer ones cut with a note. */
+export function boundedReason(reason: string): string {
+  if (reason.length <= MAX_DECISION_TEXT) return reason;
+  const note = ` … (cut: ${reason.length} characters)`;
+  let end = MAX_DECISION_TEXT - note.length;
+  // Never half a surrogate pair: the result must stay plain text.
+  const last = reason.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return reason.slice(0, end) + note;
 }
 
 /** What the model reads for a gated call whose request expired or was denied: the tool did not run. */

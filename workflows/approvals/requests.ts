@@ -1,4 +1,4 @@
-import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { decisionFor, editedArguments, oversizedEdits, policyDeniedResult, rejectedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
@@ -46,12 +46,30 @@ export type Approved = { deferralId: string; edited?: true };
 
 /**
  * Whether `call` waits for a decision: a call of a gated tool that the worker did not clear
- * (its `needsApproval` function said no, or the arguments do not parse, which the tool call
- * then tells the model without running anything). Decided from the agent's recorded
- * description, so a call is gated whatever the model emits.
+ * (its `needsApproval` policy allowed it, or the arguments do not parse, which the tool call
+ * then tells the model without running anything) nor deny (see `deniedByPolicy`). Decided
+ * from the agent's recorded description, so a call is gated whatever the model emits.
  */
 export function isGated(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): boolean {
-  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id);
+  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id) && policyDenial(described, call, verdict) === undefined;
+}
+
+/**
+ * The calls of `calls` their tool's `needsApproval` policy denied, each with what the model
+ * reads for it (a rejection by policy, with the reason): they never run and nothing parks.
+ */
+export function deniedByPolicy(described: Pick<AgentDescription, "tools">, calls: readonly ToolCall[], verdict: GateVerdict | undefined): Array<{ call: ToolCall; content: string }> {
+  if (!verdict?.denied) return [];
+  return calls.flatMap((call) => {
+    const reason = policyDenial(described, call, verdict);
+    return reason === undefined ? [] : [{ call, content: policyDeniedResult(call.function.name, reason) }];
+  });
+}
+
+/** The reason a policy denied `call` with, when it is a call of a gated tool that it denied. */
+function policyDenial(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): string | undefined {
+  if (!verdict?.denied || ownEntry(described.tools, call.function.name)?.approval === undefined) return undefined;
+  return verdict.denied.find((d) => d.toolCallId === call.id)?.reason;
 }
 
 /**
