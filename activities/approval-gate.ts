@@ -32,6 +32,7 @@ export async function gateVerdict(
   const calls: GateCall[] = [];
   const gated: ToolCall[] = [];
   const schemas: Record<string, JsonObject> = {};
+  const resultSchemas: Record<string, JsonObject> = {};
   const cleared: string[] = [];
   const denied: Array<{ toolCallId: string; reason: string }> = [];
   let ttlMs: number | undefined;
@@ -52,6 +53,8 @@ export async function gateVerdict(
     const inputSchema = definition.toolSpecs.find((spec) => spec.name === tool.name)?.parameters as JsonObject | undefined;
     // Own property whatever the tool's name (`__proto__` would set the prototype instead).
     if (inputSchema) Object.defineProperty(schemas, tool.name, { value: inputSchema, enumerable: true, writable: true, configurable: true });
+    const resultSchema = definition.resultSchemas.get(tool.name) as JsonObject | undefined;
+    if (resultSchema) Object.defineProperty(resultSchemas, tool.name, { value: resultSchema, enumerable: true, writable: true, configurable: true });
     const meta = metaOf(tool, parsed.args);
     // The host has the call itself in the answer: the verdict adds only what it cannot know.
     calls.push({ toolCallId: call.id, ...(meta ? { meta } : {}) });
@@ -63,7 +66,13 @@ export async function gateVerdict(
   const refused = denied.length > 0 ? { denied } : {};
   if (calls.length === 0 || !deferral) return cleared.length > 0 || denied.length > 0 ? { calls, cleared, ...refused } : undefined;
   // The request as its record will hold it must fit wherever it is copied: refused here, before the host sees the answer.
-  const verdict: GateVerdict = { calls, cleared, ...refused, ...(Object.keys(schemas).length > 0 ? { schemas } : {}) };
+  const verdict: GateVerdict = {
+    calls,
+    cleared,
+    ...refused,
+    ...(Object.keys(schemas).length > 0 ? { schemas } : {}),
+    ...(Object.keys(resultSchemas).length > 0 ? { resultSchemas } : {}),
+  };
   const oversized = oversizedRequest(requestCalls(gated, verdict));
   if (oversized) throw oversized;
   const token = approvalToken(definition, input, calls[0]!.toolCallId, deferral);

@@ -114,6 +114,14 @@ const EXAMPLES: Record<string, Example> = {
     },
     prints: [/Refund order A-1, €20: completed, Refunded A-1\./, /Refund order B-2, €4000: completed, B-2 needs a support ticket first\./],
   },
+  "approval-respond.ts": {
+    script: (model) =>
+      model.script("Pay ACME €300", [
+        { toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 300 } }] },
+        { check: (request) => expect(JSON.parse(String(request.messages.at(-1)?.content))).toEqual({ status: "sent", reference: "paid by cheque 1041" }), text: "Paid ACME by cheque." },
+      ]),
+    prints: [/refused: RC5049/, /decided: resumed .*Paid ACME by cheque\./],
+  },
   "ai-sdk-model.ts": {
     script: (model) => model.script("Where is my order?", [{ check: (request) => expect(request.model).toBe("llama3.1:8b"), text: "It shipped yesterday." }]),
     prints: [/answer: It shipped yesterday\./],

@@ -6,7 +6,7 @@ import type { ApprovalSummary } from "../client/approval-inbox.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { oneLine } from "../core/printable.js";
+import { oneLine, printableJson } from "../core/printable.js";
 import { FlagError, jsonFlag } from "./render.js";
 import type { Globals } from "./flags.js";
 
@@ -138,6 +138,7 @@ async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: {
 function decisionLine(d: Decision, request: ApprovalSummary): string {
   const tool = request.calls.find((c) => c.toolCallId === d.toolCallId)?.toolName ?? "?";
   const call = `${oneLine(d.toolCallId)} ${oneLine(tool)}`;
+  if ("respond" in d) return `responded ${call} → ${printableJson(JSON.stringify(d.respond))}`;
   if (!d.approved) return `rejected  ${call}${d.reason !== undefined ? `: ${oneLine(d.reason)}` : ""}`;
   return d.input ? `edited    ${call} → ${JSON.stringify(d.input)}` : `approved  ${call}`;
 }

@@ -188,6 +188,13 @@ export interface ApprovalOptions<Input = unknown> {
    * tools' calls runs each tool's `notify` once, with the whole request.
    */
   notify?: (request: ApprovalRequestInfo, ctx: ApprovalNotifyContext) => Promise<void> | void;
+  /**
+   * What a person may answer in the tool's place (a decision `{ respond: result }`: the tool
+   * never runs, the result is recorded as its own). A zod schema, like `input`: a response
+   * that does not fit it is refused with RC5049 and the token stays usable. Without it, any
+   * plain JSON result is taken (a string reaches the model as it is).
+   */
+  resultSchema?: z.core.$ZodType;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -241,4 +248,5 @@ function approvalOptionsProblem(options: ToolOptions<z.core.$ZodType, unknown>, 
     if (problem) throw bad(`approval.meta must be a plain JSON object or a function of the input (${problem.path}: ${problem.problem})`);
   }
   if (notify !== undefined && typeof notify !== "function") throw bad("approval.notify must be a function");
+  if (approval.resultSchema !== undefined && !isSchema(approval.resultSchema)) throw bad("approval.resultSchema must be a zod schema");
 }
