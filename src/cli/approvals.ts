@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import type { Decision } from "../core/approval.js";
+import { responseDecisions, type Decision } from "../core/approval.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonObject, JsonValue } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
@@ -110,11 +110,9 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
     .option("--as <principalId>", "who decides (recorded as resumedBy)")
     .action(async (approvalId: string, flags: { result: string[]; note?: string; reason?: string; shown?: string; as?: string }) => {
       const results = byCall(flags.result, "--result", "null, which is no result", (value) => value !== null);
-      await decide(globals(), approvalId, flags, (calls) => [
-        // Every named call, listed or not (a call the request does not list is the run's to refuse).
-        ...[...results].map(([toolCallId, respond]): Decision => ({ toolCallId, respond: respond as JsonValue, ...(flags.note !== undefined ? { note: flags.note } : {}) })),
-        ...calls.filter((id) => !results.has(id)).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })),
-      ]);
+      await decide(globals(), approvalId, flags, (calls) =>
+        responseDecisions(calls, { results: Object.fromEntries(results) as Record<string, JsonValue>, ...(flags.note !== undefined ? { note: flags.note } : {}), ...(flags.reason !== undefined ? { reason: flags.reason } : {}) }),
+      );
     });
 
   approvals

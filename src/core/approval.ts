@@ -233,6 +233,29 @@ export function oversizedEdits(calls: readonly ApprovalCall[], edits: ReadonlyMa
   });
 }
 
+/** What a person answering in the tools' place writes: each call's result by call id; the request's other calls are rejected (with `reason`). */
+export interface RespondOptions {
+  approvalId: string;
+  results: Record<string, JsonValue>;
+  /** Kept on the record with each response. */
+  note?: string;
+  /** Why the calls `results` leaves out are rejected, as the model will read it. */
+  reason?: string;
+}
+
+/**
+ * The decisions of a response: `{ respond }` for each call `results` names (listed by the
+ * request or not: one it does not list is the run's to refuse), a rejection for each of
+ * `calls` (the request's) it leaves out, so no call runs because a result was left out.
+ */
+export function responseDecisions(calls: readonly string[], options: Pick<RespondOptions, "results" | "note" | "reason">): Decision[] {
+  const named = Object.keys(options.results);
+  return [
+    ...named.map((toolCallId): Decision => ({ toolCallId, respond: options.results[toolCallId]!, ...(options.note !== undefined ? { note: options.note } : {}) })),
+    ...calls.filter((id) => !named.includes(id)).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+  ];
+}
+
 /** What the model reads as the result of a call a person responded to in the tool's place: a string as it is, anything else as JSON (as a handler's return). */
 export function respondedResult(respond: JsonValue): string {
   return typeof respond === "string" ? respond : JSON.stringify(respond);
