@@ -109,11 +109,18 @@ export async function policyAnswer(tool: ToolDefinition, args: unknown, ctx: App
   try {
     answer = await rule(args as never, ctx);
   } catch (err) {
-    throw failed(`threw: ${oneLine((err instanceof Error ? err.message : String(err)).slice(0, 500))}`);
+    // Whatever was thrown (an object without a prototype cannot even be made a string) is only described.
+    throw failed(`threw${err instanceof Error ? `: ${oneLine(String(err.message).slice(0, 500))}` : ` ${describe(err)}`}`);
   }
   if (answer === true || answer === "ask") return { kind: "ask" };
   if (answer === false || answer === "allow") return { kind: "allow" };
-  const reason = typeof answer === "object" && answer !== null && !Array.isArray(answer) && Object.prototype.hasOwnProperty.call(answer, "deny") ? (answer as { deny: unknown }).deny : undefined;
+  let reason: unknown;
+  try {
+    reason = typeof answer === "object" && answer !== null && !Array.isArray(answer) && Object.prototype.hasOwnProperty.call(answer, "deny") ? (answer as { deny: unknown }).deny : undefined;
+  } catch {
+    // A proxy that throws when read is no answer either.
+    throw failed("answered something that cannot be read");
+  }
   if (typeof reason === "string" && reason.trim() !== "") return { kind: "deny", reason: boundedReason(reason) };
   throw failed(reason === undefined ? `answered ${describe(answer)}` : `answered a denial without a reason (deny must be a non-empty string, not ${describe(reason)})`);
 }
