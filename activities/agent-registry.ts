@@ -17,6 +17,8 @@ export interface PreparedDefinition {
   agentSpecs: ToolSpec[];
   subAgents: Map<string, string>;
   tools: Map<string, ToolDefinition>;
+  /** The JSON Schema of each gated tool's `approval.resultSchema`, by tool name: what a `respond` decision must fit. */
+  resultSchemas: Map<string, Record<string, unknown>>;
   /** The JSON Schema of the agent's `output`, as the model is asked for it. */
   outputSpec?: { name: string; schema: Record<string, unknown> };
   /** Covers what a deferred step depends on: system, model, tool names, descriptions, schemas, `version`. */
@@ -55,6 +57,12 @@ function parametersOf(tool: ToolDefinition): Record<string, unknown> {
     throw new InvalidDefinitionError({ subject: `tool "${tool.name}"`, problem: "its input schema cannot be described as JSON Schema (use zod, or a Standard JSON Schema library)" });
   }
   return parameters;
+}
+
+function resultSchemaOf(tool: ToolDefinition): Record<string, unknown> {
+  const schema = jsonSchemaOf(tool.approval!.resultSchema as unknown as StandardSchema);
+  if (!schema) throw new InvalidDefinitionError({ subject: `tool "${tool.name}"`, problem: "its approval.resultSchema cannot be described as JSON Schema (use zod, or a Standard JSON Schema library)" });
+  return schema;
 }
 
 export class AgentRegistry {
@@ -132,6 +140,7 @@ function prepare(agent: AgentDefinition): PreparedDefinition {
     agentSpecs,
     subAgents: new Map((agent.agents ?? []).map((a) => [subAgentToolName(a.id), a.id])),
     tools: new Map(agent.tools.map((t) => [t.name, t])),
+    resultSchemas: new Map(agent.tools.flatMap((t) => (t.approval?.resultSchema ? [[t.name, resultSchemaOf(t)] as const] : []))),
     ...(outputSpec ? { outputSpec } : {}),
     definitionHash,
     definitionParts: definitionPartsOf({

@@ -1,9 +1,10 @@
 import { Context } from "@temporalio/activity";
-import { oversizedRequest, requestCalls, type GateCall, type GateVerdict } from "../src/core/approval.js";
+import { boundedReason, oversizedRequest, requestCalls, type GateCall, type GateVerdict } from "../src/core/approval.js";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
 import { durationMs } from "../src/core/duration.js";
-import { DeferralNotConfiguredError, InvalidDefinitionError } from "../src/core/errors/setup.js";
+import { ApprovalPolicyFailedError, DeferralNotConfiguredError, InvalidDefinitionError } from "../src/core/errors/setup.js";
+import { oneLine } from "../src/core/printable.js";
 import type { JsonObject } from "../src/core/json.js";
 import { plainJsonProblem } from "../src/core/json-check.js";
 import type { ToolCall } from "../src/core/messages.js";
@@ -31,19 +32,29 @@ export async function gateVerdict(
   const calls: GateCall[] = [];
   const gated: ToolCall[] = [];
   const schemas: Record<string, JsonObject> = {};
+  const resultSchemas: Record<string, JsonObject> = {};
   const cleared: string[] = [];
+  const denied: Array<{ toolCallId: string; reason: string }> = [];
   let ttlMs: number | undefined;
   for (const call of message.tool_calls ?? []) {
     const tool = definition.tools.get(call.function.name);
     if (!tool?.needsApproval) continue;
     const parsed = await parseToolCall(definition, call);
-    if (!parsed.ok || !(await needsApproval(tool, parsed.args, approvalContext(input, call)))) {
+    // Arguments that do not parse run nothing: the tool call tells the model.
+    const answer = parsed.ok ? await policyAnswer(tool, parsed.args, approvalContext(input, call, tool.name)) : undefined;
+    if (answer?.kind === "deny") {
+      denied.push({ toolCallId: call.id, reason: answer.reason });
+      continue;
+    }
+    if (!parsed.ok || answer?.kind === "allow") {
       cleared.push(call.id);
       continue;
     }
     const inputSchema = definition.toolSpecs.find((spec) => spec.name === tool.name)?.parameters as JsonObject | undefined;
     // Own property whatever the tool's name (`__proto__` would set the prototype instead).
     if (inputSchema) Object.defineProperty(schemas, tool.name, { value: inputSchema, enumerable: true, writable: true, configurable: true });
+    const resultSchema = definition.resultSchemas.get(tool.name) as JsonObject | undefined;
+    if (resultSchema) Object.defineProperty(resultSchemas, tool.name, { value: resultSchema, enumerable: true, writable: true, configurable: true });
     const meta = metaOf(tool, parsed.args);
     // The host has the call itself in the answer: the verdict adds only what it cannot know.
     calls.push({ toolCallId: call.id, ...(meta ? { meta } : {}) });
@@ -52,9 +63,16 @@ export async function gateVerdict(
     const ttl = tool.approval?.ttl !== undefined ? durationMs(tool.approval.ttl, `tool "${tool.name}" approval.ttl`) : deferral.defaultTtlMs;
     ttlMs = ttlMs === undefined ? ttl : Math.min(ttlMs, ttl);
   }
-  if (calls.length === 0 || !deferral) return cleared.length > 0 ? { calls, cleared } : undefined;
+  const refused = denied.length > 0 ? { denied } : {};
+  if (calls.length === 0 || !deferral) return cleared.length > 0 || denied.length > 0 ? { calls, cleared, ...refused } : undefined;
   // The request as its record will hold it must fit wherever it is copied: refused here, before the host sees the answer.
-  const verdict: GateVerdict = { calls, cleared, ...(Object.keys(schemas).length > 0 ? { schemas } : {}) };
+  const verdict: GateVerdict = {
+    calls,
+    cleared,
+    ...refused,
+    ...(Object.keys(schemas).length > 0 ? { schemas } : {}),
+    ...(Object.keys(resultSchemas).length > 0 ? { resultSchemas } : {}),
+  };
   const oversized = oversizedRequest(requestCalls(gated, verdict));
   if (oversized) throw oversized;
   const token = approvalToken(definition, input, calls[0]!.toolCallId, deferral);
@@ -75,22 +93,58 @@ export function approvalToken(definition: PreparedDefinition, input: { gate?: { 
   });
 }
 
-/** Whether a parsed call of a gated tool needs a decision: `true`, or what its function says (a throw is a yes). */
-export async function needsApproval(tool: ToolDefinition, args: unknown, ctx: ApprovalContext): Promise<boolean> {
+/** What a tool's `needsApproval` says of one parsed call. */
+export type PolicyAnswer = { kind: "allow" } | { kind: "ask" } | { kind: "deny"; reason: string };
+
+/**
+ * What `needsApproval` says of a parsed call of a gated tool: `true` asks; a policy's answer
+ * is read strictly, since nobody can tell whether a call may run when it throws or answers
+ * something else (AI1035). A denial's reason is bounded (`MAX_DECISION_TEXT`).
+ */
+export async function policyAnswer(tool: ToolDefinition, args: unknown, ctx: ApprovalContext): Promise<PolicyAnswer> {
   const rule = tool.needsApproval;
-  if (typeof rule !== "function") return rule === true;
+  if (typeof rule !== "function") return rule === true ? { kind: "ask" } : { kind: "allow" };
+  const failed = (problem: string) => new ApprovalPolicyFailedError({ toolName: tool.name, toolCallId: ctx.toolCallId, problem });
+  let answer: unknown;
   try {
-    return (await rule(args as never, ctx)) !== false;
-  } catch {
-    return true;
+    answer = await rule(args as never, ctx);
+  } catch (err) {
+    // Whatever was thrown (an object without a prototype cannot even be made a string) is only described.
+    throw failed(`threw${err instanceof Error ? `: ${oneLine(String(err.message).slice(0, 500))}` : ` ${describe(err)}`}`);
   }
+  if (answer === true || answer === "ask") return { kind: "ask" };
+  if (answer === false || answer === "allow") return { kind: "allow" };
+  let reason: unknown;
+  try {
+    reason = typeof answer === "object" && answer !== null && !Array.isArray(answer) && Object.prototype.hasOwnProperty.call(answer, "deny") ? (answer as { deny: unknown }).deny : undefined;
+  } catch {
+    // A proxy that throws when read is no answer either.
+    throw failed("answered something that cannot be read");
+  }
+  if (typeof reason === "string" && reason.trim() !== "") return { kind: "deny", reason: boundedReason(reason) };
+  throw failed(reason === undefined ? `answered ${describe(answer)}` : `answered a denial without a reason (deny must be a non-empty string, not ${describe(reason)})`);
 }
 
-function approvalContext(input: AgentModelCallInput, call: ToolCall): ApprovalContext {
+/** A policy's wrong answer, short enough for an error message. */
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing (undefined)";
+  if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") return `a ${typeof value}`;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = `a ${typeof value}`;
+  }
+  return oneLine(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+}
+
+function approvalContext(input: AgentModelCallInput, call: ToolCall, toolName: string): ApprovalContext {
   return {
     agentId: input.agentId,
+    toolName,
     toolCallId: call.id,
     principal: input.principal,
+    host: input.host,
     runId: input.workflowId,
     ...(input.host === "thread" ? { threadId: input.workflowId } : {}),
   };

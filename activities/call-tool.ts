@@ -24,7 +24,8 @@ import { parseToolCall } from "./tool-arguments.js";
 import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
 import { limitToolResult } from "./tool-result-limit.js";
-import { needsApproval } from "./approval-gate.js";
+import { policyAnswer } from "./approval-gate.js";
+import { policyDeniedResult } from "../src/core/approval.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
   settings: Pick<ActivitySettings, "stopLatencyMs">;
@@ -180,8 +181,11 @@ async function approvedArgs(definition: PreparedDefinition, input: AgentToolCall
     const edited = await parseToolCall(definition, { ...input.toolCall, function: { name: tool.name, arguments: JSON.stringify(input.approved.input) } });
     return edited.ok ? { ok: true, args: edited.args } : { ok: false, content: editMisfit(tool.name, edited.content) };
   }
-  const ctx = { agentId: input.agentId, toolCallId: input.toolCall.id, principal: input.principal, runId: input.workflowId, ...(input.host === "thread" ? { threadId: input.workflowId } : {}) };
-  if (await needsApproval(tool, args, ctx)) return { ok: false, content: `Error: "${tool.name}" needs a person's approval, and this call has none: it was not run.` };
+  const ctx = { agentId: input.agentId, toolName: tool.name, toolCallId: input.toolCall.id, principal: input.principal, host: input.host, runId: input.workflowId, ...(input.host === "thread" ? { threadId: input.workflowId } : {}) };
+  // The policy allowed the call when the model answered; whatever it says now short of that (a throw included), nothing runs.
+  const answer = await policyAnswer(tool, args, ctx).catch(() => undefined);
+  if (answer?.kind === "deny") return { ok: false, content: policyDeniedResult(tool.name, answer.reason) };
+  if (answer?.kind !== "allow") return { ok: false, content: `Error: "${tool.name}" needs a person's approval, and this call has none: it was not run.` };
   return { ok: true, args };
 }
 

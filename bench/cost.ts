@@ -40,7 +40,11 @@
  *   process, and connects to the worker's endpoint.
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
  *
- * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros).
+ * - policyRun { ungated, allowed, denied }: one tool call, ungated, allowed by a `needsApproval`
+ *   policy and denied by one: a policy costs nothing of its own (issue 49).
+ *
+ * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
+ * COST_ONLY=policy runs policyRun alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -193,6 +197,38 @@ export async function main(): Promise<Record<string, unknown>> {
     };
 
     const only = process.env.COST_ONLY;
+
+    /**
+     * policyRun: one tool call then the answer (model calls of 0 ms), the tool ungated, gated
+     * by a `needsApproval` policy that allows the call, and by one that denies it. A policy
+     * answers inside the model call's activity: allowed costs what ungated does, denied one
+     * activity less (its tool never runs) and nothing parks.
+     */
+    const policyRun = async (): Promise<Record<"ungated" | "allowed" | "denied", Measured>> => {
+      const variants = { ungated: undefined, allowed: () => "allow" as const, denied: () => ({ deny: "over the limit" }) };
+      const policyAgents = Object.fromEntries(
+        Object.entries(variants).map(([name, needsApproval]) => {
+          const refund = defineTool({ name: "refund", description: "Refunds", input: z.object({ amount: z.number() }), ...(needsApproval ? { needsApproval } : {}), handler: ({ amount }) => `refunded ${amount}` });
+          return [name, defineAgent({ id: `cost-policy-${name}`, model: MODEL, system: "Refund.", tools: [refund], maxTurns: 3 })];
+        }),
+      ) as Record<keyof typeof variants, ReturnType<typeof defineAgent>>;
+      const { agents: policyClient } = await stack.worker(Object.values(policyAgents), { deferral: { secret: TEST_SECRET }, client: { deferral: { secret: TEST_SECRET } } });
+      const out = {} as Record<keyof typeof variants, Measured>;
+      for (const name of Object.keys(variants) as Array<keyof typeof variants>) {
+        const runId = `cost-policy-${name}-${randomUUID()}`;
+        stack.model.respond(runId, (_request, turn) => ({ ...(turn === 0 ? { toolCalls: [{ name: "refund", arguments: { amount: 20 } }] } : { text: "Done." }), usage: USAGE }));
+        out[name] = await measure(async () => {
+          const result = await policyClient.run(policyAgents[name], { prompt: runId, runId });
+          if (result.status !== "completed") throw new Error(`expected the ${name} run to complete, got ${result.status}`);
+        });
+        progress(`policy run, ${name}: ${out[name].total} actions`);
+      }
+      return out;
+    };
+    const policy = only === "thread" ? undefined : await policyRun();
+    const policyCosts = policy ? { policyRun: Object.fromEntries(Object.entries(policy).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
+    if (only === "policy") return { bench: "cost", ...policyCosts };
+
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
     const fast = only === "thread" ? skip : await approvalRun(MODEL_MS);
     const slow = only === "thread" ? skip : await approvalRun(SLOW_MODEL_MS);
@@ -439,6 +475,7 @@ export async function main(): Promise<Record<string, unknown>> {
       sseFirstDeltaMs,
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,
+      ...policyCosts,
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

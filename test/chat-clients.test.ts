@@ -375,6 +375,33 @@ describe("the thread store on the real front door", () => {
     expect(cancelled(threadId)).toEqual(["79"]);
   });
 
+  it("useApprovals' and useAgentChat's stores respond in the tool's place: the call gets the person's result, the tool never runs", async () => {
+    const byInbox = await gatedThread("respond-inbox", "80", { text: "done by phone", check: (req) => expect(req.messages.at(-1)?.content).toBe("Order 80 was cancelled by phone.") });
+    const byChat = await gatedThread("respond-chat", "81", { text: "done by mail", check: (req) => expect(req.messages.at(-1)?.content).toBe(JSON.stringify({ cancelled: true, via: "mail" })) });
+    for (const { prompt, threadId } of [byInbox, byChat]) await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt } });
+    const inbox = new ApprovalsStore({ baseUrl: http.url, headers: { "x-user": "bob" }, agentId: "support" });
+    const row = await vi.waitFor(
+      async () => {
+        await inbox.refresh();
+        const found = inbox.getSnapshot().approvals.find((a) => a.runId === byInbox.threadId);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    await expect(inbox.respond({ approvalId: row.approvalId, results: { [row.calls[0]!.toolCallId]: "Order 80 was cancelled by phone." } })).resolves.toMatchObject({ status: "resumed" });
+    expect(inbox.getSnapshot().approvals.some((a) => a.approvalId === row.approvalId)).toBe(false);
+
+    const chat = new ThreadStore({ threadId: byChat.threadId, baseUrl: http.url, headers: { "x-user": "alice" } });
+    const leave = chat.subscribe(() => undefined);
+    const waiting = await until(chat, (s) => s.approvals.length === 1);
+    const [request] = waiting.approvals;
+    await expect(chat.respond({ approvalId: request!.approvalId, results: { [request!.calls[0]!.toolCallId]: { cancelled: true, via: "mail" } } })).resolves.toMatchObject({ status: "resumed" });
+    leave();
+    for (const { threadId } of [byInbox, byChat]) expect(await agents.threads.settled({ threadId, principal: alice })).toMatchObject({ status: "completed" });
+    expect([...cancelled(byInbox.threadId), ...cancelled(byChat.threadId)]).toEqual([]);
+  });
+
   it("useChat's transport ends the turn at the request and, sent back with an approval, decides it and streams the call's result and the answer", async () => {
     const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
     const { prompt, threadId } = await gatedThread("transport-gated", "80", { text: "Order 80 is cancelled." });

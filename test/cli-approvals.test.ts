@@ -34,14 +34,28 @@ const transfer = defineTool({
   },
 });
 
+/** A transfer a person may hold and answer for instead (approvals respond). */
+const transferHeld = defineTool({
+  name: "transferHeld",
+  description: "Send money, or have it held",
+  input: z.object({ amount: z.number().positive(), to: z.string() }),
+  needsApproval: true,
+  approval: { resultSchema: z.object({ status: z.enum(["sent", "held"]), reference: z.string() }) },
+  handler: ({ amount, to }, ctx) => {
+    made.push({ where: ctx.threadId ?? ctx.runId, amount, to });
+    return { status: "sent", reference: "auto" };
+  },
+});
+
 const treasurer = defineAgent({ id: "cli-treasurer", model: "gpt-4.1-mini", system: "You move money.", tools: [transfer], maxTurns: 6 });
+const holder = defineAgent({ id: "cli-holder", model: "gpt-4.1-mini", system: "You move money.", tools: [transfer, transferHeld], maxTurns: 6 });
 
 const madeIn = (where: string) => made.filter((m) => m.where === where).map(({ amount, to }) => ({ amount, to }));
 const pay = (id: string, amount: number, to: string) => ({ id, name: "transfer", arguments: { amount, to } });
 
 beforeAll(async () => {
   h = await startHarness();
-  const served = await h.worker([treasurer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: treasurer } } });
+  const served = await h.worker([treasurer, holder], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: treasurer } } });
   agents = served.agents;
   threads = agents.threads;
   env = cliEnv(h, served.taskQueue);
@@ -224,6 +238,45 @@ describe("durable-agents approvals approve and reject", () => {
     expect(madeIn(run.runId)).toEqual([]);
     expect(madeIn(thread.threadId)).toEqual([]);
     h.model.assertNoFailures();
+  });
+});
+
+describe("durable-agents approvals respond", () => {
+  it("answers in a call's place (its tool never runs), rejects the calls it leaves out, and refuses a result off the tool's resultSchema (RC5049, exit 1) with nothing spent", async () => {
+    const runId = uid("cli-respond");
+    h.model.script(runId, [
+      { toolCalls: [{ id: "call-h", name: "transferHeld", arguments: { amount: 70, to: "acme" } }, pay("call-x", 5, "globex")] },
+      {
+        check: (req) => {
+          expect(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-h")).toMatchObject({ content: JSON.stringify({ status: "held", reference: "cheque 12" }) });
+          expect(String(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-x")?.content)).toMatch(/^Rejected by mia: "transfer" was not run\. Reason: later/);
+        },
+        text: "held by hand",
+      },
+    ]);
+    const ack = await agents.run(holder, { prompt: runId, runId, principal: { id: "clerk" } });
+    if (ack.status !== "deferred") throw new Error(`expected the run to park, got ${ack.status}`);
+    // show says what a response must be.
+    const shown = await cli(["approvals", "show", ack.deferralId]);
+    expect(shown.stdout).toMatch(/call-h {2}transferHeld\(.*\)\n {4}respond with \{.*"status".*\}/);
+    const off = await cli(["approvals", "respond", ack.deferralId, "--result", 'call-h={"status":"lost","reference":"x"}']);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toMatch(/^error: \[RC5049\].*respond\/status/);
+    expect(await agents.approvals.get({ approvalId: ack.deferralId })).toMatchObject({ status: "deferred" });
+    const responded = await cli(["approvals", "respond", ack.deferralId, "--result", '{"call-h":{"status":"held","reference":"cheque 12"}}', "--reason", "later", "--as", "mia"]);
+    expect(responded.stderr).toBe("");
+    expect(responded.code).toBe(0);
+    expect(responded.stdout).toContain(`resumed: ${ack.deferralId}\n  responded call-h transferHeld → {"status":"held","reference":"cheque 12"}\n  rejected  call-x transfer: later\n`);
+    expect(madeIn(runId)).toEqual([]);
+    const usage = await Promise.all([
+      cli(["approvals", "respond", "dfr:1:x"], { TEMPORAL_ADDRESS: "127.0.0.1:1" }),
+      cli(["approvals", "respond", "dfr:1:x", "--result", "call-h=null"], { TEMPORAL_ADDRESS: "127.0.0.1:1" }),
+      cli(["approvals", "respond", "dfr:1:x", "--result", "call-h=not json"], { TEMPORAL_ADDRESS: "127.0.0.1:1" }),
+    ]);
+    expect(usage.map((u) => u.code)).toEqual([2, 2, 2]);
+    expect(usage[0]!.stderr).toContain("--result");
+    expect(usage[1]!.stderr).toContain('--result gives the call "call-h" null, which is no result');
+    expect(usage[2]!.stderr).toContain("--result is not JSON");
   });
 });
 

@@ -98,6 +98,30 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Pay invoice INV-7, €1500", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-7", amountEur: 1500 } }] }, { text: "Paid INV-7." }]),
     prints: [/mail to finance@example\.com: https:\/\/ops\.example\.com\/approve…/, /waiting: sendPayout \{"invoiceId":"INV-7","amountEur":1500\}, meta .*payouts:approve/, /paid INV-7: €1500/, /decided: resumed .*Paid INV-7\./],
   },
+  "approval-policy.ts": {
+    script: (model) => {
+      model.script("Refund order A-1, €20", [
+        { toolCalls: [{ name: "refund", arguments: { orderId: "A-1", amountEur: 20 } }] },
+        { check: (request) => expect(request.messages.at(-1)?.content).toBe("refunded A-1: €20"), text: "Refunded A-1." },
+      ]);
+      model.script("Refund order B-2, €4000", [
+        { toolCalls: [{ name: "refund", arguments: { orderId: "B-2", amountEur: 4000 } }] },
+        {
+          check: (request) => expect(request.messages.at(-1)?.content).toMatch(/^Rejected by policy: "refund" was not run\. Reason: refunds over €1000 need a support ticket/),
+          text: "B-2 needs a support ticket first.",
+        },
+      ]);
+    },
+    prints: [/Refund order A-1, €20: completed, Refunded A-1\./, /Refund order B-2, €4000: completed, B-2 needs a support ticket first\./],
+  },
+  "approval-respond.ts": {
+    script: (model) =>
+      model.script("Pay ACME €300", [
+        { toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 300 } }] },
+        { check: (request) => expect(JSON.parse(String(request.messages.at(-1)?.content))).toEqual({ status: "sent", reference: "paid by cheque 1041" }), text: "Paid ACME by cheque." },
+      ]),
+    prints: [/refused: RC5049/, /decided: resumed .*Paid ACME by cheque\./],
+  },
   "ai-sdk-model.ts": {
     script: (model) => model.script("Where is my order?", [{ check: (request) => expect(request.model).toBe("llama3.1:8b"), text: "It shipped yesterday." }]),
     prints: [/answer: It shipped yesterday\./],

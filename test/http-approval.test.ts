@@ -67,7 +67,20 @@ const payInvoice = defineTool({
     return `paid ${input.vendor} €${input.amountEur}`;
   },
 });
-const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment, payInvoice], maxTurns: 4 });
+/** A refund a person may have made by hand: they answer in its place with the outcome. */
+const refundOrder = defineTool({
+  name: "refundOrder",
+  description: "Refunds an order, once a person approved the call",
+  input: z.object({ order: z.string() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["payouts:approve"] }, resultSchema: z.object({ status: z.enum(["refunded", "declined"]), reference: z.string().min(1) }), notify: (request) => void links.set(request.runId, request.token) },
+  handler: (input, ctx) => {
+    paid.push({ runId: ctx.runId, vendor: input.order, amountEur: 0, priority: "refund" });
+    return "refunded by the tool";
+  },
+});
+
+const finance = defineAgent({ id: "finance", model: "gpt-4.1-mini", system: "You pay invoices after approval.", tools: [requestPayout, requestShipment, payInvoice, refundOrder], maxTurns: 4 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -275,7 +288,7 @@ describe("the approval page in a browser", () => {
     const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Submit decisions" }).click()]);
     expect(refused!.status()).toBe(400);
     const errors = await page.textContent(".errors");
-    for (const n of [1, 2, 3]) expect(errors).toContain(`Call ${n} (payInvoice): choose approve, edit or reject`);
+    for (const n of [1, 2, 3]) expect(errors).toContain(`Call ${n} (payInvoice): choose approve, edit, respond or reject`);
     expect(paid.filter((p) => p.runId === runId)).toEqual([]);
 
     await calls[0]!.getByLabel("Approve", { exact: true }).check();
@@ -310,6 +323,44 @@ describe("the approval page in a browser", () => {
     await page.goto(link);
     expect(await page.textContent("main")).toContain("Already answered");
     expect(paid.filter((p) => p.runId === runId)).toHaveLength(2);
+    await context.close();
+  });
+
+  it("takes a person's answer in a tool's place: a result form generated from the tool's resultSchema, a text for a tool without one; neither tool runs", async () => {
+    const runId = uid("respond-page");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "refundOrder", arguments: { order: "o-9" }, id: "refund" }, { name: "payInvoice", arguments: { vendor: "Initech", amountEur: 80, priority: "low" }, id: "pay" }] },
+      {
+        check: (req) => {
+          const results = Object.fromEntries(req.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, String(m.content)]));
+          expect(results).toEqual({ refund: JSON.stringify({ status: "refunded", reference: "cash desk 4" }), pay: "Paid by card at the counter." });
+        },
+        text: "Both settled by hand.",
+      },
+    ]);
+    expect((await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } })).status).toBe("deferred");
+    const link = await sentLink(runId);
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const [refund, pay] = [1, 2].map((n) => page.getByRole("group", { name: new RegExp(`^Call ${n} of 2: `) }));
+    const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
+    expect(unlabelled).toBe(0);
+    // Responding without a result: the form comes back saying so, and nothing ran.
+    await refund!.getByLabel(/Answer in the tool's place/).check();
+    await pay!.getByLabel(/Answer in the tool's place/).check();
+    const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Submit decisions" }).click()]);
+    expect(refused!.status()).toBe(400);
+    expect(await page.textContent(".errors")).toContain("Call 2 (payInvoice): write the result the model should read in the tool's place");
+    // The form comes back with the choices kept and the result forms open.
+    await refund!.getByLabel(/^status/).selectOption({ label: "refunded" });
+    await refund!.getByLabel(/^reference/).fill("cash desk 4");
+    await pay!.getByLabel(/^Result/).fill("Paid by card at the counter.");
+    await page.screenshot({ path: `${ARTIFACTS}respond-calls.png`, fullPage: true });
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(await page.textContent("main")).toContain("Both settled by hand.");
+    expect(paid.filter((p) => p.runId === runId)).toEqual([]);
+    h.model.assertNoFailures();
     await context.close();
   });
 

@@ -225,13 +225,14 @@ describe("the inbox page in a browser", () => {
 
     // The form comes back (400) with the problem, the fields as they were sent, and nothing spent.
     const problems: Array<[string, string, RegExp]> = [
-      ["nothing decided", form([["shown", shown]]), /Call 1 \(sendPayout\): choose approve, edit or reject/],
-      ["a choice the form does not offer", form([["shown", shown], ["call.0.decision", "yes"]]), /choose approve, edit or reject/],
+      ["nothing decided", form([["shown", shown]]), /Call 1 \(sendPayout\): choose approve, edit, respond or reject/],
+      ["a choice the form does not offer", form([["shown", shown], ["call.0.decision", "yes"]]), /choose approve, edit, respond or reject/],
       // Decisions are read by walking the request's calls: names for other calls, or an object's own keys, decide nothing.
-      ["decisions for calls the request does not list", form([["shown", shown], ["call.1.decision", "approve"], ["call.-1.decision", "approve"], ["__proto__", "approve"], ["constructor.decision", "approve"]]), /choose approve, edit or reject/],
+      ["decisions for calls the request does not list", form([["shown", shown], ["call.1.decision", "approve"], ["call.-1.decision", "approve"], ["__proto__", "approve"], ["constructor.decision", "approve"]]), /choose approve, edit, respond or reject/],
       ["an edit that is not a number", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "lots"], ["call.0.input.to", "acme"]]), /amount: (&quot;|")lots(&quot;|") is not a number/],
       ["an edit the tool's schema refuses", form([["shown", shown], ["call.0.decision", "edit"], ["call.0.input.amount", "-5"], ["call.0.input.to", "acme"]]), /amount|more than 0/i],
       ["a reason over the run's bound", form([["shown", shown], ["call.0.decision", "reject"], ["call.0.reason", "r".repeat(4001)]]), /reason|4000|4,000/i],
+      ["a response without a result", form([["shown", shown], ["call.0.decision", "respond"], ["call.0.result", ""]]), /Call 1 \(sendPayout\): write the result the model should read/],
     ];
     for (const [what, body, problem] of problems) {
       const res = await post(body);

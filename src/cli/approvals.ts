@@ -1,12 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import type { Decision } from "../core/approval.js";
+import { responseDecisions, type Decision } from "../core/approval.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
-import type { JsonObject } from "../core/json.js";
+import type { JsonObject, JsonValue } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
-import { oneLine } from "../core/printable.js";
+import { oneLine, printableJson } from "../core/printable.js";
 import { FlagError, jsonFlag } from "./render.js";
 import type { Globals } from "./flags.js";
 
@@ -66,7 +66,10 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
           `meta       ${JSON.stringify(a.meta)}`,
           ...(a.callFingerprint ? [`shown      ${oneLine(a.callFingerprint)} (pass as --shown to decide on exactly these calls)`] : []),
           `calls (${a.calls.length}):`,
-          ...a.calls.map((c) => `  ${oneLine(c.toolCallId)}  ${oneLine(c.toolName)}(${oneLine(c.arguments)})`),
+          ...a.calls.flatMap((c) => [
+            `  ${oneLine(c.toolCallId)}  ${oneLine(c.toolName)}(${oneLine(c.arguments)})`,
+            ...(c.resultSchema ? [`    respond with ${printableJson(JSON.stringify(c.resultSchema))}`] : []),
+          ]),
         ]);
       });
     });
@@ -95,6 +98,21 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
           ...rejected.map((toolCallId): Decision => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })),
         ];
       });
+    });
+
+  approvals
+    .command("respond <approvalId>")
+    .description("Answer in the tools' place: each call --result names gets that result and its tool never runs; the request's other calls are rejected. The secret comes from DEFERRAL_SECRET")
+    .requiredOption("--result <toolCallId=json>", "this call's result, as JSON (repeatable), or one JSON object of results by call id; checked against the tool's resultSchema", repeated(String))
+    .option("--note <text>", "a note kept on the record with each response")
+    .option("--reason <text>", "why the calls no --result names are rejected, as the model will read it")
+    .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
+    .option("--as <principalId>", "who decides (recorded as resumedBy)")
+    .action(async (approvalId: string, flags: { result: string[]; note?: string; reason?: string; shown?: string; as?: string }) => {
+      const results = byCall(flags.result, "--result", "null, which is no result", (value) => value !== null);
+      await decide(globals(), approvalId, flags, (calls) =>
+        responseDecisions(calls, { results: Object.fromEntries(results) as Record<string, JsonValue>, ...(flags.note !== undefined ? { note: flags.note } : {}), ...(flags.reason !== undefined ? { reason: flags.reason } : {}) }),
+      );
     });
 
   approvals
@@ -138,6 +156,7 @@ async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: {
 function decisionLine(d: Decision, request: ApprovalSummary): string {
   const tool = request.calls.find((c) => c.toolCallId === d.toolCallId)?.toolName ?? "?";
   const call = `${oneLine(d.toolCallId)} ${oneLine(tool)}`;
+  if ("respond" in d) return `responded ${call} → ${printableJson(JSON.stringify(d.respond))}`;
   if (!d.approved) return `rejected  ${call}${d.reason !== undefined ? `: ${oneLine(d.reason)}` : ""}`;
   return d.input ? `edited    ${call} → ${JSON.stringify(d.input)}` : `approved  ${call}`;
 }
@@ -148,24 +167,34 @@ function decisionLine(d: Decision, request: ApprovalSummary): string {
  * JSON, an input that is not an object, or a call edited twice is a usage mistake.
  */
 function editsOf(values: string[]): Map<string, JsonObject> {
-  const edits = new Map<string, JsonObject>();
-  const add = (toolCallId: string, input: unknown) => {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) throw new FlagError(`--edit gives the call ${JSON.stringify(toolCallId)} an input that is not a JSON object`);
-    if (edits.has(toolCallId)) throw new FlagError(`--edit names the call ${JSON.stringify(toolCallId)} twice`);
-    edits.set(toolCallId, input as JsonObject);
+  return byCall(values, "--edit", "an input that is not a JSON object", (value) => typeof value === "object" && value !== null && !Array.isArray(value)) as Map<string, JsonObject>;
+}
+
+/**
+ * Values of a per-call flag (`--edit`, `--result`) by call id: `<toolCallId>=<json>`, or one
+ * JSON object of them by call id. A value that is not JSON, one `fits` refuses (`what` says
+ * why), or a call named twice is a usage mistake, found before anything connects.
+ */
+function byCall(values: string[], flag: string, what: string, fits: (value: unknown) => boolean): Map<string, unknown> {
+  const found = new Map<string, unknown>();
+  const shape = `${flag} takes <toolCallId>=<json${flag === "--edit" ? " object" : ""}>, or a JSON object of ${flag === "--edit" ? "inputs" : "results"} by call id`;
+  const add = (toolCallId: string, value: unknown) => {
+    if (!fits(value)) throw new FlagError(`${flag} gives the call ${JSON.stringify(toolCallId)} ${what}`);
+    if (found.has(toolCallId)) throw new FlagError(`${flag} names the call ${JSON.stringify(toolCallId)} twice`);
+    found.set(toolCallId, value);
   };
   for (const value of values) {
     if (value.trimStart().startsWith("{")) {
-      const all = jsonFlag(value, "--edit");
-      if (typeof all !== "object" || all === null || Array.isArray(all)) throw new FlagError("--edit takes <toolCallId>=<json object>, or a JSON object of inputs by call id");
-      for (const [toolCallId, input] of Object.entries(all)) add(toolCallId, input);
+      const all = jsonFlag(value, flag);
+      if (typeof all !== "object" || all === null || Array.isArray(all)) throw new FlagError(shape);
+      for (const [toolCallId, v] of Object.entries(all)) add(toolCallId, v);
       continue;
     }
     const at = value.indexOf("=");
-    if (at < 1) throw new FlagError("--edit takes <toolCallId>=<json object>, or a JSON object of inputs by call id");
-    add(value.slice(0, at), jsonFlag(value.slice(at + 1), "--edit"));
+    if (at < 1) throw new FlagError(shape);
+    add(value.slice(0, at), jsonFlag(value.slice(at + 1), flag));
   }
-  return edits;
+  return found;
 }
 
 /** The roles or permissions a request's meta says it requires. */

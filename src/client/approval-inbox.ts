@@ -20,8 +20,8 @@ export interface ApprovalSummary {
   runId: string;
   agentId?: string;
   status: DeferralStatus;
-  /** What waits: every call of an approval request, or the deferred call. */
-  calls: Array<Pick<ApprovalCall, "toolCallId" | "toolName" | "arguments">>;
+  /** What waits: every call of an approval request (with its tool's `resultSchema`, what a `respond` decision must fit, when it has one), or the deferred call. */
+  calls: Array<Pick<ApprovalCall, "toolCallId" | "toolName" | "arguments" | "resultSchema">>;
   /** The request's meta (`requires` and the like): what the authorize hook routes on. */
   meta: JsonObject;
   deferredAt: string;
@@ -142,7 +142,7 @@ export class ApprovalInbox {
 
 function summaryOf(record: DeferralRecord & { callFingerprint?: string }): ApprovalSummary {
   const calls = record.approval
-    ? record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args }))
+    ? record.approval.calls.map(({ toolCallId, toolName, arguments: args, resultSchema }) => ({ toolCallId, toolName, arguments: args, ...(resultSchema ? { resultSchema } : {}) }))
     : [{ toolCallId: record.toolCallId, toolName: record.toolName ?? "", arguments: record.toolArguments ?? "" }];
   return {
     approvalId: record.id,

@@ -38,6 +38,8 @@ export interface ApprovalCall {
   inputSchema?: JsonObject;
   /** The tool's `approval.meta` for this call (who may decide, why it needs a decision). */
   meta?: JsonObject;
+  /** JSON Schema of the tool's `approval.resultSchema`: a `respond` decision's result must fit it. */
+  resultSchema?: JsonObject;
 }
 
 /** A decision on one call: run it (with the model's input, or an edited one) or not. */
@@ -55,6 +57,18 @@ export type Decision =
       approved: false;
       /** Why, for the model: it reads it as the call's result. */
       reason?: string;
+    }
+  | {
+      toolCallId: string;
+      /**
+       * A person answers in the tool's place: the tool never runs, and this is its result
+       * (a string as it is, anything else as JSON). Plain JSON, checked against the tool's
+       * `approval.resultSchema` when it has one (RC5049); at most `MAX_APPROVAL_BYTES` (AI1016).
+       */
+      respond: JsonValue;
+      /** A note kept on the record. */
+      note?: string;
+      approved?: never;
     };
 
 /** The resume payload of an approval request: one decision per call it lists. */
@@ -75,8 +89,12 @@ export interface GateVerdict {
   calls: GateCall[];
   /** The input schema of each gated tool, once per tool (by tool name). Absent in recorded verdicts, whose calls carry theirs. */
   schemas?: Record<string, JsonObject>;
-  /** Calls of tools whose `needsApproval` function said no: they run at once. */
+  /** The JSON Schema of each gated tool's `approval.resultSchema`, when it has one (by tool name). */
+  resultSchemas?: Record<string, JsonObject>;
+  /** Calls of tools whose `needsApproval` policy allowed them: they run at once. */
   cleared: string[];
+  /** Calls a `needsApproval` policy denied, with its reason: they never run, and the model reads why. */
+  denied?: Array<{ toolCallId: string; reason: string }>;
   /** The digest of the request's token: a decision must carry its proof. Absent when no call waits. */
   digest?: string;
   /** How long the request stays open: the shortest `approval.ttl` of its calls. */
@@ -84,7 +102,7 @@ export interface GateVerdict {
 }
 
 /** Decisions as the clients take them: by call id, or the wire's list. */
-export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string }>;
+export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string } | { respond: JsonValue; note?: string }>;
 
 /** The decisions as the wire carries them: one entry per call (anything else passes as it is, for the run to refuse). */
 export function decisionList(decisions: Decisions): Decision[] {
@@ -116,7 +134,8 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown)
     if (!call) return void issues.push(`${at}.toolCallId ${JSON.stringify(toolCallId)} is not a call of this request`);
     if (decided.has(call.toolCallId)) return void issues.push(`${at} decides "${call.toolCallId}" a second time`);
     decided.add(call.toolCallId);
-    if (typeof approved !== "boolean") return void issues.push(`${at}.approved must be true or false`);
+    if (Object.prototype.hasOwnProperty.call(d, "respond")) return void issues.push(...responseIssues(call, d as Record<string, unknown>, at));
+    if (typeof approved !== "boolean") return void issues.push(`${at}.approved must be true or false, or the decision a { respond } in the tool's place`);
     for (const [name, text] of [["note", note], ["reason", reason]] as const) {
       if (text !== undefined && (typeof text !== "string" || text.length > MAX_DECISION_TEXT)) issues.push(`${at}.${name} must be a string of at most ${MAX_DECISION_TEXT} characters`);
     }
@@ -132,13 +151,24 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown)
   return issues.length > 0 ? issues : undefined;
 }
 
-function schemaIssues(schema: JsonObject, value: unknown): string[] {
+/** Where a `respond` decision fails: not plain JSON, off the tool's `approval.resultSchema`, beside `approved` or `input`. */
+function responseIssues(call: ApprovalCall, d: Record<string, unknown>, at: string): string[] {
+  const { respond, approved, input, reason, note } = d;
+  if (approved !== undefined || input !== undefined || reason !== undefined) return [`${at} responds in the tool's place: it takes no approved, input or reason`];
+  if (note !== undefined && (typeof note !== "string" || note.length > MAX_DECISION_TEXT)) return [`${at}.note must be a string of at most ${MAX_DECISION_TEXT} characters`];
+  if (respond === undefined || respond === null) return [`${at}.respond must be the tool's result (plain JSON, not ${respond === null ? "null" : "undefined"})`];
+  const problem = plainJsonProblem(respond);
+  if (problem) return [`${at}.respond is not plain JSON at ${problem.path}: ${problem.problem}`];
+  return call.resultSchema ? schemaIssues(call.resultSchema, respond, "result").map((issue) => `${at}.respond${issue}`) : [];
+}
+
+function schemaIssues(schema: JsonObject, value: unknown, which: "input" | "result" = "input"): string[] {
   try {
     const result = new Validator(schema as never, "2020-12", false).validate(value);
     if (result.valid) return [];
     return result.errors.filter((e) => e.keyword !== "properties").map((e) => `${e.instanceLocation.replace(/^#/, "")}: ${e.error}`);
   } catch (err) {
-    return [`: the tool's input schema cannot be applied (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`];
+    return [`: the tool's ${which} schema cannot be applied (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`];
   }
 }
 
@@ -152,12 +182,14 @@ export function requestCalls(gated: readonly ToolCall[], verdict: GateVerdict | 
     const judged = verdict?.calls.find((c) => c.toolCallId === call.id);
     const toolName = judged?.toolName ?? call.function.name;
     const inputSchema = judged?.inputSchema ?? (verdict?.schemas && Object.prototype.hasOwnProperty.call(verdict.schemas, toolName) ? verdict.schemas[toolName] : undefined);
+    const resultSchema = verdict?.resultSchemas && Object.prototype.hasOwnProperty.call(verdict.resultSchemas, toolName) ? verdict.resultSchemas[toolName] : undefined;
     return {
       toolCallId: call.id,
       toolName,
       arguments: judged?.arguments ?? call.function.arguments,
       ...(inputSchema ? { inputSchema } : {}),
       ...(judged?.meta ? { meta: judged.meta } : {}),
+      ...(resultSchema ? { resultSchema } : {}),
     };
   });
 }
@@ -201,6 +233,54 @@ export function oversizedEdits(calls: readonly ApprovalCall[], edits: ReadonlyMa
   });
 }
 
+/** What a person answering in the tools' place writes: each call's result by call id; the request's other calls are rejected (with `reason`). */
+export interface RespondOptions {
+  approvalId: string;
+  results: Record<string, JsonValue>;
+  /** Kept on the record with each response. */
+  note?: string;
+  /** Why the calls `results` leaves out are rejected, as the model will read it. */
+  reason?: string;
+}
+
+/**
+ * The decisions of a response: `{ respond }` for each call `results` names (listed by the
+ * request or not: one it does not list is the run's to refuse), a rejection for each of
+ * `calls` (the request's) it leaves out, so no call runs because a result was left out.
+ */
+export function responseDecisions(calls: readonly string[], options: Pick<RespondOptions, "results" | "note" | "reason">): Decision[] {
+  const named = Object.keys(options.results);
+  return [
+    ...named.map((toolCallId): Decision => ({ toolCallId, respond: options.results[toolCallId]!, ...(options.note !== undefined ? { note: options.note } : {}) })),
+    ...calls.filter((id) => !named.includes(id)).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+  ];
+}
+
+/** What the model reads as the result of a call a person responded to in the tool's place: a string as it is, anything else as JSON (as a handler's return). */
+export function respondedResult(respond: JsonValue): string {
+  return typeof respond === "string" ? respond : JSON.stringify(respond);
+}
+
+/**
+ * AI1016 when the results a decision writes in its tools' place (`respond`) weigh over
+ * `MAX_APPROVAL_BYTES` together; undefined when they fit or it writes none. The token is not spent.
+ */
+export function oversizedResponses(calls: readonly ApprovalCall[], payload: unknown): PayloadTooLargeError | undefined {
+  let bytes = 0;
+  for (const call of calls) {
+    const decision = decisionFor(payload as JsonValue, call.toolCallId) as Partial<Record<string, unknown>> | undefined;
+    if (decision && Object.prototype.hasOwnProperty.call(decision, "respond")) bytes += jsonBytes(decision.respond, MAX_APPROVAL_BYTES + 1);
+    if (bytes > MAX_APPROVAL_BYTES) break;
+  }
+  if (bytes <= MAX_APPROVAL_BYTES) return undefined;
+  return new PayloadTooLargeError({
+    what: "The decision's responses (the results it writes in its tools' place)",
+    bytes,
+    limitBytes: MAX_APPROVAL_BYTES,
+    hint: "Nothing was decided and the token is still usable: respond with a shorter result (a reference to large content, such as a file id or a URL), or approve the call and let the tool answer.",
+  });
+}
+
 /** The decision for one call of a checked payload. */
 export function decisionFor(payload: JsonValue | undefined, toolCallId: string): Decision | undefined {
   const decisions = (payload as Partial<ApprovalDecisions> | null | undefined)?.decisions;
@@ -209,8 +289,30 @@ export function decisionFor(payload: JsonValue | undefined, toolCallId: string):
 
 /** What the model reads for a call a person rejected: the tool did not run. */
 export function rejectedResult(toolName: string, reason: string | undefined, by: Principal | undefined): string {
-  const who = by?.id ? ` by ${by.id}` : "";
-  return `Rejected${who}: "${toolName}" was not run${reason ? `. Reason: ${reason}` : "."} Do not call it again for the same purpose unless asked to.`;
+  return rejection(toolName, reason, by?.id);
+}
+
+/**
+ * What the model reads for a call its tool's `needsApproval` policy denied: a rejection, as
+ * a person's reads (readers and the chat UI show it as one), by `policy`.
+ */
+export function policyDeniedResult(toolName: string, reason: string): string {
+  return rejection(toolName, reason, "policy");
+}
+
+function rejection(toolName: string, reason: string | undefined, who: string | undefined): string {
+  return `Rejected${who ? ` by ${who}` : ""}: "${toolName}" was not run${reason ? `. Reason: ${reason}` : "."} Do not call it again for the same purpose unless asked to.`;
+}
+
+/** The reason of a policy's denial as the model reads it: at most `MAX_DECISION_TEXT` characters, longer ones cut with a note. */
+export function boundedReason(reason: string): string {
+  if (reason.length <= MAX_DECISION_TEXT) return reason;
+  const note = ` … (cut: ${reason.length} characters)`;
+  let end = MAX_DECISION_TEXT - note.length;
+  // Never half a surrogate pair: the result must stay plain text.
+  const last = reason.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return reason.slice(0, end) + note;
 }
 
 /** What the model reads for a gated call whose request expired or was denied: the tool did not run. */

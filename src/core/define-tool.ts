@@ -110,23 +110,39 @@ export interface ToolOptions<I extends z.core.$ZodType, O> {
    * the model emits, until a decision arrives: approved (maybe with edited input, checked
    * against `input`), or rejected (the model reads the reason and goes on). The calls of one
    * step that need a decision become one request, with one token and one link. `true`
-   * always; a function decides per call, from its parsed input (it runs on the worker, and
-   * again before the handler: keep it a pure function of the input and the principal).
-   * Needs the worker's `deferral: { secret }`.
+   * always; a function is a policy that decides per call, from its parsed input and
+   * `ApprovalContext` (who the run or thread acts for, which run or thread, which call):
+   * `"allow"` (or `false`) runs it, `"ask"` (or `true`) asks a person, `{ deny: reason }`
+   * runs nothing and tells the model why (no request, nothing parks). It runs on the worker
+   * when the model answers, and again before the handler of a call it allowed: keep it a
+   * function of what it is given. A policy that throws or answers anything else fails the
+   * run (or the thread's turn) with AI1035. Needs the worker's `deferral: { secret }`.
    */
-  needsApproval?: boolean | ((input: z.output<I>, ctx: ApprovalContext) => boolean | Promise<boolean>);
+  needsApproval?: boolean | ((input: z.output<I>, ctx: ApprovalContext) => ApprovalPolicyAnswer | Promise<ApprovalPolicyAnswer>);
   /** How a call that needs approval is asked for. */
   approval?: ApprovalOptions<z.output<I>>;
 }
 
-/** What `needsApproval` and `approval.meta` learn about the call. */
+/**
+ * What a `needsApproval` policy answers for one call: `"allow"` runs it at once, `"ask"`
+ * waits for a person's decision, `{ deny: reason }` runs nothing and the model reads the
+ * reason (at most `MAX_DECISION_TEXT` characters are kept). `true` is `"ask"`, `false` is `"allow"`.
+ */
+export type ApprovalPolicyAnswer = "allow" | "ask" | { deny: string } | boolean;
+
+/** What a `needsApproval` policy learns about the call, beside its parsed input. */
 export interface ApprovalContext {
   agentId: string;
+  /** The tool the call is for. */
+  toolName: string;
   toolCallId: string;
+  /** Who the run or thread acts for, as given to `AgentClient.run()` or `createThread`. */
   principal: Principal | undefined;
+  /** Whether the call belongs to an agent run or a thread's turn. */
+  host: "run" | "thread";
   /** The run, or the thread, the call belongs to. */
   runId: string;
-  /** Set when the call belongs to a thread turn. */
+  /** Set when the call belongs to a thread turn (the thread's id, as `runId`). */
   threadId?: string;
 }
 
@@ -172,6 +188,13 @@ export interface ApprovalOptions<Input = unknown> {
    * tools' calls runs each tool's `notify` once, with the whole request.
    */
   notify?: (request: ApprovalRequestInfo, ctx: ApprovalNotifyContext) => Promise<void> | void;
+  /**
+   * What a person may answer in the tool's place (a decision `{ respond: result }`: the tool
+   * never runs, the result is recorded as its own). A zod schema, like `input`: a response
+   * that does not fit it is refused with RC5049 and the token stays usable. Without it, any
+   * plain JSON result is taken (a string reaches the model as it is).
+   */
+  resultSchema?: z.core.$ZodType;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -225,4 +248,5 @@ function approvalOptionsProblem(options: ToolOptions<z.core.$ZodType, unknown>, 
     if (problem) throw bad(`approval.meta must be a plain JSON object or a function of the input (${problem.path}: ${problem.problem})`);
   }
   if (notify !== undefined && typeof notify !== "function") throw bad("approval.notify must be a function");
+  if (approval.resultSchema !== undefined && !isSchema(approval.resultSchema)) throw bad("approval.resultSchema must be a zod schema");
 }

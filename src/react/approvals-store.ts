@@ -3,7 +3,7 @@
  * for `useSyncExternalStore`), usable without React too.
  */
 import type { Duration } from "@temporalio/common";
-import type { Decision } from "../core/approval.js";
+import { responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
 import { delayMs } from "../core/duration.js";
 import type { DecideOptions } from "../client/shared-options.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
@@ -130,6 +130,12 @@ export class ApprovalsStore {
       approvalId: options.approvalId,
       decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
     });
+  /**
+   * Answers in the tools' place: each call `results` names gets that result (checked against
+   * its tool's `resultSchema`, RC5049) and its tool never runs; the request's other calls are
+   * rejected with `reason`.
+   */
+  respond = (options: RespondOptions): Promise<ResumeResult> => this.decide({ approvalId: options.approvalId, decisions: responseDecisions(this.#callsOf(options.approvalId), options) });
 
   async #poll(): Promise<void> {
     await this.refresh();

@@ -3,7 +3,7 @@
  * `useThreadMessages` and `useAgentChat` (an external store for `useSyncExternalStore`),
  * usable without React too.
  */
-import type { Decision } from "../core/approval.js";
+import { responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
 import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
 import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadResumeReply, ThreadSendReply, ThreadStatus, ThreadStopReply } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
@@ -112,6 +112,12 @@ export class ThreadStore {
       approvalId: options.approvalId,
       decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
     });
+  /**
+   * Answers in the tools' place: each call `results` names gets that result (checked against
+   * its tool's `resultSchema`, RC5049) and its tool never runs; the request's other calls are
+   * rejected with `reason`.
+   */
+  respond = (options: RespondOptions): Promise<ResumeResult> => this.decide({ approvalId: options.approvalId, decisions: responseDecisions(this.#callsOf(options.approvalId), options) });
 
   /** The calls of a request as the thread listed them; none for one it does not list (the thread then says why: decided, withdrawn, unknown). */
   #callsOf(approvalId: string): string[] {

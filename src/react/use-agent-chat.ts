@@ -3,6 +3,7 @@ import type { DecideOptions } from "../client/shared-options.js";
 import type { ThreadResumeReply, ThreadSendReply, ThreadStopReply } from "../core/thread-contracts.js";
 import type { AddToolErrorOptions, AddToolResultOptions, ResumeThreadOptions, SendMessageOptions, ToolResultReply } from "../client/threads/thread-types.js";
 import { useThreadMessages, type ThreadMessagesResult, type UseThreadMessagesOptions } from "./use-thread-messages.js";
+import type { RespondOptions } from "../core/approval.js";
 
 /** `useAgentChat` options: those of `useThreadMessages`. */
 export type UseAgentChatOptions = UseThreadMessagesOptions;
@@ -27,7 +28,9 @@ export interface AgentChatResult extends Omit<ThreadMessagesResult, "store"> {
   approve(options: { approvalId: string; note?: string }): Promise<ResumeResult>;
   /** Rejects every call of an approval request: none runs, and the model reads `reason`. */
   reject(options: { approvalId: string; reason?: string }): Promise<ResumeResult>;
-  /** Decides a request call by call: `{ [toolCallId]: { approved: true, input? } | { approved: false, reason? } }` (or a list). An edited `input` must fit the tool's schema (RC5049). */
+  /** Answers in the tools' place: each call `results` names gets that result and its tool never runs; the request's other calls are rejected with `reason`. */
+  respond(options: RespondOptions): Promise<ResumeResult>;
+  /** Decides a request call by call: `{ [toolCallId]: { approved: true, input? } | { approved: false, reason? } | { respond: result } }` (or a list). An edited `input` must fit the tool's schema, a result its `resultSchema` (RC5049). */
   decide(options: DecideOptions): Promise<ResumeResult>;
 }
 
@@ -47,6 +50,7 @@ export function useAgentChat(options: UseAgentChatOptions): AgentChatResult {
     addToolError: store.addToolError,
     approve: store.approve,
     reject: store.reject,
+    respond: store.respond,
     decide: store.decide,
   };
 }

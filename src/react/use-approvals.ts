@@ -1,6 +1,7 @@
 import { useMemo, useRef, useSyncExternalStore } from "react";
 import type { ResumeResult } from "../client/resume.js";
 import type { DecideOptions } from "../client/shared-options.js";
+import type { RespondOptions } from "../core/approval.js";
 import { ApprovalsStore, type ApprovalsStoreOptions, type ApprovalsStoreState } from "./approvals-store.js";
 
 /** `useApprovals` options: how to reach the front door, the inbox's filters, and how often to read it again. */
@@ -16,7 +17,9 @@ export interface ApprovalsResult extends ApprovalsStoreState {
   approve(options: { approvalId: string; note?: string }): Promise<ResumeResult>;
   /** Rejects every call of a request: none runs, and the model reads `reason`. */
   reject(options: { approvalId: string; reason?: string }): Promise<ResumeResult>;
-  /** Decides a request call by call (approve one with an edited `input`, reject another). `shown` defaults to the row's `callFingerprint`. */
+  /** Answers in the tools' place: each call `results` names gets that result and its tool never runs; the request's other calls are rejected with `reason`. */
+  respond(options: RespondOptions): Promise<ResumeResult>;
+  /** Decides a request call by call (approve one with an edited `input`, respond for another, reject a third). `shown` defaults to the row's `callFingerprint`. */
   decide(options: DecideOptions): Promise<ResumeResult>;
 }
 
@@ -49,5 +52,5 @@ export function useApprovals(options: UseApprovalsOptions = {}): ApprovalsResult
     [baseUrl, agentId, statuses, requires, limit, refreshInterval, latest],
   );
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
-  return { ...state, refresh: store.refresh, loadMore: store.loadMore, approve: store.approve, reject: store.reject, decide: store.decide };
+  return { ...state, refresh: store.refresh, loadMore: store.loadMore, approve: store.approve, reject: store.reject, respond: store.respond, decide: store.decide };
 }

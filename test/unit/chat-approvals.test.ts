@@ -7,7 +7,7 @@
 import type { UIMessage, UIMessageChunk } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rejectedResult } from "../../src/core/approval.js";
+import { boundedReason, MAX_DECISION_TEXT, policyDeniedResult, rejectedResult } from "../../src/core/approval.js";
 import { rejectionOf } from "../../src/react/approval-parts.js";
 import { toUIMessages, type PendingApproval } from "../../src/index.js";
 import {
@@ -58,6 +58,20 @@ describe("a stored rejection", () => {
     for (const other of ["Error: boom", "Rejected", '{"ok":true}', 'Rejected: "cancelOrder" was not run.', `${rejectedResult("cancelOrder", "x", undefined)} and more`]) {
       expect(rejectionOf(other, "cancelOrder"), other).toBeUndefined();
     }
+  });
+
+  it("is what a policy's denial stores too, with its reason, however long the policy wrote it", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }).filter((r) => r.trim() !== ""), (reason) => {
+        expect(rejectionOf(policyDeniedResult("cancelOrder", boundedReason(reason)), "cancelOrder")).toEqual({ reason: boundedReason(reason) });
+      }),
+    );
+    const long = boundedReason(`${"é".repeat(MAX_DECISION_TEXT)}😀😀`);
+    expect(long.length).toBeLessThanOrEqual(MAX_DECISION_TEXT);
+    expect(long).toMatch(/ … \(cut: 4004 characters\)$/);
+    expect(boundedReason("x".repeat(MAX_DECISION_TEXT))).toBe("x".repeat(MAX_DECISION_TEXT));
+    // Never half an emoji, wherever the cut falls.
+    for (const pad of ["", "x"]) expect(/[\ud800-\udbff](?![\udc00-\udfff])/.test(boundedReason(pad + "😀".repeat(MAX_DECISION_TEXT)))).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { decisionFor, editedArguments, oversizedEdits, rejectedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { decisionFor, editedArguments, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
@@ -46,12 +46,30 @@ export type Approved = { deferralId: string; edited?: true };
 
 /**
  * Whether `call` waits for a decision: a call of a gated tool that the worker did not clear
- * (its `needsApproval` function said no, or the arguments do not parse, which the tool call
- * then tells the model without running anything). Decided from the agent's recorded
- * description, so a call is gated whatever the model emits.
+ * (its `needsApproval` policy allowed it, or the arguments do not parse, which the tool call
+ * then tells the model without running anything) nor deny (see `deniedByPolicy`). Decided
+ * from the agent's recorded description, so a call is gated whatever the model emits.
  */
 export function isGated(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): boolean {
-  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id);
+  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id) && policyDenial(described, call, verdict) === undefined;
+}
+
+/**
+ * The calls of `calls` their tool's `needsApproval` policy denied, each with what the model
+ * reads for it (a rejection by policy, with the reason): they never run and nothing parks.
+ */
+export function deniedByPolicy(described: Pick<AgentDescription, "tools">, calls: readonly ToolCall[], verdict: GateVerdict | undefined): Array<{ call: ToolCall; content: string }> {
+  if (!verdict?.denied) return [];
+  return calls.flatMap((call) => {
+    const reason = policyDenial(described, call, verdict);
+    return reason === undefined ? [] : [{ call, content: policyDeniedResult(call.function.name, reason) }];
+  });
+}
+
+/** The reason a policy denied `call` with, when it is a call of a gated tool that it denied. */
+function policyDenial(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): string | undefined {
+  if (!verdict?.denied || ownEntry(described.tools, call.function.name)?.approval === undefined) return undefined;
+  return verdict.denied.find((d) => d.toolCallId === call.id)?.reason;
 }
 
 /**
@@ -108,11 +126,14 @@ export function landDecision(host: ApprovalHost, parked: ParkResult, gated: read
       host.answer(call, deniedResult(parked.record.denial.reason, parked.record.denial.by?.id));
     } else {
       const decision = decisionFor(parked.payload, call.id);
-      if (decision?.approved) {
+      if (decision && "respond" in decision) {
+        // A person answered in the tool's place: the tool never runs.
+        host.answer(call, respondedResult(decision.respond));
+      } else if (decision?.approved) {
         const edited = decision.input === undefined ? call : showAsRun(host, call, decision.input);
         approved.push({ call: edited, approved: { deferralId: parked.record.id, ...(decision.input !== undefined ? { edited: true as const } : {}) } });
       } else {
-        host.answer(call, rejectedResult(call.function.name, decision?.reason, parked.resumedBy));
+        host.answer(call, rejectedResult(call.function.name, decision && "reason" in decision ? decision.reason : undefined, parked.resumedBy));
       }
     }
   }
@@ -148,14 +169,14 @@ export function refuseOversizedDecision(record: DeferralRecord | undefined, payl
   if (!record?.approval || record.status !== "deferred") return;
   const { calls } = record.approval;
   const edits = editedArguments(calls, payload);
+  // The results the decision lands without running anything: rejections, and responses in the tools' place.
   const rejected = calls.flatMap((call) => {
     const decision = decisionFor(payload as JsonValue, call.toolCallId);
+    if (decision && "respond" in decision) return decision.respond === undefined ? [] : [toolResult(call.toolCallId, respondedResult(decision.respond))];
     return decision && decision.approved === false ? [toolResult(call.toolCallId, rejectedResult(call.toolName, typeof decision.reason === "string" ? decision.reason : undefined, resumedBy))] : [];
   });
-  if (edits) {
-    const oversized = oversizedEdits(calls, edits);
-    if (oversized) throw oversized.toFailure();
-  }
+  const oversized = oversizedResponses(calls, payload) ?? (edits ? oversizedEdits(calls, edits) : undefined);
+  if (oversized) throw oversized.toFailure();
   const answer = answerOf(messages, record.approval.answerId, calls[0]!.toolCallId);
   const asRun = answer && edits ? { ...answer, tool_calls: answer.tool_calls!.map((c) => (edits.has(c.id) ? { ...c, function: { ...c.function, arguments: edits.get(c.id)! } } : c)) } : undefined;
   if (asRun) {
@@ -164,7 +185,7 @@ export function refuseOversizedDecision(record: DeferralRecord | undefined, payl
   }
   if (!asRun && rejected.length === 0) return;
   // The answer as edited takes the place of the one the model wrote.
-  room.refuseUnlessFits([asRun ?? null, ...rejected], "the decision (its edited input and rejection reasons)", { answerFollows: true, freeing: asRun ? jsonBytes(answer) : 0 });
+  room.refuseUnlessFits([asRun ?? null, ...rejected], "the decision (its edited input, rejection reasons and responses)", { answerFollows: true, freeing: asRun ? jsonBytes(answer) : 0 });
 }
 
 /** The answer of the model that holds the request's calls: by its id in a thread, else the latest holding `toolCallId`. */

@@ -10,7 +10,7 @@ import type { AgentResult } from "../../src/core/run-state.js";
 import { callOccurrence } from "../../src/core/thread-transcript.js";
 import { referToolResults } from "../../src/core/tool-result-refs.js";
 import { decideThenRun, runBatch, SIBLING_DEFERRED } from "./batch.js";
-import { isGated } from "../approvals/requests.js";
+import { deniedByPolicy, isGated } from "../approvals/requests.js";
 import type { RunContext } from "./context.js";
 import { deferUntilAnswered } from "./deferral.js";
 import { refuseTooManyCalls } from "../shared/transcript-room.js";
@@ -137,7 +137,9 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     // Calls of tools that need approval wait for a decision; the rest run at once, and all of
     // them finish (their results persist) before the run parks.
     const gated = calls.filter((call) => isGated(prepared(), call, reply.gate));
-    const free = gated.length === 0 ? calls : calls.filter((call) => !gated.includes(call));
+    // Calls a policy denied run nothing and wait for nobody: the model reads why.
+    const denied = deniedByPolicy(prepared(), calls, reply.gate);
+    const free = gated.length === 0 && denied.length === 0 ? calls : calls.filter((call) => !gated.includes(call) && !denied.some((d) => d.call === call));
     const share = run.room.share(calls.length);
     // Sub-agents share the turns left, less one for this run to answer with what they said.
     const subAgents = prepared().agents;
@@ -151,6 +153,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     );
     // Their results are in no activity's: the next model call carries them.
     for (const call of childCalls) fromTools.delete(call.id);
+    for (const { call, content } of denied) state.messages.push({ role: "tool", tool_call_id: call.id, content });
     if (gated.length > 0) {
       // One request per step: a handler's ctx.defer() beside it is withdrawn, as a later sibling's is.
       if (winner) state.messages.push({ role: "tool", tool_call_id: winner.call.id, content: SIBLING_DEFERRED });

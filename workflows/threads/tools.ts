@@ -5,7 +5,7 @@ import { ownEntry } from "../../src/core/own.js";
 import type { ThreadPrepared } from "../../src/core/thread-contracts.js";
 import { callOccurrence, openToolCalls } from "../../src/core/thread-transcript.js";
 import type { AgentSteps } from "../shared/agent-steps.js";
-import type { Approved } from "../approvals/requests.js";
+import { deniedByPolicy, type Approved } from "../approvals/requests.js";
 import type { ThreadState } from "./state.js";
 
 /**
@@ -19,6 +19,10 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
   const started: Array<Promise<void>> = [];
   // Calls of gated tools wait for a person's decision before anything of theirs runs.
   const gated = thread.approvals ? thread.approvals.gated(thread, prepared, open, thread.lastGate) : [];
+  // Calls a policy denied run nothing and wait for nobody: the model reads why.
+  const denied = deniedByPolicy(prepared, open, thread.lastGate).filter(({ call }) => !thread.answered(call.id) && !thread.running.has(call.id));
+  for (const { call, content } of denied) thread.answer(call.id, content);
+  open = open.filter((call) => !denied.some((d) => d.call === call));
   // The sync calls starting now share the room left for results; each share stays reserved until its result lands.
   const starting = open.filter(
     (call) => !gated.includes(call) && !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id),

@@ -121,6 +121,29 @@ export class AsyncToolOutsideThreadError extends DurableAgentsError<AsyncToolOut
   }
 }
 
+export interface ApprovalPolicyFailedFields {
+  toolName: string;
+  toolCallId: string;
+  /** What went wrong: what it threw, or what it answered. */
+  problem: string;
+}
+
+/**
+ * AI1035: a tool's `needsApproval` policy threw, or answered something that is no policy
+ * answer. Nobody can tell whether the call may run, so no call of the model's answer runs:
+ * the run fails (a thread's turn fails) with this code.
+ */
+export class ApprovalPolicyFailedError extends DurableAgentsError<ApprovalPolicyFailedFields> {
+  static readonly code = ErrorCode.ApprovalPolicyFailed;
+  readonly code = ErrorCode.ApprovalPolicyFailed;
+  constructor(f: ApprovalPolicyFailedFields) {
+    super(
+      `[AI1035] The needsApproval policy of tool "${f.toolName}" (call ${f.toolCallId}) ${f.problem}, so no call of that answer ran. A policy answers "allow", "ask", { deny: "<reason>" }, true (ask) or false (allow): catch what it may throw and answer "ask" to have a person decide.`,
+      f,
+    );
+  }
+}
+
 export interface CodecMissingFields {
   /** The payload's encoding as Temporal recorded it, e.g. `binary/encrypted`. */
   encoding: string;

@@ -15,8 +15,14 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 const CHOICES = [
   ["approve", "Approve"],
   ["edit", "Approve with the edited input below"],
+  ["respond", "Answer in the tool's place with the result below (the tool does not run)"],
   ["reject", "Reject"],
 ] as const;
+
+/** What a response must be: the tool's `approval.resultSchema`, or text without one (what the model reads as it is). */
+const resultSchemaOf = (call: ApprovalCallView) => rootSchema(call.resultSchema ? { title: "Result", ...call.resultSchema } : { type: "string", title: "Result (the model reads this text)" });
+/** Text without a resultSchema is written in a text area. */
+const RESULT_HINTS = { fields: { "": { widget: "textarea" } } } as const;
 
 /** The calls of an approval request as the page shows them, in the request's order. */
 export function callViews(calls: readonly ApprovalCall[]): ApprovalCallView[] {
@@ -27,6 +33,7 @@ export function callViews(calls: readonly ApprovalCall[]): ApprovalCallView[] {
     arguments: parsed(call.arguments),
     ...(call.inputSchema ? { inputSchema: call.inputSchema } : {}),
     ...(call.meta ? { meta: call.meta } : {}),
+    ...(call.resultSchema ? { resultSchema: call.resultSchema } : {}),
   }));
 }
 
@@ -37,8 +44,9 @@ export function prefilled(calls: readonly ApprovalCallView[]): Record<string, st
 
 /**
  * One fieldset per call: its tool and arguments, a required choice of approve / edit /
- * reject, the edit form generated from the tool's input schema (folded away until opened),
- * a note for an approval and a reason for a rejection. Needs no script.
+ * respond / reject, the edit form generated from the tool's input schema and the result form
+ * from its `resultSchema` (a text without one), each folded away until opened, a note for an
+ * approval or a response and a reason for a rejection. Needs no script.
  */
 export function renderCalls(calls: readonly ApprovalCallView[], values: Record<string, string[]>): Html {
   return html`${calls.map((call) => {
@@ -57,7 +65,10 @@ export function renderCalls(calls: readonly ApprovalCallView[], values: Record<s
       <details ${chosen === "edit" ? "open" : ""}><summary>Edit the input</summary>
         ${renderFields(rootSchema(call.inputSchema), hintsOf(call.meta), values, { root: inputRoot(call), idPrefix: `${id}-` })}
       </details>
-      <div class="field"><label for="${id}-note">Note <span class="help">(optional, kept with an approval)</span></label>
+      <details class="respond" ${chosen === "respond" ? "open" : ""}><summary>Write the result</summary>
+        ${renderFields(resultSchemaOf(call), call.resultSchema ? {} : RESULT_HINTS, values, { root: resultRoot(call), idPrefix: `${id}-result-`, optional: true })}
+      </details>
+      <div class="field"><label for="${id}-note">Note <span class="help">(optional, kept with an approval or a response)</span></label>
         <input type="text" id="${id}-note" name="${prefix}.note" value="${first(values, `${prefix}.note`) ?? ""}" maxlength="${String(MAX_DECISION_TEXT)}"></div>
       <div class="field"><label for="${id}-reason">Reason for rejecting <span class="help">(optional, the model reads it)</span></label>
         <textarea id="${id}-reason" name="${prefix}.reason" rows="2" maxlength="${String(MAX_DECISION_TEXT)}">${first(values, `${prefix}.reason`) ?? ""}</textarea></div>
@@ -92,17 +103,28 @@ export function readDecisions(calls: readonly ApprovalCallView[], values: Record
         decisions.push({ toolCallId: call.toolCallId, approved: true, input: value, ...(note ? { note } : {}) });
         break;
       }
+      case "respond": {
+        const { value, problems: found } = readAnswer(resultSchemaOf(call), values, resultRoot(call));
+        problems.push(...found.map((p) => `${label}: ${p}`));
+        if (value === undefined || value === null) {
+          if (found.length === 0) problems.push(`${label}: write the result the model should read in the tool's place`);
+          break;
+        }
+        decisions.push({ toolCallId: call.toolCallId, respond: value, ...(note ? { note } : {}) });
+        break;
+      }
       case "reject":
         decisions.push({ toolCallId: call.toolCallId, approved: false, ...(reason ? { reason } : {}) });
         break;
       default:
-        problems.push(`${label}: choose approve, edit or reject`);
+        problems.push(`${label}: choose approve, edit, respond or reject`);
     }
   }
   return { decisions, problems };
 }
 
 const inputRoot = (call: ApprovalCallView) => `call.${call.index}.input`;
+const resultRoot = (call: ApprovalCallView) => `call.${call.index}.result`;
 
 function first(values: Record<string, string[]>, name: string): string | undefined {
   return Object.hasOwn(values, name) ? values[name]![0] : undefined;

@@ -22,10 +22,11 @@ interface FormContext {
  * `root` names the fields (`answer.…` by default) and `idPrefix` their ids, so several forms
  * can share a page (one per call of an approval request).
  */
-export function renderFields(schema: FieldSchema, hints: RenderHints, values: Record<string, string[]>, options: { root?: string; idPrefix?: string } = {}): Html {
+export function renderFields(schema: FieldSchema, hints: RenderHints, values: Record<string, string[]>, options: { root?: string; idPrefix?: string; optional?: boolean } = {}): Html {
   let n = 0;
   const ctx: FormContext = { hints, values, root: options.root ?? "answer", nextId: () => `${options.idPrefix ?? ""}field-${++n}` };
-  return field(schema, [], true, ctx);
+  // An optional form (a call's result, filled only when the approver responds) marks nothing required: the browser would refuse every other choice.
+  return field(schema, [], options.optional !== true, ctx);
 }
 
 function hintFor(path: string[], hints: RenderHints): FieldHint {

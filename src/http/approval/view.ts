@@ -66,6 +66,8 @@ export interface ApprovalCallView {
   inputSchema?: JsonObject;
   /** The tool's `approval.meta` for this call; its `render` hints the edit form's fields. */
   meta?: JsonObject;
+  /** JSON Schema of the tool's `approval.resultSchema`: the result form is generated from it (a text field without it). */
+  resultSchema?: JsonObject;
 }
 
 export interface FieldHint {
