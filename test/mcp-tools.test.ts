@@ -21,6 +21,7 @@ let agents: AgentClient;
 let calc: AgentDefinition;
 let proxy: AgentDefinition;
 let multiplier: AgentDefinition;
+let gatedCalc: AgentDefinition;
 const remoteCalls: string[] = [];
 const servers: NodeServer[] = [];
 
@@ -79,7 +80,16 @@ beforeAll(async () => {
   const stdio = await mcpTools({ command: process.execPath, args: ["--import", "tsx", fileURLToPath(new URL("./fixtures/mcp-calculator.ts", import.meta.url))], cwd: fileURLToPath(new URL("..", import.meta.url)) });
   multiplier = defineAgent({ id: "multiplier", model: "gpt-4.1-mini", system: "Multiply with tools.", tools: stdio, maxTurns: 3 });
 
-  ({ agents } = await h.worker([calc, proxy, multiplier], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  // The same server gated: sums over 100 wait for finance, the ledger is never closed.
+  const gated = await mcpTools({
+    url: `http://127.0.0.1:${portOf(calculator)}/mcp`,
+    prefix: "gated_",
+    needsApproval: (input, ctx) => (ctx.toolName === "gated_close_ledger" ? { deny: "the ledger stays open" } : Number(input.a) > 100 ? "ask" : "allow"),
+    approval: { meta: { requires: "finance" } },
+  });
+  gatedCalc = defineAgent({ id: "gated-calc", model: "gpt-4.1-mini", system: "Compute with tools.", tools: gated, maxTurns: 6 });
+
+  ({ agents } = await h.worker([calc, proxy, multiplier, gatedCalc], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
 });
 
 afterAll(async () => {
@@ -140,5 +150,33 @@ describe("mcpTools", () => {
     const state = await agents.state({ runId });
     expect(state.deferralId).toBeUndefined();
     expect(state.status).not.toBe("deferred");
+  });
+
+  it("gates a server's tools: a call the policy asks about reaches the server only once a person approves it, a denied one never", async () => {
+    const runId = uid("gated");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "gated_add", arguments: { a: 2, b: 3 } }] },
+      { check: (req) => expect(lastContent(req.messages)).toBe("5"), toolCalls: [{ name: "gated_add", arguments: { a: 500, b: 1 } }, { name: "gated_close_ledger", arguments: { reason: "done" } }] },
+      { check: (req) => expect(lastContent(req.messages)).toBe("501"), text: "5 then 501" },
+    ]);
+    const before = remoteCalls.length;
+    const ack = await agents.run(gatedCalc, { prompt: runId, runId });
+    expect(ack.status).toBe("deferred");
+    expect(remoteCalls.slice(before)).toEqual(["add 2 3"]); // the small sum ran at once; the large one waits
+
+    const approvalId = (ack as { deferralId: string }).deferralId;
+    const request = await agents.approvals.get({ approvalId });
+    expect(request.calls.map((c) => c.toolName)).toEqual(["gated_add"]); // the denied call is no one's to decide
+    expect(request.meta).toMatchObject({ requires: "finance" });
+    const resumed = await agents.approvals.decide({ approvalId, decisions: [{ toolCallId: request.calls[0]!.toolCallId, approved: true }] });
+    expect(resumed.outcome).toMatchObject({ status: "completed", result: { text: "5 then 501" } });
+    expect(remoteCalls.slice(before)).toEqual(["add 2 3", "add 500 1"]);
+    const messages = (await agents.listMessages({ runId, limit: 100 })).messages;
+    expect(JSON.stringify(messages)).toContain("the ledger stays open");
+    h.model.assertNoFailures();
+  });
+
+  it("refuses a gate of the wrong shape where the tools are defined (AI1001)", async () => {
+    await expect(mcpTools({ url: `http://127.0.0.1:${portOf(calculator)}/mcp`, needsApproval: "yes" as never })).rejects.toMatchObject({ code: "AI1001" });
   });
 });

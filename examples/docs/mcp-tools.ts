@@ -24,13 +24,20 @@ const githubMcpUrl = `http://localhost:${process.env.PORT ?? 8789}/mcp`;
 import { defineAgent } from "durable-agents";
 import { mcpTools } from "durable-agents/mcp";
 
-const github = await mcpTools({ url: githubMcpUrl, headers: { authorization: `Bearer ${token}` }, prefix: "gh_" });
+// reading issues needs nobody; anything else the server can do waits for a maintainer's approval
+const github = await mcpTools({
+  url: githubMcpUrl,
+  headers: { authorization: `Bearer ${token}` },
+  prefix: "gh_",
+  needsApproval: (_input, { toolName }) => (toolName === "gh_list_issues" ? "allow" : "ask"),
+  approval: { meta: { requires: "maintainer" } },
+});
 // any stdio server: here this repository's small file reader (e.g. npx -y @modelcontextprotocol/server-filesystem ./data)
 const files = await mcpTools({ command: "npx", args: ["tsx", "examples/docs-support/files-mcp-server.ts", "."], include: ["read_file"] });
 export const triage = defineAgent({ id: "triage", model: "gpt-4.1-mini", system: "Triage new issues.", tools: [...github, ...files] });
 // ---end---
 console.log(`tools: ${triage.tools.map((t) => t.name).join(", ")}`);
-const { agents, closeAll } = await clientWithWorker();
+const { agents, closeAll } = await clientWithWorker({ deferral: { secret: process.env.DEFERRAL_SECRET! } });
 const result = await agents.run(triage, { prompt: "Triage the new issues" });
 console.log(result.status === "completed" ? `answer: ${result.text}` : result);
 await closeAll();

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode as RpcErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { defineTool, type ToolContext, type ToolDefinition } from "../core/define-tool.js";
+import { defineTool, type ApprovalContext, type ApprovalOptions, type ApprovalPolicyAnswer, type ToolContext, type ToolDefinition } from "../core/define-tool.js";
 import { DeferOutsideRunError, InvalidDefinitionError } from "../core/errors/setup.js";
 import type { StandardSchema } from "../core/schema.js";
 import { SDK_VERSION } from "../core/version.js";
@@ -35,6 +35,16 @@ export type McpToolsSource = (
   prefix?: string;
   /** Only these tools (by their name on the server). Default: all. */
   include?: string[];
+  /**
+   * Gates the server's tools as `needsApproval` gates a tool of `defineTool`: `true` asks a
+   * person before every call runs on the server; a policy decides per call from its
+   * arguments and `ApprovalContext` (`ctx.toolName` is the tool's name here, prefix
+   * included), answering `"allow"`, `"ask"` or `{ deny: reason }`. Default: no call is gated.
+   * Needs the worker's `deferral: { secret }`, as every gated tool does.
+   */
+  needsApproval?: boolean | ((input: Record<string, unknown>, ctx: ApprovalContext) => ApprovalPolicyAnswer | Promise<ApprovalPolicyAnswer>);
+  /** How a gated call is asked for (`ttl`, `meta` such as `requires`, `notify`, `resultSchema`), as `defineTool`'s `approval`. */
+  approval?: ApprovalOptions<Record<string, unknown>>;
 };
 
 type Connection = { client: Client; closed: boolean };
@@ -170,7 +180,8 @@ function isDeferredAck(structured: unknown): boolean {
  * Lists an MCP server's tools and returns them as agent tools: each call runs in the worker's
  * tool activity with the tool's own JSON Schema as its input; a result with `isError` reaches
  * the model as a tool error. Such a tool cannot defer the run: a remote deferral (a
- * durable-agents server's acknowledgment) is refused with AI1006 at `ctx.defer()`.
+ * durable-agents server's acknowledgment) is refused with AI1006 at `ctx.defer()`. With
+ * `needsApproval`, a call waits for a person's decision before it reaches the server.
  * Await it where agents are defined; the worker must define them the same way.
  */
 export async function mcpTools(source: McpToolsSource): Promise<ToolDefinition[]> {
@@ -192,6 +203,8 @@ export async function mcpTools(source: McpToolsSource): Promise<ToolDefinition[]
         name: `${source.prefix ?? ""}${remote.name}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64),
         description: remote.description?.trim() || `The MCP tool ${remote.name}`,
         input: jsonSchemaInput(remote.inputSchema) as never,
+        ...(source.needsApproval !== undefined ? { needsApproval: source.needsApproval as never } : {}),
+        ...(source.approval !== undefined ? { approval: source.approval as never } : {}),
         async handler(args: unknown, ctx: ToolContext) {
           const result = await callRemote(source, remote.name, args, ctx);
           if (result.isError) throw new Error(textOf(result) || `the MCP tool ${remote.name} failed`);
