@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   AgentClient,
   AgentNotRegisteredError,
+  directStreamTransport,
   PayloadTooLargeError,
   ScheduleAlreadyExistsError,
   ScheduleNotFoundError,
@@ -16,9 +17,11 @@ import {
   ScheduleUnauthorizedError,
   type AgentScheduleDescription,
   type AuthorizeRequest,
+  type StreamUpdate,
 } from "../src/index.js";
 import { STREAM_KEY_MEMO } from "../src/core/stream-key.js";
 import { gatedFixtures } from "./gated-fixtures.js";
+import { deltaText } from "./stream-entries.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
@@ -111,6 +114,39 @@ describe("a schedule's runs", () => {
       await agents.schedules.delete({ scheduleId });
       const left = (await agents.schedules.describe({ scheduleId }).catch(() => undefined)) ?? { recentRuns: [] };
       for (const runId of [...runIds, ...left.recentRuns.map((r) => r.runId)]) await agents.cancel({ runId }).catch(() => undefined);
+    }
+  });
+
+  it("stream like any run: a reader in another process has the deltas from the worker's endpoint, proving the schedule's stream key, while the model still writes", async () => {
+    // The worker serves its runs' streams from an endpoint; the reader has a transport of its own, as another process would.
+    const served = directStreamTransport({ host: "127.0.0.1" });
+    const reading = directStreamTransport();
+    const { agents: own, taskQueue: queue } = await h.worker([payouts], { deferral: { secret: SECRET }, threads: { stream: { transport: served } }, client: { stream: { transport: served } } });
+    const reader = new AgentClient({ connection: h.connection, namespace: h.namespace, taskQueue: queue, stream: { transport: reading } });
+    const scheduleId = uid("streamed");
+    const prompt = uid("write the morning report");
+    const story = "The payouts of yesterday all reconciled except two, which wait on finance.";
+    const mid = h.model.hold();
+    h.model.script(prompt, [{ text: story, holds: [{ hold: mid, afterChars: 40 }] }]);
+    await own.schedules.create({ scheduleId, agent: payouts, spec: { cron: "0 0 1 1 *" }, prompt, stream: true, paused: true });
+    try {
+      await own.schedules.trigger({ scheduleId });
+      const { runId } = (await described(scheduleId, (d) => d.recentRuns.length === 1, own)).recentRuns[0]!;
+      const updates: StreamUpdate[] = [];
+      const following = (async () => {
+        for await (const batch of reader.followUpdates({ runId, until: (b) => b.updates.some((u) => u.type === "status" && u.status === "completed") })) updates.push(...batch.updates);
+      })();
+      await mid.reached;
+      // Held mid-answer: deltas live only on the endpoint, so what the reader has came from it.
+      await vi.waitFor(() => expect(deltaText(updates).length).toBeGreaterThanOrEqual(40), { timeout: 20_000, interval: 20 });
+      expect(updates.some((u) => u.type === "message" && u.message.role === "assistant")).toBe(false);
+      mid.release();
+      await following;
+      expect(await own.result({ runId })).toMatchObject({ text: story });
+    } finally {
+      mid.release();
+      await own.schedules.delete({ scheduleId });
+      await Promise.all([reading.close(), served.close()]);
     }
   });
 
