@@ -11,6 +11,7 @@ import {
   WorkflowNotFoundError,
   type Client,
   type ScheduleDescription,
+  type ScheduleHandle,
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleSpec,
   type ScheduleSpecDescription,
@@ -275,27 +276,21 @@ export class AgentSchedules {
   async pause(options: PauseScheduleOptions): Promise<void> {
     const scheduleId = scheduleIdOf(options?.scheduleId);
     const note = noteOf(options.note, scheduleId);
-    await authorizeSchedule(this.#authorize, { operation: "schedule.pause", principal: options.principal, scheduleId });
-    await this.#describe(scheduleId);
-    await scheduleCall(scheduleId, () => this.#client.schedule.getHandle(scheduleId).pause(note ?? "paused through durable-agents"));
+    await this.#act("schedule.pause", scheduleId, options.principal, (handle) => handle.pause(note ?? "paused through durable-agents"));
   }
 
   /** Starts runs again at the spec's next times (missed ones are not made up). AI1090, AI1093. */
   async unpause(options: PauseScheduleOptions): Promise<void> {
     const scheduleId = scheduleIdOf(options?.scheduleId);
     const note = noteOf(options.note, scheduleId);
-    await authorizeSchedule(this.#authorize, { operation: "schedule.unpause", principal: options.principal, scheduleId });
-    await this.#describe(scheduleId);
-    await scheduleCall(scheduleId, () => this.#client.schedule.getHandle(scheduleId).unpause(note ?? "unpaused through durable-agents"));
+    await this.#act("schedule.unpause", scheduleId, options.principal, (handle) => handle.unpause(note ?? "unpaused through durable-agents"));
   }
 
   /** Starts one run now, paused or not; `describe` lists it among the recent runs once Temporal has started it. AI1090, AI1093. */
   async trigger(options: TriggerScheduleOptions): Promise<void> {
     const scheduleId = scheduleIdOf(options?.scheduleId);
     const overlap = options.overlap === undefined ? undefined : overlapOf(options.overlap, scheduleId);
-    await authorizeSchedule(this.#authorize, { operation: "schedule.trigger", principal: options.principal, scheduleId });
-    await this.#describe(scheduleId);
-    await scheduleCall(scheduleId, () => this.#client.schedule.getHandle(scheduleId).trigger(overlap));
+    await this.#act("schedule.trigger", scheduleId, options.principal, (handle) => handle.trigger(overlap));
   }
 
   /**
@@ -333,9 +328,14 @@ export class AgentSchedules {
   /** Deletes the schedule: no run starts from it again; the runs it started go on, and stay readable by their ids. AI1090, AI1093. */
   async delete(options: ScheduleTarget): Promise<void> {
     const scheduleId = scheduleIdOf(options?.scheduleId);
-    await authorizeSchedule(this.#authorize, { operation: "schedule.delete", principal: options.principal, scheduleId });
+    await this.#act("schedule.delete", scheduleId, options.principal, (handle) => handle.delete());
+  }
+
+  /** An operation on an agent schedule: asked of the hook (AI1093) before anything is read, then AI1090 unless the schedule starts agent runs. */
+  async #act(operation: "schedule.pause" | "schedule.unpause" | "schedule.trigger" | "schedule.delete", scheduleId: string, principal: Principal | undefined, act: (handle: ScheduleHandle) => Promise<void>): Promise<void> {
+    await authorizeSchedule(this.#authorize, { operation, principal, scheduleId });
     await this.#describe(scheduleId);
-    await scheduleCall(scheduleId, () => this.#client.schedule.getHandle(scheduleId).delete());
+    await scheduleCall(scheduleId, () => act(this.#client.schedule.getHandle(scheduleId)));
   }
 
   /** The start action of a run: `agents.start`'s, with the schedule's id as the base of the runs' ids. */
