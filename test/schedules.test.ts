@@ -10,6 +10,7 @@ import {
   AgentClient,
   AgentNotRegisteredError,
   directStreamTransport,
+  InvalidDefinitionError,
   PayloadTooLargeError,
   ScheduleAlreadyExistsError,
   ScheduleNotFoundError,
@@ -221,6 +222,26 @@ describe("hostile input changes nothing", () => {
       expect(err, JSON.stringify(spec)).toBeInstanceOf(ScheduleSpecInvalidError);
       await expect(agents.schedules.describe({ scheduleId })).rejects.toBeInstanceOf(ScheduleNotFoundError);
     }
+  });
+
+  it("malformed options are AI1001 before anything is asked or created: ids, principal, prompt, limit", async () => {
+    const scheduleId = uid("malformed");
+    const bad: Array<Record<string, unknown>> = [
+      { scheduleId: "" },
+      { scheduleId: "a\u0000b" },
+      { scheduleId: "x".repeat(901) },
+      { principal: { id: "p", when: new Date() } },
+      { prompt: 42 },
+      { agent: "" },
+      { paused: "yes" },
+    ];
+    for (const override of bad) {
+      const err = await agents.schedules.create({ scheduleId, agent: payouts, prompt: "x", spec: { every: "1h" }, ...override } as never).catch((e: unknown) => e);
+      expect(err, JSON.stringify(Object.keys(override))).toBeInstanceOf(InvalidDefinitionError);
+    }
+    await expect(agents.schedules.describe({ scheduleId })).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    await expect(agents.schedules.list({ limit: 0 })).rejects.toBeInstanceOf(InvalidDefinitionError);
+    await expect(agents.schedules.describe({ scheduleId: "" })).rejects.toBeInstanceOf(InvalidDefinitionError);
   });
 
   it("an oversized prompt is AI1016 and creates nothing", async () => {
