@@ -89,11 +89,19 @@ describe("a schedule's runs", () => {
       );
       const record = await agents.deferrals.getRecord({ deferralId: request.approvalId });
       expect(record.principal).toMatchObject({ id: "alice" });
+
+      // A trigger starts a run whatever the schedule's policy (ALLOW_ALL, Temporal's default for it).
+      await agents.schedules.trigger({ scheduleId });
+      const triggered = (await described(scheduleId, (d) => d.recentRuns.length === 2)).recentRuns[1]!;
+      await parked(triggered.runId);
+      // Deleting the schedule leaves its runs going: the first is decided afterwards and completes.
+      await agents.schedules.delete({ scheduleId });
       const [call] = record.approval!.calls;
       await agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId: call!.toolCallId, approved: true }], principal: alice });
       expect(await agents.result({ runId: run!.runId })).toMatchObject({ status: "completed", text: "paid" });
+      await agents.cancel({ runId: triggered.runId });
     } finally {
-      await agents.schedules.delete({ scheduleId });
+      await agents.schedules.delete({ scheduleId }).catch(() => undefined);
     }
   });
 
@@ -179,7 +187,7 @@ describe("managing a schedule", () => {
     await agents.schedules.update({ scheduleId, prompt: "evening", spec: { every: "1h" }, overlap: "BUFFER_ONE", principal: { id: "ops" } });
     const updated = await agents.schedules.describe({ scheduleId });
     // Who the runs act for never changes; the stream key neither (readers of older and newer runs prove the same one).
-    expect(updated).toMatchObject({ paused: true, prompt: "evening", runsAs: alice, overlap: "BUFFER_ONE", spec: { intervals: [{ every: 3_600_000 }] } });
+    expect(updated).toMatchObject({ paused: true, note: "not yet", prompt: "evening", runsAs: alice, overlap: "BUFFER_ONE", spec: { intervals: [{ every: 3_600_000 }] } });
     expect(await streamKey()).toBe(keyBefore);
 
     await agents.schedules.unpause({ scheduleId });
