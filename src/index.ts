@@ -41,6 +41,22 @@ export {
   type RunWorkflowHandle,
   type SettledOptions,
 } from "./client/agent-client.js";
+export {
+  AgentSchedules,
+  type AgentScheduleDescription,
+  type AgentScheduleSpec,
+  type AgentScheduleSummary,
+  type CreateScheduleOptions,
+  type ListSchedulesOptions,
+  type PauseScheduleOptions,
+  type ScheduledRun,
+  type ScheduledRunStatus,
+  type ScheduledRunOptions,
+  type ScheduleOverlap,
+  type ScheduleTarget,
+  type TriggerScheduleOptions,
+  type UpdateScheduleOptions,
+} from "./client/schedules.js";
 export type { ClientConnectionOptions } from "./client/connection.js";
 export type { DecideOptions, FollowUpdatesOptions, ListMessagesOptions, StreamUpdatesOptions } from "./client/shared-options.js";
 export type { UiSummary } from "./client/start-run.js";
@@ -70,6 +86,8 @@ export type {
   RunAuthorizeRequest,
   RunOperation,
   ResumeDeferral,
+  ScheduleAuthorizeRequest,
+  ScheduleOperation,
   ThreadAuthorizeRequest,
   ThreadOperation,
 } from "./client/authorize.js";

@@ -58,6 +58,14 @@ const EXAMPLES: Record<string, Example> = {
       ]),
     prints: [/status: 'completed'/, /text: 'It is 4 °C in Oslo\.'/, /4 messages, the last: It is 4 °C in Oslo\./],
   },
+  "schedules.ts": {
+    script: (model) =>
+      model.script("Reconcile yesterday's payouts", [
+        { check: (request) => expect(toolNames(request)).toEqual(["holdPayout"]), toolCalls: [{ name: "holdPayout", arguments: { payoutId: "po_17" } }] },
+        { check: (request) => expect(request.messages.at(-1)?.content).toBe("held po_17"), text: "Reconciled; po_17 is held for finance." },
+      ]),
+    prints: [/reconcile-every-morning-\d{4}-\d{2}-\d{2}T[\d:]+Z waits on finance: holdPayout \{"payoutId":"po_17"\}/, /answer: Reconciled; po_17 is held for finance\./],
+  },
   "typed-output.ts": {
     script: (model) => model.script("I was charged twice!", [{ text: '{"category":"billing","urgent":true}' }]),
     prints: [/^billing$/m, /output: \{"category":"billing","urgent":true\}/],

@@ -36,7 +36,8 @@ const holdsAll = (principal: Principal, roles: string[]) => roles.every((role) =
  * (a refund: the manager) by someone holding them all, in the thread or in the inbox; one
  * that names none (cancelling an order) by the thread's owner, in the chat, and by no one
  * else. Managers may list and read the inbox's requests and a thread's status, never its
- * messages. The chat app starts no runs: the other run and deferral operations stay shut.
+ * messages. The chat app starts no runs and no schedules: the other run, deferral and
+ * schedule operations stay shut.
  */
 export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | undefined>): AuthorizeHook {
   return async (request) => {
@@ -56,6 +57,8 @@ export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | un
           return false;
       }
     }
+    // The chat app schedules nothing.
+    if (request.threadId === undefined) return false;
     switch (request.operation) {
       case "thread.create":
         // Front-door callers can never vouch for a transcript; in-process code could.

@@ -43,7 +43,7 @@ const agents = new AgentClient({
       ? (req.deferral.meta.requires as string[]).every((r) => (req.principal?.roles as string[] | undefined)?.includes(r)) // exactly `true` or RC5056
       : req.operation === "run.start"
         ? req.principal !== undefined
-        : owns(req.principal, req.runId ?? req.threadId), // AI1013 / AI1021 otherwise
+        : owns(req.principal, req.runId ?? (req.threadId ?? req.scheduleId)), // AI1013 / AI1021 otherwise
 });
 
 const ack = await agents.run(payouts, { prompt: "Pay invoice 42", principal: { id: "sam" } });

@@ -72,7 +72,7 @@ const threads = new ThreadsClient({ connection, taskQueue: "agents", agent: supp
   authorize: (req) => // exactly `true` or AI1021
     req.operation === "thread.create" ? req.principal !== undefined
       : req.operation === "thread.toolResult" && req.toolName === "askManager" ? managerOf(req.threadId) === req.principal?.id
-      : owns(req.principal?.id, req.threadId ?? req.runId) });
+      : owns(req.principal?.id, req.threadId ?? (req.runId ?? req.scheduleId)) });
 // the manager answers from askManager's link, in another process, minutes or days later
 slack.onAction(({ threadId, toolCallId, answerToken }) =>
   threads.addToolResult({ threadId, toolCallId, result: { approved: true }, answerToken, principal: manager }));

@@ -15,11 +15,12 @@ import { mcpCommand } from "./mcp.js";
 import { printable } from "../core/printable.js";
 import { FlagError } from "./render.js";
 import { runCommands } from "./runs.js";
+import { scheduleCommands } from "./schedules.js";
 import { threadCommands } from "./threads.js";
 
 export function buildProgram(io: CliIo = processIo): Command {
   const program = new Command("durable-agents")
-    .description("Operate durable agents on Temporal: parked approvals, runs, threads, a local dev server")
+    .description("Operate durable agents on Temporal: parked approvals, runs, threads, schedules, a local dev server")
     .option("--json", "print JSON (one document, or one object per line for tails) and no progress")
     .option("--address <host:port>", "Temporal frontend (default: profile, then TEMPORAL_ADDRESS, then localhost:7233)")
     .option("--namespace <ns>", "Temporal namespace (default: profile, then TEMPORAL_NAMESPACE, then default)")
@@ -39,6 +40,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   approvalCommands(program, globals);
   runCommands(program, globals);
   threadCommands(program, globals);
+  scheduleCommands(program, globals);
   mcpCommand(program, globals);
   return program;
 }

@@ -13,17 +13,16 @@ import type { RunMessagePage } from "../core/run-state.js";
 import { currentResult, readRunMessages } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
 import type { AgentDefinition } from "../core/define-agent.js";
-import { durationMs } from "../core/duration.js";
 import type { Duration } from "@temporalio/common";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
-import { plainJsonProblem } from "../core/json-check.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { clientStreamTransport, ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
 import { ApprovalInbox } from "./approval-inbox.js";
+import { AgentSchedules } from "./schedules.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
-import { startAgentRun, type UiSummary } from "./start-run.js";
+import { runInputOf, startAgentRun, uiSummaryOf, type UiSummary } from "./start-run.js";
 import { authorizeRun, type Caller } from "./authorize.js";
 import { previewResume, resumeDeferral, type ResumeOptions, type ResumePreview, type ResumeResult } from "./resume.js";
 import type { AuthorizeHook } from "./authorize.js";
@@ -44,9 +43,9 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   /**
    * Asked before every operation: `run.start`, `run.state`, `run.result`, `run.cancel`,
    * `deferral.get`, `deferral.list` (per row), `deferral.replace`, `resume` (a resume's
-   * per-call `authorize` replaces it), and the thread operations of `agents.threads` unless
-   * `threads.authorize` is set. Only an exact `true` allows; a refusal is AI1013 (RC5056 for
-   * resume, AI1021 for threads) and reads or changes nothing. Without it, everything is allowed.
+   * per-call `authorize` replaces it), the `schedule.*` operations of `agents.schedules`, and
+   * the thread operations of `agents.threads` unless `threads.authorize` is set. Only an exact `true` allows; a refusal is AI1013 (RC5056 for
+   * resume, AI1021 for threads, AI1093 for schedules) and reads or changes nothing. Without it, everything is allowed.
    */
   authorize?: AuthorizeHook;
   /** Options of `agents.threads`: the default agent of new threads and their authorize hook (default: `authorize`). */
@@ -193,6 +192,7 @@ export class AgentClient {
   readonly #inProcessParks: boolean;
   readonly #runStreams: RunStreamSource;
   #threads: ThreadsClient | undefined;
+  #schedules: AgentSchedules | undefined;
 
   constructor(options: AgentClientOptions) {
     const connected = connect(options, "AgentClient");
@@ -229,32 +229,23 @@ export class AgentClient {
     }));
   }
 
+  /**
+   * Agents on a schedule (Temporal Schedules): each schedule starts ordinary runs of its agent
+   * on this client's task queue, asking `authorize` about the `schedule.*` operations.
+   */
+  get schedules(): AgentSchedules {
+    return (this.#schedules ??= new AgentSchedules({ client: this.client, taskQueue: this.taskQueue, authorize: this.#authorize, uiSummary: this.#uiSummary }));
+  }
+
   /** Starts a run, or attaches to the run that already has `options.runId`. */
   async start<O = unknown>(agent: AgentDefinition<O> | string, options: RunOptions): Promise<RunHandle<O>> {
     const agentId = typeof agent === "string" ? agent : agent?.id;
     if (typeof agentId !== "string" || agentId === "") {
       throw new InvalidDefinitionError({ subject: "run", problem: "pass an agent from defineAgent() or its id" });
     }
-    if (typeof options?.prompt !== "string") {
-      throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "prompt must be a string" });
-    }
-    if (options.stream !== undefined && typeof options.stream !== "boolean") {
-      throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "stream must be true or false" });
-    }
-    const principalProblem = options.principal === undefined ? undefined : plainJsonProblem(options.principal);
-    if (principalProblem) {
-      throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: `principal is not plain JSON at ${principalProblem.path}` });
-    }
+    const input = runInputOf(agentId, options);
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
     await authorizeRun(this.#authorize, { operation: "run.start", principal: options.principal, runId, agentId });
-    const input: Omit<AgentRunInput, "version"> = {
-      agentId,
-      prompt: options.prompt,
-      ...(options.principal ? { principal: options.principal } : {}),
-      ...(options.timeout !== undefined ? { timeoutMs: durationMs(options.timeout, `run of agent "${agentId}" timeout`, "7d") } : {}),
-      ...(options.maxHistoryEvents !== undefined ? { maxHistoryEvents: historyEventsOf(options.maxHistoryEvents, agentId) } : {}),
-      ...(options.stream ? { stream: true } : {}),
-    };
     await startAgentRun(this.client, this.taskQueue, runId, input, {
       uiSummary: uiSummaryOf(options.uiSummary ?? this.#uiSummary, `run of agent "${agentId}"`),
       eager: this.#eagerStart,
@@ -496,14 +487,6 @@ function runIdOf(options: Partial<RunTarget> | undefined, subject: string): stri
   return runId;
 }
 
-/** `maxHistoryEvents`, checked: a whole number of at least 100 (fewer would continue as new every turn). */
-function historyEventsOf(value: unknown, agentId: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 100) {
-    throw new InvalidDefinitionError({ subject: `run of agent "${agentId}"`, problem: "maxHistoryEvents must be a whole number of at least 100" });
-  }
-  return value;
-}
-
 /** A settled state as a resume's outcome: what the workflow itself answers with. */
 async function outcomeOf(settled: Promise<AgentResult | DeferredAck>): Promise<RunOutcome> {
   try {
@@ -520,10 +503,4 @@ async function outcomeOf(settled: Promise<AgentResult | DeferredAck>): Promise<R
       },
     };
   }
-}
-
-/** A `uiSummary` as given, or AI1001: a typo must not quietly show prompts. */
-function uiSummaryOf(mode: UiSummary | undefined, subject: string): UiSummary {
-  if (mode === undefined || mode === "content" || mode === "agent-only") return mode ?? "content";
-  throw new InvalidDefinitionError({ subject, problem: `uiSummary must be "content" or "agent-only", not ${JSON.stringify(mode)}` });
 }

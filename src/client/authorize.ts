@@ -1,5 +1,6 @@
 import type { DeferralStatus } from "../core/deferral-record.js";
 import { RunUnauthorizedError } from "../core/errors/runs.js";
+import { ScheduleUnauthorizedError } from "../core/errors/schedules.js";
 import type { Decision } from "../core/approval.js";
 import type { JsonObject, JsonValue, Principal } from "../core/json.js";
 
@@ -59,6 +60,30 @@ export type ThreadOperation =
   | "thread.decide";
 
 /**
+ * What `agents.schedules` asks its hook about (the client's `authorize`):
+ *
+ * - `schedule.create`: `create`, with the agent and the principal its runs will act for (the caller's).
+ * - `schedule.list`: one row of `list`, asked per row: a refused row is left out.
+ * - `schedule.get`: `describe`.
+ * - `schedule.pause`, `schedule.unpause`: `pause`, `unpause`.
+ * - `schedule.trigger`: `trigger` (start one run now).
+ * - `schedule.update`: `update`, with the agent and the principal the runs act for.
+ * - `schedule.delete`: `delete` (the runs it started are left running).
+ *
+ * The runs a schedule starts are ordinary runs: reading, resuming or cancelling one asks the
+ * run operations (`run.state`, `resume`, …) about its run id.
+ */
+export type ScheduleOperation =
+  | "schedule.create"
+  | "schedule.list"
+  | "schedule.get"
+  | "schedule.pause"
+  | "schedule.unpause"
+  | "schedule.trigger"
+  | "schedule.update"
+  | "schedule.delete";
+
+/**
  * Who a call is made for: what the `authorize` hook is asked about. Every client method
  * takes it beside its own options (the HTTP front door passes the authenticated principal);
  * without it the hook is asked about an anonymous caller.
@@ -69,7 +94,7 @@ export interface Caller {
 }
 
 /** Every operation an authorize hook is asked about. */
-export type AuthorizeOperation = RunOperation | ThreadOperation;
+export type AuthorizeOperation = RunOperation | ThreadOperation | ScheduleOperation;
 
 /** What every authorize request holds: the operation asked about and who asks. */
 export interface AuthorizeRequestOf<Operation extends AuthorizeOperation> {
@@ -93,7 +118,7 @@ export interface ResumeDeferral {
 }
 
 /** What an `AgentClient` hook is asked: the operation and the run (and deferral) it concerns. */
-export type RunAuthorizeRequest = { threadId?: never } & (
+export type RunAuthorizeRequest = { threadId?: never; scheduleId?: never } & (
   | (AuthorizeRequestOf<"run.start"> & { runId: string; agentId: string })
   | (AuthorizeRequestOf<"run.state" | "run.result" | "run.cancel"> & { runId: string })
   | (AuthorizeRequestOf<"deferral.get" | "deferral.deny"> & { runId: string; deferralId: string })
@@ -123,7 +148,7 @@ export type RunAuthorizeRequest = { threadId?: never } & (
 );
 
 /** What a `ThreadsClient` hook is asked: the operation and the thread it concerns. */
-export type ThreadAuthorizeRequest = { runId?: never } & (
+export type ThreadAuthorizeRequest = { runId?: never; scheduleId?: never } & (
   | (AuthorizeRequestOf<"thread.create"> & {
       threadId: string;
       agentId: string;
@@ -154,13 +179,26 @@ export type ThreadAuthorizeRequest = { runId?: never } & (
     })
 );
 
-/** What every authorize hook is asked; narrow on `operation` (or on `runId` / `threadId`: each request has exactly one). */
-export type AuthorizeRequest = RunAuthorizeRequest | ThreadAuthorizeRequest;
+/** What an `AgentClient` hook is asked about a schedule (`agents.schedules`): the operation and the schedule it concerns. */
+export type ScheduleAuthorizeRequest = { runId?: never; threadId?: never } & (
+  | (AuthorizeRequestOf<"schedule.create" | "schedule.update"> & {
+      scheduleId: string;
+      agentId: string;
+      /** Who the schedule's runs act for (their `ctx.principal`): the creator's principal, kept by `update`. */
+      runsAs: Principal | undefined;
+    })
+  | (AuthorizeRequestOf<"schedule.list"> & { scheduleId: string; agentId: string | undefined })
+  | (AuthorizeRequestOf<"schedule.get" | "schedule.pause" | "schedule.unpause" | "schedule.trigger" | "schedule.delete"> & { scheduleId: string })
+);
+
+/** What every authorize hook is asked; narrow on `operation` (or on `runId` / `threadId` / `scheduleId`: each request has exactly one). */
+export type AuthorizeRequest = RunAuthorizeRequest | ThreadAuthorizeRequest | ScheduleAuthorizeRequest;
 
 /**
  * Decides one client operation. Only an exact `true` allows; anything else (false,
  * undefined, `"yes"`, `1`, a thrown error) refuses with the operation's code (RC5056 for
- * `resume`, AI1013 for the other run and deferral operations, AI1021 for threads) and
+ * `resume`, AI1013 for the other run and deferral operations, AI1021 for threads, AI1093
+ * for schedules) and
  * nothing is read or changed. On listings (`deferral.list`, `thread.list`) a refusal
  * leaves the row out. The same function serves both clients.
  */
@@ -208,4 +246,15 @@ export async function authorizeRun(hook: AuthorizeHook | undefined, request: Gat
     ...("deferralId" in request ? { deferralId: request.deferralId } : {}),
     returned: verdict.returned,
   });
+}
+
+/** The schedule operations refused with AI1093 (listings filter). */
+export type GatedScheduleRequest = Extract<ScheduleAuthorizeRequest, { operation: Exclude<ScheduleOperation, "schedule.list"> }>;
+
+/** Asks `hook` about a schedule operation; AI1093 unless it returns exactly `true`. No hook allows everything. */
+export async function authorizeSchedule(hook: AuthorizeHook | undefined, request: GatedScheduleRequest): Promise<void> {
+  if (!hook) return;
+  const verdict = await askAuthorize(() => hook(request));
+  if (verdict.allowed) return;
+  throw new ScheduleUnauthorizedError({ operation: request.operation, scheduleId: request.scheduleId, returned: verdict.returned });
 }

@@ -11,6 +11,7 @@ import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
 import { inboxPageRoutes } from "./inbox/routes.js";
 import type { AgentHttpOptions } from "./options.js";
 import { runRoutes } from "./runs.js";
+import { scheduleRoutes } from "./schedules.js";
 import { threadRoutes } from "./threads.js";
 
 /** A fetch-standard request handler: mounts on Node, Bun, Deno, Next.js route handlers, or Express through an adapter. */
@@ -20,7 +21,7 @@ const MiB = 1024 * 1024;
 
 /**
  * The HTTP front door: runs, deferrals, resume, the approvals inbox, threads (with an SSE
- * event stream), the approval page and the inbox page, as a `(Request) => Promise<Response>` handler. It authenticates each
+ * event stream), agent schedules, the approval page and the inbox page, as a `(Request) => Promise<Response>` handler. It authenticates each
  * request, then calls the clients, whose `authorize` hooks decide; it adds no authority of
  * its own. Errors answer `{ error: { code, message } }` with the code table's status.
  */
@@ -69,6 +70,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   app.route("/", deferralRoutes(options.agents));
   app.route("/approvals", approvalInboxRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));
+  app.route("/schedules", scheduleRoutes(options.agents));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
   if (options.inboxPage !== false) app.route("/inbox", inboxPageRoutes(options.agents, options.inboxPage ?? {}));
   return app;

@@ -68,6 +68,10 @@ export const CODE_TABLE = {
   AI1070: { name: "McpOutputInvalid", retryable: false, benign: false, http: 502, when: "an MCP tool's run completed with an answer that does not match the tool's declared `output` schema; the caller gets `isError: true`" },
   AI1071: { name: "OutputInvalid", retryable: false, benign: false, http: 502, when: "an agent declares `output` and the model's final answer still did not parse as JSON matching the schema after `outputRetries` corrections; the run fails (a thread's turn fails) with the last problem" },
   AI1080: { name: "StreamTransportInvalid", retryable: false, benign: false, http: 500, when: "a stream transport (`redisStreamTransport`) was given options it cannot use: both `url` and `client`, a `channelPrefix` that is not a non-empty string, a codec without `encode` and `decode`, …; nothing was connected" },
+  AI1090: { name: "ScheduleNotFound", retryable: false, benign: true, http: 404, when: "no agent schedule with that id (never created, deleted, or a Temporal schedule that does not start agent runs)" },
+  AI1091: { name: "ScheduleAlreadyExists", retryable: false, benign: true, http: 409, when: "`schedules.create` with a `scheduleId` that is taken; the schedule that has it is unchanged" },
+  AI1092: { name: "ScheduleSpecInvalid", retryable: false, benign: true, http: 400, when: "a schedule's `spec` that Temporal cannot read (a cron that does not parse, an interval under one second, no times at all), or an `overlap` or `catchupWindow` it does not take; nothing was created or changed" },
+  AI1093: { name: "ScheduleUnauthorized", retryable: false, benign: true, http: 403, when: "the agent client's `authorize` did not return exactly `true` for a `schedule.*` operation; nothing was read or changed" },
 } as const satisfies Record<string, CodeInfo>;
 
 export interface CodeInfo {

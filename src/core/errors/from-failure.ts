@@ -5,10 +5,11 @@ import * as deferrals from "./deferrals.js";
 import * as http from "./http.js";
 import * as limits from "./limits.js";
 import * as runs from "./runs.js";
+import * as schedules from "./schedules.js";
 import * as setup from "./setup.js";
 import * as threads from "./threads.js";
 
-const areas = [setup, deferrals, runs, threads, limits, http];
+const areas = [setup, deferrals, runs, threads, schedules, limits, http];
 type Exported<T> = T extends unknown ? T[keyof T] : never;
 type ErrorClass = Extract<Exported<(typeof areas)[number]>, { readonly code: ErrorCode }>;
 type Rebuild = new (fields: never) => DurableAgentsError;

@@ -7,3 +7,4 @@ export * from "./runs.js";
 export * from "./threads.js";
 export * from "./limits.js";
 export * from "./http.js";
+export * from "./schedules.js";
