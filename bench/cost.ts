@@ -40,7 +40,13 @@
  *   process, and connects to the worker's endpoint.
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
  *
- * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros).
+ * - chat { firstTurn[followers], laterTurn[followers], goals, pass }: chats as a new user has them
+ *   on the defaults, readers (0, 1, 10) in one other process: a new thread's first 2,000-character
+ *   turn from createThread with its message to `settled`, joins included (`steps`: create, join,
+ *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS.
+ *
+ * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
+ * COST_ONLY=chat the chat cases alone (the result holds only `chat`).
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -194,8 +200,8 @@ export async function main(): Promise<Record<string, unknown>> {
 
     const only = process.env.COST_ONLY;
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
-    const fast = only === "thread" ? skip : await approvalRun(MODEL_MS);
-    const slow = only === "thread" ? skip : await approvalRun(SLOW_MODEL_MS);
+    const fast = only === "thread" || only === "chat" ? skip : await approvalRun(MODEL_MS);
+    const slow = only === "thread" || only === "chat" ? skip : await approvalRun(SLOW_MODEL_MS);
     // Four model calls and three tools: the model calls are what the latency stretches.
     const heartbeats = (run: typeof fast) => run.byOperation.RecordActivityTaskHeartbeat ?? 0;
     const heartbeatsPerCallSecond = round((heartbeats(slow) - heartbeats(fast)) / ((4 * (SLOW_MODEL_MS - MODEL_MS)) / 1000), 3);
@@ -211,7 +217,87 @@ export async function main(): Promise<Record<string, unknown>> {
       progress(`parked for ${PARKED_S} s: ${measured.total} actions`);
       return measured;
     };
-    const parked = only === "thread" ? { total: 0, byOperation: {} } : await parkedFor();
+    const parked = only === "thread" || only === "chat" ? { total: 0, byOperation: {} } : await parkedFor();
+
+    // Chats as a new user has them, on the defaults (no stream setting anywhere, readers in
+    // another process): a new thread's first streamed turn, created with its message, and a
+    // later turn of a thread, each with 0, 1 and 10 readers, against the goals.
+    const chatPool = followerPool({ TEMPORAL_ADDRESS: stack.address, NAMESPACE: namespace, TASK_QUEUE: agents.taskQueue }, closers);
+    await chatPool.started;
+    const chatReaders = (followers: number): ReadersFor =>
+      followers === 0 ? inThisProcess((threadId, answer, signal) => followThread(agents.threads, threadId, answer, signal)) : inChildren(chatPool, "follow", 1);
+    const chatAnswer = "x".repeat(2000);
+    /**
+     * createThread with the message, the readers joining once the answer has begun (the model
+     * holds after its first characters until they have caught up), then the rest of the answer
+     * and `settled`: each step measured apart, `actions` their sum.
+     */
+    const chatFirstTurn = async (followers: number): Promise<ChatCost> => {
+      const threadId = `cost-chat-${randomUUID()}`;
+      const hold = stack.model.hold();
+      stack.model.respond(threadId, () => ({ text: chatAnswer, chunkDelay: 5, usage: USAGE, hold, holdAfterChars: 8 }));
+      const readers = await chatReaders(followers)(threadId, chatAnswer, followers);
+      try {
+        const [create, join, rest] = await measureSteps([
+          async () => {
+            await agents.threads.createThread({ threadId, prompt: threadId, agent });
+            await hold.reached;
+          },
+          () => readers.join(),
+          async () => {
+            hold.release();
+            await agents.threads.settled({ threadId });
+            await readers.done();
+          },
+        ]);
+        const cost = chatCost([create, join, rest], ["create", "join", "rest"]);
+        progress(`chat: a new thread's first turn, ${followers} readers: ${cost.actions} actions ${JSON.stringify(cost.byOperation)}`);
+        return cost;
+      } finally {
+        await readers.close();
+      }
+    };
+    /** A thread whose first turn is over; its readers join, then a message gets a 2,000-character answer. */
+    const chatLaterTurn = async (followers: number): Promise<ChatCost> => {
+      const threadId = `cost-chat-${randomUUID()}`;
+      stack.model.respond(threadId, (request) => (request.messages.at(-1)?.content === "go" ? { text: chatAnswer, chunkDelay: 5, usage: USAGE } : { text: "ready", usage: USAGE }));
+      await agents.threads.createThread({ threadId, prompt: threadId, agent });
+      await agents.threads.settled({ threadId });
+      const readers = await chatReaders(followers)(threadId, chatAnswer, followers);
+      try {
+        const [join, turn] = await measureSteps([
+          () => readers.join(),
+          async () => {
+            await agents.threads.sendMessage({ threadId, prompt: "go" });
+            await agents.threads.settled({ threadId });
+            await readers.done();
+          },
+        ]);
+        const cost = chatCost([join, turn], ["join", "turn"]);
+        progress(`chat: a later turn, ${followers} readers: ${cost.actions - cost.joinActions} actions, joining ${cost.joinActions} ${JSON.stringify(cost.byOperation)}`);
+        return { ...cost, actions: cost.actions - cost.joinActions };
+      } finally {
+        await readers.close();
+      }
+    };
+    const chatFollowers = [0, 1, 10];
+    const chatFirst: Record<number, ChatCost> = {};
+    const chatLater: Record<number, ChatCost> = {};
+    for (const n of chatFollowers) chatFirst[n] = await chatFirstTurn(n);
+    for (const n of chatFollowers) chatLater[n] = await chatLaterTurn(n);
+    const chat = {
+      goals: CHAT_GOALS,
+      firstTurn: chatFirst,
+      laterTurn: chatLater,
+      pass: chatFollowers.every(
+        (n) =>
+          chatFirst[n]!.actions <= CHAT_GOALS.firstTurn &&
+          chatLater[n]!.actions <= CHAT_GOALS.laterTurn &&
+          chatFirst[n]!.joinActions <= CHAT_GOALS.join &&
+          chatLater[n]!.joinActions <= CHAT_GOALS.join,
+      ),
+    };
+    if (only === "chat") return { bench: "cost", chat };
 
     // Streamed thread turns: on the defaults, by signal ("workflow"), on the in-process
     // transport and on Redis. Readers join before the turn (what joining costs is reported
@@ -436,6 +522,7 @@ export async function main(): Promise<Record<string, unknown>> {
       threadTurnSse,
       threadTurnSseRedis,
       threadTurnSseDefault,
+      chat,
       sseFirstDeltaMs,
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,
@@ -451,6 +538,28 @@ export async function main(): Promise<Record<string, unknown>> {
 interface Measured {
   total: number;
   byOperation: Record<string, number>;
+}
+
+/**
+ * Chats cheaper than any peer's on Temporal (issue 52): a new thread's first streamed turn,
+ * start and the reading of its answer included; a later turn; a reader joining.
+ */
+const CHAT_GOALS = { firstTurn: 4, laterTurn: 3, join: 0 } as const;
+
+/** A chat case: `actions` the turn (with its start for a first turn, joins included), `joinActions` the readers' joining, `steps` each measured step apart. */
+interface ChatCost {
+  actions: number;
+  joinActions: number;
+  byOperation: Record<string, number>;
+  steps: Record<string, Measured>;
+}
+
+/** Measured steps named `names` as one chat case: totals summed, `join` apart. */
+function chatCost(measured: Measured[], names: string[]): ChatCost {
+  const byOperation: Record<string, number> = {};
+  for (const m of measured) for (const [type, n] of Object.entries(m.byOperation)) byOperation[type] = (byOperation[type] ?? 0) + n;
+  const steps = Object.fromEntries(names.map((name, i) => [name, measured[i]!]));
+  return { actions: measured.reduce((a, m) => a + m.total, 0), joinActions: steps.join?.total ?? 0, byOperation, steps };
 }
 
 interface TurnCost {
