@@ -41,6 +41,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
       ...(streamed ? { streamId: messageId, streamSeq } : {}),
       room: thread.room.forAnswer(),
       gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
+      ...(thread.preparedUnverified ? { knownHash: prepared.hash } : {}),
     },
     activityId,
     thread.turnSteps + 1,
@@ -52,6 +53,9 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
   refuseTooManyCalls(thread.agentId, prepared.maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
   thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
   thread.modelCall = undefined;
+  // The agent changed since this run described it: the rest of the turn, and later turns, use what it is now.
+  if (reply.described) thread.prepare(reply.described);
+  else thread.preparedUnverified = false;
   thread.lastGate = reply.gate;
   thread.turnSteps += 1;
   thread.modelCalls += 1;
