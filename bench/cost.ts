@@ -46,7 +46,8 @@
  *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS.
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
- * COST_ONLY=chat the chat cases alone (the result holds only `chat`).
+ * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
+ * stream cases alone (only `runStream`).
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -200,8 +201,10 @@ export async function main(): Promise<Record<string, unknown>> {
 
     const only = process.env.COST_ONLY;
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
-    const fast = only === "thread" || only === "chat" ? skip : await approvalRun(MODEL_MS);
-    const slow = only === "thread" || only === "chat" ? skip : await approvalRun(SLOW_MODEL_MS);
+    /** The approval and parked cases run unless one group of the others was asked for alone. */
+    const allCases = only !== "thread" && only !== "chat" && only !== "run";
+    const fast = allCases ? await approvalRun(MODEL_MS) : skip;
+    const slow = allCases ? await approvalRun(SLOW_MODEL_MS) : skip;
     // Four model calls and three tools: the model calls are what the latency stretches.
     const heartbeats = (run: typeof fast) => run.byOperation.RecordActivityTaskHeartbeat ?? 0;
     const heartbeatsPerCallSecond = round((heartbeats(slow) - heartbeats(fast)) / ((4 * (SLOW_MODEL_MS - MODEL_MS)) / 1000), 3);
@@ -217,7 +220,7 @@ export async function main(): Promise<Record<string, unknown>> {
       progress(`parked for ${PARKED_S} s: ${measured.total} actions`);
       return measured;
     };
-    const parked = only === "thread" || only === "chat" ? { total: 0, byOperation: {} } : await parkedFor();
+    const parked = allCases ? await parkedFor() : { total: 0, byOperation: {} };
 
     // Chats as a new user has them, on the defaults (no stream setting anywhere, readers in
     // another process): a new thread's first streamed turn, created with its message, and a
@@ -283,13 +286,13 @@ export async function main(): Promise<Record<string, unknown>> {
     const chatFollowers = [0, 1, 10];
     const chatFirst: Record<number, ChatCost> = {};
     const chatLater: Record<number, ChatCost> = {};
-    for (const n of chatFollowers) chatFirst[n] = await chatFirstTurn(n);
-    for (const n of chatFollowers) chatLater[n] = await chatLaterTurn(n);
+    if (only !== "run") for (const n of chatFollowers) chatFirst[n] = await chatFirstTurn(n);
+    if (only !== "run") for (const n of chatFollowers) chatLater[n] = await chatLaterTurn(n);
     const chat = {
       goals: CHAT_GOALS,
       firstTurn: chatFirst,
       laterTurn: chatLater,
-      pass: chatFollowers.every(
+      pass: only !== "run" && chatFollowers.every(
         (n) =>
           chatFirst[n]!.actions <= CHAT_GOALS.firstTurn &&
           chatLater[n]!.actions <= CHAT_GOALS.laterTurn &&
@@ -353,6 +356,7 @@ export async function main(): Promise<Record<string, unknown>> {
       runStream = { plain: await runCost(false, 0), streamed: {} };
       for (const followers of [0, 1, 10]) runStream.streamed[followers] = (await runCost(true, followers)).total;
     }
+    if (only === "run") return { bench: "cost", runStream: { plain: runStream!.plain.total, plainByOperation: runStream!.plain.byOperation, streamed: runStream!.streamed } };
 
     const frontDoor = async (client: AgentClient) => {
       const http = await startHttp({ agents: client });
