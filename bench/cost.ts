@@ -43,7 +43,9 @@
  * - chat { firstTurn[followers], laterTurn[followers], goals, pass }: chats as a new user has them
  *   on the defaults, readers (0, 1, 10) in one other process: a new thread's first 2,000-character
  *   turn from createThread with its message to `settled`, joins included (`steps`: create, join,
- *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS.
+ *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS. `useChat`:
+ *   the same first and later turn through `ThreadChatTransport` and a front door in this
+ *   process, as a React app has them (reported, not held to the goals).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
@@ -57,6 +59,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ThreadsClient } from "../src/index.js";
+import { ThreadChatTransport } from "../src/react.js";
 import { redisStreamTransport } from "../src/redis.js";
 import { startRedis, startTemporal, type Responder } from "../src/testing/index.js";
 import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
@@ -283,15 +286,38 @@ export async function main(): Promise<Record<string, unknown>> {
         await readers.close();
       }
     };
+    /**
+     * The same chat through the AI SDK's `useChat` transport (`ThreadChatTransport`) and a front
+     * door in this process: a new chat id's first message, then a later one, each read to its
+     * end as `useChat` reads it.
+     */
+    const useChatTurns = async (): Promise<{ firstTurn: Measured; laterTurn: Measured }> => {
+      const door = await startHttp({ agents });
+      closers.push(() => door.close());
+      const transport = new ThreadChatTransport({ baseUrl: door.url, headers: { "x-user": "bench" }, agent: agent.id });
+      const chatId = `cost-usechat-${randomUUID()}`;
+      stack.model.respond(chatId, () => ({ text: chatAnswer, chunkDelay: 5, usage: USAGE }));
+      const send = async (text: string) => {
+        const stream = await transport.sendMessages({ chatId, trigger: "submit-message", messageId: undefined, abortSignal: undefined, messages: [{ id: randomUUID(), role: "user", parts: [{ type: "text", text }] }] });
+        let streamed = "";
+        for await (const chunk of stream as unknown as AsyncIterable<{ type: string; delta?: string }>) if (chunk.type === "text-delta") streamed += chunk.delta ?? "";
+        if (streamed !== chatAnswer) throw new Error("useChat's transport did not stream the whole answer");
+      };
+      const [firstTurn, laterTurn] = await measureSteps([() => send(chatId), () => send("go")]);
+      progress(`chat through useChat's transport: first turn ${firstTurn.total} ${JSON.stringify(firstTurn.byOperation)}, later turn ${laterTurn.total} ${JSON.stringify(laterTurn.byOperation)}`);
+      return { firstTurn, laterTurn };
+    };
     const chatFollowers = [0, 1, 10];
     const chatFirst: Record<number, ChatCost> = {};
     const chatLater: Record<number, ChatCost> = {};
     if (only !== "run") for (const n of chatFollowers) chatFirst[n] = await chatFirstTurn(n);
     if (only !== "run") for (const n of chatFollowers) chatLater[n] = await chatLaterTurn(n);
+    const useChat = only !== "run" ? await useChatTurns() : undefined;
     const chat = {
       goals: CHAT_GOALS,
       firstTurn: chatFirst,
       laterTurn: chatLater,
+      useChat,
       pass: only !== "run" && chatFollowers.every(
         (n) =>
           chatFirst[n]!.actions <= CHAT_GOALS.firstTurn &&
