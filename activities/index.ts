@@ -58,7 +58,14 @@ export function createActivities({
   return {
     ...steps,
     // Inputs and answers leave out what the other side fills in (step-wire.ts).
-    callAgentModel: async (input) => slimModelAnswer(await steps.callAgentModel(fillModelCall(input, currentStepTask()))),
+    callAgentModel: async (input) => {
+      const call = fillModelCall(input, currentStepTask());
+      const answer = await steps.callAgentModel(call);
+      if (call.knownHash === undefined) return slimModelAnswer(answer);
+      // A thread's turn that skipped its preparation learns here whether the agent changed since.
+      const now = await steps.describeAgent({ agentId: call.agentId, knownHash: call.knownHash });
+      return slimModelAnswer("unchanged" in now ? answer : { ...answer, described: now });
+    },
     callAgentTool: async (input) => slimToolAnswer(await steps.callAgentTool(fillToolCall(input, currentStepTask()))),
     async threadStatusChanged(change) {
       await settings.onStatusChange?.(change);

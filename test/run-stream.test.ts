@@ -142,10 +142,12 @@ describe("a run started with stream: true", () => {
         redis ??= await startRedis();
         return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
       },
+      // Redis keeps nothing: a reader that subscribed after the run's first entries reads them once.
+      1,
     ],
-    // No broker: the reader's transport finds the worker's endpoint among the queue's pollers.
-    ["a direct transport of its own", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
-  ])("reaches a reader whose client has %s, as in another process: live, no signal, one read to join", async (_how, transports) => {
+    // No broker: the reader's transport finds the worker's endpoint among the queue's pollers, which replays what it published.
+    ["a direct transport of its own", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()], 0],
+  ] as const)("reaches a reader whose client has %s, as in another process: live, no signal, at most %s read to join", async (_how, transports, reads) => {
     const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());
     const { agents: published, taskQueue } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
@@ -175,7 +177,7 @@ describe("a run started with stream: true", () => {
     expect(seqsOf(reader.updates())).toEqual(ascending(seqsOf(reader.updates())));
     expect(await handle.result()).toMatchObject({ text: STORY });
     expect(await signalsOf(published, runId)).toBe(0);
-    expect(streamQueries).toBe(1);
+    expect(streamQueries).toBeLessThanOrEqual(reads);
   });
 
   it("stops streaming when cancelled mid-answer: readers drop the draft and hear `stopped`", async () => {

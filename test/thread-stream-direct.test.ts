@@ -143,6 +143,31 @@ describe("a thread streamed on a direct transport", () => {
   });
 });
 
+describe("a reader that joins", () => {
+  it("costs no query, even mid-answer on a new thread: the worker's replay brings the thread's entries so far and the answer from its start, then the rest comes live", async () => {
+    const r = await rig();
+    const other = elsewhere(r);
+    const threadId = uid("joins free");
+    const hold = h.model.hold();
+    h.model.script(threadId, [{ text: STORY, hold, holdAfterChars: 24 }]);
+    await r.threads.createThread({ threadId, prompt: threadId });
+    await hold.reached;
+    // The answer is being written: the reader arrives after its first pieces went out.
+    const reader = follow(other.threads, threadId);
+    await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(24), WAIT);
+    expect(deltaText(reader.updates())).toBe(STORY.slice(0, deltaText(reader.updates()).length));
+    hold.release();
+    await reader.done;
+    const updates = reader.updates();
+    expect(seqsOf(updates)).toEqual(ascending(seqsOf(updates)));
+    expect(durableOf(updates)).toEqual((await r.threads.streamUpdates({ threadId })).updates);
+    const answer = assistantMessage(updates)!.message;
+    expect(answer.content).toBe(STORY);
+    expect(render(updates).get(answer.id)).toBe(STORY);
+    expect(other.streamQueries()).toBe(0);
+  });
+});
+
 describe("the defaults", () => {
   it("a worker with no stream setting serves its deltas from its own endpoint, encoded with its payload codec, closed when the worker stops; a client with none hears them", async () => {
     const codec = aesGcmCodec({ keys: { k1: randomBytes(32) }, current: "k1" });

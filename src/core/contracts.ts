@@ -147,6 +147,12 @@ export interface AgentModelCallInput {
    * that enforce approvals; the worker then answers with `gate`.
    */
   gate?: { deferralId: string; firstRunId?: string };
+  /**
+   * Sent by a thread whose turn did not describe the agent first (it schedules with the
+   * description it got earlier in this run, saving a local activity's marker per turn): the
+   * hash of that description. The worker answers with `described` when the agent changed.
+   */
+  knownHash?: string;
 }
 
 export interface ModelCallOutput {
@@ -156,6 +162,8 @@ export interface ModelCallOutput {
   output?: unknown;
   /** Which of the answer's calls wait for a decision, and the digest of the request's token (when the host sent `gate`). */
   gate?: GateVerdict;
+  /** The agent as the worker describes it now, when it no longer hashes as the call's `knownHash`. */
+  described?: AgentDescription;
 }
 
 /** What a handler asked for when it deferred: everything but the token, which never enters history. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { AnswerReplay } from "./answer-replay.js";
+import { ThreadReplay } from "./thread-replay.js";
 import { endpointCertificate, type EndpointCertificate } from "./direct-certificate.js";
 import { channelBinding, GATE_HEADER, gateProof, PROOF_HEADER, randomKey, readProof, sameProof } from "./direct-proof.js";
 import type { StreamBatch } from "./transport.js";
@@ -52,9 +52,10 @@ interface Reader {
 
 /**
  * An HTTPS endpoint that holds each proven reader's request open and writes it every batch
- * published for its thread and run, one line of text each. A reader that connects mid-answer
- * first gets the answer's deltas so far (`AnswerReplay`); what else it missed it reads from
- * the thread, like every transport's readers.
+ * published for its thread and run, one line of text each. A reader that connects first gets
+ * what this worker kept of the run (`ThreadReplay`: its latest durable entries, then the
+ * answer's deltas so far), then a blank line; what else it missed it reads from the thread,
+ * like every transport's readers.
  *
  * Who gets in: TLS 1.3 with a certificate whose pin the worker announces through Temporal, so
  * a reader knows it talks to this worker before it names anything; then a request that proves,
@@ -65,7 +66,7 @@ interface Reader {
  */
 export class DirectEndpoint {
   readonly #readers = new Map<string, Set<Reader>>();
-  readonly #replay = new AnswerReplay<{ runId: string; line: string }>();
+  readonly #replay = new ThreadReplay<{ runId: string; line: string }>();
   readonly #server: Server;
   readonly #certificate: EndpointCertificate = endpointCertificate();
   /** What a reader proves it read in Temporal (the worker's beacon carries it). */
@@ -125,7 +126,7 @@ export class DirectEndpoint {
   /** Writes `text` (`batch`, encoded) to every reader of `threadId`'s run `runId`, and keeps it while its answer goes on. */
   send(threadId: string, runId: string, batch: StreamBatch, text: string): void {
     const line = `${text}\n`;
-    this.#replay.note(threadId, batch, { runId, line });
+    this.#replay.note(threadId, batch, { runId, line }, line.length);
     for (const reader of [...(this.#readers.get(threadId) ?? [])]) if (reader.runId === runId) this.#write(reader, line);
   }
 
@@ -210,6 +211,8 @@ export class DirectEndpoint {
     res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
     res.flushHeaders();
     for (const kept of this.#replay.of(threadId)) if (kept.runId === runId) this.#write(reader, kept.line);
+    // The blank line (what keeps a quiet connection open) says the replay is over: the reader's catch-up may begin.
+    this.#write(reader, "\n");
   }
 
   /** The run's stream key, looked up once (concurrent requests for one run share the lookup). */

@@ -19,6 +19,8 @@ const REFRESH_MS = 1_000;
 const BACKOFF_MS = 5_000;
 /** How long connecting to an endpoint may take before it counts as failed. */
 const CONNECT_MS = 1_500;
+/** How long a connection waits for the endpoint's replay to end (its blank line) before it counts as caught up. */
+const REPLAY_WAIT_MS = 250;
 
 /**
  * The endpoints of the workers of a task queue, read from Temporal's list of the pollers of
@@ -198,7 +200,9 @@ export class ThreadPeers {
           res.on("close", () => {
             connection.open = false;
           });
-          resolve();
+          // Resolved once what the endpoint kept of the thread has been read: it ends its replay with
+          // a blank line (an endpoint older than that is waited for REPLAY_WAIT_MS at most).
+          const replayed = setTimeout(resolve, REPLAY_WAIT_MS).unref();
           res.setEncoding("utf8");
           let buffered = "";
           res.on("data", (chunk: string) => {
@@ -209,6 +213,10 @@ export class ThreadPeers {
               buffered = buffered.slice(end + 1);
               if (Buffer.byteLength(line) > this.settings.maxLineBytes) return fail();
               if (line.length > 0) this.onLine(line);
+              else {
+                clearTimeout(replayed);
+                resolve();
+              }
             }
             if (Buffer.byteLength(buffered) > this.settings.maxLineBytes) fail();
           });

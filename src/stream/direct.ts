@@ -183,7 +183,8 @@ export function createDirectTransport(settings: Settings, { onError, shared = fa
       ),
     };
     followed.set(threadId, state);
-    return (state.started = state.peers.start());
+    // Started once each worker's replay of the thread has been read and handed on (decoding may be async).
+    return (state.started = state.peers.start().then(() => state.delivery));
   };
 
   return {

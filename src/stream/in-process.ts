@@ -1,4 +1,4 @@
-import { AnswerReplay } from "./answer-replay.js";
+import { ThreadReplay } from "./thread-replay.js";
 import { deliverBatch } from "./deliver.js";
 import type { StreamBatch, StreamSubscription, StreamTransport } from "./transport.js";
 
@@ -19,14 +19,14 @@ export function createInProcessTransport(): InProcessTransport {
   // Each subscription is its own object, so the same function subscribed twice is two
   // subscriptions, each ended by its own unsubscribe.
   const threads = new Map<string, Set<{ listener: Listener }>>();
-  const replay = new AnswerReplay<StreamBatch>();
+  const replay = new ThreadReplay<StreamBatch>();
   return {
     local: true,
     get listenedThreads() {
       return threads.size;
     },
     async publish(threadId, batch) {
-      replay.note(threadId, batch, batch);
+      replay.note(threadId, batch, batch, JSON.stringify(batch).length);
       deliverBatch(threads.get(threadId) ?? [], batch);
     },
     async subscribe(threadId, listener): Promise<StreamSubscription> {
@@ -34,7 +34,7 @@ export function createInProcessTransport(): InProcessTransport {
       let listeners = threads.get(threadId);
       if (!listeners) threads.set(threadId, (listeners = new Set()));
       listeners.add(subscription);
-      // Mid-answer, the deltas published before this subscription came first.
+      // What was kept of the thread (its latest durable entries, the answer's deltas so far) comes first.
       for (const batch of replay.of(threadId)) deliverBatch([subscription], batch);
       return {
         async unsubscribe() {
@@ -50,10 +50,11 @@ export function createInProcessTransport(): InProcessTransport {
 
 /**
  * A stream transport within one process: batches reach the listeners of this process only,
- * at once (in `publish`, in order). A subscriber that arrives while an answer is being
- * written first gets the answer's deltas so far (they are not in the thread's log); nothing
- * else is kept. Readers in other processes follow the thread's durable entries by reading
- * it. There is one per process, whichever copy of the package asks for it; `close()` does
+ * at once (in `publish`, in order). A subscriber first gets what was kept of the thread
+ * (its latest durable entries as published here, then the deltas of the answer being written,
+ * which are not in the thread's log), so a reader whose seq that reaches back to catches up
+ * without reading the thread. Readers in other processes follow the thread's durable
+ * entries by reading it. There is one per process, whichever copy of the package asks for it; `close()` does
  * nothing. Every `directStreamTransport` (the default's included) delivers through it within
  * its process.
  */

@@ -88,7 +88,7 @@ describe("a worker's direct stream endpoint", () => {
     await connectionsReach(transport, 0);
   });
 
-  it("gives a reader that connects mid-answer the answer's deltas so far first, of its run only, and nothing of an answer that ended", async () => {
+  it("gives a reader that connects mid-answer the answer's deltas so far first, of its run only; of an answer that ended, the entry that ended it and none of its deltas", async () => {
     const { transport, at } = await listening();
     const thread = "mid-answer";
     // Published with nobody connected: the answer has begun before the reader arrives.
@@ -101,14 +101,14 @@ describe("a worker's direct stream endpoint", () => {
     await late.linesReached(3);
     expect(late.lines.map((l) => JSON.parse(l))).toEqual([batch(2), batch(4), batch(5)]);
 
-    // The answer's message (a durable entry) ends it: a reader after that gets only what follows.
+    // A durable entry ends the answer: a reader after that gets that entry (the thread keeps it), not the deltas before it, then what follows.
     const message: StreamBatch = { after: 1, entries: [{ seq: 6, type: "status", status: "completed", previousStatus: "streaming", at: new Date(0).toISOString() }] };
     await transport.publish(thread, message, { runId: RUN });
     await late.linesReached(4);
     const after = await get(at, { thread });
     await transport.publish(thread, batch(9), { runId: RUN });
-    await after.linesReached(1);
-    expect(after.lines.map((l) => JSON.parse(l))).toEqual([batch(9)]);
+    await after.linesReached(2);
+    expect(after.lines.map((l) => JSON.parse(l))).toEqual([message, batch(9)]);
 
     // In this process the same holds for a subscriber of the transport itself.
     await transport.publish("local", batch(2), { runId: RUN });

@@ -46,7 +46,7 @@ describe("inProcessStreamTransport", () => {
     for (const sub of subs) await sub.unsubscribe();
   });
 
-  it("gives a subscriber that arrives mid-answer the answer's deltas so far, then what follows; nothing of an answer that ended", async () => {
+  it("gives a subscriber that arrives mid-answer the answer's deltas so far, then what follows; of an answer that ended, its message and none of its deltas", async () => {
     const transport = inProcessStreamTransport();
     const id = threadId();
     await transport.publish(id, batch(0, "early"));
@@ -56,11 +56,12 @@ describe("inProcessStreamTransport", () => {
     expect(heard).toEqual([batch(0, "early"), batch(1, "late")]);
     await sub.unsubscribe();
 
-    // The answer's message ends it: a subscriber after that hears only what comes next.
-    await transport.publish(id, { after: 0, entries: [{ seq: 3, type: "message", message: { id: "m1", role: "assistant", content: "early late" } }] } as StreamBatch);
+    // The answer's message ends it: a subscriber after that hears the message (an entry the thread keeps), not the deltas it folds.
+    const message = { after: 0, entries: [{ seq: 3, type: "message", message: { id: "m1", role: "assistant", content: "early late" } }] } as StreamBatch;
+    await transport.publish(id, message);
     const after: StreamBatch[] = [];
     const next = await transport.subscribe(id, (b) => after.push(b));
-    expect(after).toEqual([]);
+    expect(after).toEqual([message]);
     await next.unsubscribe();
   });
 

@@ -72,14 +72,17 @@ export function agentSteps(): AgentSteps {
   return {
     describe: describe as AgentSteps["describe"],
     async callModel(input, activityId, step) {
-      const described = current();
-      const summary = modelSummary(described, step);
+      const description = current();
+      const summary = modelSummary(description, step);
       const { callAgentModel } =
-        input.host === "run" && described.localModelCalls
-          ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(described), summary })
-          : proxyActivities<WireStepActivities>({ ...modelCallOptions(described, activityId), summary });
+        input.host === "run" && description.localModelCalls
+          ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(description), summary })
+          : proxyActivities<WireStepActivities>({ ...modelCallOptions(description, activityId), summary });
       try {
-        return fillModelAnswer(await callAgentModel(slimModelCall(input, taskOf(undefined))));
+        const answer = fillModelAnswer(await callAgentModel(slimModelCall(input, taskOf(undefined))));
+        // The agent changed since the description the call was scheduled with: later steps use the new one.
+        if (answer.described) described = answer.described;
+        return answer;
       } catch (err) {
         throw exhausted(err) ?? err;
       }

@@ -41,15 +41,19 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
       ...(streamed ? { streamId: messageId, streamSeq } : {}),
       room: thread.room.forAnswer(),
       gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
+      ...(thread.preparedUnverified ? { knownHash: prepared.hash } : {}),
     },
     activityId,
     thread.turnSteps + 1,
   );
   // The call waits for a stop to reach it; an answer that came in anyway is not the stopped turn's.
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure("the turn was stopped");
+  // The agent changed since this run described it: this answer's checks, the rest of the turn and later turns use what it is now.
+  if (reply.described) thread.prepare(reply.described);
+  else thread.preparedUnverified = false;
   // Checked where the state lives too: the worker refuses such answers first, but messages
   // queued while the model wrote may have taken the room it was given.
-  refuseTooManyCalls(thread.agentId, prepared.maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
+  refuseTooManyCalls(thread.agentId, (reply.described ?? prepared).maxToolCalls, reply.message.tool_calls?.length ?? 0, thread.principal);
   thread.room.refuseUnlessFits(reply.message, "the model's answer", { answerFollows: false });
   thread.modelCall = undefined;
   thread.lastGate = reply.gate;

@@ -68,8 +68,10 @@ export class ThreadState {
   sentLength: number;
   /** The agent as the worker described it at the start of the current turn. */
   prepared: ThreadPrepared | undefined = undefined;
-  /** The last description this run got, kept so an unchanged one need not be recorded again. */
+  /** The last description this run got, kept so that later turns need not ask for it again. */
   lastPrepared: ThreadPrepared | undefined = undefined;
+  /** The current turn reuses `lastPrepared` without having asked: its next model call sends the hash to check. */
+  preparedUnverified = false;
   turnScope: CancellationScope | undefined = undefined;
   deleteRequested = false;
   /** When the thread continues as new; the workflow counts the events that wake it here. */
@@ -209,11 +211,15 @@ export class ThreadState {
     this.#runtime.details?.(formatStatusLine(statusText(this), { seq: this.stream.lastShownSeq, queued: this.inbox.length }));
   }
 
-  /** Records what the worker said about the agent; announces transitions held back until now. */
-  prepare(answer: ThreadPrepareOutput): void {
+  /**
+   * Records what the worker said about the agent (or, `unverified`, the description this run
+   * already has, for the next model call to check); announces transitions held back until now.
+   */
+  prepare(answer: ThreadPrepareOutput, { unverified = false } = {}): void {
     const prepared = "unchanged" in answer ? this.lastPrepared! : answer;
     this.prepared = prepared;
     this.lastPrepared = prepared;
+    this.preparedUnverified = unverified;
     this.#announcements.learned(prepared.statusHook);
   }
 

@@ -49,9 +49,11 @@ async function advance(thread: ThreadState, steps: AgentSteps): Promise<TurnEnd>
   for (;;) {
     if (thread.rollover.due()) return "rollover";
     if (!thread.prepared) {
-      const knownHash = thread.lastPrepared?.hash;
-      const ask = { agentId: thread.agentId, ...(knownHash ? { knownHash } : {}) };
-      thread.prepare(await thread.local(() => steps.describe(ask)));
+      // Described earlier in this run: the turn's first model call checks the description
+      // (its answer carries the agent's new one if it changed), which saves the marker of a
+      // local activity on every turn. A new run (continue-as-new) describes it afresh.
+      if (thread.lastPrepared) thread.prepare({ unchanged: true }, { unverified: true });
+      else thread.prepare(await thread.local(() => steps.describe({ agentId: thread.agentId })));
     }
     const prepared = thread.prepared!;
     const open = openToolCalls(thread.messages);

@@ -299,7 +299,7 @@ class ThreadPoller {
     }
     // A joining reader behind what this poller already handed out gets it from the log: the transport will not bring it again.
     const joinerBehind = this.#known !== undefined && [...this.#joining].some((r) => r.last < this.#known!);
-    if (!joinerBehind && (this.#adoptLine() || !this.#lacking(moved))) {
+    if (!joinerBehind && (this.#adoptLine() || this.#adoptReplay() || !this.#lacking(moved))) {
       this.#missingSince = undefined;
       this.#admit();
       return true;
@@ -366,6 +366,33 @@ class ThreadPoller {
     if (this.#known !== undefined || line === undefined) return false;
     if (![...this.#readers].every((r) => r.last >= line)) return false;
     this.#known = line;
+    this.#drainPending();
+    return true;
+  }
+
+  /**
+   * Before anything is caught up: the transport's replay (what the publishing worker kept of
+   * the thread, see ThreadReplay) links every durable entry after the readers' seqs up to the
+   * one the status line announces, each batch following the one before: takes them as read
+   * from the thread's log, with no query. True when it did.
+   */
+  #adoptReplay(): boolean {
+    const line = this.#lineSeq;
+    if (this.#known !== undefined || line === undefined || this.#pending.length === 0 || this.#readers.size === 0) return false;
+    const from = Math.min(...[...this.#readers].map((r) => r.last));
+    let reached = from;
+    const left = [...this.#pending];
+    for (let progress = true; progress; ) {
+      progress = false;
+      for (const b of [...left]) {
+        if (b.after > reached) continue;
+        left.splice(left.indexOf(b), 1);
+        for (const e of b.entries) if (!isDelta(e)) reached = Math.max(reached, e.seq);
+        progress = true;
+      }
+    }
+    if (reached < line) return false;
+    this.#known = from;
     this.#drainPending();
     return true;
   }

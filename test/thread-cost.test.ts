@@ -1,0 +1,73 @@
+/**
+ * What a chat turn costs on Temporal, as its history shows it (reading history is free; the
+ * action counts themselves are `npm run bench -- cost`, chat section): a later turn of a
+ * thread is the message's update and the model call, with no preparation before it, and
+ * still answers with the agent as the worker has it now.
+ */
+import proto from "@temporalio/proto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineAgent } from "../src/index.js";
+import { startHarness, uid, type Harness } from "./harness.js";
+import { lookup, seen } from "./thread-support.js";
+
+const { EventType } = proto.temporal.api.enums.v1;
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** The thread's history as event type names, oldest first. */
+async function eventTypes(agents: { threads: { workflowHandle(id: string): { fetchHistory(): Promise<proto.temporal.api.history.v1.IHistory> } } }, threadId: string): Promise<string[]> {
+  const history = await agents.threads.workflowHandle(threadId).fetchHistory();
+  return (history.events ?? []).map((e) => EventType[e.eventType ?? 0]!.replace(/^EVENT_TYPE_/, ""));
+}
+
+describe("a later turn", () => {
+  it("is the message's update and one model call: no preparation, no marker (a marker batch is a billed action)", async () => {
+    const agent = defineAgent({ id: "cost-later", model: "gpt-4.1-mini", system: "You answer briefly." });
+    const { agents } = await h.worker([agent]);
+    const threadId = uid("later turn");
+    h.model.respond(threadId, (request) => ({ text: `answer to ${String(request.messages.at(-1)?.content)}` }));
+    await agents.threads.createThread({ threadId, prompt: threadId, agent });
+    await agents.threads.settled({ threadId });
+    const firstTurn = (await eventTypes(agents, threadId)).length;
+
+    await agents.threads.sendMessage({ threadId, prompt: "and then?" });
+    const done = await agents.threads.settled({ threadId });
+    expect(done.status).toBe("completed");
+    expect((await agents.threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: "answer to and then?" });
+    const later = (await eventTypes(agents, threadId)).slice(firstTurn);
+    expect(later.filter((t) => t === "MARKER_RECORDED")).toEqual([]);
+    expect(later.filter((t) => t === "ACTIVITY_TASK_SCHEDULED")).toHaveLength(1);
+    expect(later.filter((t) => t === "WORKFLOW_EXECUTION_UPDATE_ACCEPTED")).toHaveLength(1);
+  });
+
+  it("answers with the agent as the worker has it now: a maxTurns lowered by a redeploy between turns holds for the next turn", async () => {
+    const id = `cost-evolving-${uid("agent")}`;
+    const before = defineAgent({ id, model: "gpt-4.1-mini", system: "You look words up.", tools: [lookup], maxTurns: 4 });
+    const after = defineAgent({ id, model: "gpt-4.1-mini", system: "You look words up.", tools: [lookup], maxTurns: 1 });
+    const threadId = uid("redeployed");
+    h.model.respond(threadId, (request) => {
+      const last = request.messages.at(-1)!;
+      if (last.role === "tool") return { text: `the tool said ${String(last.content)}` };
+      return last.content === "look it up" ? { toolCalls: [{ name: "lookup", arguments: { word: "hello" } }] } : { text: "hello" };
+    });
+    const first = await h.worker([before]);
+    await first.agents.threads.createThread({ threadId, prompt: threadId, agent: before });
+    await first.agents.threads.settled({ threadId });
+    first.worker.shutdown();
+    await first.running;
+
+    // The same task queue, the agent redeployed with one model call a turn: the thread's next turn is served here, and stops after its first step.
+    const second = await h.worker([after], { taskQueue: first.taskQueue });
+    await second.agents.threads.sendMessage({ threadId, prompt: "look it up" });
+    const done = await second.agents.threads.settled({ threadId });
+    expect(done).toMatchObject({ status: "failed", lastError: { code: "AI1004" } });
+    expect(seen.filter((s) => s.tool === "lookup" && s.threadId === threadId).map((s) => s.event)).toEqual(["ran"]);
+  });
+});
