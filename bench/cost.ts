@@ -67,6 +67,7 @@ import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
 import { startHttp } from "../test/http-support.js";
 import { approveUpdate } from "./bare/messages.js";
 import type { bareApproval } from "./bare/workflows.js";
+import { actionCounter, type Measured } from "./actions.js";
 import { approvalTool, envInt, freePort, installRuntime, median, MODEL, progress, round, startBareWorker, USAGE } from "./lib.js";
 import { followEvents, followThread, type Following } from "./stream-followers.js";
 
@@ -78,8 +79,6 @@ const CHARS = [2000, 20_000];
 /** Turns per path whose time to the first SSE delta is the median. */
 const FIRST_DELTA_SAMPLES = 3;
 const SYSTEM = "You look the account up, ask a human to approve the payout, pay it, then answer.";
-
-type Counts = Map<string, number>;
 
 export async function main(): Promise<Record<string, unknown>> {
   installRuntime();
@@ -93,59 +92,7 @@ export async function main(): Promise<Record<string, unknown>> {
   /** Closed before the stack (front doors, follower processes), and after it (the transport the workers publish on, Redis). */
   const closers: Array<() => Promise<unknown>> = [];
   const afterStack: Array<() => Promise<unknown>> = [];
-  /** The `action` counter of our namespace, by action type. */
-  const actions = async (): Promise<Counts> => {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const counts: Counts = new Map();
-    for (const line of text.split("\n")) {
-      const match = /^action\{([^}]*)\} (\d+(?:\.\d+)?(?:e\+\d+)?)$/.exec(line);
-      if (!match) continue;
-      const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-      if (labels.namespace !== namespace) continue;
-      const type = labels.action_type ?? "unknown";
-      counts.set(type, (counts.get(type) ?? 0) + Number(match[2]));
-    }
-    return counts;
-  };
-  /**
-   * Actions each of `steps` adds, by type, once the server has counted what it caused (quiet
-   * for a moment); one quiet moment between two steps serves as the end of one and the start of the next.
-   */
-  const measureSteps = async <Steps extends Array<() => Promise<unknown>>>(steps: [...Steps], measuredStep?: (index: number, measured: Measured) => void): Promise<{ [K in keyof Steps]: Measured }> => {
-    await settle();
-    let before = await actions();
-    const measured: Measured[] = [];
-    for (const step of steps) {
-      await step();
-      await settle();
-      const after = await actions();
-      const byOperation: Record<string, number> = {};
-      for (const [type, n] of after) {
-        const delta = n - (before.get(type) ?? 0);
-        if (delta > 0) byOperation[type.replace(/^grpc_/, "")] = delta;
-      }
-      measured.push({ total: Object.values(byOperation).reduce((a, b) => a + b, 0), byOperation });
-      measuredStep?.(measured.length - 1, measured.at(-1)!);
-      before = after;
-    }
-    return measured as { [K in keyof Steps]: Measured };
-  };
-  const measure = async (work: () => Promise<unknown>): Promise<Measured> => (await measureSteps([work]))[0];
-  /**
-   * Waits until the counter stops moving: what a piece of work caused has been counted. The
-   * server publishes its counters once a second, so the counter must stay still for longer
-   * than that (an action is seen up to a second after it happened).
-   */
-  const settle = async (): Promise<void> => {
-    const total = async () => [...(await actions()).values()].reduce((a, b) => a + b, 0);
-    let last = await total();
-    for (let quiet = 0; quiet < 3; ) {
-      await sleep(350);
-      const now = await total();
-      quiet = now === last ? quiet + 1 : 0;
-      last = now;
-    }
-  };
+  const { measureSteps, measure } = actionCounter(metricsPort, namespace);
 
   try {
     const tokens = new Map<string, string>();
@@ -597,11 +544,6 @@ export async function main(): Promise<Record<string, unknown>> {
     for (const close of afterStack.reverse()) await close().catch(() => undefined);
     await server.stop();
   }
-}
-
-interface Measured {
-  total: number;
-  byOperation: Record<string, number>;
 }
 
 /**
