@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   latency: () => import("./latency.js"),
   approval: () => import("./approval.js"),
   cost: () => import("./cost.js"),
+  throughput: () => import("./throughput.js"),
   chaos: () => import("./chaos.js"),
   sizes: () => import("./sizes.js"),
   "large-results": () => import("./large-results.js"),
