@@ -3,7 +3,7 @@
  * SDK's agent worker (WORKER_KIND=sdk) or the bare workflows' worker (WORKER_KIND=bare) on
  * TASK_QUEUE at TEMPORAL_ADDRESS/NAMESPACE, the model at MODEL_URL, the workflow bundle read
  * from BUNDLE_PATH, at most MAX_CACHED workflows cached. Prints "ready" once polling; stops
- * on SIGTERM (cleanly, so that `--cpu-prof` writes its profiles).
+ * on SIGTERM (cleanly, so that `--cpu-prof` writes its profiles), or when its stdin closes.
  */
 import { readFileSync } from "node:fs";
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from "@temporalio/worker";
@@ -43,5 +43,11 @@ const worker =
 const running = worker.run();
 console.log("ready");
 process.on("SIGTERM", () => worker.shutdown());
+// The bench holds our stdin: it closes when the bench is gone, killed or crashed.
+process.stdin.on("close", () => {
+  if (worker.getState() === "RUNNING") worker.shutdown();
+});
+process.stdin.resume();
 await running;
+process.stdin.destroy();
 await connection.close();

@@ -44,7 +44,7 @@ import { startScriptedModelServer, startTemporal, type ScriptedModelServer } fro
 import { writeWorkflowBundle } from "../test/workflow-bundle.js";
 import { chatTurnsUpdate, sayUpdate } from "./bare/messages.js";
 import type { bareAgent, bareChat } from "./bare/workflows.js";
-import { envInt, percentile, positiveInt, progress, round } from "./lib.js";
+import { envInt, freePort, percentile, positiveInt, progress, round } from "./lib.js";
 import { throughputAgent, twoSearchesThenAnswer, TOOL_CALLS } from "./throughput-agent.js";
 
 export type ThroughputCase = "runs" | "threads";
@@ -78,9 +78,15 @@ export interface PhaseResult {
   p99Ms: number;
   cpuMsPerTurn: number;
   rssMb: number;
+  /** Lanes still in a turn well after the window (a lost activity completion on an overloaded server), when any. */
+  unfinishedLanes?: number;
+  /** From the dev server's metrics (when this bench started it): billable actions, and persistence requests and writes, per turn. */
+  server?: { actionsPerTurn: number; persistenceRequestsPerTurn: number; persistenceWritesPerTurn: number };
 }
 
 const SYSTEM = throughputAgent.system as string;
+/** How long a phase waits after its window for lanes to finish the turn they are in. */
+const DRAIN_SEC = 60;
 const TARGETS = { throughput: 0.9, cpu: 1.2, rss: 1.5 };
 
 export async function main(): Promise<Record<string, unknown>> {
@@ -105,12 +111,15 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
   cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
   try {
     let temporal = options.temporal;
+    // The dev server this bench starts counts actions and persistence requests for it.
+    const metricsPort = !temporal && (process.env.TEMPORAL_TARGET || "dev") === "dev" && !process.env.TEMPORAL_ADDRESS ? await freePort() : undefined;
     if (!temporal) {
-      const started = await startTemporal({ log: (line) => progress(`temporal: ${line}`) });
+      const started = await startTemporal({ log: (line) => progress(`temporal: ${line}`), ...(metricsPort !== undefined ? { metricsPort } : {}) });
       cleanup.push(() => started.stop());
       temporal = started;
     }
     const { address, namespace } = temporal;
+    const counters = metricsPort === undefined ? undefined : () => serverCounters(metricsPort, namespace);
     const [connection, model, sdkBundle, bareBundle] = await Promise.all([
       Connection.connect({ address }),
       startScriptedModelServer(),
@@ -154,7 +163,7 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
         const order: Kind[] = options.ns.indexOf(n) % 2 === 0 ? ["sdk", "bare"] : ["bare", "sdk"];
         const phase = {} as Record<Kind, PhaseResult>;
         for (const kind of order) {
-          const { windowUs: _, ...measured } = await measurePhase(`${c} ${kind} N=${n}`, n, options, workers[kind].pid, model, c === "runs" ? turns.runs[kind] : turns.threads[kind]);
+          const { windowUs: _, ...measured } = await measurePhase(`${c} ${kind} N=${n}`, n, options, workers[kind].pid, model, c === "runs" ? turns.runs[kind] : turns.threads[kind], counters);
         phase[kind] = measured;
         }
         const ratio = {
@@ -285,30 +294,28 @@ async function measurePhase(
   pid: number,
   model: ScriptedModelServer,
   lane: Lane,
+  counters?: () => Promise<ServerCounters>,
 ): Promise<PhaseResult & { windowUs: [number, number] }> {
   let stopped = false;
   const finished: Array<{ at: number; ms: number }> = [];
-  let warm = 0;
   let markWarm: () => void = () => undefined;
   const warmedUp = new Promise<void>((resolve) => (markWarm = resolve));
-  const laneDone = Array.from({ length: n }, () => false);
-  const lanes = laneDone.map((_, i) =>
+  const lanes = Array.from({ length: n }, () =>
     lane({
       stopped: () => stopped,
       done: (ms) => {
         finished.push({ at: performance.now(), ms });
-        if (!laneDone[i]) {
-          laneDone[i] = true;
-          if (++warm === n) markWarm();
-        }
+        if (finished.length === n) markWarm();
       },
     }),
   );
   const failed = Promise.all(lanes).then(() => {
     throw new Error(`${label}: a lane ended before the window`);
   });
-  // Warm-up: every lane has finished a turn (the ramp is over), and at least warmupSec passed.
+  // Warm-up: as many turns done as there are lanes (the ramp is over), and at least warmupSec
+  // passed. Not every lane: one whose activity completion the server lost waits out its timeout.
   await Promise.race([Promise.all([warmedUp, sleep(options.warmupSec * 1000)]), failed]);
+  const serverBefore = await counters?.();
   const before = processUsage(pid);
   const from = performance.now();
   const fromUs = monotonicUs();
@@ -316,8 +323,15 @@ async function measurePhase(
   const after = processUsage(pid);
   const to = performance.now();
   const toUs = monotonicUs();
+  // Read at once: what the server counts a moment later belongs to turns after the window, as much as before it.
+  const serverAfter = await counters?.();
   stopped = true;
-  await Promise.all(lanes);
+  // Lanes finish the turn they are in; one still out after DRAIN_SEC (a lost completion on an
+  // overloaded server) is left to finish on its own and counted.
+  let unfinished = n;
+  for (const l of lanes) void l.finally(() => (unfinished -= 1)).catch(() => undefined);
+  await Promise.race([Promise.all(lanes), sleep(DRAIN_SEC * 1000)]);
+  if (unfinished > 0) progress(`${label}: ${unfinished} lane(s) still in a turn ${DRAIN_SEC}s after the window; going on without them`);
   forget(model);
   const inWindow = finished.filter((f) => f.at >= from && f.at <= to).map((f) => f.ms);
   if (inWindow.length === 0) throw new Error(`${label}: no turn finished in the ${options.windowSec}s window; lengthen THROUGHPUT_WINDOW_SEC`);
@@ -329,9 +343,47 @@ async function measurePhase(
     p99Ms: round(percentile(inWindow, 99), 1),
     cpuMsPerTurn: round((after.cpuMs - before.cpuMs) / inWindow.length, 2),
     rssMb: round(after.rssMb, 1),
+    ...(unfinished > 0 ? { unfinishedLanes: unfinished } : {}),
+    ...(serverBefore && serverAfter
+      ? {
+          server: {
+            actionsPerTurn: round((serverAfter.actions - serverBefore.actions) / inWindow.length, 2),
+            persistenceRequestsPerTurn: round((serverAfter.persistenceRequests - serverBefore.persistenceRequests) / inWindow.length, 1),
+            persistenceWritesPerTurn: round((serverAfter.persistenceWrites - serverBefore.persistenceWrites) / inWindow.length, 1),
+          },
+        }
+      : {}),
   };
   progress(`${label}: ${JSON.stringify({ ...result, windowUs: undefined })}`);
   return result;
+}
+
+interface ServerCounters {
+  actions: number;
+  persistenceRequests: number;
+  persistenceWrites: number;
+}
+
+/** Persistence operations that write (executions, history, tasks, visibility, shards). */
+const WRITE_OPERATION = /^(Create|Update|Append|Upsert|Record|Delete|Complete|RangeComplete|ConflictResolve|Put|Add|Set|Insert|Save)/;
+
+/** The dev server's `action` counter for `namespace`, and its persistence requests (every namespace: the server's own work for ours included). */
+async function serverCounters(port: number, namespace: string): Promise<ServerCounters> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const counters: ServerCounters = { actions: 0, persistenceRequests: 0, persistenceWrites: 0 };
+  for (const line of text.split("\n")) {
+    const match = /^(action|persistence_requests)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const labels = Object.fromEntries([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const value = Number(match[3]);
+    if (match[1] === "action") {
+      if (labels.namespace === namespace) counters.actions += value;
+    } else {
+      counters.persistenceRequests += value;
+      if (WRITE_OPERATION.test(labels.operation ?? "")) counters.persistenceWrites += value;
+    }
+  }
+  return counters;
 }
 
 /** CLOCK_MONOTONIC in µs: the clock of V8's profile timestamps, in any process on the machine. */
@@ -369,7 +421,8 @@ async function startWorkerProcess(kind: Kind, profileDir: string | undefined, en
   const script = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
   const child: ChildProcess = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", script], {
     env: { ...process.env, ...env, WORKER_KIND: kind },
-    stdio: ["ignore", "pipe", "inherit"],
+    // Its stdin closes when this process is gone, however it ends: the worker stops then.
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
