@@ -44,7 +44,7 @@ import { startScriptedModelServer, startTemporal, type ScriptedModelServer } fro
 import { writeWorkflowBundle } from "../test/workflow-bundle.js";
 import { chatTurnsUpdate, sayUpdate } from "./bare/messages.js";
 import type { bareAgent, bareChat } from "./bare/workflows.js";
-import { envInt, freePort, percentile, positiveInt, progress, round } from "./lib.js";
+import { envInt, freePort, isStrayClientRetry, percentile, positiveInt, progress, round } from "./lib.js";
 import { throughputAgent, twoSearchesThenAnswer, TOOL_CALLS } from "./throughput-agent.js";
 
 export type ThroughputCase = "runs" | "threads";
@@ -90,6 +90,13 @@ const DRAIN_SEC = 60;
 const TARGETS = { throughput: 0.9, cpu: 1.2, rss: 1.5 };
 
 export async function main(): Promise<Record<string, unknown>> {
+  // A client retry timer that outlives its connection (see isStrayClientRetry) fired during a
+  // PostgreSQL run and ended the bench; as run.ts does after the result, it is let pass.
+  process.on("uncaughtException", (err) => {
+    if (isStrayClientRetry(err)) return;
+    progress(`uncaught: ${err.stack ?? err.message}`);
+    process.exit(1);
+  });
   const list = (name: string, fallback: string) => (process.env[name] || fallback).split(",").map((v) => v.trim());
   const cases = list("THROUGHPUT_CASES", "runs,threads");
   for (const c of cases) if (c !== "runs" && c !== "threads") throw new Error(`THROUGHPUT_CASES holds runs and/or threads, got ${JSON.stringify(c)}`);
