@@ -78,6 +78,9 @@ export interface PhaseResult {
   p99Ms: number;
   cpuMsPerTurn: number;
   rssMb: number;
+  /** Turns that failed inside the window (counted, not in `turns`), and the first one's message. */
+  failedTurns?: number;
+  failure?: string;
   /** Lanes still in a turn well after the window (a lost activity completion on an overloaded server), when any. */
   unfinishedLanes?: number;
   /** From the dev server's metrics (when this bench started it): billable actions, and persistence requests and writes, per turn. */
@@ -158,7 +161,13 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
     const workers = { sdk: await spawnWorker("sdk"), bare: await spawnWorker("bare") };
     cleanup.push(() => workers.sdk.stop(), () => workers.bare.stop());
     // Warm-up of both: JIT, connections, the bundles' first load; not measured.
-    const once = { stopped: () => true, done: () => undefined };
+    const once = {
+      stopped: () => true,
+      done: () => undefined,
+      failed: (err: unknown) => {
+        throw err;
+      },
+    };
     for (const kind of ["sdk", "bare"] as const) await Promise.all([turns.runs[kind](once), turns.threads[kind](once)]);
     forget(model);
 
@@ -236,29 +245,36 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
   }
 }
 
-/** A lane's turns run until `stopped()`; `done()` is told when each ends. */
-type Lane = (lane: { stopped: () => boolean; done: (ms: number) => void }) => Promise<void>;
+/** A lane's turns run until `stopped()`; `done()` is told when each ends, `failed()` when one threw (the lane goes on). */
+type Lane = (lane: { stopped: () => boolean; done: (ms: number) => void; failed: (err: unknown) => void }) => Promise<void>;
 
 function laneTurns(o: { agents: AgentClient; threads: ThreadsClient; client: Client; bareQueue: string; threadTurns: number }) {
-  const timed = async (turn: () => Promise<unknown>, done: (ms: number) => void) => {
+  /** Whether the turn finished; a failed one is counted, and a chat lane then starts a new chat. */
+  const timed = async (turn: () => Promise<unknown>, lane: { done: (ms: number) => void; failed: (err: unknown) => void }): Promise<boolean> => {
     const startedAt = performance.now();
-    await turn();
-    done(performance.now() - startedAt);
+    try {
+      await turn();
+    } catch (err) {
+      lane.failed(err);
+      return false;
+    }
+    lane.done(performance.now() - startedAt);
+    return true;
   };
   const runLane =
     (turn: () => Promise<unknown>): Lane =>
-    async ({ stopped, done }) => {
-      do await timed(turn, done);
-      while (!stopped());
+    async (lane) => {
+      do await timed(turn, lane);
+      while (!lane.stopped());
     };
   const chatLane =
     (open: (prompt: string) => Promise<(prompt: string) => Promise<unknown>>): Lane =>
-    async ({ stopped, done }) => {
+    async (lane) => {
       do {
         let say: ((prompt: string) => Promise<unknown>) | undefined;
-        await timed(async () => (say = await open(`chat ${randomUUID()}`)), done);
-        for (let turn = 2; turn <= o.threadTurns && !stopped(); turn++) await timed(() => say!(`question ${turn}`), done);
-      } while (!stopped());
+        if (!(await timed(async () => (say = await open(`chat ${randomUUID()}`)), lane))) continue;
+        for (let turn = 2; turn <= o.threadTurns && !lane.stopped(); turn++) if (!(await timed(() => say!(`question ${turn}`), lane))) break;
+      } while (!lane.stopped());
     };
   return {
     runs: {
@@ -307,6 +323,9 @@ async function measurePhase(
   const finished: Array<{ at: number; ms: number }> = [];
   let markWarm: () => void = () => undefined;
   const warmedUp = new Promise<void>((resolve) => (markWarm = resolve));
+  const failures: Array<{ at: number; message: string }> = [];
+  let giveUp: (err: Error) => void = () => undefined;
+  const tooManyFailures = new Promise<never>((_, reject) => (giveUp = reject));
   const lanes = Array.from({ length: n }, () =>
     lane({
       stopped: () => stopped,
@@ -314,11 +333,21 @@ async function measurePhase(
         finished.push({ at: performance.now(), ms });
         if (finished.length === n) markWarm();
       },
+      // A turn the overloaded system refused (a worker too busy to answer a read in time) is
+      // counted, and its lane goes on; only a phase where most turns fail stops.
+      failed: (err) => {
+        failures.push({ at: performance.now(), message: err instanceof Error ? err.message : String(err) });
+        if (failures.length > 10 * n) giveUp(new Error(`${label}: ${failures.length} turns failed, e.g. ${failures[0]!.message}`));
+      },
     }),
   );
-  const failed = Promise.all(lanes).then(() => {
-    throw new Error(`${label}: a lane ended before the window`);
-  });
+  const failed = Promise.race([
+    tooManyFailures,
+    Promise.all(lanes).then(() => {
+      throw new Error(`${label}: a lane ended before the window`);
+    }),
+  ]);
+  failed.catch(() => undefined);
   // Warm-up: as many turns done as there are lanes (the ramp is over), and at least warmupSec
   // passed. Not every lane: one whose activity completion the server lost waits out its timeout.
   await Promise.race([Promise.all([warmedUp, sleep(options.warmupSec * 1000)]), failed]);
@@ -341,6 +370,7 @@ async function measurePhase(
   if (unfinished > 0) progress(`${label}: ${unfinished} lane(s) still in a turn ${DRAIN_SEC}s after the window; going on without them`);
   forget(model);
   const inWindow = finished.filter((f) => f.at >= from && f.at <= to).map((f) => f.ms);
+  const failedInWindow = failures.filter((f) => f.at >= from && f.at <= to);
   if (inWindow.length === 0) throw new Error(`${label}: no turn finished in the ${options.windowSec}s window; lengthen THROUGHPUT_WINDOW_SEC`);
   const result: PhaseResult & { windowUs: [number, number] } = {
     windowUs: [fromUs, toUs],
@@ -351,6 +381,7 @@ async function measurePhase(
     cpuMsPerTurn: round((after.cpuMs - before.cpuMs) / inWindow.length, 2),
     rssMb: round(after.rssMb, 1),
     ...(unfinished > 0 ? { unfinishedLanes: unfinished } : {}),
+    ...(failedInWindow.length > 0 ? { failedTurns: failedInWindow.length, failure: failedInWindow[0]!.message } : {}),
     ...(serverBefore && serverAfter
       ? {
           server: {
