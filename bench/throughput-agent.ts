@@ -13,11 +13,13 @@ export const TOOL_RESULT_BYTES = 200;
 export const TOOL_CALLS = 2;
 
 export const throughputTool = searchTool(TOOL_RESULT_BYTES);
+/** The system prompt, the bare workflows' too. */
+export const SYSTEM = "You research questions with the search tool, then answer briefly.";
 
 export const throughputAgent = defineAgent({
   id: "throughput",
   model: MODEL,
-  system: "You research questions with the search tool, then answer briefly.",
+  system: SYSTEM,
   tools: [throughputTool.sdk],
   maxTurns: TOOL_CALLS + 1,
 });

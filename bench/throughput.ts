@@ -14,7 +14,10 @@
  * their p50/p99 latency as the caller sees it, the worker process's CPU (user + system, read
  * from /proc/<pid>/stat: the worker alone, not this process, the model server or Temporal) per
  * turn, and its RSS at the window's end. Each worker is a process of its own
- * (bench/throughput-worker.ts) with the same workflow cache (THROUGHPUT_MAX_CACHED).
+ * (bench/throughput-worker.ts) with the same workflow cache (THROUGHPUT_MAX_CACHED). On a dev
+ * server it starts itself, the server's metrics add billable actions and persistence requests
+ * and writes per turn. A turn that fails (an overloaded worker's refusal) is counted in
+ * `failedTurns` and its lane goes on.
  *
  * Targets (`pass`): throughput ≥ 0.9× the bare worker's and CPU per turn ≤ 1.2× at every N;
  * at the largest N the worker's RSS ≤ 1.5× the bare worker's (both bounded by the same cache).
@@ -45,7 +48,7 @@ import { writeWorkflowBundle } from "../test/workflow-bundle.js";
 import { chatTurnsUpdate, sayUpdate } from "./bare/messages.js";
 import type { bareAgent, bareChat } from "./bare/workflows.js";
 import { envInt, freePort, isStrayClientRetry, percentile, positiveInt, progress, round } from "./lib.js";
-import { throughputAgent, twoSearchesThenAnswer, TOOL_CALLS } from "./throughput-agent.js";
+import { SYSTEM, throughputAgent, twoSearchesThenAnswer, TOOL_CALLS } from "./throughput-agent.js";
 
 export type ThroughputCase = "runs" | "threads";
 type Kind = "sdk" | "bare";
@@ -87,7 +90,6 @@ export interface PhaseResult {
   server?: { actionsPerTurn: number; persistenceRequestsPerTurn: number; persistenceWritesPerTurn: number };
 }
 
-const SYSTEM = throughputAgent.system as string;
 /** How long a phase waits after its window for lanes to finish the turn they are in. */
 const DRAIN_SEC = 60;
 const TARGETS = { throughput: 0.9, cpu: 1.2, rss: 1.5 };
