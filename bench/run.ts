@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   approval: () => import("./approval.js"),
   cost: () => import("./cost.js"),
   schedules: () => import("./schedules.js"),
+  throughput: () => import("./throughput.js"),
   chaos: () => import("./chaos.js"),
   sizes: () => import("./sizes.js"),
   "large-results": () => import("./large-results.js"),

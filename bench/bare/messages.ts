@@ -10,3 +10,7 @@ export const approveUpdate = defineUpdate<void, [string]>("bare.approve");
 export const parkedUpdate = defineUpdate<void>("bare.parked");
 /** Does nothing: the pure update round trip. */
 export const pingUpdate = defineUpdate<void>("bare.ping");
+/** A chat's next user message; answers once the turn it starts is done. */
+export const sayUpdate = defineUpdate<void, [string]>("bare.say");
+/** Answers once the chat has done this many turns. */
+export const chatTurnsUpdate = defineUpdate<void, [number]>("bare.chatTurns");

@@ -3,10 +3,10 @@
  * workflow and passed whole into every model activity. No SDK code.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
-import { ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
+import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
 import type { ChatCompletionMessageParam, ChatCompletionToolMessageParam } from "openai/resources/chat/completions";
 import type { BareActivities } from "./activities.js";
-import { approveUpdate, parkedUpdate, pingUpdate } from "./messages.js";
+import { approveUpdate, chatTurnsUpdate, parkedUpdate, pingUpdate, sayUpdate } from "./messages.js";
 
 const DeferralStatus = defineSearchAttributeKey("DeferralStatus", SearchAttributeType.KEYWORD);
 
@@ -29,17 +29,48 @@ const { callModel, callTool } = proxyActivities<BareActivities>({
 });
 
 export async function bareAgent({ system, prompt, maxTurns }: BareAgentInput): Promise<BareAgentResult> {
-  return agentLoop(system, prompt, maxTurns, (call) => callTool({ call }));
+  return agentLoop(opening(system, prompt), maxTurns, (call) => callTool({ call }));
+}
+
+const opening = (system: string, prompt: string): ChatCompletionMessageParam[] => [
+  { role: "system", content: system },
+  { role: "user", content: prompt },
+];
+
+/**
+ * The chat baseline: the agent loop of {@link bareAgent} for the first prompt, then one more
+ * loop per message `say` brings (the update answers once its turn is done), `turns` in all;
+ * `chatTurns` answers once that many turns are done. No SDK code.
+ */
+export async function bareChat({ system, prompt, maxTurns, turns }: BareAgentInput & { turns: number }): Promise<number> {
+  const messages = opening(system, prompt);
+  const inbox: string[] = [];
+  let done = 0;
+  let running = true;
+  setHandler(sayUpdate, async (text) => {
+    inbox.push(text);
+    const turn = done + (running ? 1 : 0) + inbox.length;
+    await condition(() => done >= turn);
+  });
+  setHandler(chatTurnsUpdate, (count) => condition(() => done >= count));
+  for (;;) {
+    await agentLoop(messages, maxTurns, (call) => callTool({ call }));
+    running = false;
+    if (++done >= turns) {
+      // The last turn's `say` answers from this same activation; the run closes after it.
+      await condition(allHandlersFinished);
+      return done;
+    }
+    await condition(() => inbox.length > 0);
+    running = true;
+    messages.push({ role: "user", content: inbox.shift()! });
+  }
 }
 
 type FunctionCall = Parameters<BareActivities["callTool"]>[0]["call"];
 
-/** The loop both agent baselines share: model, then every tool call of its answer at once, until it answers in text. */
-async function agentLoop(system: string, prompt: string, maxTurns: number, runTool: (call: FunctionCall) => Promise<string>): Promise<BareAgentResult> {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: "system", content: system },
-    { role: "user", content: prompt },
-  ];
+/** The loop the agent baselines share: model, then every tool call of its answer at once, until it answers in text; `messages` grows in place. */
+async function agentLoop(messages: ChatCompletionMessageParam[], maxTurns: number, runTool: (call: FunctionCall) => Promise<string>): Promise<BareAgentResult> {
   for (let turn = 1; turn <= maxTurns; turn++) {
     const reply = await callModel({ messages });
     messages.push(reply);
@@ -98,7 +129,7 @@ export async function bareApproval({ system, prompt, maxTurns, approvalTool, inb
     answer = payload;
   });
   setHandler(parkedUpdate, () => condition(() => parked));
-  const result = await agentLoop(system, prompt, maxTurns, async (call) => {
+  const result = await agentLoop(opening(system, prompt), maxTurns, async (call) => {
     if (call.function.name !== approvalTool) return callTool({ call });
     // What any durable approval needs at least: the tool that asks runs, the request can be
     // listed (a search attribute while it waits, cleared after), and it expires (a timer).

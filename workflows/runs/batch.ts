@@ -25,9 +25,14 @@ export interface BatchDeferral {
  * cancel, or a call that failed for good, stops the run with what did finish kept.
  * `fromTools` collects the calls whose results the next model call may name by reference.
  */
-export async function runBatch(run: RunContext, calls: readonly ToolCall[], invoke: (call: ToolCall) => Promise<RunToolCallOutput>, fromTools: Set<string>): Promise<BatchDeferral | undefined> {
+export function runBatch(run: RunContext, calls: readonly ToolCall[], invoke: (call: ToolCall) => Promise<RunToolCallOutput>, fromTools: Set<string>): Promise<BatchDeferral | undefined> {
+  // A chain rather than async/await: Temporal's promise hook traces every promise a workflow makes.
+  return Promise.allSettled(calls.map((call) => invoke(call))).then((settled) => landBatch(run, calls, settled, fromTools));
+}
+
+/** A batch's settled calls, landed in call order (see {@link runBatch}). */
+function landBatch(run: RunContext, calls: readonly ToolCall[], settled: Array<PromiseSettledResult<RunToolCallOutput>>, fromTools: Set<string>): BatchDeferral | undefined {
   const { state, book, cancellation, prepared } = run;
-  const settled = await Promise.allSettled(calls.map((call) => invoke(call)));
   // A call whose bounded attempts ran out is for the model to hear about, not the run's end.
   settled.forEach((s, i) => {
     const told = s.status === "rejected" ? toolGaveUp(s.reason, calls[i]!.function.name) : undefined;

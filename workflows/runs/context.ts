@@ -26,7 +26,7 @@ export interface RunContext {
   /** Describing the agent, model calls and tool calls: the agent-step layer. */
   readonly steps: AgentSteps;
   /** Between turns: continues as new when the history grew long and nothing waits. */
-  readonly continueIfDue: () => Promise<void>;
+  readonly continueIfDue: () => Promise<void> | undefined;
   /** The run's trace context. */
   readonly tracing: RunTracing;
   /** What the transcript has room for: a step's results share it, an answer must fit it. */

@@ -20,11 +20,15 @@ export function runContinuation(
   { state, book, transcript, definitionCheck, tracing, stream }: Pick<RunContext, "state" | "book" | "transcript" | "definitionCheck" | "tracing" | "stream">,
   deadline: number | undefined,
   meter: TranscriptMeter,
-): () => Promise<void> {
-  return async () => {
+): () => Promise<void> | undefined {
+  // Undefined when nothing is due (most turns): the caller then has nothing to await.
+  return () => {
     const info = workflowInfo();
     const due = info.continueAsNewSuggested || (input.maxHistoryEvents !== undefined && info.historyLength >= input.maxHistoryEvents);
-    if (!due || book.current() || definitionCheck.record) return;
+    if (!due || book.current() || definitionCheck.record) return undefined;
+    return continueNow(info);
+  };
+  async function continueNow(info: ReturnType<typeof workflowInfo>): Promise<void> {
     // Resumes waiting for the run's next settled state are answered "running" (their clients
     // follow the run); anything else still in flight (an old client's settled update) is
     // given a moment, then the run goes on in this execution and tries again next turn.
@@ -73,5 +77,5 @@ export function runContinuation(
       ...(info.memo ? { memo: info.memo } : {}),
       typedSearchAttributes: info.typedSearchAttributes,
     })(next);
-  };
+  }
 }

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, workflowInfo } from "@temporalio/workflow";
-import type { AgentModelCallInput, RunToolCall, RunToolCallOutput } from "../../src/core/contracts.js";
+import type { AgentModelCallInput, ModelCallOutput, RunToolCall, RunToolCallOutput } from "../../src/core/contracts.js";
 import { messageFingerprint } from "../../src/core/fingerprint.js";
 import { ErrorCode } from "../../src/core/errors/codes.js";
 import { MaxTurnsError } from "../../src/core/errors/limits.js";
@@ -47,52 +47,53 @@ export async function loop(run: RunContext): Promise<AgentResult> {
   // Tool calls whose results came back from a tool activity since the last model call: in
   // history already, so that call names them rather than carrying them (each stored once).
   const fromTools = new Set<string>();
-  const modelCall = async () => {
-    for (;;) {
-      // A local activity runs here, unrecorded: it takes the whole transcript rather than
-      // rely on a cache its worker may lack (reading the run by query would wait for the
-      // very workflow task the call runs in).
-      const local = steps.localModelCalls();
-      let baseLength = local ? 0 : transcript.sentLength;
-      let delta = state.messages.slice(baseLength);
-      // A delta too large for the activity's input (big results of a parallel batch, a long
-      // rewritten transcript) is not sent: the worker, whose copy then falls short, reads the
-      // transcript a page at a time by query instead.
-      if (!local && jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES) {
-        baseLength = state.messages.length;
-        delta = [];
-      }
-      const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
-      // The fingerprint of the message before the delta guards the worker's cached copy.
-      const tail = state.messages[baseLength - 1];
-      const input: AgentModelCallInput = {
-        ...tracing.field(),
-        host: "run",
-        agentId: state.agentId,
-        workflowId,
-        transcriptId: runId,
-        epoch: transcript.epoch,
-        baseLength,
-        ...(tail ? { baseTail: messageFingerprint(tail) } : {}),
-        delta,
-        restored: state.restored,
-        ...(state.principal ? { principal: state.principal } : {}),
-        ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "", ...(check.definitionParts ? { definitionParts: check.definitionParts } : {}) } } : {}),
-        room: run.room.forAnswer(),
-        gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) },
-      };
-      const referred = local ? undefined : referToolResults(delta, fromTools);
-      const streaming = run.stream.answer(state.messages);
-      const byRef = referred && referred.refs.length > 0 ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
-      try {
-        const reply = await steps.callModel({ ...input, ...byRef, ...streaming }, undefined, state.turnsUsed + 1);
+  // A chain rather than async/await: Temporal's promise hook traces every promise a workflow makes.
+  const modelCall = (): Promise<ModelCallOutput> => {
+    // A local activity runs here, unrecorded: it takes the whole transcript rather than
+    // rely on a cache its worker may lack (reading the run by query would wait for the
+    // very workflow task the call runs in).
+    const local = steps.localModelCalls();
+    let baseLength = local ? 0 : transcript.sentLength;
+    let delta = state.messages.slice(baseLength);
+    // A delta too large for the activity's input (big results of a parallel batch, a long
+    // rewritten transcript) is not sent: the worker, whose copy then falls short, reads the
+    // transcript a page at a time by query instead.
+    if (!local && jsonBytes(delta, MAX_PAGE_BYTES) > MAX_PAGE_BYTES) {
+      baseLength = state.messages.length;
+      delta = [];
+    }
+    const check = definitionCheck.record?.status === "resumed" ? definitionCheck.record : undefined;
+    // The fingerprint of the message before the delta guards the worker's cached copy.
+    const tail = state.messages[baseLength - 1];
+    const input: AgentModelCallInput = {
+      ...tracing.field(),
+      host: "run",
+      agentId: state.agentId,
+      workflowId,
+      transcriptId: runId,
+      epoch: transcript.epoch,
+      baseLength,
+      ...(tail ? { baseTail: messageFingerprint(tail) } : {}),
+      delta,
+      restored: state.restored,
+      ...(state.principal ? { principal: state.principal } : {}),
+      ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "", ...(check.definitionParts ? { definitionParts: check.definitionParts } : {}) } } : {}),
+      room: run.room.forAnswer(),
+      gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) },
+    };
+    const referred = local ? undefined : referToolResults(delta, fromTools);
+    const streaming = run.stream.answer(state.messages);
+    const byRef = referred && referred.refs.length > 0 ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
+    return steps.callModel({ ...input, ...byRef, ...streaming }, undefined, state.turnsUsed + 1).then(
+      (reply) => {
         fromTools.clear();
         // The worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + 1;
         definitionCheck.record = undefined;
         book.flushStatus();
         return reply;
-      } catch (err) {
+      },
+      async (err: unknown) => {
         run.stream.abandoned(cancellation.requested());
         const failure = err instanceof ActivityFailure ? err.cause : err;
         if (check && failure instanceof ApplicationFailure && (failure.type === ErrorCode.DefinitionChanged || failure.type === ErrorCode.StepStateInvalid)) {
@@ -104,8 +105,9 @@ export async function loop(run: RunContext): Promise<AgentResult> {
         const resumed = book.lastResumed();
         if (!resumed || !isOverflowFailure(err)) throw err;
         await book.awaitCompaction(resumed);
-      }
-    }
+        return modelCall();
+      },
+    );
   };
 
   const stopIfCancelled = () => {
@@ -114,7 +116,9 @@ export async function loop(run: RunContext): Promise<AgentResult> {
 
   for (;;) {
     stopIfCancelled();
-    await run.continueIfDue();
+    // Undefined on most turns: nothing to await (each await is a promise Temporal's hook traces).
+    const continuing = run.continueIfDue();
+    if (continuing) await continuing;
     const maxTurns = run.maxTurns();
     if (state.turnsUsed >= maxTurns) {
       throw new MaxTurnsError({ maxTurns, turnsUsed: state.turnsUsed, usage: state.usage }).toFailure();

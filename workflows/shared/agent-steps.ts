@@ -63,33 +63,50 @@ export function agentSteps(): AgentSteps {
     if (!("unchanged" in answer)) described = answer;
     return answer;
   };
-  const callTool = async (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> => {
-    const tool = ownEntry(current().tools, input.toolCall.function.name);
-    const options = toolCallOptions(current(), tool, activityId);
-    const call = proxyActivities<WireStepActivities>({ ...options, summary: toolSummary(input) }).callAgentTool;
-    return fillToolAnswer(await call(slimToolCall(input, taskOf(options.taskQueue))));
-  };
+  // Steps chain their promises rather than await them: Temporal's promise hook captures and
+  // formats a stack trace for every promise a workflow makes, a cost paid on every step.
+  const callTool = (input: RunToolCall | ThreadToolCall, activityId?: string): Promise<AgentToolCallOutput> =>
+    rejecting(() => {
+      const tool = ownEntry(current().tools, input.toolCall.function.name);
+      const options = toolCallOptions(current(), tool, activityId);
+      const call = proxyActivities<WireStepActivities>({ ...options, summary: toolSummary(input) }).callAgentTool;
+      return call(slimToolCall(input, taskOf(options.taskQueue))).then(fillToolAnswer);
+    });
   return {
     describe: describe as AgentSteps["describe"],
-    async callModel(input, activityId, step) {
-      const description = current();
-      const summary = modelSummary(description, step);
-      const { callAgentModel } =
-        input.host === "run" && description.localModelCalls
-          ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(description), summary })
-          : proxyActivities<WireStepActivities>({ ...modelCallOptions(description, activityId), summary });
-      try {
-        const answer = fillModelAnswer(await callAgentModel(slimModelCall(input, taskOf(undefined))));
-        // The agent changed since the description the call was scheduled with: later steps use the new one.
-        if (answer.described) described = answer.described;
-        return answer;
-      } catch (err) {
-        throw exhausted(err) ?? err;
-      }
+    callModel(input, activityId, step) {
+      return rejecting(() => {
+        const description = current();
+        const summary = modelSummary(description, step);
+        const { callAgentModel } =
+          input.host === "run" && description.localModelCalls
+            ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(description), summary })
+            : proxyActivities<WireStepActivities>({ ...modelCallOptions(description, activityId), summary });
+        return callAgentModel(slimModelCall(input, taskOf(undefined))).then(
+          (wire) => {
+            const answer = fillModelAnswer(wire);
+            // The agent changed since the description the call was scheduled with: later steps use the new one.
+            if (answer.described) described = answer.described;
+            return answer;
+          },
+          (err: unknown) => {
+            throw exhausted(err) ?? err;
+          },
+        );
+      });
     },
     callTool: callTool as AgentSteps["callTool"],
     localModelCalls: () => current().localModelCalls === true,
   };
+}
+
+/** `start()`, with a synchronous throw turned into a rejection, as an async function would. */
+function rejecting<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /** The task an activity scheduled on `queue` (the workflow's own by default) runs in. */
