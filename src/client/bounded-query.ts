@@ -29,8 +29,9 @@ const BUSY_TIMEOUTS = 3;
  * connection), within `deadline`. Without it Temporal holds a query for a task queue no
  * worker polls about 30 s and then fails with a bare ServiceError. Here, when the timeout
  * passes, the server says whether any worker polled the workflow's task queue lately:
- * none, and the read fails at once with AI1015 naming the queue; some, and it is asked
- * again, up to `BUSY_TIMEOUTS` timeouts in all, before AI1015. Other failures (not found, a
+ * none, and the read fails at once with AI1015 naming the queue; some (or the server, as
+ * overloaded as its workers, does not say), and it is asked again, up to `BUSY_TIMEOUTS`
+ * timeouts in all, before AI1015. Other failures (not found, a
  * refused query) pass through unchanged. Queries change nothing, so asking again is safe.
  */
 export async function boundedQuery<T>(client: Client, deadline: QueryDeadline, workflowId: string, call: () => Promise<T>): Promise<T> {
@@ -46,13 +47,13 @@ export async function boundedQuery<T>(client: Client, deadline: QueryDeadline, w
       if (!timedOut) throw err;
     }
     const { taskQueue, pollers } = await taskQueueOf(client, deadline, workflowId);
-    if (pollers > 0 && attempt < BUSY_TIMEOUTS) continue;
-    throw new WorkerUnavailableError({ taskQueue: taskQueue ?? "(unknown)", workflowId, waitedMs: Date.now() - startedAt, pollers });
+    if (pollers !== 0 && attempt < BUSY_TIMEOUTS) continue;
+    throw new WorkerUnavailableError({ taskQueue: taskQueue ?? "(unknown)", workflowId, waitedMs: Date.now() - startedAt, ...(pollers === undefined ? {} : { pollers }) });
   }
 }
 
-/** The workflow's task queue and how many workers polled it lately; throws when the workflow is gone. */
-async function taskQueueOf(client: Client, deadline: QueryDeadline, workflowId: string): Promise<{ taskQueue?: string; pollers: number }> {
+/** The workflow's task queue and how many workers polled it lately (unknown when the server did not say); throws when the workflow is gone. */
+async function taskQueueOf(client: Client, deadline: QueryDeadline, workflowId: string): Promise<{ taskQueue?: string; pollers?: number }> {
   let taskQueue = deadline.taskQueue;
   try {
     return await client.withDeadline(Date.now() + DIAGNOSIS_MS, async () => {
@@ -66,7 +67,7 @@ async function taskQueueOf(client: Client, deadline: QueryDeadline, workflowId: 
     });
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw err;
-    // The server did not say either; the read still got no answer.
-    return { ...(taskQueue ? { taskQueue } : {}), pollers: 0 };
+    // The server did not say either: as busy as the workers, it is no evidence that none runs.
+    return taskQueue ? { taskQueue } : {};
   }
 }

@@ -155,8 +155,11 @@ export interface WorkerUnavailableFields {
   workflowId: string;
   /** How long the read waited: the client's `queryTimeout`, a few times over when workers poll. */
   waitedMs: number;
-  /** Workers the server saw polling the task queue lately: 0 means none runs. */
-  pollers: number;
+  /**
+   * Workers the server saw polling the task queue lately: 0 means none runs. Absent when
+   * the server did not say in time either (it, or the workers, are overloaded).
+   */
+  pollers?: number;
 }
 
 /**
@@ -171,7 +174,9 @@ export class WorkerUnavailableError extends DurableAgentsError<WorkerUnavailable
     const why =
       f.pollers === 0
         ? "no worker polls it. Start a worker on that task queue (createAgentWorker), then try again"
-        : `${f.pollers} worker(s) polled it lately but none answered: they are busy or stuck, or stopped a moment ago. Try again, or raise the client's queryTimeout`;
+        : f.pollers === undefined
+          ? "the Temporal server did not say in time whether a worker polls it, so the server or the workers are overloaded. Try again, or raise the client's queryTimeout"
+          : `${f.pollers} worker(s) polled it lately but none answered: they are busy or stuck, or stopped a moment ago. Try again, or raise the client's queryTimeout`;
     super(`[AI1015] No worker answered on task queue "${f.taskQueue}" within ${f.waitedMs} ms (reading "${f.workflowId}"): ${why}.`, f);
   }
 }
