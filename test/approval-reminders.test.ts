@@ -70,6 +70,15 @@ const authorize = async (req: AuthorizeRequest) => {
   return allowed;
 };
 
+/** What a run's history scheduled: timers, and notify activities (each a billed action). */
+async function scheduled(runId: string) {
+  const { events } = await agents.workflowHandle(runId).fetchHistory();
+  return {
+    timers: (events ?? []).filter((e) => e.timerStartedEventAttributes).length,
+    notifies: (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "notifyApproval").length,
+  };
+}
+
 const of = (list: typeof notified, runId: string) => list.filter((n) => n.request.runId === runId);
 const call = (name: string, amount: number) => ({ name, arguments: { amount } });
 
@@ -106,6 +115,8 @@ describe("reminders", () => {
     expect((await agents.deferrals.getRecord({ deferralId: approvalId })).approval?.schedule).toMatchObject({ reminded: 2 });
     expect(await decideAll(approvalId, "approver")).toMatchObject({ status: "resumed", outcome: { status: "completed", result: { text: "done" } } });
     expect(paid.filter((p) => p.startsWith(runId))).toEqual([`${runId}:10`]);
+    // What docs/cost.md says: each reminder sent is one timer and one notify activity beyond the request's own.
+    expect(await scheduled(runId)).toEqual({ timers: 3, notifies: 3 });
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
 
@@ -150,6 +161,8 @@ describe("escalation", () => {
     expect(record).toMatchObject({ status: "resumed", meta: { requires: ["payouts:approve"] } });
     expect(record.approval?.schedule?.escalated).toBeUndefined();
     expect(of(escalations, runId)).toEqual([]);
+    // Decided before anything was due: the request cost what one without an escalation does (one timer, one notify).
+    expect(await scheduled(runId)).toEqual({ timers: 1, notifies: 1 });
   });
 
   it("a decision authorized before the escalation that reaches the run after it is refused with AI1039, the token unspent", async () => {
