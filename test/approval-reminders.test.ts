@@ -56,15 +56,29 @@ const wire = defineTool({
   },
 });
 
+const escalateInThread = defineTool({
+  name: "deleteFile",
+  description: "Delete a file",
+  input: z.object({ path: z.string() }),
+  needsApproval: true,
+  approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["files:delete"] }, notify, escalate: { after: "3s", requires: ["files:admin"] } },
+  handler: ({ path }, ctx) => {
+    paid.push(`${ctx.threadId}:${path}`);
+    return `deleted ${path}`;
+  },
+});
+const threadAgent = defineAgent({ id: "reminded-files", model: "gpt-4.1-mini", system: "You manage files.", tools: [escalateInThread], maxTurns: 4 });
+
 const agent = defineAgent({ id: "reminded-payouts", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout, wire], maxTurns: 4 });
 
 /** Who holds which roles; a decision is authorized when the request's `requires` names one of them. */
-const roles: Record<string, string[]> = { clerk: [], approver: ["payouts:approve"], slow: ["payouts:approve"], cfo: ["payouts:cfo"] };
+const roles: Record<string, string[]> = { clerk: [], approver: ["payouts:approve", "files:delete"], slow: ["payouts:approve", "files:delete"], cfo: ["payouts:cfo", "files:admin"] };
 /** The hook answers a `resume` by `slow` once the test lets it, as a hook that checks a remote directory would. */
 let slowHook: Promise<void> = Promise.resolve();
 const authorize = async (req: AuthorizeRequest) => {
-  if (req.operation !== "resume") return true;
-  const requires = (req.deferral.meta.requires as string[] | undefined) ?? [];
+  if (req.operation !== "resume" && req.operation !== "thread.decide") return true;
+  const meta = req.operation === "resume" ? req.deferral.meta : req.meta;
+  const requires = (meta.requires as string[] | undefined) ?? [];
   const allowed = requires.some((r) => roles[req.principal?.id ?? ""]?.includes(r));
   if (req.principal?.id === "slow") await slowHook;
   return allowed;
@@ -84,7 +98,7 @@ const call = (name: string, amount: number) => ({ name, arguments: { amount } })
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([agent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize } }));
+  ({ agents } = await h.worker([agent, threadAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: threadAgent } } }));
 });
 afterAll(() => h?.close());
 
@@ -180,5 +194,32 @@ describe("escalation", () => {
     // The token was not spent: the escalation's group decides.
     expect(await decideAll(approvalId, "cfo")).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
     expect(paid.filter((p) => p.startsWith(runId))).toEqual([`${runId}:10`]);
+  });
+});
+
+describe("in a thread", () => {
+  it("reminds and escalates a request the turn holds on; the first group is refused, a racing decision reads AI1039, the new group decides", async () => {
+    const threadId = uid("t-escalate");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "a.txt" } }] }, { text: "a.txt is gone" }]);
+    await agents.threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const reminded = await vi.waitFor(() => of(notified, threadId).find((n) => n.request.reminder === 1) ?? Promise.reject(new Error("not yet")), { timeout: 15_000, interval: 50 });
+    const { approvalId } = reminded.request;
+    expect(reminded).toMatchObject({ key: `${approvalId}/remind/1/deleteFile`, request: { threadId, reason: "reminder" } });
+    let letHookAnswer!: () => void;
+    slowHook = new Promise<void>((resolve) => (letHookAnswer = resolve));
+    const decisions = { [reminded.request.calls[0]!.toolCallId]: { approved: true as const } };
+    // Authorized against files:delete, answered only once the request escalated to files:admin.
+    const racing = agents.threads.decide({ threadId, approvalId, decisions, principal: { id: "slow" } });
+    // Without its own escalate.notify, the tool's notify tells the new group.
+    const escalated = await vi.waitFor(() => of(notified, threadId).find((n) => n.request.reason === "escalated") ?? Promise.reject(new Error("not yet")), { timeout: 15_000, interval: 50 });
+    expect(escalated).toMatchObject({ key: `${approvalId}/escalate/deleteFile`, request: { requires: ["files:admin"] } });
+    letHookAnswer();
+    await expect(racing).rejects.toMatchObject({ code: "AI1039" });
+    await expect(agents.threads.decide({ threadId, approvalId, decisions, principal: { id: "approver" } })).rejects.toMatchObject({ code: "AI1021" });
+    expect(paid.filter((p) => p.startsWith(threadId))).toEqual([]);
+    expect(await agents.threads.decide({ threadId, approvalId, decisions, principal: { id: "cfo" } })).toMatchObject({ status: "resumed", outcome: { status: "accepted" } });
+    expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    expect(paid.filter((p) => p.startsWith(threadId))).toEqual([`${threadId}:a.txt`]);
+    expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
   });
 });
