@@ -122,6 +122,8 @@ export interface ApprovalSchedule {
   escalate?: ApprovalEscalationPlan;
   /** How many reminders were sent. */
   reminded?: number;
+  /** When each was sent, in order. */
+  remindedAt?: string[];
   /** When it escalated, and the `requires` it had before. */
   escalated?: { at: string; from: string[] };
 }
@@ -343,4 +345,9 @@ export function boundedReason(reason: string): string {
 /** What the model reads for a gated call whose request expired or was denied: the tool did not run. */
 export function undecidedResult(toolName: string, why: string): string {
   return `Error: "${toolName}" was not run: ${why}.`;
+}
+
+/** The `requires` list of a request's meta (its strings), empty when it has none. */
+export function requiresOf(meta: JsonObject): string[] {
+  return Array.isArray(meta.requires) ? meta.requires.filter((r): r is string => typeof r === "string") : [];
 }

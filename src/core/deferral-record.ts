@@ -54,6 +54,8 @@ export interface DeferralRecord {
   overheadTokens?: number;
   /** Why it was denied: an error code, or `denied` for an explicit denial (see `denial`). */
   deniedReason?: string;
+  /** When it was denied without `deferrals.deny()` (withdrawn by a thread that moved on, a cancelled run). Absent on records denied before it was kept. */
+  deniedAt?: string;
   /** Set when someone denied it with `deferrals.deny()`: their reason, who, and when. */
   denial?: { reason: string; by?: Principal; at: string };
   /**

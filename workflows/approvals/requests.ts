@@ -1,4 +1,4 @@
-import { decisionFor, editedArguments, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { decisionFor, editedArguments, requiresOf, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
@@ -123,6 +123,7 @@ export function approvalStages(agentId: string, described: Pick<AgentDescription
       ? []
       : [{ at: expiresAt - before, run: () => {
           schedule.reminded = i + 1;
+          schedule.remindedAt = [...(schedule.remindedAt ?? []), new Date(Date.now()).toISOString()];
           notify({ reason: "reminder", reminder: i + 1 });
         } }],
   );
@@ -140,9 +141,6 @@ export function approvalStages(agentId: string, described: Pick<AgentDescription
   return stages;
 }
 
-function requiresOf(meta: JsonObject): string[] {
-  return Array.isArray(meta.requires) ? meta.requires.filter((r): r is string => typeof r === "string") : [];
-}
 
 /**
  * Lands how the request ended on those of its calls in `gated` (the ones the host still

@@ -232,7 +232,9 @@ export class DeferralBook {
   /** Denies whatever deferral the run is waiting on (the run is being cancelled). */
   denyWaiting(reason: string): void {
     const waiting = this.current();
-    if (waiting) this.#denials.deny(waiting, reason, undefined);
+    if (!waiting) return;
+    waiting.deniedAt = new Date(this.runtime.now()).toISOString();
+    this.#denials.deny(waiting, reason, undefined);
   }
 
   /**

@@ -2,6 +2,7 @@ import { Validator } from "@cfworker/json-schema";
 import { ApplicationFailure } from "@temporalio/workflow";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../../src/core/deferral-record.js";
 import { ApprovalEscalatedError } from "../../src/core/errors/deferrals.js";
+import { requiresOf } from "../../src/core/approval.js";
 import { DeferralChangedError } from "../../src/core/errors/deferrals.js";
 import { DeferralDeniedError } from "../../src/core/errors/deferrals.js";
 import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
@@ -118,8 +119,7 @@ export class ResumeProtocol {
   #checkEscalated(record: DeferralRecord, request: ResumeRequest): void {
     const escalated = record.approval?.schedule?.escalated;
     if (request.escalated !== false || !escalated || record.status !== "deferred") return;
-    const requires = Array.isArray(record.meta.requires) ? record.meta.requires.filter((r): r is string => typeof r === "string") : [];
-    throw new ApprovalEscalatedError({ approvalId: record.id, requires, escalatedAt: escalated.at }).toFailure();
+    throw new ApprovalEscalatedError({ approvalId: record.id, requires: requiresOf(record.meta), escalatedAt: escalated.at }).toFailure();
   }
 
   // ---- proof of possession ---------------------------------------------------------------
