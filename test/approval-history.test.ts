@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, MAX_DECISION_TEXT, type ApprovalRequestInfo, type DeferralEvent } from "../src/index.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { startHttp } from "./http-support.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -104,5 +105,25 @@ describe("approvals.history", () => {
     await expect(agents.approvals.history({ approvalId: "not an id" })).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|AI1001)$/) });
     await expect(agents.approvals.history({ approvalId, principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
     await expect(agents.approvals.history({ approvalId: `dfr:9:${runId}`, principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
+  });
+});
+
+describe("GET /approvals/:id/history", () => {
+  it("answers the trail as the SDK does, 404 RC5046 for an unknown id, 403 AI1013 for a caller the hook refuses, 400 for a malformed id", async () => {
+    const runId = uid("audit-http");
+    const approvalId = await parked(runId, [{ name: "sendPayout", arguments: { amount: 3, to: "y" } }]);
+    const http = await startHttp({ agents, authenticate: (request) => ({ id: request.headers.get("x-user") ?? "anonymous" }) });
+    try {
+      const path = (id: string) => `/approvals/${encodeURIComponent(id)}/history`;
+      const ok = await http.call("GET", path(approvalId), { user: "auditor" });
+      expect(ok.status).toBe(200);
+      expect(ok.body).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ approvalId }))));
+      expect(ok.body.entries.map((e: { type: string }) => e.type)).toEqual(["asked"]);
+      expect(await http.call("GET", path(`dfr:9:${runId}`), { user: "auditor" })).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
+      expect(await http.call("GET", path(approvalId), { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+      expect(await http.call("GET", path("x".repeat(5000)), { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    } finally {
+      await http.close();
+    }
   });
 });
