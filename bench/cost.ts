@@ -42,9 +42,11 @@
  *
  * - policyRun { ungated, allowed, denied }: one tool call, ungated, allowed by a `needsApproval`
  *   policy and denied by one: a policy costs nothing of its own (issue 49).
+ * - reminderRun { asked, reminded, escalated }: one gated call decided by its token once the
+ *   last notification was sent: asked only, reminded once, escalated once (issue 49).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
- * COST_ONLY=policy runs policyRun alone.
+ * COST_ONLY=policy runs policyRun alone; COST_ONLY=remind runs reminderRun alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -53,7 +55,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ThreadsClient } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ApprovalOptions, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
 import { redisStreamTransport } from "../src/redis.js";
 import { startRedis, startTemporal, type Responder } from "../src/testing/index.js";
 import { startAgentStack, TEST_SECRET } from "../test/agent-stack.js";
@@ -225,6 +227,52 @@ export async function main(): Promise<Record<string, unknown>> {
       }
       return out;
     };
+    /**
+     * reminderRun: one gated call decided by its token once the last thing due was told (model
+     * calls of 0 ms): asked only, reminded once (`approval.remind`), escalated once
+     * (`approval.escalate`). Each reminder or escalation that comes is a timer and a notify
+     * activity; a request with neither costs what it did.
+     */
+    const reminderRun = async (): Promise<Record<"asked" | "reminded" | "escalated", Measured>> => {
+      const told = new Map<string, Array<{ reason: string; token: string }>>();
+      const waiters = new Map<string, () => void>();
+      const notify = (request: ApprovalRequestInfo) => {
+        told.set(request.runId, [...(told.get(request.runId) ?? []), { reason: request.reason, token: request.token }]);
+        waiters.get(`${request.runId}/${request.reason}`)?.();
+      };
+      const variants: Record<"asked" | "reminded" | "escalated", ApprovalOptions> = {
+        asked: { ttl: "60s", notify },
+        reminded: { ttl: "60s", remind: ["59s"], notify },
+        escalated: { ttl: "60s", escalate: { after: "1s", requires: ["cfo"] }, notify },
+      };
+      const remindAgents = Object.fromEntries(
+        Object.entries(variants).map(([name, approval]) => {
+          const refund = defineTool({ name: "refund", description: "Refunds", input: z.object({ amount: z.number() }), needsApproval: true, approval, handler: ({ amount }) => `refunded ${amount}` });
+          return [name, defineAgent({ id: `cost-remind-${name}`, model: MODEL, system: "Refund.", tools: [refund], maxTurns: 3 })];
+        }),
+      ) as Record<keyof typeof variants, ReturnType<typeof defineAgent>>;
+      const { agents: remindClient } = await stack.worker(Object.values(remindAgents), { deferral: { secret: TEST_SECRET }, client: { deferral: { secret: TEST_SECRET } } });
+      const out = {} as Record<keyof typeof variants, Measured>;
+      for (const name of Object.keys(variants) as Array<keyof typeof variants>) {
+        const runId = `cost-remind-${name}-${randomUUID()}`;
+        const last = name === "asked" ? "asked" : name === "reminded" ? "reminder" : "escalated";
+        const due = new Promise<void>((resolve) => waiters.set(`${runId}/${last}`, resolve));
+        stack.model.respond(runId, (_request, turn) => ({ ...(turn === 0 ? { toolCalls: [{ id: "call-refund", name: "refund", arguments: { amount: 20 } }] } : { text: "Done." }), usage: USAGE }));
+        out[name] = await measure(async () => {
+          const ack = await remindClient.run(remindAgents[name], { prompt: runId, runId });
+          if (ack.status !== "deferred") throw new Error(`expected the ${name} run to park, got ${ack.status}`);
+          await due;
+          // By the token the approver was sent: no record read, so only the run's own actions are counted.
+          const resumed = await remindClient.resume({ token: told.get(runId)![0]!.token, payload: { decisions: [{ toolCallId: "call-refund", approved: true }] } as never });
+          if (resumed.outcome.status !== "completed") throw new Error(`expected the ${name} run to complete, got ${resumed.outcome.status}`);
+        });
+        progress(`approval request, ${name}: ${out[name].total} actions`);
+      }
+      return out;
+    };
+    const reminders = only === "remind" ? await reminderRun() : undefined;
+    if (reminders) return { bench: "cost", reminderRun: Object.fromEntries(Object.entries(reminders).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) };
+
     const policy = only === "thread" ? undefined : await policyRun();
     const policyCosts = policy ? { policyRun: Object.fromEntries(Object.entries(policy).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
     if (only === "policy") return { bench: "cost", ...policyCosts };
