@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import { boundedReason, oversizedRequest, requestCalls, type GateCall, type GateVerdict } from "../src/core/approval.js";
+import { boundedReason, oversizedRequest, requestCalls, type ApprovalEscalationPlan, type GateCall, type GateVerdict } from "../src/core/approval.js";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
 import { durationMs } from "../src/core/duration.js";
@@ -36,6 +36,8 @@ export async function gateVerdict(
   const cleared: string[] = [];
   const denied: Array<{ toolCallId: string; reason: string }> = [];
   let ttlMs: number | undefined;
+  const remindMs = new Set<number>();
+  let escalate: ApprovalEscalationPlan | undefined;
   for (const call of message.tool_calls ?? []) {
     const tool = definition.tools.get(call.function.name);
     if (!tool?.needsApproval) continue;
@@ -62,6 +64,12 @@ export async function gateVerdict(
     if (!deferral) throw new DeferralNotConfiguredError({ where: `tool "${tool.name}" (needsApproval)` });
     const ttl = tool.approval?.ttl !== undefined ? durationMs(tool.approval.ttl, `tool "${tool.name}" approval.ttl`) : deferral.defaultTtlMs;
     ttlMs = ttlMs === undefined ? ttl : Math.min(ttlMs, ttl);
+    for (const before of tool.approval?.remind ?? []) remindMs.add(durationMs(before, `tool "${tool.name}" approval.remind`));
+    const escalation = tool.approval?.escalate;
+    if (escalation) {
+      const afterMs = durationMs(escalation.after, `tool "${tool.name}" approval.escalate.after`);
+      if (!escalate || afterMs < escalate.afterMs) escalate = { afterMs, requires: [...escalation.requires] };
+    }
   }
   const refused = denied.length > 0 ? { denied } : {};
   if (calls.length === 0 || !deferral) return cleared.length > 0 || denied.length > 0 ? { calls, cleared, ...refused } : undefined;
@@ -76,7 +84,15 @@ export async function gateVerdict(
   const oversized = oversizedRequest(requestCalls(gated, verdict));
   if (oversized) throw oversized;
   const token = approvalToken(definition, input, calls[0]!.toolCallId, deferral);
-  return { ...verdict, digest: resumeDigest(token), ttlMs: ttlMs! };
+  // What could never happen before the request expires is left out (a reminder or an escalation past the worker's default TTL).
+  const reminders = [...remindMs].filter((ms) => ms < ttlMs!).sort((a, b) => b - a);
+  return {
+    ...verdict,
+    digest: resumeDigest(token),
+    ttlMs: ttlMs!,
+    ...(reminders.length > 0 ? { remindMs: reminders } : {}),
+    ...(escalate && escalate.afterMs < ttlMs! ? { escalate } : {}),
+  };
 }
 
 /**

@@ -78,8 +78,12 @@ export function createDescribeAgent(
 }
 
 /** How the host gates the tool's calls: `always`, `maybe` (its function decides per call), or not at all. */
-function approvalOf(tool: { needsApproval?: unknown; approval?: { notify?: unknown } }): { approval?: "always" | "maybe"; notifies?: true } {
+function approvalOf(tool: { needsApproval?: unknown; approval?: { notify?: unknown; escalate?: { notify?: unknown } } }): { approval?: "always" | "maybe"; notifies?: true; notifiesEscalation?: true } {
   const approval = tool.needsApproval === true ? "always" : typeof tool.needsApproval === "function" ? "maybe" : undefined;
   if (!approval) return {};
-  return { approval, ...(typeof tool.approval?.notify === "function" ? { notifies: true as const } : {}) };
+  return {
+    approval,
+    ...(typeof tool.approval?.notify === "function" ? { notifies: true as const } : {}),
+    ...(typeof tool.approval?.escalate?.notify === "function" ? { notifiesEscalation: true as const } : {}),
+  };
 }

@@ -32,12 +32,18 @@ export function createNotifyApproval(deps: { registry: AgentRegistry; deferral: 
         ...(input.principal ? { principal: input.principal } : {}),
         token,
         ...(base !== undefined ? { url: approvalUrl(base, token) } : {}),
+        reason: input.reason ?? "asked",
+        ...(input.reminder !== undefined ? { reminder: input.reminder } : {}),
+        ...(input.requires ? { requires: input.requires } : {}),
       };
+      // Each notification of a request has its own key: a reminder is not the request's first message again.
+      const occasion = input.reason === "reminder" ? `remind/${input.reminder}` : input.reason === "escalated" ? "escalate" : "notify";
       const names = [...new Set(input.calls.map((c) => c.toolName))];
       for (const name of names) {
-        const notify = definition.tools.get(name)?.approval?.notify;
+        const approval = definition.tools.get(name)?.approval;
+        const notify = input.reason === "escalated" || input.requires ? (approval?.escalate?.notify ?? approval?.notify) : approval?.notify;
         if (!notify) continue;
-        await notify(request, { idempotencyKey: `${input.deferralId}/notify/${name}`, signal: activity.cancellationSignal, attempt: activity.info.attempt });
+        await notify(request, { idempotencyKey: `${input.deferralId}/${occasion}/${name}`, signal: activity.cancellationSignal, attempt: activity.info.attempt });
       }
     } catch (err) {
       throw toActivityFailure(err);

@@ -47,10 +47,13 @@
  *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS. `useChat`:
  *   the same first and later turn through `ThreadChatTransport` and a front door in this
  *   process, as a React app has them (reported, not held to the goals).
+ * - reminderRun { asked, reminded, escalated }: one gated call decided by its token once the
+ *   last notification was sent: asked only, reminded once, escalated once (issue 49).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
- * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone.
+ * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
+ * reminderRun alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -59,7 +62,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ThreadsClient } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, directStreamTransport, inProcessStreamTransport, type ApprovalOptions, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
 import { ThreadChatTransport } from "../src/react.js";
 import { redisStreamTransport } from "../src/redis.js";
 import { startRedis, startTemporal, type Responder } from "../src/testing/index.js";
@@ -179,6 +182,53 @@ export async function main(): Promise<Record<string, unknown>> {
       }
       return out;
     };
+    /**
+     * reminderRun: one gated call decided by its token once the last thing due was told (model
+     * calls of 0 ms): asked only, reminded once (`approval.remind`), escalated once
+     * (`approval.escalate`). Each reminder or escalation that comes is a timer and a notify
+     * activity; a request with neither costs what it did.
+     */
+    const reminderRun = async (): Promise<Record<"asked" | "reminded" | "escalated", Measured>> => {
+      const told = new Map<string, Array<{ reason: string; token: string }>>();
+      const waiters = new Map<string, () => void>();
+      const notify = (request: ApprovalRequestInfo) => {
+        told.set(request.runId, [...(told.get(request.runId) ?? []), { reason: request.reason, token: request.token }]);
+        waiters.get(`${request.runId}/${request.reason}`)?.();
+      };
+      const variants: Record<"asked" | "reminded" | "escalated", ApprovalOptions> = {
+        asked: { ttl: "60s", notify },
+        reminded: { ttl: "60s", remind: ["59s"], notify },
+        escalated: { ttl: "60s", escalate: { after: "1s", requires: ["cfo"] }, notify },
+      };
+      const remindAgents = Object.fromEntries(
+        Object.entries(variants).map(([name, approval]) => {
+          const refund = defineTool({ name: "refund", description: "Refunds", input: z.object({ amount: z.number() }), needsApproval: true, approval, handler: ({ amount }) => `refunded ${amount}` });
+          return [name, defineAgent({ id: `cost-remind-${name}`, model: MODEL, system: "Refund.", tools: [refund], maxTurns: 3 })];
+        }),
+      ) as Record<keyof typeof variants, ReturnType<typeof defineAgent>>;
+      const { agents: remindClient } = await stack.worker(Object.values(remindAgents), { deferral: { secret: TEST_SECRET }, client: { deferral: { secret: TEST_SECRET } } });
+      const out = {} as Record<keyof typeof variants, Measured>;
+      for (const name of Object.keys(variants) as Array<keyof typeof variants>) {
+        const runId = `cost-remind-${name}-${randomUUID()}`;
+        const last = name === "asked" ? "asked" : name === "reminded" ? "reminder" : "escalated";
+        const due = new Promise<void>((resolve) => waiters.set(`${runId}/${last}`, resolve));
+        stack.model.respond(runId, (_request, turn) => ({ ...(turn === 0 ? { toolCalls: [{ id: "call-refund", name: "refund", arguments: { amount: 20 } }] } : { text: "Done." }), usage: USAGE }));
+        out[name] = await measure(async () => {
+          const ack = await remindClient.run(remindAgents[name], { prompt: runId, runId });
+          if (ack.status !== "deferred") throw new Error(`expected the ${name} run to park, got ${ack.status}`);
+          await due;
+          // By the token the approver was sent: no record read, so only the run's own actions are counted.
+          const resumed = await remindClient.resume({ token: told.get(runId)![0]!.token, payload: { decisions: [{ toolCallId: "call-refund", approved: true }] } as never });
+          if (resumed.outcome.status !== "completed") throw new Error(`expected the ${name} run to complete, got ${resumed.outcome.status}`);
+        });
+        progress(`approval request, ${name}: ${out[name].total} actions`);
+      }
+      return out;
+    };
+    const reminders = only === undefined || only === "remind" ? await reminderRun() : undefined;
+    const reminderCosts = reminders ? { reminderRun: Object.fromEntries(Object.entries(reminders).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
+    if (only === "remind") return { bench: "cost", ...reminderCosts };
+
     const policy = only === undefined || only === "policy" ? await policyRun() : undefined;
     const policyCosts = policy ? { policyRun: Object.fromEntries(Object.entries(policy).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
     if (only === "policy") return { bench: "cost", ...policyCosts };
@@ -537,6 +587,7 @@ export async function main(): Promise<Record<string, unknown>> {
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,
       ...policyCosts,
+      ...reminderCosts,
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

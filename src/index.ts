@@ -25,10 +25,12 @@
  * @packageDocumentation
  * @module durable-agents
  */
-export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalPolicyAnswer, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalRequestInfo } from "./core/define-tool.js";
-export type { ApprovalCall, ApprovalDecisions, Decision, Decisions, RespondOptions } from "./core/approval.js";
+export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalPolicyAnswer, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalEscalation, type ApprovalRequestInfo } from "./core/define-tool.js";
+export type { ApprovalCall, ApprovalDecisions, ApprovalEscalationPlan, ApprovalSchedule, Decision, Decisions, RespondOptions } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
-export { ApprovalInbox, type ApprovalSummary, type ListApprovalsOptions } from "./client/approval-inbox.js";
+export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
+export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions } from "./client/approval-inbox.js";
+export type { ApprovalTrailEntry, InputChange } from "./core/approval-trail.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
 export type { StandardResult, StandardSchema } from "./core/schema.js";
 export {

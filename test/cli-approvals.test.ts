@@ -189,6 +189,13 @@ describe("durable-agents approvals approve and reject", () => {
     expect(approved.stdout).toContain('outcome: {"status":"completed"');
     expect(madeIn(run.runId)).toEqual([{ amount: 90, to: "acme" }]);
     expect((await agents.deferrals.getRecord({ deferralId: run.approvalId })).resumedBy).toEqual({ id: "manager" });
+    // The trail says who decided what, and what the edit changed.
+    const [history, historyJson] = await Promise.all([cli(["approvals", "history", run.approvalId]), cli(["--json", "approvals", "history", run.approvalId])]);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/ asked {6}transfer\(\{"amount":900,"to":"acme"\}\), transfer\(\{"amount":5000,"to":"mallory"\}\) requires payouts:approve for clerk\n/);
+    expect(history.stdout).toMatch(/ approved {3}call-a transfer by manager changed \/amount: 900 -> 90\n/);
+    expect(history.stdout).toMatch(/ rejected {3}call-b transfer by manager reason: not a supplier\n/);
+    expect(JSON.parse(historyJson.stdout)).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ approvalId: run.approvalId }))));
 
     // Decided: a second decision reads the first outcome (`duplicate`), and nothing runs again.
     const again = await cli(["--json", "approvals", "approve", run.approvalId]);
@@ -364,7 +371,7 @@ describe("what a model wrote, as the command prints it", () => {
     for (const s of shown) expect(printed).toContain(s);
   };
 
-  it("escapes control characters in a call's id and arguments in list, show and approve, and --json keeps the values", async () => {
+  it("escapes control characters in a call's id and arguments in list, show, approve and history, and --json keeps the values", async () => {
     const runId = uid("cli-appr-hostile");
     h.model.script(runId, [{ toolCalls: [{ id, name: "transfer", arguments: args }] }, { text: "paid" }]);
     const ack = await agents.run(treasurer, { prompt: runId, runId });
@@ -390,5 +397,8 @@ describe("what a model wrote, as the command prints it", () => {
     expect(approved.code).toBe(0);
     expectEscaped(approved.stdout, ["  edited    call\\u001b]0;owned\\u0007 transfer", "\\u009b31m", "\\u202e"]);
     expect(madeIn(runId)).toEqual([{ amount: 8, to }]);
+    const history = await cli(["approvals", "history", approvalId]);
+    expect(history.code).toBe(0);
+    expectEscaped(history.stdout, ["call\\u001b]0;owned\\u0007 transfer by -", "\\u009b31m", "\\u202e"]);
   });
 });

@@ -130,6 +130,14 @@ const EXAMPLES: Record<string, Example> = {
       ]),
     prints: [/refused: RC5049/, /decided: resumed .*Paid ACME by cheque\./],
   },
+  "approval-remind.ts": {
+    script: (model) => model.script("Pay invoice INV-9, €800", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-9", amountEur: 800 } }] }, { text: "Paid INV-9." }]),
+    prints: [/mail to finance@example\.com: asked/, /mail to finance@example\.com: reminder 1/, /page cfo: escalated, requires payouts:cfo/, /now requires: \["payouts:cfo"\]/, /fiona: RC5056/, /decided: resumed .*Paid INV-9\./],
+  },
+  "approval-history.ts": {
+    script: (model) => model.script("Pay ACME €1200", [{ toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 1200 } }] }, { text: "Paid ACME." }]),
+    prints: [/^\S+ asked$/m, /decided approved by fiona \[\{"path":"\/amountEur","from":1200,"to":1000\}\] capped at the contract/],
+  },
   "ai-sdk-model.ts": {
     script: (model) => model.script("Where is my order?", [{ check: (request) => expect(request.model).toBe("llama3.1:8b"), text: "It shipped yesterday." }]),
     prints: [/answer: It shipped yesterday\./],

@@ -3,6 +3,7 @@ import { responseDecisions, type Decision } from "../core/approval.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonObject, JsonValue } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
+import type { ApprovalTrailEntry } from "../core/approval-trail.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
@@ -15,10 +16,10 @@ const MAX_LIMIT = 1000;
 
 /**
  * `durable-agents approvals …`: the one inbox of requests waiting on a person (gated tools'
- * calls, and `ctx.defer()` deferrals), in runs and threads: list, show, approve, reject.
+ * calls, and `ctx.defer()` deferrals), in runs and threads: list, show, history, approve, reject.
  */
 export function approvalCommands(program: Command, globals: () => Globals & ConnectionFlags): void {
-  const approvals = program.command("approvals").description("Requests waiting on a person, in runs and threads: list, show, approve, reject");
+  const approvals = program.command("approvals").description("Requests waiting on a person, in runs and threads: list, show, history, approve, reject");
 
   approvals
     .command("list")
@@ -71,6 +72,17 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
             ...(c.resultSchema ? [`    respond with ${printableJson(JSON.stringify(c.resultSchema))}`] : []),
           ]),
         ]);
+      });
+    });
+
+  approvals
+    .command("history <approvalId>")
+    .description("The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied")
+    .action(async (approvalId: string) => {
+      const g = globals();
+      await withAgents(g, async (agents) => {
+        const history = await agents.approvals.history({ approvalId });
+        output(g).result(history, () => [`approval   ${oneLine(history.approvalId)} (${history.status})`, ...history.entries.map(trailLine)]);
       });
     });
 
@@ -131,6 +143,28 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
  * the inbox does: the client mints the request's token with DEFERRAL_SECRET. A run answers
  * once it settles again; a thread at once (the turn goes on there).
  */
+/** One entry of a request's trail as a line; whatever a person or the model wrote is made printable. */
+function trailLine(entry: ApprovalTrailEntry): string {
+  const at = entry.at ?? "-".padEnd(24);
+  switch (entry.type) {
+    case "asked":
+      return `${at}  asked      ${entry.calls.map((c) => `${oneLine(c.toolName)}(${oneLine(c.arguments)})`).join(", ")}${entry.requires ? ` requires ${oneLine(entry.requires.join(", "))}` : ""}${entry.principal ? ` for ${oneLine(entry.principal.id)}` : ""}`;
+    case "reminded":
+      return `${at}  reminded   #${entry.reminder}`;
+    case "escalated":
+      return `${at}  escalated  ${oneLine(entry.from.join(", ") || "-")} -> ${oneLine(entry.to.join(", "))}`;
+    case "decided": {
+      const what = entry.decision === "responded" ? ` with ${printableJson(JSON.stringify(entry.response ?? null))}` : entry.changes ? ` changed ${entry.changes.map((c) => `${oneLine(c.path)}: ${printableJson(JSON.stringify(c.from ?? null))} -> ${printableJson(JSON.stringify(c.to ?? null))}`).join("; ")}` : "";
+      const words = entry.reason !== undefined ? ` reason: ${oneLine(entry.reason)}` : entry.note !== undefined ? ` note: ${oneLine(entry.note)}` : "";
+      return `${at}  ${entry.decision.padEnd(9)}  ${oneLine(entry.toolCallId)} ${oneLine(entry.toolName)} by ${oneLine(entry.by?.id ?? "-")}${what}${words}`;
+    }
+    case "expired":
+      return `${at}  expired`;
+    case "denied":
+      return `${at}  denied     ${entry.by ? `by ${oneLine(entry.by.id)} ` : ""}${oneLine(entry.reason)}`;
+  }
+}
+
 async function decide(g: Globals & ConnectionFlags, approvalId: string, flags: { shown?: string; as?: string }, decisionsFor: (calls: string[]) => Decision[]): Promise<void> {
   requireDeferralSecret(g.io);
   const { agents, close } = await connectClient(g);

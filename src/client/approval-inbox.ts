@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { decisionList, type ApprovalCall } from "../core/approval.js";
+import { approvalTrail, type ApprovalTrailEntry } from "../core/approval-trail.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
 import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setup.js";
 import { ResumePayloadError } from "../core/errors/deferrals.js";
@@ -32,6 +33,18 @@ export interface ApprovalSummary {
   callFingerprint?: string;
   /** The run that waits on this request too, when it is a sub-agent's (listings only). */
   parentRunId?: string;
+}
+
+/** An approval request's life (`approvals.history`). */
+export interface ApprovalHistory {
+  approvalId: string;
+  /** The run's (or thread's) workflow id. */
+  runId: string;
+  agentId?: string;
+  /** Where it stands now. */
+  status: DeferralStatus;
+  /** Oldest first. */
+  entries: ApprovalTrailEntry[];
 }
 
 export interface ListApprovalsOptions extends Caller {
@@ -109,6 +122,19 @@ export class ApprovalInbox {
   /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */
   async get(options: { approvalId: string } & Caller): Promise<ApprovalSummary> {
     return summaryOf(await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") }));
+  }
+
+  /**
+   * The life of one request, oldest first: made (with its calls and `requires`), reminded,
+   * escalated, decided call by call (who, when, on what `callFingerprint`, an edit as the
+   * changes it made to the model's input, the note, reason or response), expired or denied.
+   * Read from the request's record as `get` reads it: authorized as `deferral.get` (AI1013,
+   * asked before anything is read), RC5046 for an id that names none, one query (a billed
+   * action, as `get`), decoded by the client's codec like every payload.
+   */
+  async history(options: { approvalId: string } & Caller): Promise<ApprovalHistory> {
+    const record = await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.history()") });
+    return { approvalId: record.id, runId: record.runId, ...(record.agentId ? { agentId: record.agentId } : {}), status: record.status, entries: approvalTrail(record) };
   }
 
   /**

@@ -70,6 +70,8 @@ export interface ResumeDeps {
   waitingRun?: (runId: string) => Promise<string>;
   /** What `waiting` settled in next once the sub-agent's deferral was resumed; undefined when it has not settled since (or cannot say). */
   subAgentOutcome?: (waiting: string, deferralId: string) => Promise<RunOutcome | undefined>;
+  /** The record the caller authorized the decision against, when it did so itself (a thread's `thread.decide`). */
+  authorizedRecord?: DeferralRecord;
 }
 
 /** A resume that passed the checks before the payload's: what sending it needs. */
@@ -202,6 +204,8 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
       ...(options.principal && !duplicate ? { resumedBy: options.principal } : {}),
       ...(reverify && !duplicate ? { reverify } : {}),
       ...(options.shown !== undefined && !duplicate ? { shown: options.shown } : {}),
+      // What the hook was asked about: a request that escalates after this was read refuses it (AI1039).
+      ...(escalatedFlag(checked.view ?? deps.authorizedRecord, duplicate)),
     };
     const reply = await resumeOnceRecorded(deps, runId, claims.deferralId, () =>
       deps.client.workflow.getHandle(runId).executeUpdate(resumeUpdate, { args: [request] }),
@@ -289,6 +293,12 @@ async function mayStillRecord(client: Client, runId: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether the request had escalated when the decision was authorized: sent only for requests that can escalate. */
+function escalatedFlag(record: DeferralRecord | undefined, duplicate: boolean): { escalated?: boolean } {
+  const schedule = record?.approval?.schedule;
+  return schedule?.escalate && !duplicate ? { escalated: schedule.escalated !== undefined } : {};
 }
 
 async function authorizeResume(authorize: AuthorizeHook | undefined, options: ResumeOptions, view: DeferralRecord, reverify: Principal | undefined): Promise<void> {

@@ -99,6 +99,33 @@ export interface GateVerdict {
   digest?: string;
   /** How long the request stays open: the shortest `approval.ttl` of its calls. */
   ttlMs?: number;
+  /** When its approvers are reminded, as ms before expiry (its tools' `approval.remind`, each shorter than `ttlMs`). Absent without reminders. */
+  remindMs?: number[];
+  /** Where it escalates if nobody decides (the earliest `approval.escalate` of its tools). Absent without one. */
+  escalate?: ApprovalEscalationPlan;
+}
+
+/** An escalation as the request's record keeps it: when, to whom. */
+export interface ApprovalEscalationPlan {
+  /** After how long from the request it escalates. */
+  afterMs: number;
+  /** Its `meta.requires` from then on. */
+  requires: string[];
+}
+
+/**
+ * What became of a request's reminders and escalation, kept on its record (so a thread's
+ * request waited on again, or carried across continue-as-new, neither repeats nor skips them).
+ */
+export interface ApprovalSchedule {
+  remindMs?: number[];
+  escalate?: ApprovalEscalationPlan;
+  /** How many reminders were sent. */
+  reminded?: number;
+  /** When each was sent, in order. */
+  remindedAt?: string[];
+  /** When it escalated, and the `requires` it had before. */
+  escalated?: { at: string; from: string[] };
 }
 
 /** Decisions as the clients take them: by call id, or the wire's list. */
@@ -318,4 +345,9 @@ export function boundedReason(reason: string): string {
 /** What the model reads for a gated call whose request expired or was denied: the tool did not run. */
 export function undecidedResult(toolName: string, why: string): string {
   return `Error: "${toolName}" was not run: ${why}.`;
+}
+
+/** The `requires` list of a request's meta (its strings), empty when it has none. */
+export function requiresOf(meta: JsonObject): string[] {
+  return Array.isArray(meta.requires) ? meta.requires.filter((r): r is string => typeof r === "string") : [];
 }

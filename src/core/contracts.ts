@@ -28,6 +28,8 @@ export interface ToolDescription {
   approval?: "always" | "maybe";
   /** The tool has an `approval.notify` hook: a request with its calls schedules the notification. */
   notifies?: true;
+  /** The tool has an `approval.escalate.notify` hook: an escalation of a request with its calls schedules the notification. */
+  notifiesEscalation?: true;
 }
 
 /** What `describeAgent` tells a run or a thread about its agent, as the worker knows it now. */
@@ -268,6 +270,11 @@ export interface NotifyApprovalInput {
   firstRunId?: string;
   /** Set when the request waits in a thread. */
   threadId?: string;
+  /** Absent when the request is made; a reminder (numbered from 1) or its escalation otherwise. */
+  reason?: "reminder" | "escalated";
+  reminder?: number;
+  /** The request's `meta.requires`, once it escalated. */
+  requires?: string[];
 }
 
 export interface AgentStepActivities {

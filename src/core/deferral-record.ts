@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TokenBinding } from "./proof.js";
-import type { ApprovalCall } from "./approval.js";
+import type { ApprovalCall, ApprovalSchedule } from "./approval.js";
 import type { DefinitionParts } from "./fingerprint.js";
 
 /**
@@ -54,6 +54,8 @@ export interface DeferralRecord {
   overheadTokens?: number;
   /** Why it was denied: an error code, or `denied` for an explicit denial (see `denial`). */
   deniedReason?: string;
+  /** When it was denied without `deferrals.deny()` (withdrawn by a thread that moved on, a cancelled run). Absent on records denied before it was kept. */
+  deniedAt?: string;
   /** Set when someone denied it with `deferrals.deny()`: their reason, who, and when. */
   denial?: { reason: string; by?: Principal; at: string };
   /**
@@ -72,6 +74,8 @@ export interface DeferralRecord {
     calls: ApprovalCall[];
     /** In a thread: the id of the answer whose calls wait, so a call id the model reuses later never meets this decision. */
     answerId?: string;
+    /** Its reminders and escalation (`approval.remind`, `approval.escalate`) and what became of them; absent without either. */
+    schedule?: ApprovalSchedule;
   };
 }
 
@@ -161,6 +165,12 @@ export interface ResumeRequest {
   binding?: TokenBinding;
   /** The record's `callFingerprint` as the approver was shown it: refused with RC5058 unless it is the call's now. */
   shown?: string;
+  /**
+   * Set when the request can escalate and the resume was authorized against its record:
+   * whether it had escalated then. A decision authorized before the escalation that reaches
+   * the run after it is refused (AI1039): the `requires` it was authorized for are no longer the request's.
+   */
+  escalated?: boolean;
 }
 
 export interface ResumeReply {

@@ -162,6 +162,16 @@ export interface ApprovalRequestInfo {
   token: string;
   /** The approval page's link for the token, when the worker has `deferral: { approvalUrl }`. */
   url?: string;
+  /**
+   * Why the approvers are told now: `asked` when the request is made, `reminder` for each of
+   * `approval.remind` (numbered in `reminder`), `escalated` once `approval.escalate` moved it
+   * to other approvers (its `requires` then names them).
+   */
+  reason: "asked" | "reminder" | "escalated";
+  /** Which reminder this is, from 1 in the order they come (with `reason: "reminder"`). */
+  reminder?: number;
+  /** The request's `meta.requires` now: after an escalation, the escalation's. */
+  requires?: string[];
 }
 
 /** What `approval.notify` can use while it runs (an activity: at least once). */
@@ -195,6 +205,33 @@ export interface ApprovalOptions<Input = unknown> {
    * plain JSON result is taken (a string reaches the model as it is).
    */
   resultSchema?: z.core.$ZodType;
+  /**
+   * Reminds the approvers before the request expires: each a time before expiry (`["24h",
+   * "1h"]`), at which `notify` (and `escalate.notify` once escalated) runs again with
+   * `reason: "reminder"` and the reminder's number, unless someone decided. Each costs one
+   * timer and one notify activity (docs/cost.md). Each must be shorter than `ttl`; one not
+   * shorter than the request's TTL (the worker's default, without `ttl`) is not sent.
+   */
+  remind?: Duration[];
+  /**
+   * Moves an undecided request to other approvers `after` it was made: its `meta.requires`
+   * becomes `requires` (the inbox's `requires` filter and the `authorize` hook then route it
+   * to them), and they are told (`escalate.notify`, else `notify`, with `reason:
+   * "escalated"`). The request keeps its expiry: give `ttl` room for them (`after` must be
+   * shorter than `ttl`). A decision accepted before the escalation stands; one authorized
+   * against the old `requires` that reaches the run after it is refused (AI1039).
+   */
+  escalate?: ApprovalEscalation;
+}
+
+/** Where an undecided request goes after a while (`approval.escalate`). */
+export interface ApprovalEscalation {
+  /** How long after the request was made it escalates (shorter than the request's TTL). */
+  after: Duration;
+  /** The request's `meta.requires` from then on: who may decide it now. */
+  requires: string[];
+  /** Tells the new approvers; without it the tool's `approval.notify` runs, with `reason: "escalated"`. */
+  notify?: (request: ApprovalRequestInfo, ctx: ApprovalNotifyContext) => Promise<void> | void;
 }
 
 /** A tool an agent can call, typed from its zod input schema. */
@@ -241,7 +278,8 @@ function approvalOptionsProblem(options: ToolOptions<z.core.$ZodType, unknown>, 
   }
   if (approval === undefined) return;
   if (typeof approval !== "object" || approval === null) throw bad("approval must be an object");
-  if (approval.ttl !== undefined) durationMs(approval.ttl, `${subject} approval.ttl`);
+  const ttlMs = approval.ttl !== undefined ? durationMs(approval.ttl, `${subject} approval.ttl`) : undefined;
+  approvalScheduleProblem(approval, ttlMs, subject, bad);
   const { meta, notify } = approval;
   if (meta !== undefined && typeof meta !== "function") {
     const problem = typeof meta === "object" && meta !== null && !Array.isArray(meta) ? plainJsonProblem(meta) : { path: "$", problem: "not an object" };
@@ -249,4 +287,28 @@ function approvalOptionsProblem(options: ToolOptions<z.core.$ZodType, unknown>, 
   }
   if (notify !== undefined && typeof notify !== "function") throw bad("approval.notify must be a function");
   if (approval.resultSchema !== undefined && !isSchema(approval.resultSchema)) throw bad("approval.resultSchema must be a zod schema");
+}
+
+/** Most reminders one request may send: each is a timer and an activity. */
+export const MAX_APPROVAL_REMINDERS = 10;
+
+/** AI1001 for `approval.remind` or `approval.escalate` that could never happen as written. */
+function approvalScheduleProblem(approval: ApprovalOptions, ttlMs: number | undefined, subject: string, bad: (problem: string) => Error): void {
+  const { remind, escalate } = approval;
+  if (remind !== undefined) {
+    if (!Array.isArray(remind) || remind.length === 0 || remind.length > MAX_APPROVAL_REMINDERS) throw bad(`approval.remind must be a list of 1 to ${MAX_APPROVAL_REMINDERS} durations before expiry, like ["24h", "1h"]`);
+    for (const before of remind) {
+      const ms = durationMs(before, `${subject} approval.remind`, "1h");
+      if (ttlMs !== undefined && ms >= ttlMs) throw bad(`approval.remind ${JSON.stringify(before)} is not before the request's expiry: each reminder must be shorter than approval.ttl`);
+    }
+  }
+  if (escalate === undefined) return;
+  if (typeof escalate !== "object" || escalate === null) throw bad("approval.escalate must be { after, requires, notify? }");
+  const afterMs = durationMs(escalate.after, `${subject} approval.escalate.after`, "24h");
+  if (ttlMs !== undefined && afterMs >= ttlMs) throw bad("approval.escalate.after must be shorter than approval.ttl: the request would expire before it escalates");
+  const { requires } = escalate;
+  if (!Array.isArray(requires) || requires.length === 0 || requires.length > 32 || !requires.every((r) => typeof r === "string" && r.trim() !== "" && r.length <= 200)) {
+    throw bad("approval.escalate.requires must be a list of 1 to 32 non-empty strings (at most 200 characters each) naming who decides after the escalation");
+  }
+  if (escalate.notify !== undefined && typeof escalate.notify !== "function") throw bad("approval.escalate.notify must be a function");
 }

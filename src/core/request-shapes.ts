@@ -29,6 +29,7 @@ export function resumeRequestProblem(r: unknown): Problem {
   if (typeof r.deferralId !== "string") return "deferralId must be a string";
   if (typeof r.toolCallId !== "string") return "toolCallId must be a string";
   if (r.shown !== undefined && typeof r.shown !== "string") return "shown must be a string";
+  if (r.escalated !== undefined && typeof r.escalated !== "boolean") return "escalated must be a boolean";
   return principalProblem(r.resumedBy, "resumedBy") ?? principalProblem(r.reverify, "reverify");
 }
 

@@ -19,7 +19,7 @@ const ApprovalParam = z.object({ id: Id });
 
 /**
  * `/approvals`: the one inbox (`agents.approvals`) as the caller: list (the hook asked
- * `deferral.list` per row), read (`deferral.get`), decide by id (`resume`, the hook seeing
+ * `deferral.list` per row), read and read the history of (`deferral.get`), decide by id (`resume`, the hook seeing
  * the decisions). Deciding takes no token: the client mints it with its secret, so the
  * hook is the only guard of who decides.
  */
@@ -40,6 +40,8 @@ export function approvalInboxRoutes(agents: AgentClient) {
       );
     })
     .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get({ approvalId: c.req.valid("param").id, ...caller(c.get("principal")) })))
+    // The request's life (`approvals.history`): authorized as reading it, `deferral.get`.
+    .get("/:id/history", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.history({ approvalId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     .post("/:id", valid("param", ApprovalParam), valid("json", DecideBody), async (c) => {
       const { decisions, shown } = c.req.valid("json");
       return c.json(await agents.approvals.decide({ approvalId: c.req.valid("param").id, decisions, ...caller(c.get("principal")), ...(shown !== undefined ? { shown } : {}) }));

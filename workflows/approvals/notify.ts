@@ -14,7 +14,11 @@ export async function notifyApprovers(
   described: Partial<Pick<AgentDescription, "tools" | "timeouts">>,
   request: Omit<NotifyApprovalInput, "calls"> & { calls: readonly ApprovalCall[] },
 ): Promise<void> {
-  if (!described.timeouts || !request.calls.some((c) => ownEntry(described.tools, c.toolName)?.notifies)) return;
+  const tells = (name: string) => {
+    const tool = ownEntry(described.tools, name);
+    return request.reason === "escalated" || request.requires ? tool?.notifies || tool?.notifiesEscalation : tool?.notifies;
+  };
+  if (!described.timeouts || !request.calls.some((c) => tells(c.toolName))) return;
   const calls = request.calls.map(({ toolCallId, toolName, arguments: args, meta }) => ({ toolCallId, toolName, arguments: args, ...(meta ? { meta } : {}) }));
   const { notifyApproval } = proxyActivities<AgentStepActivities>(notifyOptions({ timeouts: described.timeouts }));
   // A stop of the turn that asked does not take the notification back: the request outlives it.

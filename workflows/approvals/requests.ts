@@ -1,4 +1,4 @@
-import { decisionFor, editedArguments, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { decisionFor, editedArguments, requiresOf, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
@@ -8,7 +8,7 @@ import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import { ownEntry } from "../../src/core/own.js";
 import { jsonBytes, payloadTooLarge } from "../../src/core/payload-size.js";
 import { notifyApprovers } from "./notify.js";
-import type { DeferralBook, ParkResult, Parking } from "../deferrals/book.js";
+import type { DeferralBook, ParkResult, Parking, WaitStage } from "../deferrals/book.js";
 import type { ParkRequest } from "../deferrals/records.js";
 import type { TranscriptRoom } from "../shared/transcript-room.js";
 
@@ -87,6 +87,8 @@ export function requestApproval(
   const calls = requestCalls(gated, verdict);
   // Without a digest no decision could prove it holds the request's token.
   if (!verdict?.digest || verdict.ttlMs === undefined) throw new DeferralNotConfiguredError({ where: `tool "${calls[0]!.toolName}" (needsApproval)` }).toFailure();
+  const schedule = verdict.remindMs || verdict.escalate ? { ...(verdict.remindMs ? { remindMs: verdict.remindMs } : {}), ...(verdict.escalate ? { escalate: verdict.escalate } : {}) } : undefined;
+  const told = { ...extra.notify, ...(host.principal ? { principal: host.principal } : {}) };
   const parking = host.book.park({
     ...extra.record,
     toolCallId: calls[0]!.toolCallId,
@@ -96,19 +98,49 @@ export function requestApproval(
     ttlMs: verdict.ttlMs,
     ...(host.principal ? { principal: host.principal } : {}),
     digest: verdict.digest,
-    approval: { calls, ...(extra.answerId !== undefined ? { answerId: extra.answerId } : {}) },
-  });
+    approval: { calls, ...(extra.answerId !== undefined ? { answerId: extra.answerId } : {}), ...(schedule ? { schedule } : {}) },
+  }, schedule ? (record) => approvalStages(host.agentId, described, record, told) : undefined);
   const { record } = parking;
-  void notifyApprovers(described, {
-    agentId: host.agentId,
-    deferralId: record.id,
-    expiresAt: record.expiresAt,
-    calls,
-    ...extra.notify,
-    ...(host.principal ? { principal: host.principal } : {}),
-  });
+  void notifyApprovers(described, { agentId: host.agentId, deferralId: record.id, expiresAt: record.expiresAt, calls, ...told });
   return parking;
 }
+
+/**
+ * The reminders and the escalation of a request (none without `approval.remind` or
+ * `approval.escalate`), for the host to wait through: each tells the approvers again, by an
+ * activity it does not wait for, so a decision is never held up by a notification. What
+ * already happened (kept on the record) is not done again when the request is waited on again.
+ */
+export function approvalStages(agentId: string, described: Pick<AgentDescription, "tools" | "timeouts">, record: DeferralRecord, told: { threadId?: string; firstRunId?: string; principal?: Principal }): WaitStage[] {
+  const schedule = record.approval?.schedule;
+  if (!schedule || !record.approval) return [];
+  const { calls } = record.approval;
+  const expiresAt = Date.parse(record.expiresAt);
+  const notify = (reason: { reason: "reminder"; reminder: number } | { reason: "escalated" }) =>
+    void notifyApprovers(described, { agentId, deferralId: record.id, expiresAt: record.expiresAt, calls, ...told, ...reason, ...(schedule.escalated ? { requires: requiresOf(record.meta) } : {}) });
+  const stages: WaitStage[] = (schedule.remindMs ?? []).flatMap((before, i) =>
+    i < (schedule.reminded ?? 0)
+      ? []
+      : [{ at: expiresAt - before, run: () => {
+          schedule.reminded = i + 1;
+          schedule.remindedAt = [...(schedule.remindedAt ?? []), new Date(Date.now()).toISOString()];
+          notify({ reason: "reminder", reminder: i + 1 });
+        } }],
+  );
+  const escalation = schedule.escalate;
+  if (escalation && !schedule.escalated) {
+    stages.push({
+      at: Date.parse(record.deferredAt) + escalation.afterMs,
+      run: () => {
+        schedule.escalated = { at: new Date(Date.now()).toISOString(), from: requiresOf(record.meta) };
+        record.meta = { ...record.meta, requires: [...escalation.requires] };
+        notify({ reason: "escalated" });
+      },
+    });
+  }
+  return stages;
+}
+
 
 /**
  * Lands how the request ended on those of its calls in `gated` (the ones the host still

@@ -33,6 +33,16 @@ export type ParkResult =
   /** Someone denied it with `deferrals.deny()`: `record.denial` says why and who. */
   | { kind: "denied"; record: DeferralRecord & { denial: NonNullable<DeferralRecord["denial"]> } };
 
+/**
+ * Something a waiting record does at a time of its own before it expires (an approval
+ * request's reminder or escalation): `run` is called when `at` (epoch ms) comes and nobody
+ * decided yet. It must not wait on anything, so a decision is never held up by it.
+ */
+export interface WaitStage {
+  at: number;
+  run(): void;
+}
+
 /** A deferral just parked: its record at once (to tell people of it), and how the wait ends. */
 export interface Parking {
   readonly record: DeferralRecord;
@@ -88,7 +98,7 @@ export class DeferralBook {
    * Parks the run until a resume claims the deferral, a denial comes or its TTL runs out.
    * The record exists (listed, its event emitted) when this returns.
    */
-  park(request: ParkRequest): Parking {
+  park(request: ParkRequest, stages?: (record: DeferralRecord) => WaitStage[]): Parking {
     const record = this.records.add(request, "deferred");
     this.#visibility.listed(record);
     this.#visibility.emit("deferred", record);
@@ -102,7 +112,7 @@ export class DeferralBook {
     // The expiry timer carries the line too: its event lands in the history in the same
     // workflow task as the search attributes that list the deferral, so a caller watching
     // the history for the park has the acknowledgment in hand (settle.ts), with no query.
-    return { record, outcome: this.#wait(record, request.ttlMs, line) };
+    return { record, outcome: this.#wait(record, request.ttlMs, line, stages?.(record)) };
   }
 
   /**
@@ -132,13 +142,25 @@ export class DeferralBook {
    * the rest of its TTL while it is deferred, not at all once a decision, a denial or its
    * expiry has come.
    */
-  async waitAgain(record: DeferralRecord): Promise<ParkResult> {
-    if (record.status === "deferred") return this.#wait(record, Math.max(1, Date.parse(record.expiresAt) - this.runtime.now()));
+  async waitAgain(record: DeferralRecord, stages?: WaitStage[]): Promise<ParkResult> {
+    if (record.status === "deferred") return this.#wait(record, Math.max(1, Date.parse(record.expiresAt) - this.runtime.now()), undefined, stages);
     return this.#result(record);
   }
 
-  async #wait(record: DeferralRecord, ttlMs: number, summary?: string): Promise<ParkResult> {
-    const settled = await this.runtime.condition(() => record.status !== "deferred", ttlMs, summary);
+  async #wait(record: DeferralRecord, ttlMs: number, summary?: string, stages: readonly WaitStage[] = []): Promise<ParkResult> {
+    const waiting = () => record.status === "deferred";
+    // Without stages the wait is one timer, as it always was (recorded histories replay it).
+    for (const stage of [...stages].sort((a, b) => a.at - b.at)) {
+      if (this.runtime.now() >= Date.parse(record.expiresAt)) break;
+      const ms = stage.at - this.runtime.now();
+      // A stage whose time passed while nobody waited (a thread's stopped turn) runs now.
+      if (ms > 0 && (await this.runtime.condition(() => !waiting(), ms, summary)) !== false) return this.#result(record);
+      // A decision accepted in the same workflow task as the timer wins: nothing more happens.
+      if (!waiting()) return this.#result(record);
+      stage.run();
+    }
+    if (stages.length > 0) ttlMs = Math.max(1, Date.parse(record.expiresAt) - this.runtime.now());
+    const settled = await this.runtime.condition(() => !waiting(), ttlMs, summary);
     if (!settled) {
       record.status = "expired";
       this.#visibility.status("expired");
@@ -210,7 +232,9 @@ export class DeferralBook {
   /** Denies whatever deferral the run is waiting on (the run is being cancelled). */
   denyWaiting(reason: string): void {
     const waiting = this.current();
-    if (waiting) this.#denials.deny(waiting, reason, undefined);
+    if (!waiting) return;
+    waiting.deniedAt = new Date(this.runtime.now()).toISOString();
+    this.#denials.deny(waiting, reason, undefined);
   }
 
   /**

@@ -2,7 +2,7 @@ import { deferralIdOf } from "../../src/core/deferral-id.js";
 import type { DeferralRecord, DeferralView, StepState } from "../../src/core/deferral-record.js";
 import { callFingerprint, fingerprintOf, type DefinitionParts } from "../../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../../src/core/json.js";
-import type { ApprovalCall } from "../../src/core/approval.js";
+import type { ApprovalCall, ApprovalSchedule } from "../../src/core/approval.js";
 import type { ToolCall } from "../../src/core/messages.js";
 
 /** What a run asks for when it parks (or refuses) a deferral. */
@@ -21,7 +21,7 @@ export interface ParkRequest {
   /** Digest of the token handed out for this deferral; absent for a plain workflow's `defer()` without one. */
   digest?: string;
   /** The calls an approval request waits on (and, in a thread, the answer that made them). */
-  approval?: { calls: ApprovalCall[]; answerId?: string };
+  approval?: { calls: ApprovalCall[]; answerId?: string; schedule?: ApprovalSchedule };
 }
 
 /** Statuses in which the record has a step state a rewrite may replace. */

@@ -1,6 +1,8 @@
 import { Validator } from "@cfworker/json-schema";
 import { ApplicationFailure } from "@temporalio/workflow";
 import type { DeferralRecord, ResumeReply, ResumeRequest } from "../../src/core/deferral-record.js";
+import { ApprovalEscalatedError } from "../../src/core/errors/deferrals.js";
+import { requiresOf } from "../../src/core/approval.js";
 import { DeferralChangedError } from "../../src/core/errors/deferrals.js";
 import { DeferralDeniedError } from "../../src/core/errors/deferrals.js";
 import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
@@ -72,6 +74,7 @@ export class ResumeProtocol {
     }
     this.#checkLifecycle(record);
     this.#checkShown(record, request);
+    this.#checkEscalated(record, request);
     const problem =
       plainJsonProblem(request.payload) ?? plainJsonProblem(request.resumedBy ?? null) ?? plainJsonProblem(request.reverify ?? null);
     if (problem) throw new NotPlainJsonError({ what: "payload", ...problem }).toFailure();
@@ -106,6 +109,17 @@ export class ResumeProtocol {
     if (request.shown !== current) {
       throw new DeferralChangedError({ deferralId: record.id, shown: request.shown.slice(0, 64), current }).toFailure();
     }
+  }
+
+  /**
+   * AI1039 for a first decision authorized before its request escalated that arrives after:
+   * the `requires` it was authorized for are no longer the request's. Only here, as `shown`:
+   * one accepted before the escalation stands, and the escalation never takes it back.
+   */
+  #checkEscalated(record: DeferralRecord, request: ResumeRequest): void {
+    const escalated = record.approval?.schedule?.escalated;
+    if (request.escalated !== false || !escalated || record.status !== "deferred") return;
+    throw new ApprovalEscalatedError({ approvalId: record.id, requires: requiresOf(record.meta), escalatedAt: escalated.at }).toFailure();
   }
 
   // ---- proof of possession ---------------------------------------------------------------

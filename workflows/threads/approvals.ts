@@ -3,7 +3,7 @@ import type { DeferralRecord, ResumeReply, ResumeRequest } from "../../src/core/
 import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import type { Principal } from "../../src/core/json.js";
 import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../../src/core/thread-contracts.js";
-import { isGated, landDecision, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
+import { approvalStages, isGated, landDecision, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
 import { DeferralBook, type ParkResult } from "../deferrals/book.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
 
@@ -83,7 +83,8 @@ export class ThreadApprovals {
     const earlier = this.#requestFor(thread);
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
     const host = this.#host(thread);
-    const parked = await (again ? this.book.waitAgain(earlier) : this.#ask(host, thread, prepared, gated, verdict));
+    const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
+    const parked = await (again ? this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told)) : this.#ask(host, thread, prepared, gated, verdict));
     this.#announceDecided(thread, parked.record, parked.kind);
     await Promise.all(landDecision(host, parked, gated).map(({ call, approved }) => run(call, approved)));
   }

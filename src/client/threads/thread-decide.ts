@@ -67,7 +67,7 @@ async function decideForThread(
   if (record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: record.id });
   const token = await requestToken(deps.client, secret, record);
   return resumeDeferral(
-    { client: deps.client, deferrals: new DeferralStore(deps.client), secrets: deps.secrets, authorize: undefined },
+    { client: deps.client, deferrals: new DeferralStore(deps.client), secrets: deps.secrets, authorize: undefined, authorizedRecord: record },
     { token, payload: { decisions } as never, ...(options.principal !== undefined ? { principal: options.principal } : {}), ...(options.shown !== undefined ? { shown: options.shown } : {}) },
   );
 }

@@ -56,6 +56,7 @@ export const CODE_TABLE = {
   AI1028: { name: "ToolResultDuplicate", retryable: false, benign: true, http: 409, when: "the async call already has its result (answered as `{ status: \"duplicate\" }`)" },
   AI1029: { name: "ThreadTerminated", retryable: false, benign: false, http: 410, when: "the thread's workflow was terminated or timed out without being deleted: it will not answer again" },
   AI1035: { name: "ApprovalPolicyFailed", retryable: false, benign: false, http: 500, when: "a tool's `needsApproval` policy threw or answered something other than `\"allow\"`, `\"ask\"`, `{ deny: reason }`, `true` or `false`; the run (or the thread's turn) fails before any call of that answer runs" },
+  AI1039: { name: "ApprovalEscalated", retryable: false, benign: true, http: 409, when: "a decision authorized against an approval request's `requires` that escalated (`approval.escalate`) before the decision reached the run; the token is not spent, nothing changes: read the request again and decide if its new `requires` allow you" },
   AI1040: { name: "RequestMalformed", retryable: false, benign: true, http: 400, when: "an HTTP request the front door cannot read: malformed JSON, wrong types, missing or oversized fields, bad ids or query parameters" },
   AI1041: { name: "RequestTooLarge", retryable: false, benign: true, http: 413, when: "an HTTP request body over the front door's size limit" },
   AI1042: { name: "RouteNotFound", retryable: false, benign: true, http: 404, when: "no HTTP route with that method and path" },

@@ -225,6 +225,29 @@ export class DeferralChangedError extends DurableAgentsError<DeferralChangedFiel
   }
 }
 
+export interface ApprovalEscalatedFields {
+  approvalId: string;
+  /** Who may decide it now: its `meta.requires` since the escalation. */
+  requires: string[];
+  escalatedAt: string;
+}
+
+/**
+ * AI1039: a decision was authorized against an approval request as it was before it
+ * escalated, and reached the run after: the request is refused, the token is not spent, and
+ * the record is untouched. The `authorize` hook decides again on the request as it is now.
+ */
+export class ApprovalEscalatedError extends DurableAgentsError<ApprovalEscalatedFields> {
+  static readonly code = ErrorCode.ApprovalEscalated;
+  readonly code = ErrorCode.ApprovalEscalated;
+  constructor(f: ApprovalEscalatedFields) {
+    super(
+      `[AI1039] Approval request "${f.approvalId}" escalated at ${f.escalatedAt} (it now requires ${JSON.stringify(f.requires)}) after this decision was authorized. Nothing was changed and the token is still valid: read the request again; decide if its new requires allow you.`,
+      f,
+    );
+  }
+}
+
 export type StepStateFields = { agentId: string; reason: string };
 
 /** AI1007: Stored step state cannot be re-entered (agent gone or rebound, wrong shape, deferred call missing). */
