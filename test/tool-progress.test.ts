@@ -12,6 +12,8 @@ import { z } from "zod";
 import { defineAgent, defineTool, MAX_PROGRESS_BYTES, type AgentClient, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
 import { startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
+import { ThreadChatTransport } from "../src/react.js";
+import type { UIMessageChunk } from "ai";
 
 const { EventType } = proto.temporal.api.enums.v1;
 const POLL_MS = 50;
@@ -79,7 +81,7 @@ let http: HttpServer;
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([worker]));
+  ({ agents } = await h.worker([worker], { client: { threads: { agent: worker } } }));
   ({ agents: bySignal } = await h.worker([worker], { threads: { stream: { transport: "workflow" } } }));
   http = await startHttp({ agents, events: { pollInterval: POLL_MS } });
 });
@@ -203,6 +205,35 @@ describe("ctx.progress in a thread's tool", () => {
     expect(messages.at(-1)).toMatchObject({ role: "assistant" });
     expect(String(messages.at(-1)!.content)).toContain(code);
   });
+});
+
+describe("useChat's transport", () => {
+  it("shows a running tool's progress as a data part of the answer, one per call (its id), before the tool's output", async () => {
+    const threadId = uid("progress-chat");
+    const prompt = uid("chat-prompt");
+    h.model.script(prompt, [{ toolCalls: [{ name: "crawl", arguments: { pages: 1 } }] }, { text: "chat crawled" }]);
+    const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
+    const stream = await transport.sendMessages({
+      chatId: threadId,
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: uid("ui"), role: "user", parts: [{ type: "text", text: prompt }] }],
+    });
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+      chunks.push(chunk);
+      // The tool waits for this: the part arrived while it ran.
+      if (chunk.type === "data-tool-progress") gate(threadId, 1).release();
+    }
+    const part = chunks.find((c) => c.type === "data-tool-progress") as { id?: string; data: { toolCallId: string; toolName: string; data: unknown } } | undefined;
+    expect(part?.data).toMatchObject({ toolName: "crawl", data: { page: 1, of: 1, marker: `progress-of-${threadId}` } });
+    expect(part?.id).toBe(part?.data.toolCallId);
+    const output = chunks.findIndex((c) => c.type === "tool-output-available");
+    expect(chunks.indexOf(part as never)).toBeLessThan(output);
+    expect(chunks.at(-1)).toEqual({ type: "finish" });
+    // Without the part the tool is never released: fail rather than wait for ever.
+  }, 30_000);
 });
 
 describe("ctx.progress in a run's tool", () => {
