@@ -9,7 +9,9 @@
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, MAX_PROGRESS_BYTES, type AgentClient, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, directStreamTransport, MAX_PROGRESS_BYTES, type StreamSnapshot, type StreamTransport, type StreamUpdate } from "../src/index.js";
+import { redisStreamTransport } from "../src/redis.js";
+import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
 import { ThreadChatTransport } from "../src/react.js";
@@ -78,6 +80,8 @@ let agents: AgentClient;
 /** A worker that streams deltas by signal: progress has no transport there. */
 let bySignal: AgentClient;
 let http: HttpServer;
+let redis: RedisServerHandle | undefined;
+const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -86,8 +90,10 @@ beforeAll(async () => {
   http = await startHttp({ agents, events: { pollInterval: POLL_MS } });
 });
 afterAll(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
+  await redis?.stop();
 });
 
 const progressOf = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "tool-progress" ? [u] : []));
@@ -253,5 +259,32 @@ describe("ctx.progress in a run's tool", () => {
     const { text, signals } = await historyText(agents, runId);
     expect(text).not.toContain(`progress-of-${runId}`);
     expect(signals).toBe(0);
+  });
+});
+
+describe("ctx.progress across processes", () => {
+  it.each([
+    [
+      "Redis",
+      async (): Promise<[StreamTransport, StreamTransport]> => {
+        redis ??= await startRedis();
+        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
+      },
+    ],
+    ["a direct transport of the reader's own (it connects to the worker's endpoint)", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
+  ] as const)("reaches a reader whose client has %s", async (_how, transports) => {
+    const [onWorker, onReader] = await transports();
+    cleanup.push(() => onWorker.close(), () => onReader.close());
+    const { agents: published, taskQueue } = await h.worker([worker], { threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
+    const reading = new AgentClient({ client: published.client, taskQueue, stream: { transport: onReader } });
+    const runId = uid("progress-far");
+    h.model.script(runId, [{ toolCalls: [{ name: "crawl", arguments: { pages: 1 } }] }, { text: "far crawled" }]);
+    const handle = await published.start(worker, { prompt: runId, runId });
+    const reader = follow((o) => reading.followUpdates({ runId, pollInterval: POLL_MS, ...o }));
+    await vi.waitFor(() => expect(progressOf(reader.updates()).map((p) => p.data)).toContainEqual({ page: 1, of: 1, marker: `progress-of-${runId}` }), WAIT);
+    expect(reader.updates().some((u) => u.type === "message" && u.message.role === "tool")).toBe(false);
+    gate(runId, 1).release();
+    await reader.done;
+    expect(await handle.result()).toMatchObject({ status: "completed", text: "far crawled" });
   });
 });
