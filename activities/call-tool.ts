@@ -23,12 +23,14 @@ import { withHeartbeat } from "./heartbeat.js";
 import { parseToolCall } from "./tool-arguments.js";
 import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
+import { isRefusedProgress, progressReporter } from "./tool-progress.js";
 import { limitToolResult } from "./tool-result-limit.js";
 import { policyAnswer } from "./approval-gate.js";
 import { policyDeniedResult } from "../src/core/approval.js";
 
 export interface ToolCallDeps extends ToolHostDeps {
-  settings: Pick<ActivitySettings, "stopLatencyMs">;
+  /** `stream`: where `ctx.progress` goes (absent on a tool worker: dropped). */
+  settings: Pick<ActivitySettings, "stopLatencyMs"> & Partial<Pick<ActivitySettings, "stream">>;
   telemetry?: AgentTelemetry;
 }
 
@@ -63,9 +65,10 @@ export function createCallAgentTool(deps: ToolCallDeps) {
   };
 
   async function call(input: AgentToolCallInput): Promise<AgentToolCallOutput> {
+    const progress = progressReporter(input, deps.settings.stream);
     try {
       const definition = deps.registry.get(input.agentId);
-      const host = toolHost(input, deps);
+      const host = toolHost(input, deps, progress);
       if (input.host === "run" && input.expired) return await onExpired(definition, input, host);
       if (input.host === "run" && input.denied) return await onDenied(definition, input, host);
       const parsed = await parseToolCall(definition, input.toolCall);
@@ -89,6 +92,8 @@ export function createCallAgentTool(deps: ToolCallDeps) {
       return await attempt(host, tool, args, ctx.signal, run, (why, attempts) => `"${tool.name}" failed${attempts > 1 ? ` after ${attempts} attempts` : ""}: ${why}`);
     } catch (err) {
       throw toActivityFailure(err);
+    } finally {
+      progress.close();
     }
   }
 
@@ -159,6 +164,8 @@ export function createCallAgentTool(deps: ToolCallDeps) {
     } catch (err) {
       // ctx.defer() refused its options: no attempt can fix the handler, and the model may try another way.
       if (isRefusedDeferral(err)) return { content: `Error: ${failed(`ctx.defer() refused: ${err.message}`, 1)}`, isError: true };
+      // ctx.progress() refused its data: the same data would be refused on every attempt.
+      if (isRefusedProgress(err)) return { content: `Error: ${failed(`ctx.progress() refused: ${err.message}`, 1)}`, isError: true };
       // SDK errors are misuse (no deferral config, …), and a cancelled call is the host's business, not the model's.
       if (DurableAgentsError.isDurableAgentsError(err) || signal.aborted) throw err;
       await retryOrGiveUp(host.scope, tool, args, err);

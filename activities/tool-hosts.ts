@@ -15,12 +15,16 @@ import type { AgentRegistry } from "./agent-registry.js";
 import { deferralRequest } from "./deferral-request.js";
 import { dispatchSubRun } from "./dispatch.js";
 import type { ToolCallScope } from "./tool-retry.js";
+import type { ProgressReporter } from "./tool-progress.js";
 
 export interface ToolHostDeps {
   registry: AgentRegistry;
   client: Client;
   deferral: ResolvedDeferralConfig | undefined;
 }
+
+/** What a host's context reports progress to. */
+type Progress = Pick<ProgressReporter, "report">;
 
 /**
  * The part of a tool call that depends on its host: what the handler's context holds,
@@ -36,8 +40,8 @@ export interface ToolHost {
   deferred(options: DeferOptions, toolName: string): RunToolCallOutput;
 }
 
-export function toolHost(input: AgentToolCallInput, deps: ToolHostDeps): ToolHost {
-  return input.host === "run" ? runHost(input, deps) : threadHost(input, deps);
+export function toolHost(input: AgentToolCallInput, deps: ToolHostDeps, progress: Progress = { report: () => undefined }): ToolHost {
+  return input.host === "run" ? runHost(input, deps, progress) : threadHost(input, deps, progress);
 }
 
 /** What an async tool's callback sees (threads only), but for its answer token. */
@@ -58,7 +62,7 @@ export function answerToken(input: ThreadToolCall, deps: ToolHostDeps, toolName:
   return mintAnswerToken(deps.deferral.secret, input.toolCall.id, { namespace: info.namespace, workflowId: input.workflowId, firstRunId }, input.occurrence);
 }
 
-function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
+function runHost(input: RunToolCall, deps: ToolHostDeps, progress: Progress): ToolHost {
   const activity = Context.current();
   const restored = input.restored ?? false;
   const refuseInFanOut = () => {
@@ -105,6 +109,7 @@ function runHost(input: RunToolCall, deps: ToolHostDeps): ToolHost {
       restored,
       ...(input.resumedBy ? { resumedBy: input.resumedBy } : {}),
       dispatch: dispatcher(input, deps, restored, input.deferralRefused),
+      progress: (data) => progress.report(data, toolName),
     }),
     deferred(options, toolName) {
       refuseInFanOut();
@@ -131,7 +136,7 @@ export function isRefusedDeferral(err: unknown): err is InvalidDefinitionError |
   return typeof err === "object" && err !== null && refusedDeferrals.has(err);
 }
 
-function threadHost(input: ThreadToolCall, deps: ToolHostDeps): ToolHost {
+function threadHost(input: ThreadToolCall, deps: ToolHostDeps, progress: Progress): ToolHost {
   const refuse = (toolName: string): never => {
     throw new DeferInThreadError({ threadId: input.workflowId, toolName });
   };
@@ -149,6 +154,7 @@ function threadHost(input: ThreadToolCall, deps: ToolHostDeps): ToolHost {
       defer: () => refuse(toolName),
       restored: false,
       dispatch: dispatcher(input, deps, false, undefined),
+      progress: (data) => progress.report(data, toolName),
     }),
     deferred: (_options, toolName) => refuse(toolName),
   };

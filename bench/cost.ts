@@ -41,6 +41,9 @@
  * - heartbeatsPerCallSecond: heartbeats counted over the approval runs' activity seconds.
  * - policyRun { ungated, allowed, denied }: one tool call, ungated, allowed by a `needsApproval`
  *   policy and denied by one: a policy costs nothing of its own (issue 49).
+ * - toolProgress { silent, reporting, extra }: a later turn of a thread (one tool call, then
+ *   the answer) on the defaults with one reader following, its tool reporting nothing, then
+ *   reporting 1,000 times over its 600 ms: progress on a transport costs 0 (issue 51).
  * - chat { firstTurn[followers], laterTurn[followers], goals, pass }: chats as a new user has them
  *   on the defaults, readers (0, 1, 10) in one other process: a new thread's first 2,000-character
  *   turn from createThread with its message to `settled`, joins included (`steps`: create, join,
@@ -53,7 +56,7 @@
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
- * reminderRun alone.
+ * reminderRun alone, COST_ONLY=progress toolProgress alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -232,6 +235,51 @@ export async function main(): Promise<Record<string, unknown>> {
     const policy = only === undefined || only === "policy" ? await policyRun() : undefined;
     const policyCosts = policy ? { policyRun: Object.fromEntries(Object.entries(policy).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
     if (only === "policy") return { bench: "cost", ...policyCosts };
+
+    /** toolProgress: the same later turn with a silent tool and with one that reports 1,000 times, a reader following each. */
+    const toolProgressTurns = async () => {
+      const work = (report: boolean) =>
+        defineTool({
+          name: "crunch",
+          description: "Crunches numbers",
+          input: z.object({}),
+          async handler(_input, ctx) {
+            for (let i = 0; i < 1_000; i++) {
+              if (report) ctx.progress({ done: i + 1, of: 1_000 });
+              if (i % 100 === 99) await sleep(60);
+            }
+            return "crunched";
+          },
+        });
+      const out = {} as Record<"silent" | "reporting", Measured & { seen: number }>;
+      for (const variant of ["silent", "reporting"] as const) {
+        const progressAgent = defineAgent({ id: `cost-progress-${variant}`, model: MODEL, system: "Crunch.", tools: [work(variant === "reporting")], maxTurns: 4 });
+        const { agents: progressClient } = await stack.worker([progressAgent]);
+        const threadId = `cost-progress-${variant}-${randomUUID()}`;
+        stack.model.respond(threadId, (request) => {
+          const last = request.messages.at(-1)!;
+          return { ...(last.role === "tool" ? { text: "Crunched." } : last.content === "go" ? { toolCalls: [{ name: "crunch", arguments: {} }] } : { text: "ready" }), usage: USAGE };
+        });
+        await progressClient.threads.createThread({ threadId, prompt: threadId, agent: progressAgent });
+        await progressClient.threads.settled({ threadId });
+        let seen = 0;
+        const ac = new AbortController();
+        const reading = (async () => {
+          for await (const batch of progressClient.threads.followUpdates({ threadId, signal: ac.signal })) seen += batch.updates.filter((u) => u.type === "tool-progress").length;
+        })().catch(() => undefined);
+        const measured = await measure(async () => {
+          await progressClient.threads.sendMessage({ threadId, prompt: "go" });
+          await progressClient.threads.settled({ threadId });
+        });
+        ac.abort();
+        await reading;
+        out[variant] = { ...measured, seen };
+        progress(`tool progress, ${variant}: ${measured.total} actions ${JSON.stringify(measured.byOperation)}, ${seen} progress entries read`);
+      }
+      return { ...out, extra: out.reporting.total - out.silent.total };
+    };
+    const progressCosts = only === undefined || only === "progress" ? { toolProgress: await toolProgressTurns() } : {};
+    if (only === "progress") return { bench: "cost", ...progressCosts };
 
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
     /** The approval and parked cases run unless one group of the others was asked for alone. */
@@ -588,6 +636,7 @@ export async function main(): Promise<Record<string, unknown>> {
       heartbeatsPerCallSecond,
       ...policyCosts,
       ...reminderCosts,
+      ...progressCosts,
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

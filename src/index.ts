@@ -64,6 +64,7 @@ export type { DecideOptions, FollowUpdatesOptions, ListMessagesOptions, StreamUp
 export type { UiSummary } from "./client/start-run.js";
 export type { AgentResult, RunMessagePage, RunProgress, RunState, RunStatus } from "./core/run-state.js";
 export { MAX_PAYLOAD_BYTES, MAX_PAGE_BYTES, MAX_PRINCIPAL_BYTES, jsonBytes } from "./core/payload-size.js";
+export { MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from "./core/tool-progress.js";
 export {
   DEFAULT_MAX_TOOL_CALLS,
   MAX_TOOL_CALLS_CEILING,

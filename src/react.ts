@@ -52,7 +52,7 @@ export {
 } from "./react/agent-http-client.js";
 export { ChatError, type ChatErrorFields } from "./react/chat-error.js";
 export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";
-export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus } from "./core/thread-contracts.js";
+export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./core/thread-contracts.js";
 export type { Decision, Decisions, RespondOptions } from "./core/approval.js";
 export type { ApprovalSummary } from "./client/approval-inbox.js";
 export type { ResumeResult } from "./client/resume.js";

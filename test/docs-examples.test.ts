@@ -87,6 +87,11 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Draft the release notes", [{ text: "Release notes: faster resumes, fewer actions, and a quickstart you can paste." }]),
     prints: [/final: Release notes: faster resumes, fewer actions, and a quickstart you can paste\./],
   },
+  "tool-progress.ts": {
+    script: (model) =>
+      model.script("Build the Q3 report", [{ toolCalls: [{ name: "buildReport", arguments: { quarter: "Q3" } }] }, { text: "The Q3 report is ready." }]),
+    prints: [/^buildReport: section 3 of 3$/m, /^The Q3 report is ready\.$/m],
+  },
   "cancellation.ts": {
     script: (model) => {
       model.script("Pay invoice 41", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "41" } }] }]);

@@ -236,6 +236,8 @@ export interface ThreadToolCall extends ToolCallBasics {
   start?: boolean;
   /** The thread's first run id, which the call's answer token is bound to (the current run's may differ). */
   firstRunId?: string;
+  /** False when the turn streams nothing (`sendMessage({ stream: false })`, or a thread without streaming): `ctx.progress` is dropped. */
+  streamed?: false;
 }
 
 export type AgentToolCallInput = RunToolCall | ThreadToolCall;

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { InvalidDefinitionError } from "./errors/setup.js";
 import type { DeferOptions, DeferSignal } from "./defer.js";
 import type { Duration } from "@temporalio/common";
-import type { JsonObject, Principal } from "./json.js";
+import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
 import { durationMs } from "./duration.js";
 import type { AgentResult } from "./run-state.js";
@@ -70,6 +70,19 @@ export interface ToolContext extends ToolCallContext {
   resumedBy?: Principal;
   /** Set when the call belongs to a thread turn (then `runId` is the thread id too); threads cannot defer. */
   threadId?: string;
+  /**
+   * Tells the run's or thread's readers how the call is going (`{ done: 3, of: 10 }`, "crawling
+   * page 4"): a `tool-progress` stream entry for `followUpdates`, the events route and
+   * `useChat` (a `data-tool-progress` part). A preview, never stored: it travels on the
+   * worker's stream transport only (no billed action, nothing in history), and is dropped
+   * where there is none (deltas by signal, a turn sent with `stream: false`, a tool worker of
+   * its own queue). Throttled: the first report goes at once, then at most one every
+   * `PROGRESS_INTERVAL_MS` (250 ms), the latest winning; reports left when the call ends are
+   * dropped (its result follows). `data` must be plain JSON (AI1001 otherwise) of at most
+   * `MAX_PROGRESS_BYTES` (16 KiB; AI1016 otherwise): thrown here, and if the handler lets it
+   * through, the model reads it as the tool's error.
+   */
+  progress(data: JsonValue): void;
 }
 
 export interface ToolOptions<I extends z.core.$ZodType, O> {

@@ -3,7 +3,9 @@
  * answer being written. Pure, so the React hooks, the `useChat` transport and server code
  * share one definition of "apply this entry", and tests can drive it without a browser.
  */
-import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus } from "./thread-contracts.js";
+import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./thread-contracts.js";
+import { MAX_PROGRESS_BYTES } from "./tool-progress.js";
+import { jsonBytes } from "./payload-size.js";
 import type { StreamingDraft } from "./ui-messages.js";
 
 /** What a reader knows of a thread. Treat it as immutable: `foldStreamUpdates` returns a new one when anything changed. */
@@ -18,6 +20,8 @@ export interface ThreadFold {
   status: ThreadStatus;
   /** Approval requests announced and not yet decided: what an approval card shows. */
   approvals?: PendingApproval[];
+  /** The latest `ctx.progress` of each tool call still running, oldest call first: gone once the call's result is stored. */
+  progress?: ToolProgressUpdate[];
 }
 
 export function emptyFold(status: ThreadStatus = "idle"): ThreadFold {
@@ -46,6 +50,13 @@ export function withStoredMessages(fold: ThreadFold, page: readonly ThreadMessag
 export function foldStreamUpdates(fold: ThreadFold, updates: readonly StreamUpdate[]): ThreadFold {
   let next = fold;
   for (const update of updates) {
+    // Progress has no place in the log (seq 0): the latest of each call is shown, and it never moves the reader.
+    if (update.type === "tool-progress") {
+      // Late progress of a call whose result is stored already is over.
+      if (next.messages.some((m) => m.role === "tool" && m.tool_call_id === update.toolCallId)) continue;
+      next = { ...next, progress: [...(next.progress ?? []).filter((p) => p.toolCallId !== update.toolCallId), update] };
+      continue;
+    }
     if (update.seq <= next.lastSeq) continue;
     next = { ...next, ...applyOne(next, update), lastSeq: update.seq };
   }
@@ -73,7 +84,10 @@ function applyOne(fold: ThreadFold, update: StreamUpdate): Partial<ThreadFold> {
       return fold.draft?.messageId === update.messageId ? { draft: undefined } : {};
     case "message": {
       const known = fold.messages.some((m) => m.id === update.message.id);
+      const { message } = update;
+      const done = message.role === "tool" && fold.progress?.some((p) => p.toolCallId === message.tool_call_id);
       return {
+        ...(done ? { progress: fold.progress!.filter((p) => p.toolCallId !== message.tool_call_id) } : {}),
         ...(known ? {} : { messages: [...fold.messages, update.message] }),
         ...(fold.draft?.messageId === update.message.id ? { draft: undefined } : {}),
       };
@@ -84,6 +98,8 @@ function applyOne(fold: ThreadFold, update: StreamUpdate): Partial<ThreadFold> {
       return { approvals: [...(fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId), { approvalId: update.approvalId, calls: update.calls, expiresAt: update.expiresAt }] };
     case "approval-decided":
       return { approvals: (fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId) };
+    case "tool-progress":
+      return {};
   }
 }
 
@@ -103,8 +119,13 @@ export function isThreadStatus(value: unknown): value is ThreadStatus {
 export function asStreamUpdate(value: unknown): StreamUpdate | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const v = value as Record<string, unknown>;
-  if (typeof v.seq !== "number" || !Number.isSafeInteger(v.seq) || v.seq < 1) return undefined;
   const str = (x: unknown) => typeof x === "string";
+  if (v.type === "tool-progress") {
+    return v.seq === 0 && str(v.toolCallId) && str(v.toolName) && str(v.at) && v.data !== undefined && jsonBytes(v.data, MAX_PROGRESS_BYTES) <= MAX_PROGRESS_BYTES
+      ? (v as unknown as StreamUpdate)
+      : undefined;
+  }
+  if (typeof v.seq !== "number" || !Number.isSafeInteger(v.seq) || v.seq < 1) return undefined;
   switch (v.type) {
     case "text-delta":
       return str(v.messageId) && str(v.text) ? (v as unknown as StreamUpdate) : undefined;

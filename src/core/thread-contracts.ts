@@ -3,7 +3,7 @@
  * version of the thread's input. Nothing here may pull activity code (or Node) into the
  * workflow sandbox.
  */
-import type { Principal } from "./json.js";
+import type { JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { ModelDelta } from "./model.js";
 import type { AgentDescription } from "./contracts.js";
@@ -76,7 +76,25 @@ export type StreamUpdate =
   /** Calls of gated tools wait for a person: decide with `threads.decide()` (or the request's link). */
   | { seq: number; type: "approval-request"; approvalId: string; calls: PendingApproval["calls"]; expiresAt: string }
   /** The request was decided (`resumed`), denied, or expired; the calls' results follow as messages. */
-  | { seq: number; type: "approval-decided"; approvalId: string; outcome: "resumed" | "denied" | "expired" };
+  | { seq: number; type: "approval-decided"; approvalId: string; outcome: "resumed" | "denied" | "expired" }
+  | ToolProgressUpdate;
+
+/**
+ * What a running tool reported with `ctx.progress(data)`: a preview, never stored. It travels
+ * only on a stream transport, has no place in the thread's log, and so has `seq` 0: it never
+ * moves a reader's position (readers resume from the last other entry). Readers keep the
+ * latest per call; the call's result (its `tool` message) supersedes it.
+ */
+export interface ToolProgressUpdate {
+  seq: 0;
+  type: "tool-progress";
+  toolCallId: string;
+  toolName: string;
+  /** What the handler passed, as plain JSON (at most `MAX_PROGRESS_BYTES`). */
+  data: JsonValue;
+  /** When the handler reported it (ISO 8601, the worker's clock). */
+  at: string;
+}
 
 /** An entry before the log numbers it. */
 export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamUpdate ? Omit<U, "seq"> : never) : never;

@@ -7,7 +7,7 @@ import type { Principal } from "../core/json.js";
 import type { HttpEnv } from "./env.js";
 import type { EventStreamOptions } from "./options.js";
 import { durationMs } from "../core/duration.js";
-import { hubFor, type StreamReader, type StreamSource } from "../client/threads/stream-hub.js";
+import { hubFor, lastSeqOf, type StreamReader, type StreamSource } from "../client/threads/stream-hub.js";
 
 /** A reader this far behind is disconnected; it reconnects with `Last-Event-ID` and catches up. */
 const MAX_QUEUED = 10_000;
@@ -53,8 +53,9 @@ export function eventStreamRoute(events: EventsOf, options: EventStreamOptions) 
       deliver(updates: StreamUpdate[], snapshot: StreamSnapshot, truncated: boolean) {
         if (truncated) push({ event: "truncated", data: JSON.stringify({ lastSeq: snapshot.lastSeq }) });
         if (updates.length === 0) return;
-        reader.last = updates.at(-1)!.seq;
-        for (const u of updates) push({ id: String(u.seq), data: JSON.stringify(u) });
+        reader.last = lastSeqOf(updates, reader.last);
+        // Progress has no seq of its own: no id, so a reconnect's Last-Event-ID stays on the last entry of the log.
+        for (const u of updates) push(u.type === "tool-progress" ? { data: JSON.stringify(u) } : { id: String(u.seq), data: JSON.stringify(u) });
         if (queue.length > MAX_QUEUED) end();
       },
       fail(err: unknown) {

@@ -202,6 +202,11 @@ export function chunkStream(io: ChatStreamIo, plan: ChunkPlan): ReadableStream<U
                 if (event.kind === "truncated") continue;
                 if (event.kind === "error") throw event.error;
                 const update = event.update;
+                // Progress has no seq (0): shown while live, it never moves where a reconnect continues.
+                if (update.type === "tool-progress") {
+                  if (translate.live) await translate.apply(update);
+                  continue;
+                }
                 if (update.seq <= seq) continue;
                 seq = update.seq;
                 failures = 0;
@@ -330,6 +335,11 @@ class Translator {
       }
       case "approval-decided":
         // The calls' results follow as messages.
+        return false;
+      case "tool-progress":
+        // One data part per call (its id), replaced by each report: useChat shows the latest.
+        if (!this.#started || this.#resolved.has(update.toolCallId)) return false;
+        this.emit({ type: "data-tool-progress", id: update.toolCallId, data: { toolCallId: update.toolCallId, toolName: update.toolName, data: update.data, at: update.at } });
         return false;
       case "message": {
         const message = update.message;

@@ -11,6 +11,11 @@ const MAX_BYTES = 64 << 20;
 /** Threads kept at once; past it the least recently written is forgotten. */
 const MAX_THREADS = 1_000;
 
+/** True when a batch holds only tool progress: a preview outside the thread's log. */
+export function onlyProgress(batch: StreamBatch): boolean {
+  return batch.entries.length > 0 && batch.entries.every((e) => e.type === "tool-progress");
+}
+
 /** True when a batch holds only deltas (an answer being written), not an entry the thread keeps. */
 export function onlyDeltas(batch: StreamBatch): boolean {
   return batch.entries.every((e) => e.type === "text-delta" || e.type === "tool-input-delta");
@@ -27,6 +32,8 @@ interface ThreadKept<T> {
   durable: Array<Kept<T>>;
   /** The deltas of the answer being written, or "full" once it outgrew what is kept of it. */
   deltas: Array<Kept<T>> | "full";
+  /** The latest tool progress since the last durable entry (one batch, at most 16 KiB): what a reader joining mid-call sees first. */
+  progress?: Kept<T>;
   bytes: number;
 }
 
@@ -54,6 +61,15 @@ export class ThreadReplay<T> {
   /** Records what was published for `threadId`: `item` stands for `batch` (the batch itself, or its encoded line) and weighs `bytes`. */
   note(threadId: string, batch: StreamBatch, item: T, bytes: number): void {
     let kept = this.#threads.get(threadId);
+    if (onlyProgress(batch)) {
+      // Outside the chain: it follows no entry and none follows it; the latest replaces the one before.
+      if (!kept) return;
+      if (kept.progress) this.#drop(kept, [kept.progress]);
+      kept.progress = { item, bytes };
+      kept.bytes += bytes;
+      this.#bytes += bytes;
+      return;
+    }
     // Re-inserted, so that the Map's order is the order threads were last written.
     if (kept) this.#threads.delete(threadId);
     const deltas = onlyDeltas(batch);
@@ -78,6 +94,9 @@ export class ThreadReplay<T> {
     } else {
       // The answer is over (its message, a reset, a status): its deltas fold away, as in the thread's log.
       if (kept.deltas !== "full") this.#drop(kept, kept.deltas);
+      // So does a tool's progress: a durable entry (its result, most often) supersedes it.
+      if (kept.progress) this.#drop(kept, [kept.progress]);
+      kept.progress = undefined;
       kept.deltas = [];
       this.#add(kept, kept.durable, { item, bytes });
       for (const entry of batch.entries) if (entry.type !== "text-delta" && entry.type !== "tool-input-delta") kept.lastDurable = Math.max(kept.lastDurable, entry.seq);
@@ -94,7 +113,7 @@ export class ThreadReplay<T> {
   of(threadId: string): readonly T[] {
     const kept = this.#threads.get(threadId);
     if (!kept) return [];
-    return [...kept.durable, ...(kept.deltas === "full" ? [] : kept.deltas)].map((k) => k.item);
+    return [...kept.durable, ...(kept.deltas === "full" ? [] : kept.deltas), ...(kept.progress ? [kept.progress] : [])].map((k) => k.item);
   }
 
   /** Threads with something kept (what a test reads to see what is forgotten). */

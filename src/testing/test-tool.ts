@@ -1,6 +1,7 @@
 import { DeferError } from "../core/defer.js";
 import type { ToolContext, ToolDefinition } from "../core/define-tool.js";
 import { DeferOutsideRunError } from "../core/errors/setup.js";
+import { checkedProgress } from "../core/tool-progress.js";
 
 /**
  * Runs a tool's handler outside any run, for unit tests: input is parsed with the tool's
@@ -23,6 +24,8 @@ export async function testTool<O>(tool: ToolDefinition<any, O>, input: unknown, 
     deferralId: "dfr:0:test-run",
     restored: false,
     dispatch: () => Promise.reject(new DeferOutsideRunError({ where: `${where} ctx.dispatch()` })),
+    // Checked as on a worker (AI1001, AI1016), then dropped: there are no readers.
+    progress: (data) => void checkedProgress(data, tool.name),
     ...ctx,
     deferral: {
       get token(): string {

@@ -79,6 +79,8 @@ async function runCall(
     toolCall: call,
     ...(thread.principal ? { principal: thread.principal } : {}),
     ...(occurrence > 1 ? { occurrence } : {}),
+    // Only where readers get no deltas: the worker then drops the call's progress instead of publishing it.
+    ...(thread.streamEnabled && thread.turnStreamed ? {} : { streamed: false as const }),
   };
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {

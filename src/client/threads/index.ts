@@ -25,6 +25,7 @@ export type {
   ThreadStatus,
   ThreadMessage,
   StreamUpdate,
+  ToolProgressUpdate,
   StreamSnapshot,
   ThreadStatusChange,
   PendingApproval,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { StreamBatch, StreamSnapshot, StreamUpdate, ThreadStatus } from "../../core/thread-contracts.js";
+import type { StreamBatch, StreamSnapshot, StreamUpdate, ThreadStatus, ToolProgressUpdate } from "../../core/thread-contracts.js";
 import { parseStatusLine } from "../../core/status-line.js";
 import type { StreamSubscription, StreamTransport } from "../../stream/transport.js";
 import { ThreadNotFoundError } from "../../core/errors/threads.js";
@@ -170,6 +170,17 @@ function isDelta(entry: StreamUpdate): boolean {
   return entry.type === "text-delta" || entry.type === "tool-input-delta";
 }
 
+/** Tool progress has no place in the log (seq 0): it goes to readers as it comes, outside the order of seqs. */
+function isProgress(entry: StreamUpdate): entry is ToolProgressUpdate {
+  return entry.type === "tool-progress";
+}
+
+/** The seq a reader has reached once it holds `updates` (tool progress moves no one). */
+export function lastSeqOf(updates: readonly StreamUpdate[], last: number): number {
+  for (let i = updates.length - 1; i >= 0; i--) if (!isProgress(updates[i]!)) return Math.max(last, updates[i]!.seq);
+  return last;
+}
+
 /**
  * Follows one thread for the hub's readers. Batches from the transport are applied in
  * order of the durable entries they follow (`after`): one that follows an entry this
@@ -188,6 +199,8 @@ class ThreadPoller {
   readonly #joining = new Set<StreamReader>();
   /** What this poller handed out lately, by seq (bounded, oldest first). */
   readonly #kept = new Map<number, StreamUpdate>();
+  /** The latest progress of each tool call whose result has not come yet, for readers that join mid-call. */
+  readonly #progress = new Map<string, ToolProgressUpdate>();
   readonly #watch: { current?: HistoryWatch } = {};
   #running = false;
   #wake: (() => void) | undefined;
@@ -279,6 +292,7 @@ class ThreadPoller {
         this.#known = undefined;
         this.#pending = [];
         this.#kept.clear();
+        this.#progress.clear();
         void subscription?.then((s) => s?.unsubscribe()).catch(() => undefined);
         this.hub.done(this.threadId, this);
       }
@@ -343,7 +357,7 @@ class ThreadPoller {
     const kept = [...this.#kept.values()].sort((a, b) => a.seq - b.seq);
     for (const reader of [...this.#joining]) {
       this.#joining.delete(reader);
-      const fresh = kept.filter((u) => u.seq > reader.last);
+      const fresh = [...kept.filter((u) => u.seq > reader.last), ...this.#progress.values()];
       if (fresh.length > 0) reader.deliver(fresh, this.#snapshotOf(fresh), false);
     }
   }
@@ -408,6 +422,12 @@ class ThreadPoller {
   #receive(batch: StreamBatch, from: "transport" | "history" = "transport"): void {
     if (from === "transport") this.#heard = true;
     else this.#heardSignals = true;
+    if (batch.entries.some(isProgress)) {
+      this.#handProgress(batch.entries.filter(isProgress));
+      const rest = batch.entries.filter((e) => !isProgress(e));
+      if (rest.length === 0) return;
+      batch = { ...batch, entries: rest };
+    }
     this.#incoming.push(batch);
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
@@ -423,6 +443,14 @@ class ThreadPoller {
       this.#hand(ready);
       if (this.#pending.length > 0) this.#wake?.();
     });
+  }
+
+  /** Hands progress to every reader already live; a reader still joining gets the latest of each call once admitted. */
+  #handProgress(entries: ToolProgressUpdate[]): void {
+    for (const entry of entries) this.#progress.set(entry.toolCallId, entry);
+    for (const reader of [...this.#readers]) {
+      if (!this.#joining.has(reader)) reader.deliver(entries, this.#snapshotOf(entries), false);
+    }
   }
 
   /** Applies pending batches whose durable predecessor has now been seen. */
@@ -454,6 +482,8 @@ class ThreadPoller {
       this.#lastSeq = Math.max(this.#lastSeq, entry.seq);
       if (!isDelta(entry)) this.#known = Math.max(this.#known ?? 0, entry.seq);
       if (entry.type === "status") this.#status = entry.status;
+      // The call's result is the record: its progress is over.
+      if (entry.type === "message" && entry.message.role === "tool") this.#progress.delete(entry.message.tool_call_id);
       // A delta older than the last durable entry was published late (its batch outlived the
       // model call, see delta-publisher): its answer is over and must not read as being written.
       if (isDelta(entry)) {

@@ -2,7 +2,7 @@ import type { Client } from "@temporalio/client";
 import type { agentThread } from "../../../workflows/threads/agent-thread.js";
 import type { StreamSnapshot } from "../../core/thread-contracts.js";
 import { threadStreamQuery } from "../../core/wire/thread.js";
-import { hubFor, type StreamReader, type StreamSource } from "./stream-hub.js";
+import { hubFor, lastSeqOf, type StreamReader, type StreamSource } from "./stream-hub.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { FollowUpdatesOptions, StreamUpdatesOptions } from "../shared-options.js";
 import type { ThreadTarget } from "./thread-types.js";
@@ -67,7 +67,7 @@ export async function* followStream(
   const reader: StreamReader = {
     last: options.fromSeq ?? 0,
     deliver(updates, snapshot, truncated) {
-      reader.last = truncated && updates.length === 0 ? snapshot.lastSeq : (updates.at(-1)?.seq ?? reader.last);
+      reader.last = truncated && updates.length === 0 ? snapshot.lastSeq : lastSeqOf(updates, reader.last);
       batches.push({ ...snapshot, updates, truncated });
       wake?.();
     },
