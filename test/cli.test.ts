@@ -12,7 +12,8 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { aesGcmCodec, type AgentClient } from "../src/index.js";
+import { z } from "zod";
+import { aesGcmCodec, defineAgent, defineTool, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
 import { artifacts, bin, cliEnv, freePort, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
@@ -21,13 +22,29 @@ import { linkFor, payoutAgent } from "./fixtures/approvals.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { chatAgent } from "./thread-support.js";
 
+/** Released by the test once the command has printed the tool's progress: the tool is still running then. */
+let releaseReport: () => void = () => undefined;
+const reportDone = () => new Promise<void>((resolve) => (releaseReport = resolve));
+const buildReport = defineTool({
+  name: "buildReport",
+  description: "Builds a long report",
+  input: z.object({ pages: z.number() }),
+  async handler({ pages }, ctx) {
+    const done = reportDone();
+    ctx.progress({ page: 1, of: pages, note: "tab\there" });
+    await done;
+    return `report of ${pages} pages`;
+  },
+});
+const reportAgent = defineAgent({ id: "cli-reports", model: "gpt-4.1-mini", system: "You write reports.", tools: [buildReport], maxTurns: 3 });
+
 let h: Harness;
 let agents: AgentClient;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   h = await startHarness();
-  const served = await h.worker([payoutAgent, weatherAgent, chatAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+  const served = await h.worker([payoutAgent, weatherAgent, chatAgent, reportAgent], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
   agents = served.agents;
   env = cliEnv(h, served.taskQueue);
 }, 240_000);
@@ -169,6 +186,31 @@ describe("durable-agents threads", () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^error: \[AI1003\] The model call failed/m);
     expect(JSON.parse(listed.stdout).threads.map((t: { threadId: string }) => t.threadId)).toContain(threadId);
+  });
+});
+
+describe("durable-agents threads tail with a tool's progress", () => {
+  it("prints the progress a running tool reports on a line of its own, then the answer", async () => {
+    const { threadId } = await agents.threads.createThread({ agent: reportAgent, autoStart: false });
+    const prompt = uid("write the report");
+    h.model.script(prompt, [{ text: "Starting. ", toolCalls: [{ name: "buildReport", arguments: { pages: 3 } }] }, { text: "The report is ready." }]);
+    let out = "";
+    const child = spawn(process.execPath, [bin, "threads", "send", threadId, prompt], { env: { ...process.env, ...env }, cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      // The tool holds until the command has shown its progress: a preview of a call still running.
+      await vi.waitFor(() => expect(out).toContain('… buildReport: {"page":1,"of":3,"note":"tab\\there"}\n'), { timeout: 30_000, interval: 20 });
+      expect(out).not.toContain("The report is ready.");
+    } finally {
+      // Also when it failed: a tool left holding would keep the worker from shutting down.
+      releaseReport();
+    }
+    expect(await exited).toBe(0);
+    // Its own line: after the text streamed before the call, before the answer that follows it.
+    const lines = out.split("\n");
+    expect(lines).toContain('… buildReport: {"page":1,"of":3,"note":"tab\\there"}');
+    expect(out.indexOf("… buildReport")).toBeLessThan(out.indexOf("The report is ready."));
   });
 });
 

@@ -63,22 +63,40 @@ async function follow(threads: ThreadsClient, threadId: string, out: Output, fro
   // so only the part a reader has not seen yet is printed when it arrives.
   const printed = new Map<string, string>();
   let moved = fromSeq < 0;
+  // Whether the last thing printed ended its line: a tool's progress gets a line of its own.
+  let lineEnded = true;
   for await (const batch of threads.followUpdates({ threadId, fromSeq: Math.max(0, fromSeq), pollInterval: "100ms" })) {
     for (const u of batch.updates) {
-      if (fromSeq < 0 && u.type !== "text-delta" && u.type !== "status") continue;
+      if (fromSeq < 0 && u.type !== "text-delta" && u.type !== "status" && u.type !== "tool-progress") continue;
       if (u.type === "text-delta") {
         printed.set(u.messageId, (printed.get(u.messageId) ?? "") + u.text);
         out.line(u, u.text);
-      } else if (u.type === "message" && u.message.role === "assistant") {
+        if (u.text) lineEnded = u.text.endsWith("\n");
+        continue;
+      }
+      if (u.type === "tool-progress") {
+        // A preview of a tool still running (its result is what the thread keeps): what the handler passed, on one line.
+        out.line(u, `${lineEnded ? "" : "\n"}… ${oneLine(u.toolName)}: ${oneLine(JSON.stringify(u.data))}\n`);
+        lineEnded = true;
+        continue;
+      }
+      if (u.type === "message" && u.message.role === "assistant") {
         const seen = printed.get(u.message.id) ?? "";
         const content = u.message.content ?? "";
         printed.delete(u.message.id);
         out.line(u, `${content.startsWith(seen) ? content.slice(seen.length) : `\n${content}`}\n`);
+        lineEnded = true;
       } else if (u.type === "reset") {
-        if (printed.delete(u.messageId)) out.line(u, ` [${oneLine(u.reason)}]\n`);
+        if (printed.delete(u.messageId)) {
+          out.line(u, ` [${oneLine(u.reason)}]\n`);
+          lineEnded = true;
+        }
       } else if (u.type === "status") {
         moved = true;
-        if (u.status === "failed" || u.status === "stopped") out.line(u, `— ${u.status}\n`);
+        if (u.status === "failed" || u.status === "stopped") {
+          out.line(u, `${lineEnded ? "" : "\n"}— ${u.status}\n`);
+          lineEnded = true;
+        }
       }
     }
     if (moved && SETTLED.has(batch.status)) {
