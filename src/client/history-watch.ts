@@ -11,6 +11,8 @@ import { workflowMetadataQuery } from "@temporalio/workflow";
  */
 export class HistoryWatch {
   #seen: string | undefined;
+  /** The activity types pending at the last look: what the workflow is waiting on now (the same describe, no extra read). */
+  pendingActivities: readonly string[] = [];
 
   constructor(
     private readonly client: Client,
@@ -26,6 +28,7 @@ export class HistoryWatch {
   async changed(): Promise<boolean> {
     // Through the handle, so a missing workflow is the SDK's WorkflowNotFoundError, as a query's is.
     const described = await this.client.workflow.getHandle(this.workflowId).describe();
+    this.pendingActivities = (described.raw.pendingActivities ?? []).map((a) => a.activityType?.name ?? "");
     const seen = `${described.runId}:${described.historyLength}`;
     const changed = seen !== this.#seen;
     this.#seen = seen;

@@ -10,6 +10,11 @@ import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadSettledOptions, ThreadTarget, ThreadView } from "./thread-types.js";
 
+const FIRST_INTERVAL_MS = 20;
+const MAX_INTERVAL_MS = 250;
+/** The activities of a turn at work (workflows/shared/agent-steps.ts): while one is pending the thread is not at rest. */
+const TURN_ACTIVITIES = new Set(["callAgentModel", "callAgentTool"]);
+
 /**
  * `ThreadsClient.settled`: waits until nothing runs, reading the thread's state
  * only when its history moved and its status line says it may be at rest.
@@ -26,15 +31,18 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
     // is queried only when the history moved and the status line says the thread may be
     // at rest (a message queued behind a finished turn is what the query still rules out).
     const watch = new HistoryWatch(access.client, threadId);
-    let interval = 20;
+    let interval = FIRST_INTERVAL_MS;
     for (;;) {
       const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
-      const text = moved ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
+      // A model or tool call still pending: the turn runs whatever its line says, and its end
+      // moves the history again. No metadata query then (the worker would answer it for nothing).
+      const running = watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
+      const text = moved && !running ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
       const line = text === undefined ? undefined : parseStatusLine(text);
       // A line that counts the queue settles the question alone: one read, the answer's.
       if (moved && line?.queued !== undefined) {
         if (!line.active && (line.queued === 0 || /^(failed|stopped)\b/.test(line.text))) return await Promise.race([threadState(access, options), ended]);
-      } else if (moved && (line === undefined || !line.active)) {
+      } else if (moved && !running && (line === undefined || !line.active)) {
         const snapshot = await Promise.race([access.query(threadId, () => access.handle(threadId).query(threadSnapshotQuery)), ended]);
         if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
         const halted = snapshot.status === "stopped" || snapshot.status === "failed";
@@ -43,7 +51,9 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
       }
       options.signal?.throwIfAborted();
       await Promise.race([sleep(interval), ended]);
-      interval = Math.min(250, interval * 1.5);
+      // A history that just moved is a turn between steps, whose end comes soon after: look
+      // again quickly, a closed-loop caller waits for every millisecond of this. Backs off while nothing moves.
+      interval = moved ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, interval * 1.5);
     }
   } finally {
     polling.abort();
