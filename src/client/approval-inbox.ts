@@ -6,7 +6,8 @@ import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setu
 import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
-import { unguarded, type DeferralStore } from "./deferral-store.js";
+import { listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
 import type { Caller } from "./authorize.js";
 import { approvalIdOf, type DecideOptions } from "./shared-options.js";
 import type { ResumeOptions, ResumeResult } from "./resume.js";
@@ -104,14 +105,18 @@ export class ApprovalInbox {
         limit,
         ...(cursor ? { cursor } : {}),
       });
-      // The rows were authorized as a listing; their records are read as part of it.
-      const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord({ deferralId: row.deferralId }).catch(() => undefined)));
-      approvals = records
-        .flatMap((record, i) => {
-          if (!record) return [];
-          const parentRunId = page.deferrals[i]!.parentRunId;
-          return [{ ...summaryOf(record), ...(parentRunId ? { parentRunId } : {}) }];
-        })
+      // Each row as its run's memo keeps it, listed with the page (no query, no billed action);
+      // a request made before rows were kept, or too heavy to copy, is read from its run (a
+      // query). The rows were authorized as a listing; their records are read as part of it.
+      const summaries = await Promise.all(
+        page.deferrals.map(async (listed): Promise<ApprovalSummary | undefined> => {
+          const row = listedRow(listed);
+          const summary = row ? { ...summaryOfRow(row, listed.runId), status: listed.status } : await unguarded(this.deps.deferrals).getRecord({ deferralId: listed.deferralId }).then(summaryOf, () => undefined);
+          return summary && { ...summary, ...(listed.parentRunId ? { parentRunId: listed.parentRunId } : {}) };
+        }),
+      );
+      approvals = summaries
+        .flatMap((summary) => (summary ? [summary] : []))
         .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
       cursor = page.cursor;
       if (approvals.length > 0 || !cursor || pages >= MAX_EMPTY_PAGES) break;
@@ -166,21 +171,11 @@ export class ApprovalInbox {
   }
 }
 
-function summaryOf(record: DeferralRecord & { callFingerprint?: string }): ApprovalSummary {
-  const calls = record.approval
-    ? record.approval.calls.map(({ toolCallId, toolName, arguments: args, resultSchema }) => ({ toolCallId, toolName, arguments: args, ...(resultSchema ? { resultSchema } : {}) }))
-    : [{ toolCallId: record.toolCallId, toolName: record.toolName ?? "", arguments: record.toolArguments ?? "" }];
-  return {
-    approvalId: record.id,
-    kind: record.approval ? "approval" : "deferral",
-    runId: record.runId,
-    ...(record.agentId ? { agentId: record.agentId } : {}),
-    status: record.status,
-    calls,
-    meta: record.meta,
-    deferredAt: record.deferredAt,
-    expiresAt: record.expiresAt,
-    ...(record.principal ? { principal: record.principal } : {}),
-    ...(record.callFingerprint ? { callFingerprint: record.callFingerprint } : {}),
-  };
+function summaryOf(record: DeferralRecord): ApprovalSummary {
+  return { ...summaryOfRow(inboxRowOf(record), record.runId), status: record.status };
+}
+
+function summaryOfRow(row: InboxRow, runId: string): Omit<ApprovalSummary, "status"> {
+  const { id, ...rest } = row;
+  return { approvalId: id, runId, ...rest };
 }
