@@ -322,6 +322,11 @@ export function listedRow(summary: DeferralSummary): InboxRow | undefined {
   return inboxRows.get(summary);
 }
 
+/** Asks `store`'s hook whether `principal` may read run (or thread) `runId` as a whole (`run.state`): AI1013 unless exactly `true`. Internal. */
+export async function authorizeRunRead(store: DeferralStore, runId: string, principal: Principal | undefined): Promise<void> {
+  await authorizeRun(hooks.get(store), { operation: "run.state", principal, runId });
+}
+
 /** The same store without its hook: for operations that were authorized as a whole. Internal, not exported by the package. */
 export function unguarded(store: DeferralStore): DeferralStore {
   return twins.get(store) ?? store;
