@@ -144,7 +144,7 @@ describe("approvals.history({ runId })", () => {
   });
 });
 
-describe("GET /approvals/:id/history", () => {
+describe("GET /approvals/:id/history, GET /approvals/history?runId", () => {
   it("answers the trail as the SDK does, 404 RC5046 for an unknown id, 403 AI1013 for a caller the hook refuses, 400 for a malformed id", async () => {
     const runId = uid("audit-http");
     const approvalId = await parked(runId, [{ name: "sendPayout", arguments: { amount: 3, to: "y" } }]);
@@ -158,6 +158,14 @@ describe("GET /approvals/:id/history", () => {
       expect(await http.call("GET", path(`dfr:9:${runId}`), { user: "auditor" })).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
       expect(await http.call("GET", path(approvalId), { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
       expect(await http.call("GET", path("x".repeat(5000)), { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      // Every request of the run: GET /approvals/history?runId=…, authorized as run.state.
+      const byRun = await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}`, { user: "auditor" });
+      expect(byRun.status).toBe(200);
+      expect(byRun.body).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ runId }))));
+      expect(byRun.body.requests.map((r: { approvalId: string }) => r.approvalId)).toEqual([approvalId]);
+      expect(await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}`, { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+      expect(await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}&since=yesterday`, { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      expect(await http.call("GET", "/approvals/history", { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
     } finally {
       await http.close();
     }
