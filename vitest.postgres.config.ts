@@ -27,6 +27,8 @@ export default defineConfig({
       "test/approvals-run.test.ts",
       "test/approvals-thread.test.ts",
       "test/http-approvals.test.ts",
+      // the inbox's rows read from the runs' memos in SQL visibility, encrypted by a codec
+      "test/approval-inbox-memo.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

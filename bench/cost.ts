@@ -56,7 +56,7 @@
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
- * reminderRun alone, COST_ONLY=progress toolProgress alone.
+ * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -280,6 +280,9 @@ export async function main(): Promise<Record<string, unknown>> {
     };
     const progressCosts = only === undefined || only === "progress" ? { toolProgress: await toolProgressTurns() } : {};
     if (only === "progress") return { bench: "cost", ...progressCosts };
+
+    // COST_ONLY=approval: the approval run alone, at COST_MODEL_MS (issue 49: what the inbox's memo row adds to it).
+    if (only === "approval") return { bench: "cost", approvalRun: await approvalRun(MODEL_MS) };
 
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
     /** The approval and parked cases run unless one group of the others was asked for alone. */

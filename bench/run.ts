@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   long: () => import("./long.js"),
   latency: () => import("./latency.js"),
   approval: () => import("./approval.js"),
+  inbox: () => import("./inbox.js"),
   cost: () => import("./cost.js"),
   schedules: () => import("./schedules.js"),
   throughput: () => import("./throughput.js"),

@@ -29,7 +29,7 @@ export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition
 export type { ApprovalCall, ApprovalDecisions, ApprovalEscalationPlan, ApprovalSchedule, Decision, Decisions, RespondOptions } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
 export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
-export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions } from "./client/approval-inbox.js";
+export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
 export type { ApprovalTrailEntry, InputChange } from "./core/approval-trail.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
 export type { StandardResult, StandardSchema } from "./core/schema.js";

@@ -108,7 +108,43 @@ describe("approvals.history", () => {
   });
 });
 
-describe("GET /approvals/:id/history", () => {
+describe("approvals.history({ runId })", () => {
+  it("lists every request of a run oldest first, each as history({ approvalId }) reads it; since keeps the later entries; authorized as run.state", async () => {
+    const runId = uid("audit-run");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 1, to: "a" } }] },
+      { toolCalls: [{ name: "sendPayout", arguments: { amount: 2, to: "b" } }] },
+      { text: "done" },
+    ]);
+    const ack = await agents.run(agent, { prompt: runId, runId, principal: { id: "clerk" } });
+    const first = (ack as { deferralId: string }).deferralId;
+    const [call] = (await agents.approvals.get({ approvalId: first })).calls;
+    const decided = await agents.approvals.decide({ approvalId: first, principal: { id: "cfo" }, decisions: { [call!.toolCallId]: { approved: true } } });
+    expect(decided).toMatchObject({ status: "resumed", outcome: { status: "deferred" } });
+    const second = (decided.outcome as { deferralId: string }).deferralId;
+    expect(second).not.toBe(first);
+
+    const history = await agents.approvals.history({ runId });
+    expect(history.runId).toBe(runId);
+    expect(history.requests.map((r) => r.approvalId)).toEqual([first, second]);
+    expect(history.requests[0]).toEqual(await agents.approvals.history({ approvalId: first }));
+    expect(history.requests[1]).toEqual(await agents.approvals.history({ approvalId: second }));
+    expect(history.requests[0]!.entries.map((e) => e.type)).toContain("decided");
+
+    // Since the second request was asked: the first one's life was over by then.
+    const asked = history.requests[1]!.entries[0]!.at!;
+    const later = await agents.approvals.history({ runId, since: asked });
+    expect(later.requests.map((r) => r.approvalId)).toEqual([second]);
+    expect(later.requests[0]!.entries[0]).toMatchObject({ type: "asked", at: asked });
+
+    await expect(agents.approvals.history({ runId, principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
+    await expect(agents.approvals.history({ runId: uid("no-such-run") })).rejects.toMatchObject({ code: "AI1010" });
+    await expect(agents.approvals.history({ runId, since: "not a date" })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.approvals.history({ runId: "" })).rejects.toMatchObject({ code: "AI1001" });
+  });
+});
+
+describe("GET /approvals/:id/history, GET /approvals/history?runId", () => {
   it("answers the trail as the SDK does, 404 RC5046 for an unknown id, 403 AI1013 for a caller the hook refuses, 400 for a malformed id", async () => {
     const runId = uid("audit-http");
     const approvalId = await parked(runId, [{ name: "sendPayout", arguments: { amount: 3, to: "y" } }]);
@@ -122,6 +158,14 @@ describe("GET /approvals/:id/history", () => {
       expect(await http.call("GET", path(`dfr:9:${runId}`), { user: "auditor" })).toMatchObject({ status: 404, body: { error: { code: "RC5046" } } });
       expect(await http.call("GET", path(approvalId), { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
       expect(await http.call("GET", path("x".repeat(5000)), { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      // Every request of the run: GET /approvals/history?runId=…, authorized as run.state.
+      const byRun = await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}`, { user: "auditor" });
+      expect(byRun.status).toBe(200);
+      expect(byRun.body).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ runId }))));
+      expect(byRun.body.requests.map((r: { approvalId: string }) => r.approvalId)).toEqual([approvalId]);
+      expect(await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}`, { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+      expect(await http.call("GET", `/approvals/history?runId=${encodeURIComponent(runId)}&since=yesterday`, { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      expect(await http.call("GET", "/approvals/history", { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
     } finally {
       await http.close();
     }

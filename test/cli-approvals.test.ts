@@ -196,6 +196,21 @@ describe("durable-agents approvals approve and reject", () => {
     expect(history.stdout).toMatch(/ approved {3}call-a transfer by manager changed \/amount: 900 -> 90\n/);
     expect(history.stdout).toMatch(/ rejected {3}call-b transfer by manager reason: not a supplier\n/);
     expect(JSON.parse(historyJson.stdout)).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ approvalId: run.approvalId }))));
+    // Every request of the run, with --run; a history asked both ways, or neither, is refused.
+    const [byRun, byRunJson, both, neither] = await Promise.all([
+      cli(["approvals", "history", "--run", run.runId]),
+      cli(["--json", "approvals", "history", "--run", run.runId]),
+      cli(["approvals", "history", run.approvalId, "--run", run.runId]),
+      cli(["approvals", "history"]),
+    ]);
+    expect(byRun.code).toBe(0);
+    expect(byRun.stdout).toContain(`approval   ${run.approvalId} (resumed)\n`);
+    expect(byRun.stdout).toMatch(/ approved {3}call-a transfer by manager changed \/amount: 900 -> 90\n/);
+    expect(JSON.parse(byRunJson.stdout)).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ runId: run.runId }))));
+    for (const refused of [both, neither]) {
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("AI1001");
+    }
 
     // Decided: a second decision reads the first outcome (`duplicate`), and nothing runs again.
     const again = await cli(["--json", "approvals", "approve", run.approvalId]);

@@ -1,3 +1,4 @@
+import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { responseDecisions, type Decision } from "../core/approval.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
@@ -76,11 +77,19 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
     });
 
   approvals
-    .command("history <approvalId>")
-    .description("The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied")
-    .action(async (approvalId: string) => {
+    .command("history [approvalId]")
+    .description("The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied; --run for every request of a run or thread")
+    .option("--run <runId>", "every request of this run (or thread: its workflow id), oldest first")
+    .option("--since <date>", "with --run: only the entries at or after this instant")
+    .action(async (approvalId: string | undefined, flags: { run?: string; since?: string }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
+        if (flags.run !== undefined || approvalId === undefined) {
+          if (flags.run === undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, or --run <runId> (not both)" });
+          const run = await agents.approvals.history({ runId: flags.run, ...(flags.since !== undefined ? { since: flags.since } : {}) });
+          output(g).result(run, () => run.requests.flatMap((history) => [`approval   ${oneLine(history.approvalId)} (${history.status})`, ...history.entries.map(trailLine)]));
+          return;
+        }
         const history = await agents.approvals.history({ approvalId });
         output(g).result(history, () => [`approval   ${oneLine(history.approvalId)} (${history.status})`, ...history.entries.map(trailLine)]);
       });

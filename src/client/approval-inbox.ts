@@ -6,7 +6,11 @@ import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setu
 import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
-import { unguarded, type DeferralStore } from "./deferral-store.js";
+import { authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import { WorkflowNotFoundError } from "@temporalio/client";
+import { deferralRecordsQuery } from "../core/wire/run.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
+import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
 import type { Caller } from "./authorize.js";
 import { approvalIdOf, type DecideOptions } from "./shared-options.js";
 import type { ResumeOptions, ResumeResult } from "./resume.js";
@@ -45,6 +49,20 @@ export interface ApprovalHistory {
   status: DeferralStatus;
   /** Oldest first. */
   entries: ApprovalTrailEntry[];
+}
+
+/** `approvals.history({ runId })`: every request of one run or thread. */
+export interface RunApprovalHistoryOptions {
+  /** The run's (or thread's) workflow id, as an `ApprovalSummary`'s `runId`. */
+  runId: string;
+  /** Only the entries at or after this instant (and the requests that have one). */
+  since?: Date | string;
+}
+
+/** `approvals.history({ runId })`: the life of each approval request of the run, oldest first. */
+export interface RunApprovalHistory {
+  runId: string;
+  requests: ApprovalHistory[];
 }
 
 export interface ListApprovalsOptions extends Caller {
@@ -104,14 +122,18 @@ export class ApprovalInbox {
         limit,
         ...(cursor ? { cursor } : {}),
       });
-      // The rows were authorized as a listing; their records are read as part of it.
-      const records = await Promise.all(page.deferrals.map((row) => unguarded(this.deps.deferrals).getRecord({ deferralId: row.deferralId }).catch(() => undefined)));
-      approvals = records
-        .flatMap((record, i) => {
-          if (!record) return [];
-          const parentRunId = page.deferrals[i]!.parentRunId;
-          return [{ ...summaryOf(record), ...(parentRunId ? { parentRunId } : {}) }];
-        })
+      // Each row as its run's memo keeps it, listed with the page (no query, no billed action);
+      // a request made before rows were kept, or too heavy to copy, is read from its run (a
+      // query). The rows were authorized as a listing; their records are read as part of it.
+      const summaries = await Promise.all(
+        page.deferrals.map(async (listed): Promise<ApprovalSummary | undefined> => {
+          const row = listedRow(listed);
+          const summary = row ? { ...summaryOfRow(row, listed.runId), status: listed.status } : await unguarded(this.deps.deferrals).getRecord({ deferralId: listed.deferralId }).then(summaryOf, () => undefined);
+          return summary && { ...summary, ...(listed.parentRunId ? { parentRunId: listed.parentRunId } : {}) };
+        }),
+      );
+      approvals = summaries
+        .flatMap((summary) => (summary ? [summary] : []))
         .filter((s) => options.requires === undefined || (Array.isArray(s.meta.requires) && s.meta.requires.includes(options.requires)));
       cursor = page.cursor;
       if (approvals.length > 0 || !cursor || pages >= MAX_EMPTY_PAGES) break;
@@ -132,9 +154,46 @@ export class ApprovalInbox {
    * asked before anything is read), RC5046 for an id that names none, one query (a billed
    * action, as `get`), decoded by the client's codec like every payload.
    */
-  async history(options: { approvalId: string } & Caller): Promise<ApprovalHistory> {
-    const record = await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.history()") });
-    return { approvalId: record.id, runId: record.runId, ...(record.agentId ? { agentId: record.agentId } : {}), status: record.status, entries: approvalTrail(record) };
+  async history(options: { approvalId: string } & Caller): Promise<ApprovalHistory>;
+  /**
+   * The life of every approval request of one run or thread (`runId`: its workflow id, as a
+   * row's `runId`), oldest first, each as `history({ approvalId })` reads it; with `since`,
+   * only the entries at or after it (and the requests that have one). Authorized as
+   * `run.state` on `runId` before anything is read (AI1013); AI1010 for an id that names no
+   * run. One query per 100 requests (a billed action each), decoded by the client's codec.
+   */
+  async history(options: RunApprovalHistoryOptions & Caller): Promise<RunApprovalHistory>;
+  async history(options: ({ approvalId: string } | RunApprovalHistoryOptions) & Caller): Promise<ApprovalHistory | RunApprovalHistory> {
+    if (options && typeof options === "object" && "runId" in options && !("approvalId" in options)) return this.#runHistory(options);
+    const record = await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options as { approvalId: string }, "approvals.history()") });
+    return historyOf(record);
+  }
+
+  async #runHistory(options: RunApprovalHistoryOptions & Caller): Promise<RunApprovalHistory> {
+    const { runId } = options;
+    if (typeof runId !== "string" || runId.length === 0 || runId.length > 1000) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "runId must be a run's or a thread's workflow id" });
+    const since = options.since === undefined ? undefined : new Date(options.since);
+    if (since !== undefined && Number.isNaN(since.getTime())) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "since is not a date" });
+    await authorizeRunRead(this.deps.deferrals, runId, options.principal);
+    const records: DeferralRecord[] = [];
+    for (let total = Infinity; records.length < total; ) {
+      let page: { records: DeferralRecord[]; total: number };
+      try {
+        page = await this.deps.client.workflow.getHandle(runId).query(deferralRecordsQuery, { offset: records.length });
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+        throw err;
+      }
+      if (page.records.length === 0) break;
+      records.push(...page.records);
+      total = page.total;
+    }
+    const requests = records
+      .filter((record) => record.approval)
+      .map(historyOf)
+      .map((h) => (since ? { ...h, entries: h.entries.filter((e) => e.at !== undefined && Date.parse(e.at) >= since.getTime()) } : h))
+      .filter((h) => h.entries.length > 0);
+    return { runId, requests };
   }
 
   /**
@@ -166,21 +225,15 @@ export class ApprovalInbox {
   }
 }
 
-function summaryOf(record: DeferralRecord & { callFingerprint?: string }): ApprovalSummary {
-  const calls = record.approval
-    ? record.approval.calls.map(({ toolCallId, toolName, arguments: args, resultSchema }) => ({ toolCallId, toolName, arguments: args, ...(resultSchema ? { resultSchema } : {}) }))
-    : [{ toolCallId: record.toolCallId, toolName: record.toolName ?? "", arguments: record.toolArguments ?? "" }];
-  return {
-    approvalId: record.id,
-    kind: record.approval ? "approval" : "deferral",
-    runId: record.runId,
-    ...(record.agentId ? { agentId: record.agentId } : {}),
-    status: record.status,
-    calls,
-    meta: record.meta,
-    deferredAt: record.deferredAt,
-    expiresAt: record.expiresAt,
-    ...(record.principal ? { principal: record.principal } : {}),
-    ...(record.callFingerprint ? { callFingerprint: record.callFingerprint } : {}),
-  };
+function historyOf(record: DeferralRecord): ApprovalHistory {
+  return { approvalId: record.id, runId: record.runId, ...(record.agentId ? { agentId: record.agentId } : {}), status: record.status, entries: approvalTrail(record) };
+}
+
+function summaryOf(record: DeferralRecord): ApprovalSummary {
+  return { ...summaryOfRow(inboxRowOf(record), record.runId), status: record.status };
+}
+
+function summaryOfRow(row: InboxRow, runId: string): Omit<ApprovalSummary, "status"> {
+  const { id, ...rest } = row;
+  return { approvalId: id, runId, ...rest };
 }

@@ -1,11 +1,12 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import type { QueryDefinition } from "@temporalio/common";
+import type { Payload, QueryDefinition } from "@temporalio/common";
 import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus, type DeferralView, type DenyReply, type DenyRequest, type ReplaceStepStateReply, type StepState } from "../core/deferral-record.js";
 import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
 import { DeferralAlreadyResumedError, DeferralDeniedError, DeferralExpiredError, DeferralNotFoundError } from "../core/errors/deferrals.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
-import { typedSearchAttributesOf } from "./data-converter.js";
+import { decodePayloadAt, typedSearchAttributesOf } from "./data-converter.js";
+import { INBOX_MEMO_KEY, inboxRowFrom, type InboxRow } from "../core/inbox-row.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { PayloadTooLargeError } from "../core/errors/limits.js";
 import { MAX_PAYLOAD_BYTES } from "../core/payload-size.js";
@@ -176,7 +177,8 @@ export class DeferralStore {
       pageSize: limit,
       nextPageToken: options.cursor ? Buffer.from(options.cursor, "base64url") : Buffer.alloc(0),
     });
-    const deferrals = (response.executions ?? []).flatMap((execution): DeferralSummary[] => {
+    const rows = await Promise.all((response.executions ?? []).map((execution) => this.#memoRow(execution.memo?.fields?.[INBOX_MEMO_KEY])));
+    const deferrals = (response.executions ?? []).flatMap((execution, i): DeferralSummary[] => {
       const attrs = typedSearchAttributesOf(execution.searchAttributes?.indexedFields, [DeferralIdKey, AgentIdKey, DeferralExpiresAtKey, DeferralStatusKey]);
       const deferralId = attrs.get(DeferralIdKey) ?? "";
       const runId = execution.execution?.workflowId ?? "";
@@ -186,20 +188,27 @@ export class DeferralStore {
       const agentId = attrs.get(AgentIdKey);
       const expiresAt = attrs.get(DeferralExpiresAtKey);
       const parentRunId = execution.parentExecution?.workflowId;
-      return [
-        {
-          deferralId,
-          runId,
-          ...(agentId ? { agentId } : {}),
-          status: attrs.get(DeferralStatusKey) as DeferralStatus,
-          ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
-          ...(parentRunId ? { parentRunId } : {}),
-        },
-      ];
+      const summary: DeferralSummary = {
+        deferralId,
+        runId,
+        ...(agentId ? { agentId } : {}),
+        status: attrs.get(DeferralStatusKey) as DeferralStatus,
+        ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+        ...(parentRunId ? { parentRunId } : {}),
+      };
+      const row = inboxRowFrom(rows[i], deferralId);
+      if (row) inboxRows.set(summary, row);
+      return [summary];
     });
     const allowed = await this.#allowed(deferrals, options.principal);
     const token = response.nextPageToken;
     return token && token.length > 0 ? { deferrals: allowed, cursor: Buffer.from(token).toString("base64url") } : { deferrals: allowed };
+  }
+
+  // A memo this client cannot decode (another codec) is no row: the inbox reads the record, which names the problem.
+  async #memoRow(payload: Payload | null | undefined): Promise<unknown> {
+    if (!payload) return undefined;
+    return decodePayloadAt<unknown>(this.client.options.loadedDataConverter, 0, [payload]).catch(() => undefined);
   }
 
   async #allowed(rows: DeferralSummary[], principal: Principal | undefined): Promise<DeferralSummary[]> {
@@ -303,6 +312,19 @@ export async function authorizeDeferral(
   if (!located) throw new DeferralNotFoundError({ deferralId: String(deferralId) });
   const request = { operation, principal, runId: located.runId, deferralId };
   await authorizeRun(hooks.get(store), operation === "deferral.replace" && trusted ? { ...request, operation, trustTranscript: true } : request);
+}
+
+// The inbox's row of a listed deferral, read from its run's memo with the listing (no query).
+const inboxRows = new WeakMap<DeferralSummary, InboxRow>();
+
+/** The inbox's row a listing found for `summary` in its run's memo; undefined for a run that keeps none (made before rows were kept). Internal. */
+export function listedRow(summary: DeferralSummary): InboxRow | undefined {
+  return inboxRows.get(summary);
+}
+
+/** Asks `store`'s hook whether `principal` may read run (or thread) `runId` as a whole (`run.state`): AI1013 unless exactly `true`. Internal. */
+export async function authorizeRunRead(store: DeferralStore, runId: string, principal: Principal | undefined): Promise<void> {
+  await authorizeRun(hooks.get(store), { operation: "run.state", principal, runId });
 }
 
 /** The same store without its hook: for operations that were authorized as a whole. Internal, not exported by the package. */

@@ -67,6 +67,12 @@ export function deferralIdProblem(id: unknown): Problem {
 }
 
 /** A run's thread query: `{ epoch, length }`. */
+/** `deferralRecordsQuery`'s argument: `{ offset }`, a whole number from 0. */
+export function recordsPageProblem(r: unknown): Problem {
+  if (!isObject(r) || !isCount(r.offset)) return "expected { offset: a whole number from 0 }";
+  return undefined;
+}
+
 export function threadPrefixProblem(r: unknown): Problem {
   if (!isObject(r)) return "the request must be an object";
   return isCount(r.epoch) && isCount(r.length) ? undefined : "epoch and length must be whole numbers";

@@ -16,6 +16,11 @@ const ListQuery = z.object({
   limit: PageSize(1000).optional(),
 });
 const ApprovalParam = z.object({ id: Id });
+const RunHistoryQuery = z.object({
+  /** The run's (or thread's) workflow id. */
+  runId: Id,
+  since: z.iso.datetime({ offset: true }).optional(),
+});
 
 /**
  * `/approvals`: the one inbox (`agents.approvals`) as the caller: list (the hook asked
@@ -38,6 +43,11 @@ export function approvalInboxRoutes(agents: AgentClient) {
           ...(q.limit !== undefined ? { limit: q.limit } : {}),
         }),
       );
+    })
+    // Every request of one run or thread (`approvals.history({ runId })`): authorized as reading the run, `run.state`. Before `/:id`.
+    .get("/history", valid("query", RunHistoryQuery), async (c) => {
+      const { runId, since } = c.req.valid("query");
+      return c.json(await agents.approvals.history({ runId, ...(since !== undefined ? { since } : {}), ...caller(c.get("principal")) }));
     })
     .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get({ approvalId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     // The request's life (`approvals.history`): authorized as reading it, `deferral.get`.

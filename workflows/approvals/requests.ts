@@ -99,7 +99,7 @@ export function requestApproval(
     ...(host.principal ? { principal: host.principal } : {}),
     digest: verdict.digest,
     approval: { calls, ...(extra.answerId !== undefined ? { answerId: extra.answerId } : {}), ...(schedule ? { schedule } : {}) },
-  }, schedule ? (record) => approvalStages(host.agentId, described, record, told) : undefined);
+  }, schedule ? (record) => approvalStages(host.agentId, described, record, told, (r) => host.book.relisted(r)) : undefined);
   const { record } = parking;
   void notifyApprovers(described, { agentId: host.agentId, deferralId: record.id, expiresAt: record.expiresAt, calls, ...told });
   return parking;
@@ -111,7 +111,14 @@ export function requestApproval(
  * activity it does not wait for, so a decision is never held up by a notification. What
  * already happened (kept on the record) is not done again when the request is waited on again.
  */
-export function approvalStages(agentId: string, described: Pick<AgentDescription, "tools" | "timeouts">, record: DeferralRecord, told: { threadId?: string; firstRunId?: string; principal?: Principal }): WaitStage[] {
+export function approvalStages(
+  agentId: string,
+  described: Pick<AgentDescription, "tools" | "timeouts">,
+  record: DeferralRecord,
+  told: { threadId?: string; firstRunId?: string; principal?: Principal },
+  /** The inbox's row of the request changed (its `requires`): list it as it now is. */
+  relisted?: (record: DeferralRecord) => void,
+): WaitStage[] {
   const schedule = record.approval?.schedule;
   if (!schedule || !record.approval) return [];
   const { calls } = record.approval;
@@ -134,6 +141,7 @@ export function approvalStages(agentId: string, described: Pick<AgentDescription
       run: () => {
         schedule.escalated = { at: new Date(Date.now()).toISOString(), from: requiresOf(record.meta) };
         record.meta = { ...record.meta, requires: [...escalation.requires] };
+        relisted?.(record);
         notify({ reason: "escalated" });
       },
     });

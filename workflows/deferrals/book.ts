@@ -101,6 +101,7 @@ export class DeferralBook {
   park(request: ParkRequest, stages?: (record: DeferralRecord) => WaitStage[]): Parking {
     const record = this.records.add(request, "deferred");
     this.#visibility.listed(record);
+    this.#visibility.row(this.records.read(record.id)!);
     this.#visibility.emit("deferred", record);
     const ack = ackOf(record);
     this.outcome.settle(ack);
@@ -113,6 +114,11 @@ export class DeferralBook {
     // workflow task as the search attributes that list the deferral, so a caller watching
     // the history for the park has the acknowledgment in hand (settle.ts), with no query.
     return { record, outcome: this.#wait(record, request.ttlMs, line, stages?.(record)) };
+  }
+
+  /** A waiting request's row changed (its `requires`, escalated): the inbox lists it as it now is. */
+  relisted(record: DeferralRecord): void {
+    if (record.status === "deferred") this.#visibility.row(this.records.read(record.id) ?? record);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { deferralIdOf } from "../../src/core/deferral-id.js";
 import type { DeferralRecord, DeferralView, StepState } from "../../src/core/deferral-record.js";
+import { pageOf } from "../../src/core/payload-size.js";
 import { callFingerprint, fingerprintOf, type DefinitionParts } from "../../src/core/fingerprint.js";
 import type { JsonObject, Principal } from "../../src/core/json.js";
 import type { ApprovalCall, ApprovalSchedule } from "../../src/core/approval.js";
@@ -32,6 +33,9 @@ export const WAITING: ReadonlySet<string> = new Set(["deferred", "needs-compacti
  * Ids are derived from the run and the record's position, so a tool handler knows the id
  * of the deferral it is about to make.
  */
+/** Records per `deferralRecordsQuery` page, at most (and at most a transcript page's bytes). */
+const MAX_RECORDS_PAGE = 100;
+
 export class DeferralRecords {
   readonly list: DeferralRecord[] = [];
 
@@ -117,6 +121,11 @@ export class DeferralRecords {
     if (!record) return null;
     const toolArguments = this.deferredCallHook?.(record)?.function.arguments;
     return { ...record, ...(toolArguments !== undefined ? { toolArguments } : {}), callFingerprint: this.callFingerprint(record) };
+  }
+
+  /** A page of every record as `read` shows it, oldest first, from `offset`. */
+  page(offset: number): { records: DeferralRecord[]; total: number } {
+    return { records: pageOf(this.list.slice(offset).map((r) => this.read(r.id)!), 0, MAX_RECORDS_PAGE), total: this.list.length };
   }
 
   /** What an approver of `record` was shown, as `callFingerprint`: the call's name and arguments as the transcript holds them. */

@@ -1,5 +1,5 @@
 import type { SearchAttributeUpdatePair } from "@temporalio/common";
-import { condition, setCurrentDetails, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
+import { condition, setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from "@temporalio/workflow";
 import { agentSinks } from "../shared/sinks.js";
 import type { DeferralEvent, DeferredAck } from "../../src/core/deferral-record.js";
 import type { TokenBinding } from "../../src/core/proof.js";
@@ -16,6 +16,8 @@ export interface DeferralRuntime {
   workflowId(): string;
   now(): number;
   upsertSearchAttributes(attributes: SearchAttributeWrite): void;
+  /** Temporal's `upsertMemo`: what list and describe return with no worker involved; fakes may leave it out. */
+  upsertMemo?(memo: Record<string, unknown>): void;
   /** Hands an event to worker-side listeners (a sink: never delivered twice on replay). */
   emit(event: DeferralEvent): void;
   /** Tells the worker the run parks in this workflow task, with the acknowledgment its callers get (a sink, like `emit`). */
@@ -38,6 +40,7 @@ export function workflowDeferralRuntime(): DeferralRuntime {
     workflowId: () => workflowInfo().workflowId,
     now: () => Date.now(),
     upsertSearchAttributes: (attributes) => upsertSearchAttributes(attributes),
+    upsertMemo: (memo) => upsertMemo(memo),
     emit: (event) => sink.event(event),
     parked: (ack) => sink.parked(ack),
     condition: (fn, timeoutMs, summary) =>

@@ -1,4 +1,5 @@
 import type { DeferralEvent, DeferralRecord, DeferralStatus } from "../../src/core/deferral-record.js";
+import { INBOX_MEMO_KEY, inboxMemoOf } from "../../src/core/inbox-row.js";
 import { DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../../src/core/search-attributes.js";
 import type { DeferralRuntime, SearchAttributeWrite } from "./runtime.js";
 
@@ -10,7 +11,7 @@ export class DeferralVisibility {
   // A claim's "resumed" status, when it is written with the run's next step.
   #pendingStatus: DeferralStatus | undefined;
 
-  constructor(private readonly runtime: Pick<DeferralRuntime, "upsertSearchAttributes" | "emit" | "now">) {}
+  constructor(private readonly runtime: Pick<DeferralRuntime, "upsertSearchAttributes" | "upsertMemo" | "emit" | "now">) {}
 
   /** A record starts waiting (or is refused at once): listed with its id, and its expiry while it can still resume. */
   listed(record: Pick<DeferralRecord, "id" | "status" | "expiresAt">): void {
@@ -19,6 +20,15 @@ export class DeferralVisibility {
       { key: DeferralIdKey, value: record.id },
       ...(record.status === "deferred" ? [{ key: DeferralExpiresAtKey, value: new Date(record.expiresAt) }] : []),
     ]);
+  }
+
+  /**
+   * The inbox's row of a waiting request (its calls, meta, principal), kept in the run's memo
+   * in the same workflow task as the search attributes that list it: the inbox lists and
+   * filters from visibility alone, with no query per row. `record` as a record read shows it.
+   */
+  row(record: DeferralRecord): void {
+    this.runtime.upsertMemo?.({ [INBOX_MEMO_KEY]: inboxMemoOf(record) });
   }
 
   status(status: DeferralStatus): void {

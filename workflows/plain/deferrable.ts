@@ -5,13 +5,13 @@ import { DeferralDeniedError } from "../../src/core/errors/deferrals.js";
 import { DeferralExpiredError } from "../../src/core/errors/deferrals.js";
 import { durationMs } from "../../src/core/duration.js";
 import { jsonSchemaProblem } from "../../src/core/json-schema-check.js";
-import { deferralIdProblem, refuseMalformed } from "../../src/core/request-shapes.js";
+import { deferralIdProblem, recordsPageProblem, refuseMalformed } from "../../src/core/request-shapes.js";
 import { InvalidDefinitionError } from "../../src/core/errors/setup.js";
 import { NotPlainJsonError } from "../../src/core/errors/deferrals.js";
 import type { JsonObject, JsonValue } from "../../src/core/json.js";
 import { plainJsonProblem } from "../../src/core/json-check.js";
 import { isDigest } from "../../src/core/proof.js";
-import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../../src/core/wire/run.js";
+import { deferralQuery, deferralRecordQuery, deferralRecordsQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../../src/core/wire/run.js";
 import { DeferralBook } from "../deferrals/book.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
 import { inFanOut } from "./fan-out.js";
@@ -56,6 +56,10 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     setHandler(deferralRecordQuery, (id) => {
       refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
       return deferrals.records.read(id);
+    });
+    setHandler(deferralRecordsQuery, (request) => {
+      refuseMalformed(deferralRecordsQuery.name, recordsPageProblem(request));
+      return deferrals.records.page(request.offset);
     });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });

@@ -3,7 +3,7 @@ import { ErrorCode } from "../../src/core/errors/codes.js";
 import { RunCancelledError } from "../../src/core/errors/runs.js";
 import type { AgentDescription, DescribeAgentOutput } from "../../src/core/contracts.js";
 import { agentSteps } from "../shared/agent-steps.js";
-import { cancelRequestProblem, deferralIdProblem, messagePageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../../src/core/request-shapes.js";
+import { cancelRequestProblem, deferralIdProblem, messagePageProblem, recordsPageProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, subAgentDeferralProblem, threadPrefixProblem } from "../../src/core/request-shapes.js";
 import { threadStreamSignal } from "../../src/core/wire/thread.js";
 import { agentSinks } from "../shared/sinks.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
@@ -12,6 +12,7 @@ import {
   cancelUpdate,
   deferralQuery,
   deferralRecordQuery,
+  deferralRecordsQuery,
   denyUpdate,
   replaceStepStateUpdate,
   resumeUpdate,
@@ -90,6 +91,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(deferralRecordQuery, (id) => {
     refuseMalformed(deferralRecordQuery.name, deferralIdProblem(id));
     return book.records.read(id);
+  });
+  setHandler(deferralRecordsQuery, (request) => {
+    refuseMalformed(deferralRecordsQuery.name, recordsPageProblem(request));
+    return book.records.page(request.offset);
   });
   setHandler(subAgentOutcomeQuery, (id) => {
     refuseMalformed(subAgentOutcomeQuery.name, deferralIdProblem(id));

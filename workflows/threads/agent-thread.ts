@@ -4,7 +4,7 @@ import * as wire from "../../src/core/wire/thread.js";
 import * as runWire from "../../src/core/wire/run.js";
 import { jsonBytes } from "../../src/core/payload-size.js";
 import { MAX_CARRY_BYTES } from "../../src/core/transcript-budget.js";
-import { deferralIdProblem, objectArgumentProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../../src/core/request-shapes.js";
+import { deferralIdProblem, objectArgumentProblem, recordsPageProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../../src/core/request-shapes.js";
 import { agentSteps } from "../shared/agent-steps.js";
 import { refuseOversizedDecision } from "../approvals/requests.js";
 import { ThreadApprovals } from "./approvals.js";
@@ -79,6 +79,10 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   setHandler(runWire.deferralRecordQuery, (id) => {
     refuseMalformed(runWire.deferralRecordQuery.name, deferralIdProblem(id));
     return approvals.book.records.read(id);
+  });
+  setHandler(runWire.deferralRecordsQuery, (request) => {
+    refuseMalformed(runWire.deferralRecordsQuery.name, recordsPageProblem(request));
+    return approvals.book.records.page(request.offset);
   });
   setHandler(runWire.deferralQuery, (id) => {
     refuseMalformed(runWire.deferralQuery.name, deferralIdProblem(id));

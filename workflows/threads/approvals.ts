@@ -84,7 +84,7 @@ export class ThreadApprovals {
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
     const host = this.#host(thread);
     const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
-    const parked = await (again ? this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told)) : this.#ask(host, thread, prepared, gated, verdict));
+    const parked = await (again ? this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told, (r) => this.book.relisted(r))) : this.#ask(host, thread, prepared, gated, verdict));
     this.#announceDecided(thread, parked.record, parked.kind);
     await Promise.all(landDecision(host, parked, gated).map(({ call, approved }) => run(call, approved)));
   }

@@ -61,6 +61,12 @@ export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable
 export const deferralRecordQuery = defineQuery<DeferralRecord | null, [string]>("durable-agents.deferralRecord");
 
 /**
+ * The records of every deferral of the run (or thread), oldest first, from `offset`, without
+ * step states, a page at a time (bounded like a transcript page): `approvals.history({ runId })`.
+ */
+export const deferralRecordsQuery = defineQuery<{ records: DeferralRecord[]; total: number }, [{ offset: number }]>("durable-agents.deferralRecords");
+
+/**
  * For a sub-agent's deferral this run waited on: the state this run settled in next once it
  * was resumed (what the first resume answered with, and so every duplicate), or null when
  * the run has not settled since, or never waited on it.
