@@ -156,8 +156,11 @@ function trailLine(entry: ApprovalTrailEntry): string {
     case "decided": {
       const what = entry.decision === "responded" ? ` with ${printableJson(JSON.stringify(entry.response ?? null))}` : entry.changes ? ` changed ${entry.changes.map((c) => `${oneLine(c.path)}: ${printableJson(JSON.stringify(c.from ?? null))} -> ${printableJson(JSON.stringify(c.to ?? null))}`).join("; ")}` : "";
       const words = entry.reason !== undefined ? ` reason: ${oneLine(entry.reason)}` : entry.note !== undefined ? ` note: ${oneLine(entry.note)}` : "";
-      return `${at}  ${entry.decision.padEnd(9)}  ${oneLine(entry.toolCallId)} ${oneLine(entry.toolName)} by ${oneLine(entry.by?.id ?? "-")}${what}${words}`;
+      const granted = entry.grant ? ` granted ${oneLine(entry.grant.permissionId)}${entry.grant.until !== undefined ? ` until ${oneLine(entry.grant.until)}` : ""}${entry.grant.for === "principal" ? " for the principal" : ""}${entry.grant.match ? " matching a schema" : ""}` : "";
+      return `${at}  ${entry.decision.padEnd(9)}  ${oneLine(entry.toolCallId)} ${oneLine(entry.toolName)} by ${oneLine(entry.by?.id ?? "-")}${what}${words}${granted}`;
     }
+    case "revoked":
+      return `${at}  revoked    ${oneLine(entry.permissionId)}${entry.by ? ` by ${oneLine(entry.by.id)}` : ""}`;
     case "expired":
       return `${at}  expired`;
     case "denied":
