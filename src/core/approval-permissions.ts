@@ -65,9 +65,9 @@ export function permissionIdOf(approvalId: string, toolCallId: string): string {
 
 /**
  * Where `grant` fails (each issue prefixed with `at`), for an approval of a call of
- * `toolName` decided at `nowMs`. Empty when it may be granted.
+ * `toolName` decided at `nowMs`, in a run or thread acting for `principal`. Empty when it may be granted.
  */
-export function grantIssues(grant: unknown, toolName: string, nowMs: number, at: string): string[] {
+export function grantIssues(grant: unknown, toolName: string, nowMs: number, at: string, principal?: Principal): string[] {
   if (typeof grant !== "object" || grant === null || Array.isArray(grant)) return [`${at} must be an object { tool?, until?, match?, for? }`];
   const problem = plainJsonProblem(grant);
   if (problem) return [`${at} is not plain JSON at ${problem.path}: ${problem.problem}`];
@@ -77,6 +77,8 @@ export function grantIssues(grant: unknown, toolName: string, nowMs: number, at:
   for (const key of Object.keys(g)) if (!["tool", "until", "match", "for"].includes(key)) issues.push(`${at}.${key} is not a grant's field (tool, until, match, for)`);
   if (g.tool !== undefined && g.tool !== toolName) issues.push(`${at}.tool must be the approved call's tool ("${toolName}"): a decision grants nothing for a call its approver was not shown`);
   if (g.for !== undefined && g.for !== "anyone" && g.for !== "principal") issues.push(`${at}.for must be "anyone" or "principal"`);
+  // Bound to nobody, it could never let a call through: refused rather than kept useless.
+  if (g.for === "principal" && !principal) issues.push(`${at}.for is "principal", but this run or thread acts for nobody: grant for "anyone", or start it with a principal`);
   if (g.until !== undefined) {
     const until = typeof g.until === "string" ? untilMs(g.until, nowMs) : undefined;
     if (until === undefined) issues.push(`${at}.until must be a duration ("8h", "7d") or an ISO time`);

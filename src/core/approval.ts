@@ -155,7 +155,7 @@ export const MAX_DECISION_TEXT = 4_000;
  * not a boolean, an edited input that fails the tool's schema. Undefined when it decides
  * every call exactly once. Each issue names the call it concerns.
  */
-export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown, grants: { nowMs: number; live: number } = { nowMs: Date.now(), live: 0 }): string[] | undefined {
+export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown, grants: { nowMs: number; live: number; principal?: Principal } = { nowMs: Date.now(), live: 0 }): string[] | undefined {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return ["the payload must be { decisions: [...] }"];
   const decisions = (payload as { decisions?: unknown }).decisions;
   if (!Array.isArray(decisions)) return ["decisions must be an array, one decision per call"];
@@ -175,7 +175,7 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown,
     if (grant !== undefined) {
       if (approved !== true) return void issues.push(`${at}.grant is for an approval: a rejection or a response grants nothing`);
       granted += 1;
-      issues.push(...grantIssues(grant, call.toolName, grants.nowMs, `${at}.grant`));
+      issues.push(...grantIssues(grant, call.toolName, grants.nowMs, `${at}.grant`, grants.principal));
     }
     if (Object.prototype.hasOwnProperty.call(d, "respond")) return void issues.push(...responseIssues(call, d as Record<string, unknown>, at));
     if (typeof approved !== "boolean") return void issues.push(`${at}.approved must be true or false, or the decision a { respond } in the tool's place`);

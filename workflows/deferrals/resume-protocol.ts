@@ -238,7 +238,7 @@ export class ResumeProtocol {
 
 /** Where a resume's payload fails the record: an approval request's decisions, or the deferral's schema. */
 function payloadIssues(record: DeferralRecord, payload: unknown, grants: { nowMs: number; live: number }): string[] | undefined {
-  if (record.approval) return decisionIssues(record.approval.calls, payload, grants);
+  if (record.approval) return decisionIssues(record.approval.calls, payload, { ...grants, ...(record.principal ? { principal: record.principal } : {}) });
   return record.schema ? schemaIssues(record.schema, payload) : undefined;
 }
 
