@@ -27,6 +27,8 @@ export default defineConfig({
       "test/approvals-run.test.ts",
       "test/approvals-thread.test.ts",
       "test/http-approvals.test.ts",
+      // standing permissions: kept on the granting request's record, carried across continue-as-new
+      "test/approval-permissions.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)
