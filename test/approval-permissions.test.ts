@@ -12,6 +12,7 @@ import type { Client } from "@temporalio/client";
 import { AgentClient, defineAgent, defineTool, ErrorCode, ThreadsClient, type AuthorizeRequest } from "../src/index.js";
 import type { ChatRequest } from "../src/testing/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+import { startHttp } from "./http-support.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -244,5 +245,42 @@ describe("a standing permission in a run", () => {
       { deferralId: approvalId, permissionId: `${approvalId}#first` },
     ]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+  });
+});
+
+describe("standing permissions over HTTP", () => {
+  it("grants with a decision, lists and revokes beside /approvals, as the authenticated caller", async () => {
+    const http = await startHttp({ agents, authenticate: (request) => ({ id: request.headers.get("x-user") ?? "nobody" }) });
+    try {
+      const threadId = uid("t-perm-http");
+      h.model.respond(`refund 7 ${threadId}`, refundChat);
+      await threads.createThread({ threadId, prompt: `refund 7 ${threadId}`, principal: { id: "sam" } });
+      const request = await waiting(threadId);
+      const toolCallId = request.calls[0]!.toolCallId;
+      // The grant crosses the front door with the decision.
+      const decided = await http.call("POST", `/threads/${threadId}/approvals/${encodeURIComponent(request.approvalId)}`, { user: "fiona", body: { decisions: { [toolCallId]: { approved: true, grant: { match: under50 } } } } });
+      expect(decided.status).toBe(200);
+      expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+      const permissionId = `${request.approvalId}#${toolCallId}`;
+
+      expect(await http.call("GET", `/permissions?threadId=${threadId}`, { user: "mallory" })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+      expect(await http.call("GET", `/permissions?threadId=${threadId}&runId=${threadId}`, { user: "lead" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      const listed = await http.call("GET", `/permissions?threadId=${threadId}`, { user: "lead" });
+      expect(listed).toMatchObject({ status: 200, body: { permissions: [{ permissionId, tool: "refund", match: under50, grantedBy: { id: "fiona" } }] } });
+
+      expect(await http.call("POST", "/permissions/revoke", { user: "mallory", body: { threadId, permissionId } })).toMatchObject({ status: 403, body: { error: { code: "AI1013" } } });
+      expect(await http.call("POST", "/permissions/revoke", { user: "lead", body: { threadId, permissionId: "dfr:9:nothing#x" } })).toMatchObject({ status: 404, body: { error: { code: "AI1032" } } });
+      expect(await http.call("POST", "/permissions/revoke", { user: "lead", body: { threadId, permissionId: "\u0000" } })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+      // Nothing refused changed anything: a fitting call still runs unasked.
+      await threads.sendMessage({ threadId, prompt: "refund 8" });
+      expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+      expect(ranIn(threadId)).toEqual([7, 8]);
+
+      expect(await http.call("POST", "/permissions/revoke", { user: "lead", body: { threadId, permissionId } })).toMatchObject({ status: 200, body: { permissionId, revoked: { by: { id: "lead" } } } });
+      await threads.sendMessage({ threadId, prompt: "refund 9" });
+      expect((await waiting(threadId)).calls[0]).toMatchObject({ arguments: JSON.stringify({ amount: 9 }) });
+    } finally {
+      await http.close();
+    }
   });
 });
