@@ -13,10 +13,12 @@ import { AgentClient, defineAgent, defineTool, ErrorCode, ThreadsClient, type Au
 import type { ChatRequest } from "../src/testing/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { startHttp } from "./http-support.js";
+import { cliEnv, runCli } from "./cli-support.js";
 
 let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
+let cliEnvironment: Record<string, string>;
 
 const ran: Array<{ id: string; amount: number }> = [];
 const asked: AuthorizeRequest[] = [];
@@ -86,8 +88,10 @@ beforeAll(async () => {
     if (request.operation === "permission.list" || request.operation === "permission.revoke") return request.principal?.id === "lead";
     return true;
   };
-  ({ agents } = await h.worker([support], { deferral: { secret: SECRET }, client: { authorize, deferral: { secret: SECRET }, threads: { agent: support } } }));
+  const served = await h.worker([support], { deferral: { secret: SECRET }, client: { authorize, deferral: { secret: SECRET }, threads: { agent: support } } });
+  agents = served.agents;
   threads = agents.threads;
+  cliEnvironment = cliEnv(h, served.taskQueue);
 });
 afterAll(() => h?.close());
 
@@ -282,5 +286,34 @@ describe("standing permissions over HTTP", () => {
     } finally {
       await http.close();
     }
+  });
+});
+
+describe("standing permissions from a shell", () => {
+  it("grants with `approvals approve --grant`, lists and revokes with `permissions`", async () => {
+    const cli = (...args: string[]) => runCli(args, cliEnvironment);
+    const threadId = uid("t-perm-cli");
+    h.model.respond(`refund 11 ${threadId}`, refundChat);
+    await threads.createThread({ threadId, prompt: `refund 11 ${threadId}`, principal: { id: "sam" } });
+    const request = await waiting(threadId);
+    expect(await cli("approvals", "approve", request.approvalId, "--as", "fiona", "--grant", "[1]")).toMatchObject({ code: 2, stderr: expect.stringMatching(/--grant must be a JSON object/) });
+    const approved = await cli("approvals", "approve", request.approvalId, "--as", "fiona", "--grant", JSON.stringify({ match: under50 }));
+    expect(approved).toMatchObject({ code: 0, stdout: expect.stringMatching(/approved .* granting \{"match"/) });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    const permissionId = `${request.approvalId}#${request.calls[0]!.toolCallId}`;
+
+    const listed = await cli("permissions", "list", "--thread", threadId);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(permissionId);
+    expect(listed.stdout).toMatch(/refund\s+in force\s+-\s+anyone/);
+    expect(JSON.parse((await cli("--json", "permissions", "list", "--thread", threadId)).stdout)).toMatchObject({ permissions: [{ permissionId, grantedBy: { id: "fiona" } }] });
+    expect(await cli("permissions", "list", "--thread", threadId, "--run", threadId)).toMatchObject({ code: 2, stderr: expect.stringMatching(/exactly one of --run/) });
+    expect(await cli("permissions", "revoke", `${permissionId}x`, "--thread", threadId)).toMatchObject({ code: 1, stderr: expect.stringMatching(/AI1032/) });
+
+    expect(await cli("permissions", "revoke", permissionId, "--thread", threadId, "--as", "lead")).toMatchObject({ code: 0, stdout: expect.stringMatching(/^revoked: /) });
+    expect((await cli("permissions", "list", "--thread", threadId)).stdout).toMatch(/refund\s+revoked 20/);
+    const trail = await cli("approvals", "history", request.approvalId);
+    expect(trail.stdout).toMatch(/approved .* by fiona granted \S+#\S+ matching a schema/);
+    expect(trail.stdout).toMatch(/revoked\s+\S+#\S+ by lead/);
   });
 });
