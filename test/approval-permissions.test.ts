@@ -147,7 +147,7 @@ describe("a standing permission in a thread", () => {
     const refused = (grant: unknown, approved = true) => threads.decide({ threadId, approvalId: request.approvalId, decisions: { [id]: { approved, grant } as never }, principal: { id: "fiona" } });
     for (const [grant, approved, issue] of [
       [{ match: { type: "no-such-type" } }, true, /match is not a JSON Schema/],
-      [{ match: { enum: ["x".repeat(40_000)] } }, true, /weighs over 16384 bytes/],
+      [{ match: { enum: ["x".repeat(40_000)] } }, true, /weighs over 4096 bytes/],
       [{ until: "400d" }, true, /more than 90 days/],
       [{ tool: "sendPayout" }, true, /must be the approved call's tool/],
       // This thread acts for nobody: a permission for its principal could never let a call through.
@@ -248,6 +248,10 @@ describe("a standing permission in a run", () => {
       { deferralId: approvalId, permissionId: `${approvalId}#first` },
       { deferralId: approvalId, permissionId: `${approvalId}#first` },
     ]);
+    // The run has ended: it keeps no permission in force; a run that never was is named so.
+    await expect(agents.approvals.revoke({ runId, permissionId: `${approvalId}#first`, principal: { id: "lead" } })).rejects.toMatchObject({ code: ErrorCode.PermissionNotFound });
+    await expect(agents.approvals.permissions({ runId: uid("no-such-run"), principal: { id: "lead" } })).rejects.toMatchObject({ code: ErrorCode.RunNotFound });
+    await expect(agents.approvals.revoke({ threadId: uid("no-such-thread"), permissionId: "x#y", principal: { id: "lead" } })).rejects.toMatchObject({ code: ErrorCode.ThreadNotFound });
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
-import { WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { PermissionNotFoundError } from "../core/errors/deferrals.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
+import { ThreadNotFoundError } from "../core/errors/threads.js";
 import type { StandingPermission } from "../core/approval-permissions.js";
 import { unwrapFailure } from "../core/errors/from-failure.js";
 import { permissionsQuery, revokePermissionUpdate } from "../core/wire/permissions.js";
@@ -147,13 +150,19 @@ export class ApprovalInbox {
    * The standing permissions granted in a run or thread (docs/approvals.md, "Standing
    * permissions"), oldest first, revoked and lapsed ones included (`revoked`, `until`).
    * Authorized as `permission.list` (AI1013, asked before anything is read); one query (a
-   * billed action), answered by a worker; decoded by the client's codec.
+   * billed action), answered by a worker; decoded by the client's codec. AI1010 (AI1020 for
+   * `threadId`) when there is no such run (thread).
    */
   async permissions(options: PermissionsTarget): Promise<StandingPermission[]> {
     const { id, host } = hostOf(options, "approvals.permissions()");
     await authorizeRun(this.deps.authorize, { operation: "permission.list", principal: options.principal, runId: id, host });
     const handle = this.deps.client.workflow.getHandle(id);
-    return boundedQuery(this.deps.client, this.deps.reads ?? { timeoutMs: DEFAULT_QUERY_TIMEOUT_MS }, id, () => handle.query(permissionsQuery));
+    try {
+      return await boundedQuery(this.deps.client, this.deps.reads ?? { timeoutMs: DEFAULT_QUERY_TIMEOUT_MS }, id, () => handle.query(permissionsQuery));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw notFound(id, host);
+      throw err;
+    }
   }
 
   /**
@@ -161,7 +170,8 @@ export class ApprovalInbox {
    * worker let through while the model wrote, that has not run yet, runs nothing). Kept on
    * the record of the request that granted it (`approvals.history`: a `revoked` entry, with
    * `principal` as who). Authorized as `permission.revoke` (AI1013); AI1032, nothing
-   * changed, when no permission with that id is in force. One update (a billed action).
+   * changed, when no permission with that id is in force (a run or thread that ended holds
+   * none); AI1010 / AI1020 when there is no such run or thread. One update (a billed action).
    */
   async revoke(options: PermissionsTarget & RevokePermissionOptions): Promise<StandingPermission> {
     const { id, host } = hostOf(options, "approvals.revoke()");
@@ -174,6 +184,11 @@ export class ApprovalInbox {
       return await this.deps.client.workflow.getHandle(id).executeUpdate(revokePermissionUpdate, { args: [{ permissionId, ...(options.principal ? { by: options.principal } : {}) }] });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+      if (err instanceof WorkflowNotFoundError) {
+        // A run or thread that ended keeps no permission in force; one that never was is named so.
+        const exists = await this.deps.client.workflow.getHandle(id).describe().then(() => true, () => false);
+        throw exists ? new PermissionNotFoundError({ permissionId, runId: id }) : notFound(id, host);
+      }
       throw err;
     }
   }
@@ -205,6 +220,11 @@ export class ApprovalInbox {
       ...(options.shown !== undefined ? { shown: options.shown } : {}),
     });
   }
+}
+
+/** AI1010 or AI1020 for a run or thread that does not exist. */
+function notFound(id: string, host: "run" | "thread"): Error {
+  return host === "run" ? new RunNotFoundError({ runId: id }) : new ThreadNotFoundError({ threadId: id });
 }
 
 /** Where standing permissions are listed or revoked: a run's or a thread's, for whom. */

@@ -52,11 +52,15 @@ export interface StandingPermission {
 /** How far ahead a grant's `until` may reach: 90 days. A longer standing permission belongs in the tool's `needsApproval` policy. */
 export const MAX_PERMISSION_MS = 90 * 24 * 3600 * 1000;
 
-/** The most a grant may weigh as JSON (its `match` schema mostly): 16 KiB. */
-export const MAX_GRANT_BYTES = 16_384;
+/**
+ * The most a grant may weigh as JSON (its `match` schema mostly): 4 KiB. The permissions in
+ * force ride in every model call's input, so together they stay under
+ * `MAX_PERMISSIONS × MAX_GRANT_BYTES` (80 KiB).
+ */
+export const MAX_GRANT_BYTES = 4_096;
 
-/** The most live permissions one run or thread holds; a grant beyond it is refused (RC5049): revoke one first. */
-export const MAX_PERMISSIONS = 50;
+/** The most permissions in force in one run or thread; a grant beyond it is refused (RC5049): revoke one first. */
+export const MAX_PERMISSIONS = 20;
 
 /** The id of the permission granted by the approval of `toolCallId` in request `approvalId`. */
 export function permissionIdOf(approvalId: string, toolCallId: string): string {

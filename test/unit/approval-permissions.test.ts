@@ -59,7 +59,7 @@ describe("a grant, as a decision carries it", () => {
     ["an unknown field", { forever: true }, /forever is not a grant's field/],
     ["a for nobody knows", { for: "everyone" }, /for must be "anyone" or "principal"/],
     ["a grant that is no object", ["refund"], /must be an object/],
-    ["a huge match", { match: { enum: ["x".repeat(MAX_GRANT_BYTES)] } }, /weighs over 16384 bytes/],
+    ["a huge match", { match: { enum: ["x".repeat(MAX_GRANT_BYTES)] } }, /weighs over 4096 bytes/],
   ])("refuses %s (RC5049)", (_what, grant, issue) => {
     expect(issuesOf(grant)?.join("\n")).toMatch(issue);
   });
@@ -71,7 +71,7 @@ describe("a grant, as a decision carries it", () => {
   });
 
   it(`refuses a grant beyond ${MAX_PERMISSIONS} in force`, () => {
-    expect(decisionIssues(calls, { decisions: [{ toolCallId: "a", approved: true, grant: {} }] }, { nowMs: T0, live: MAX_PERMISSIONS })?.join()).toMatch(/at most 50 may be in force: revoke one first/);
+    expect(decisionIssues(calls, { decisions: [{ toolCallId: "a", approved: true, grant: {} }] }, { nowMs: T0, live: MAX_PERMISSIONS })?.join()).toMatch(/at most 20 may be in force: revoke one first/);
     expect(decisionIssues(calls, { decisions: [{ toolCallId: "a", approved: true }] }, { nowMs: T0, live: MAX_PERMISSIONS })).toBeUndefined();
   });
 });
