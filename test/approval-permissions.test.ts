@@ -204,6 +204,23 @@ describe("a standing permission in a thread", () => {
     expect(String(messages.filter((m) => m.role === "tool").at(-1)?.content)).toMatch(/^Error: "refund" was not run: the standing permission it was allowed by \(.*\) was revoked or lapsed before it could run/);
   });
 
+  it("lapses at its until: once passed (by the workflow's clock, no timer), the next call asks again", async () => {
+    const threadId = uid("t-perm-until");
+    h.model.respond(`refund 3 ${threadId}`, refundChat);
+    await threads.createThread({ threadId, prompt: `refund 3 ${threadId}`, principal: { id: "sam" } });
+    const request = await waiting(threadId);
+    // A millisecond from the decision: past by the time any later turn's model call is made.
+    await threads.decide({ threadId, approvalId: request.approvalId, decisions: { [request.calls[0]!.toolCallId]: { approved: true, grant: { until: "1ms" } } }, principal: { id: "fiona" } });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    const [permission] = await agents.approvals.permissions({ threadId, principal: { id: "lead" } });
+    expect(Date.parse(permission!.until!)).toBe(Date.parse(permission!.grantedAt) + 1);
+    await threads.sendMessage({ threadId, prompt: "refund 4" });
+    expect((await waiting(threadId)).calls[0]).toMatchObject({ arguments: JSON.stringify({ amount: 4 }) });
+    expect(ranIn(threadId)).toEqual([3]);
+    // Nothing in force to revoke.
+    await expect(agents.approvals.revoke({ threadId, permissionId: permission!.permissionId, principal: { id: "lead" } })).rejects.toMatchObject({ code: ErrorCode.PermissionNotFound });
+  });
+
   it("survives continue-as-new: carried with the request that granted it", async () => {
     const threadId = uid("t-perm-can");
     h.model.respond(`refund 1 ${threadId}`, refundChat);
