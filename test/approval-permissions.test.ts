@@ -14,6 +14,8 @@ import type { ChatRequest } from "../src/testing/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { startHttp } from "./http-support.js";
 import { cliEnv, runCli } from "./cli-support.js";
+import { launchChromium } from "./chromium.js";
+import { approvalUrl } from "../src/http.js";
 
 let h: Harness;
 let agents: AgentClient;
@@ -21,6 +23,8 @@ let threads: ThreadsClient;
 let cliEnvironment: Record<string, string>;
 
 const ran: Array<{ id: string; amount: number }> = [];
+/** Each request's token, as its approver's email would carry it, by run or thread. */
+const tokens = new Map<string, string>();
 const asked: AuthorizeRequest[] = [];
 
 const refund = defineTool({
@@ -28,7 +32,7 @@ const refund = defineTool({
   description: "Refund a customer",
   input: z.object({ amount: z.number() }),
   needsApproval: true,
-  approval: { meta: { requires: ["refunds:approve"] } },
+  approval: { meta: { requires: ["refunds:approve"] }, notify: (request) => void tokens.set(request.threadId ?? request.runId, request.token) },
   handler: ({ amount }, ctx) => {
     ran.push({ id: ctx.threadId ?? ctx.runId, amount });
     return `refunded ${amount}`;
@@ -336,5 +340,39 @@ describe("standing permissions from a shell", () => {
     const trail = await cli("approvals", "history", request.approvalId);
     expect(trail.stdout).toMatch(/approved .* by fiona granted \S+#\S+ matching a schema/);
     expect(trail.stdout).toMatch(/revoked\s+\S+#\S+ by lead/);
+  });
+});
+
+describe("standing permissions on the approval page", () => {
+  it("grants one with an approval when the approver ticks \"Always allow\" (Chromium)", async () => {
+    const browser = await launchChromium();
+    const http = await startHttp({ agents, authenticate: (request) => ({ id: request.headers.get("x-user") ?? "nobody" }) });
+    try {
+      const runId = uid("perm-page");
+      h.model.script(runId, [
+        { toolCalls: [{ name: "refund", arguments: { amount: 12 }, id: "first" }] },
+        { toolCalls: [{ name: "refund", arguments: { amount: 13 }, id: "second" }] },
+        { text: "both refunded" },
+      ]);
+      const ack = await agents.run(support, { prompt: runId, runId, principal: { id: "sam" } });
+      expect(ack.status).toBe("deferred");
+      const token = await vi.waitFor(() => tokens.get(runId) ?? Promise.reject(new Error("no link sent yet")), { timeout: 20_000 });
+      const context = await browser.newContext({ extraHTTPHeaders: { "x-user": "fiona" } });
+      const page = await context.newPage();
+      await page.goto(approvalUrl(`${http.url}/approve`, token));
+      const call = page.getByRole("group", { name: /^Call 1 of 1: refund/ });
+      await call.getByLabel("Approve", { exact: true }).check();
+      await call.getByLabel(/^Always allow refund in this conversation/).check();
+      await page.getByRole("button", { name: "Submit decisions" }).click();
+      await page.waitForSelector(".state-outcome");
+      expect(await page.textContent("main")).toContain("both refunded");
+      await context.close();
+      // The second refund ran on the permission: one request for the run.
+      expect(ranIn(runId).sort()).toEqual([12, 13]);
+      expect(await agents.approvals.permissions({ runId, principal: { id: "lead" } })).toEqual([expect.objectContaining({ permissionId: `${(ack as { deferralId: string }).deferralId}#first`, tool: "refund", grantedBy: { id: "fiona" } })]);
+    } finally {
+      await http.close();
+      await browser.close();
+    }
   });
 });
