@@ -90,6 +90,8 @@ beforeAll(async () => {
     asked.push(request);
     // mallory may read the thread, but the hook lets nobody but the support lead list or revoke permissions.
     if (request.operation === "permission.list" || request.operation === "permission.revoke") return request.principal?.id === "lead";
+    // An intern may approve, but not grant: the hook sees a decision's grant.
+    if (request.operation === "thread.decide" && request.principal?.id === "intern") return !request.decisions.some((d) => "grant" in d);
     return true;
   };
   const served = await h.worker([support], { deferral: { secret: SECRET }, client: { authorize, deferral: { secret: SECRET }, threads: { agent: support } } });
@@ -161,6 +163,7 @@ describe("a standing permission in a thread", () => {
     ] as const) {
       await expect(refused(grant, approved)).rejects.toMatchObject({ code: ErrorCode.ResumePayloadInvalid, message: expect.stringMatching(issue) });
     }
+    await expect(threads.decide({ threadId, approvalId: request.approvalId, decisions: { [id]: { approved: true, grant: {} } }, principal: { id: "intern" } })).rejects.toMatchObject({ code: ErrorCode.ThreadUnauthorized });
     expect((await threads.state({ threadId })).approvals).toHaveLength(1);
     await threads.decide({ threadId, approvalId: request.approvalId, decisions: { [id]: { approved: true, grant: {} } }, principal: { id: "fiona" } });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
