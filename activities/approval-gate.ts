@@ -1,5 +1,6 @@
 import { Context } from "@temporalio/activity";
 import { boundedReason, oversizedRequest, requestCalls, type ApprovalEscalationPlan, type GateCall, type GateVerdict } from "../src/core/approval.js";
+import { permitting } from "../src/core/approval-permissions.js";
 import type { AgentModelCallInput, ModelCallOutput } from "../src/core/contracts.js";
 import type { ApprovalContext, ToolDefinition } from "../src/core/define-tool.js";
 import { durationMs } from "../src/core/duration.js";
@@ -35,6 +36,7 @@ export async function gateVerdict(
   const resultSchemas: Record<string, JsonObject> = {};
   const cleared: string[] = [];
   const denied: Array<{ toolCallId: string; reason: string }> = [];
+  const permitted: Array<{ toolCallId: string; permissionId: string }> = [];
   let ttlMs: number | undefined;
   const remindMs = new Set<number>();
   let escalate: ApprovalEscalationPlan | undefined;
@@ -50,6 +52,12 @@ export async function gateVerdict(
     }
     if (!parsed.ok || answer?.kind === "allow") {
       cleared.push(call.id);
+      continue;
+    }
+    // A standing permission the host holds lets the call go unasked (the workflow checks it again); a policy's denial still wins.
+    const permit = permitting(input.permissions, call, input.principal, Date.now());
+    if (permit) {
+      permitted.push({ toolCallId: call.id, permissionId: permit.permissionId });
       continue;
     }
     const inputSchema = definition.toolSpecs.find((spec) => spec.name === tool.name)?.parameters as JsonObject | undefined;
@@ -71,8 +79,8 @@ export async function gateVerdict(
       if (!escalate || afterMs < escalate.afterMs) escalate = { afterMs, requires: [...escalation.requires] };
     }
   }
-  const refused = denied.length > 0 ? { denied } : {};
-  if (calls.length === 0 || !deferral) return cleared.length > 0 || denied.length > 0 ? { calls, cleared, ...refused } : undefined;
+  const refused = { ...(denied.length > 0 ? { denied } : {}), ...(permitted.length > 0 ? { permitted } : {}) };
+  if (calls.length === 0 || !deferral) return cleared.length > 0 || denied.length > 0 || permitted.length > 0 ? { calls, cleared, ...refused } : undefined;
   // The request as its record will hold it must fit wherever it is copied: refused here, before the host sees the answer.
   const verdict: GateVerdict = {
     calls,

@@ -50,13 +50,17 @@
  *   rest), and a later turn (`joinActions` apart); `pass` holds them to CHAT_GOALS. `useChat`:
  *   the same first and later turn through `ThreadChatTransport` and a front door in this
  *   process, as a React app has them (reported, not held to the goals).
+ * - permissionTurn { ungated, permitted }: a later thread turn of one tool call, the tool
+ *   ungated, and gated with a standing permission granted in the first turn: a permitted
+ *   call costs what an ungated one does (issue 49).
  * - reminderRun { asked, reminded, escalated }: one gated call decided by its token once the
  *   last notification was sent: asked only, reminded once, escalated once (issue 49).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
- * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone.
+ * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone,
+ * COST_ONLY=permission permissionTurn alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -231,6 +235,51 @@ export async function main(): Promise<Record<string, unknown>> {
     const reminders = only === undefined || only === "remind" ? await reminderRun() : undefined;
     const reminderCosts = reminders ? { reminderRun: Object.fromEntries(Object.entries(reminders).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
     if (only === "remind") return { bench: "cost", ...reminderCosts };
+
+    /**
+     * permissionTurn: a later turn of a thread (one tool call, then the answer; model calls of
+     * 0 ms), the tool ungated, and gated with a standing permission granted in the thread's
+     * first turn. The permission travels in the model call's input and is checked in the
+     * workflow: the permitted turn costs what the ungated one does.
+     */
+    const permissionTurn = async (): Promise<Record<"ungated" | "permitted", Measured>> => {
+      const variants = { ungated: false, permitted: true };
+      // The first turn's request, as its approver is told it.
+      const askedIn = new Map<string, (request: ApprovalRequestInfo) => void>();
+      const notify = (request: ApprovalRequestInfo) => askedIn.get(request.threadId ?? "")?.(request);
+      const turnAgents = Object.fromEntries(
+        Object.entries(variants).map(([name, gated]) => {
+          const refund = defineTool({ name: "refund", description: "Refunds", input: z.object({ amount: z.number() }), ...(gated ? { needsApproval: true, approval: { notify } } : {}), handler: ({ amount }) => `refunded ${amount}` });
+          return [name, defineAgent({ id: `cost-permission-${name}`, model: MODEL, system: "Refund.", tools: [refund], maxTurns: 3 })];
+        }),
+      ) as Record<keyof typeof variants, ReturnType<typeof defineAgent>>;
+      const { agents: turnClient } = await stack.worker(Object.values(turnAgents), { deferral: { secret: TEST_SECRET }, client: { deferral: { secret: TEST_SECRET } } });
+      const out = {} as Record<keyof typeof variants, Measured>;
+      for (const name of Object.keys(variants) as Array<keyof typeof variants>) {
+        const threadId = `cost-permission-${name}-${randomUUID()}`;
+        stack.model.respond(threadId, (request) => ({ ...(request.messages.at(-1)?.role === "user" ? { toolCalls: [{ name: "refund", arguments: { amount: 20 } }] } : { text: "Done." }), usage: USAGE }));
+        const threads = turnClient.threads;
+        const asked = new Promise<ApprovalRequestInfo>((resolve) => askedIn.set(threadId, resolve));
+        await threads.createThread({ threadId, prompt: threadId, agent: turnAgents[name], principal: { id: "bench" } });
+        if (variants[name]) {
+          // The first turn asks; its approval grants the permission the measured turn uses.
+          const request = await asked;
+          await threads.decide({ threadId, approvalId: request.approvalId, decisions: { [request.calls[0]!.toolCallId]: { approved: true, grant: {} } } });
+        }
+        const first = await threads.settled({ threadId });
+        if (first.status !== "completed") throw new Error(`expected the ${name} thread's first turn to complete, got ${first.status}`);
+        out[name] = await measure(async () => {
+          await threads.sendMessage({ threadId, prompt: "again" });
+          const done = await threads.settled({ threadId });
+          if (done.status !== "completed" || done.approvals.length > 0) throw new Error(`expected the ${name} turn to complete unasked, got ${done.status}`);
+        });
+        progress(`later thread turn, ${name}: ${out[name].total} actions`);
+      }
+      return out;
+    };
+    const permission = only === undefined || only === "permission" ? await permissionTurn() : undefined;
+    const permissionCosts = permission ? { permissionTurn: Object.fromEntries(Object.entries(permission).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
+    if (only === "permission") return { bench: "cost", ...permissionCosts };
 
     const policy = only === undefined || only === "policy" ? await policyRun() : undefined;
     const policyCosts = policy ? { policyRun: Object.fromEntries(Object.entries(policy).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
@@ -638,6 +687,7 @@ export async function main(): Promise<Record<string, unknown>> {
       sseFirstDeltaSamplesMs: firstDeltaSamples,
       heartbeatsPerCallSecond,
       ...policyCosts,
+      ...permissionCosts,
       ...reminderCosts,
       ...progressCosts,
     };

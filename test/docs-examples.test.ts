@@ -139,6 +139,23 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Pay invoice INV-9, €800", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-9", amountEur: 800 } }] }, { text: "Paid INV-9." }]),
     prints: [/mail to finance@example\.com: asked/, /mail to finance@example\.com: reminder 1/, /page cfo: escalated, requires payouts:cfo/, /now requires: \["payouts:cfo"\]/, /fiona: RC5056/, /decided: resumed .*Paid INV-9\./],
   },
+  "approval-permission.ts": {
+    script: (model) =>
+      model.script("Refund orders A-1 (€20), A-2 (€30) and A-3 (€80)", [
+        { toolCalls: [{ name: "refund", arguments: { orderId: "A-1", amountEur: 20 } }] },
+        { toolCalls: [{ name: "refund", arguments: { orderId: "A-2", amountEur: 30 } }, { name: "refund", arguments: { orderId: "A-3", amountEur: 80 } }] },
+        {
+          check: (request) => expect(request.messages.filter((m) => m.role === "tool").map((m) => String(m.content))).toEqual(["refunded A-1: €20", "refunded A-2: €30", expect.stringMatching(/^Rejected: "refund" was not run\. Reason: over the limit/)]),
+          text: "Refunded A-1 and A-2; A-3 is over the limit.",
+        },
+      ]),
+    prints: [/after the grant: deferred/, /#\S+ refund until 20\d\d-\S+ granted by fiona/, /revoked; then: .*"completed".*A-3 is over the limit/],
+  },
+  "approval-permission-policy.ts": {
+    script: (model) =>
+      model.respond("Refund order C-3, €60", (request) => (request.messages.at(-1)?.role === "tool" ? { text: String(request.messages.at(-1)?.content) } : { toolCalls: [{ name: "refund", arguments: { orderId: "C-3", amountEur: 60 } }] })),
+    prints: [/sam: completed/, /ann: deferred/],
+  },
   "approval-history.ts": {
     script: (model) => model.script("Pay ACME €1200", [{ toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 1200 } }] }, { text: "Paid ACME." }]),
     prints: [/^\S+ asked$/m, /decided approved by fiona \[\{"path":"\/amountEur","from":1200,"to":1000\}\] capped at the contract/],

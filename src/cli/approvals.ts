@@ -1,6 +1,7 @@
 import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { responseDecisions, type Decision } from "../core/approval.js";
+import type { PermissionGrant } from "../core/approval-permissions.js";
 import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.js";
 import type { JsonObject, JsonValue } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
@@ -104,7 +105,10 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
     .option("--reason <text>", "why the calls --call leaves out are rejected, as the model will read it")
     .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
     .option("--as <principalId>", "who decides (recorded as resumedBy)")
-    .action(async (approvalId: string, flags: { call?: string[]; edit?: string[]; note?: string; reason?: string; shown?: string; as?: string }) => {
+    .option("--grant <json>", 'a standing permission granted with each approved call, e.g. \'{"until":"8h","match":{…}}\' (docs/approvals.md, "Standing permissions")')
+    .action(async (approvalId: string, flags: { call?: string[]; edit?: string[]; note?: string; reason?: string; shown?: string; as?: string; grant?: string }) => {
+      const grant = flags.grant !== undefined ? jsonFlag(flags.grant, "--grant") : undefined;
+      if (grant !== undefined && (typeof grant !== "object" || grant === null || Array.isArray(grant))) throw new FlagError("--grant must be a JSON object { tool?, until?, match?, for? }");
       const edits = editsOf(flags.edit ?? []);
       const named = flags.call ? new Set(flags.call) : undefined;
       const stray = named && [...edits.keys()].find((id) => !named.has(id));
@@ -115,7 +119,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
         const approved = named ? [...named] : [...new Set([...calls, ...edits.keys()])];
         const rejected = calls.filter((id) => !approved.includes(id));
         return [
-          ...approved.map((toolCallId): Decision => ({ toolCallId, approved: true, ...(edits.has(toolCallId) ? { input: edits.get(toolCallId)! } : {}), ...(flags.note !== undefined ? { note: flags.note } : {}) })),
+          ...approved.map((toolCallId): Decision => ({ toolCallId, approved: true, ...(edits.has(toolCallId) ? { input: edits.get(toolCallId)! } : {}), ...(flags.note !== undefined ? { note: flags.note } : {}), ...(grant ? { grant: grant as PermissionGrant } : {}) })),
           ...rejected.map((toolCallId): Decision => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })),
         ];
       });
@@ -165,8 +169,11 @@ function trailLine(entry: ApprovalTrailEntry): string {
     case "decided": {
       const what = entry.decision === "responded" ? ` with ${printableJson(JSON.stringify(entry.response ?? null))}` : entry.changes ? ` changed ${entry.changes.map((c) => `${oneLine(c.path)}: ${printableJson(JSON.stringify(c.from ?? null))} -> ${printableJson(JSON.stringify(c.to ?? null))}`).join("; ")}` : "";
       const words = entry.reason !== undefined ? ` reason: ${oneLine(entry.reason)}` : entry.note !== undefined ? ` note: ${oneLine(entry.note)}` : "";
-      return `${at}  ${entry.decision.padEnd(9)}  ${oneLine(entry.toolCallId)} ${oneLine(entry.toolName)} by ${oneLine(entry.by?.id ?? "-")}${what}${words}`;
+      const granted = entry.grant ? ` granted ${oneLine(entry.grant.permissionId)}${entry.grant.until !== undefined ? ` until ${oneLine(entry.grant.until)}` : ""}${entry.grant.for === "principal" ? " for the principal" : ""}${entry.grant.match ? " matching a schema" : ""}` : "";
+      return `${at}  ${entry.decision.padEnd(9)}  ${oneLine(entry.toolCallId)} ${oneLine(entry.toolName)} by ${oneLine(entry.by?.id ?? "-")}${what}${words}${granted}`;
     }
+    case "revoked":
+      return `${at}  revoked    ${oneLine(entry.permissionId)}${entry.by ? ` by ${oneLine(entry.by.id)}` : ""}`;
     case "expired":
       return `${at}  expired`;
     case "denied":
@@ -201,7 +208,8 @@ function decisionLine(d: Decision, request: ApprovalSummary): string {
   const call = `${oneLine(d.toolCallId)} ${oneLine(tool)}`;
   if ("respond" in d) return `responded ${call} → ${printableJson(JSON.stringify(d.respond))}`;
   if (!d.approved) return `rejected  ${call}${d.reason !== undefined ? `: ${oneLine(d.reason)}` : ""}`;
-  return d.input ? `edited    ${call} → ${JSON.stringify(d.input)}` : `approved  ${call}`;
+  const granted = d.grant ? ` granting ${printableJson(JSON.stringify(d.grant))}` : "";
+  return d.input ? `edited    ${call} → ${JSON.stringify(d.input)}${granted}` : `approved  ${call}${granted}`;
 }
 
 /**

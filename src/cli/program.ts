@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import type { ConnectionFlags } from "./connect.js";
 import { processIo, type CliIo } from "./io.js";
 import { approvalCommands } from "./approvals.js";
+import { permissionCommands } from "./permissions.js";
 import { deferralCommands } from "./deferrals.js";
 import { devCommand } from "./dev.js";
 import { httpUrl } from "./flags.js";
@@ -38,6 +39,7 @@ export function buildProgram(io: CliIo = processIo): Command {
   devCommand(program, globals);
   deferralCommands(program, globals);
   approvalCommands(program, globals);
+  permissionCommands(program, globals);
   runCommands(program, globals);
   threadCommands(program, globals);
   scheduleCommands(program, globals);

@@ -211,7 +211,7 @@ export class AgentClient {
     }
     this.#inProcessParks = options.inProcessParks !== false;
     this.deferrals = new DeferralStore(this.client, options.authorize, this.#reads);
-    this.approvals = new ApprovalInbox({ client: this.client, taskQueue: this.taskQueue, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o) });
+    this.approvals = new ApprovalInbox({ client: this.client, taskQueue: this.taskQueue, deferrals: this.deferrals, secrets: this.#deferral?.secrets, resume: (o) => this.resume(o), authorize: this.#authorize, reads: this.#reads });
   }
 
   /** Long-lived chat threads on the same connection and task queue, asking `threads.authorize` or else `authorize`. */

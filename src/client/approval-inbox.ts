@@ -1,4 +1,11 @@
-import type { Client } from "@temporalio/client";
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { PermissionNotFoundError } from "../core/errors/deferrals.js";
+import { RunNotFoundError } from "../core/errors/runs.js";
+import { ThreadNotFoundError } from "../core/errors/threads.js";
+import type { StandingPermission } from "../core/approval-permissions.js";
+import { unwrapFailure } from "../core/errors/from-failure.js";
+import { permissionsQuery, revokePermissionUpdate } from "../core/wire/permissions.js";
+import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 import { decisionList, type ApprovalCall } from "../core/approval.js";
 import { approvalTrail, type ApprovalTrailEntry } from "../core/approval-trail.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
@@ -7,11 +14,9 @@ import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
 import { authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
-import { WorkflowNotFoundError } from "@temporalio/client";
 import { deferralRecordsQuery } from "../core/wire/run.js";
-import { RunNotFoundError } from "../core/errors/runs.js";
 import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
-import type { Caller } from "./authorize.js";
+import { authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
 import { approvalIdOf, type DecideOptions } from "./shared-options.js";
 import type { ResumeOptions, ResumeResult } from "./resume.js";
 
@@ -101,6 +106,8 @@ export class ApprovalInbox {
       deferrals: DeferralStore;
       secrets: Buffer[] | undefined;
       resume(options: ResumeOptions): Promise<ResumeResult>;
+      authorize?: AuthorizeHook;
+      reads?: QueryDeadline;
     },
   ) {}
 
@@ -197,6 +204,53 @@ export class ApprovalInbox {
   }
 
   /**
+   * The standing permissions granted in a run or thread (docs/approvals.md, "Standing
+   * permissions"), oldest first, revoked and lapsed ones included (`revoked`, `until`).
+   * Authorized as `permission.list` (AI1013, asked before anything is read); one query (a
+   * billed action), answered by a worker; decoded by the client's codec. AI1010 (AI1020 for
+   * `threadId`) when there is no such run (thread).
+   */
+  async permissions(options: PermissionsTarget): Promise<StandingPermission[]> {
+    const { id, host } = hostOf(options, "approvals.permissions()");
+    await authorizeRun(this.deps.authorize, { operation: "permission.list", principal: options.principal, runId: id, host });
+    const handle = this.deps.client.workflow.getHandle(id);
+    try {
+      return await boundedQuery(this.deps.client, this.deps.reads ?? { timeoutMs: DEFAULT_QUERY_TIMEOUT_MS }, id, () => handle.query(permissionsQuery));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw notFound(id, host);
+      throw err;
+    }
+  }
+
+  /**
+   * Ends a standing permission: later calls it would have let through ask again (a call the
+   * worker let through while the model wrote, that has not run yet, runs nothing). Kept on
+   * the record of the request that granted it (`approvals.history`: a `revoked` entry, with
+   * `principal` as who). Authorized as `permission.revoke` (AI1013); AI1032, nothing
+   * changed, when no permission with that id is in force (a run or thread that ended holds
+   * none); AI1010 / AI1020 when there is no such run or thread. One update (a billed action).
+   */
+  async revoke(options: PermissionsTarget & RevokePermissionOptions): Promise<StandingPermission> {
+    const { id, host } = hostOf(options, "approvals.revoke()");
+    const permissionId = options.permissionId;
+    if (typeof permissionId !== "string" || permissionId === "" || permissionId.length > 1_000) {
+      throw new InvalidDefinitionError({ subject: "approvals.revoke()", problem: "permissionId must be a permission's id, as approvals.permissions() lists it" });
+    }
+    await authorizeRun(this.deps.authorize, { operation: "permission.revoke", principal: options.principal, runId: id, host, permissionId });
+    try {
+      return await this.deps.client.workflow.getHandle(id).executeUpdate(revokePermissionUpdate, { args: [{ permissionId, ...(options.principal ? { by: options.principal } : {}) }] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw unwrapFailure(err);
+      if (err instanceof WorkflowNotFoundError) {
+        // A run or thread that ended keeps no permission in force; one that never was is named so.
+        const exists = await this.deps.client.workflow.getHandle(id).describe().then(() => true, () => false);
+        throw exists ? new PermissionNotFoundError({ permissionId, runId: id }) : notFound(id, host);
+      }
+      throw err;
+    }
+  }
+
+  /**
    * Decides an approval request, one decision per call it lists: the client mints the
    * request's token with its secret and resumes with `{ decisions }`. The request is read as
    * `approvals.get` reads it (`deferral.get` is asked first: AI1013, nothing read, whether or
@@ -223,6 +277,28 @@ export class ApprovalInbox {
       ...(options.shown !== undefined ? { shown: options.shown } : {}),
     });
   }
+}
+
+/** AI1010 or AI1020 for a run or thread that does not exist. */
+function notFound(id: string, host: "run" | "thread"): Error {
+  return host === "run" ? new RunNotFoundError({ runId: id }) : new ThreadNotFoundError({ threadId: id });
+}
+
+/** Where standing permissions are listed or revoked: a run's or a thread's, for whom. */
+export type PermissionsTarget = ({ runId: string; threadId?: never } | { threadId: string; runId?: never }) & Caller;
+
+/** Reads a standing permission's host: its workflow id and kind; AI1001 for neither or both. */
+function hostOf(options: PermissionsTarget, subject: string): { id: string; host: "run" | "thread" } {
+  const { runId, threadId } = (options ?? {}) as { runId?: unknown; threadId?: unknown };
+  if ((runId === undefined) === (threadId === undefined) || typeof (runId ?? threadId) !== "string" || (runId ?? threadId) === "") {
+    throw new InvalidDefinitionError({ subject, problem: "give exactly one of runId or threadId (a non-empty string)" });
+  }
+  return { id: (runId ?? threadId) as string, host: runId !== undefined ? "run" : "thread" };
+}
+
+export interface RevokePermissionOptions {
+  /** As `approvals.permissions()` lists it (`<approvalId>#<toolCallId>`). */
+  permissionId: string;
 }
 
 function historyOf(record: DeferralRecord): ApprovalHistory {

@@ -16,6 +16,8 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`), with `trustTranscript: true` when the caller vouches for it.
  * - `deferral.deny`: deny a waiting deferral (`deferrals.deny`).
  * - `resume`: answer a deferral with its token (`resume`); the approval page previews one with `payload: undefined`.
+ * - `permission.list`: list a run's or thread's standing permissions (`approvals.permissions`); `host` says which, `runId` is its id.
+ * - `permission.revoke`: end one (`approvals.revoke`), with its `permissionId`.
  */
 export type RunOperation =
   | "run.start"
@@ -26,7 +28,9 @@ export type RunOperation =
   | "deferral.list"
   | "deferral.replace"
   | "deferral.deny"
-  | "resume";
+  | "resume"
+  | "permission.list"
+  | "permission.revoke";
 
 /**
  * What `ThreadsClient` asks its hook about:
@@ -129,6 +133,17 @@ export type RunAuthorizeRequest = { threadId?: never; scheduleId?: never } & (
       trustTranscript?: true;
     })
   | (AuthorizeRequestOf<"deferral.list"> & { runId: string; deferralId: string; agentId?: string; status: DeferralStatus })
+  | (AuthorizeRequestOf<"permission.list"> & {
+      /** The run's id, or the thread's (`host: "thread"`). */
+      runId: string;
+      host: "run" | "thread";
+    })
+  | (AuthorizeRequestOf<"permission.revoke"> & {
+      /** The run's id, or the thread's (`host: "thread"`). */
+      runId: string;
+      host: "run" | "thread";
+      permissionId: string;
+    })
   | (AuthorizeRequestOf<"resume"> & {
       runId: string;
       deferralId: string;

@@ -1,4 +1,5 @@
 import { decisionFor, requiresOf } from "./approval.js";
+import { permissionIdOf, type PermissionGrant } from "./approval-permissions.js";
 import type { DeferralRecord } from "./deferral-record.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 
@@ -34,7 +35,11 @@ export type ApprovalTrailEntry =
       reason?: string;
       /** A response in the tool's place. */
       response?: JsonValue;
+      /** The standing permission the approval granted, as the approver gave it, with its id. */
+      grant?: PermissionGrant & { permissionId: string };
     }
+  /** A standing permission this request's decision granted was revoked (`approvals.revoke()`). */
+  | { type: "revoked"; at: string; by?: Principal; permissionId: string }
   | { type: "expired"; at: string }
   /** Someone denied it (`deferrals.deny()`), or it was withdrawn (a thread moved on, a run was cancelled): `reason` says which. */
   | { type: "denied"; at?: string; by?: Principal; reason: string };
@@ -67,10 +72,12 @@ export function approvalTrail(record: DeferralRecord): ApprovalTrailEntry[] {
       if ("respond" in decision) entries.push({ ...base, decision: "responded", response: decision.respond, ...(decision.note !== undefined ? { note: decision.note } : {}) });
       else if (decision.approved) {
         const changes = decision.input === undefined ? [] : inputChanges(parsed(call.arguments), decision.input);
-        entries.push({ ...base, decision: "approved", ...(changes.length > 0 ? { changes } : {}), ...(decision.note !== undefined ? { note: decision.note } : {}) });
+        const grant = decision.grant ? { grant: { ...decision.grant, permissionId: permissionIdOf(record.id, call.toolCallId) } } : {};
+        entries.push({ ...base, decision: "approved", ...(changes.length > 0 ? { changes } : {}), ...(decision.note !== undefined ? { note: decision.note } : {}), ...grant });
       } else entries.push({ ...base, decision: "rejected", ...(decision.reason !== undefined ? { reason: decision.reason } : {}) });
     }
   }
+  for (const r of record.approval?.revoked ?? []) entries.push({ type: "revoked", at: r.at, ...(r.by ? { by: r.by } : {}), permissionId: r.permissionId });
   if (record.status === "expired") entries.push({ type: "expired", at: record.expiresAt });
   if (record.status === "denied") {
     const at = record.denial?.at ?? record.deniedAt;

@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
 import type { ToolCall } from "./messages.js";
 import { jsonBytes } from "./payload-size.js";
+import { grantIssues, MAX_PERMISSIONS, type PermissionGrant } from "./approval-permissions.js";
 
 /**
  * The most the calls of one approval request may weigh, as JSON bytes of its calls (their
@@ -51,6 +52,12 @@ export type Decision =
       input?: JsonObject;
       /** A note kept on the record. */
       note?: string;
+      /**
+       * A standing permission: later calls of this tool in the same run or thread that fit it
+       * run without asking (docs/approvals.md, "Standing permissions"). Checked with the
+       * decision (RC5049, the token unspent); listed by `approvals.permissions()`, ended by `approvals.revoke()`.
+       */
+      grant?: PermissionGrant;
     }
   | {
       toolCallId: string;
@@ -95,6 +102,8 @@ export interface GateVerdict {
   cleared: string[];
   /** Calls a `needsApproval` policy denied, with its reason: they never run, and the model reads why. */
   denied?: Array<{ toolCallId: string; reason: string }>;
+  /** Calls a standing permission of the host lets run without asking, with its id: the workflow checks it again before they run. */
+  permitted?: Array<{ toolCallId: string; permissionId: string }>;
   /** The digest of the request's token: a decision must carry its proof. Absent when no call waits. */
   digest?: string;
   /** How long the request stays open: the shortest `approval.ttl` of its calls. */
@@ -129,7 +138,7 @@ export interface ApprovalSchedule {
 }
 
 /** Decisions as the clients take them: by call id, or the wire's list. */
-export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string } | { approved: false; reason?: string } | { respond: JsonValue; note?: string }>;
+export type Decisions = Decision[] | Record<string, { approved: true; input?: JsonObject; note?: string; grant?: PermissionGrant } | { approved: false; reason?: string } | { respond: JsonValue; note?: string }>;
 
 /** The decisions as the wire carries them: one entry per call (anything else passes as it is, for the run to refuse). */
 export function decisionList(decisions: Decisions): Decision[] {
@@ -146,13 +155,14 @@ export const MAX_DECISION_TEXT = 4_000;
  * not a boolean, an edited input that fails the tool's schema. Undefined when it decides
  * every call exactly once. Each issue names the call it concerns.
  */
-export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown): string[] | undefined {
+export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown, grants: { nowMs: number; live: number; principal?: Principal } = { nowMs: Date.now(), live: 0 }): string[] | undefined {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return ["the payload must be { decisions: [...] }"];
   const decisions = (payload as { decisions?: unknown }).decisions;
   if (!Array.isArray(decisions)) return ["decisions must be an array, one decision per call"];
   const issues: string[] = [];
   const byId = new Map(calls.map((c) => [c.toolCallId, c]));
   const decided = new Set<string>();
+  let granted = 0;
   decisions.forEach((d: unknown, i) => {
     const at = `decisions[${i}]`;
     if (typeof d !== "object" || d === null || Array.isArray(d)) return void issues.push(`${at} must be an object`);
@@ -161,6 +171,12 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown)
     if (!call) return void issues.push(`${at}.toolCallId ${JSON.stringify(toolCallId)} is not a call of this request`);
     if (decided.has(call.toolCallId)) return void issues.push(`${at} decides "${call.toolCallId}" a second time`);
     decided.add(call.toolCallId);
+    const { grant } = d as Record<string, unknown>;
+    if (grant !== undefined) {
+      if (approved !== true) return void issues.push(`${at}.grant is for an approval: a rejection or a response grants nothing`);
+      granted += 1;
+      issues.push(...grantIssues(grant, call.toolName, grants.nowMs, `${at}.grant`, grants.principal));
+    }
     if (Object.prototype.hasOwnProperty.call(d, "respond")) return void issues.push(...responseIssues(call, d as Record<string, unknown>, at));
     if (typeof approved !== "boolean") return void issues.push(`${at}.approved must be true or false, or the decision a { respond } in the tool's place`);
     for (const [name, text] of [["note", note], ["reason", reason]] as const) {
@@ -175,6 +191,7 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown)
     }
   });
   for (const call of calls) if (!decided.has(call.toolCallId)) issues.push(`no decision for "${call.toolCallId}" (${call.toolName})`);
+  if (granted > 0 && grants.live + granted > MAX_PERMISSIONS) issues.push(`the run or thread holds ${grants.live} standing permissions, and at most ${MAX_PERMISSIONS} may be in force: revoke one first (approvals.revoke)`);
   return issues.length > 0 ? issues : undefined;
 }
 

@@ -6,6 +6,7 @@
  * One agent-step layer serves both hosts: `describeAgent`, `callAgentModel` and
  * `callAgentTool` (and `notifyApproval` for approval requests).
  */
+import type { StandingPermission } from "./approval-permissions.js";
 import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
 import type { ChatMessage, ToolCall, Usage } from "./messages.js";
@@ -150,6 +151,11 @@ export interface AgentModelCallInput {
    */
   gate?: { deferralId: string; firstRunId?: string };
   /**
+   * The standing permissions in force in the host (`StandingPermission`), sent with the gate
+   * when it holds any: a gated call one of them fits is `permitted` rather than asked for.
+   */
+  permissions?: StandingPermission[];
+  /**
    * Sent by a thread whose turn did not describe the agent first (it schedules with the
    * description it got earlier in this run, saving a local activity's marker per turn): the
    * hash of that description. The worker answers with `described` when the agent changed.
@@ -202,7 +208,7 @@ interface ToolCallBasics {
    * scheduled before that carry the edit as `input` beside the model's arguments.
    * Without it a gated tool's handler never runs.
    */
-  approved?: { deferralId: string; edited?: true; input?: JsonObject };
+  approved?: { deferralId: string; edited?: true; input?: JsonObject; permissionId?: string };
   /**
    * The most this call's result may weigh: its share of the room the host's transcript has
    * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from

@@ -76,6 +76,8 @@ export interface DeferralRecord {
     answerId?: string;
     /** Its reminders and escalation (`approval.remind`, `approval.escalate`) and what became of them; absent without either. */
     schedule?: ApprovalSchedule;
+    /** The standing permissions its decision granted that were revoked since (`approvals.revoke()`). */
+    revoked?: Array<{ permissionId: string; at: string; by?: Principal }>;
   };
 }
 

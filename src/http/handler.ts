@@ -4,6 +4,7 @@ import { csrf } from "hono/csrf";
 import { RequestTooLargeError, RouteNotFoundError } from "../core/errors/http.js";
 import { approvalRoutes } from "./approval/routes.js";
 import { approvalInboxRoutes } from "./approvals.js";
+import { permissionRoutes } from "./permissions.js";
 import { codecApp } from "./codec-server.js";
 import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
@@ -69,6 +70,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   app.route("/runs", runRoutes(options.agents, options.events ?? {}));
   app.route("/", deferralRoutes(options.agents));
   app.route("/approvals", approvalInboxRoutes(options.agents));
+  app.route("/permissions", permissionRoutes(options.agents));
   app.route("/threads", threadRoutes(threads, options.events ?? {}));
   app.route("/schedules", scheduleRoutes(options.agents));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));

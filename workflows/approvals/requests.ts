@@ -1,4 +1,5 @@
 import { decisionFor, editedArguments, requiresOf, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { livePermissions, permissionGoneResult, permitting } from "../../src/core/approval-permissions.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import { deniedResult } from "../../src/core/denied-result.js";
@@ -42,7 +43,7 @@ export interface ApprovalHost {
  * What an approved call runs with: the decision's deferral, and whether the approver edited
  * it (the call's arguments are then the edit: it is sent once, not beside them).
  */
-export type Approved = { deferralId: string; edited?: true };
+export type Approved = { deferralId: string; edited?: true; permissionId?: string };
 
 /**
  * Whether `call` waits for a decision: a call of a gated tool that the worker did not clear
@@ -51,7 +52,41 @@ export type Approved = { deferralId: string; edited?: true };
  * from the agent's recorded description, so a call is gated whatever the model emits.
  */
 export function isGated(described: Pick<AgentDescription, "tools">, call: ToolCall, verdict: GateVerdict | undefined): boolean {
-  return ownEntry(described.tools, call.function.name)?.approval !== undefined && !verdict?.cleared.includes(call.id) && policyDenial(described, call, verdict) === undefined;
+  return (
+    ownEntry(described.tools, call.function.name)?.approval !== undefined &&
+    !verdict?.cleared.includes(call.id) &&
+    !verdict?.permitted?.some((p) => p.toolCallId === call.id) &&
+    policyDenial(described, call, verdict) === undefined
+  );
+}
+
+/** A call a standing permission let through: to run with it as its approval, or to answer with `content` (it no longer holds). */
+export type PermittedCall = { call: ToolCall; approved: Approved } | { call: ToolCall; content: string };
+
+/**
+ * The calls of `calls` the worker let through on a standing permission (`verdict.permitted`),
+ * checked again against the host's own records and clock, since a revocation or the
+ * permission's end may have come while the model wrote: each runs as approved by that
+ * permission (`approved`), or, when it no longer holds, gets `content` saying so and runs
+ * nothing (the model may call again, and a person is asked).
+ */
+export function permittedCalls(
+  described: Pick<AgentDescription, "tools">,
+  records: readonly DeferralRecord[],
+  calls: readonly ToolCall[],
+  verdict: GateVerdict | undefined,
+  principal: Principal | undefined,
+): PermittedCall[] {
+  if (!verdict?.permitted) return [];
+  const now = Date.now();
+  const live = livePermissions(records, now);
+  return calls.flatMap((call): PermittedCall[] => {
+    const entry = verdict.permitted!.find((p) => p.toolCallId === call.id);
+    if (!entry || ownEntry(described.tools, call.function.name)?.approval === undefined) return [];
+    const permission = live.find((p) => p.permissionId === entry.permissionId);
+    if (!permission || !permitting([permission], call, principal, now)) return [{ call, content: permissionGoneResult(call.function.name, entry.permissionId) }];
+    return [{ call, approved: { deferralId: permission.approvalId, permissionId: permission.permissionId } }];
+  });
 }
 
 /**

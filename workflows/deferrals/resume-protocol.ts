@@ -15,6 +15,7 @@ import { plainJsonProblem } from "../../src/core/json-check.js";
 import { bindingProblem, proofMalformed, proofProblem } from "../../src/core/proof.js";
 import { ResumeTokenError } from "../../src/core/errors/deferrals.js";
 import { decisionIssues } from "../../src/core/approval.js";
+import { livePermissions } from "../../src/core/approval-permissions.js";
 import { refuseMalformed, resumeRequestProblem } from "../../src/core/request-shapes.js";
 import { resumeUpdate } from "../../src/core/wire/run.js";
 import type { DeferralDenials } from "./denials.js";
@@ -154,7 +155,7 @@ export class ResumeProtocol {
   #checkSchemaEarly(record: DeferralRecord, request: ResumeRequest): void {
     if (record.digest === undefined || (!record.schema && !record.approval) || record.status !== "deferred") return;
     if (this.runtime.now() >= Date.parse(record.expiresAt)) return;
-    const issues = payloadIssues(record, request.payload);
+    const issues = payloadIssues(record, request.payload, this.#grants());
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
   }
 
@@ -179,7 +180,7 @@ export class ResumeProtocol {
       // Another resume, the timer or a denial may have moved the record while we waited.
       if (record.status === "deferred") break;
     }
-    const issues = payloadIssues(record, request.payload);
+    const issues = payloadIssues(record, request.payload, this.#grants());
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
     this.#claim(record, request);
     await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
@@ -215,6 +216,12 @@ export class ResumeProtocol {
     return pending;
   }
 
+  /** What a decision's standing permissions are checked against: the workflow's clock, and how many the host holds (bounded). */
+  #grants(): { nowMs: number; live: number } {
+    const nowMs = this.runtime.now();
+    return { nowMs, live: livePermissions(this.records.list, nowMs).length };
+  }
+
   // The payload lands in the record, which wakes the parked run.
   #claim(record: DeferralRecord, request: ResumeRequest): void {
     record.status = "resumed";
@@ -230,8 +237,8 @@ export class ResumeProtocol {
 }
 
 /** Where a resume's payload fails the record: an approval request's decisions, or the deferral's schema. */
-function payloadIssues(record: DeferralRecord, payload: unknown): string[] | undefined {
-  if (record.approval) return decisionIssues(record.approval.calls, payload);
+function payloadIssues(record: DeferralRecord, payload: unknown, grants: { nowMs: number; live: number }): string[] | undefined {
+  if (record.approval) return decisionIssues(record.approval.calls, payload, { ...grants, ...(record.principal ? { principal: record.principal } : {}) });
   return record.schema ? schemaIssues(record.schema, payload) : undefined;
 }
 

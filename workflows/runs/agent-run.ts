@@ -1,3 +1,4 @@
+import { handlePermissions } from "../approvals/permissions.js";
 import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, getExternalWorkflowHandle, isCancellation, setHandler, sleep, workflowInfo } from "@temporalio/workflow";
 import { ErrorCode } from "../../src/core/errors/codes.js";
 import { RunCancelledError } from "../../src/core/errors/runs.js";
@@ -100,6 +101,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     refuseMalformed(subAgentOutcomeQuery.name, deferralIdProblem(id));
     return book.outcome.subAgentOutcomes.get(id) ?? null;
   });
+  handlePermissions(() => book.records.list);
   setHandler(settledUpdate, () => book.outcome.settled());
   setHandler(resumeUpdate, (request) => book.resumes.resume(request), {
     validator: (request) => {

@@ -10,7 +10,8 @@ import type { AgentResult } from "../../src/core/run-state.js";
 import { callOccurrence } from "../../src/core/thread-transcript.js";
 import { referToolResults } from "../../src/core/tool-result-refs.js";
 import { decideThenRun, runBatch, SIBLING_DEFERRED } from "./batch.js";
-import { deniedByPolicy, isGated } from "../approvals/requests.js";
+import { deniedByPolicy, isGated, permittedCalls } from "../approvals/requests.js";
+import { permissionsField } from "../approvals/permissions.js";
 import type { RunContext } from "./context.js";
 import { deferUntilAnswered } from "./deferral.js";
 import { refuseTooManyCalls } from "../shared/transcript-room.js";
@@ -80,6 +81,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
       ...(check ? { definitionCheck: { deferralId: check.id, definitionHash: check.definitionHash ?? "", ...(check.definitionParts ? { definitionParts: check.definitionParts } : {}) } } : {}),
       room: run.room.forAnswer(),
       gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) },
+      ...permissionsField(book.records.list),
     };
     const referred = local ? undefined : referToolResults(delta, fromTools);
     const streaming = run.stream.answer(state.messages);
@@ -143,6 +145,11 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     const gated = calls.filter((call) => isGated(prepared(), call, reply.gate));
     // Calls a policy denied run nothing and wait for nobody: the model reads why.
     const denied = deniedByPolicy(prepared(), calls, reply.gate);
+    // Calls a standing permission lets run go with it as their approval; one revoked or lapsed meanwhile runs nothing.
+    const permits = permittedCalls(prepared(), book.records.list, calls, reply.gate, state.principal);
+    const lapsed = permits.flatMap((p) => ("content" in p ? [p] : []));
+    denied.push(...lapsed);
+    const byPermit = new Map(permits.flatMap((p) => ("approved" in p ? [[p.call.id, p.approved] as const] : [])));
     const free = gated.length === 0 && denied.length === 0 ? calls : calls.filter((call) => !gated.includes(call) && !denied.some((d) => d.call === call));
     const share = run.room.share(calls.length);
     // Sub-agents share the turns left, less one for this run to answer with what they said.
@@ -152,7 +159,11 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     let winner = await runBatch(
       run,
       free,
-      (call) => (childCalls.includes(call) ? callSubAgent(run, call, ownEntry(subAgents, call.function.name)!, childTurns) : callTool(toolInput(call, share))),
+      (call) => {
+        if (childCalls.includes(call)) return callSubAgent(run, call, ownEntry(subAgents, call.function.name)!, childTurns);
+        const approved = byPermit.get(call.id);
+        return callTool({ ...toolInput(call, share), ...(approved ? { approved } : {}) });
+      },
       fromTools,
     );
     // Their results are in no activity's: the next model call carries them.

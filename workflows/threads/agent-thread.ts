@@ -1,3 +1,4 @@
+import { handlePermissions } from "../approvals/permissions.js";
 import { allHandlersFinished, condition, makeContinueAsNewFunc, setHandler, workflowInfo } from "@temporalio/workflow";
 import { AGENT_THREAD_VERSION, type ThreadInput } from "../../src/core/thread-contracts.js";
 import * as wire from "../../src/core/wire/thread.js";
@@ -76,6 +77,7 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     },
   });
   setHandler(runWire.denyUpdate, recorded((request) => approvals.book.deny(request)), { validator: (request) => approvals.book.validateDeny(request) });
+  handlePermissions(() => approvals.book.records.list, recorded);
   setHandler(runWire.deferralRecordQuery, (id) => {
     refuseMalformed(runWire.deferralRecordQuery.name, deferralIdProblem(id));
     return approvals.book.records.read(id);

@@ -1,3 +1,4 @@
+import { permissionsField } from "../approvals/permissions.js";
 import { CancellationScope, CancelledFailure, uuid4 } from "@temporalio/workflow";
 import { addUsage } from "../../src/core/messages.js";
 import { jsonBytes, MAX_PAGE_BYTES } from "../../src/core/payload-size.js";
@@ -41,6 +42,7 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
       ...(streamed ? { streamId: messageId, streamSeq } : {}),
       room: thread.room.forAnswer(),
       gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },
+      ...(thread.approvals ? permissionsField(thread.approvals.book.records.list) : {}),
       ...(thread.preparedUnverified ? { knownHash: prepared.hash } : {}),
     },
     activityId,

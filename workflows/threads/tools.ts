@@ -5,7 +5,7 @@ import { ownEntry } from "../../src/core/own.js";
 import type { ThreadPrepared } from "../../src/core/thread-contracts.js";
 import { callOccurrence, openToolCalls } from "../../src/core/thread-transcript.js";
 import type { AgentSteps } from "../shared/agent-steps.js";
-import { deniedByPolicy, type Approved } from "../approvals/requests.js";
+import { deniedByPolicy, permittedCalls, type Approved } from "../approvals/requests.js";
 import type { ThreadState } from "./state.js";
 
 /**
@@ -21,6 +21,10 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
   const gated = thread.approvals ? thread.approvals.gated(thread, prepared, open, thread.lastGate) : [];
   // Calls a policy denied run nothing and wait for nobody: the model reads why.
   const denied = deniedByPolicy(prepared, open, thread.lastGate).filter(({ call }) => !thread.answered(call.id) && !thread.running.has(call.id));
+  // Calls a standing permission lets run go with it as their approval; one revoked or lapsed meanwhile runs nothing.
+  const permits = thread.approvals ? permittedCalls(prepared, thread.approvals.book.records.list, open, thread.lastGate, thread.principal).filter(({ call }) => !thread.answered(call.id) && !thread.running.has(call.id)) : [];
+  for (const permit of permits) if ("content" in permit) denied.push(permit);
+  const byPermit = new Map(permits.flatMap((p) => ("approved" in p ? [[p.call.id, p.approved] as const] : [])));
   for (const { call, content } of denied) thread.answer(call.id, content);
   open = open.filter((call) => !denied.some((d) => d.call === call));
   // The sync calls starting now share the room left for results; each share stays reserved until its result lands.
@@ -42,7 +46,7 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
       // refused until the callback hands over its answer token's digest).
       thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
     }
-    started.push(batch.run(() => runCall(thread, call, spec, steps, share)).catch((err: unknown) => void failures.push(err)));
+    started.push(batch.run(() => runCall(thread, call, spec, steps, share, byPermit.get(call.id))).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
   // Once only async answers are awaited (they may take days), roll over when due: judged

@@ -248,6 +248,27 @@ export class ApprovalEscalatedError extends DurableAgentsError<ApprovalEscalated
   }
 }
 
+export interface PermissionNotFoundFields {
+  permissionId: string;
+  /** The run's or thread's workflow id. */
+  runId: string;
+}
+
+/**
+ * AI1032: a revocation named no standing permission in force in the run or thread: none
+ * was granted with that id, or it was revoked already, or it lapsed. Nothing changes.
+ */
+export class PermissionNotFoundError extends DurableAgentsError<PermissionNotFoundFields> {
+  static readonly code = ErrorCode.PermissionNotFound;
+  readonly code = ErrorCode.PermissionNotFound;
+  constructor(f: PermissionNotFoundFields) {
+    super(
+      `[AI1032] No standing permission "${f.permissionId}" is in force in "${f.runId}" (never granted there, revoked already, or lapsed). Nothing was changed: list those in force with approvals.permissions().`,
+      f,
+    );
+  }
+}
+
 export type StepStateFields = { agentId: string; reason: string };
 
 /** AI1007: Stored step state cannot be re-entered (agent gone or rebound, wrong shape, deferred call missing). */

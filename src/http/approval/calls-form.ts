@@ -68,6 +68,7 @@ export function renderCalls(calls: readonly ApprovalCallView[], values: Record<s
       <details class="respond" ${chosen === "respond" ? "open" : ""}><summary>Write the result</summary>
         ${renderFields(resultSchemaOf(call), call.resultSchema ? {} : RESULT_HINTS, values, { root: resultRoot(call), idPrefix: `${id}-result-`, optional: true })}
       </details>
+      <div class="field"><input type="checkbox" id="${id}-grant" name="${prefix}.grant" value="always" ${first(values, `${prefix}.grant`) === "always" ? "checked" : ""}><label for="${id}-grant">Always allow <code>${oneLine(call.toolName)}</code> in this conversation <span class="help">(with an approval: later calls of this tool here run without asking, until revoked)</span></label></div>
       <div class="field"><label for="${id}-note">Note <span class="help">(optional, kept with an approval or a response)</span></label>
         <input type="text" id="${id}-note" name="${prefix}.note" value="${first(values, `${prefix}.note`) ?? ""}" maxlength="${String(MAX_DECISION_TEXT)}"></div>
       <div class="field"><label for="${id}-reason">Reason for rejecting <span class="help">(optional, the model reads it)</span></label>
@@ -89,9 +90,11 @@ export function readDecisions(calls: readonly ApprovalCallView[], values: Record
     const label = `Call ${call.index + 1} (${call.toolName})`;
     const note = first(values, `${prefix}.note`) || undefined;
     const reason = first(values, `${prefix}.reason`) || undefined;
+    // A standing permission for the call's tool in this run or thread (docs/approvals.md): only with an approval, which the run checks (RC5049).
+    const grant = first(values, `${prefix}.grant`) === "always" ? { grant: {} } : {};
     switch (first(values, `${prefix}.decision`)) {
       case "approve":
-        decisions.push({ toolCallId: call.toolCallId, approved: true, ...(note ? { note } : {}) });
+        decisions.push({ toolCallId: call.toolCallId, approved: true, ...(note ? { note } : {}), ...grant });
         break;
       case "edit": {
         const { value, problems: found } = readAnswer(rootSchema(call.inputSchema), values, inputRoot(call));
@@ -100,7 +103,7 @@ export function readDecisions(calls: readonly ApprovalCallView[], values: Record
           if (found.length === 0) problems.push(`${label}: the edited input must be a JSON object`);
           break;
         }
-        decisions.push({ toolCallId: call.toolCallId, approved: true, input: value, ...(note ? { note } : {}) });
+        decisions.push({ toolCallId: call.toolCallId, approved: true, input: value, ...(note ? { note } : {}), ...grant });
         break;
       }
       case "respond": {
