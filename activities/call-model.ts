@@ -60,8 +60,8 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     try {
       const definition = definitionFor(registry, input);
       const { agent } = definition;
-      // A run's model may hand tasks to sub-agents; a thread's is not offered them.
-      const toolSpecs = input.host === "run" && definition.agentSpecs.length > 0 ? [...definition.toolSpecs, ...definition.agentSpecs] : definition.toolSpecs;
+      // A run's or a thread's model may hand tasks to sub-agents.
+      const toolSpecs = definition.agentSpecs.length > 0 ? [...definition.toolSpecs, ...definition.agentSpecs] : definition.toolSpecs;
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);

@@ -275,7 +275,7 @@ export interface ThreadInput {
 }
 
 /** What a thread reads from the agent's description, once per turn. */
-export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls">;
+export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls" | "agents">;
 
 /** What `onStatusChange` receives. */
 export interface ThreadStatusChange {

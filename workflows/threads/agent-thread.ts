@@ -108,8 +108,11 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     const wake = thread.rollover.wake();
     await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || wake());
   }
-  // Deleted: let the status hook and the delete update finish before the workflow closes.
+  // Deleted: let the status hook and the delete update finish before the workflow closes,
+  // and the sub-agents the turn ran end their cancellation (denying what they wait on)
+  // rather than be terminated with the thread.
   await thread.localChain;
+  await condition(() => thread.subAgents.size === 0);
   await condition(allHandlersFinished);
   return { deleted: true };
 }
@@ -121,6 +124,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
  */
 async function rollover(thread: ThreadState): Promise<void> {
   await thread.localChain;
+  // A stopped turn's sub-agent may still be ending its cancellation: the next run would not hear of it.
+  await condition(() => thread.subAgents.size === 0);
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();

@@ -80,6 +80,8 @@ export class ThreadState {
   reservedBytes = 0;
   /** Approval requests of gated tools (set by the workflow; absent in unit tests of the state alone). */
   approvals: ThreadApprovals | undefined = undefined;
+  /** Workflow ids of the sub-agents this thread's turn runs now (see sub-agents.ts): only their deferral signals are heard. */
+  readonly subAgents = new Set<string>();
   /** Which calls of the latest answer wait for a decision, as the worker said (`ModelCallOutput.gate`). */
   lastGate: GateVerdict | undefined = undefined;
   readonly #meter = new TranscriptMeter();
