@@ -8,8 +8,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, ThreadsClient, type ChatMessage } from "../src/index.js";
+import type { UIMessageChunk } from "ai";
+import { AgentClient, defineAgent, defineTool, ThreadsClient, type ChatMessage, type StreamSnapshot, type StreamUpdate, type SubAgentProgress } from "../src/index.js";
+import { ThreadChatTransport } from "../src/react.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
+import { openEvents, startHttp, type HttpServer } from "./http-support.js";
 
 const lookup = defineTool({ name: "lookup", description: "Looks a fact up", input: z.object({ topic: z.string() }), handler: ({ topic }) => `${topic}: 42` });
 const researcher = defineAgent({ id: "tsub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup], maxTurns: 4 });
@@ -20,14 +23,19 @@ const lead = defineAgent({ id: "tsub-lead", model: "gpt-4.1-mini", system: "You 
 let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
+let http: HttpServer;
 
 beforeAll(async () => {
   h = await startHarness();
   // Only the lead is listed: its sub-agents are registered with it, as for runs.
   ({ agents } = await h.worker([lead], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: lead } } }));
   threads = agents.threads;
+  http = await startHttp({ agents, events: { pollInterval: 50 } });
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  await http?.close();
+  await h?.close();
+});
 
 const childOf = (threadId: string, toolCallId: string) => `${threadId}/agent/${toolCallId}`;
 const toolResults = (messages: ChatMessage[]) => messages.filter((m) => m.role === "tool").map((m) => m.content ?? "");
@@ -117,6 +125,77 @@ describe("a thread's sub-agent", () => {
     await threads.sendMessage({ threadId, prompt: `${threadId} again` });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed" });
   });
+});
+
+const WAIT = { timeout: 30_000, interval: 20 };
+const childProgress = (updates: StreamUpdate[], toolCallId: string) =>
+  updates.flatMap((u) => (u.type === "tool-progress" && u.toolCallId === toolCallId ? [u.data as unknown as SubAgentProgress] : []));
+
+function follow(threadId: string) {
+  const batches: StreamSnapshot[] = [];
+  const ended = (u: StreamUpdate) => u.type === "status" && ["completed", "failed", "stopped"].includes(u.status);
+  const done = (async () => {
+    for await (const batch of threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some(ended) })) batches.push(batch);
+  })();
+  return { updates: () => batches.flatMap((b) => b.updates), done };
+}
+
+describe("a thread's sub-agent's answer", () => {
+  it("reaches the thread's followUpdates and SSE readers while the child writes it, marked with the sub-agent and the call", async () => {
+    const threadId = uid("tsub-stream");
+    const hold = h.model.hold();
+    h.model.script(threadId, [{ toolCalls: [{ id: "j1", name: "tsub-researcher", arguments: { prompt: `${threadId} explain` } }] }, { text: "It explained." }]);
+    h.model.script(`${threadId} explain`, [{ text: "Durable execution means the work survives crashes.", hold, holdAfterChars: 18 }]);
+    await threads.createThread({ threadId });
+    const reader = follow(threadId);
+    const sse = await openEvents(`${http.url}/threads/${threadId}/events`);
+    await threads.sendMessage({ threadId, prompt: threadId });
+
+    await hold.reached;
+    // Mid-answer: the child holds after 18 characters, and the readers have them already.
+    await vi.waitFor(() => expect(childProgress(reader.updates(), "j1").at(-1)?.text).toMatch(/^Durable execution/), WAIT);
+    const seen = childProgress(reader.updates(), "j1").at(-1)!;
+    expect(seen).toMatchObject({ agent: "tsub-researcher", runId: childOf(threadId, "j1"), answer: 1 });
+    expect(seen.text.length).toBeLessThan("Durable execution means the work survives crashes.".length);
+    expect(reader.updates().find((u) => u.type === "tool-progress")).toMatchObject({ seq: 0, toolName: "tsub-researcher" });
+    await sse.until((e) => e.data.includes(`"tool-progress"`) && e.data.includes("Durable execution"));
+    expect(reader.updates().some((u) => u.type === "message" && u.message.role === "tool")).toBe(false);
+
+    hold.release();
+    await reader.done;
+    await sse.until((e) => e.data.includes(`"status":"completed"`));
+    sse.close();
+    expect(await threadToolResults(threadId)).toEqual(["Durable execution means the work survives crashes."]);
+    // Out of band: nothing of the preview in the thread's history.
+    const history = JSON.stringify(await threads.workflowHandle(threadId).fetchHistory());
+    expect(history).not.toContain("tool-progress");
+  });
+
+  it("shows in useChat as the call's data part before the call's output", async () => {
+    const threadId = uid("tsub-chat");
+    const prompt = uid("tsub-chat-prompt");
+    const hold = h.model.hold();
+    h.model.script(prompt, [{ toolCalls: [{ id: "u1", name: "tsub-researcher", arguments: { prompt: `${prompt} summarise` } }] }, { text: "Summarised." }]);
+    h.model.script(`${prompt} summarise`, [{ text: "A short summary of it all.", hold, holdAfterChars: 7 }]);
+    const transport = new ThreadChatTransport({ baseUrl: http.url, headers: { "x-user": "alice" } });
+    const stream = await transport.sendMessages({
+      chatId: threadId,
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+      messages: [{ id: uid("ui"), role: "user", parts: [{ type: "text", text: prompt }] }],
+    });
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+      chunks.push(chunk);
+      // The child holds until its preview reached the chat: without the part this never ends.
+      if (chunk.type === "data-tool-progress") hold.release();
+    }
+    const part = chunks.find((c) => c.type === "data-tool-progress") as { id?: string; data: { toolCallId: string; toolName: string; data: SubAgentProgress } } | undefined;
+    expect(part?.data).toMatchObject({ toolCallId: "u1", toolName: "tsub-researcher", data: { agent: "tsub-researcher", runId: childOf(threadId, "u1") } });
+    expect(part!.data.data.text).toMatch(/^A short/);
+    expect(chunks.indexOf(part as never)).toBeLessThan(chunks.findIndex((c) => c.type === "tool-output-available"));
+  }, 30_000);
 });
 
 describe("a thread's stop and delete", () => {

@@ -96,6 +96,23 @@ export interface ToolProgressUpdate {
   at: string;
 }
 
+/**
+ * The `data` of a `tool-progress` entry of a thread's sub-agent call (its `toolName` is the
+ * sub-agent's): the answer the sub-agent is writing now, from its start (at most
+ * `MAX_PROGRESS_BYTES` of it; `truncated` past that). A preview, as all progress is: the
+ * call's result is the record.
+ */
+export interface SubAgentProgress {
+  /** The sub-agent's id. */
+  agent: string;
+  /** The sub-agent's run (`<threadId>/agent/<toolCallId>`): `agents.state()` and `listMessages()` read it. */
+  runId: string;
+  /** Which answer of the sub-agent's run this is: its position in the run's transcript. */
+  answer: number;
+  text: string;
+  truncated?: true;
+}
+
 /** An entry before the log numbers it. */
 export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamUpdate ? Omit<U, "seq"> : never) : never;
 

@@ -60,6 +60,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     { publish: (batch) => sinks.stream(workflowInfo().workflowId, batch), details: (line) => runtime.details?.(line), now: () => new Date().toISOString() },
     input.carried?.stream,
     state.messages.length,
+    input.joinStream,
   );
   const book = agentDeferralBook(
     { state, transcript, definitionCheck },

@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure, executeChild, workflowInfo } from "@temporalio/workflow";
-import type { ToolResult } from "../../src/core/contracts.js";
+import type { JoinedStream, ToolResult } from "../../src/core/contracts.js";
 import type { Principal } from "../../src/core/json.js";
 import type { ToolCall, Usage } from "../../src/core/messages.js";
 import { AGENT_RUN_VERSION, type AgentResult, type AgentRunInput } from "../../src/core/run-state.js";
@@ -20,6 +20,8 @@ export interface SubAgentCaller {
   cancelled(): boolean;
   /** The child's workflow id when not `<caller>/agent/<toolCallId>` (a thread may see a call id again). */
   readonly childId?: string;
+  /** Where the child's answers are shown while written (a thread's streamed turn). */
+  readonly joinStream?: JoinedStream;
 }
 
 /** The sub-agent call itself, for any caller: one child workflow, its answer or its failure as the call's result. */
@@ -36,6 +38,7 @@ export async function runSubAgent(caller: SubAgentCaller, call: ToolCall, agentI
     ...(caller.restored ? { restored: true } : {}),
     turnCap: turnsLeft,
     parent: { workflowId },
+    ...(caller.joinStream ? { joinStream: caller.joinStream } : {}),
     // A run that may not defer (a fan-out branch's) has sub-agents that may not either.
     ...(caller.deferralRefused ? { deferralRefused: caller.deferralRefused } : {}),
   };

@@ -1,4 +1,4 @@
-import { CancellationScope } from "@temporalio/workflow";
+import { CancellationScope, workflowInfo } from "@temporalio/workflow";
 import { addUsage, type ToolCall } from "../../src/core/messages.js";
 import { ownEntry } from "../../src/core/own.js";
 import { DEFAULT_TOOL_RESULT_BYTES } from "../../src/core/payload-size.js";
@@ -49,6 +49,10 @@ export async function callThreadSubAgent(thread: ThreadState, call: ToolCall, ag
         principal: thread.principal,
         children: thread.subAgents,
         childId: subAgentRunId(thread, call),
+        // Its answers reach the thread's readers while written, when the turn streams (out of band: no action).
+        ...(thread.streamEnabled && thread.turnStreamed
+          ? { joinStream: { threadId: thread.threadId, runId: workflowInfo().runId, toolCallId: call.id, toolName: call.function.name } }
+          : {}),
         spend: (turns, usage) => {
           thread.turnSteps += turns;
           thread.usage = addUsage(thread.usage, usage);
