@@ -27,6 +27,8 @@ export default defineConfig({
       "test/approvals-run.test.ts",
       "test/approvals-thread.test.ts",
       "test/http-approvals.test.ts",
+      // a thread's sub-agents: child workflows of the thread, their requests in the inbox from SQL visibility
+      "test/thread-sub-agents.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

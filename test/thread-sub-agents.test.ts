@@ -18,7 +18,18 @@ const lookup = defineTool({ name: "lookup", description: "Looks a fact up", inpu
 const researcher = defineAgent({ id: "tsub-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", tools: [lookup], maxTurns: 4 });
 /** Allowed one turn: any tool call it makes ends it in AI1004. */
 const hasty = defineAgent({ id: "tsub-hasty", model: "gpt-4.1-mini", system: "You hurry.", tools: [lookup], maxTurns: 1 });
-const lead = defineAgent({ id: "tsub-lead", model: "gpt-4.1-mini", system: "You chat and delegate.", agents: [researcher, hasty], maxTurns: 8 });
+/** What the gated tool did, by run: it runs only once approved. */
+const paid: Array<{ runId: string; amount: number }> = [];
+const pay = defineTool({
+  name: "pay",
+  description: "Pays",
+  input: z.object({ amount: z.number() }),
+  needsApproval: true,
+  approval: { meta: { requires: ["payments:approve"] } },
+  handler: ({ amount }, ctx) => (paid.push({ runId: ctx.runId, amount }), `paid ${amount}`),
+});
+const payer = defineAgent({ id: "tsub-payer", description: "Pays invoices", model: "gpt-4.1-mini", system: "You pay.", tools: [pay], maxTurns: 4 });
+const lead = defineAgent({ id: "tsub-lead", model: "gpt-4.1-mini", system: "You chat and delegate.", agents: [researcher, hasty, payer], maxTurns: 8 });
 
 let h: Harness;
 let agents: AgentClient;
@@ -57,7 +68,7 @@ describe("a thread's sub-agent", () => {
     expect(view).toMatchObject({ status: "completed" });
     // The lead's model was offered its sub-agents as tools, with their descriptions.
     const offered = h.model.requests.find((r) => r.messages.some((m) => m.content === threadId))?.tools as Array<{ function: { name: string; description: string } }>;
-    expect(offered.map((t) => t.function.name)).toEqual(["tsub-researcher", "tsub-hasty"]);
+    expect(offered.map((t) => t.function.name)).toEqual(["tsub-researcher", "tsub-hasty", "tsub-payer"]);
     expect(offered[0]!.function.description).toBe("Finds facts");
     expect(await threadToolResults(threadId)).toEqual(["It is 42."]);
     // A run of its own, read by its id, acting for the thread's principal.
@@ -196,6 +207,100 @@ describe("a thread's sub-agent's answer", () => {
     expect(part!.data.data.text).toMatch(/^A short/);
     expect(chunks.indexOf(part as never)).toBeLessThan(chunks.findIndex((c) => c.type === "tool-output-available"));
   }, 30_000);
+});
+
+describe("a thread's sub-agent's gated call", () => {
+  /** A thread whose turn delegates a payment to the payer, whose gated call then waits: its request as the thread shows it. */
+  async function parkedPayment(threadId: string, callId: string) {
+    h.model.script(threadId, [
+      { toolCalls: [{ id: callId, name: "tsub-payer", arguments: { prompt: `${threadId} pay invoice 7` } }] },
+      { check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "Paid 7." }), text: "Invoice 7 is paid." },
+    ]);
+    h.model.script(`${threadId} pay invoice 7`, [{ toolCalls: [{ id: "pay-1", name: "pay", arguments: { amount: 7 } }] }, { text: "Paid 7." }]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const view = await vi.waitFor(
+      async () => {
+        const state = await threads.state({ threadId });
+        expect(state.approvals).toHaveLength(1);
+        return state;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    return { view, request: view.approvals[0]! };
+  }
+
+  it("parks the child; its request shows in the thread's state and stream, and threads.decide lets the child and the turn go on", async () => {
+    const threadId = uid("tsub-gate");
+    const { view, request } = await parkedPayment(threadId, "p1");
+    const child = childOf(threadId, "p1");
+    expect(request).toMatchObject({ calls: [{ toolCallId: "pay-1", toolName: "pay", arguments: JSON.stringify({ amount: 7 }) }], subAgent: { agentId: "tsub-payer", runId: child, toolCallId: "p1" } });
+    expect(view.toolCalls).toContainEqual(expect.objectContaining({ toolCallId: "p1", name: "tsub-payer", approvalId: request.approvalId }));
+    expect((await threads.streamUpdates({ threadId })).updates.filter((u) => u.type === "approval-request")).toEqual([
+      expect.objectContaining({ approvalId: request.approvalId, calls: request.calls, subAgent: request.subAgent }),
+    ]);
+    // Nothing ran before the decision: the child is parked on it.
+    expect(paid.filter((p) => p.runId === child)).toEqual([]);
+    expect((await agents.state({ runId: child })).status).toBe("deferred");
+
+    // Answered as a resume of the child's run is: with the child's next settled state.
+    expect(await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-1": { approved: true } }, principal: { id: "sam" } })).toMatchObject({
+      status: "resumed",
+      outcome: { status: "completed" },
+    });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(paid.filter((p) => p.runId === child)).toEqual([{ runId: child, amount: 7 }]);
+    expect(await threadToolResults(threadId)).toEqual(["Paid 7."]);
+    expect((await threads.streamUpdates({ threadId })).updates.filter((u) => u.type === "approval-decided")).toEqual([expect.objectContaining({ approvalId: request.approvalId, outcome: "resumed" })]);
+    // Decided once: a second decision, from the thread or the inbox, changes nothing.
+    expect(await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-1": { approved: false, reason: "late" } } })).toMatchObject({ status: "duplicate" });
+    expect(paid.filter((p) => p.runId === child)).toHaveLength(1);
+    expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
+  });
+
+  it("is listed in the inbox (its run's row, naming the thread as the waiting parent) and decided there", async () => {
+    const threadId = uid("tsub-inbox");
+    const { request } = await parkedPayment(threadId, "q1");
+    const child = childOf(threadId, "q1");
+    const row = await vi.waitFor(
+      async () => {
+        const found = (await agents.approvals.list({ requires: "payments:approve", limit: 1000 })).approvals.find((a) => a.approvalId === request.approvalId);
+        expect(found).toBeDefined();
+        return found!;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(row).toMatchObject({ kind: "approval", runId: child, agentId: "tsub-payer", calls: [{ toolName: "pay" }] });
+    await agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId: "pay-1", approved: true }] });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(paid.filter((p) => p.runId === child)).toEqual([{ runId: child, amount: 7 }]);
+    await expect(threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-1": { approved: true } } })).resolves.toMatchObject({ status: "duplicate" });
+  });
+
+  it("refuses threads.decide on a run the thread did not start, even under a sub-agent's id", async () => {
+    const threadId = uid("tsub-forged");
+    // Someone starts a run of their own under an id that looks like the thread's sub-agent's.
+    const forged = childOf(threadId, "x1");
+    h.model.script(`${forged} pay`, [{ toolCalls: [{ id: "pay-x", name: "pay", arguments: { amount: 1 } }] }, { text: "paid" }]);
+    await threads.createThread({ threadId });
+    const ack = await agents.run(payer, { prompt: `${forged} pay`, runId: forged });
+    expect(ack.status).toBe("deferred");
+    const approvalId = (ack as { deferralId: string }).deferralId;
+    await expect(threads.decide({ threadId, approvalId, decisions: { "pay-x": { approved: true } } })).rejects.toMatchObject({ code: "RC5046" });
+    expect(paid.filter((p) => p.runId === forged)).toEqual([]);
+    await agents.cancel({ runId: forged });
+  });
+
+  it("is denied when the thread is deleted while the child waits, and the thread closes", async () => {
+    const threadId = uid("tsub-gate-delete");
+    const { request } = await parkedPayment(threadId, "r1");
+    const child = childOf(threadId, "r1");
+    await threads.deleteThread({ threadId });
+    await expect(agents.result({ runId: child })).rejects.toMatchObject({ code: "AI1005" });
+    expect(await agents.deferrals.get({ deferralId: request.approvalId })).toMatchObject({ status: "denied" });
+    await vi.waitFor(async () => expect((await threads.workflowHandle(threadId).describe()).status.name).toBe("COMPLETED"), { timeout: 20_000, interval: 100 });
+    await expect(agents.approvals.decide({ approvalId: request.approvalId, decisions: [{ toolCallId: "pay-1", approved: true }] })).rejects.toMatchObject({ code: expect.stringMatching(/^(RC5046|RC5050|AI1020)$/) });
+    expect(paid.filter((p) => p.runId === child)).toEqual([]);
+  });
 });
 
 describe("a thread's stop and delete", () => {

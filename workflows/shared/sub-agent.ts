@@ -86,3 +86,10 @@ function promptOf(args: string): string | undefined {
 function answerOf(result: AgentResult): string {
   return result.output !== undefined ? JSON.stringify(result.output) : result.text;
 }
+
+/** Whether `runId` is one of `children`, or a sub-agent of theirs (named under it: `<child>/agent/<call>`). */
+export function isDescendant(children: ReadonlySet<string>, runId: string | undefined): boolean {
+  if (runId === undefined) return false;
+  for (const child of children) if (runId === child || runId.startsWith(`${child}/agent/`)) return true;
+  return false;
+}

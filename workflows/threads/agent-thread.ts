@@ -14,6 +14,7 @@ import { ThreadInbox } from "./inbox.js";
 import { ThreadQueries } from "./queries.js";
 import { workflowThreadRuntime } from "./runtime.js";
 import { ThreadState } from "./state.js";
+import { SubAgentRequests } from "./sub-agents.js";
 import { runTurn } from "./turn.js";
 import { TurnTracing } from "./trace.js";
 import { refuseUnknownVersion } from "../shared/input-version.js";
@@ -33,6 +34,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   const controls = new ThreadControls(thread);
   const approvals = new ThreadApprovals(input.carried?.records);
   thread.approvals = approvals;
+  const subAgentRequests = new SubAgentRequests();
+  thread.subAgentRequests = subAgentRequests;
   // All registered before the first await: an update that came with the start sees the thread as it starts.
   setHandler(wire.threadSnapshotQuery, () => queries.snapshot());
   setHandler(wire.threadMessagesQuery, (page) => {
@@ -75,6 +78,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       refuseOversizedDecision(approvals.book.records.find(request.deferralId), request.payload, thread.messages, thread.room, request.resumedBy);
     },
   });
+  // A sub-agent of the turn parked on an approval request, or it moved on: shown with the thread's own.
+  setHandler(runWire.subAgentDeferralSignal, recorded((message) => subAgentRequests.heard(thread, message)));
   setHandler(runWire.denyUpdate, recorded((request) => approvals.book.deny(request)), { validator: (request) => approvals.book.validateDeny(request) });
   setHandler(runWire.deferralRecordQuery, (id) => {
     refuseMalformed(runWire.deferralRecordQuery.name, deferralIdProblem(id));

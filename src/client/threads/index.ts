@@ -27,6 +27,7 @@ export type {
   StreamUpdate,
   ToolProgressUpdate,
   SubAgentProgress,
+  SubAgentRequester,
   StreamSnapshot,
   ThreadStatusChange,
   PendingApproval,
