@@ -4,12 +4,17 @@
  * (`<threadId>/agent/<toolCallId>`), whose final answer is the call's result in the turn. The
  * child's turns and tokens count in the turn's; what goes wrong in it is a tool error the
  * thread's model reads (with its code); a huge answer is cut to the call's share of the
- * thread's room; a stop or a delete of the thread reaches the child.
+ * thread's room; a stop or a delete of the thread reaches the child. While the child writes,
+ * its answer reaches the thread's readers (followUpdates, SSE, useChat; in-process, Redis and
+ * direct transports) as tool-progress of the call; its gated calls are the thread's approvals,
+ * decided from the thread or the inbox.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { UIMessageChunk } from "ai";
-import { AgentClient, defineAgent, defineTool, ThreadsClient, type ChatMessage, type StreamSnapshot, type StreamUpdate, type SubAgentProgress } from "../src/index.js";
+import { AgentClient, defineAgent, defineTool, directStreamTransport, ThreadsClient, type ChatMessage, type StreamSnapshot, type StreamTransport, type StreamUpdate, type SubAgentProgress } from "../src/index.js";
+import { redisStreamTransport } from "../src/redis.js";
+import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { ThreadChatTransport } from "../src/react.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer } from "./http-support.js";
@@ -35,6 +40,8 @@ let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
 let http: HttpServer;
+let redis: RedisServerHandle | undefined;
+const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -44,8 +51,10 @@ beforeAll(async () => {
   http = await startHttp({ agents, events: { pollInterval: 50 } });
 });
 afterAll(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
+  await redis?.stop();
 });
 
 const childOf = (threadId: string, toolCallId: string) => `${threadId}/agent/${toolCallId}`;
@@ -142,11 +151,11 @@ const WAIT = { timeout: 30_000, interval: 20 };
 const childProgress = (updates: StreamUpdate[], toolCallId: string) =>
   updates.flatMap((u) => (u.type === "tool-progress" && u.toolCallId === toolCallId ? [u.data as unknown as SubAgentProgress] : []));
 
-function follow(threadId: string) {
+function follow(threadId: string, via: ThreadsClient = threads) {
   const batches: StreamSnapshot[] = [];
   const ended = (u: StreamUpdate) => u.type === "status" && ["completed", "failed", "stopped"].includes(u.status);
   const done = (async () => {
-    for await (const batch of threads.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some(ended) })) batches.push(batch);
+    for await (const batch of via.followUpdates({ threadId, pollInterval: 50, until: (b) => b.updates.some(ended) })) batches.push(batch);
   })();
   return { updates: () => batches.flatMap((b) => b.updates), done };
 }
@@ -207,6 +216,37 @@ describe("a thread's sub-agent's answer", () => {
     expect(part!.data.data.text).toMatch(/^A short/);
     expect(chunks.indexOf(part as never)).toBeLessThan(chunks.findIndex((c) => c.type === "tool-output-available"));
   }, 30_000);
+});
+
+describe("a thread's sub-agent's answer across processes", () => {
+  it.each([
+    [
+      "Redis",
+      async (): Promise<[StreamTransport, StreamTransport]> => {
+        redis ??= await startRedis();
+        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
+      },
+    ],
+    ["a direct transport of the reader's own (it connects to the worker's endpoint)", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
+  ] as const)("reaches a reader whose client has %s, mid-answer", async (_how, transports) => {
+    const [onWorker, onReader] = await transports();
+    cleanup.push(() => onWorker.close(), () => onReader.close());
+    const { agents: published, taskQueue } = await h.worker([lead], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker }, threads: { agent: lead } } });
+    const reading = new AgentClient({ client: published.client, taskQueue, stream: { transport: onReader } });
+    const threadId = uid("tsub-far");
+    const hold = h.model.hold();
+    h.model.script(threadId, [{ toolCalls: [{ id: "f1", name: "tsub-researcher", arguments: { prompt: `${threadId} far` } }] }, { text: "Far done." }]);
+    h.model.script(`${threadId} far`, [{ text: "Answering from far away, slowly.", hold, holdAfterChars: 9 }]);
+    await published.threads.createThread({ threadId });
+    const reader = follow(threadId, reading.threads);
+    await published.threads.sendMessage({ threadId, prompt: threadId });
+    await hold.reached;
+    await vi.waitFor(() => expect(childProgress(reader.updates(), "f1").at(-1)?.text).toMatch(/^Answering/), WAIT);
+    expect(reader.updates().some((u) => u.type === "message" && u.message.role === "tool")).toBe(false);
+    hold.release();
+    await reader.done;
+    expect(await published.threads.settled({ threadId })).toMatchObject({ status: "completed" });
+  });
 });
 
 describe("a thread's sub-agent's gated call", () => {
