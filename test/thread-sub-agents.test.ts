@@ -16,6 +16,7 @@ import { AgentClient, defineAgent, defineTool, directStreamTransport, ThreadsCli
 import { redisStreamTransport } from "../src/redis.js";
 import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
 import { ThreadChatTransport } from "../src/react.js";
+import { subAgentDeferralSignal } from "../src/core/wire/run.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer } from "./http-support.js";
 
@@ -328,6 +329,33 @@ describe("a thread's sub-agent's gated call", () => {
     await expect(threads.decide({ threadId, approvalId, decisions: { "pay-x": { approved: true } } })).rejects.toMatchObject({ code: "RC5046" });
     expect(paid.filter((p) => p.runId === forged)).toEqual([]);
     await agents.cancel({ runId: forged });
+  });
+
+  it("ignores sub-agent signals that are malformed or come from no child it runs: no request shows, nothing fails", async () => {
+    const threadId = uid("tsub-signals");
+    const { request } = await parkedPayment(threadId, "h1");
+    const handle = agents.client.workflow.getHandle(threadId);
+    const calls = [{ toolCallId: "evil", toolName: "pay", arguments: "{}" }];
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    for (const message of [
+      null,
+      "garbage",
+      { agentId: "x", deferralId: 7, status: "deferred", expiresAt },
+      { agentId: "x", deferralId: `dfr:9:${threadId}/agent/h1`, status: "deferred", expiresAt, calls: "not a list" },
+      { agentId: "x", deferralId: `dfr:9:${threadId}/agent/h1`, status: "deferred", expiresAt, calls: [{ toolCallId: 1 }] },
+      // Well formed, but from a run the thread does not run: not its request.
+      { agentId: "x", deferralId: "dfr:1:someone-else", status: "deferred", expiresAt, calls },
+      { agentId: "x", deferralId: `dfr:1:${threadId}/agent/zz`, status: "deferred", expiresAt, calls },
+      // The real request said to be over by someone else's run: it stays.
+      { agentId: "x", deferralId: "dfr:1:someone-else", status: "denied", expiresAt },
+    ]) {
+      await handle.signal(subAgentDeferralSignal, message as never);
+    }
+    const view = await threads.state({ threadId });
+    expect(view.approvals).toEqual([request]);
+    expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
+    await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-1": { approved: true } } });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
   });
 
   it("is denied when the thread is deleted while the child waits, and the thread closes", async () => {
