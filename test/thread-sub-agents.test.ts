@@ -331,6 +331,18 @@ describe("a thread's sub-agent's gated call", () => {
     await agents.cancel({ runId: forged });
   });
 
+  it("is decided through the front door's thread route (the chat UI's approve), once", async () => {
+    const threadId = uid("tsub-http");
+    const { request } = await parkedPayment(threadId, "w1");
+    const path = `/threads/${encodeURIComponent(threadId)}/approvals/${encodeURIComponent(request.approvalId)}`;
+    const res = await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: "pay-1", approved: true }] } });
+    expect(res).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "completed" } } });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(paid.filter((p) => p.runId === childOf(threadId, "w1"))).toHaveLength(1);
+    expect(await http.call("POST", path, { user: "maria", body: { decisions: [{ toolCallId: "pay-1", approved: true }] } })).toMatchObject({ status: 200, body: { status: "duplicate" } });
+    expect(paid.filter((p) => p.runId === childOf(threadId, "w1"))).toHaveLength(1);
+  });
+
   it("ignores sub-agent signals that are malformed or come from no child it runs: no request shows, nothing fails", async () => {
     const threadId = uid("tsub-signals");
     const { request } = await parkedPayment(threadId, "h1");
