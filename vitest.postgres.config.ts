@@ -31,6 +31,8 @@ export default defineConfig({
       "test/approval-inbox-memo.test.ts",
       // standing permissions: kept on the granting request's record, carried across continue-as-new
       "test/approval-permissions.test.ts",
+      // a thread's sub-agents: child workflows of the thread, their requests in the inbox from SQL visibility
+      "test/thread-sub-agents.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

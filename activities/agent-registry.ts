@@ -13,7 +13,7 @@ import { SUB_AGENT_PARAMETERS, subAgentDescription, subAgentToolName } from "../
 export interface PreparedDefinition {
   agent: AgentDefinition;
   toolSpecs: ToolSpec[];
-  /** Its sub-agents as the model sees them (offered in runs only), by tool name with the agent each runs. */
+  /** Its sub-agents as the model sees them (offered in runs and threads), by tool name with the agent each runs. */
   agentSpecs: ToolSpec[];
   subAgents: Map<string, string>;
   tools: Map<string, ToolDefinition>;

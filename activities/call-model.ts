@@ -21,6 +21,7 @@ import { withHeartbeat } from "./heartbeat.js";
 import { assertModelResponse } from "./model-response.js";
 import { outgoingMessages } from "./system-prompt.js";
 import { deltaFlusher } from "./delta-publisher.js";
+import { joinedAnswer } from "./sub-agent-stream.js";
 import type { TranscriptSync } from "./transcript-sync.js";
 
 export interface ModelCallDeps {
@@ -57,11 +58,13 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
   async function complete(input: AgentModelCallInput, sent: (messages: ChatMessage[]) => void, fellBack: (failed: FallbackFacts) => void): Promise<ModelCallOutput> {
     const ctx = Context.current();
     const flusher = settings.stream ? deltaFlusher(input, settings.stream, client, { runId: ctx.info.workflowExecution?.runId, attempt: ctx.info.attempt }) : undefined;
+    // A thread's sub-agent: its answer is shown to the thread's readers too.
+    const joined = joinedAnswer(input, settings.stream);
     try {
       const definition = definitionFor(registry, input);
       const { agent } = definition;
-      // A run's model may hand tasks to sub-agents; a thread's is not offered them.
-      const toolSpecs = input.host === "run" && definition.agentSpecs.length > 0 ? [...definition.toolSpecs, ...definition.agentSpecs] : definition.toolSpecs;
+      // A run's or a thread's model may hand tasks to sub-agents.
+      const toolSpecs = definition.agentSpecs.length > 0 ? [...definition.toolSpecs, ...definition.agentSpecs] : definition.toolSpecs;
       const transcript = await transcripts.load(input);
       const messages = outgoingMessages(agent, input, transcript);
       sent(messages);
@@ -74,10 +77,18 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
             ...(agent.settings ? { settings: agent.settings } : {}),
             ...(definition.outputSpec ? { output: definition.outputSpec } : {}),
             signal: ctx.cancellationSignal,
-            ...(flusher ? { onDelta: (delta) => flusher.push(delta) } : {}),
+            ...(flusher || joined
+              ? {
+                  onDelta: (delta) => {
+                    flusher?.push(delta);
+                    joined?.push(delta);
+                  },
+                }
+              : {}),
           }),
           (failed) => {
             flusher?.restart();
+            joined?.restart();
             const errorType = failureType(failed.error);
             ctx.log.warn(`model ${failed.model} is out (${errorType}); asking ${failed.next}`, { agentId: input.agentId, workflowId: input.workflowId });
             fellBack({ model: failed.model, errorType, next: failed.next });
@@ -87,7 +98,10 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
         const counts = countsOf(response.usage);
         return { message: response.message, usage: answeredBy === agent.model ? counts : { ...counts, fallback: { [answeredBy]: counts } } };
       };
-      const { message, usage, output } = await withHeartbeat(settings.stopLatencyMs, () => answerFitting(agent, messages, ask, () => flusher?.restart()), client);
+      const { message, usage, output } = await withHeartbeat(settings.stopLatencyMs, () => answerFitting(agent, messages, ask, () => {
+        flusher?.restart();
+        joined?.restart();
+      }), client);
       assertAnswerFits(agent, input, message);
       // Which calls wait for a person, decided before the host ever sees the answer.
       const gate = await gateVerdict(definition, input, message, deferral);
@@ -101,6 +115,7 @@ export function createCallAgentModel({ registry, model, client, transcripts, set
     } catch (err) {
       throw toModelFailure(err);
     } finally {
+      await joined?.close();
       await flusher?.close();
     }
   }

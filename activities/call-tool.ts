@@ -24,7 +24,7 @@ import { parseToolCall } from "./tool-arguments.js";
 import { answerToken, asyncToolContext, isRefusedDeferral, toolHost, type ToolHost, type ToolHostDeps } from "./tool-hosts.js";
 import { retryOrGiveUp } from "./tool-retry.js";
 import { isRefusedProgress, progressReporter } from "./tool-progress.js";
-import { limitToolResult } from "./tool-result-limit.js";
+import { limitToolResult } from "../src/core/tool-result-limit.js";
 import { policyAnswer } from "./approval-gate.js";
 import { policyDeniedResult } from "../src/core/approval.js";
 

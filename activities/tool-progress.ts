@@ -3,6 +3,7 @@ import type { AgentToolCallInput } from "../src/core/contracts.js";
 import type { ToolProgressUpdate } from "../src/core/thread-contracts.js";
 import { checkedProgress, PROGRESS_INTERVAL_MS } from "../src/core/tool-progress.js";
 import type { StreamSettings } from "./settings.js";
+import type { PublishContext, StreamTransport } from "../src/stream/transport.js";
 
 /** One tool call's `ctx.progress`: checks what the handler reports, and sends the latest at most once per interval. */
 export interface ProgressReporter {
@@ -40,12 +41,39 @@ export function progressReporter(input: AgentToolCallInput, stream: false | Stre
   const transport = stream && stream.transport !== "workflow" && !(input.host === "thread" && input.streamed === false) ? stream.transport : undefined;
   if (!transport) return { report: (data, toolName) => void checked(data, toolName), close: () => undefined };
   const runId = Context.current().info.workflowExecution?.runId;
-  const context = runId === undefined ? {} : { runId };
+  const sender = progressSender(transport, input.workflowId, runId === undefined ? {} : { runId });
+  return {
+    report(data, toolName) {
+      const value = checked(data, toolName);
+      sender.send({ seq: 0, type: "tool-progress", toolCallId: input.toolCall.id, toolName, data: value, at: new Date().toISOString() });
+    },
+    close: () => sender.close(),
+  };
+}
+
+/** Progress entries of one call on their way to readers: the latest, at most once per interval. */
+export interface ProgressSender {
+  send(entry: ToolProgressUpdate): void;
+  /** Nothing more is sent; what waits is dropped, or, with `flush`, sent now. */
+  close(options?: { flush?: boolean }): void;
+}
+
+/**
+ * Publishes `workflowId`'s progress entries on `transport`, throttled as `ctx.progress` is
+ * (the first at once, later ones at most every `PROGRESS_INTERVAL_MS`, the latest replacing
+ * what waits, never while a publish is in flight). A lost entry only delays what readers see.
+ */
+export function progressSender(transport: StreamTransport, workflowId: string, context: PublishContext): ProgressSender {
   let waiting: ToolProgressUpdate | undefined;
   let timer: NodeJS.Timeout | undefined;
   let inFlight = false;
   let lastSentAt = 0;
   let closed = false;
+  const publish = (entry: ToolProgressUpdate) =>
+    transport
+      .publish(workflowId, { after: 0, entries: [entry] }, context)
+      // A lost entry only delays what readers see: the next report, or the result, follows.
+      .catch(() => undefined);
   const send = () => {
     timer = undefined;
     if (closed || !waiting || inFlight) return;
@@ -53,30 +81,26 @@ export function progressReporter(input: AgentToolCallInput, stream: false | Stre
     waiting = undefined;
     inFlight = true;
     lastSentAt = Date.now();
-    transport
-      .publish(input.workflowId, { after: 0, entries: [entry] }, context)
-      // A lost entry only delays what readers see: the next report, or the result, follows.
-      .catch(() => undefined)
-      .finally(() => {
-        inFlight = false;
-        schedule();
-      });
+    void publish(entry).finally(() => {
+      inFlight = false;
+      schedule();
+    });
   };
   const schedule = () => {
     if (closed || !waiting || timer || inFlight) return;
     timer = setTimeout(send, Math.max(0, lastSentAt + PROGRESS_INTERVAL_MS - Date.now()));
   };
   return {
-    report(data, toolName) {
-      const value = checked(data, toolName);
+    send(entry) {
       if (closed) return;
-      waiting = { seq: 0, type: "tool-progress", toolCallId: input.toolCall.id, toolName, data: value, at: new Date().toISOString() };
+      waiting = entry;
       schedule();
     },
-    close() {
+    close({ flush = false } = {}) {
       closed = true;
       clearTimeout(timer);
       timer = undefined;
+      if (flush && waiting) void publish(waiting);
       waiting = undefined;
     },
   };

@@ -55,12 +55,15 @@
  *   call costs what an ungated one does (issue 49).
  * - reminderRun { asked, reminded, escalated }: one gated call decided by its token once the
  *   last notification was sent: asked only, reminded once, escalated once (issue 49).
+ * - subAgentTurn { tool, subAgent, subAgentWithTool, extra }: a later turn of a thread on the
+ *   defaults with one reader following, its one call a tool's, a sub-agent's that answers at
+ *   once, and a sub-agent's that calls a tool first (issues 49, 51).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
  * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone,
- * COST_ONLY=permission permissionTurn alone.
+ * COST_ONLY=permission permissionTurn alone, COST_ONLY=subagent subAgentTurn alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -332,6 +335,47 @@ export async function main(): Promise<Record<string, unknown>> {
 
     // COST_ONLY=approval: the approval run alone, at COST_MODEL_MS (issue 49: what the inbox's memo row adds to it).
     if (only === "approval") return { bench: "cost", approvalRun: await approvalRun(MODEL_MS) };
+
+    /**
+     * subAgentTurn: a later turn of a thread (one call, then the answer) on the defaults with one
+     * reader following: the call a tool's, then a sub-agent's whose child answers at once
+     * (its answer shown to the reader while written), then one whose child calls a tool first.
+     */
+    const subAgentTurns = async () => {
+      const lookup = defineTool({ name: "lookup", description: "Looks up", input: z.object({}), handler: () => "42" });
+      const helper = defineAgent({ id: "cost-sub-helper", description: "Helps", model: MODEL, system: "Help.", tools: [lookup], maxTurns: 3 });
+      const lead = defineAgent({ id: "cost-sub-lead", model: MODEL, system: "Delegate.", tools: [lookup], agents: [helper], maxTurns: 6 });
+      const { agents: subClient } = await stack.worker([lead]);
+      const out = {} as Record<"tool" | "subAgent" | "subAgentWithTool", Measured & { seen: number }>;
+      for (const variant of ["tool", "subAgent", "subAgentWithTool"] as const) {
+        const threadId = `cost-sub-${variant}-${randomUUID()}`;
+        const task = `${threadId} task`;
+        stack.model.respond(threadId, (request) => {
+          const last = request.messages.at(-1)!;
+          const call = variant === "tool" ? { name: "lookup", arguments: {} } : { name: "cost-sub-helper", arguments: { prompt: task } };
+          return { ...(last.role === "tool" ? { text: "Done." } : last.content === "go" ? { toolCalls: [call] } : { text: "ready" }), usage: USAGE };
+        });
+        stack.model.respond(task, (request) => ({ ...(variant === "subAgentWithTool" && request.messages.at(-1)!.role !== "tool" ? { toolCalls: [{ name: "lookup", arguments: {} }] } : { text: "The helper's answer, written out in a few words." }), usage: USAGE }));
+        await subClient.threads.createThread({ threadId, prompt: threadId, agent: lead });
+        await subClient.threads.settled({ threadId });
+        let seen = 0;
+        const ac = new AbortController();
+        const reading = (async () => {
+          for await (const batch of subClient.threads.followUpdates({ threadId, signal: ac.signal })) seen += batch.updates.filter((u) => u.type === "tool-progress").length;
+        })().catch(() => undefined);
+        const measured = await measure(async () => {
+          await subClient.threads.sendMessage({ threadId, prompt: "go" });
+          await subClient.threads.settled({ threadId });
+        });
+        ac.abort();
+        await reading;
+        out[variant] = { ...measured, seen };
+        progress(`sub-agent turn, ${variant}: ${measured.total} actions ${JSON.stringify(measured.byOperation)}, ${seen} progress entries read`);
+      }
+      return { ...out, extra: out.subAgent.total - out.tool.total };
+    };
+    const subAgentCosts = only === undefined || only === "subagent" ? { subAgentTurn: await subAgentTurns() } : {};
+    if (only === "subagent") return { bench: "cost", ...subAgentCosts };
 
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
     /** The approval and parked cases run unless one group of the others was asked for alone. */
@@ -690,6 +734,7 @@ export async function main(): Promise<Record<string, unknown>> {
       ...permissionCosts,
       ...reminderCosts,
       ...progressCosts,
+      ...subAgentCosts,
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -7,6 +7,7 @@
  * hears as a tool error. A child that defers parks the parent too: run() answers with the
  * child's deferral, the inbox lists it once (naming the parent), its token resumes the child,
  * and the resume answers with the parent's next settled state.
+ * Threads have sub-agents too: test/thread-sub-agents.test.ts.
  */
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -287,17 +288,5 @@ describe("a forged sub-agent signal", () => {
     expect(await handle.settled()).toMatchObject({ status: "completed", text: "unmoved" });
     expect((await agents.deferrals.list({ status: "deferred" })).deferrals.filter((d) => d.runId === runId)).toEqual([]);
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
-  });
-});
-
-describe("sub-agents and threads", () => {
-  it("offers sub-agents to runs only: a thread's model is not given them", async () => {
-    const { agents: chat } = await h.worker([lead], { deferral: { secret: SECRET }, client: { threads: { agent: lead } } });
-    const prompt = uid("sub-thread");
-    h.model.script(prompt, [{ text: "just chatting" }]);
-    const { threadId } = await chat.threads.createThread({ prompt });
-    await chat.threads.settled({ threadId });
-    const request = h.model.requests.find((r) => r.messages.some((m) => m.content === prompt));
-    expect(request?.tools ?? []).toEqual([]);
   });
 });

@@ -129,6 +129,8 @@ export interface AgentModelCallInput {
   definitionCheck?: DefinitionCheck;
   /** Streams the answer to the thread while it is written, in throttled batches, under this message id. */
   streamId?: string;
+  /** A thread's sub-agent: its answers also reach the thread's readers while they are written (see `JoinedStream`). */
+  joinStream?: JoinedStream;
   /**
    * Where the answer's deltas go in the thread's stream when they travel out of band (a
    * `StreamTransport`) rather than by signal: attempt `a` numbers them from
@@ -290,4 +292,18 @@ export interface AgentStepActivities {
   callAgentModel(input: AgentModelCallInput): Promise<ModelCallOutput>;
   callAgentTool(input: AgentToolCallInput): Promise<AgentToolCallOutput>;
   notifyApproval(input: NotifyApprovalInput): Promise<void>;
+}
+
+/**
+ * Where a sub-agent's answers are shown while they are written: the stream of the thread
+ * whose turn called it, as `tool-progress` entries of that call (`SubAgentProgress` data),
+ * out of band on the worker's stream transport only (no signal, no history, no billed action).
+ */
+export interface JoinedStream {
+  threadId: string;
+  /** The thread's run when the call started (what a `directStreamTransport` reader names). */
+  runId: string;
+  toolCallId: string;
+  /** The tool name the thread's model called the sub-agent by. */
+  toolName: string;
 }

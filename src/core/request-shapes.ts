@@ -145,5 +145,11 @@ export function subAgentDeferralProblem(m: unknown): Problem {
   if (typeof m.agentId !== "string" || typeof m.deferralId !== "string" || typeof m.expiresAt !== "string") return "agentId, deferralId and expiresAt must be strings";
   if (!["deferred", "resumed", "expired", "denied"].includes(m.status as string)) return "status must be deferred, resumed, expired or denied";
   if (Number.isNaN(Date.parse(m.expiresAt))) return "expiresAt must be a date";
+  if (m.calls !== undefined && !(Array.isArray(m.calls) && m.calls.length <= MAX_SIGNALLED_CALLS && m.calls.every((c) => isObject(c) && typeof c.toolCallId === "string" && typeof c.toolName === "string" && typeof c.arguments === "string"))) {
+    return `calls must be an array of at most ${MAX_SIGNALLED_CALLS} { toolCallId, toolName, arguments } strings`;
+  }
   return m.schema === undefined || isObject(m.schema) ? undefined : "schema must be an object";
 }
+
+/** The most calls a sub-agent's approval signal names: a step's calls are bounded far below (2,000 activities in flight). */
+const MAX_SIGNALLED_CALLS = 2_000;

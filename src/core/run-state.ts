@@ -1,3 +1,4 @@
+import type { JoinedStream } from "./contracts.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
 import type { DeferralRecord, FailureInfo, RunOutcome } from "./deferral-record.js";
@@ -34,6 +35,8 @@ export interface AgentRunInput {
   turnCap?: number;
   /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
   parent?: { workflowId: string };
+  /** @internal A thread's sub-agent: its answers are shown to the thread's readers while written (the workflow's own; carried through continue-as-new). */
+  joinStream?: JoinedStream;
   /** @internal What the previous execution of this run handed on when it continued as new: the workflow's own. */
   carried?: RunCarry;
 }

@@ -74,7 +74,7 @@ export type StreamUpdate =
   | { seq: number; type: "message"; message: ThreadMessage }
   | { seq: number; type: "status"; status: ThreadStatus; previousStatus: ThreadStatus; at: string }
   /** Calls of gated tools wait for a person: decide with `threads.decide()` (or the request's link). */
-  | { seq: number; type: "approval-request"; approvalId: string; calls: PendingApproval["calls"]; expiresAt: string }
+  | { seq: number; type: "approval-request"; approvalId: string; calls: PendingApproval["calls"]; expiresAt: string; subAgent?: SubAgentRequester }
   /** The request was decided (`resumed`), denied, or expired; the calls' results follow as messages. */
   | { seq: number; type: "approval-decided"; approvalId: string; outcome: "resumed" | "denied" | "expired" }
   | ToolProgressUpdate;
@@ -94,6 +94,23 @@ export interface ToolProgressUpdate {
   data: JsonValue;
   /** When the handler reported it (ISO 8601, the worker's clock). */
   at: string;
+}
+
+/**
+ * The `data` of a `tool-progress` entry of a thread's sub-agent call (its `toolName` is the
+ * sub-agent's): the answer the sub-agent is writing now, from its start (at most
+ * `MAX_PROGRESS_BYTES` of it; `truncated` past that). A preview, as all progress is: the
+ * call's result is the record.
+ */
+export interface SubAgentProgress {
+  /** The sub-agent's id. */
+  agent: string;
+  /** The sub-agent's run (`<threadId>/agent/<toolCallId>`): `agents.state()` and `listMessages()` read it. */
+  runId: string;
+  /** Which answer of the sub-agent's run this is: its position in the run's transcript. */
+  answer: number;
+  text: string;
+  truncated?: true;
 }
 
 /** An entry before the log numbers it. */
@@ -203,6 +220,17 @@ export interface PendingApproval {
   /** The calls waiting, with their arguments as the model wrote them. */
   calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
   expiresAt: string;
+  /** Set when a sub-agent of the turn asks (its gated tool): which one, its run, and the thread's call it answers. */
+  subAgent?: SubAgentRequester;
+}
+
+/** The sub-agent whose gated call waits for a decision in a thread: decided as the thread's own requests are. */
+export interface SubAgentRequester {
+  agentId: string;
+  /** The sub-agent's run (`<threadId>/agent/<toolCallId>`, or one of its own sub-agents'), which holds the request. */
+  runId: string;
+  /** The thread's call of the sub-agent that waits on it. */
+  toolCallId: string;
 }
 
 /** A page of `listMessages`. */
@@ -275,7 +303,7 @@ export interface ThreadInput {
 }
 
 /** What a thread reads from the agent's description, once per turn. */
-export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls">;
+export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls" | "agents">;
 
 /** What `onStatusChange` receives. */
 export interface ThreadStatusChange {

@@ -40,6 +40,7 @@ import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../../src/core/transcript
 import { refuseOversizedDecision } from "../approvals/requests.js";
 import { TranscriptRoom } from "../shared/transcript-room.js";
 import { refuseUnknownVersion } from "../shared/input-version.js";
+import { isDescendant } from "../shared/sub-agent.js";
 
 /**
  * One agent run: model call → the batch of tool calls in parallel → repeat, until the
@@ -62,6 +63,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     { publish: (batch) => sinks.stream(workflowInfo().workflowId, batch), details: (line) => runtime.details?.(line), now: () => new Date().toISOString() },
     input.carried?.stream,
     state.messages.length,
+    input.joinStream,
   );
   const book = agentDeferralBook(
     { state, transcript, definitionCheck },
@@ -194,13 +196,6 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   );
 }
 
-/** Whether `runId` is one of `children`, or a sub-agent of theirs (named under it: `<child>/agent/<call>`). */
-function isDescendant(children: ReadonlySet<string>, runId: string | undefined): boolean {
-  if (runId === undefined) return false;
-  for (const child of children) if (runId === child || runId.startsWith(`${child}/agent/`)) return true;
-  return false;
-}
-
 /** Tells the run this one is a sub-agent of about a deferral's life. A parent that is gone is no one to tell. */
 function tellParent(parentId: string, agentId: string, event: DeferralEvent, book: DeferralBook): void {
   const record = book.records.find(event.deferralId);
@@ -210,6 +205,8 @@ function tellParent(parentId: string, agentId: string, event: DeferralEvent, boo
     status: event.type,
     expiresAt: event.expiresAt,
     ...(event.type === "deferred" && record?.schema ? { schema: record.schema } : {}),
+    // A thread that called this run shows its request with its own (a run parent ignores them).
+    ...(event.type === "deferred" && record?.approval ? { calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })) } : {}),
   };
   getExternalWorkflowHandle(parentId).signal(subAgentDeferralSignal, message).catch(() => undefined);
 }

@@ -1,3 +1,4 @@
+import type { JoinedStream } from "../../src/core/contracts.js";
 import type { DeferralEvent } from "../../src/core/deferral-record.js";
 import type { ChatMessage } from "../../src/core/messages.js";
 import type { RunCarry } from "../../src/core/run-state.js";
@@ -37,6 +38,8 @@ export class RunStream {
     private readonly outlets: RunStreamOutlets,
     carried: RunCarry["stream"] | undefined,
     messageCount: number,
+    /** A thread's sub-agent: where its answers are shown too while written (by the model call, out of band). */
+    private readonly join?: JoinedStream,
   ) {
     // Entries do not cross continue-as-new (the transcript does): a reader behind the boundary is told to re-read it.
     this.log = new StreamLog(carried ? { seq: carried.seq, ...(carried.floor !== undefined ? { floor: carried.floor } : {}), droppedThrough: carried.seq, entries: [] } : undefined);
@@ -64,12 +67,13 @@ export class RunStream {
   }
 
   /** A model call starts: what its input needs to stream the answer (nothing when the run does not stream deltas). */
-  answer(messages: readonly ChatMessage[]): { streamId?: string; streamSeq?: { base: number; after: number } } {
+  answer(messages: readonly ChatMessage[]): { streamId?: string; streamSeq?: { base: number; after: number }; joinStream?: JoinedStream } {
     this.sync(messages);
     this.#set("streaming");
-    if (!this.deltas) return {};
+    const joined = this.join ? { joinStream: this.join } : {};
+    if (!this.deltas) return joined;
     const streamId = String(messages.length);
-    return { streamId, streamSeq: this.log.begin(streamId) };
+    return { streamId, streamSeq: this.log.begin(streamId), ...joined };
   }
 
   /** Deltas by signal (a worker whose stream transport is `"workflow"`). */

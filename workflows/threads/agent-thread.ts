@@ -15,6 +15,7 @@ import { ThreadInbox } from "./inbox.js";
 import { ThreadQueries } from "./queries.js";
 import { workflowThreadRuntime } from "./runtime.js";
 import { ThreadState } from "./state.js";
+import { SubAgentRequests } from "./sub-agents.js";
 import { runTurn } from "./turn.js";
 import { TurnTracing } from "./trace.js";
 import { refuseUnknownVersion } from "../shared/input-version.js";
@@ -34,6 +35,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   const controls = new ThreadControls(thread);
   const approvals = new ThreadApprovals(input.carried?.records);
   thread.approvals = approvals;
+  const subAgentRequests = new SubAgentRequests();
+  thread.subAgentRequests = subAgentRequests;
   // All registered before the first await: an update that came with the start sees the thread as it starts.
   setHandler(wire.threadSnapshotQuery, () => queries.snapshot());
   setHandler(wire.threadMessagesQuery, (page) => {
@@ -76,6 +79,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
       refuseOversizedDecision(approvals.book.records.find(request.deferralId), request.payload, thread.messages, thread.room, request.resumedBy);
     },
   });
+  // A sub-agent of the turn parked on an approval request, or it moved on: shown with the thread's own.
+  setHandler(runWire.subAgentDeferralSignal, recorded((message) => subAgentRequests.heard(thread, message)));
   setHandler(runWire.denyUpdate, recorded((request) => approvals.book.deny(request)), { validator: (request) => approvals.book.validateDeny(request) });
   handlePermissions(() => approvals.book.records.list, recorded);
   setHandler(runWire.deferralRecordQuery, (id) => {
@@ -114,8 +119,11 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
     const wake = thread.rollover.wake();
     await condition(() => thread.deleteRequested || thread.turnActive() || inbox.canTakeNext() || wake());
   }
-  // Deleted: let the status hook and the delete update finish before the workflow closes.
+  // Deleted: let the status hook and the delete update finish before the workflow closes,
+  // and the sub-agents the turn ran end their cancellation (denying what they wait on)
+  // rather than be terminated with the thread.
   await thread.localChain;
+  await condition(() => thread.subAgents.size === 0);
   await condition(allHandlersFinished);
   return { deleted: true };
 }
@@ -127,6 +135,8 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
  */
 async function rollover(thread: ThreadState): Promise<void> {
   await thread.localChain;
+  // A stopped turn's sub-agent may still be ending its cancellation: the next run would not hear of it.
+  await condition(() => thread.subAgents.size === 0);
   await condition(allHandlersFinished);
   if (thread.deleteRequested) return;
   const info = workflowInfo();

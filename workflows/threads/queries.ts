@@ -27,7 +27,8 @@ export class ThreadQueries {
         const spec = ownEntry(thread.prepared?.tools, call.function.name);
         const async = running?.kind === "async" || waiting !== undefined || spec?.async === true;
         const maxAttempts = running?.maxAttempts ?? spec?.maxAttempts;
-        const approvalId = pending?.approval?.calls.some((c) => c.toolCallId === call.id) ? pending.id : undefined;
+        // A sub-agent's call waits on its child's request as a gated call waits on the thread's.
+        const approvalId = pending?.approval?.calls.some((c) => c.toolCallId === call.id) ? pending.id : thread.subAgentRequests?.requestOf(call.id);
         return {
           toolCallId: call.id,
           name: call.function.name,
@@ -46,7 +47,7 @@ export class ThreadQueries {
       lastSeq: thread.stream.lastSeq,
       stream: thread.streamEnabled,
       deleted: thread.deleteRequested,
-      approvals: thread.approvals?.views() ?? [],
+      approvals: [...(thread.approvals?.views() ?? []), ...(thread.subAgentRequests?.views() ?? [])],
     };
   }
 

@@ -11,6 +11,7 @@ import { threadSeed } from "./seed.js";
 import { statusText } from "./status-text.js";
 import { formatStatusLine } from "../../src/core/status-line.js";
 import type { ThreadApprovals } from "./approvals.js";
+import type { SubAgentRequests } from "./sub-agents.js";
 import type { GateVerdict } from "../../src/core/approval.js";
 import { ErrorCode } from "../../src/core/errors/codes.js";
 import type { Principal } from "../../src/core/json.js";
@@ -80,6 +81,10 @@ export class ThreadState {
   reservedBytes = 0;
   /** Approval requests of gated tools (set by the workflow; absent in unit tests of the state alone). */
   approvals: ThreadApprovals | undefined = undefined;
+  /** Workflow ids of the sub-agents this thread's turn runs now (see sub-agents.ts): only their deferral signals are heard. */
+  readonly subAgents = new Set<string>();
+  /** Their approval requests, shown with the thread's own (set by the workflow; absent in unit tests of the state alone). */
+  subAgentRequests: SubAgentRequests | undefined = undefined;
   /** Which calls of the latest answer wait for a decision, as the worker said (`ModelCallOutput.gate`). */
   lastGate: GateVerdict | undefined = undefined;
   readonly #meter = new TranscriptMeter();

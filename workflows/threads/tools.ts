@@ -7,6 +7,7 @@ import { callOccurrence, openToolCalls } from "../../src/core/thread-transcript.
 import type { AgentSteps } from "../shared/agent-steps.js";
 import { deniedByPolicy, permittedCalls, type Approved } from "../approvals/requests.js";
 import type { ThreadState } from "./state.js";
+import { callThreadSubAgent, subAgentOf, subAgentRunId, subAgentTurns } from "./sub-agents.js";
 
 /**
  * Runs the open calls of the turn: sync tools to their result, async tools' callbacks to
@@ -32,6 +33,8 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
     (call) => !gated.includes(call) && !thread.running.has(call.id) && !thread.held.has(call.id) && !ownEntry(prepared.tools, call.function.name)?.async && !thread.asyncCalls.has(call.id),
   );
   const share = thread.room.share(starting.length);
+  // Sub-agents share the turn's turns left, as a run's do.
+  const childTurns = subAgentTurns(thread, prepared, starting.filter((call) => subAgentOf(prepared, call) !== undefined).length);
   if (gated.length > 0) {
     const approved = (call: ToolCall, decision: Approved) => runCall(thread, call, ownEntry(prepared.tools, call.function.name), steps, thread.room.share(gated.length), decision);
     started.push(batch.run(() => thread.approvals!.decide(thread, prepared, gated, thread.lastGate, approved)).catch((err: unknown) => void failures.push(err)));
@@ -46,7 +49,9 @@ export async function runTools(thread: ThreadState, prepared: ThreadPrepared, op
       // refused until the callback hands over its answer token's digest).
       thread.asyncCalls.set(call.id, { toolCallId: call.id, name: call.function.name, callbackDone: false });
     }
-    started.push(batch.run(() => runCall(thread, call, spec, steps, share, byPermit.get(call.id))).catch((err: unknown) => void failures.push(err)));
+    const agentId = spec ? undefined : subAgentOf(prepared, call);
+    const child = agentId !== undefined ? { agentId, turns: childTurns } : undefined;
+    started.push(batch.run(() => runCall(thread, call, spec, steps, share, byPermit.get(call.id), child)).catch((err: unknown) => void failures.push(err)));
   }
   const allAnswered = () => openToolCalls(thread.messages).length === 0;
   // Once only async answers are awaited (they may take days), roll over when due: judged
@@ -70,9 +75,11 @@ async function runCall(
   steps: AgentSteps,
   share: number,
   approved?: Approved,
+  child?: { agentId: string; turns: number },
 ) {
   const kind = thread.asyncCalls.has(call.id) ? "async" : "sync";
-  const activityId = `tool-${call.id}-${uuid4().slice(0, 8)}`;
+  // A sub-agent's call shows its child's workflow id where a tool's shows its activity's.
+  const activityId = child ? subAgentRunId(thread, call) : `tool-${call.id}-${uuid4().slice(0, 8)}`;
   const maxAttempts = spec?.maxAttempts ?? 1;
   const occurrence = callOccurrence(thread.messages, call.id);
   const stepCall = {
@@ -88,6 +95,7 @@ async function runCall(
   };
   thread.running.set(call.id, { activityId, kind, maxAttempts });
   try {
+    if (child) return await callThreadSubAgent(thread, call, child.agentId, child.turns, share);
     if (kind === "sync") {
       thread.reservedBytes += share;
       let out;

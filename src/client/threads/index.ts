@@ -26,6 +26,8 @@ export type {
   ThreadMessage,
   StreamUpdate,
   ToolProgressUpdate,
+  SubAgentProgress,
+  SubAgentRequester,
   StreamSnapshot,
   ThreadStatusChange,
   PendingApproval,

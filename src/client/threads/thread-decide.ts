@@ -9,6 +9,7 @@ import { DeferralStore } from "../deferral-store.js";
 import { requestToken } from "../request-token.js";
 import { resumeDeferral, type ResumeResult } from "../resume.js";
 import { deferralRecordQuery } from "../../core/wire/run.js";
+import { parseDeferralId } from "../../core/deferral-id.js";
 import { threadIdOf, type ThreadAccess } from "./thread-access.js";
 import { approvalIdOf, type DecideOptions } from "../shared-options.js";
 import type { ThreadTarget } from "./thread-types.js";
@@ -25,8 +26,13 @@ export async function decideThread(access: ThreadAccess, options: ThreadTarget &
   const decisions = decisionList(options.decisions);
   const secret = secretOf(access.secrets);
   await access.check({ threadId, principal: options.principal }, "thread.get");
-  const record = await access.query(threadId, () => access.handle(threadId).query(deferralRecordQuery, approvalId));
-  if (!record || record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: approvalId });
+  // A request of the thread's sub-agent (or of one of its own) is held by that run: read it there.
+  const holder = parseDeferralId(approvalId)?.runId;
+  const fromSubAgent = holder !== undefined && isSubAgentOf(threadId, holder) && (await startedBy(access.client, holder, threadId));
+  const record = fromSubAgent
+    ? await access.query(threadId, () => access.client.workflow.getHandle(holder).query(deferralRecordQuery, approvalId)).catch(() => undefined)
+    : await access.query(threadId, () => access.handle(threadId).query(deferralRecordQuery, approvalId));
+  if (!record || !heldBy(threadId, record.runId)) throw new DeferralNotFoundError({ deferralId: approvalId });
   await access.ask({
     operation: "thread.decide",
     principal: options.principal,
@@ -64,10 +70,35 @@ async function decideForThread(
   options: { principal?: Principal; shown?: string },
 ): Promise<ResumeResult> {
   if (!record.approval) throw new ResumePayloadError({ deferralId: record.id, issues: ["this is not an approval request"] });
-  if (record.runId !== threadId) throw new DeferralNotFoundError({ deferralId: record.id });
+  if (!heldBy(threadId, record.runId)) throw new DeferralNotFoundError({ deferralId: record.id });
   const token = await requestToken(deps.client, secret, record);
   return resumeDeferral(
     { client: deps.client, deferrals: new DeferralStore(deps.client), secrets: deps.secrets, authorize: undefined, authorizedRecord: record },
     { token, payload: { decisions } as never, ...(options.principal !== undefined ? { principal: options.principal } : {}), ...(options.shown !== undefined ? { shown: options.shown } : {}) },
   );
+}
+
+/** Whether `runId` is a sub-agent's run of the thread's turns (`<threadId>/agent/…`, theirs included). */
+function isSubAgentOf(threadId: string, runId: string): boolean {
+  return runId.startsWith(`${threadId}/agent/`);
+}
+
+/** Whether a request held by `runId` is the thread's to decide: its own, or its sub-agents'. */
+function heldBy(threadId: string, runId: string): boolean {
+  return runId === threadId || isSubAgentOf(threadId, runId);
+}
+
+/**
+ * Whether the thread started `runId` (or a run it started did): a run anyone could have
+ * started under that id is not the thread's to decide. Describes only, which Temporal does not bill.
+ */
+async function startedBy(client: Client, runId: string, threadId: string): Promise<boolean> {
+  let current = runId;
+  for (let depth = 0; depth < 8; depth++) {
+    const parent = (await client.workflow.getHandle(current).describe().catch(() => undefined))?.parentExecution?.workflowId ?? undefined;
+    if (parent === threadId) return true;
+    if (parent === undefined || !isSubAgentOf(threadId, parent)) return false;
+    current = parent;
+  }
+  return false;
 }

@@ -121,6 +121,8 @@ export interface SubAgentDeferral {
   expiresAt: string;
   /** JSON Schema of a valid resume payload, when the deferral declared one. */
   schema?: JsonObject;
+  /** The calls of an approval request (when it is one), as a thread that called the sub-agent shows them. */
+  calls?: Array<{ toolCallId: string; toolName: string; arguments: string }>;
 }
 
 /** From a sub-agent's run to its parent: it parked on a deferral, or that deferral moved on. */

@@ -1,5 +1,5 @@
-import type { AgentToolCallOutput } from "../src/core/contracts.js";
-import { DEFAULT_TOOL_RESULT_BYTES, jsonBytes, jsonStringPrefix } from "../src/core/payload-size.js";
+import type { AgentToolCallOutput } from "./contracts.js";
+import { DEFAULT_TOOL_RESULT_BYTES, jsonBytes, jsonStringPrefix } from "./payload-size.js";
 
 /** Room kept for the note at the end of a truncated result: it is ASCII and far shorter. */
 const NOTE_ROOM = 400;
