@@ -3,8 +3,8 @@ import type { DeferralRecord, ResumeReply, ResumeRequest } from "../../src/core/
 import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import type { Principal } from "../../src/core/json.js";
 import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../../src/core/thread-contracts.js";
-import { approvalStages, isGated, landDecision, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
-import { DeferralBook, type ParkResult } from "../deferrals/book.js";
+import { approvalStages, isGated, landDecision, PartialDecisions, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
+import { DeferralBook, type ParkResult, type Parking } from "../deferrals/book.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
 
 /**
@@ -37,7 +37,8 @@ export class ThreadApprovals {
 
   constructor(carried: readonly DeferralRecord[] | undefined) {
     // The thread shows its own status in the Temporal UI; the book's waiting notes would replace it.
-    this.book = new DeferralBook({ ...workflowDeferralRuntime(), details: undefined });
+    // Its callers follow the thread: a decision on some calls of a request is answered `accepted` at once.
+    this.book = new DeferralBook({ ...workflowDeferralRuntime(), details: undefined }, { acceptsAtOnce: true });
     if (carried) this.book.records.list.push(...carried);
   }
 
@@ -84,9 +85,19 @@ export class ThreadApprovals {
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
     const host = this.#host(thread);
     const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
-    const parked = await (again ? this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told)) : this.#ask(host, thread, prepared, gated, verdict));
+    const parking = again ? { record: earlier, outcome: this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told)) } : this.#ask(host, thread, prepared, gated, verdict);
+    // Calls decided one at a time run as they are decided (their resumes were answered `accepted` already).
+    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved) => run(call, approved), () => undefined);
+    let parked: ParkResult;
+    try {
+      parked = await Promise.race([parking.outcome, decidedAlone.failed]);
+    } finally {
+      decidedAlone.stop();
+    }
     this.#announceDecided(thread, parked.record, parked.kind);
-    await Promise.all(landDecision(host, parked, gated).map(({ call, approved }) => run(call, approved)));
+    const alone = decidedAlone.decidedIds();
+    const last = landDecision(host, parked, alone.size > 0 ? gated.filter((c) => !alone.has(c.id)) : gated).map(({ call, approved }) => run(call, approved));
+    await Promise.all(alone.size > 0 ? [decidedAlone.finished(), ...last] : last);
   }
 
   /**
@@ -120,7 +131,7 @@ export class ThreadApprovals {
   }
 
   /** A new request for `gated`, announced to stream readers. */
-  #ask(host: ApprovalHost, thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): Promise<ParkResult> {
+  #ask(host: ApprovalHost, thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): Parking {
     const answerId = thread.lastAnswerId();
     const { record, outcome } = requestApproval(host, prepared, gated, verdict, {
       ...(answerId !== undefined ? { answerId } : {}),
@@ -132,7 +143,7 @@ export class ThreadApprovals {
       calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
       expiresAt: record.expiresAt,
     });
-    return outcome;
+    return { record, outcome };
   }
 
   /** The thread as the approvals path sees it: results land in call order, an edit resends the transcript from its answer. */
