@@ -26,6 +26,7 @@ export default defineConfig({
       // gated tools: runs and threads park before the handler, the one inbox lists both from SQL visibility
       "test/approvals-run.test.ts",
       "test/approvals-thread.test.ts",
+      "test/approvals-per-call.test.ts",
       "test/http-approvals.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",

@@ -7,6 +7,7 @@
  * a second decision for a call reads `duplicate` with that call's outcome.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import fc from "fast-check";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, type ApprovalRequestInfo, type AuthorizeRequest } from "../src/index.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
@@ -33,7 +34,20 @@ const sendPayout = defineTool({
   },
 });
 
-const payouts = defineAgent({ id: "per-call-payouts", model: "gpt-4.1-mini", system: "You pay invoices.", tools: [sendPayout], maxTurns: 6 });
+/** Its request expires in a few seconds: long enough for one decision to come first. */
+const quickPayout = defineTool({
+  name: "quickPayout",
+  description: "Send money now",
+  input: z.object({ to: z.string() }),
+  needsApproval: true,
+  approval: { ttl: "4s", notify: (request) => void notified.push(request) },
+  handler: ({ to }, ctx) => {
+    paid.push({ key: ctx.runId ?? ctx.threadId ?? "", to, by: ctx.resumedBy?.id });
+    return `sent quickly to ${to}`;
+  },
+});
+
+const payouts = defineAgent({ id: "per-call-payouts", model: "gpt-4.1-mini", system: "You pay invoices.", tools: [sendPayout, quickPayout], maxTurns: 6 });
 
 const payoutCall = (to: string) => ({ name: "sendPayout", arguments: { amount: 10, to } });
 const paidTo = (key: string) => paid.filter((p) => p.key === key).map((p) => p.to);
@@ -118,7 +132,7 @@ describe("a run's request decided call by call", () => {
     expect(await agents.resume({ token: request.token, payload: { decisions: [{ toolCallId: b, approved: true }] } })).toMatchObject({ status: "duplicate", outcome: { status: "completed" } });
   });
 
-  it("lands a rejection and a response at once, each with its decider's name, and runs nothing for them", async () => {
+  it("lands a rejection at once with its decider's name and reason, runs nothing for it, and the model reads it beside the approved call's result", async () => {
     const runId = uid("per-call-reject");
     h.model.script(runId, [
       { toolCalls: [payoutCall("ann"), payoutCall("bob")] },
@@ -175,5 +189,105 @@ describe("hostile decisions on a request decided in part", () => {
     expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
     expect(paidTo(runId).sort()).toEqual(["ann", "bob", "cy"]);
     await agents.cancel({ runId: other, reason: "done with it" });
+  });
+});
+
+describe("a thread's request decided call by call", () => {
+  it("runs each approved call right after its decision while the turn keeps holding, and calls the model once more, after the last", async () => {
+    const threadId = uid("per-call-thread");
+    h.model.script(threadId, [
+      { toolCalls: [payoutCall("ann"), payoutCall("bob"), payoutCall("cy")] },
+      { check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content).sort()).toEqual(["sent 10 to ann", "sent 10 to bob", "sent 10 to cy"]), text: "all paid" },
+    ]);
+    await agents.threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const request = await vi.waitFor(
+      async () => {
+        const [pending] = (await agents.threads.state({ threadId })).approvals;
+        return pending ?? expect.fail("no request yet");
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const ids = request.calls.map((c) => c.toolCallId);
+    const deciders = ["carol", "bea", "al"];
+    for (const [i, toolCallId] of [...ids].reverse().entries()) {
+      expect(await agents.threads.decide({ threadId, approvalId: request.approvalId, decisions: { [toolCallId]: { approved: true } }, principal: { id: deciders[i]! } })).toMatchObject({
+        status: "resumed",
+        outcome: { status: "accepted" },
+      });
+      // The thread answers at once; its handler runs next, and only its.
+      await vi.waitFor(() => expect(paidTo(threadId)).toHaveLength(i + 1), { timeout: 20_000, interval: 20 });
+      expect(paidTo(threadId)).toEqual(["cy", "bob", "ann"].slice(0, i + 1));
+      if (i < 2) {
+        expect(modelCalls(threadId)).toBe(1);
+        expect((await agents.threads.state({ threadId })).approvals).toEqual([expect.objectContaining({ approvalId: request.approvalId })]);
+      }
+    }
+    expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(modelCalls(threadId)).toBe(2);
+    // A second decision for a decided call: a duplicate, nothing runs again.
+    expect(await agents.threads.decide({ threadId, approvalId: request.approvalId, decisions: { [ids[0]!]: { approved: true } } })).toMatchObject({ status: "duplicate" });
+    expect(paidTo(threadId)).toHaveLength(3);
+    h.model.assertNoFailures();
+  });
+});
+
+describe("a request that expires with some calls decided", () => {
+  it("keeps the decided call's result; only the undecided one expires, and the run goes on", async () => {
+    const runId = uid("per-call-expiry");
+    const expired = 'Error: "quickPayout" was not run: its approval request expired before anyone decided.';
+    h.model.script(runId, [
+      { toolCalls: [{ name: "quickPayout", arguments: { to: "ann" } }, { name: "quickPayout", arguments: { to: "bob" } }] },
+      { check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => m.content).sort()).toEqual([expired, "sent quickly to ann"].sort()), text: "half paid" },
+    ]);
+    const ack = await agents.run(payouts, { prompt: runId, runId });
+    expect(ack).toMatchObject({ status: "deferred" });
+    const request = await vi.waitFor(() => notified.find((n) => n.runId === runId) ?? expect.fail("not told yet"), { timeout: 10_000, interval: 20 });
+    await agents.approvals.decide({ approvalId: request.approvalId, decisions: { [request.calls[0]!.toolCallId]: { approved: true } } });
+    expect(paidTo(runId)).toEqual(["ann"]);
+    expect(await agents.result({ runId })).toMatchObject({ status: "completed", text: "half paid" });
+    const record = await agents.deferrals.getRecord({ deferralId: request.approvalId });
+    expect(record.status).toBe("expired");
+    // A decision after the expiry, for the undecided call: RC5047, nothing runs.
+    await expect(agents.approvals.decide({ approvalId: request.approvalId, decisions: { [request.calls[1]!.toolCallId]: { approved: true } } })).rejects.toMatchObject({ code: "RC5047" });
+    expect(paidTo(runId)).toEqual(["ann"]);
+    h.model.assertNoFailures();
+  });
+});
+
+describe("property: racing approvers deciding calls in any order", () => {
+  // An approver decides some calls (each approve or reject); several send at once.
+  const approver = fc.array(fc.record({ call: fc.integer({ min: 0, max: 2 }), approve: fc.boolean() }), { minLength: 1, maxLength: 3 });
+
+  it("every call ends with exactly one decision, and every approved handler ran exactly once", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(approver, { minLength: 1, maxLength: 4 }), async (approvers) => {
+        const runId = uid("per-call-prop");
+        h.model.script(runId, [{ toolCalls: [payoutCall("ann"), payoutCall("bob"), payoutCall("cy")] }, { text: "done" }]);
+        await agents.run(payouts, { prompt: runId, runId });
+        const request = await vi.waitFor(() => notified.find((n) => n.runId === runId) ?? expect.fail("not told yet"), { timeout: 10_000, interval: 20 });
+        const ids = request.calls.map((c) => c.toolCallId);
+        await Promise.all(
+          approvers.map(async (decides, who) => {
+            // One decision per call in one resume: a later pick of the same call is dropped.
+            const picked = [...new Map(decides.map((d) => [d.call, d.approve])).entries()];
+            const decisions = picked.map(([call, approve]) => (approve ? { toolCallId: ids[call]!, approved: true as const } : { toolCallId: ids[call]!, approved: false as const }));
+            // A racer may lose the request as a whole (the last calls were decided first): expired or refused never happens here.
+            await agents.resume({ token: request.token, payload: { decisions }, principal: { id: `approver-${who}` } });
+          }),
+        );
+        const record = await agents.deferrals.getRecord({ deferralId: request.approvalId });
+        const undecided = ids.filter((id) => !(record.approval?.decided ?? []).some((d) => d.decision.toolCallId === id) && !(record.payload as { decisions?: Array<{ toolCallId: string }> } | undefined)?.decisions?.some((d) => d.toolCallId === id));
+        if (undecided.length > 0) await agents.resume({ token: request.token, payload: { decisions: undecided.map((toolCallId) => ({ toolCallId, approved: true as const })) } });
+        expect(await agents.handle(runId).settled()).toMatchObject({ status: "completed" });
+        const final = await agents.deferrals.getRecord({ deferralId: request.approvalId });
+        const decisions = (final.payload as { decisions: Array<{ toolCallId: string; approved?: boolean }> }).decisions;
+        // Exactly one decision per call, and each approved call's handler ran once, no other.
+        expect(decisions.map((d) => d.toolCallId).sort()).toEqual([...ids].sort());
+        const approvedTo = decisions.filter((d) => d.approved).map((d) => ["ann", "bob", "cy"][ids.indexOf(d.toolCallId)]);
+        expect(paidTo(runId).sort()).toEqual(approvedTo.sort());
+        expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
+      }),
+      { numRuns: 12 },
+    );
   });
 });
