@@ -33,6 +33,8 @@ export interface ApprovalSummary {
   callFingerprint?: string;
   /** The run that waits on this request too, when it is a sub-agent's (listings only). */
   parentRunId?: string;
+  /** The ids of its calls decided one at a time already (the request waits for the others); absent when none is. */
+  decided?: string[];
 }
 
 /** An approval request's life (`approvals.history`). */
@@ -182,5 +184,6 @@ function summaryOf(record: DeferralRecord & { callFingerprint?: string }): Appro
     expiresAt: record.expiresAt,
     ...(record.principal ? { principal: record.principal } : {}),
     ...(record.callFingerprint ? { callFingerprint: record.callFingerprint } : {}),
+    ...(record.approval?.decided?.length ? { decided: record.approval.decided.map((d) => d.decision.toolCallId) } : {}),
   };
 }

@@ -392,6 +392,27 @@ describe("the approvals store", () => {
     expect(store.getSnapshot().approvals.map((a) => a.approvalId)).toEqual(["r2"]);
   });
 
+  it("decides one call of a request and keeps the row for the other, which approve then decides alone", async () => {
+    const door = frontDoor({
+      "GET /approvals": [() => json({ approvals: [row("r1")] })],
+      "POST /approvals/r1": [
+        () => json({ status: "resumed", deferralId: "r1", outcome: { status: "deferred", deferralId: "r1", expiresAt: at } }),
+        () => json({ status: "resumed", deferralId: "r1", outcome: { status: "completed" } }),
+      ],
+    });
+    const store = new ApprovalsStore({ fetch: door.fetch });
+    await store.refresh();
+    await store.reject({ approvalId: "r1", toolCallIds: ["r1-b"], reason: "not this one" });
+    // Still listed: its first call waits, the rejected one is marked decided.
+    expect(store.getSnapshot().approvals).toEqual([expect.objectContaining({ approvalId: "r1", decided: ["r1-b"] })]);
+    await store.approve({ approvalId: "r1" });
+    expect(door.sent("POST /approvals/r1").map((r) => (r.body as { decisions: unknown }).decisions)).toEqual([
+      [{ toolCallId: "r1-b", approved: false, reason: "not this one" }],
+      [{ toolCallId: "r1-a", approved: true }],
+    ]);
+    expect(store.getSnapshot().approvals).toEqual([]);
+  });
+
   it("turns an unreadable list into AI1060 and a refusal into its code, keeping the rows it had", async () => {
     const door = frontDoor({
       "GET /approvals": [() => json({ approvals: [row("r1")] }), () => json({ approvals: [{ approvalId: 3 }] }), () => json({ error: { code: "AI1040", message: "[AI1040] bad" } }, 400)],
