@@ -254,6 +254,31 @@ describe("a request that expires with some calls decided", () => {
   });
 });
 
+describe("a request denied with some calls decided", () => {
+  it("withdraws only the undecided call: the approved one ran and keeps its result, the model reads the denial for the other", async () => {
+    const runId = uid("per-call-deny");
+    h.model.script(runId, [
+      { toolCalls: [payoutCall("ann"), payoutCall("bob")] },
+      {
+        check: (req) => {
+          const results = req.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+          expect(results).toHaveLength(2);
+          expect(results).toContain("sent 10 to ann");
+          expect(results).toContainEqual(expect.stringMatching(/^Error: this request was denied by ops: customer left/));
+        },
+        text: "paid ann only",
+      },
+    ]);
+    await agents.run(payouts, { prompt: runId, runId });
+    const request = await vi.waitFor(() => notified.find((n) => n.runId === runId) ?? expect.fail("not told yet"), { timeout: 10_000, interval: 20 });
+    await agents.approvals.decide({ approvalId: request.approvalId, decisions: { [request.calls[0]!.toolCallId]: { approved: true } } });
+    await agents.deferrals.deny({ deferralId: request.approvalId, reason: "customer left", principal: { id: "ops" } });
+    expect(await agents.result({ runId })).toMatchObject({ status: "completed", text: "paid ann only" });
+    expect(paidTo(runId)).toEqual(["ann"]);
+    h.model.assertNoFailures();
+  });
+});
+
 describe("property: racing approvers deciding calls in any order", () => {
   // An approver decides some calls (each approve or reject); several send at once.
   const approver = fc.array(fc.record({ call: fc.integer({ min: 0, max: 2 }), approve: fc.boolean() }), { minLength: 1, maxLength: 3 });
