@@ -109,6 +109,9 @@ describe("a run's request decided call by call", () => {
     // Each handler acted for whoever approved its call.
     expect(paid.filter((p) => p.key === runId).map((p) => p.by)).toEqual(deciders);
     expect(modelCalls(runId)).toBe(2);
+    // The trail says who decided each call, in the order they did.
+    const { entries } = await agents.approvals.history({ approvalId: request.approvalId });
+    expect(entries.filter((e) => e.type === "decided").map((e) => e.type === "decided" && [e.toolCallId, e.by?.id, e.decision])).toEqual([...ids].reverse().map((id, i) => [id, deciders[i], "approved"]));
     h.model.assertNoFailures();
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
