@@ -222,7 +222,8 @@ describe("a thread's request decided call by call", () => {
       expect(paidTo(threadId)).toEqual(["cy", "bob", "ann"].slice(0, i + 1));
       if (i < 2) {
         expect(modelCalls(threadId)).toBe(1);
-        expect((await agents.threads.state({ threadId })).approvals).toEqual([expect.objectContaining({ approvalId: request.approvalId })]);
+        // Still pending, naming the calls decided so far.
+        expect((await agents.threads.state({ threadId })).approvals).toEqual([expect.objectContaining({ approvalId: request.approvalId, decided: [...ids].reverse().slice(0, i + 1) })]);
       }
     }
     expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });

@@ -51,7 +51,15 @@ export class ThreadApprovals {
   views(): PendingApproval[] {
     const record = this.pending();
     if (!record?.approval) return [];
-    return [{ approvalId: record.id, calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })), expiresAt: record.expiresAt }];
+    const decided = record.approval.decided?.map((d) => d.decision.toolCallId);
+    return [
+      {
+        approvalId: record.id,
+        calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+        expiresAt: record.expiresAt,
+        ...(decided?.length ? { decided } : {}),
+      },
+    ];
   }
 
   /**
