@@ -228,6 +228,9 @@ describe("a thread's request decided call by call", () => {
     }
     expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(modelCalls(threadId)).toBe(2);
+    // Stream readers were told, after each decision that left calls waiting, which calls still wait.
+    const announced = (await agents.threads.streamUpdates({ threadId })).updates.flatMap((u) => (u.type === "approval-request" ? [u.calls.map((c) => c.toolCallId)] : []));
+    expect(announced).toEqual([ids, ids.slice(0, 2), ids.slice(0, 1)]);
     // A second decision for a decided call: a duplicate, nothing runs again.
     expect(await agents.threads.decide({ threadId, approvalId: request.approvalId, decisions: { [ids[0]!]: { approved: true } } })).toMatchObject({ status: "duplicate" });
     expect(paidTo(threadId)).toHaveLength(3);

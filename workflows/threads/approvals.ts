@@ -95,7 +95,7 @@ export class ThreadApprovals {
     const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
     const parking = again ? { record: earlier, outcome: this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told)) } : this.#ask(host, thread, prepared, gated, verdict);
     // Calls decided one at a time run as they are decided (their resumes were answered `accepted` already).
-    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved) => run(call, approved), () => undefined);
+    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved) => run(call, approved), () => this.#stillWaiting(thread, parking.record));
     let parked: ParkResult;
     try {
       parked = await Promise.race([parking.outcome, decidedAlone.failed]);
@@ -136,6 +136,19 @@ export class ThreadApprovals {
   /** The `approval-decided` entry of a request, once: a turn that lands the decision and a withdrawal may both come to it. */
   #announceDecided(thread: ApprovalThread, record: DeferralRecord, outcome: "resumed" | "denied" | "expired"): void {
     if (!thread.stream.approvalDecided(record.id)) thread.stream.push({ type: "approval-decided", approvalId: record.id, outcome });
+  }
+
+  /**
+   * A call of a request decided on its own has its result (or its handler finished): stream
+   * readers are told again which calls still wait, so one following the decision (useChat)
+   * ends its response there, as at the request, rather than wait for the other decisions.
+   */
+  #stillWaiting(thread: ApprovalThread, record: DeferralRecord): void {
+    if (record.status !== "deferred" || !record.approval) return;
+    const decided = new Set((record.approval.decided ?? []).map((d) => d.decision.toolCallId));
+    const waiting = record.approval.calls.filter((c) => !decided.has(c.toolCallId));
+    if (waiting.length === 0) return;
+    thread.stream.push({ type: "approval-request", approvalId: record.id, calls: waiting.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })), expiresAt: record.expiresAt });
   }
 
   /** A new request for `gated`, announced to stream readers. */
