@@ -26,6 +26,7 @@ export default defineConfig({
       // gated tools: runs and threads park before the handler, the one inbox lists both from SQL visibility
       "test/approvals-run.test.ts",
       "test/approvals-thread.test.ts",
+      "test/approvals-per-call.test.ts",
       "test/http-approvals.test.ts",
       // the inbox's rows read from the runs' memos in SQL visibility, encrypted by a codec
       "test/approval-inbox-memo.test.ts",

@@ -63,7 +63,8 @@
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
  * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone,
- * COST_ONLY=permission permissionTurn alone, COST_ONLY=subagent subAgentTurn alone.
+ * COST_ONLY=permission permissionTurn alone, COST_ONLY=subagent subAgentTurn alone, COST_ONLY=percall
+ * perCallRun alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -235,6 +236,50 @@ export async function main(): Promise<Record<string, unknown>> {
       }
       return out;
     };
+    /**
+     * perCallRun (#49): three gated calls in one model step (model calls of 0 ms), decided
+     * whole in one resume and call by call in three. Each decision after the first may add
+     * its own update and nothing else: the request keeps its one timer, the calls their
+     * activities, the model its one call after the last decision.
+     */
+    const perCallRun = async (): Promise<Record<"whole" | "oneByOne", Measured>> => {
+      const tokensByRun = new Map<string, string>();
+      const told = new Map<string, () => void>();
+      const refund = defineTool({
+        name: "refund",
+        description: "Refunds",
+        input: z.object({ amount: z.number() }),
+        needsApproval: true,
+        approval: { ttl: "60s", notify: (request) => (tokensByRun.set(request.runId, request.token), told.get(request.runId)?.()) },
+        handler: ({ amount }) => `refunded ${amount}`,
+      });
+      const perCallAgent = defineAgent({ id: "cost-per-call", model: MODEL, system: "Refund.", tools: [refund], maxTurns: 3 });
+      const { agents: perCallClient } = await stack.worker([perCallAgent], { deferral: { secret: TEST_SECRET }, client: { deferral: { secret: TEST_SECRET } } });
+      const ids = ["call-a", "call-b", "call-c"];
+      const out = {} as Record<"whole" | "oneByOne", Measured>;
+      for (const name of ["whole", "oneByOne"] as const) {
+        const runId = `cost-per-call-${name}-${randomUUID()}`;
+        const asked = new Promise<void>((resolve) => told.set(runId, resolve));
+        stack.model.respond(runId, (_request, turn) => ({ ...(turn === 0 ? { toolCalls: ids.map((id, i) => ({ id, name: "refund", arguments: { amount: 10 + i } })) } : { text: "Done." }), usage: USAGE }));
+        out[name] = await measure(async () => {
+          const ack = await perCallClient.run(perCallAgent, { prompt: runId, runId });
+          if (ack.status !== "deferred") throw new Error(`expected the ${name} run to park, got ${ack.status}`);
+          await asked;
+          const token = tokensByRun.get(runId)!;
+          // By the token the approvers were sent: no record read, so only the run's own actions are counted.
+          const groups = name === "whole" ? [ids] : ids.map((id) => [id]);
+          let last: string | undefined;
+          for (const group of groups) last = (await perCallClient.resume({ token, payload: { decisions: group.map((toolCallId) => ({ toolCallId, approved: true })) } as never })).outcome.status;
+          if (last !== "completed") throw new Error(`expected the ${name} run to complete, got ${last}`);
+        });
+        progress(`three gated calls decided ${name}: ${out[name].total} actions ${JSON.stringify(out[name].byOperation)}`);
+      }
+      return out;
+    };
+    const perCall = only === undefined || only === "percall" ? await perCallRun() : undefined;
+    const perCallCosts = perCall ? { perCallRun: { whole: { actions: perCall.whole.total, byOperation: perCall.whole.byOperation }, oneByOne: { actions: perCall.oneByOne.total, byOperation: perCall.oneByOne.byOperation }, extraPerDecision: round((perCall.oneByOne.total - perCall.whole.total) / 2, 2) } } : {};
+    if (only === "percall") return { bench: "cost", ...perCallCosts };
+
     const reminders = only === undefined || only === "remind" ? await reminderRun() : undefined;
     const reminderCosts = reminders ? { reminderRun: Object.fromEntries(Object.entries(reminders).map(([name, m]) => [name, { actions: m.total, byOperation: m.byOperation }])) } : {};
     if (only === "remind") return { bench: "cost", ...reminderCosts };
@@ -733,6 +778,7 @@ export async function main(): Promise<Record<string, unknown>> {
       ...policyCosts,
       ...permissionCosts,
       ...reminderCosts,
+      ...perCallCosts,
       ...progressCosts,
       ...subAgentCosts,
     };

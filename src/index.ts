@@ -27,6 +27,8 @@
  */
 export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition, type ToolOptions, type ApprovalContext, type ApprovalPolicyAnswer, type ApprovalNotifyContext, type ApprovalOptions, type ApprovalEscalation, type ApprovalRequestInfo } from "./core/define-tool.js";
 export type { ApprovalCall, ApprovalDecisions, ApprovalEscalationPlan, ApprovalSchedule, Decision, Decisions, RespondOptions } from "./core/approval.js";
+// Per-call decisions (#49).
+export type { DecidedCall } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
 export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
 export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";

@@ -210,8 +210,8 @@ describe("decisions that do not fit the request", () => {
     const bad: unknown[] = [
       { approved: true },
       { decisions: "yes" },
-      { decisions: [{ toolCallId: payout, approved: true }] },
-      { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: big, approved: true }, { toolCallId: "call_elsewhere", approved: true }] },
+      { decisions: [] },
+      { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: "call_elsewhere", approved: true }] },
       { decisions: [{ toolCallId: payout, approved: true }, { toolCallId: payout, approved: false }, { toolCallId: big, approved: true }] },
       { decisions: [{ toolCallId: payout, approved: "yes" }, { toolCallId: big, approved: true }] },
       { decisions: [{ toolCallId: payout, approved: true, input: { amount: -5, to: "acme" } }, { toolCallId: big, approved: true }] },

@@ -263,6 +263,30 @@ describe("durable-agents approvals approve and reject", () => {
   });
 });
 
+describe("durable-agents approvals, one call at a time", () => {
+  it("approves one call with --call, leaving the other waiting; then rejects that one with reject --call: each decided call lands at once", async () => {
+    const run = await parkedRun([pay("call-p", 7, "acme"), pay("call-q", 8, "globex")], {
+      check: (req) => {
+        expect(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-p")).toMatchObject({ content: "sent 7 to acme" });
+        expect(String(req.messages.find((m) => m.role === "tool" && m.tool_call_id === "call-q")?.content)).toMatch(/^Rejected by dana: "transfer" was not run\. Reason: later/);
+      },
+      text: "paid acme",
+    });
+    const first = await cli(["--json", "approvals", "approve", run.approvalId, "--call", "call-p", "--as", "carl"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: "resumed", outcome: { status: "deferred", deferralId: run.approvalId }, decisions: [{ toolCallId: "call-p", approved: true }] });
+    // The approved call ran; the other still waits, on the same request.
+    expect(madeIn(run.runId)).toEqual([{ amount: 7, to: "acme" }]);
+    expect(await agents.approvals.get({ approvalId: run.approvalId })).toMatchObject({ status: "deferred" });
+    const last = await cli(["approvals", "reject", run.approvalId, "--call", "call-q", "--reason", "later", "--as", "dana"]);
+    expect(last.code).toBe(0);
+    expect(last.stdout).toContain(`resumed: ${run.approvalId}\n  rejected  call-q transfer: later\n`);
+    expect(last.stdout).toContain('outcome: {"status":"completed"');
+    expect(madeIn(run.runId)).toHaveLength(1);
+    h.model.assertNoFailures();
+  });
+});
+
 describe("durable-agents approvals respond", () => {
   it("answers in a call's place (its tool never runs), rejects the calls it leaves out, and refuses a result off the tool's resultSchema (RC5049, exit 1) with nothing spent", async () => {
     const runId = uid("cli-respond");

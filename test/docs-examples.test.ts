@@ -135,6 +135,22 @@ const EXAMPLES: Record<string, Example> = {
       ]),
     prints: [/refused: RC5049/, /decided: resumed .*Paid ACME by cheque\./],
   },
+  "approval-per-call.ts": {
+    script: (model) =>
+      model.script("Pay ACME, Globex and Initech", [
+        { toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 100 } }, { name: "sendPayout", arguments: { to: "Globex", amountEur: 200 } }, { name: "sendPayout", arguments: { to: "Initech", amountEur: 300 } }] },
+        {
+          // Results land as calls are decided (a rejection at once, an approval once its tool answered): any order.
+          check: (request) => {
+            const results = request.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+            expect(results).toHaveLength(3);
+            expect(results).toEqual(expect.arrayContaining(["sent €300 to Initech", "sent €100 to ACME", expect.stringMatching(/^Rejected by cfo: .*duplicate invoice/)]));
+          },
+          text: "Paid ACME and Initech.",
+        },
+      ]),
+    prints: [/first: resumed deferred/, /last: resumed .*Paid ACME and Initech\./],
+  },
   "approval-remind.ts": {
     script: (model) => model.script("Pay invoice INV-9, €800", [{ toolCalls: [{ name: "sendPayout", arguments: { invoiceId: "INV-9", amountEur: 800 } }] }, { text: "Paid INV-9." }]),
     prints: [/mail to finance@example\.com: asked/, /mail to finance@example\.com: reminder 1/, /page cfo: escalated, requires payouts:cfo/, /now requires: \["payouts:cfo"\]/, /fiona: RC5056/, /decided: resumed .*Paid INV-9\./],

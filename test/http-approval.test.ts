@@ -284,11 +284,11 @@ describe("the approval page in a browser", () => {
     const unlabelled = await page.locator("input:not([type=hidden]), select, textarea").evaluateAll((els) => els.filter((el) => !(el as unknown as { labels?: { length: number } }).labels?.length).length);
     expect(unlabelled).toBe(0);
 
-    // Nothing chosen: the form comes back saying so for every call, and nothing ran.
+    // Nothing chosen: the form comes back saying so (any call may wait, not all of them), and nothing ran.
     const [refused] = await Promise.all([page.waitForNavigation(), page.getByRole("button", { name: "Submit decisions" }).click()]);
     expect(refused!.status()).toBe(400);
     const errors = await page.textContent(".errors");
-    for (const n of [1, 2, 3]) expect(errors).toContain(`Call ${n} (payInvoice): choose approve, edit, respond or reject`);
+    expect(errors).toContain("Choose a decision for at least one call: the others can be decided later.");
     expect(paid.filter((p) => p.runId === runId)).toEqual([]);
 
     await calls[0]!.getByLabel("Approve", { exact: true }).check();
@@ -323,6 +323,41 @@ describe("the approval page in a browser", () => {
     await page.goto(link);
     expect(await page.textContent("main")).toContain("Already answered");
     expect(paid.filter((p) => p.runId === runId)).toHaveLength(2);
+    await context.close();
+  });
+
+  it("decides one call alone and leaves the other for later: it runs at once, the link then shows it decided and asks only for the rest", async () => {
+    const runId = uid("per-call-page");
+    h.model.script(runId, [
+      { toolCalls: [{ name: "payInvoice", arguments: { vendor: "Acme Robotics", amountEur: 120, priority: "normal" } }, { name: "payInvoice", arguments: { vendor: "Globex", amountEur: 2500, priority: "low" } }] },
+      {
+        check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => String(m.content))).toEqual(["paid Acme Robotics €120", expect.stringMatching(/^Rejected by fiona: "payInvoice" was not run\. Reason: later quarter/)]),
+        text: "Paid one of two invoices.",
+      },
+    ]);
+    expect((await agents.run(finance, { prompt: runId, runId, principal: { id: "sam" } })).status).toBe("deferred");
+    const link = await sentLink(runId);
+    const { context, page } = await as("fiona");
+    await page.goto(link);
+    const calls = [1, 2].map((n) => page.getByRole("group", { name: new RegExp(`^Call ${n} of 2: payInvoice`) }));
+    await calls[0]!.getByLabel("Approve", { exact: true }).check();
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    // The first call ran right away; the model waits for the second.
+    expect(paid.filter((p) => p.runId === runId)).toEqual([{ runId, vendor: "Acme Robotics", amountEur: 120, priority: "normal" }]);
+    expect(h.model.requests.filter((r) => r.conversation === runId)).toHaveLength(1);
+
+    // The same link: the decided call is shown as such, with nothing to choose; the other is asked for.
+    await page.goto(link);
+    expect(await calls[0]!.textContent()).toContain("Decided already: approved");
+    expect(await calls[0]!.locator("input[type=radio]").count()).toBe(0);
+    await calls[1]!.getByLabel("Reject", { exact: true }).check();
+    await calls[1]!.getByLabel(/Reason for rejecting/).fill("later quarter");
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(await page.textContent("main")).toContain("Paid one of two invoices.");
+    expect(paid.filter((p) => p.runId === runId)).toHaveLength(1);
+    h.model.assertNoFailures();
     await context.close();
   });
 

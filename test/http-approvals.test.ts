@@ -163,6 +163,22 @@ describe("the inbox over HTTP", () => {
 });
 
 describe("who may list, read and decide", () => {
+  it("decides one call at a time by id: each approved call runs at once, the run waits for the rest, and a second decision for a call is a duplicate", async () => {
+    const run = await parkedRun();
+    const [small, big] = run.ids as [string, string];
+    const path = `/approvals/${encodeURIComponent(run.approvalId)}`;
+    const first = await http.call("POST", path, { user: "fiona", body: { decisions: { [small]: { approved: true } } } });
+    expect(first).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "deferred", deferralId: run.approvalId } } });
+    expect(ranIn(run.runId)).toEqual([{ tool: "sendPayout", input: { amount: 120, to: "acme" } }]);
+    expect(modelCalls(run.runId)).toBe(1);
+    const again = await http.call("POST", path, { user: "fiona", body: { decisions: { [small]: { approved: false } } } });
+    expect(again).toMatchObject({ status: 200, body: { status: "duplicate", outcome: { status: "deferred" } } });
+    const last = await http.call("POST", path, { user: "fiona", body: { decisions: [{ toolCallId: big, approved: false, reason: "not on file" }] } });
+    expect(last).toMatchObject({ status: 200, body: { status: "resumed", outcome: { status: "completed" } } });
+    expect(ranIn(run.runId)).toHaveLength(1);
+    expect(modelCalls(run.runId)).toBe(2);
+  });
+
   it("refuses a decision the hook does not allow with 403 (RC5056 by id, AI1021 on the thread route) and runs nothing", async () => {
     const run = await parkedRun();
     const same = await unchanged(run.runId, run.approvalId);
@@ -228,7 +244,7 @@ describe("what does not fit", () => {
 
     const misfits: Array<[string, unknown]> = [
       ["no decision at all", []],
-      ["a call left out", [{ toolCallId: small, approved: true }]],
+      ["more decisions than the request has calls", [{ toolCallId: small, approved: true }, { toolCallId: big, approved: true }, { toolCallId: small, approved: false }]],
       ["a call the request does not list", [{ toolCallId: small, approved: true }, { toolCallId: big, approved: true }, { toolCallId: "call_elsewhere", approved: true }]],
       ["a call decided twice", [{ toolCallId: small, approved: true }, { toolCallId: small, approved: false }, { toolCallId: big, approved: true }]],
       ["an edit that fails the tool's schema", [{ toolCallId: small, approved: true, input: { amount: -5, to: "acme" } }, { toolCallId: big, approved: true }]],

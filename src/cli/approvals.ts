@@ -98,11 +98,11 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
 
   approvals
     .command("approve <approvalId>")
-    .description("Approve the request's calls: every one, or those --call names (the others are then rejected); the secret comes from DEFERRAL_SECRET")
-    .option("--call <toolCallId>", "approve this call (repeatable); the request's calls no --call names are rejected", repeated(String))
+    .description("Approve the request's calls: every one, or those --call names (the others wait for a later decision, or are rejected with --reason); the secret comes from DEFERRAL_SECRET")
+    .option("--call <toolCallId>", "approve this call (repeatable); the request's calls no --call names wait for a later decision (or are rejected with --reason)", repeated(String))
     .option("--edit <toolCallId=json>", "run this call with this input instead of the model's (repeatable), or one JSON object of inputs by call id", repeated(String))
     .option("--note <text>", "a note kept on the record with each approved call")
-    .option("--reason <text>", "why the calls --call leaves out are rejected, as the model will read it")
+    .option("--reason <text>", "reject the calls --call leaves out, with this reason as the model will read it (without it they wait)")
     .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
     .option("--as <principalId>", "who decides (recorded as resumedBy)")
     .option("--grant <json>", 'a standing permission granted with each approved call, e.g. \'{"until":"8h","match":{…}}\' (docs/approvals.md, "Standing permissions")')
@@ -117,7 +117,8 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
       await decide(globals(), approvalId, flags, (calls) => {
         // Without --call: every listed call, and any edited one (a call the request does not list is the run's to refuse).
         const approved = named ? [...named] : [...new Set([...calls, ...edits.keys()])];
-        const rejected = calls.filter((id) => !approved.includes(id));
+        // Decided one at a time: the calls --call leaves out wait, unless a reason rejects them.
+        const rejected = flags.reason === undefined ? [] : calls.filter((id) => !approved.includes(id));
         return [
           ...approved.map((toolCallId): Decision => ({ toolCallId, approved: true, ...(edits.has(toolCallId) ? { input: edits.get(toolCallId)! } : {}), ...(flags.note !== undefined ? { note: flags.note } : {}), ...(grant ? { grant: grant as PermissionGrant } : {}) })),
           ...rejected.map((toolCallId): Decision => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })),
@@ -127,27 +128,29 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
 
   approvals
     .command("respond <approvalId>")
-    .description("Answer in the tools' place: each call --result names gets that result and its tool never runs; the request's other calls are rejected. The secret comes from DEFERRAL_SECRET")
+    .description("Answer in the tools' place: each call --result names gets that result and its tool never runs; the request's other calls wait for a later decision (or are rejected with --reason). The secret comes from DEFERRAL_SECRET")
     .requiredOption("--result <toolCallId=json>", "this call's result, as JSON (repeatable), or one JSON object of results by call id; checked against the tool's resultSchema", repeated(String))
     .option("--note <text>", "a note kept on the record with each response")
-    .option("--reason <text>", "why the calls no --result names are rejected, as the model will read it")
+    .option("--reason <text>", "reject the calls no --result names, with this reason as the model will read it (without it they wait)")
     .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
     .option("--as <principalId>", "who decides (recorded as resumedBy)")
     .action(async (approvalId: string, flags: { result: string[]; note?: string; reason?: string; shown?: string; as?: string }) => {
       const results = byCall(flags.result, "--result", "null, which is no result", (value) => value !== null);
       await decide(globals(), approvalId, flags, (calls) =>
-        responseDecisions(calls, { results: Object.fromEntries(results) as Record<string, JsonValue>, ...(flags.note !== undefined ? { note: flags.note } : {}), ...(flags.reason !== undefined ? { reason: flags.reason } : {}) }),
+        // Without a reason the calls it leaves out wait for a later decision; with one they are rejected.
+        responseDecisions(flags.reason === undefined ? [] : calls, { results: Object.fromEntries(results) as Record<string, JsonValue>, ...(flags.note !== undefined ? { note: flags.note } : {}), ...(flags.reason !== undefined ? { reason: flags.reason } : {}) }),
       );
     });
 
   approvals
     .command("reject <approvalId>")
-    .description("Reject every call of the request: no handler runs, and the model reads the reason; the secret comes from DEFERRAL_SECRET")
+    .description("Reject the request's calls: every one, or those --call names (the others wait for a later decision); no handler runs, and the model reads the reason; the secret comes from DEFERRAL_SECRET")
+    .option("--call <toolCallId>", "reject this call (repeatable); the request's calls no --call names wait for a later decision", repeated(String))
     .option("--reason <text>", "why, as the model will read it")
     .option("--shown <fingerprint>", "the fingerprint `show` printed: refused (RC5058) if the calls changed since")
     .option("--as <principalId>", "who decides (recorded as resumedBy)")
-    .action(async (approvalId: string, flags: { reason?: string; shown?: string; as?: string }) => {
-      await decide(globals(), approvalId, flags, (calls) => calls.map((toolCallId) => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })));
+    .action(async (approvalId: string, flags: { call?: string[]; reason?: string; shown?: string; as?: string }) => {
+      await decide(globals(), approvalId, flags, (calls) => (flags.call ?? calls).map((toolCallId) => ({ toolCallId, approved: false, ...(flags.reason !== undefined ? { reason: flags.reason } : {}) })));
     });
 }
 

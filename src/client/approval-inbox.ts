@@ -42,6 +42,8 @@ export interface ApprovalSummary {
   callFingerprint?: string;
   /** The run that waits on this request too, when it is a sub-agent's (listings only). */
   parentRunId?: string;
+  /** The ids of its calls decided one at a time already (the request waits for the others); absent when none is. */
+  decided?: string[];
 }
 
 /** An approval request's life (`approvals.history`). */

@@ -159,6 +159,11 @@ export type RunAuthorizeRequest = { threadId?: never; scheduleId?: never } & (
        * live credential check: a resumed run acts for it as verified.
        */
       reverify?: Readonly<Principal>;
+      /**
+       * On an approval request: the ids of the calls this resume decides (its `decisions`),
+       * some of the request's calls or all; the others stay waiting for a later decision.
+       */
+      decides?: string[];
     })
 );
 
@@ -189,8 +194,10 @@ export type ThreadAuthorizeRequest = { runId?: never; scheduleId?: never } & (
       calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
       /** The request's meta (its tools' `approval.meta`, merged): who may decide, as you routed it. */
       meta: JsonObject;
-      /** What the caller decides: one entry per call. */
+      /** What the caller decides: one entry per call it decides (some of the request's calls, or all). */
       decisions: Decision[];
+      /** The ids of the calls this decision decides (the others stay waiting for a later one). */
+      decides?: string[];
     })
 );
 

@@ -12,6 +12,7 @@ import { unwrapFailure } from "../core/errors/from-failure.js";
 import { plainJsonProblem } from "../core/json-check.js";
 import { bindingProblem, proofOf } from "../core/proof.js";
 import { isCallFingerprint } from "../core/fingerprint.js";
+import { decidedCallIds, decidedEntryOf } from "../core/approval.js";
 import { askAuthorize, type AuthorizeHook } from "./authorize.js";
 import { assertPayloadFits, MAX_PRINCIPAL_BYTES, PRINCIPAL_HINT } from "../core/payload-size.js";
 import { estimateMessageTokens } from "../model/token-estimate.js";
@@ -157,7 +158,7 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
   if (view.status === "expired" || (view.status === "deferred" && Date.now() >= Date.parse(view.expiresAt))) {
     throw new DeferralExpiredError({ deferralId: view.id, expiresAt: view.expiresAt });
   }
-  if (view.status !== "deferred" && view.outcome) return { done: await duplicateOf(deps, located.runId, view.id, view.outcome) };
+  if (view.status !== "deferred" && view.outcome) return { done: await duplicateOf(deps, located.runId, view.id, decidedEntryOf(view, options.payload)?.outcome ?? view.outcome) };
   // The run checks it again; this only says so before the update (records from older workers have no fingerprint).
   if (options.shown !== undefined && view.status === "deferred" && view.callFingerprint !== undefined && options.shown !== view.callFingerprint) {
     throw new DeferralChangedError({ deferralId: view.id, shown: options.shown.slice(0, 64), current: view.callFingerprint });
@@ -222,7 +223,7 @@ async function sendResume(deps: ResumeDeps, checked: Checked, options: ResumeOpt
     // A closed run takes no updates (and an unknown one reads RC5046 here).
     const after = await deps.deferrals.getRecord({ deferralId: claims.deferralId });
     if (after.toolCallId !== claims.toolCallId) throw new ToolCallMismatchError({ deferralId: after.id, toolCallId: claims.toolCallId });
-    if (after.status !== "deferred" && after.outcome) return await duplicateOf(deps, runId, after.id, after.outcome);
+    if (after.status !== "deferred" && after.outcome) return await duplicateOf(deps, runId, after.id, decidedEntryOf(after, options.payload)?.outcome ?? after.outcome);
     if (after.status === "denied") throw new DeferralDeniedError({ deferralId: after.id, reason: after.deniedReason ?? "denied" });
     if (after.status === "expired") throw new DeferralExpiredError({ deferralId: after.id, expiresAt: after.expiresAt });
     throw err;
@@ -324,6 +325,7 @@ async function authorizeResume(authorize: AuthorizeHook | undefined, options: Re
       },
       payload: options.payload,
       ...(reverify !== undefined ? { reverify } : {}),
+      ...(view.approval && options.payload !== undefined ? { decides: decidedCallIds(options.payload) } : {}),
     }),
   );
   if (!verdict.allowed) throw new ResumeUnauthorizedError({ deferralId: view.id, returned: verdict.returned });

@@ -109,23 +109,31 @@ function untilMs(until: string, fromMs: number): number | undefined {
 export function permissionsOf(records: readonly DeferralRecord[]): StandingPermission[] {
   const out: StandingPermission[] = [];
   for (const record of records) {
-    if (!record.approval || !record.resumedAt || (record.status !== "resumed" && record.status !== "needs-compaction")) continue;
-    const decisions = (record.payload as { decisions?: unknown } | null | undefined)?.decisions;
-    if (!Array.isArray(decisions)) continue;
+    if (!record.approval) continue;
+    const whole = record.resumedAt !== undefined && (record.status === "resumed" || record.status === "needs-compaction");
+    const decisions = whole ? (record.payload as { decisions?: unknown } | null | undefined)?.decisions : undefined;
     for (const call of record.approval.calls) {
-      const decision = decisions.find((d: { toolCallId?: unknown }) => d?.toolCallId === call.toolCallId) as { approved?: unknown; grant?: PermissionGrant } | undefined;
+      // A call decided on its own grants from its own decision, by its decider, at once (the
+      // request may still wait for its other calls); else from the decision that closed the request.
+      const alone = record.approval.decided?.find((d) => d.decision.toolCallId === call.toolCallId);
+      const decision = (alone?.decision ??
+        (Array.isArray(decisions) ? decisions.find((d: { toolCallId?: unknown }) => d?.toolCallId === call.toolCallId) : undefined)) as
+        | { approved?: unknown; grant?: PermissionGrant }
+        | undefined;
       if (decision?.approved !== true || !decision.grant) continue;
+      const grantedAt = alone ? alone.at : record.resumedAt!;
+      const grantedBy = alone ? alone.by : record.resumedBy;
       const permissionId = permissionIdOf(record.id, call.toolCallId);
       const { grant } = decision;
-      const until = grant.until !== undefined ? untilMs(grant.until, Date.parse(record.resumedAt)) : undefined;
+      const until = grant.until !== undefined ? untilMs(grant.until, Date.parse(grantedAt)) : undefined;
       const revoked = record.approval.revoked?.find((r) => r.permissionId === permissionId);
       const forWhom = grant.for ?? "anyone";
       out.push({
         permissionId,
         approvalId: record.id,
         tool: call.toolName,
-        grantedAt: record.resumedAt,
-        ...(record.resumedBy ? { grantedBy: record.resumedBy } : {}),
+        grantedAt,
+        ...(grantedBy ? { grantedBy } : {}),
         ...(until !== undefined ? { until: new Date(until).toISOString() } : {}),
         ...(grant.match ? { match: grant.match } : {}),
         for: forWhom,

@@ -64,11 +64,14 @@ export function approvalTrail(record: DeferralRecord): ApprovalTrailEntry[] {
   ];
   (schedule?.remindedAt ?? []).forEach((at, i) => entries.push({ type: "reminded", at, reminder: i + 1 }));
   if (schedule?.escalated) entries.push({ type: "escalated", at: schedule.escalated.at, from: schedule.escalated.from, to: requiresOf(record.meta) });
-  if (record.resumedAt && record.approval) {
+  if (record.approval) {
     for (const call of record.approval.calls) {
-      const decision = decisionFor(record.payload, call.toolCallId);
+      // A call decided on its own keeps who and when; the rest were decided by the resume that claimed the request.
+      const alone = record.approval.decided?.find((d) => d.decision.toolCallId === call.toolCallId);
+      const decision = alone?.decision ?? (record.resumedAt ? decisionFor(record.payload, call.toolCallId) : undefined);
       if (!decision) continue;
-      const base = { type: "decided" as const, at: record.resumedAt, ...(record.resumedBy ? { by: record.resumedBy } : {}), toolCallId: call.toolCallId, toolName: call.toolName, ...(record.callFingerprint ? { shown: record.callFingerprint } : {}) };
+      const by = alone ? alone.by : record.resumedBy;
+      const base = { type: "decided" as const, at: alone?.at ?? record.resumedAt!, ...(by ? { by } : {}), toolCallId: call.toolCallId, toolName: call.toolName, ...(record.callFingerprint ? { shown: record.callFingerprint } : {}) };
       if ("respond" in decision) entries.push({ ...base, decision: "responded", response: decision.respond, ...(decision.note !== undefined ? { note: decision.note } : {}) });
       else if (decision.approved) {
         const changes = decision.input === undefined ? [] : inputChanges(parsed(call.arguments), decision.input);

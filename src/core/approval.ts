@@ -7,6 +7,7 @@
  * Sandbox-safe.
  */
 import { Validator } from "@cfworker/json-schema";
+import type { DeferralRecord, RunOutcome } from "./deferral-record.js";
 import { PayloadTooLargeError } from "./errors/limits.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
@@ -150,15 +151,20 @@ export function decisionList(decisions: Decisions): Decision[] {
 export const MAX_DECISION_TEXT = 4_000;
 
 /**
- * Where `payload` fails to decide `calls`: not `{ decisions: [...] }`, a decision for a call
- * the request does not list, a call without a decision or with two, an `approved` that is
- * not a boolean, an edited input that fails the tool's schema. Undefined when it decides
- * every call exactly once. Each issue names the call it concerns.
+ * Where `payload` fails to decide calls of `calls`: not `{ decisions: [...] }`, no decision
+ * at all, more decisions than the request has calls, a decision for a call the request does
+ * not list, two for one call, an `approved` that is not a boolean, an edited input that fails
+ * the tool's schema. Undefined when it decides some of the calls, each at most once: the
+ * calls it leaves out wait for a later decision (see `newDecisions`). Each issue names the
+ * call it concerns.
  */
 export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown, grants: { nowMs: number; live: number; principal?: Principal } = { nowMs: Date.now(), live: 0 }): string[] | undefined {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return ["the payload must be { decisions: [...] }"];
   const decisions = (payload as { decisions?: unknown }).decisions;
   if (!Array.isArray(decisions)) return ["decisions must be an array, one decision per call"];
+  if (decisions.length === 0) return ["decisions is empty: decide at least one call of the request"];
+  // Checked before any entry: a flood of decisions costs one comparison, not a list of issues.
+  if (decisions.length > calls.length) return [`${decisions.length} decisions for a request of ${calls.length} ${calls.length === 1 ? "call" : "calls"}: at most one decision per call`];
   const issues: string[] = [];
   const byId = new Map(calls.map((c) => [c.toolCallId, c]));
   const decided = new Set<string>();
@@ -190,9 +196,58 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown,
       if (call.inputSchema) issues.push(...schemaIssues(call.inputSchema, input).map((issue) => `${at}.input${issue}`));
     }
   });
-  for (const call of calls) if (!decided.has(call.toolCallId)) issues.push(`no decision for "${call.toolCallId}" (${call.toolName})`);
   if (granted > 0 && grants.live + granted > MAX_PERMISSIONS) issues.push(`the run or thread holds ${grants.live} standing permissions, and at most ${MAX_PERMISSIONS} may be in force: revoke one first (approvals.revoke)`);
   return issues.length > 0 ? issues : undefined;
+}
+
+// ---- per-call decisions -------------------------------------------------------------------
+
+/**
+ * A call of a request decided by a resume that left other calls of it undecided: the
+ * request stays open (same record, same token) for the rest. Kept on the record in the
+ * order decisions came; a resume that decides the last undecided calls claims the record as
+ * a whole decision does, its payload then holding every decision.
+ */
+export interface DecidedCall {
+  decision: Decision;
+  /** Who decided it (the resume's principal). */
+  by?: Principal;
+  at: string;
+  /** The call's result is in the transcript (or its approved handler was started). */
+  landed?: true;
+  /** What the resume that decided it was answered: its duplicates read this. */
+  outcome?: RunOutcome;
+}
+
+/** The ids of the calls `payload` decides, in its order (what `authorize` is told a resume decides); empty for anything else. */
+export function decidedCallIds(payload: unknown): string[] {
+  const decisions = (payload as { decisions?: unknown } | null | undefined)?.decisions;
+  if (!Array.isArray(decisions)) return [];
+  return decisions.flatMap((d: unknown) => (typeof d === "object" && d !== null && typeof (d as { toolCallId?: unknown }).toolCallId === "string" ? [(d as { toolCallId: string }).toolCallId] : []));
+}
+
+/**
+ * The entry of `record` for the first call `payload` decides that was decided one at a time
+ * before: a second decision for it reads what the first was answered with. Undefined when
+ * the payload decides none of those.
+ */
+export function decidedEntryOf(record: Pick<DeferralRecord, "approval">, payload: unknown): DecidedCall | undefined {
+  const decided = record.approval?.decided;
+  if (!decided) return undefined;
+  for (const id of decidedCallIds(payload)) {
+    const entry = decided.find((d) => d.decision.toolCallId === id);
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
+/**
+ * The decisions of a checked `payload` for calls not decided before (`decided`, by id): the
+ * ones a resume applies. A decision for a call already decided is dropped (the first one stands).
+ */
+export function newDecisions(payload: JsonValue | undefined, decided: ReadonlySet<string>): Decision[] {
+  const decisions = (payload as Partial<ApprovalDecisions> | null | undefined)?.decisions;
+  return Array.isArray(decisions) ? decisions.filter((d) => !decided.has(d.toolCallId)) : [];
 }
 
 /** Where a `respond` decision fails: not plain JSON, off the tool's `approval.resultSchema`, beside `approved` or `input`. */

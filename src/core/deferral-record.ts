@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TokenBinding } from "./proof.js";
-import type { ApprovalCall, ApprovalSchedule } from "./approval.js";
+import type { ApprovalCall, ApprovalSchedule, DecidedCall } from "./approval.js";
 import type { DefinitionParts } from "./fingerprint.js";
 
 /**
@@ -68,7 +68,7 @@ export interface DeferralRecord {
   /**
    * Set on an approval request: the calls of gated tools waiting for a decision, in the
    * model's order (`toolCallId` and `toolName` above name the first). Its resume payload is
-   * `{ decisions }`, one per call (`ApprovalDecisions`).
+   * `{ decisions }`, at most one per call (`ApprovalDecisions`): a resume may decide some calls, a later one the rest.
    */
   approval?: {
     calls: ApprovalCall[];
@@ -78,6 +78,11 @@ export interface DeferralRecord {
     schedule?: ApprovalSchedule;
     /** The standing permissions its decision granted that were revoked since (`approvals.revoke()`). */
     revoked?: Array<{ permissionId: string; at: string; by?: Principal }>;
+    /**
+     * Calls decided by resumes that left others undecided, in the order they came (absent
+     * until one does): the request stays deferred, with the same token, for the rest.
+     */
+    decided?: DecidedCall[];
   };
 }
 

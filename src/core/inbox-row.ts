@@ -29,6 +29,8 @@ export interface InboxRow {
   expiresAt: string;
   principal?: Principal;
   callFingerprint?: string;
+  /** The ids of its calls decided one at a time already (a record read; the memo is written when the request is made, before any). */
+  decided?: string[];
 }
 
 /** The memo's value: the row, or only its id when the row was too heavy to copy. */
@@ -49,6 +51,7 @@ export function inboxRowOf(record: DeferralRecord): InboxRow {
     expiresAt: record.expiresAt,
     ...(record.principal ? { principal: record.principal } : {}),
     ...(record.callFingerprint ? { callFingerprint: record.callFingerprint } : {}),
+    ...(record.approval?.decided?.length ? { decided: record.approval.decided.map((d) => d.decision.toolCallId) } : {}),
   };
 }
 

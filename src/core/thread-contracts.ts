@@ -220,6 +220,8 @@ export interface PendingApproval {
   /** The calls waiting, with their arguments as the model wrote them. */
   calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
   expiresAt: string;
+  /** The ids of its calls decided one at a time already: the request waits for the others. Absent when none is. */
+  decided?: string[];
   /** Set when a sub-agent of the turn asks (its gated tool): which one, its run, and the thread's call it answers. */
   subAgent?: SubAgentRequester;
 }

@@ -3,7 +3,7 @@
  * for `useSyncExternalStore`), usable without React too.
  */
 import type { Duration } from "@temporalio/common";
-import { responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
+import { decidedCallIds, decisionList, responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
 import { delayMs } from "../core/duration.js";
 import type { DecideOptions } from "../client/shared-options.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
@@ -107,6 +107,14 @@ export class ApprovalsStore {
     const shown = options.shown ?? this.#state.approvals.find((a) => a.approvalId === approvalId)?.callFingerprint;
     try {
       const result = await this.http.approvals.decide({ ...options, ...(shown !== undefined ? { shown } : {}) });
+      // A decision on some of its calls: the row stays, its other calls still waiting.
+      const decidedNow = new Set(decidedCallIds({ decisions: decisionList(options.decisions) }));
+      const row = this.#state.approvals.find((a) => a.approvalId === approvalId);
+      const decided = [...new Set([...(row?.decided ?? []), ...decidedNow])];
+      if (row && result.status === "resumed" && row.calls.some((c) => !decided.includes(c.toolCallId))) {
+        this.#set({ approvals: this.#state.approvals.map((a) => (a === row ? { ...a, decided } : a)), error: undefined });
+        return result;
+      }
       this.#decided.add(approvalId);
       this.#reads++; // a read already under way may still list it
       this.#set({ approvals: this.#state.approvals.filter((a) => a.approvalId !== approvalId), error: undefined });
@@ -117,18 +125,18 @@ export class ApprovalsStore {
     }
   };
 
-  /** Approves every call of a request; `note` is kept on the record. */
-  approve = (options: { approvalId: string; note?: string }): Promise<ResumeResult> =>
+  /** Approves every call of a request still waiting, or those `toolCallIds` names (the others wait); `note` is kept on the record. */
+  approve = (options: { approvalId: string; toolCallIds?: string[]; note?: string }): Promise<ResumeResult> =>
     this.decide({
       approvalId: options.approvalId,
-      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
+      decisions: (options.toolCallIds ?? this.#callsOf(options.approvalId)).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
     });
 
-  /** Rejects every call of a request: none runs, and the model reads `reason`. */
-  reject = (options: { approvalId: string; reason?: string }): Promise<ResumeResult> =>
+  /** Rejects every call of a request still waiting, or those `toolCallIds` names (the others wait): none runs, and the model reads `reason`. */
+  reject = (options: { approvalId: string; toolCallIds?: string[]; reason?: string }): Promise<ResumeResult> =>
     this.decide({
       approvalId: options.approvalId,
-      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+      decisions: (options.toolCallIds ?? this.#callsOf(options.approvalId)).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
     });
   /**
    * Answers in the tools' place: each call `results` names gets that result (checked against
@@ -143,9 +151,10 @@ export class ApprovalsStore {
     if (this.#following && every > 0) this.#timer = setTimeout(() => void this.#poll(), every);
   }
 
-  /** A request's calls as its row lists them; none for a row not shown (the front door then says why). */
+  /** A request's calls still waiting, as its row lists them; none for a row not shown (the front door then says why). */
   #callsOf(approvalId: string): string[] {
-    return this.#state.approvals.find((a) => a.approvalId === approvalId)?.calls.map((c) => c.toolCallId) ?? [];
+    const row = this.#state.approvals.find((a) => a.approvalId === approvalId);
+    return row?.calls.map((c) => c.toolCallId).filter((id) => !row.decided?.includes(id)) ?? [];
   }
 
   #query(): HttpListApprovalsOptions {

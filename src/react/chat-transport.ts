@@ -273,6 +273,8 @@ class Translator {
   #calls = new Map<string, string>();
   /** Calls of gated tools: a rejection stored as their result is `output-denied`. */
   #gated = new Set<string>();
+  /** The thread said, in this stream, that calls of the answer wait for a decision. */
+  #askedAgain = false;
   #resolved = new Set<string>();
 
   constructor(
@@ -330,6 +332,7 @@ class Translator {
           this.emit({ type: "tool-approval-request", approvalId: approvalUiId(update.approvalId, call.toolCallId), toolCallId: call.toolCallId });
         }
         // The turn waits for a person: the response ends here, as the AI SDK's does, and a decision sends again.
+        this.#askedAgain = true;
         await this.end("awaiting_tool_results");
         return true;
       }
@@ -397,7 +400,8 @@ class Translator {
     if (status === "failed") {
       const lastError = await this.deps.lastError().catch(() => undefined);
       this.emit({ type: "error", errorText: lastError ? `${lastError.code ? `[${lastError.code}] ` : ""}${lastError.message}` : `the ${this.deps.noun === "run" ? "run" : "turn"} failed` });
-    } else if (held.length > 0) {
+    } else if (held.length > 0 && !(status === "awaiting_tool_results" && this.#askedAgain)) {
+      // (A call decided alone while others of its step wait may hold its result until they have theirs: not an error.)
       this.emit({ type: "error", errorText: `The ${this.deps.noun} is ${status} and has not run the decided calls (${held.map(([, c]) => c.toolName).join(", ")}) yet${this.deps.noun === "thread" ? ": resume it to go on" : ""}.` });
     } else if (status === "stopped") this.emit({ type: "abort", reason: `the ${this.deps.noun} was ${this.deps.noun === "run" ? "cancelled" : "stopped"}` });
     else if (status === "awaiting_tool_results") this.emit({ type: "finish", finishReason: "tool-calls" });

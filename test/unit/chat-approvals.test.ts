@@ -296,6 +296,28 @@ describe("the useChat transport and a gated tool", () => {
     ]);
   });
 
+  it("sends a response to one call of a request alone, and ends the stream where the thread says the other still waits", async () => {
+    // The person answered c3 only; c1 of the same request still waits for a decision.
+    const one: UIMessage = {
+      ...responded,
+      parts: responded.parts.map((p) => ((p as { toolCallId?: string }).toolCallId === "c1" ? { type: "tool-cancelOrder", toolCallId: "c1", state: "approval-requested", input: { order: "1" }, approval: { id: approvalUiId("dfr:1:t", "c1") } } : p)) as UIMessage["parts"],
+    };
+    const door = frontDoor({
+      "GET /threads/t": [() => json(threadView("awaiting_tool_results", 4, [request("dfr:1:t", ["c1", "cancelOrder"], ["c3", "cancelOrder"])]))],
+      "POST /threads/t/approvals/dfr:1:t": [() => json({ status: "resumed", deferralId: "dfr:1:t", outcome: { status: "accepted" } })],
+      "GET /threads/t/events": [() => sse([{ seq: 5, type: "approval-request", approvalId: "dfr:1:t", calls: [{ toolCallId: "c1", toolName: "cancelOrder", arguments: '{"order":"1"}' }], expiresAt: at }])],
+    });
+    const transport = new ThreadChatTransport({ fetch: door.fetch });
+    const chunks = await read(await transport.sendMessages({ chatId: "t", trigger: "submit-message", messageId: "a1", abortSignal: undefined, messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "x" }] }, one] }));
+    expect(door.sent("POST /threads/t/approvals/dfr:1:t").map((r) => r.body)).toEqual([{ decisions: [{ toolCallId: "c3", approved: true }] }]);
+    // c3's result may wait behind c1's (a thread keeps a step's results in order): not an error, the response ends at c1's request.
+    expect(chunks).toEqual([
+      { type: "start", messageId: "a1" },
+      { type: "tool-approval-request", approvalId: approvalUiId("dfr:1:t", "c1"), toolCallId: "c1" },
+      { type: "finish", finishReason: "tool-calls" },
+    ]);
+  });
+
   it("shows results stored before it followed (a sibling held behind the decision, or a decision taken elsewhere) from the stored messages", async () => {
     const door = frontDoor({
       // Decided elsewhere and finished: the thread no longer lists the request, and runs no turn.
@@ -390,6 +412,27 @@ describe("the approvals store", () => {
     await expect(store.approve({ approvalId: "r2" })).rejects.toMatchObject({ code: "RC5058" });
     expect(store.getSnapshot()).toMatchObject({ error: { code: "RC5058" } });
     expect(store.getSnapshot().approvals.map((a) => a.approvalId)).toEqual(["r2"]);
+  });
+
+  it("decides one call of a request and keeps the row for the other, which approve then decides alone", async () => {
+    const door = frontDoor({
+      "GET /approvals": [() => json({ approvals: [row("r1")] })],
+      "POST /approvals/r1": [
+        () => json({ status: "resumed", deferralId: "r1", outcome: { status: "deferred", deferralId: "r1", expiresAt: at } }),
+        () => json({ status: "resumed", deferralId: "r1", outcome: { status: "completed" } }),
+      ],
+    });
+    const store = new ApprovalsStore({ fetch: door.fetch });
+    await store.refresh();
+    await store.reject({ approvalId: "r1", toolCallIds: ["r1-b"], reason: "not this one" });
+    // Still listed: its first call waits, the rejected one is marked decided.
+    expect(store.getSnapshot().approvals).toEqual([expect.objectContaining({ approvalId: "r1", decided: ["r1-b"] })]);
+    await store.approve({ approvalId: "r1" });
+    expect(door.sent("POST /approvals/r1").map((r) => (r.body as { decisions: unknown }).decisions)).toEqual([
+      [{ toolCallId: "r1-b", approved: false, reason: "not this one" }],
+      [{ toolCallId: "r1-a", approved: true }],
+    ]);
+    expect(store.getSnapshot().approvals).toEqual([]);
   });
 
   it("turns an unreadable list into AI1060 and a refusal into its code, keeping the rows it had", async () => {

@@ -1,4 +1,5 @@
-import { decisionFor, editedArguments, requiresOf, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { decisionFor, type DecidedCall, type Decision, editedArguments, requiresOf, oversizedEdits, oversizedResponses, policyDeniedResult, rejectedResult, respondedResult, requestCalls, undecidedResult, type ApprovalCall, type GateVerdict } from "../../src/core/approval.js";
+import { condition } from "@temporalio/workflow";
 import { livePermissions, permissionGoneResult, permitting } from "../../src/core/approval-permissions.js";
 import type { AgentDescription } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
@@ -187,8 +188,9 @@ export function approvalStages(
 
 /**
  * Lands how the request ended on those of its calls in `gated` (the ones the host still
- * waits on): each call that will not run gets its result now; approved calls are returned,
- * edited as the approver said (the transcript then shows them as they run), for the host to run.
+ * waits on: not those decided one at a time before, which `PartialDecisions` landed): each
+ * call that will not run gets its result now; approved calls are returned, edited as the
+ * approver said (the transcript then shows them as they run), for the host to run.
  */
 export function landDecision(host: ApprovalHost, parked: ParkResult, gated: readonly ToolCall[]): Array<{ call: ToolCall; approved: Approved }> {
   const approved: Array<{ call: ToolCall; approved: Approved }> = [];
@@ -200,19 +202,104 @@ export function landDecision(host: ApprovalHost, parked: ParkResult, gated: read
     } else if (parked.kind === "denied") {
       host.answer(call, deniedResult(parked.record.denial.reason, parked.record.denial.by?.id));
     } else {
-      const decision = decisionFor(parked.payload, call.id);
-      if (decision && "respond" in decision) {
-        // A person answered in the tool's place: the tool never runs.
-        host.answer(call, respondedResult(decision.respond));
-      } else if (decision?.approved) {
-        const edited = decision.input === undefined ? call : showAsRun(host, call, decision.input);
-        approved.push({ call: edited, approved: { deferralId: parked.record.id, ...(decision.input !== undefined ? { edited: true as const } : {}) } });
-      } else {
-        host.answer(call, rejectedResult(call.function.name, decision && "reason" in decision ? decision.reason : undefined, parked.resumedBy));
-      }
+      const run = landOne(host, call, decisionFor(parked.payload, call.id), parked.resumedBy, parked.record.id);
+      if (run) approved.push(run);
     }
   }
   return approved;
+}
+
+/** Lands one call's decision: a response or a rejection as its result now; an approval returned (edited as decided) for the host to run. */
+function landOne(host: ApprovalHost, call: ToolCall, decision: Decision | undefined, by: Principal | undefined, deferralId: string): { call: ToolCall; approved: Approved } | undefined {
+  if (decision && "respond" in decision) {
+    // A person answered in the tool's place: the tool never runs.
+    host.answer(call, respondedResult(decision.respond));
+    return undefined;
+  }
+  if (decision?.approved) {
+    const edited = decision.input === undefined ? call : showAsRun(host, call, decision.input);
+    return { call: edited, approved: { deferralId, ...(decision.input !== undefined ? { edited: true as const } : {}) } };
+  }
+  host.answer(call, rejectedResult(call.function.name, decision && "reason" in decision ? decision.reason : undefined, by));
+  return undefined;
+}
+
+/**
+ * Decisions that come call by call while a request waits (a resume deciding some of its
+ * calls leaves the record deferred and adds them to `approval.decided`): each lands as soon
+ * as it is accepted, an approved call starting at once, while the request's own wait (its
+ * one timer) goes on for the rest. Waiting here is a condition, never a timer: a request
+ * decided whole in one resume schedules exactly what it always did. `settle` tells each
+ * decided call's resume what it is answered with, once its call has a result.
+ */
+export class PartialDecisions {
+  readonly #running: Array<Promise<void>> = [];
+  #stopped = false;
+  #error: { err: unknown } | undefined;
+  #fail!: (err: unknown) => void;
+  /** Rejects when an approved call's run fails (the host's wait races it); never resolves. */
+  readonly failed = new Promise<never>((_, reject) => (this.#fail = reject));
+
+  constructor(
+    private readonly host: ApprovalHost,
+    private readonly record: DeferralRecord,
+    private readonly gated: readonly ToolCall[],
+    private readonly run: (call: ToolCall, approved: Approved, by: Principal | undefined) => Promise<void>,
+    private readonly settle: (entry: DecidedCall) => void,
+  ) {
+    this.failed.catch(() => undefined);
+    // A cancelled wait (a thread's stopped turn) stops the watch: what comes meanwhile lands when the request is waited on again.
+    this.#watch().catch(() => undefined);
+  }
+
+  /** The calls decided one at a time (landed or about to be): the request's end lands the others. */
+  decidedIds(): Set<string> {
+    return new Set((this.record.approval?.decided ?? []).map((d) => d.decision.toolCallId));
+  }
+
+  /** Stops watching once the request ended, landing what came in the same workflow task as its end. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#land();
+  }
+
+  /** Waits for the approved calls started here; throws the first one's failure. */
+  async finished(): Promise<void> {
+    await Promise.all(this.#running);
+    if (this.#error) throw this.#error.err;
+  }
+
+  async #watch(): Promise<void> {
+    for (;;) {
+      await condition(() => this.#stopped || (this.record.approval?.decided ?? []).some((d) => !d.landed));
+      if (this.#stopped) return;
+      this.#land();
+    }
+  }
+
+  #land(): void {
+    for (const entry of this.record.approval?.decided ?? []) {
+      if (entry.landed) continue;
+      entry.landed = true;
+      const call = this.gated.find((c) => c.id === entry.decision.toolCallId);
+      const approved = call ? landOne(this.host, call, entry.decision, entry.by, this.record.id) : undefined;
+      if (!approved) {
+        this.settle(entry);
+        continue;
+      }
+      this.#running.push(
+        this.run(approved.call, approved.approved, entry.by).then(
+          () => this.settle(entry),
+          (err: unknown) => {
+            // Kept, never left unhandled (that would fail the workflow task): `finish` throws it.
+            this.#error ??= { err };
+            this.#fail(err);
+          },
+        ),
+      );
+    }
+  }
 }
 
 /**

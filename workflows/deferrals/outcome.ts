@@ -33,6 +33,8 @@ export class SettledOutcome {
     this.phase = outcome.status === "accepted" ? "running" : outcome.status;
     for (const record of this.records.list) {
       if ((record.status === "resumed" || record.status === "needs-compaction") && !record.outcome) record.outcome = outcome;
+      // A call decided alone whose result never came (the run failed or was cancelled meanwhile): its resume hears how the run settled.
+      for (const entry of record.approval?.decided ?? []) if (!entry.outcome) entry.outcome = outcome;
     }
     for (const [id, first] of this.subAgentOutcomes) if (first === null) this.subAgentOutcomes.set(id, outcome);
   }

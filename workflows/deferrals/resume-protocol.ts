@@ -14,7 +14,8 @@ import { ToolCallMismatchError } from "../../src/core/errors/deferrals.js";
 import { plainJsonProblem } from "../../src/core/json-check.js";
 import { bindingProblem, proofMalformed, proofProblem } from "../../src/core/proof.js";
 import { ResumeTokenError } from "../../src/core/errors/deferrals.js";
-import { decisionIssues } from "../../src/core/approval.js";
+import { decidedEntryOf, decisionIssues, newDecisions, type DecidedCall, type Decision } from "../../src/core/approval.js";
+import type { JsonValue } from "../../src/core/json.js";
 import { livePermissions } from "../../src/core/approval-permissions.js";
 import { refuseMalformed, resumeRequestProblem } from "../../src/core/request-shapes.js";
 import { resumeUpdate } from "../../src/core/wire/run.js";
@@ -33,6 +34,11 @@ export interface ResumeProtocolOptions {
    * with no next step to ride on (a plain workflow, a thread) write it at once.
    */
   deferResumedStatus?: boolean;
+  /**
+   * A decision on some of an approval request's calls is answered `accepted` at once rather
+   * than once its calls have results: hosts whose callers follow them instead (a thread).
+   */
+  acceptsAtOnce?: boolean;
 }
 
 /**
@@ -164,6 +170,9 @@ export class ResumeProtocol {
     if (!record) throw new DeferralNotFoundError({ deferralId: String(request.deferralId) }).toFailure();
     for (;;) {
       if (record.status === "resumed" || record.status === "needs-compaction") {
+        // A call decided one at a time before the request's last decision: its own outcome.
+        const earlier = decidedEntryOf(record, request.payload);
+        if (earlier) return this.#duplicateOf(record, earlier);
         await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
         if (record.outcome) return { status: "duplicate", deferralId: record.id, outcome: record.outcome };
         if (this.#continuing && !isDenied(record)) return { status: "duplicate", deferralId: record.id, outcome: { status: "running" } };
@@ -182,11 +191,40 @@ export class ResumeProtocol {
     }
     const issues = payloadIssues(record, request.payload, this.#grants());
     if (issues) throw new ResumePayloadError({ deferralId: record.id, issues }).toFailure();
+    if (record.approval) {
+      const decided = record.approval.decided ?? [];
+      const fresh = newDecisions(request.payload, new Set(decided.map((d) => d.decision.toolCallId)));
+      // Every call it decides was decided before: the first decision of each stands.
+      if (fresh.length === 0) return this.#duplicateOf(record, decidedEntryOf(record, request.payload)!);
+      if (decided.length + fresh.length < record.approval.calls.length) return this.#decideSome(record, request, fresh);
+      // The last undecided calls: claimed as a whole decision is, the payload holding every call's decision.
+      if (decided.length > 0) request = { ...request, payload: { decisions: [...decided.map((d) => d.decision), ...fresh] } as unknown as JsonValue };
+    }
     this.#claim(record, request);
     await this.runtime.condition(() => record.outcome !== undefined || record.status === "denied" || this.#continuing);
     if (!record.outcome && this.#continuing && !isDenied(record)) return { status: "resumed", deferralId: record.id, outcome: { status: "running" } };
     if (!record.outcome) throw this.denials.failureOf(record);
     return { status: "resumed", deferralId: record.id, outcome: record.outcome };
+  }
+
+  /**
+   * A decision on some of an approval request's calls, the others still undecided: the
+   * record stays deferred (same token, same timer) and keeps them in `approval.decided`,
+   * where the waiting host lands them at once. Answered once their calls have results (a
+   * thread's host, which has no settled state to wait for, answers `accepted` at once).
+   */
+  async #decideSome(record: DeferralRecord, request: ResumeRequest, fresh: Decision[]): Promise<ResumeReply> {
+    const at = new Date(this.runtime.now()).toISOString();
+    const entries: DecidedCall[] = fresh.map((decision) => ({ decision, ...(request.resumedBy ? { by: request.resumedBy } : {}), at, ...(this.options.acceptsAtOnce ? { outcome: { status: "accepted" as const } } : {}) }));
+    record.approval!.decided = [...(record.approval!.decided ?? []), ...entries];
+    await this.runtime.condition(() => entries.every((e) => e.outcome !== undefined) || this.#continuing);
+    return { status: "resumed", deferralId: record.id, outcome: entries[0]!.outcome ?? { status: "running" } };
+  }
+
+  /** A decision for a call decided before: answered with what that call's decision was. */
+  async #duplicateOf(record: DeferralRecord, earlier: DecidedCall): Promise<ResumeReply> {
+    await this.runtime.condition(() => earlier.outcome !== undefined || this.#continuing);
+    return { status: "duplicate", deferralId: record.id, outcome: earlier.outcome ?? { status: "running" } };
   }
 
   /**

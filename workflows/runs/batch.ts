@@ -4,7 +4,7 @@ import type { DeferralRequest, RunToolCallOutput } from "../../src/core/contract
 import { ErrorCode } from "../../src/core/errors/codes.js";
 import type { ToolCall } from "../../src/core/messages.js";
 import { toolGaveUp } from "../shared/agent-steps.js";
-import { landDecision, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
+import { landDecision, PartialDecisions, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
 import type { RunContext } from "./context.js";
 import { definitionOf, parkRequest } from "./deferral.js";
 
@@ -93,7 +93,32 @@ export async function decideThenRun(
     answer: (call, content) => state.messages.push({ role: "tool", tool_call_id: call.id, content }),
   };
   tracing.end("deferred", { deferralId: book.nextDeferralId(), turnsUsed: state.turnsUsed });
-  const parked = await requestApproval(host, prepared(), gated, verdict, { record: definitionOf(prepared()) }).outcome;
+  const parking = requestApproval(host, prepared(), gated, verdict, { record: definitionOf(prepared()) });
+  // Calls decided one at a time run as they are decided; the first deferral one of them asks for wins, as in a batch.
+  let winner: BatchDeferral | undefined;
+  const decidedAlone = new PartialDecisions(
+    host,
+    parking.record,
+    gated,
+    (call, approved, by) => {
+      // Acting on a stored identity from here on, as after any resume.
+      state.restored = true;
+      if (by) state.resumedBy = by;
+      return runBatch(run, [call], (c) => invoke(c, approved), fromTools).then((deferred) => {
+        if (deferred && winner) state.messages.push({ role: "tool", tool_call_id: deferred.call.id, content: SIBLING_DEFERRED });
+        else winner ??= deferred;
+      });
+    },
+    (entry) => (entry.outcome = book.outcome.last),
+  );
+  let parked: Awaited<typeof parking.outcome>;
+  try {
+    parked = await Promise.race([parking.outcome, decidedAlone.failed]);
+  } catch (err) {
+    decidedAlone.stop();
+    throw err;
+  }
+  decidedAlone.stop();
   tracing.next(state.agentId, { event: parked.kind, deferralId: parked.record.id, at: new Date().toISOString() });
   if (parked.kind === "resumed") {
     // Identity is restored from storage, not re-verified, unless the resume vouched for it live.
@@ -101,8 +126,13 @@ export async function decideThenRun(
     if (parked.reverified) state.principal = parked.reverified;
     if (parked.resumedBy) state.resumedBy = parked.resumedBy;
   }
-  const approved = landDecision(host, parked, gated);
-  if (approved.length === 0) return undefined;
+  const alone = decidedAlone.decidedIds();
+  const approved = landDecision(host, parked, alone.size > 0 ? gated.filter((c) => !alone.has(c.id)) : gated);
   const byId = new Map(approved.map((a) => [a.call.id, a.approved]));
-  return runBatch(run, approved.map((a) => a.call), (call) => invoke(call, byId.get(call.id)!), fromTools);
+  const last = approved.length === 0 ? undefined : runBatch(run, approved.map((a) => a.call), (call) => invoke(call, byId.get(call.id)!), fromTools);
+  if (alone.size === 0) return last;
+  // The model goes on once every call of the step has its result.
+  const [, deferred] = await Promise.all([decidedAlone.finished(), last]);
+  if (deferred && winner) state.messages.push({ role: "tool", tool_call_id: deferred.call.id, content: SIBLING_DEFERRED });
+  return winner ?? deferred;
 }

@@ -3,8 +3,8 @@ import type { DeferralRecord, ResumeReply, ResumeRequest } from "../../src/core/
 import type { ChatMessage, ToolCall } from "../../src/core/messages.js";
 import type { Principal } from "../../src/core/json.js";
 import type { PendingApproval, StreamUpdateBody, ThreadPrepared } from "../../src/core/thread-contracts.js";
-import { approvalStages, isGated, landDecision, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
-import { DeferralBook, type ParkResult } from "../deferrals/book.js";
+import { approvalStages, isGated, landDecision, PartialDecisions, requestApproval, type ApprovalHost, type Approved } from "../approvals/requests.js";
+import { DeferralBook, type ParkResult, type Parking } from "../deferrals/book.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
 
 /**
@@ -37,7 +37,8 @@ export class ThreadApprovals {
 
   constructor(carried: readonly DeferralRecord[] | undefined) {
     // The thread shows its own status in the Temporal UI; the book's waiting notes would replace it.
-    this.book = new DeferralBook({ ...workflowDeferralRuntime(), details: undefined });
+    // Its callers follow the thread: a decision on some calls of a request is answered `accepted` at once.
+    this.book = new DeferralBook({ ...workflowDeferralRuntime(), details: undefined }, { acceptsAtOnce: true });
     if (carried) this.book.records.list.push(...carried);
   }
 
@@ -50,7 +51,15 @@ export class ThreadApprovals {
   views(): PendingApproval[] {
     const record = this.pending();
     if (!record?.approval) return [];
-    return [{ approvalId: record.id, calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })), expiresAt: record.expiresAt }];
+    const decided = record.approval.decided?.map((d) => d.decision.toolCallId);
+    return [
+      {
+        approvalId: record.id,
+        calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+        expiresAt: record.expiresAt,
+        ...(decided?.length ? { decided } : {}),
+      },
+    ];
   }
 
   /**
@@ -84,9 +93,19 @@ export class ThreadApprovals {
     const again = earlier && gated.every((call) => earlier.approval!.calls.some((c) => c.toolCallId === call.id));
     const host = this.#host(thread);
     const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
-    const parked = await (again ? this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told, (r) => this.book.relisted(r))) : this.#ask(host, thread, prepared, gated, verdict));
+    const parking = again ? { record: earlier, outcome: this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told, (r) => this.book.relisted(r))) } : this.#ask(host, thread, prepared, gated, verdict);
+    // Calls decided one at a time run as they are decided (their resumes were answered `accepted` already).
+    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved) => run(call, approved), () => this.#stillWaiting(thread, parking.record));
+    let parked: ParkResult;
+    try {
+      parked = await Promise.race([parking.outcome, decidedAlone.failed]);
+    } finally {
+      decidedAlone.stop();
+    }
     this.#announceDecided(thread, parked.record, parked.kind);
-    await Promise.all(landDecision(host, parked, gated).map(({ call, approved }) => run(call, approved)));
+    const alone = decidedAlone.decidedIds();
+    const last = landDecision(host, parked, alone.size > 0 ? gated.filter((c) => !alone.has(c.id)) : gated).map(({ call, approved }) => run(call, approved));
+    await Promise.all(alone.size > 0 ? [decidedAlone.finished(), ...last] : last);
   }
 
   /**
@@ -119,8 +138,21 @@ export class ThreadApprovals {
     if (!thread.stream.approvalDecided(record.id)) thread.stream.push({ type: "approval-decided", approvalId: record.id, outcome });
   }
 
+  /**
+   * A call of a request decided on its own has its result (or its handler finished): stream
+   * readers are told again which calls still wait, so one following the decision (useChat)
+   * ends its response there, as at the request, rather than wait for the other decisions.
+   */
+  #stillWaiting(thread: ApprovalThread, record: DeferralRecord): void {
+    if (record.status !== "deferred" || !record.approval) return;
+    const decided = new Set((record.approval.decided ?? []).map((d) => d.decision.toolCallId));
+    const waiting = record.approval.calls.filter((c) => !decided.has(c.toolCallId));
+    if (waiting.length === 0) return;
+    thread.stream.push({ type: "approval-request", approvalId: record.id, calls: waiting.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })), expiresAt: record.expiresAt });
+  }
+
   /** A new request for `gated`, announced to stream readers. */
-  #ask(host: ApprovalHost, thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): Promise<ParkResult> {
+  #ask(host: ApprovalHost, thread: ApprovalThread, prepared: ThreadPrepared, gated: readonly ToolCall[], verdict: GateVerdict | undefined): Parking {
     const answerId = thread.lastAnswerId();
     const { record, outcome } = requestApproval(host, prepared, gated, verdict, {
       ...(answerId !== undefined ? { answerId } : {}),
@@ -132,7 +164,7 @@ export class ThreadApprovals {
       calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
       expiresAt: record.expiresAt,
     });
-    return outcome;
+    return { record, outcome };
   }
 
   /** The thread as the approvals path sees it: results land in call order, an edit resends the transcript from its answer. */

@@ -1,5 +1,5 @@
 import type { Client } from "@temporalio/client";
-import { decisionList, type Decision } from "../../core/approval.js";
+import { decidedCallIds, decisionList, type Decision } from "../../core/approval.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
 import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
 import { DeferralSecretError } from "../../core/errors/setup.js";
@@ -41,6 +41,7 @@ export async function decideThread(access: ThreadAccess, options: ThreadTarget &
     calls: (record.approval?.calls ?? []).map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
     meta: record.meta,
     decisions,
+    decides: decidedCallIds({ decisions }),
   });
   return decideForThread({ client: access.client, secrets: access.secrets }, secret, threadId, record, decisions, {
     ...(options.principal !== undefined ? { principal: options.principal } : {}),

@@ -1,6 +1,6 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { MAX_DECISION_TEXT, type ApprovalCall, type Decision } from "../../core/approval.js";
+import { MAX_DECISION_TEXT, type ApprovalCall, type DecidedCall, type Decision } from "../../core/approval.js";
 import type { JsonObject, JsonValue } from "../../core/json.js";
 import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { formValues } from "./form-values.js";
@@ -24,17 +24,21 @@ const resultSchemaOf = (call: ApprovalCallView) => rootSchema(call.resultSchema 
 /** Text without a resultSchema is written in a text area. */
 const RESULT_HINTS = { fields: { "": { widget: "textarea" } } } as const;
 
-/** The calls of an approval request as the page shows them, in the request's order. */
-export function callViews(calls: readonly ApprovalCall[]): ApprovalCallView[] {
-  return calls.map((call, index) => ({
-    index,
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    arguments: parsed(call.arguments),
-    ...(call.inputSchema ? { inputSchema: call.inputSchema } : {}),
-    ...(call.meta ? { meta: call.meta } : {}),
-    ...(call.resultSchema ? { resultSchema: call.resultSchema } : {}),
-  }));
+/** The calls of an approval request as the page shows them, in the request's order; those decided on their own already (`decided`) say how. */
+export function callViews(calls: readonly ApprovalCall[], decided: readonly DecidedCall[] = []): ApprovalCallView[] {
+  return calls.map((call, index) => {
+    const earlier = decided.find((d) => d.decision.toolCallId === call.toolCallId)?.decision;
+    return {
+      index,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      arguments: parsed(call.arguments),
+      ...(call.inputSchema ? { inputSchema: call.inputSchema } : {}),
+      ...(call.meta ? { meta: call.meta } : {}),
+      ...(call.resultSchema ? { resultSchema: call.resultSchema } : {}),
+      ...(earlier ? { decided: "respond" in earlier ? ("responded" as const) : earlier.approved ? ("approved" as const) : ("rejected" as const) } : {}),
+    };
+  });
 }
 
 /** The form as first shown: every call's edit fields hold the arguments the model wrote, nothing is chosen. */
@@ -49,17 +53,26 @@ export function prefilled(calls: readonly ApprovalCallView[]): Record<string, st
  * approval or a response and a reason for a rejection. Needs no script.
  */
 export function renderCalls(calls: readonly ApprovalCallView[], values: Record<string, string[]>): Html {
+  // With one call left the choice is required; with several, any may be left for later.
+  const alone = calls.filter((c) => !c.decided).length === 1;
   return html`${calls.map((call) => {
     const prefix = `call.${call.index}`;
     const id = `call-${call.index}`;
     const chosen = first(values, `${prefix}.decision`);
+    const args = html`<pre>${typeof call.arguments === "string" ? printable(call.arguments) : printableJson(JSON.stringify(call.arguments, null, 2))}</pre>`;
+    if (call.decided) {
+      return html`<fieldset class="call decided" id="${id}">
+      <legend>Call ${call.index + 1} of ${calls.length}: <code>${oneLine(call.toolName)}</code></legend>
+      ${args}<p class="decided">Decided already: ${call.decided}.</p>
+    </fieldset>`;
+    }
     return html`<fieldset class="call" id="${id}">
       <legend>Call ${call.index + 1} of ${calls.length}: <code>${oneLine(call.toolName)}</code></legend>
-      <pre>${typeof call.arguments === "string" ? printable(call.arguments) : printableJson(JSON.stringify(call.arguments, null, 2))}</pre>
-      <fieldset class="choice"><legend>Decision<span class="req"> (required)</span></legend>
+      ${args}
+      <fieldset class="choice"><legend>Decision${alone ? html`<span class="req"> (required)</span>` : html`<span class="help"> (leave it unchosen to decide later)</span>`}</legend>
         ${CHOICES.map(
           ([value, text]) =>
-            html`<div><input type="radio" id="${id}-${value}" name="${prefix}.decision" value="${value}" ${chosen === value ? "checked" : ""} required><label for="${id}-${value}">${text}</label></div>`,
+            html`<div><input type="radio" id="${id}-${value}" name="${prefix}.decision" value="${value}" ${chosen === value ? "checked" : ""} ${alone ? "required" : ""}><label for="${id}-${value}">${text}</label></div>`,
         )}
       </fieldset>
       <details ${chosen === "edit" ? "open" : ""}><summary>Edit the input</summary>
@@ -78,14 +91,16 @@ export function renderCalls(calls: readonly ApprovalCallView[], values: Record<s
 }
 
 /**
- * The decisions a submitted form stands for, one per call of the request (walking the
- * calls, never the submitted names). A call without a choice, or an edit that is not an
- * object, is a problem to show with the form; the run's own check (RC5049) judges the rest.
+ * The decisions a submitted form stands for, one per call of the request still undecided
+ * (walking the calls, never the submitted names). Of several, a call without a choice is left
+ * for a later decision; none chosen at all, the only call without one, or an edit that is
+ * not an object, is a problem to show with the form; the run's own check (RC5049) judges the rest.
  */
 export function readDecisions(calls: readonly ApprovalCallView[], values: Record<string, string[]>): { decisions: Decision[]; problems: string[] } {
   const decisions: Decision[] = [];
   const problems: string[] = [];
-  for (const call of calls) {
+  const open = calls.filter((c) => !c.decided);
+  for (const call of open) {
     const prefix = `call.${call.index}`;
     const label = `Call ${call.index + 1} (${call.toolName})`;
     const note = first(values, `${prefix}.note`) || undefined;
@@ -120,9 +135,11 @@ export function readDecisions(calls: readonly ApprovalCallView[], values: Record
         decisions.push({ toolCallId: call.toolCallId, approved: false, ...(reason ? { reason } : {}) });
         break;
       default:
-        problems.push(`${label}: choose approve, edit, respond or reject`);
+        // Of several calls, one left unchosen waits for a later decision.
+        if (open.length === 1) problems.push(`${label}: choose approve, edit, respond or reject`);
     }
   }
+  if (open.length > 1 && decisions.length === 0 && problems.length === 0) problems.push("Choose a decision for at least one call: the others can be decided later.");
   return { decisions, problems };
 }
 

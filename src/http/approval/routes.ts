@@ -87,7 +87,7 @@ export function approvalRoutes(agents: AgentClient, options: ApprovalPageOptions
 /** The resume payload a submitted form stands for: the answer its schema describes, or an approval request's `{ decisions }`. */
 function answerOf(record: DeferralRecord, values: Record<string, string[]>): { value: JsonValue | undefined; problems: string[] } {
   if (!record.approval) return readAnswer(rootSchema(record.schema), values);
-  const { decisions, problems } = readDecisions(callViews(record.approval.calls), values);
+  const { decisions, problems } = readDecisions(callViews(record.approval.calls, record.approval.decided), values);
   return { value: { decisions } as unknown as JsonValue, problems };
 }
 

@@ -26,7 +26,7 @@ export function formView(record: DeferralRecord, values: Record<string, string[]
   const hints = hintsOf(record.meta);
   const title = hints.title ?? (typeof record.meta.title === "string" ? record.meta.title : undefined);
   const description = hints.description ?? (typeof record.meta.description === "string" ? record.meta.description : undefined);
-  const calls = record.approval ? callViews(record.approval.calls) : undefined;
+  const calls = record.approval ? callViews(record.approval.calls, record.approval.decided) : undefined;
   const args = calls ? undefined : argumentsOf(record);
   return {
     state: "form",

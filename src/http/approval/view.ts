@@ -68,6 +68,8 @@ export interface ApprovalCallView {
   meta?: JsonObject;
   /** JSON Schema of the tool's `approval.resultSchema`: the result form is generated from it (a text field without it). */
   resultSchema?: JsonObject;
+  /** Set once the call was decided on its own (the request waits for its other calls): shown, never asked again. */
+  decided?: "approved" | "rejected" | "responded";
 }
 
 export interface FieldHint {

@@ -81,7 +81,7 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
     const current = record.callFingerprint;
     const shown = values.shown?.[0];
     if (current !== undefined && shown !== current) return show(c, changedView(record, values));
-    const { decisions, problems } = readDecisions(callViews(record.approval.calls), values);
+    const { decisions, problems } = readDecisions(callViews(record.approval.calls, record.approval.decided), values);
     if (problems.length > 0) return show(c, { ...formView(record, values, problems), status: 400 });
     try {
       const result = await agents.approvals.decide({ approvalId: id, decisions, ...caller(c), ...(current !== undefined ? { shown: current } : {}) });
