@@ -161,3 +161,40 @@ describe("grants, revocations, time and calls interleaved", () => {
     );
   });
 });
+
+describe("a grant made by a call decided on its own", () => {
+  // Three calls; "a" decided alone by bea with a grant while "b" and "c" still wait.
+  const partly = (): DeferralRecord => {
+    const record = granted("dfr:1:run-1:s", { a: undefined, b: undefined, c: undefined });
+    const decidedAt = new Date(T0 + 5_000).toISOString();
+    return {
+      ...record,
+      status: "deferred",
+      resumedAt: undefined,
+      resumedBy: undefined,
+      payload: undefined,
+      approval: { ...record.approval!, decided: [{ decision: { toolCallId: "a", approved: true, grant: under50 }, by: { id: "bea" }, at: decidedAt }] },
+    } as unknown as DeferralRecord;
+  };
+
+  it("is in force at once, while the request waits for its other calls, by its decider and from its time", () => {
+    const [permission, ...rest] = permissionsOf([partly()]);
+    expect(rest).toEqual([]);
+    expect(permission).toMatchObject({ permissionId: "dfr:1:run-1:s#a", grantedBy: { id: "bea" }, grantedAt: new Date(T0 + 5_000).toISOString() });
+    expect(permitting(livePermissions([partly()], T0 + 6_000), call(20), sam, T0 + 6_000)?.permissionId).toBe("dfr:1:run-1:s#a");
+    expect(permitting(livePermissions([partly()], T0 + 6_000), call(80), sam, T0 + 6_000)).toBeUndefined();
+  });
+
+  it("keeps its decider once the request's last call closes it", () => {
+    const open = partly();
+    const closed = {
+      ...open,
+      status: "resumed",
+      resumedAt: new Date(T0 + 9_000).toISOString(),
+      resumedBy: { id: "carl" },
+      payload: { decisions: [{ toolCallId: "a", approved: true, grant: under50 }, { toolCallId: "b", approved: false }, { toolCallId: "c", approved: true }] },
+    } as unknown as DeferralRecord;
+    expect(permissionsOf([closed])).toEqual([expect.objectContaining({ permissionId: "dfr:1:run-1:s#a", grantedBy: { id: "bea" } })]);
+  });
+});
+
