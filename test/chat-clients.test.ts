@@ -323,6 +323,31 @@ describe("the thread store on the real front door", () => {
     h.model.assertNoFailures();
   });
 
+  it("the thread store decides a request's calls one at a time: approve of one runs it alone, then approve decides only the call still waiting", async () => {
+    const prompt = uid("store-per-call");
+    h.model.script(prompt, [{ toolCalls: [{ name: "cancelOrder", arguments: { order: "81" } }, { name: "cancelOrder", arguments: { order: "82" } }] }, { text: "both done" }]);
+    const threadId = (await http.call("POST", "/threads", { user: "alice", body: {} })).body.threadId as string;
+    const store = new ThreadStore({ threadId, baseUrl: http.url, headers: { "x-user": "alice" } });
+    const leave = store.subscribe(() => undefined);
+    try {
+      await until(store, (s) => !s.isLoading);
+      await store.sendMessage({ prompt });
+      const [request] = (await until(store, (s) => s.approvals.length === 1 && s.approvals[0]!.calls.length === 2)).approvals;
+      const [first] = request!.calls;
+      await expect(store.approve({ approvalId: request!.approvalId, toolCallIds: [first!.toolCallId] })).resolves.toMatchObject({ status: "resumed" });
+      await vi.waitFor(() => expect(cancelled(threadId)).toEqual(["81"]), { timeout: 20_000, interval: 50 });
+      // Still waiting on the other call: approve without ids decides that one alone, never the first again.
+      await until(store, (s) => s.approvals.length === 1 && s.approvals[0]!.calls.every((c) => c.toolCallId !== first!.toolCallId || s.approvals[0]!.decided?.includes(c.toolCallId) === true));
+      await expect(store.approve({ approvalId: request!.approvalId })).resolves.toMatchObject({ status: "resumed" });
+      const done = await until(store, (s) => s.status === "completed" && s.messages.at(-1)?.parts.some((p) => p.type === "text" && p.text === "both done") === true);
+      expect(done.approvals).toEqual([]);
+      expect(cancelled(threadId)).toEqual(["81", "82"]);
+    } finally {
+      leave();
+    }
+    h.model.assertNoFailures();
+  });
+
   it("the decide route refuses what is not decisions (AI1040), decisions that do not fit (RC5049) and other callers (AI1021), and nothing changes", async () => {
     const { prompt, threadId } = await gatedThread("hostile-decide", "78", { text: "done" });
     await http.call("POST", `/threads/${threadId}/messages`, { user: "alice", body: { prompt } });

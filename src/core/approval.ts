@@ -355,6 +355,15 @@ export function responseDecisions(calls: readonly string[], options: Pick<Respon
   ];
 }
 
+/** The same decision for each of `calls`: approved with `note`, or rejected with `reason` (what `approve` and `reject` send). */
+export function uniformDecisions(calls: readonly string[], approved: boolean, text: { note?: string | undefined; reason?: string | undefined }): Decision[] {
+  return calls.map((toolCallId): Decision =>
+    approved
+      ? { toolCallId, approved: true, ...(text.note !== undefined ? { note: text.note } : {}) }
+      : { toolCallId, approved: false, ...(text.reason !== undefined ? { reason: text.reason } : {}) },
+  );
+}
+
 /** What the model reads as the result of a call a person responded to in the tool's place: a string as it is, anything else as JSON (as a handler's return). */
 export function respondedResult(respond: JsonValue): string {
   return typeof respond === "string" ? respond : JSON.stringify(respond);

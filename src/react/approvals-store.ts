@@ -3,7 +3,7 @@
  * for `useSyncExternalStore`), usable without React too.
  */
 import type { Duration } from "@temporalio/common";
-import { decidedCallIds, decisionList, responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
+import { decidedCallIds, decisionList, responseDecisions, uniformDecisions, type RespondOptions } from "../core/approval.js";
 import { delayMs } from "../core/duration.js";
 import type { DecideOptions } from "../client/shared-options.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
@@ -129,14 +129,14 @@ export class ApprovalsStore {
   approve = (options: { approvalId: string; toolCallIds?: string[]; note?: string }): Promise<ResumeResult> =>
     this.decide({
       approvalId: options.approvalId,
-      decisions: (options.toolCallIds ?? this.#callsOf(options.approvalId)).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
+      decisions: uniformDecisions(options.toolCallIds ?? this.#callsOf(options.approvalId), true, options),
     });
 
   /** Rejects every call of a request still waiting, or those `toolCallIds` names (the others wait): none runs, and the model reads `reason`. */
   reject = (options: { approvalId: string; toolCallIds?: string[]; reason?: string }): Promise<ResumeResult> =>
     this.decide({
       approvalId: options.approvalId,
-      decisions: (options.toolCallIds ?? this.#callsOf(options.approvalId)).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
+      decisions: uniformDecisions(options.toolCallIds ?? this.#callsOf(options.approvalId), false, options),
     });
   /**
    * Answers in the tools' place: each call `results` names gets that result (checked against

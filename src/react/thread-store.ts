@@ -3,7 +3,7 @@
  * `useThreadMessages` and `useAgentChat` (an external store for `useSyncExternalStore`),
  * usable without React too.
  */
-import { responseDecisions, type Decision, type RespondOptions } from "../core/approval.js";
+import { responseDecisions, uniformDecisions, type RespondOptions } from "../core/approval.js";
 import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
 import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadResumeReply, ThreadSendReply, ThreadStatus, ThreadStopReply } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
@@ -100,18 +100,12 @@ export class ThreadStore {
   addToolError = (options: AddToolErrorOptions): Promise<ToolResultReply> => this.#act(() => this.http.threads.addToolError({ ...options, threadId: this.threadId }));
   /** Decides an approval request of the thread, one decision per call it lists (by call id, or a list). An edited `input` must fit the tool's schema (RC5049). */
   decide = (options: DecideOptions): Promise<ResumeResult> => this.#act(() => this.http.threads.decide({ ...options, threadId: this.threadId }));
-  /** Approves every call of a request; `note` is kept on the record. */
-  approve = (options: { approvalId: string; note?: string }): Promise<ResumeResult> =>
-    this.decide({
-      approvalId: options.approvalId,
-      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: true, ...(options.note !== undefined ? { note: options.note } : {}) })),
-    });
-  /** Rejects every call of a request: none runs, and the model reads `reason`. */
-  reject = (options: { approvalId: string; reason?: string }): Promise<ResumeResult> =>
-    this.decide({
-      approvalId: options.approvalId,
-      decisions: this.#callsOf(options.approvalId).map((toolCallId): Decision => ({ toolCallId, approved: false, ...(options.reason !== undefined ? { reason: options.reason } : {}) })),
-    });
+  /** Approves every call of a request still waiting, or those `toolCallIds` names (the others wait); `note` is kept on the record. */
+  approve = (options: { approvalId: string; toolCallIds?: string[]; note?: string }): Promise<ResumeResult> =>
+    this.decide({ approvalId: options.approvalId, decisions: uniformDecisions(options.toolCallIds ?? this.#callsOf(options.approvalId), true, options) });
+  /** Rejects every call of a request still waiting, or those `toolCallIds` names (the others wait): none runs, and the model reads `reason`. */
+  reject = (options: { approvalId: string; toolCallIds?: string[]; reason?: string }): Promise<ResumeResult> =>
+    this.decide({ approvalId: options.approvalId, decisions: uniformDecisions(options.toolCallIds ?? this.#callsOf(options.approvalId), false, options) });
   /**
    * Answers in the tools' place: each call `results` names gets that result (checked against
    * its tool's `resultSchema`, RC5049) and its tool never runs; the request's other calls are
@@ -119,9 +113,10 @@ export class ThreadStore {
    */
   respond = (options: RespondOptions): Promise<ResumeResult> => this.decide({ approvalId: options.approvalId, decisions: responseDecisions(this.#callsOf(options.approvalId), options) });
 
-  /** The calls of a request as the thread listed them; none for one it does not list (the thread then says why: decided, withdrawn, unknown). */
+  /** The calls of a request the thread lists as still waiting; none for one it does not list (the thread then says why: decided, withdrawn, unknown). */
   #callsOf(approvalId: string): string[] {
-    return this.#state.approvals.find((a) => a.approvalId === approvalId)?.calls.map((c) => c.toolCallId) ?? [];
+    const request = this.#state.approvals.find((a) => a.approvalId === approvalId);
+    return request?.calls.map((c) => c.toolCallId).filter((id) => !request.decided?.includes(id)) ?? [];
   }
 
   async #act<T>(action: () => Promise<T>): Promise<T> {
