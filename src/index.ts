@@ -29,8 +29,9 @@ export { defineTool, type ToolCallContext, type ToolContext, type ToolDefinition
 export type { ApprovalCall, ApprovalDecisions, ApprovalEscalationPlan, ApprovalSchedule, Decision, Decisions, RespondOptions } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
 export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
-export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
+export { ApprovalInbox, type ApprovalDetail, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
 export type { ApprovalTrailEntry, InputChange } from "./core/approval-trail.js";
+export type { ApprovalRequestContext, ApprovalRequestContextMessage } from "./core/approval-context.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
 export type { StandardResult, StandardSchema } from "./core/schema.js";
 export {

@@ -42,7 +42,7 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   deferral?: Pick<DeferralConfig, "secret" | "secrets">;
   /**
    * Asked before every operation: `run.start`, `run.state`, `run.result`, `run.cancel`,
-   * `deferral.get`, `deferral.list` (per row), `deferral.replace`, `resume` (a resume's
+   * `deferral.get`, `deferral.list` (per row), `approval.context` (a refusal leaves `approvals.get`'s `context` out), `deferral.replace`, `resume` (a resume's
    * per-call `authorize` replaces it), the `schedule.*` operations of `agents.schedules`, and
    * the thread operations of `agents.threads` unless `threads.authorize` is set. Only an exact `true` allows; a refusal is AI1013 (RC5056 for
    * resume, AI1021 for threads, AI1093 for schedules) and reads or changes nothing. Without it, everything is allowed.

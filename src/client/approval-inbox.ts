@@ -6,7 +6,8 @@ import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setu
 import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
-import { authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import { allowsApprovalContext, authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import type { ApprovalRequestContext } from "../core/approval-context.js";
 import { WorkflowNotFoundError } from "@temporalio/client";
 import { deferralRecordsQuery } from "../core/wire/run.js";
 import { RunNotFoundError } from "../core/errors/runs.js";
@@ -37,6 +38,20 @@ export interface ApprovalSummary {
   callFingerprint?: string;
   /** The run that waits on this request too, when it is a sub-agent's (listings only). */
   parentRunId?: string;
+}
+
+/** One request as `approvals.get` reads it: the row, who the run acts for, and, when `authorize` allows, why the agent asks. */
+export interface ApprovalDetail extends ApprovalSummary {
+  /** Who the run (or thread) acts for: the principal it was started or messaged as, restored from storage. */
+  actsFor?: Principal;
+  /**
+   * What led to the request: the user's message it answers, the agent's last messages (the
+   * one that made the calls included) and the tool results it read since, each cut to 2,000
+   * characters (`truncated`). Present only when the hook allows `approval.context` (asked
+   * with the calls and meta) and the run still holds the request's message. Model and tool
+   * text: escape it where you show it.
+   */
+  context?: ApprovalRequestContext;
 }
 
 /** An approval request's life (`approvals.history`). */
@@ -141,9 +156,18 @@ export class ApprovalInbox {
     return { approvals, ...(cursor ? { cursor } : {}) };
   }
 
-  /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */
-  async get(options: { approvalId: string } & Caller): Promise<ApprovalSummary> {
-    return summaryOf(await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") }));
+  /**
+   * One request, as the inbox shows it, with who the run acts for (`actsFor`) and why the
+   * agent asks (`context`). RC5046 when there is none, AI1013 when the hook refuses
+   * `deferral.get`. The context is read with the record, in the one query `get` makes (a
+   * billed action); the hook is then asked `approval.context` with the calls and meta, and a
+   * refusal leaves `context` out (the call alone, no error).
+   */
+  async get(options: { approvalId: string } & Caller): Promise<ApprovalDetail> {
+    const { context, ...record } = await this.deps.deferrals.getApprovalRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") });
+    const summary = summaryOf(record);
+    const shown = context !== undefined && (await allowsApprovalContext(this.deps.deferrals, record, summary.calls, options.principal));
+    return { ...summary, ...(record.principal ? { actsFor: record.principal } : {}), ...(shown ? { context } : {}) };
   }
 
   /**
