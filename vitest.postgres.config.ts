@@ -29,6 +29,8 @@ export default defineConfig({
       "test/http-approvals.test.ts",
       // the inbox's rows read from the runs' memos in SQL visibility, encrypted by a codec
       "test/approval-inbox-memo.test.ts",
+      // what the approver sees: the inbox list (SQL visibility's memo) and the request pages in Chromium, filtered by approval.context
+      "test/approval-context-pages.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

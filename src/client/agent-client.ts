@@ -19,7 +19,8 @@ import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { clientStreamTransport, ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
-import { ApprovalInbox } from "./approval-inbox.js";
+import { ApprovalInbox, withAllowedContext } from "./approval-inbox.js";
+import type { ApprovalRecord } from "../core/approval-context.js";
 import { AgentSchedules } from "./schedules.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { runInputOf, startAgentRun, uiSummaryOf, type UiSummary } from "./start-run.js";
@@ -439,6 +440,18 @@ export class AgentClient {
    */
   previewResume(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
     return previewResume(this.#resumeDeps(), options);
+  }
+
+  /**
+   * @internal `previewResume` as the approval page reads it: a pending record also carries
+   * what led to it (`context`), read with the record in the same query, kept only where the
+   * hook allows the caller `approval.context`.
+   */
+  async previewWithContext(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
+    const preview = await previewResume(this.#resumeDeps(), options, true);
+    if (preview.status !== "pending") return preview;
+    const { context, ...record } = preview.deferral as ApprovalRecord;
+    return { ...preview, deferral: context ? await withAllowedContext(this.deferrals, record, context, options.principal) : record };
   }
 
   #resumeDeps() {

@@ -7,7 +7,7 @@ import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
 import { allowsApprovalContext, authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
-import type { ApprovalRequestContext } from "../core/approval-context.js";
+import type { ApprovalRecord, ApprovalRequestContext } from "../core/approval-context.js";
 import { WorkflowNotFoundError } from "@temporalio/client";
 import { deferralRecordsQuery } from "../core/wire/run.js";
 import { RunNotFoundError } from "../core/errors/runs.js";
@@ -164,10 +164,14 @@ export class ApprovalInbox {
    * refusal leaves `context` out (the call alone, no error).
    */
   async get(options: { approvalId: string } & Caller): Promise<ApprovalDetail> {
-    const { context, ...record } = await this.deps.deferrals.getApprovalRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") });
-    const summary = summaryOf(record);
-    const shown = context !== undefined && (await allowsApprovalContext(this.deps.deferrals, record, summary.calls, options.principal));
-    return { ...summary, ...(record.principal ? { actsFor: record.principal } : {}), ...(shown ? { context } : {}) };
+    const { context, ...record } = await this.readWithContext({ ...options, approvalId: approvalIdOf(options, "approvals.get()") });
+    return { ...summaryOf(record), ...(record.principal ? { actsFor: record.principal } : {}), ...(context ? { context } : {}) };
+  }
+
+  /** @internal The record as `get` reads it (one query, `deferral.get`), with `context` only where `approval.context` allows it: the inbox page's read. */
+  async readWithContext(options: { approvalId: string } & Caller): Promise<ApprovalRecord> {
+    const { context, ...record } = await this.deps.deferrals.getApprovalRecord({ ...options, deferralId: options.approvalId });
+    return context ? await withAllowedContext(this.deps.deferrals, record, context, options.principal) : record;
   }
 
   /**
@@ -247,6 +251,11 @@ export class ApprovalInbox {
       ...(options.shown !== undefined ? { shown: options.shown } : {}),
     });
   }
+}
+
+/** `record` with `context` when the hook allows `principal` to see it (`approval.context`, asked with the calls and meta), else the record alone. */
+export async function withAllowedContext(store: DeferralStore, record: DeferralRecord, context: ApprovalRequestContext, principal: Principal | undefined): Promise<ApprovalRecord> {
+  return (await allowsApprovalContext(store, record, inboxRowOf(record).calls, principal)) ? { ...record, context } : record;
 }
 
 function historyOf(record: DeferralRecord): ApprovalHistory {
