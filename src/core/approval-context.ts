@@ -36,15 +36,17 @@ export interface ApprovalRequestContext {
 export type ApprovalRecord = DeferralRecord & { context?: ApprovalRequestContext };
 
 /**
- * What led to the request whose first call is `toolCallId`, from the transcript that holds
- * it; undefined when none of its messages made that call (a plain workflow, a thread that
+ * What led to the request whose first call is `toolCallId` (in a thread, made by the answer
+ * `answerId`), from the transcript that holds it; undefined when none of its messages made that call (a plain workflow, a thread that
  * rolled over since). Bounded whatever the transcript holds: 7 messages of 2,000 characters.
  */
-export function approvalContextOf(messages: readonly ChatMessage[], toolCallId: string): ApprovalRequestContext | undefined {
+export function approvalContextOf(messages: readonly ChatMessage[], toolCallId: string, answerId?: string): ApprovalRequestContext | undefined {
   let at = -1;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role === "assistant" && m.tool_calls?.some((c) => c.id === toolCallId)) {
+    // In a thread, the answer that made the calls (a model may reuse a call id in a later answer).
+    const answer = answerId === undefined || (m as { id?: unknown }).id === undefined || (m as { id?: unknown }).id === answerId;
+    if (m.role === "assistant" && answer && m.tool_calls?.some((c) => c.id === toolCallId)) {
       at = i;
       break;
     }

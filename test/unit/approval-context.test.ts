@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { approvalContextOf, MAX_CONTEXT_CHARS, MAX_CONTEXT_MESSAGES } from "../../src/core/approval-context.js";
 import type { ChatMessage } from "../../src/core/messages.js";
+import type { ThreadMessage } from "../../src/core/thread-contracts.js";
 
 const call = (id: string, name: string): ChatMessage => ({ role: "assistant", content: `calling ${name}`, tool_calls: [{ id, type: "function", function: { name, arguments: "{}" } }] });
 
@@ -36,5 +37,18 @@ describe("approvalContextOf", () => {
       messages: [{ role: "assistant", text: "calling lookup" }, { role: "assistant", text: "answered" }, { role: "assistant", text: "calling pay" }],
       toolResults: [],
     });
+  });
+
+  it("in a thread, finds the answer that made the request when a later answer reuses its call id", () => {
+    const said = (id: string, text: string): ThreadMessage => ({ role: "assistant", content: text, tool_calls: [{ id: "call_0", type: "function", function: { name: "pay", arguments: "{}" } }], id, createdAt: "" });
+    const messages: ChatMessage[] = [
+      { role: "user", content: "first" },
+      said("a1", "first ask"),
+      { role: "tool", tool_call_id: "call_0", content: "paid" },
+      { role: "user", content: "again" },
+      said("a2", "second ask"),
+    ];
+    expect(approvalContextOf(messages, "call_0", "a1")).toMatchObject({ request: { text: "first" }, messages: [{ text: "first ask" }] });
+    expect(approvalContextOf(messages, "call_0", "a2")).toMatchObject({ request: { text: "again" } });
   });
 });

@@ -10,6 +10,6 @@ import type { DeferralRecords } from "../deferrals/records.js";
 export function approvalRecordOf(records: DeferralRecords, messages: readonly ChatMessage[] | undefined, id: string): ApprovalRecord | null {
   const record = records.read(id);
   if (!record) return null;
-  const context = messages ? approvalContextOf(messages, record.toolCallId) : undefined;
+  const context = messages ? approvalContextOf(messages, record.toolCallId, record.approval?.answerId) : undefined;
   return context ? { ...record, context } : record;
 }
