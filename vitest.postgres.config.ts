@@ -34,6 +34,8 @@ export default defineConfig({
       "test/approval-permissions.test.ts",
       // a thread's sub-agents: child workflows of the thread, their requests in the inbox from SQL visibility
       "test/thread-sub-agents.test.ts",
+      // what the approver sees: the inbox list (SQL visibility's memo) and the request pages in Chromium, filtered by approval.context
+      "test/approval-context-pages.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

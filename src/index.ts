@@ -31,12 +31,13 @@ export type { ApprovalCall, ApprovalDecisions, ApprovalEscalationPlan, ApprovalS
 export type { DecidedCall } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
 export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
-export { ApprovalInbox, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
+export { ApprovalInbox, type ApprovalDetail, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
 export type { ApprovalTrailEntry, InputChange } from "./core/approval-trail.js";
 // Standing permissions (#49): granted with an approval, listed and revoked per run or thread.
 export type { PermissionGrant, StandingPermission } from "./core/approval-permissions.js";
 export { MAX_GRANT_BYTES, MAX_PERMISSION_MS, MAX_PERMISSIONS } from "./core/approval-permissions.js";
 export type { PermissionsTarget, RevokePermissionOptions } from "./client/approval-inbox.js";
+export type { ApprovalRequestContext, ApprovalRequestContextMessage } from "./core/approval-context.js";
 export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
 export type { StandardResult, StandardSchema } from "./core/schema.js";
 export {

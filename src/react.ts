@@ -54,6 +54,7 @@ export { ChatError, type ChatErrorFields } from "./react/chat-error.js";
 export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";
 export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./core/thread-contracts.js";
 export type { Decision, Decisions, RespondOptions } from "./core/approval.js";
-export type { ApprovalSummary } from "./client/approval-inbox.js";
+export type { ApprovalRequestContext, ApprovalRequestContextMessage } from "./core/approval-context.js";
+export type { ApprovalDetail, ApprovalSummary } from "./client/approval-inbox.js";
 export type { ResumeResult } from "./client/resume.js";
 export type { ThreadView } from "./client/threads/thread-types.js";

@@ -1,7 +1,7 @@
 /**
  * An inbox that reads for free (issue 49): listing what waits on people, filtering it by
  * `requires` and paging through it costs 0 billed actions, read from the runs' memos with the
- * listing (no query per row); reading one request (`approvals.get`) costs 1. Counted by the
+ * listing (no query per row); reading one request (`approvals.get`), with what led to it, costs 1. Counted by the
  * server's own `action` counter, on a server of this file's own (with `--metrics-port`). A
  * request whose row is too heavy to copy into the memo (as one made before rows were kept,
  * which has none) is still listed, read from its run: one query, that row's alone.
@@ -85,7 +85,8 @@ describe("the inbox", () => {
     expect(rows.map((r) => r.runId).sort()).toEqual([...runIds].sort());
     expect(large!.approvals.map((r) => r.runId).sort()).toEqual(runIds.filter((_, i) => i % 3 === 0).sort());
     // Each row is what reading its request shows (the same calls, meta, principal and fingerprint).
-    for (const row of rows) expect(row).toEqual(await agents.approvals.get({ approvalId: row.approvalId }));
+    // A read adds who the run acts for and why it asks, read with the record (below: still 1 action).
+    for (const row of rows) expect(await agents.approvals.get({ approvalId: row.approvalId })).toEqual({ ...row, actsFor: row.principal, context: expect.objectContaining({ request: { role: "user", text: row.runId } }) });
 
     const one = await counter.measure(() => agents.approvals.get({ approvalId: rows[0]!.approvalId }));
     expect(one.total).toBe(1);

@@ -49,7 +49,7 @@ describe("the inbox's rows", () => {
     await agents.threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
     const rows = await listed(agents, 2);
     expect(rows.map((r) => r.runId).sort()).toEqual([runId, threadId].sort());
-    for (const row of rows) expect(row).toEqual(await agents.approvals.get({ approvalId: row.approvalId }));
+    for (const row of rows) expect(await agents.approvals.get({ approvalId: row.approvalId })).toEqual({ ...row, actsFor: row.principal, context: expect.objectContaining({ request: { role: "user", text: row.runId } }) });
     expect(rows.find((r) => r.runId === threadId)).toMatchObject({ kind: "approval", principal: { id: "sam" }, calls: [{ toolName: "sendPayout", arguments: JSON.stringify({ amount: 4, to: "globex" }) }] });
   });
 

@@ -317,7 +317,8 @@ describe("the inbox", () => {
     });
     const others = await agents.approvals.list({ agentId: "gated-payouts", requires: "nobody:approves", limit: 1000 });
     expect(others.approvals.some((a) => a.approvalId === request.approvalId)).toBe(false);
-    expect(await agents.approvals.get({ approvalId: request.approvalId })).toEqual(row);
+    // A read shows the row, and who the run acts for and why it asks (test/approval-context.test.ts).
+    expect(await agents.approvals.get({ approvalId: request.approvalId })).toEqual({ ...row, actsFor: row.principal, context: expect.objectContaining({ request: { role: "user", text: runId } }) });
 
     const [payout, refundCall] = request.calls;
     const decided = await agents.approvals.decide({ approvalId: request.approvalId, decisions: { [payout!.toolCallId]: { approved: true }, [refundCall!.toolCallId]: { approved: false, reason: "refunds need a ticket" } }, principal: { id: "manager" }, shown: row.callFingerprint! }

@@ -440,4 +440,21 @@ describe("what a model wrote, as the command prints it", () => {
     expect(history.code).toBe(0);
     expectEscaped(history.stdout, ["call\\u001b]0;owned\\u0007 transfer by -", "\\u009b31m", "\\u202e"]);
   });
+
+  it("show prints why the agent asks, one escaped line per message: the prompt, the agent's text, cut ones marked", async () => {
+    const prompt = `${uid("cli-appr-why")} pay acme\r\nfor \u001b[2Jinvoice <b>7</b>`;
+    const said = `Paying \u202eacme\u202c now.\n${"x".repeat(2100)}`;
+    h.model.script(prompt, [{ text: said, toolCalls: [pay("call-w", 3, "acme")] }, { text: "paid" }]);
+    const ack = await agents.run(treasurer, { prompt, runId: uid("cli-appr-why"), principal: { id: "clerk" } });
+    if (ack.status !== "deferred") throw new Error(`expected the run to park, got ${ack.status}`);
+    const [shown, json] = await Promise.all([cli(["approvals", "show", ack.deferralId]), cli(["--json", "approvals", "show", ack.deferralId])]);
+    expect(shown.code).toBe(0);
+    const why = shown.stdout.slice(shown.stdout.indexOf("why:\n"));
+    expect(why.split("\n").filter(Boolean)).toHaveLength(3);
+    expectEscaped(why, [
+      `  asked    ${prompt.replace("\r\n", "\\u000d\\u000a").replace("\u001b", "\\u001b")}`,
+      `  agent    Paying \\u202eacme\\u202c now.\\u000a${"x".repeat(2000 - "Paying \u202eacme\u202c now.\n".length)}… (cut)`,
+    ]);
+    expect(JSON.parse(json.stdout).context).toEqual({ request: { role: "user", text: prompt }, messages: [{ role: "assistant", text: said.slice(0, 2000), truncated: true }], toolResults: [] });
+  });
 });

@@ -176,6 +176,15 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Pay ACME €1200", [{ toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 1200 } }] }, { text: "Paid ACME." }]),
     prints: [/^\S+ asked$/m, /decided approved by fiona \[\{"path":"\/amountEur","from":1200,"to":1000\}\] capped at the contract/],
   },
+  "approval-context.ts": {
+    script: (model) =>
+      model.script("Order A-17 arrived broken, refund me", [
+        { toolCalls: [{ name: "lookupOrder", arguments: { order: "A-17" } }] },
+        { text: "The order arrived damaged: I ask to refund €40.", toolCalls: [{ name: "sendRefund", arguments: { to: "ann", amountEur: 40 } }] },
+        { text: "Refunded." },
+      ]),
+    prints: [/acts for ann/, /asked: Order A-17 arrived broken, refund me/, /tool lookupOrder said: order A-17: arrived damaged, paid €40/, /agent said: The order arrived damaged: I ask to refund €40\./, /finance sees the call alone: sendRefund false/],
+  },
   "ai-sdk-model.ts": {
     script: (model) => model.script("Where is my order?", [{ check: (request) => expect(request.model).toBe("llama3.1:8b"), text: "It shipped yesterday." }]),
     prints: [/answer: It shipped yesterday\./],

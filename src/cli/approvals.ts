@@ -6,12 +6,28 @@ import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.
 import type { JsonObject, JsonValue } from "../core/json.js";
 import type { ApprovalSummary } from "../client/approval-inbox.js";
 import type { ApprovalTrailEntry } from "../core/approval-trail.js";
+import type { ApprovalRequestContext, ApprovalRequestContextMessage } from "../core/approval-context.js";
 import { connectClient, requireDeferralSecret, withAgents, type ConnectionFlags } from "./connect.js";
 import { positiveInt, repeated } from "./flags.js";
 import { age, output, table } from "./output.js";
 import { oneLine, printableJson } from "../core/printable.js";
 import { FlagError, jsonFlag } from "./render.js";
 import type { Globals } from "./flags.js";
+
+/**
+ * Why the agent asks, one escaped line per message (a message's line breaks and controls as
+ * `\uXXXX`, so no model, tool or user text can forge a line or drive the terminal).
+ */
+function contextLines(context: ApprovalRequestContext | undefined): string[] {
+  if (!context) return [];
+  const line = (label: string, m: ApprovalRequestContextMessage) => `  ${label.padEnd(9)}${m.toolName ? `${oneLine(m.toolName)}: ` : ""}${oneLine(m.text)}${m.truncated ? "… (cut)" : ""}`;
+  return [
+    "why:",
+    ...(context.request ? [line("asked", context.request)] : []),
+    ...context.toolResults.map((m) => line("tool", m)),
+    ...context.messages.map((m) => line("agent", m)),
+  ];
+}
 
 /** The inbox's largest page (`approvals.list` refuses more). */
 const MAX_LIMIT = 1000;
@@ -53,7 +69,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
 
   approvals
     .command("show <approvalId>")
-    .description("One request: its calls with their arguments, meta, expiry, who the run acts for (never a token)")
+    .description("One request: its calls with their arguments, meta, expiry, who the run acts for, and why the agent asks (never a token)")
     .action(async (approvalId: string) => {
       const g = globals();
       await withAgents(g, async (agents) => {
@@ -73,6 +89,7 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
             `  ${oneLine(c.toolCallId)}  ${oneLine(c.toolName)}(${oneLine(c.arguments)})`,
             ...(c.resultSchema ? [`    respond with ${printableJson(JSON.stringify(c.resultSchema))}`] : []),
           ]),
+          ...contextLines(a.context),
         ]);
       });
     });

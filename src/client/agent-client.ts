@@ -19,7 +19,8 @@ import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { connect, type ClientConnectionOptions } from "./connection.js";
 import { clientStreamTransport, ThreadsClient, type ThreadsClientOptions } from "./threads/threads-client.js";
-import { ApprovalInbox } from "./approval-inbox.js";
+import { ApprovalInbox, withAllowedContext } from "./approval-inbox.js";
+import type { ApprovalRecord } from "../core/approval-context.js";
 import { AgentSchedules } from "./schedules.js";
 import { DeferralStore, unguarded } from "./deferral-store.js";
 import { runInputOf, startAgentRun, uiSummaryOf, type UiSummary } from "./start-run.js";
@@ -42,7 +43,7 @@ export interface AgentClientOptions extends ClientConnectionOptions {
   deferral?: Pick<DeferralConfig, "secret" | "secrets">;
   /**
    * Asked before every operation: `run.start`, `run.state`, `run.result`, `run.cancel`,
-   * `deferral.get`, `deferral.list` (per row), `deferral.replace`, `resume` (a resume's
+   * `deferral.get`, `deferral.list` (per row), `approval.context` (a refusal leaves `approvals.get`'s `context` out), `deferral.replace`, `resume` (a resume's
    * per-call `authorize` replaces it), the `schedule.*` operations of `agents.schedules`, and
    * the thread operations of `agents.threads` unless `threads.authorize` is set. Only an exact `true` allows; a refusal is AI1013 (RC5056 for
    * resume, AI1021 for threads, AI1093 for schedules) and reads or changes nothing. Without it, everything is allowed.
@@ -439,6 +440,18 @@ export class AgentClient {
    */
   previewResume(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
     return previewResume(this.#resumeDeps(), options);
+  }
+
+  /**
+   * @internal `previewResume` as the approval page reads it: a pending record also carries
+   * what led to it (`context`), read with the record in the same query, kept only where the
+   * hook allows the caller `approval.context`.
+   */
+  async previewWithContext(options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
+    const preview = await previewResume(this.#resumeDeps(), options, true);
+    if (preview.status !== "pending") return preview;
+    const { context, ...record } = preview.deferral as ApprovalRecord;
+    return { ...preview, deferral: context ? await withAllowedContext(this.deferrals, record, context, options.principal) : record };
   }
 
   #resumeDeps() {

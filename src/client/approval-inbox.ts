@@ -13,7 +13,8 @@ import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setu
 import { ResumePayloadError } from "../core/errors/deferrals.js";
 import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
-import { authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import { allowsApprovalContext, authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
+import type { ApprovalRecord, ApprovalRequestContext } from "../core/approval-context.js";
 import { deferralRecordsQuery } from "../core/wire/run.js";
 import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
 import { authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
@@ -44,6 +45,20 @@ export interface ApprovalSummary {
   parentRunId?: string;
   /** The ids of its calls decided one at a time already (the request waits for the others); absent when none is. */
   decided?: string[];
+}
+
+/** One request as `approvals.get` reads it: the row, who the run acts for, and, when `authorize` allows, why the agent asks. */
+export interface ApprovalDetail extends ApprovalSummary {
+  /** Who the run (or thread) acts for: the principal it was started or messaged as, restored from storage. */
+  actsFor?: Principal;
+  /**
+   * What led to the request: the user's message it answers, the agent's last messages (the
+   * one that made the calls included) and the tool results it read since, each cut to 2,000
+   * characters (`truncated`). Present only when the hook allows `approval.context` (asked
+   * with the calls and meta) and the run still holds the request's message. Model and tool
+   * text: escape it where you show it.
+   */
+  context?: ApprovalRequestContext;
 }
 
 /** An approval request's life (`approvals.history`). */
@@ -150,9 +165,22 @@ export class ApprovalInbox {
     return { approvals, ...(cursor ? { cursor } : {}) };
   }
 
-  /** One request, as the inbox shows it. RC5046 when there is none, AI1013 when the hook refuses `deferral.get`. */
-  async get(options: { approvalId: string } & Caller): Promise<ApprovalSummary> {
-    return summaryOf(await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options, "approvals.get()") }));
+  /**
+   * One request, as the inbox shows it, with who the run acts for (`actsFor`) and why the
+   * agent asks (`context`). RC5046 when there is none, AI1013 when the hook refuses
+   * `deferral.get`. The context is read with the record, in the one query `get` makes (a
+   * billed action); the hook is then asked `approval.context` with the calls and meta, and a
+   * refusal leaves `context` out (the call alone, no error).
+   */
+  async get(options: { approvalId: string } & Caller): Promise<ApprovalDetail> {
+    const { context, ...record } = await this.readWithContext({ ...options, approvalId: approvalIdOf(options, "approvals.get()") });
+    return { ...summaryOf(record), ...(record.principal ? { actsFor: record.principal } : {}), ...(context ? { context } : {}) };
+  }
+
+  /** @internal The record as `get` reads it (one query, `deferral.get`), with `context` only where `approval.context` allows it: the inbox page's read. */
+  async readWithContext(options: { approvalId: string } & Caller): Promise<ApprovalRecord> {
+    const { context, ...record } = await this.deps.deferrals.getApprovalRecord({ ...options, deferralId: options.approvalId });
+    return context ? await withAllowedContext(this.deps.deferrals, record, context, options.principal) : record;
   }
 
   /**
@@ -301,6 +329,11 @@ function hostOf(options: PermissionsTarget, subject: string): { id: string; host
 export interface RevokePermissionOptions {
   /** As `approvals.permissions()` lists it (`<approvalId>#<toolCallId>`). */
   permissionId: string;
+}
+
+/** `record` with `context` when the hook allows `principal` to see it (`approval.context`, asked with the calls and meta), else the record alone. */
+export async function withAllowedContext(store: DeferralStore, record: DeferralRecord, context: ApprovalRequestContext, principal: Principal | undefined): Promise<ApprovalRecord> {
+  return (await allowsApprovalContext(store, record, inboxRowOf(record).calls, principal)) ? { ...record, context } : record;
 }
 
 function historyOf(record: DeferralRecord): ApprovalHistory {

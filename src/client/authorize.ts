@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue, Principal } from "../core/json.js";
  * - `run.result`: wait for and read a run's outcome (`result`, `handle().result`, `handle().settled`, `run` once started).
  * - `run.cancel`: cancel a run (`cancel`, `handle().cancel`).
  * - `deferral.get`: read a deferral record (`deferrals.get`, `approvals.get`), and before `approvals.decide` reads the request it decides.
+ * - `approval.context`: see what led to a request (`approvals.get`'s `context`: the user's message, the agent's last messages, the tool results), with its calls and meta, asked after `deferral.get`: a refusal leaves `context` out, no error.
  * - `deferral.list`: one row of `deferrals.list`, asked per row: a refused row is left out.
  * - `deferral.replace`: rewrite a waiting run's thread (`replaceDeferredThread`, `deferrals.replaceStepState`), with `trustTranscript: true` when the caller vouches for it.
  * - `deferral.deny`: deny a waiting deferral (`deferrals.deny`).
@@ -25,6 +26,7 @@ export type RunOperation =
   | "run.result"
   | "run.cancel"
   | "deferral.get"
+  | "approval.context"
   | "deferral.list"
   | "deferral.replace"
   | "deferral.deny"
@@ -144,6 +146,15 @@ export type RunAuthorizeRequest = { threadId?: never; scheduleId?: never } & (
       host: "run" | "thread";
       permissionId: string;
     })
+  | (AuthorizeRequestOf<"approval.context"> & {
+      runId: string;
+      deferralId: string;
+      agentId?: string;
+      /** The calls waiting for a decision, with their arguments as the model wrote them. */
+      calls: Array<{ toolCallId: string; toolName: string; arguments: string }>;
+      /** The request's meta (`requires` and the like). */
+      meta: JsonObject;
+    })
   | (AuthorizeRequestOf<"resume"> & {
       runId: string;
       deferralId: string;
@@ -255,7 +266,7 @@ function describe(verdict: unknown): string {
 }
 
 /** The run operations refused with AI1013 (resume has RC5056; listings filter). */
-export type GatedRunRequest = Extract<RunAuthorizeRequest, { operation: Exclude<RunOperation, "resume" | "deferral.list"> }>;
+export type GatedRunRequest = Extract<RunAuthorizeRequest, { operation: Exclude<RunOperation, "resume" | "deferral.list" | "approval.context"> }>;
 
 /** Asks `hook` about a run or deferral operation; AI1013 unless it returns exactly `true`. No hook allows everything. */
 export async function authorizeRun(hook: AuthorizeHook | undefined, request: GatedRunRequest): Promise<void> {

@@ -1,7 +1,8 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import type { Payload, QueryDefinition } from "@temporalio/common";
 import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus, type DeferralView, type DenyReply, type DenyRequest, type ReplaceStepStateReply, type StepState } from "../core/deferral-record.js";
-import { deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
+import { approvalRecordQuery, deferralQuery, deferralRecordQuery, denyUpdate, replaceStepStateUpdate } from "../core/wire/run.js";
+import type { ApprovalRecord } from "../core/approval-context.js";
 import { denyRequestProblem } from "../core/request-shapes.js";
 import { DeferralAlreadyResumedError, DeferralDeniedError, DeferralExpiredError, DeferralNotFoundError } from "../core/errors/deferrals.js";
 import { AgentIdKey, DeferralExpiresAtKey, DeferralIdKey, DeferralStatusKey } from "../core/search-attributes.js";
@@ -122,6 +123,20 @@ export class DeferralStore {
       // A worker older than the record query: the whole view, less what a record is not.
       const { stepState: _steps, fingerprint: _fingerprint, ...record } = await this.#read(options, deferralQuery);
       return record;
+    }
+  }
+
+  /**
+   * @internal The record as `getRecord` reads it, with what led to the request (the run's
+   * bounded `context`), in the same one query; authorized as `deferral.get`. A worker
+   * older than that query answers the record alone.
+   */
+  async getApprovalRecord(options: DeferralTarget): Promise<ApprovalRecord> {
+    try {
+      return await this.#read(options, approvalRecordQuery);
+    } catch (err) {
+      if (!(err instanceof QueryNotRegisteredError) || isOversized(err)) throw err;
+      return this.getRecord(options);
     }
   }
 
@@ -325,6 +340,16 @@ export function listedRow(summary: DeferralSummary): InboxRow | undefined {
 /** Asks `store`'s hook whether `principal` may read run (or thread) `runId` as a whole (`run.state`): AI1013 unless exactly `true`. Internal. */
 export async function authorizeRunRead(store: DeferralStore, runId: string, principal: Principal | undefined): Promise<void> {
   await authorizeRun(hooks.get(store), { operation: "run.state", principal, runId });
+}
+
+/** Whether `store`'s hook lets `principal` see what led to `record` (`approval.context`): only an exact `true` does; no hook lets everyone. */
+export async function allowsApprovalContext(store: DeferralStore, record: DeferralRecord, calls: Array<{ toolCallId: string; toolName: string; arguments: string }>, principal: Principal | undefined): Promise<boolean> {
+  const hook = hooks.get(store);
+  if (!hook) return true;
+  const verdict = await askAuthorize(() =>
+    hook({ operation: "approval.context", principal, runId: record.runId, deferralId: record.id, ...(record.agentId !== undefined ? { agentId: record.agentId } : {}), calls, meta: record.meta }),
+  );
+  return verdict.allowed;
 }
 
 /** The same store without its hook: for operations that were authorized as a whole. Internal, not exported by the package. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
 import type { DeferralRecord, DeferralView } from "../core/deferral-record.js";
+import { approvalContextOf, type ApprovalRequestContext } from "../core/approval-context.js";
 import { resumeUpdate } from "../core/wire/run.js";
 import { parseDeferralId } from "../core/deferral-id.js";
 import { verifyResumeToken, type TokenClaims } from "../deferral/token.js";
@@ -107,9 +108,9 @@ export async function resumeDeferral(deps: ResumeDeps, options: ResumeOptions): 
  * authorize with `payload: undefined`, denied, deadline), changing nothing: the record the
  * caller may answer, or the first outcome when it was answered already.
  */
-export async function previewResume(deps: ResumeDeps, options: Omit<ResumeOptions, "payload">): Promise<ResumePreview> {
+export async function previewResume(deps: ResumeDeps, options: Omit<ResumeOptions, "payload">, withContext = false): Promise<ResumePreview> {
   const asked = { ...options, payload: undefined as unknown as JsonValue };
-  const checked = await checkResume(deps, asked, true);
+  const checked = await checkResume(deps, asked, true, withContext);
   if ("done" in checked) return checked.done;
   for (const value of [options.principal ?? null, options.reverify ?? null]) {
     const problem = plainJsonProblem(value);
@@ -120,7 +121,7 @@ export async function previewResume(deps: ResumeDeps, options: Omit<ResumeOption
   return { status: "pending", deferralId: view.id, deferral: view };
 }
 
-async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord: boolean): Promise<Checked | { done: ResumeResult }> {
+async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord: boolean, withContext = false): Promise<Checked | { done: ResumeResult }> {
   if (!deps.secrets) {
     throw new DeferralSecretError({ reason: "this AgentClient was created without deferral: { secret }" });
   }
@@ -144,9 +145,13 @@ async function checkResume(deps: ResumeDeps, options: ResumeOptions, needRecord:
 
   // Only the context-window estimate needs the transcript: the rest reads the record alone,
   // whose size does not grow with the run.
-  const view = await untilRecorded(deps, located.runId, () =>
-    claims.window ? deps.deferrals.get({ deferralId: claims.deferralId }) : deps.deferrals.getRecord({ deferralId: claims.deferralId }),
+  // An approval page (`withContext`) reads what led to the request with the record, in the same query.
+  const read = await untilRecorded(deps, located.runId, (): Promise<DeferralRecord & Partial<Pick<DeferralView, "stepState">> & { context?: ApprovalRequestContext }> =>
+    claims.window ? deps.deferrals.get({ deferralId: claims.deferralId }) : withContext ? deps.deferrals.getApprovalRecord({ deferralId: claims.deferralId }) : deps.deferrals.getRecord({ deferralId: claims.deferralId }),
   );
+  const context = withContext ? (read.context ?? (read.stepState ? approvalContextOf(read.stepState.messages, read.toolCallId) : undefined)) : undefined;
+  const { context: _context, ...unshown } = read;
+  const view = context ? { ...unshown, context } : unshown;
   if (view.toolCallId !== claims.toolCallId) {
     throw new ToolCallMismatchError({ deferralId: view.id, toolCallId: claims.toolCallId });
   }

@@ -11,7 +11,7 @@ import { durationMs } from "../core/duration.js";
 import type { RunMessagePage, RunState } from "../core/run-state.js";
 import type { StreamUpdate, ThreadResumeReply, ThreadSendReply, ThreadStatus, ThreadStopReply } from "../core/thread-contracts.js";
 import { asStreamUpdate, isThreadMessage, isThreadStatus } from "../core/stream-fold.js";
-import type { ApprovalSummary, ListApprovalsOptions } from "../client/approval-inbox.js";
+import type { ApprovalDetail, ApprovalSummary, ListApprovalsOptions } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
 import type { CancelOptions } from "../client/agent-client.js";
 import type { DecideOptions, ListMessagesOptions, StreamUpdatesOptions } from "../client/shared-options.js";
@@ -119,8 +119,8 @@ export interface ThreadsHttpClient {
 export interface ApprovalsHttpClient {
   /** `GET /approvals`: a page of the requests of runs and threads the caller may see. */
   list(options?: HttpListApprovalsOptions): Promise<{ approvals: ApprovalSummary[]; cursor?: string }>;
-  /** `GET /approvals/:id`. */
-  get(options: { approvalId: string } & HttpCallOptions): Promise<ApprovalSummary>;
+  /** `GET /approvals/:id`: the request, who the run acts for (`actsFor`) and, when `authorize` allows `approval.context`, why the agent asks (`context`). */
+  get(options: { approvalId: string } & HttpCallOptions): Promise<ApprovalDetail>;
   /** `POST /approvals/:id`: decides a request by its id; `shown` (its `callFingerprint`) refuses the decision if the calls changed since (RC5058). */
   decide(options: DecideOptions & HttpCallOptions): Promise<ResumeResult>;
 }
@@ -218,7 +218,7 @@ export class AgentHttpClient {
         if (options.limit !== undefined) params.set("limit", String(options.limit));
         return call("GET", `${this.#base}/approvals?${params}`, undefined, isApprovalPage, options.signal);
       },
-      get: ({ approvalId, signal }) => call("GET", path(approvalId), undefined, isApprovalSummary, signal),
+      get: ({ approvalId, signal }) => call("GET", path(approvalId), undefined, isApprovalSummary as (v: unknown) => v is ApprovalDetail, signal),
       decide: ({ approvalId, decisions, shown, signal }) => call("POST", path(approvalId), { decisions, ...(shown !== undefined ? { shown } : {}) }, isResumeResult, signal),
     };
   }

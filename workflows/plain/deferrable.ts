@@ -11,7 +11,7 @@ import { NotPlainJsonError } from "../../src/core/errors/deferrals.js";
 import type { JsonObject, JsonValue } from "../../src/core/json.js";
 import { plainJsonProblem } from "../../src/core/json-check.js";
 import { isDigest } from "../../src/core/proof.js";
-import { deferralQuery, deferralRecordQuery, deferralRecordsQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../../src/core/wire/run.js";
+import { approvalRecordQuery, deferralQuery, deferralRecordQuery, deferralRecordsQuery, denyUpdate, replaceStepStateUpdate, resumeUpdate, settledUpdate } from "../../src/core/wire/run.js";
 import { DeferralBook } from "../deferrals/book.js";
 import { workflowDeferralRuntime } from "../deferrals/runtime.js";
 import { inFanOut } from "./fan-out.js";
@@ -60,6 +60,11 @@ export function deferrable<A extends unknown[], R>(fn: (...args: A) => Promise<R
     setHandler(deferralRecordsQuery, (request) => {
       refuseMalformed(deferralRecordsQuery.name, recordsPageProblem(request));
       return deferrals.records.page(request.offset);
+    });
+    // No transcript: the record alone, so approvals.get reads a plain deferral in one query too.
+    setHandler(approvalRecordQuery, (id) => {
+      refuseMalformed(approvalRecordQuery.name, deferralIdProblem(id));
+      return deferrals.records.read(id);
     });
     setHandler(settledUpdate, () => deferrals.outcome.settled());
     setHandler(resumeUpdate, (request) => deferrals.resumes.resume(request), { validator: (request) => deferrals.resumes.validate(request) });

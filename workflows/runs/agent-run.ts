@@ -13,6 +13,7 @@ import {
   cancelUpdate,
   deferralQuery,
   deferralRecordQuery,
+  approvalRecordQuery,
   deferralRecordsQuery,
   denyUpdate,
   replaceStepStateUpdate,
@@ -38,6 +39,7 @@ import { RunTracing } from "./trace.js";
 import { loop } from "./loop.js";
 import { RUN_TRANSCRIPT_BYTES, TranscriptMeter } from "../../src/core/transcript-budget.js";
 import { refuseOversizedDecision } from "../approvals/requests.js";
+import { approvalRecordOf } from "../approvals/context.js";
 import { TranscriptRoom } from "../shared/transcript-room.js";
 import { refuseUnknownVersion } from "../shared/input-version.js";
 import { isDescendant } from "../shared/sub-agent.js";
@@ -98,6 +100,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   setHandler(deferralRecordsQuery, (request) => {
     refuseMalformed(deferralRecordsQuery.name, recordsPageProblem(request));
     return book.records.page(request.offset);
+  });
+  setHandler(approvalRecordQuery, (id) => {
+    refuseMalformed(approvalRecordQuery.name, deferralIdProblem(id));
+    return approvalRecordOf(book.records, state.messages, id);
   });
   setHandler(subAgentOutcomeQuery, (id) => {
     refuseMalformed(subAgentOutcomeQuery.name, deferralIdProblem(id));

@@ -8,6 +8,7 @@ import { MAX_CARRY_BYTES } from "../../src/core/transcript-budget.js";
 import { deferralIdProblem, objectArgumentProblem, recordsPageProblem, refuseMalformed, streamFlushProblem, transcriptRequestProblem } from "../../src/core/request-shapes.js";
 import { agentSteps } from "../shared/agent-steps.js";
 import { refuseOversizedDecision } from "../approvals/requests.js";
+import { approvalRecordOf } from "../approvals/context.js";
 import { ThreadApprovals } from "./approvals.js";
 import { nextRunInput } from "./carry.js";
 import { ThreadControls } from "./controls.js";
@@ -90,6 +91,10 @@ export async function agentThread(input: ThreadInput): Promise<{ deleted: true }
   setHandler(runWire.deferralRecordsQuery, (request) => {
     refuseMalformed(runWire.deferralRecordsQuery.name, recordsPageProblem(request));
     return approvals.book.records.page(request.offset);
+  });
+  setHandler(runWire.approvalRecordQuery, (id) => {
+    refuseMalformed(runWire.approvalRecordQuery.name, deferralIdProblem(id));
+    return approvalRecordOf(approvals.book.records, thread.messages, id);
   });
   setHandler(runWire.deferralQuery, (id) => {
     refuseMalformed(runWire.deferralQuery.name, deferralIdProblem(id));

@@ -13,6 +13,7 @@ import type {
   RunOutcome,
 } from "../deferral-record.js";
 import type { RunMessagePage, RunState } from "../run-state.js";
+import type { ApprovalRecord } from "../approval-context.js";
 import type { StreamSnapshot } from "../thread-contracts.js";
 
 /** The run's live state (status, turns, usage, the newest messages and how many there are). */
@@ -59,6 +60,13 @@ export const deferralQuery = defineQuery<DeferralView | null, [string]>("durable
  * than a query's answer can be).
  */
 export const deferralRecordQuery = defineQuery<DeferralRecord | null, [string]>("durable-agents.deferralRecord");
+
+/**
+ * One record as `deferralRecordQuery` reads it, with what led to the request (the user's
+ * message, the agent's last messages, the tool results it read), bounded: `approvals.get`
+ * reads the request and why it was made in this one query.
+ */
+export const approvalRecordQuery = defineQuery<ApprovalRecord | null, [string]>("durable-agents.approvalRecord");
 
 /**
  * The records of every deferral of the run (or thread), oldest first, from `offset`, without

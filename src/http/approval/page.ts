@@ -3,6 +3,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { RunOutcome } from "../../core/deferral-record.js";
 import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { renderCalls } from "./calls-form.js";
+import { renderWhyAsked, WHY_ASKED_STYLE } from "./context-view.js";
 import { renderFields } from "./render-form.js";
 import { rootSchema } from "./schema.js";
 import type { ApprovalView } from "./view.js";
@@ -33,6 +34,7 @@ export async function renderPage(view: ApprovalView, extras: { back?: { href: st
 <h1>${title}</h1>
 ${view.description ? html`<p class="description">${printable(view.description)}</p>` : ""}
 ${details(view)}
+${view.state === "form" ? renderWhyAsked(view) : ""}
 ${body}`,
   });
 }
@@ -46,7 +48,7 @@ export async function htmlDocument(parts: { title: string; nonce: string | undef
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${parts.title}</title>
-<style nonce="${parts.nonce ?? ""}">${raw(STYLE)}${raw(parts.style ?? "")}</style>
+<style nonce="${parts.nonce ?? ""}">${raw(STYLE)}${raw(WHY_ASKED_STYLE)}${raw(parts.style ?? "")}</style>
 </head>
 <body>
 <main>

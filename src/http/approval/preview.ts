@@ -20,7 +20,8 @@ export type Preview =
  */
 export async function previewResume(agents: AgentClient, token: string, principal: Principal | undefined): Promise<Preview> {
   try {
-    const preview = await agents.previewResume({ token, ...(principal ? { principal } : {}) });
+    // With what led to the request, where the hook allows it (`approval.context`): read in the same query.
+    const preview = await agents.previewWithContext({ token, ...(principal ? { principal } : {}) });
     return preview.status === "pending" ? { kind: "live", record: preview.deferral } : { kind: "answered", result: preview };
   } catch (err) {
     if (!DurableAgentsError.isDurableAgentsError(err)) throw err;

@@ -1,5 +1,6 @@
 import type { ResumeResult } from "../../client/resume.js";
 import type { DeferralRecord, DeferralView } from "../../core/deferral-record.js";
+import type { ApprovalRequestContext } from "../../core/approval-context.js";
 import type { DurableAgentsError } from "../../core/errors/base.js";
 import { codeInfo, ErrorCode } from "../../core/errors/codes.js";
 import type { JsonValue } from "../../core/json.js";
@@ -22,7 +23,7 @@ export function stateView(state: ApprovalState, status: number, extra: { message
  * approval request one decision per call, whose edit fields start from the model's
  * arguments when nothing was submitted yet.
  */
-export function formView(record: DeferralRecord, values: Record<string, string[]>, errors: string[]): ViewParts {
+export function formView(record: DeferralRecord & { context?: ApprovalRequestContext }, values: Record<string, string[]>, errors: string[]): ViewParts {
   const hints = hintsOf(record.meta);
   const title = hints.title ?? (typeof record.meta.title === "string" ? record.meta.title : undefined);
   const description = hints.description ?? (typeof record.meta.description === "string" ? record.meta.description : undefined);
@@ -44,6 +45,8 @@ export function formView(record: DeferralRecord, values: Record<string, string[]
     values: calls && Object.keys(values).length === 0 ? prefilled(calls) : values,
     errors,
     ...(record.callFingerprint !== undefined ? { shown: record.callFingerprint } : {}),
+    ...(record.principal ? { actsFor: record.principal } : {}),
+    ...(record.context ? { context: record.context } : {}),
   };
 }
 

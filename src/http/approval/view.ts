@@ -1,5 +1,6 @@
-import type { JsonObject, JsonValue } from "../../core/json.js";
+import type { JsonObject, JsonValue, Principal } from "../../core/json.js";
 import type { RunOutcome } from "../../core/deferral-record.js";
+import type { ApprovalRequestContext } from "../../core/approval-context.js";
 
 /**
  * Which page the approver sees. `form`: the deferral waits for an answer. `outcome`: the
@@ -36,6 +37,10 @@ export interface ApprovalView {
    * answer's fields), `call.<i>.note` and `call.<i>.reason`. `schema` is absent then.
    */
   calls?: ApprovalCallView[];
+  /** Who the run acts for (the principal it was started or messaged as). */
+  actsFor?: Principal;
+  /** Why the agent asks (the user's message, its last messages, the tool results), when `authorize` allowed the caller `approval.context`: model and tool text, escape it. */
+  context?: ApprovalRequestContext;
   /** `meta.render` of the deferral: `{ title?, description?, fields?: { [path]: { widget?, label?, help? } } }`. */
   hints: RenderHints;
   /** What the form holds (a re-shown form keeps the approver's input). */

@@ -1,7 +1,8 @@
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { ApprovalSummary } from "../../client/approval-inbox.js";
-import type { DeferralRecord } from "../../core/deferral-record.js";
+import type { ApprovalRecord } from "../../core/approval-context.js";
+import { renderWhyAsked } from "../approval/context-view.js";
 import { oneLine, printable } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 
@@ -66,11 +67,12 @@ function row(a: ApprovalSummary, view: ListView): Html {
     <p class="facts">${a.kind === "approval" ? "Approval" : "Answered through its own link"}${a.agentId ? html` · agent <code>${a.agentId}</code>` : ""} · in <code>${oneLine(a.runId)}</code>${
       requires.length > 0 ? html` · requires ${requires.join(", ")}` : ""
     } · <time datetime="${a.expiresAt}">${timeLeft(Date.parse(a.expiresAt) - view.now)}</time> left</p>
+    ${a.principal ? html`<p class="facts acts-for">Acting for <code>${oneLine(a.principal.id)}</code></p>` : ""}
   </li>`;
 }
 
 /** A ctx.defer() deferral opened from the inbox: answered with the payload its schema asks for, through the link its tool sent. */
-export function renderDeferral(record: DeferralRecord, options: { title: string; back: string; nonce: string; now: number }): Promise<string> {
+export function renderDeferral(record: ApprovalRecord, options: { title: string; back: string; nonce: string; now: number }): Promise<string> {
   const title = oneLine(options.title);
   return htmlDocument({
     title,
@@ -83,6 +85,7 @@ export function renderDeferral(record: DeferralRecord, options: { title: string;
   ${record.toolArguments !== undefined ? html`<dt>With</dt><dd><pre>${printable(record.toolArguments)}</pre></dd>` : ""}
   <dt>Time left</dt><dd><time datetime="${record.expiresAt}">${timeLeft(Date.parse(record.expiresAt) - options.now)}</time> (until ${record.expiresAt})</dd>
 </dl>
+${renderWhyAsked({ ...(record.principal ? { actsFor: record.principal } : {}), ...(record.context ? { context: record.context } : {}) })}
 <section class="state" role="status"><p>This request is answered through the link its tool sent (it carries the request's token), not from the inbox.</p></section>`,
   });
 }

@@ -3,6 +3,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import type { AgentClient } from "../../client/agent-client.js";
 import type { DeferralRecord } from "../../core/deferral-record.js";
+import type { ApprovalRecord } from "../../core/approval-context.js";
 import { DurableAgentsError } from "../../core/errors/base.js";
 import { ErrorCode } from "../../core/errors/codes.js";
 import { delayMs } from "../../core/duration.js";
@@ -113,10 +114,11 @@ export function inboxPageRoutes(agents: AgentClient, options: InboxPageOptions) 
   return app;
 }
 
-/** The record, as the caller may read it (`deferral.get`), or the page saying why not. */
-async function readRecord(agents: AgentClient, id: string, caller: { principal?: NonNullable<HttpEnv["Variables"]["principal"]> }): Promise<{ record: DeferralRecord } | { refused: ViewParts }> {
+/** The record, as the caller may read it (`deferral.get`, and `approval.context` for its `context`), or the page saying why not. */
+async function readRecord(agents: AgentClient, id: string, caller: { principal?: NonNullable<HttpEnv["Variables"]["principal"]> }): Promise<{ record: ApprovalRecord } | { refused: ViewParts }> {
   try {
-    return { record: await agents.deferrals.getRecord({ deferralId: id, ...caller }) };
+    // As `approvals.get` reads it: one query, with what led to the request where the hook allows it (`approval.context`).
+    return { record: await agents.approvals.readWithContext({ approvalId: id, ...caller }) };
   } catch (err) {
     if (!DurableAgentsError.isDurableAgentsError(err)) throw err;
     return { refused: refused(err) };
