@@ -10,26 +10,14 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import type { DeferralRecord } from "./deferral-record.js";
+import type { PermissionGrant } from "./approval-types.js";
 import { jsonSchemaProblem } from "./json-schema-check.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
 import type { ToolCall } from "./messages.js";
 import { jsonBytes } from "./payload-size.js";
 
-/** What an approver grants beside an approval (`{ approved: true, grant }`). */
-export interface PermissionGrant {
-  /** The tool later calls may be of: the approved call's own (the default; another tool's name is refused, RC5049). */
-  tool?: string;
-  /**
-   * Until when: a duration from the decision (`"8h"`, `"7d"`) or an ISO time, at most
-   * `MAX_PERMISSION_MS` ahead. Absent: for as long as the run or thread lives (or until revoked).
-   */
-  until?: string;
-  /** A JSON Schema the later call's arguments (as the model wrote them) must satisfy; at most `MAX_GRANT_BYTES`. */
-  match?: JsonObject;
-  /** `principal`: only calls made while the run or thread acts for the principal it acted for when asked. Default `anyone`. */
-  for?: "anyone" | "principal";
-}
+export type { PermissionGrant } from "./approval-types.js";
 
 /** A permission as `approvals.permissions()` lists it and the workflow checks it. */
 export interface StandingPermission {

@@ -7,13 +7,17 @@
  * Sandbox-safe.
  */
 import { Validator } from "@cfworker/json-schema";
-import type { DeferralRecord, RunOutcome } from "./deferral-record.js";
+import type { DecidedCall, DeferralRecord } from "./deferral-record.js";
+import type { ApprovalCall, ApprovalEscalationPlan, Decision, PermissionGrant } from "./approval-types.js";
 import { PayloadTooLargeError } from "./errors/limits.js";
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import { plainJsonProblem } from "./json-check.js";
 import type { ToolCall } from "./messages.js";
 import { jsonBytes } from "./payload-size.js";
-import { grantIssues, MAX_PERMISSIONS, type PermissionGrant } from "./approval-permissions.js";
+import { grantIssues, MAX_PERMISSIONS } from "./approval-permissions.js";
+
+export type { ApprovalCall, ApprovalEscalationPlan, ApprovalSchedule, Decision } from "./approval-types.js";
+export type { DecidedCall } from "./deferral-record.js";
 
 /**
  * The most the calls of one approval request may weigh, as JSON bytes of its calls (their
@@ -29,55 +33,6 @@ export const MAX_APPROVAL_BYTES = 524_288;
 /** What AI1016 suggests for an approval request over `MAX_APPROVAL_BYTES`. */
 const APPROVAL_HINT =
   "A person reads and decides what an approval request shows: have the tool take a reference to large content (a file id, a URL) rather than the content itself.";
-
-/** One call waiting for a decision, as the request shows it. */
-export interface ApprovalCall {
-  toolCallId: string;
-  toolName: string;
-  /** The arguments as the model wrote them (JSON text): what the approver decides on. */
-  arguments: string;
-  /** JSON Schema of the tool's input: an edited `input` must fit it. */
-  inputSchema?: JsonObject;
-  /** The tool's `approval.meta` for this call (who may decide, why it needs a decision). */
-  meta?: JsonObject;
-  /** JSON Schema of the tool's `approval.resultSchema`: a `respond` decision's result must fit it. */
-  resultSchema?: JsonObject;
-}
-
-/** A decision on one call: run it (with the model's input, or an edited one) or not. */
-export type Decision =
-  | {
-      toolCallId: string;
-      approved: true;
-      /** Runs the tool with this input instead of the model's; checked against the tool's input schema (RC5049). */
-      input?: JsonObject;
-      /** A note kept on the record. */
-      note?: string;
-      /**
-       * A standing permission: later calls of this tool in the same run or thread that fit it
-       * run without asking (docs/approvals.md, "Standing permissions"). Checked with the
-       * decision (RC5049, the token unspent); listed by `approvals.permissions()`, ended by `approvals.revoke()`.
-       */
-      grant?: PermissionGrant;
-    }
-  | {
-      toolCallId: string;
-      approved: false;
-      /** Why, for the model: it reads it as the call's result. */
-      reason?: string;
-    }
-  | {
-      toolCallId: string;
-      /**
-       * A person answers in the tool's place: the tool never runs, and this is its result
-       * (a string as it is, anything else as JSON). Plain JSON, checked against the tool's
-       * `approval.resultSchema` when it has one (RC5049); at most `MAX_APPROVAL_BYTES` (AI1016).
-       */
-      respond: JsonValue;
-      /** A note kept on the record. */
-      note?: string;
-      approved?: never;
-    };
 
 /** The resume payload of an approval request: one decision per call it lists. */
 export interface ApprovalDecisions {
@@ -113,29 +68,6 @@ export interface GateVerdict {
   remindMs?: number[];
   /** Where it escalates if nobody decides (the earliest `approval.escalate` of its tools). Absent without one. */
   escalate?: ApprovalEscalationPlan;
-}
-
-/** An escalation as the request's record keeps it: when, to whom. */
-export interface ApprovalEscalationPlan {
-  /** After how long from the request it escalates. */
-  afterMs: number;
-  /** Its `meta.requires` from then on. */
-  requires: string[];
-}
-
-/**
- * What became of a request's reminders and escalation, kept on its record (so a thread's
- * request waited on again, or carried across continue-as-new, neither repeats nor skips them).
- */
-export interface ApprovalSchedule {
-  remindMs?: number[];
-  escalate?: ApprovalEscalationPlan;
-  /** How many reminders were sent. */
-  reminded?: number;
-  /** When each was sent, in order. */
-  remindedAt?: string[];
-  /** When it escalated, and the `requires` it had before. */
-  escalated?: { at: string; from: string[] };
 }
 
 /** Decisions as the clients take them: by call id, or the wire's list. */
@@ -201,23 +133,6 @@ export function decisionIssues(calls: readonly ApprovalCall[], payload: unknown,
 }
 
 // ---- per-call decisions -------------------------------------------------------------------
-
-/**
- * A call of a request decided by a resume that left other calls of it undecided: the
- * request stays open (same record, same token) for the rest. Kept on the record in the
- * order decisions came; a resume that decides the last undecided calls claims the record as
- * a whole decision does, its payload then holding every decision.
- */
-export interface DecidedCall {
-  decision: Decision;
-  /** Who decided it (the resume's principal). */
-  by?: Principal;
-  at: string;
-  /** The call's result is in the transcript (or its approved handler was started). */
-  landed?: true;
-  /** What the resume that decided it was answered: its duplicates read this. */
-  outcome?: RunOutcome;
-}
 
 /** The ids of the calls `payload` decides, in its order (what `authorize` is told a resume decides); empty for anything else. */
 export function decidedCallIds(payload: unknown): string[] {

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, Principal } from "./json.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { TokenBinding } from "./proof.js";
-import type { ApprovalCall, ApprovalSchedule, DecidedCall } from "./approval.js";
+import type { ApprovalCall, ApprovalSchedule, Decision } from "./approval-types.js";
 import type { DefinitionParts } from "./fingerprint.js";
 
 /**
@@ -215,4 +215,21 @@ export interface DenyRequest {
 export interface DenyReply {
   status: "denied";
   deferralId: string;
+}
+
+/**
+ * A call of a request decided by a resume that left other calls of it undecided: the
+ * request stays open (same record, same token) for the rest. Kept on the record in the
+ * order decisions came; a resume that decides the last undecided calls claims the record as
+ * a whole decision does, its payload then holding every decision.
+ */
+export interface DecidedCall {
+  decision: Decision;
+  /** Who decided it (the resume's principal). */
+  by?: Principal;
+  at: string;
+  /** The call's result is in the transcript (or its approved handler was started). */
+  landed?: true;
+  /** What the resume that decided it was answered: its duplicates read this. */
+  outcome?: RunOutcome;
 }

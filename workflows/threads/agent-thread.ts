@@ -16,7 +16,7 @@ import { ThreadInbox } from "./inbox.js";
 import { ThreadQueries } from "./queries.js";
 import { workflowThreadRuntime } from "./runtime.js";
 import { ThreadState } from "./state.js";
-import { SubAgentRequests } from "./sub-agents.js";
+import { SubAgentRequests } from "./sub-agent-requests.js";
 import { runTurn } from "./turn.js";
 import { TurnTracing } from "./trace.js";
 import { refuseUnknownVersion } from "../shared/input-version.js";

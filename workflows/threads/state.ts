@@ -11,7 +11,7 @@ import { threadSeed } from "./seed.js";
 import { statusText } from "./status-text.js";
 import { formatStatusLine } from "../../src/core/status-line.js";
 import type { ThreadApprovals } from "./approvals.js";
-import type { SubAgentRequests } from "./sub-agents.js";
+import type { SubAgentRequests } from "./sub-agent-requests.js";
 import type { GateVerdict } from "../../src/core/approval.js";
 import { ErrorCode } from "../../src/core/errors/codes.js";
 import type { Principal } from "../../src/core/json.js";
