@@ -14,15 +14,12 @@ import {
   AgentClient,
   defineAgent,
   defineTool,
-  directStreamTransport,
   inProcessStreamTransport,
   type ApprovalRequestInfo,
   type StreamSnapshot,
-  type StreamTransport,
   type StreamUpdate,
 } from "../src/index.js";
-import { redisStreamTransport } from "../src/redis.js";
-import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
+import { TransportPairs } from "./stream-transports.js";
 import { runStreamQuery } from "../src/workflow.js";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
@@ -58,7 +55,7 @@ let agents: AgentClient;
 /** A worker (own queue) that streams by signal (`"workflow"`), and its client. */
 let bySignal: AgentClient;
 let http: HttpServer;
-let redis: RedisServerHandle | undefined;
+const pairs = new TransportPairs();
 const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
@@ -71,7 +68,7 @@ afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
-  await redis?.stop();
+  await pairs.stop();
 });
 
 const ended = (u: StreamUpdate) => u.type === "status" && ["completed", "failed", "stopped"].includes(u.status);
@@ -138,15 +135,12 @@ describe("a run started with stream: true", () => {
   it.each([
     [
       "its own Redis connection",
-      async (): Promise<[StreamTransport, StreamTransport]> => {
-        redis ??= await startRedis();
-        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
-      },
+      pairs.redis,
       // Redis keeps nothing: a reader that subscribed after the run's first entries reads them once.
       1,
     ],
     // No broker: the reader's transport finds the worker's endpoint among the queue's pollers, which replays what it published.
-    ["a direct transport of its own", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()], 0],
+    ["a direct transport of its own", pairs.direct, 0],
   ] as const)("reaches a reader whose client has %s, as in another process: live, no signal, at most %s read to join", async (_how, transports, reads) => {
     const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());

@@ -12,9 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { UIMessageChunk } from "ai";
-import { AgentClient, defineAgent, defineTool, directStreamTransport, ThreadsClient, type ChatMessage, type StreamSnapshot, type StreamTransport, type StreamUpdate, type SubAgentProgress } from "../src/index.js";
-import { redisStreamTransport } from "../src/redis.js";
-import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
+import { AgentClient, defineAgent, defineTool, ThreadsClient, type ChatMessage, type StreamSnapshot, type StreamUpdate, type SubAgentProgress } from "../src/index.js";
+import { TransportPairs } from "./stream-transports.js";
 import { ThreadChatTransport } from "../src/react.js";
 import { subAgentDeferralSignal } from "../src/core/wire/run.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
@@ -41,7 +40,7 @@ let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
 let http: HttpServer;
-let redis: RedisServerHandle | undefined;
+const pairs = new TransportPairs();
 const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
@@ -55,7 +54,7 @@ afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
-  await redis?.stop();
+  await pairs.stop();
 });
 
 const childOf = (threadId: string, toolCallId: string) => `${threadId}/agent/${toolCallId}`;
@@ -223,12 +222,9 @@ describe("a thread's sub-agent's answer across processes", () => {
   it.each([
     [
       "Redis",
-      async (): Promise<[StreamTransport, StreamTransport]> => {
-        redis ??= await startRedis();
-        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
-      },
+      pairs.redis,
     ],
-    ["a direct transport of the reader's own (it connects to the worker's endpoint)", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
+    ["a direct transport of the reader's own (it connects to the worker's endpoint)", pairs.direct],
   ] as const)("reaches a reader whose client has %s, mid-answer", async (_how, transports) => {
     const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());

@@ -9,9 +9,8 @@
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { AgentClient, defineAgent, defineTool, directStreamTransport, MAX_PROGRESS_BYTES, type StreamSnapshot, type StreamTransport, type StreamUpdate } from "../src/index.js";
-import { redisStreamTransport } from "../src/redis.js";
-import { startRedis, type RedisServerHandle } from "../src/testing/index.js";
+import { AgentClient, defineAgent, defineTool, MAX_PROGRESS_BYTES, type StreamSnapshot, type StreamUpdate } from "../src/index.js";
+import { TransportPairs } from "./stream-transports.js";
 import { startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { openEvents, startHttp, type HttpServer, type SseEvent } from "./http-support.js";
 import { ThreadChatTransport } from "../src/react.js";
@@ -80,7 +79,7 @@ let agents: AgentClient;
 /** A worker that streams deltas by signal: progress has no transport there. */
 let bySignal: AgentClient;
 let http: HttpServer;
-let redis: RedisServerHandle | undefined;
+const pairs = new TransportPairs();
 const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
@@ -93,7 +92,7 @@ afterAll(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
-  await redis?.stop();
+  await pairs.stop();
 });
 
 const progressOf = (updates: StreamUpdate[]) => updates.flatMap((u) => (u.type === "tool-progress" ? [u] : []));
@@ -266,12 +265,9 @@ describe("ctx.progress across processes", () => {
   it.each([
     [
       "Redis",
-      async (): Promise<[StreamTransport, StreamTransport]> => {
-        redis ??= await startRedis();
-        return [redisStreamTransport({ url: redis.url }), redisStreamTransport({ url: redis.url })];
-      },
+      pairs.redis,
     ],
-    ["a direct transport of the reader's own (it connects to the worker's endpoint)", async (): Promise<[StreamTransport, StreamTransport]> => [directStreamTransport({ host: "127.0.0.1" }), directStreamTransport()]],
+    ["a direct transport of the reader's own (it connects to the worker's endpoint)", pairs.direct],
   ] as const)("reaches a reader whose client has %s", async (_how, transports) => {
     const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());
