@@ -343,7 +343,9 @@ describe("the approval page in a browser", () => {
     await calls[0]!.getByLabel("Approve", { exact: true }).check();
     await page.getByRole("button", { name: "Submit decisions" }).click();
     await page.waitForSelector(".state-outcome");
-    // The first call ran right away; the model waits for the second.
+    // The first call ran right away; the model waits for the second, and the page says the same request still waits.
+    expect(await page.textContent("main")).toContain("other calls still wait for a decision");
+    expect(await page.textContent("main")).not.toContain("waiting for another decision");
     expect(paid.filter((p) => p.runId === runId)).toEqual([{ runId, vendor: "Acme Robotics", amountEur: 120, priority: "normal" }]);
     expect(h.model.requests.filter((r) => r.conversation === runId)).toHaveLength(1);
 

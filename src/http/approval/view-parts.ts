@@ -56,12 +56,19 @@ export function changedView(record: DeferralRecord, values: Record<string, strin
   return { ...formView(record, values, [message]), status: 409, code: ErrorCode.DeferralChanged };
 }
 
-export function answeredView(result: Pick<ResumeResult, "outcome">, state: "answered" | "outcome"): ViewParts {
+export function answeredView(result: Pick<ResumeResult, "outcome"> & Partial<Pick<ResumeResult, "deferralId">>, state: "answered" | "outcome"): ViewParts {
+  // Deciding some of a request's calls leaves the run parked on that same request: it did not go on to another one.
+  const rest = state === "outcome" && result.outcome.status === "deferred" && result.outcome.deferralId === result.deferralId;
   return {
     ...stateView(state, 200, {
-      message: state === "answered" ? "Someone answered this request already; nothing was changed. This is what happened:" : "The run continued with your answer.",
+      message:
+        state === "answered"
+          ? "Someone answered this request already; nothing was changed. This is what happened:"
+          : rest
+            ? "Your decisions were taken. The request's other calls still wait for a decision: open this page again to decide them."
+            : "The run continued with your answer.",
     }),
-    outcome: result.outcome,
+    ...(rest ? {} : { outcome: result.outcome }),
   };
 }
 
