@@ -153,6 +153,7 @@ function threadHost(input: ThreadToolCall, deps: ToolHostDeps, progress: Progres
       },
       defer: () => refuse(toolName),
       restored: false,
+      ...(input.approved?.by ? { resumedBy: input.approved.by } : {}),
       dispatch: dispatcher(input, deps, false, undefined),
       progress: (data) => progress.report(data, toolName),
     }),

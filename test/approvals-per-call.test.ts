@@ -228,6 +228,8 @@ describe("a thread's request decided call by call", () => {
     }
     expect(await agents.threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(modelCalls(threadId)).toBe(2);
+    // Each handler was told who approved its own call.
+    expect(paid.filter((p) => p.key === threadId).map((p) => [p.to, p.by])).toEqual([["cy", "carol"], ["bob", "bea"], ["ann", "al"]]);
     // Stream readers were told, after each decision that left calls waiting, which calls still wait.
     const announced = (await agents.threads.streamUpdates({ threadId })).updates.flatMap((u) => (u.type === "approval-request" ? [u.calls.map((c) => c.toolCallId)] : []));
     expect(announced).toEqual([ids, ids.slice(0, 2), ids.slice(0, 1)]);

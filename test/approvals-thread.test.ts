@@ -16,7 +16,7 @@ let agents: AgentClient;
 let threads: ThreadsClient;
 let taskQueue: string;
 
-const deleted: Array<{ threadId: string; path: string }> = [];
+const deleted: Array<{ threadId: string; path: string; by?: string }> = [];
 const notified: ApprovalRequestInfo[] = [];
 
 const deleteFile = defineTool({
@@ -26,7 +26,7 @@ const deleteFile = defineTool({
   needsApproval: true,
   approval: { meta: { requires: ["files:delete"] }, notify: (request) => void notified.push(request) },
   handler: ({ path }, ctx) => {
-    deleted.push({ threadId: ctx.threadId!, path });
+    deleted.push({ threadId: ctx.threadId!, path, ...(ctx.resumedBy ? { by: ctx.resumedBy.id } : {}) });
     return `deleted ${path}`;
   },
 });
@@ -79,6 +79,8 @@ describe("a gated tool in a thread", () => {
     });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
     expect(deletedIn(threadId)).toEqual(["a.txt"]);
+    // The handler is told who approved it, as a run's is told who resumed it.
+    expect(deleted.filter((d) => d.threadId === threadId)).toEqual([{ threadId, path: "a.txt", by: "sam" }]);
     const after = await threads.streamUpdates({ threadId });
     expect(after.updates.some((u: StreamUpdate) => u.type === "approval-decided" && u.approvalId === request!.approvalId && u.outcome === "resumed")).toBe(true);
     // Decided once: again reads the first outcome, and nothing runs twice.

@@ -210,7 +210,7 @@ interface ToolCallBasics {
    * scheduled before that carry the edit as `input` beside the model's arguments.
    * Without it a gated tool's handler never runs.
    */
-  approved?: { deferralId: string; edited?: true; input?: JsonObject; permissionId?: string };
+  approved?: { deferralId: string; edited?: true; input?: JsonObject; permissionId?: string; /** Who decided it, on a thread (a run keeps its `resumedBy`): the handler's `ctx.resumedBy`. */ by?: Principal };
   /**
    * The most this call's result may weigh: its share of the room the host's transcript has
    * for the step's results (the tool's own `maxResultBytes` applies below it). Absent from

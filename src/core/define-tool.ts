@@ -66,7 +66,7 @@ export interface ToolContext extends ToolCallContext {
    * declares `authorize` refuses a restored principal with AI1011.
    */
   dispatch(agent: { id: string } | string, input: { prompt: string }): Promise<AgentResult | DeferredAck>;
-  /** Who resumed the run; gains none of its authority. */
+  /** Who resumed the run (in a thread: who approved this call); gains none of its authority. */
   resumedBy?: Principal;
   /** Set when the call belongs to a thread turn (then `runId` is the thread id too); threads cannot defer. */
   threadId?: string;

@@ -44,7 +44,7 @@ export interface ApprovalHost {
  * What an approved call runs with: the decision's deferral, and whether the approver edited
  * it (the call's arguments are then the edit: it is sent once, not beside them).
  */
-export type Approved = { deferralId: string; edited?: true; permissionId?: string };
+export type Approved = { deferralId: string; edited?: true; permissionId?: string; by?: Principal };
 
 /**
  * Whether `call` waits for a decision: a call of a gated tool that the worker did not clear

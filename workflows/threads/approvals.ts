@@ -95,7 +95,7 @@ export class ThreadApprovals {
     const told = { threadId: thread.threadId, firstRunId: thread.firstRunId, ...(thread.principal ? { principal: thread.principal } : {}) };
     const parking = again ? { record: earlier, outcome: this.book.waitAgain(earlier, approvalStages(thread.agentId, prepared, earlier, told, (r) => this.book.relisted(r))) } : this.#ask(host, thread, prepared, gated, verdict);
     // Calls decided one at a time run as they are decided (their resumes were answered `accepted` already).
-    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved) => run(call, approved), () => this.#stillWaiting(thread, parking.record));
+    const decidedAlone = new PartialDecisions(host, parking.record, gated, (call, approved, by) => run(call, decidedBy(approved, by)), () => this.#stillWaiting(thread, parking.record));
     let parked: ParkResult;
     try {
       parked = await Promise.race([parking.outcome, decidedAlone.failed]);
@@ -104,7 +104,7 @@ export class ThreadApprovals {
     }
     this.#announceDecided(thread, parked.record, parked.kind);
     const alone = decidedAlone.decidedIds();
-    const last = landDecision(host, parked, alone.size > 0 ? gated.filter((c) => !alone.has(c.id)) : gated).map(({ call, approved }) => run(call, approved));
+    const last = landDecision(host, parked, alone.size > 0 ? gated.filter((c) => !alone.has(c.id)) : gated).map(({ call, approved }) => run(call, decidedBy(approved, parked.kind === "resumed" ? parked.resumedBy : undefined)));
     await Promise.all(alone.size > 0 ? [decidedAlone.finished(), ...last] : last);
   }
 
@@ -178,4 +178,9 @@ export class ThreadApprovals {
       answer: (call, content) => void thread.answer(call.id, content),
     };
   }
+}
+
+// A thread has no run-wide `resumedBy`: each approved call carries its decider to its handler.
+function decidedBy(approved: Approved, by: Principal | undefined): Approved {
+  return by ? { ...approved, by } : approved;
 }
