@@ -136,6 +136,7 @@ export {
   type ChatUIMessage,
   type ChatUIMessageMetadata,
   type ChatUIPart,
+  type ChatUIProgressPart,
   type ChatUIToolPart,
   type ChatUIToolState,
   type StreamingDraft,

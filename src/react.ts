@@ -51,7 +51,7 @@ export {
   type ThreadsHttpClient,
 } from "./react/agent-http-client.js";
 export { ChatError, type ChatErrorFields } from "./react/chat-error.js";
-export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";
+export { toUIMessages, isThreadRunning, type ChatUIMessage, type ChatUIMessageMetadata, type ChatUIPart, type ChatUIProgressPart, type ChatUIToolPart, type ChatUIToolState, type StreamingDraft } from "./core/ui-messages.js";
 export type { PendingApproval, StreamUpdate, ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./core/thread-contracts.js";
 export type { Decision, Decisions, RespondOptions } from "./core/approval.js";
 export type { ApprovalRequestContext, ApprovalRequestContextMessage } from "./core/approval-context.js";

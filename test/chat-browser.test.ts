@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEOPLE } from "../examples/chat/access.js";
-import { effects } from "../examples/chat/agent.js";
+import { effects, exportPace } from "../examples/chat/agent.js";
 import type { Hold } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { chatRig, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
@@ -135,6 +135,39 @@ describe("the chat example in a browser", () => {
     expect(before.length).toBeGreaterThan(0);
     await context.close();
     h.model.assertNoFailures();
+  });
+
+  it("shows a long task's progress inside its call while it runs, each page as it comes, and the result once it is done", async () => {
+    const prompt = uid("export");
+    h.model.script(prompt, [{ toolCalls: [{ name: "exportOrderHistory", arguments: {} }] }, { text: "Your order history is ready." }]);
+    // Each page of the export waits for the test, which lets it go once the page shows the report before it.
+    const waiting: Array<() => void> = [];
+    const pace = { ...exportPace };
+    exportPace.pages = 3;
+    exportPace.page = () => new Promise<void>((resolve) => void waiting.push(resolve));
+    try {
+      const { page, context } = await chatPage();
+      await page.getByLabel("Message").fill(prompt);
+      await page.getByLabel("Message").press("Enter");
+      const call = page.locator('[data-tool="exportOrderHistory"]');
+      for (let done = 0; done < 3; done++) {
+        await call.locator(".progress").filter({ hasText: `reading page ${done + 1} (${done} of 3)` }).waitFor({ timeout: 20_000 });
+        expect(await call.getAttribute("data-state")).toBe("input-available");
+        if (done === 1) await page.screenshot({ path: `${ARTIFACTS}progress.png` });
+        await expect.poll(() => waiting.length, { timeout: 20_000, interval: 20 }).toBe(done + 1);
+        waiting[done]!();
+      }
+      await page.getByTestId("status").filter({ hasText: "completed" }).waitFor();
+      // The result is the record: the preview is gone once the call has it.
+      expect(await call.getAttribute("data-state")).toBe("output-available");
+      expect(await call.locator(".progress").count()).toBe(0);
+      expect(await page.locator('[data-role="assistant"]').last().textContent()).toContain("Your order history is ready.");
+      await context.close();
+      h.model.assertNoFailures();
+    } finally {
+      Object.assign(exportPace, pace);
+      for (const release of waiting) release();
+    }
   });
 
   it("holds a refund for the manager, who approves it in the inbox; the customer's page sees the refund made once and the turn complete", async () => {

@@ -2,7 +2,8 @@
  * The chat example's agent: a support assistant with a tool that only reads (an order
  * lookup) and two that act, each gated on a person's decision before it runs: cancelling an
  * order (the customer confirms it in the chat) and refunding one (a manager approves it in
- * the approvals inbox, possibly much later).
+ * the approvals inbox, possibly much later), and a long task that reports how it is going
+ * (exporting the customer's order history, page by page).
  */
 import { z } from "zod";
 import { defineAgent, defineTool } from "../../src/index.js";
@@ -22,6 +23,27 @@ export const lookupOrder = defineTool({
   description: "Looks up an order's status by its number",
   input: z.object({ order: z.string() }),
   handler: ({ order }) => ({ order, status: "shipped", carrier: "DHL", eta: "in 2 days" }),
+});
+
+/**
+ * How long each page of an export takes: the example's stand-in for slow work (a real export
+ * reads a database page by page). Tests replace `page` to let each page through on cue.
+ */
+export const exportPace = { pages: 4, page: (_n: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, 700)) };
+
+/** A long task: the chat shows each page as it goes (`ctx.progress`, a preview on the stream), then the result (the record). */
+export const exportOrderHistory = defineTool({
+  name: "exportOrderHistory",
+  description: "Exports the customer's whole order history to a file; takes a while",
+  input: z.object({}),
+  handler: async (_input, ctx) => {
+    const of = exportPace.pages;
+    for (let done = 0; done < of; done++) {
+      ctx.progress({ step: `reading page ${done + 1}`, done, of });
+      await exportPace.page(done + 1);
+    }
+    return { exported: true, pages: of, file: `orders-${ctx.toolCallId.slice(-6)}.csv` };
+  },
 });
 
 /** Runs only once the customer confirmed the call in the chat: its request names no role, so the thread's owner decides (access.ts). */
@@ -54,7 +76,8 @@ export const supportAgent = defineAgent({
   model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini",
   system:
     "You are a friendly support assistant. Look orders up with lookupOrder. Cancel an order with cancelOrder when the customer asks; " +
-    "refund one with issueRefund when asked. Both wait for a person's decision: if one is rejected, say so and do not try again.",
-  tools: [lookupOrder, cancelOrder, issueRefund],
+    "refund one with issueRefund when asked. Both wait for a person's decision: if one is rejected, say so and do not try again. " +
+    "Export the customer's order history with exportOrderHistory when asked.",
+  tools: [lookupOrder, cancelOrder, issueRefund, exportOrderHistory],
   maxTurns: 8,
 });

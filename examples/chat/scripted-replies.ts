@@ -13,6 +13,7 @@ export const scriptedReplies: Responder = (request) => {
     const content = String(last.content ?? "");
     if (content.startsWith("Rejected")) return { ...slow, text: "Understood: I did not do it. Is there anything else I can do for you?" };
     if (content.startsWith("Error:")) return { ...slow, text: "Sorry, that did not go through. Is there anything else I can do for you?" };
+    if (content.includes('"exported":true')) return { ...slow, text: `Your order history is ready: ${/"file":"([^"]*)"/.exec(content)?.[1] ?? "the file"}.` };
     if (content.includes('"refunded":true')) return { ...slow, text: "Good news: the manager approved it. The refund is on its way and should reach you within 5 business days." };
     const order = /"order":"([^"]*)"/.exec(content)?.[1] ?? "your order";
     if (content.includes('"status":"cancelled"')) return { ...slow, text: `Order ${order} is cancelled.` };
@@ -20,6 +21,7 @@ export const scriptedReplies: Responder = (request) => {
   }
   const text = String(last?.content ?? "").toLowerCase();
   const order = /\b(\d{3,})\b/.exec(text)?.[1];
+  if (/export|history/.test(text)) return { toolCalls: [{ name: "exportOrderHistory", arguments: {} }] };
   if (/refund|money back/.test(text)) return { toolCalls: [{ name: "issueRefund", arguments: { order: order ?? "unknown", reason: String(last?.content).slice(0, 200) } }] };
   if (/cancel/.test(text) && order) return { toolCalls: [{ name: "cancelOrder", arguments: { order } }] };
   if (order) return { toolCalls: [{ name: "lookupOrder", arguments: { order } }] };
@@ -27,6 +29,7 @@ export const scriptedReplies: Responder = (request) => {
     ...slow,
     text:
       "Hello! I am a scripted stand-in for a model, streaming this answer a few characters at a time so you can watch it arrive. " +
-      "Ask me about an order (give its number), to cancel one (you confirm it here), or for a refund (a manager approves it).",
+      "Ask me about an order (give its number), to cancel one (you confirm it here), for a refund (a manager approves it), " +
+      "or to export your order history (a long task: watch it go page by page).",
   };
 };

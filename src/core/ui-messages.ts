@@ -4,7 +4,7 @@
  * browser and in tests. The types are declared here, structurally compatible with the AI
  * SDK's, so the core package does not depend on `ai`.
  */
-import type { ThreadMessage, ThreadStatus } from "./thread-contracts.js";
+import type { ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./thread-contracts.js";
 
 /** What a message says about itself beyond the AI SDK's fields. */
 export interface ChatUIMessageMetadata {
@@ -35,10 +35,22 @@ export type ChatUIToolPart = {
   | { state: "output-error"; input: unknown; errorText: string }
 );
 
+/**
+ * The latest `ctx.progress` report of a tool call still running: the AI SDK's data part, as
+ * `ThreadChatTransport` gives it to `useChat` (`id` is the call's, so a newer report replaces
+ * it). It sits right after its call's `tool-<name>` part and is gone once the call has a result.
+ */
+export interface ChatUIProgressPart {
+  type: "data-tool-progress";
+  id: string;
+  data: Pick<ToolProgressUpdate, "toolCallId" | "toolName" | "data" | "at">;
+}
+
 export type ChatUIPart =
   | { type: "text"; text: string; state?: "streaming" | "done" }
   | { type: "step-start" }
-  | ChatUIToolPart;
+  | ChatUIToolPart
+  | ChatUIProgressPart;
 
 /** A message in the AI SDK's `UIMessage` shape. */
 export interface ChatUIMessage {
@@ -62,6 +74,12 @@ export interface ToUIMessagesOptions {
   draft?: StreamingDraft;
   /** Leave system messages out. Default true, as `listMessages` does. */
   excludeSystemMessages?: boolean;
+  /**
+   * The latest progress report of each call still running (a fold's `progress`): each becomes
+   * a `data-tool-progress` part after its call's part. A report whose call has a result, or is
+   * not in the messages, shows nothing.
+   */
+  progress?: readonly ToolProgressUpdate[];
 }
 
 /** How the SDK and `addToolError` store a failed tool call's result (see the thread workflow). */
@@ -137,7 +155,22 @@ export function toUIMessages(messages: readonly ThreadMessage[], options: ToUIMe
       target.parts.push({ type: `tool-${call.toolName ?? "unknown"}`, toolCallId: call.toolCallId, state: "input-streaming", input: parsePartial(call.arguments) });
     }
   }
+  if (options.progress?.length) withProgress(out, options.progress);
   return out;
+}
+
+/** Puts each running call's latest report right after its call's part. */
+function withProgress(messages: ChatUIMessage[], progress: readonly ToolProgressUpdate[]): void {
+  const latest = new Map(progress.map((p) => [p.toolCallId, p]));
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    message.parts = message.parts.flatMap((part) => {
+      const report = isToolPart(part) && part.state === "input-available" ? latest.get(part.toolCallId) : undefined;
+      if (!report) return [part];
+      const { toolCallId, toolName, data, at } = report;
+      return [part, { type: "data-tool-progress" as const, id: toolCallId, data: { toolCallId, toolName, data, at } }];
+    });
+  }
 }
 
 function isToolPart(part: ChatUIPart): part is ChatUIToolPart {

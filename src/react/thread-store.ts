@@ -241,7 +241,11 @@ export class ThreadStore {
     if (patch.fold) {
       next.status = patch.fold.status;
       next.approvals = patch.fold.approvals ?? [];
-      const messages = toUIMessages(patch.fold.messages, { ...(patch.fold.draft ? { draft: patch.fold.draft } : {}), excludeSystemMessages: this.options.excludeSystemMessages ?? true });
+      const messages = toUIMessages(patch.fold.messages, {
+        ...(patch.fold.draft ? { draft: patch.fold.draft } : {}),
+        ...(patch.fold.progress ? { progress: patch.fold.progress } : {}),
+        excludeSystemMessages: this.options.excludeSystemMessages ?? true,
+      });
       next.messages = withApprovalStates(messages, next.approvals);
     }
     this.#state = next;

@@ -45,6 +45,17 @@ describe("toUIMessages", () => {
     ]);
   });
 
+  it("shows a running call's latest progress right after its part, and nothing for a call with a result or not in the messages", () => {
+    const messages = [user("u", "go"), assistant("a1", "", [["c1", "export", "{}"], ["c2", "lookup", "{}"]]), tool("t2", "c2", "found")];
+    const report = (toolCallId: string, data: unknown) => ({ seq: 0 as const, type: "tool-progress" as const, toolCallId, toolName: "export", data: data as never, at });
+    const progress = [report("c1", { done: 3, of: 10 }), report("c2", { done: 1, of: 1 }), report("elsewhere", "x")];
+    const [, answer] = toUIMessages(messages, { progress });
+    expect(answer!.parts.map((p) => p.type)).toEqual(["step-start", "tool-export", "data-tool-progress", "tool-lookup"]);
+    expect(answer!.parts[2]).toEqual({ type: "data-tool-progress", id: "c1", data: { toolCallId: "c1", toolName: "export", data: { done: 3, of: 10 }, at } });
+    // Without reports, no data parts.
+    expect(toUIMessages(messages)[1]!.parts.some((p) => p.type === "data-tool-progress")).toBe(false);
+  });
+
   it("keeps arguments that are not JSON as their text, and ignores a result with no call to attach to", () => {
     const [, answer] = toUIMessages([user("u", "go"), assistant("a", null, [["c1", "lookup", "{not json"]]), tool("t", "c1", "Error: bad arguments"), tool("t2", "nope", "orphan")]);
     expect(answer!.parts).toEqual([{ type: "step-start" }, { type: "tool-lookup", toolCallId: "c1", state: "output-error", input: "{not json", errorText: "bad arguments" }]);

@@ -1,28 +1,35 @@
-import type { ApprovalChatUIMessage, ChatUIApprovalPart, ChatUIToolPart } from "../../../src/react.js";
+import type { ApprovalChatUIMessage, ChatUIApprovalPart, ChatUIProgressPart, ChatUIToolPart } from "../../../src/react.js";
 
 type ToolPart = ChatUIToolPart | ChatUIApprovalPart;
 
-/** One message: its text, and each tool call with what it was asked and what it answered. */
+/** One message: its text, and each tool call with what it was asked, how it is going and what it answered. */
 export function MessageView({ message }: { message: ApprovalChatUIMessage }) {
   const streaming = message.metadata.status === "streaming";
+  // A running call's latest progress report follows its part: shown inside the call's box.
+  const progress = new Map(message.parts.flatMap((p) => (p.type === "data-tool-progress" ? [[p.id, p.data] as const] : [])));
   return (
     <article className={`message ${message.role}`} data-role={message.role} data-streaming={streaming || undefined}>
       {message.parts.map((part, i) => {
         if (part.type === "text") return <p key={i} className="text">{part.text}</p>;
-        if (part.type === "step-start") return null;
-        return <ToolCall key={part.toolCallId} part={part as ToolPart} />;
+        if (part.type === "step-start" || part.type === "data-tool-progress") return null;
+        return <ToolCall key={part.toolCallId} part={part} progress={progress.get(part.toolCallId)} />;
       })}
     </article>
   );
 }
 
-function ToolCall({ part }: { part: ToolPart }) {
+function ToolCall({ part, progress }: { part: ToolPart; progress: ChatUIProgressPart["data"] | undefined }) {
   const name = part.type.slice("tool-".length);
   return (
-    <details className={`tool ${part.state}`} data-tool={name} data-state={part.state}>
+    <details className={`tool ${part.state}`} data-tool={name} data-state={part.state} open={progress ? true : undefined}>
       <summary>
         Tool {name} <span className="state">{label[part.state]}</span>
       </summary>
+      {progress && (
+        <p className="progress" role="status">
+          {progressText(progress.data)}
+        </p>
+      )}
       <pre>{JSON.stringify(part.input, null, 2)}</pre>
       {part.state === "output-available" && <pre>{JSON.stringify(part.output, null, 2)}</pre>}
       {part.state === "output-error" && <pre className="error">{part.errorText}</pre>}
@@ -40,3 +47,12 @@ export const label: Record<ToolPart["state"], string> = {
   "output-error": "failed",
   "output-denied": "rejected",
 };
+
+/** A report as a line: `{ step, done, of }` as "step (done of of)", anything else as its JSON. */
+function progressText(data: unknown): string {
+  if (typeof data === "string") return data;
+  const { step, done, of } = (data ?? {}) as { step?: unknown; done?: unknown; of?: unknown };
+  const count = typeof done === "number" && typeof of === "number" ? `${done} of ${of}` : "";
+  if (typeof step === "string") return count ? `${step} (${count})` : step;
+  return count || JSON.stringify(data);
+}
