@@ -80,6 +80,22 @@ describe("a sub-agent", () => {
     expect(await workflowTaskFailures(agents.client, runId)).toEqual([]);
   });
 
+  it("answering hugely has its answer cut to the call's share of the run's room, with a note for the model; the child keeps it whole", async () => {
+    const runId = uid("sub-huge");
+    const huge = "y".repeat(900_000);
+    h.model.script(runId, [
+      { toolCalls: [{ id: "h1", name: "sub-researcher", arguments: { prompt: `${runId} write a lot` } }] },
+      { check: (req) => expect(String(req.messages.at(-1)?.content)).toMatch(/\[Truncated by durable-agents: this result was 900000 bytes/), text: "Too long to read." },
+    ]);
+    h.model.script(`${runId} write a lot`, [{ text: huge }]);
+    expect(await agents.run(lead, { prompt: runId, runId })).toMatchObject({ status: "completed", text: "Too long to read." });
+    const [result] = toolResults((await agents.listMessages({ runId })).messages);
+    expect(result!.length).toBeLessThanOrEqual(262_144);
+    expect(result!.startsWith("yyyy")).toBe(true);
+    expect((await agents.result({ runId: childId(runId, "h1") })).text).toHaveLength(900_000);
+    h.model.assertNoFailures();
+  });
+
   it("answers with its typed output as JSON", async () => {
     const runId = uid("sub-typed");
     h.model.script(runId, [{ toolCalls: [{ id: "r1", name: "sub-rater", arguments: { prompt: `${runId} rate it` } }] }, { text: "rated" }]);

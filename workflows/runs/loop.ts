@@ -160,7 +160,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
       run,
       free,
       (call) => {
-        if (childCalls.includes(call)) return callSubAgent(run, call, ownEntry(subAgents, call.function.name)!, childTurns);
+        if (childCalls.includes(call)) return callSubAgent(run, call, ownEntry(subAgents, call.function.name)!, childTurns, share);
         const approved = byPermit.get(call.id);
         return callTool({ ...toolInput(call, share), ...(approved ? { approved } : {}) });
       },
