@@ -126,25 +126,25 @@ describe("the approvals inbox over MCP", () => {
     expect(detail.isError).toBeFalsy();
     expect(detail.structuredContent).toMatchObject({ approvalId: request.approvalId, actsFor: { id: "ian" }, context: { request: { text: expect.stringContaining("mcp-decide") } }, callFingerprint: row.callFingerprint });
 
-    // Fiona approves the first: it runs now; the run stays parked on the same request.
-    const one = await call("fiona", "decide_approval", { approvalId: request.approvalId, decisions: [{ toolCallId: first, approved: true }], shown: row.callFingerprint });
+    // Fiona approves the first, edited: it runs now, as edited; the run stays parked on the same request.
+    const one = await call("fiona", "decide_approval", { approvalId: request.approvalId, decisions: [{ toolCallId: first, approved: true, input: { amount: 11 }, note: "rounded up" }], shown: row.callFingerprint });
     expect(one.structuredContent).toMatchObject({ status: "resumed", outcome: { status: "deferred", deferralId: request.approvalId } });
-    expect(paidIn(runId)).toEqual([10]);
+    expect(paidIn(runId)).toEqual([11]);
     // Gus rejects the second; deciding the first again changes nothing.
     expect((await call("gus", "decide_approval", { approvalId: request.approvalId, decisions: { [second]: { approved: false, reason: "not owed" } } })).structuredContent).toMatchObject({ status: "resumed" });
     expect((await call("gus", "decide_approval", { approvalId: request.approvalId, decisions: { [first]: { approved: false, reason: "too late" } } })).structuredContent).toMatchObject({ status: "duplicate" });
-    expect(paidIn(runId)).toEqual([10]);
+    expect(paidIn(runId)).toEqual([11]);
     expect((await call("gus", "get_approval", { approvalId: request.approvalId })).structuredContent).toMatchObject({ status: "deferred", decided: [first, second] });
     // Fiona answers the third in the tool's place: the run goes on and answers.
     const last = await call("fiona", "decide_approval", { approvalId: request.approvalId, decisions: [{ toolCallId: third, respond: { sentBy: "bank" } }] });
     expect(last.structuredContent).toMatchObject({ status: "resumed", outcome: { status: "completed" } });
     expect((await call("ian", "get_run", { runId })).structuredContent).toEqual({ runId, status: "completed", text: "Done with 3." });
-    expect(paidIn(runId)).toEqual([10]);
+    expect(paidIn(runId)).toEqual([11]);
 
     // Its life: who decided which call, and how.
     const life = (await call("gus", "approval_history", { approvalId: request.approvalId })).structuredContent as { entries: Array<Record<string, unknown>> };
     expect(life.entries.filter((e) => e.type === "decided")).toEqual([
-      expect.objectContaining({ toolCallId: first, decision: "approved", by: PEOPLE.fiona, shown: row.callFingerprint }),
+      expect.objectContaining({ toolCallId: first, decision: "approved", by: PEOPLE.fiona, shown: row.callFingerprint, note: "rounded up", changes: [expect.objectContaining({ path: "/amount" })] }),
       expect.objectContaining({ toolCallId: second, decision: "rejected", by: PEOPLE.gus, reason: "not owed" }),
       expect.objectContaining({ toolCallId: third, decision: "responded", by: PEOPLE.fiona, response: { sentBy: "bank" } }),
     ]);
@@ -191,6 +191,8 @@ describe("the approvals inbox over MCP", () => {
       [{ decisions: [{ toolCallId: a, approved: "yes" }] }, "RC5049"],
       [{ decisions: [{ toolCallId: a, approved: true }, { toolCallId: a, approved: false }] }, "RC5049"],
       [{ decisions: [{ toolCallId: a, respond: { sentBy: 42 } }] }, "RC5049"],
+      [{ decisions: [{ toolCallId: a, approved: true, input: { amount: -1 } }] }, "RC5049"],
+      [{ decisions: [{ toolCallId: a, approved: true, grant: "forever" }] }, "RC5049"],
       [{ decisions: [{ toolCallId: a, approved: true, note: "n".repeat(5_000) }] }, "RC5049"],
     ];
     for (const [args, code] of malformed) expect(codeOf(await decide("fiona", args)), JSON.stringify(args).slice(0, 120)).toBe(code);
