@@ -108,8 +108,10 @@ describe("the approvals inbox over MCP", () => {
   it("lists, reads and decides three calls one at a time by two approvers: each decided call runs at once and once, the run answers after the last", async () => {
     const { runId, request } = await parked([10, 20, 30]);
     const [first, second, third] = request.calls.map((c) => c.toolCallId) as [string, string, string];
-    const tools = (await as.fiona!.listTools()).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(["list_approvals", "get_approval", "decide_approval", "approval_history"]));
+    const listed = (await as.fiona!.listTools()).tools;
+    expect(listed.map((t) => t.name)).toEqual(["pay", "get_run", "list_approvals", "get_approval", "decide_approval", "approval_history"]);
+    // A calling model reads what a decision holds.
+    expect(listed.find((t) => t.name === "decide_approval")!.inputSchema).toMatchObject({ required: ["approvalId", "decisions"], properties: { decisions: { anyOf: [{ type: "array", items: { required: ["toolCallId"] } }, { type: "object" }] } } });
 
     // Listed for an approver, with every call and who the run acts for; the token nowhere.
     const row = await vi.waitFor(

@@ -100,9 +100,37 @@ const TOOLS: ApprovalTool[] = [
   },
 ];
 
+/** One decision as a calling model reads it (the check itself is the run's: this only describes it). */
+const DECISION_JSON = {
+  type: "object",
+  properties: {
+    toolCallId: { type: "string", description: "The call decided: a toolCallId of the request's calls" },
+    approved: { type: "boolean", description: "true: the call runs (with input when given); false: it does not, and the model reads reason" },
+    input: { type: "object", description: "With approved: true, the call's arguments as edited (they must fit the tool's input schema)" },
+    note: { type: "string", description: "Kept on the record" },
+    reason: { type: "string", description: "With approved: false, what the model reads" },
+    respond: { description: "Instead of approved: the tool's result, written by a person (the tool never runs); must fit the tool's resultSchema" },
+    grant: { type: "object", description: "With approved: true, a standing permission { tool?, until?, match?, for? } later calls consult" },
+  },
+  required: ["toolCallId"],
+};
+
 /** The inbox tools as `tools/list` shows them (their inputs as JSON Schema; the answers are the client's objects, unadvertised). */
 export function listedApprovalTools(): Tool[] {
-  return TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: jsonSchemaFor(t.args as never, "input", `MCP tool "${t.name}"`) as Tool["inputSchema"] }));
+  return TOOLS.map((t) => {
+    const schema = jsonSchemaFor(t.args as never, "input", `MCP tool "${t.name}"`) as Tool["inputSchema"] & { properties: Record<string, Record<string, unknown>> };
+    if (t.name === DECIDE_APPROVAL) {
+      const decisions = schema.properties.decisions!;
+      schema.properties.decisions = {
+        description: decisions.description,
+        anyOf: [
+          { type: "array", items: DECISION_JSON, maxItems: MAX_DECISIONS },
+          { type: "object", additionalProperties: { ...DECISION_JSON, required: [] }, maxProperties: MAX_DECISIONS },
+        ],
+      };
+    }
+    return { name: t.name, description: t.description, inputSchema: schema };
+  });
 }
 
 /**
