@@ -36,6 +36,8 @@ export default defineConfig({
       "test/thread-sub-agents.test.ts",
       // what the approver sees: the inbox list (SQL visibility's memo) and the request pages in Chromium, filtered by approval.context
       "test/approval-context-pages.test.ts",
+      // the inbox over MCP: list_approvals reads SQL visibility's memo rows, decisions per call
+      "test/mcp-decide.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

@@ -23,7 +23,7 @@
  */
 export { useAgentChat, type AgentChatResult, type UseAgentChatOptions } from "./react/use-agent-chat.js";
 export { useApprovals, type ApprovalsResult, type UseApprovalsOptions } from "./react/use-approvals.js";
-export { ApprovalsStore, type ApprovalsStoreOptions, type ApprovalsStoreState } from "./react/approvals-store.js";
+export { ApprovalsStore, type ApprovalRow, type ApprovalsStoreOptions, type ApprovalsStoreState } from "./react/approvals-store.js";
 export {
   approvalResponses,
   approvalResponsesReady,

@@ -394,6 +394,10 @@ describe("the thread store on the real front door", () => {
     );
     expect(row).toMatchObject({ kind: "approval", status: "deferred", agentId: "support", calls: [{ toolName: "cancelOrder", arguments: '{"order":"79"}' }], callFingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
     await expect(inbox.http.approvals.get({ approvalId: row.approvalId })).resolves.toMatchObject({ approvalId: row.approvalId, runId: threadId });
+    // Read from the row: it then carries who the thread acts for and why the agent asks, as the front door returns them.
+    const seen = await inbox.read(row.approvalId);
+    expect(seen).toMatchObject({ actsFor: { id: "alice" }, context: { request: { text: prompt } } });
+    expect(inbox.getSnapshot().approvals.find((a) => a.approvalId === row.approvalId)).toMatchObject({ actsFor: seen.actsFor, context: seen.context });
     await expect(inbox.approve({ approvalId: row.approvalId })).resolves.toMatchObject({ status: "resumed" });
     expect(inbox.getSnapshot().approvals.some((a) => a.approvalId === row.approvalId)).toBe(false);
     expect(await agents.threads.settled({ threadId, principal: alice })).toMatchObject({ status: "completed" });

@@ -227,6 +227,17 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Report on durable agents", [{ text: '{"title":"Durable agents","score":9}' }]),
     prints: [/tools: .*payout.*report/, /report: .*"title":"Durable agents","score":9/],
   },
+  "mcp-approvals.ts": {
+    script: (model) =>
+      model.script("Pay ACME and Globex", [
+        { toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 100 } }, { name: "sendPayout", arguments: { to: "Globex", amountEur: 200 } }] },
+        {
+          check: (request) => expect(request.messages.filter((m) => m.role === "tool").map((m) => String(m.content))).toEqual(["sent €100 to ACME", expect.stringMatching(/^Rejected by fiona: .*duplicate invoice/)]),
+          text: "Paid ACME.",
+        },
+      ]),
+    prints: [/acts for sam asks .*ACME.* and .*Globex/, /ian: refused .*RC5056/, /acme: resumed deferred/, /globex: .*"status":"resumed".*Paid ACME\./, /history: asked decided decided/],
+  },
   "mcp-tools.ts": {
     script: (model) =>
       model.script("Triage the new issues", [

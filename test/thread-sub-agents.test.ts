@@ -354,6 +354,10 @@ describe("a thread's sub-agent's gated call", () => {
       // Well formed, but from a run the thread does not run: not its request.
       { agentId: "x", deferralId: "dfr:1:someone-else", status: "deferred", expiresAt, calls },
       { agentId: "x", deferralId: `dfr:1:${threadId}/agent/zz`, status: "deferred", expiresAt, calls },
+      // Its calls said decided in a shape no child sends, or calls it does not list: none shows decided.
+      { agentId: "x", deferralId: request.approvalId, status: "deferred", expiresAt, calls, decided: "pay-1" },
+      { agentId: "x", deferralId: request.approvalId, status: "deferred", expiresAt, calls, decided: [1] },
+      { agentId: "x", deferralId: request.approvalId, status: "deferred", expiresAt, calls, decided: ["evil", "pay-2"] },
       // The real request said to be over by someone else's run: it stays.
       { agentId: "x", deferralId: "dfr:1:someone-else", status: "denied", expiresAt },
     ]) {
@@ -364,6 +368,67 @@ describe("a thread's sub-agent's gated call", () => {
     expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
     await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-1": { approved: true } } });
     expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+  });
+
+  it("with two gated calls in one step is decided a call at a time: the decided call runs at once, the thread waits on the other, then answers once", async () => {
+    const threadId = uid("tsub-partial");
+    const child = childOf(threadId, "m1");
+    const ask = `${threadId} pay invoices 3 and 4`;
+    h.model.script(threadId, [
+      { toolCalls: [{ id: "m1", name: "tsub-payer", arguments: { prompt: ask } }] },
+      { check: (req) => expect(req.messages.at(-1)).toMatchObject({ role: "tool", content: "Paid 4, not 3." }), text: "Invoice 4 is paid, 3 is not." },
+    ]);
+    h.model.script(ask, [
+      { toolCalls: [{ id: "pay-3", name: "pay", arguments: { amount: 3 } }, { id: "pay-4", name: "pay", arguments: { amount: 4 } }] },
+      // Both results (a run keeps them as they land), and the sub-agent's model is asked once, after the last decision.
+      {
+        check: (req) => expect(req.messages.filter((m) => m.role === "tool").map((m) => String(m.content))).toEqual(expect.arrayContaining(["paid 4", expect.stringMatching(/not owed/)])),
+        text: "Paid 4, not 3.",
+      },
+    ]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const request = await vi.waitFor(
+      async () => {
+        const state = await threads.state({ threadId });
+        expect(state.approvals).toHaveLength(1);
+        return state.approvals[0]!;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    expect(request).toMatchObject({ calls: [{ toolCallId: "pay-3" }, { toolCallId: "pay-4" }], subAgent: { runId: child, toolCallId: "m1" } });
+
+    // The second call first: it runs now; the child stays parked on the same request for the other.
+    expect(await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-4": { approved: true } }, principal: { id: "sam" } })).toMatchObject({
+      status: "resumed",
+      outcome: { status: "deferred", deferralId: request.approvalId },
+    });
+    expect(paid.filter((p) => p.runId === child)).toEqual([{ runId: child, amount: 4 }]);
+    expect(await agents.approvals.get({ approvalId: request.approvalId })).toMatchObject({ status: "deferred", decided: ["pay-4"] });
+    // The thread shows it decided (the child tells it by signal), and its readers get the request again with the call still waiting.
+    const waiting = await vi.waitFor(
+      async () => {
+        const state = await threads.state({ threadId });
+        expect(state.approvals).toEqual([expect.objectContaining({ approvalId: request.approvalId, decided: ["pay-4"] })]);
+        return state;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(waiting.status).not.toBe("completed");
+    expect((await threads.streamUpdates({ threadId })).updates.filter((u) => u.type === "approval-request").map((u) => (u as { calls: Array<{ toolCallId: string }> }).calls.map((c) => c.toolCallId))).toEqual([["pay-3", "pay-4"], ["pay-3"]]);
+    expect(h.model.requests.filter((r) => r.messages.some((m) => m.content === ask))).toHaveLength(1);
+    // Deciding it again changes nothing.
+    expect(await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-4": { approved: true } } })).toMatchObject({ status: "duplicate" });
+    expect(paid.filter((p) => p.runId === child)).toHaveLength(1);
+
+    // The last call: the child's model goes on, and the thread's turn answers.
+    expect(await threads.decide({ threadId, approvalId: request.approvalId, decisions: { "pay-3": { approved: false, reason: "not owed" } } })).toMatchObject({
+      status: "resumed",
+      outcome: { status: "completed" },
+    });
+    expect(await threads.settled({ threadId })).toMatchObject({ status: "completed", approvals: [] });
+    expect(paid.filter((p) => p.runId === child)).toEqual([{ runId: child, amount: 4 }]);
+    expect(await threadToolResults(threadId)).toEqual(["Paid 4, not 3."]);
+    expect(await workflowTaskFailures(agents.client, threadId)).toEqual([]);
   });
 
   it("is denied when the thread is deleted while the child waits, and the thread closes", async () => {

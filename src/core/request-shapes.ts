@@ -148,6 +148,9 @@ export function subAgentDeferralProblem(m: unknown): Problem {
   if (m.calls !== undefined && !(Array.isArray(m.calls) && m.calls.length <= MAX_SIGNALLED_CALLS && m.calls.every((c) => isObject(c) && typeof c.toolCallId === "string" && typeof c.toolName === "string" && typeof c.arguments === "string"))) {
     return `calls must be an array of at most ${MAX_SIGNALLED_CALLS} { toolCallId, toolName, arguments } strings`;
   }
+  if (m.decided !== undefined && !(Array.isArray(m.decided) && m.decided.length <= MAX_SIGNALLED_CALLS && m.decided.every((id) => typeof id === "string"))) {
+    return `decided must be an array of at most ${MAX_SIGNALLED_CALLS} call ids`;
+  }
   return m.schema === undefined || isObject(m.schema) ? undefined : "schema must be an object";
 }
 

@@ -8,6 +8,13 @@ import { advertisedOutputSchema, jsonSchemaFor, TEXT_OUTPUT_SCHEMA, type JsonSch
 
 /** The server's own tool: waits for a run to settle again. */
 export const GET_RUN = "get_run";
+/** The inbox's tools (`createMcpServer({ approvals: true })`, approval-tools.ts). */
+export const LIST_APPROVALS = "list_approvals";
+export const GET_APPROVAL = "get_approval";
+export const DECIDE_APPROVAL = "decide_approval";
+export const APPROVAL_HISTORY = "approval_history";
+/** Tool names the server keeps for itself when it serves the inbox. */
+export const APPROVAL_TOOL_NAMES: readonly string[] = [LIST_APPROVALS, GET_APPROVAL, DECIDE_APPROVAL, APPROVAL_HISTORY];
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const DEFAULT_INPUT = z.object({ prompt: z.string().describe("What to ask the agent") });
 
@@ -67,11 +74,13 @@ export function prepareTools(options: McpServerOptions): PreparedTool[] {
   if (!options?.agents || !Array.isArray(options.tools) || options.tools.length === 0) {
     throw new InvalidDefinitionError({ subject: "createMcpServer", problem: "pass agents (an AgentClient) and at least one tool" });
   }
-  const seen = new Set<string>([GET_RUN]);
+  // The inbox's tools keep their names only when served: a server without them lets an agent use one.
+  const reserved = options.approvals === true ? APPROVAL_TOOL_NAMES : [];
+  const seen = new Set<string>([GET_RUN, ...reserved]);
   return options.tools.map((t) => {
     const subject = `MCP tool "${String(t?.name)}"`;
     if (typeof t?.name !== "string" || !TOOL_NAME.test(t.name)) throw new InvalidDefinitionError({ subject, problem: "name must match /^[A-Za-z0-9_.-]{1,64}$/" });
-    if (seen.has(t.name)) throw new InvalidDefinitionError({ subject, problem: t.name === GET_RUN ? "get_run is the server's own tool" : "two tools have this name" });
+    if (seen.has(t.name)) throw new InvalidDefinitionError({ subject, problem: t.name === GET_RUN || reserved.includes(t.name) ? `${t.name} is the server's own tool` : "two tools have this name" });
     seen.add(t.name);
     if (typeof t.description !== "string" || t.description.trim() === "") throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
     if (t.input !== undefined && !isSchema(t.input)) throw new InvalidDefinitionError({ subject, problem: "input must be a schema" });

@@ -8,7 +8,7 @@ import type { StandardSchema } from "../core/schema.js";
 export interface McpAgentTool {
   /** The agent a call runs (its definition, or its id). */
   agent: AgentDefinition | string;
-  /** The tool's name for MCP clients: letters, digits, `_`, `-` and `.`, at most 64 characters. Not `get_run`. */
+  /** The tool's name for MCP clients: letters, digits, `_`, `-` and `.`, at most 64 characters. Not `get_run` (nor, with `approvals`, the inbox's tool names). */
   name: string;
   /** What the tool does, for the calling model. */
   description: string;
@@ -89,6 +89,15 @@ export interface McpServerOptions {
    * anything runs. Not used over stdio.
    */
   allowedOrigins?: string[];
+  /**
+   * Serve the approvals inbox as tools too: `list_approvals`, `get_approval`,
+   * `decide_approval` (any subset of a request's calls: approve, edit, reject, respond, grant)
+   * and `approval_history`, each through `agents.approvals` as the caller's principal, so
+   * `authorize` decides as it does for the front door's `/approvals` routes. No token is ever
+   * shown. Default `false`: whoever reaches this server could then try to decide; turn it on
+   * where `authorize` knows your approvers. Agent tools may not use these names then.
+   */
+  approvals?: boolean;
   /** The server's name in the MCP handshake. Default `durable-agents`. */
   name?: string;
 }

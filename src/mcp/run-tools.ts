@@ -5,7 +5,8 @@ import type { DeferredAck } from "../core/deferral-record.js";
 import { McpOutputInvalidError, RequestMalformedError } from "../core/errors/http.js";
 import type { Principal } from "../core/json.js";
 import type { AgentResult } from "../core/run-state.js";
-import { GET_RUN, parseOutput, promptFor } from "./agent-tools.js";
+import { APPROVAL_TOOL_NAMES, GET_RUN, parseOutput, promptFor } from "./agent-tools.js";
+import { callApprovalTool } from "./approval-tools.js";
 import { structured } from "./schemas.js";
 import type { McpServerContext } from "./server-context.js";
 
@@ -24,6 +25,7 @@ export async function callTool(context: McpServerContext, request: CallToolReque
   const { options, tools, failure, maxInputBytes, progressIntervalMs } = context;
   const { name, arguments: args } = request.params;
   if (name === GET_RUN) return getRun(context, args, principal, extra);
+  if (options.approvals === true && APPROVAL_TOOL_NAMES.includes(name)) return callApprovalTool(context, name, args, principal);
   const tool = tools.find((t) => t.options.name === name);
   if (!tool) {
     const err = new RequestMalformedError({ where: "params.name", problem: `no tool named ${JSON.stringify(String(name).slice(0, 80))}` });

@@ -23,6 +23,7 @@ import { SDK_VERSION } from "../core/version.js";
 import { InvalidDefinitionError } from "../core/errors/setup.js";
 import type { Principal } from "../core/json.js";
 import { listedTools, prepareTools } from "./agent-tools.js";
+import { listedApprovalTools } from "./approval-tools.js";
 import { hostCheck } from "./host-check.js";
 import { answerHttp } from "./http-transport.js";
 import type { McpServerOptions } from "./options.js";
@@ -85,7 +86,8 @@ export function createMcpServer(options: McpServerOptions): AgentMcpServer {
       const header = headers?.["mcp-protocol-version"];
       return usesEnvelope(negotiated ?? (typeof header === "string" ? header : DEFAULT_NEGOTIATED_PROTOCOL_VERSION));
     };
-    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: listedTools(context.tools, envelope(extra.requestInfo?.headers)) }));
+    const inboxTools = options.approvals === true ? listedApprovalTools() : [];
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: [...listedTools(context.tools, envelope(extra.requestInfo?.headers)), ...inboxTools] }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callTool(context, request, extra, principalOf(extra.authInfo), envelope(extra.requestInfo?.headers)));
     serveRunResources(context, server, principalOf, stateful);
     return server;

@@ -6,7 +6,7 @@ import type { Duration } from "@temporalio/common";
 import { decidedCallIds, decisionList, responseDecisions, uniformDecisions, type RespondOptions } from "../core/approval.js";
 import { delayMs } from "../core/duration.js";
 import type { DecideOptions } from "../client/shared-options.js";
-import type { ApprovalSummary } from "../client/approval-inbox.js";
+import type { ApprovalDetail, ApprovalSummary } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
 import { asChatError, type ChatError } from "./chat-error.js";
 import { AgentHttpClient, type AgentHttpClientOptions, type HttpListApprovalsOptions } from "./agent-http-client.js";
@@ -20,10 +20,17 @@ export interface ApprovalsStoreOptions extends AgentHttpClientOptions, Omit<Http
   refreshInterval?: Duration;
 }
 
+/**
+ * A row of the inbox: as listed (0 billed actions), and, once `read`, with what the approver
+ * sees of it (`GET /approvals/:id`): who the run acts for and, when `authorize` allows
+ * `approval.context`, why the agent asks. Model and tool text: escape it where you show it.
+ */
+export type ApprovalRow = ApprovalSummary & Partial<Pick<ApprovalDetail, "actsFor" | "context">>;
+
 /** What an `ApprovalsStore` holds: the inbox as the page shows it. */
 export interface ApprovalsStoreState {
-  /** Requests the caller may see (the front door asks `authorize` per row), newest first. */
-  approvals: ApprovalSummary[];
+  /** Requests the caller may see (the front door asks `authorize` per row), newest first; those `read` carry `actsFor` and `context`. */
+  approvals: ApprovalRow[];
   /** True until the first list arrived. */
   isLoading: boolean;
   /** The last failure (a refused list or decision); cleared by the next success. */
@@ -48,6 +55,8 @@ export class ApprovalsStore {
   /** Requests decided here: visibility may list them as waiting for a moment longer. */
   #decided = new Set<string>();
   #reads = 0;
+  /** What `read` returned, by request: kept on the rows across later lists, which do not carry it. */
+  readonly #seen = new Map<string, Pick<ApprovalRow, "actsFor" | "context">>();
   readonly #refreshMs: number;
 
   constructor(private readonly options: ApprovalsStoreOptions = {}) {
@@ -98,6 +107,25 @@ export class ApprovalsStore {
       this.#set({ approvals: [...this.#state.approvals, ...this.#shown(page.approvals).filter((a) => !known.has(a.approvalId))], cursor: page.cursor, error: undefined });
     } catch (err) {
       if (read === this.#reads) this.#set({ error: asChatError(err) });
+    }
+  };
+
+  /**
+   * Reads one request as `GET /approvals/:id` does (one query, authorized as `deferral.get`):
+   * its row then carries `actsFor` and, when `authorize` allows `approval.context`, `context`
+   * (kept across refreshes). Resolves with the whole request; a refusal rejects and sets
+   * `error`, the rows unchanged.
+   */
+  read = async (approvalId: string): Promise<ApprovalDetail> => {
+    try {
+      const detail = await this.http.approvals.get({ approvalId });
+      // Only what the read shows: a row the hook no longer lets this reader see the context of loses it.
+      this.#seen.set(approvalId, { ...(detail.actsFor ? { actsFor: detail.actsFor } : {}), ...(detail.context ? { context: detail.context } : {}) });
+      this.#set({ approvals: this.#withSeen(this.#state.approvals), error: undefined });
+      return detail;
+    } catch (err) {
+      this.#set({ error: asChatError(err) });
+      throw err;
     }
   };
 
@@ -165,7 +193,17 @@ export class ApprovalsStore {
   /** Rows in the asked statuses (the list reads each record live, so a row can already be past waiting), minus those decided here. */
   #shown(rows: ApprovalSummary[]): ApprovalSummary[] {
     const asked = this.options.status === undefined ? ["deferred"] : Array.isArray(this.options.status) ? this.options.status : [this.options.status];
-    return rows.filter((row) => asked.includes(row.status) && !(row.status === "deferred" && this.#decided.has(row.approvalId)));
+    return this.#withSeen(rows.filter((row) => asked.includes(row.status) && !(row.status === "deferred" && this.#decided.has(row.approvalId))));
+  }
+
+  /** Rows with what `read` saw of them. */
+  #withSeen(rows: ApprovalRow[]): ApprovalRow[] {
+    return rows.map((row) => {
+      const seen = this.#seen.get(row.approvalId);
+      if (!seen) return row;
+      const { actsFor: _actsFor, context: _context, ...listed } = row;
+      return { ...listed, ...seen };
+    });
   }
 
   #set(patch: Partial<ApprovalsStoreState>): void {

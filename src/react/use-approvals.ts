@@ -1,4 +1,5 @@
 import { useMemo, useRef, useSyncExternalStore } from "react";
+import type { ApprovalDetail } from "../client/approval-inbox.js";
 import type { ResumeResult } from "../client/resume.js";
 import type { DecideOptions } from "../client/shared-options.js";
 import type { RespondOptions } from "../core/approval.js";
@@ -9,6 +10,8 @@ export type UseApprovalsOptions = ApprovalsStoreOptions;
 
 /** What `useApprovals` returns: the inbox as the page shows it, and its actions. */
 export interface ApprovalsResult extends ApprovalsStoreState {
+  /** Reads one request (`GET /approvals/:id`, one query): its row then carries `actsFor` and, where `authorize` allows, `context`. */
+  read(approvalId: string): Promise<ApprovalDetail>;
   /** Reads the list again now. */
   refresh(): Promise<void>;
   /** Appends the next page (when `cursor` is set). */
@@ -52,5 +55,5 @@ export function useApprovals(options: UseApprovalsOptions = {}): ApprovalsResult
     [baseUrl, agentId, statuses, requires, limit, refreshInterval, latest],
   );
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
-  return { ...state, refresh: store.refresh, loadMore: store.loadMore, approve: store.approve, reject: store.reject, respond: store.respond, decide: store.decide };
+  return { ...state, read: store.read, refresh: store.refresh, loadMore: store.loadMore, approve: store.approve, reject: store.reject, respond: store.respond, decide: store.decide };
 }

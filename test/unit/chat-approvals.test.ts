@@ -435,6 +435,32 @@ describe("the approvals store", () => {
     expect(store.getSnapshot().approvals).toEqual([]);
   });
 
+  it("reads a request for what the approver sees: its row carries actsFor and context as the front door returns them, across refreshes", async () => {
+    const context = { request: { text: "Order A-17 arrived broken, refund me" }, messages: [{ text: "I ask to refund €40." }], toolResults: [{ toolName: "lookupOrder", text: "order A-17: paid €40" }] };
+    const door = frontDoor({
+      "GET /approvals": [() => json({ approvals: [row("r1"), row("r2")] }), () => json({ approvals: [row("r1"), row("r2")] })],
+      // r1 with its context; r2 as a reader the hook refuses approval.context gets it: the call alone; then a refusal of the read.
+      "GET /approvals/r1": [() => json({ ...row("r1"), actsFor: { id: "ann" }, context })],
+      "GET /approvals/r2": [() => json({ ...row("r2"), actsFor: { id: "bo" } }), () => json({ error: { code: "AI1013", message: "[AI1013] refused" } }, 403)],
+    });
+    const store = new ApprovalsStore({ fetch: door.fetch });
+    await store.refresh();
+    expect(store.getSnapshot().approvals.some((a) => "context" in a || "actsFor" in a)).toBe(false);
+    await expect(store.read("r1")).resolves.toMatchObject({ approvalId: "r1", actsFor: { id: "ann" }, context });
+    await store.read("r2");
+    const [one, two] = store.getSnapshot().approvals;
+    expect(one).toMatchObject({ approvalId: "r1", actsFor: { id: "ann" }, context });
+    expect(two).toMatchObject({ approvalId: "r2", actsFor: { id: "bo" } });
+    expect("context" in two!).toBe(false);
+    // A refresh lists the rows again (listing reads no run): what was read stays on them.
+    await store.refresh();
+    expect(store.getSnapshot().approvals).toEqual([expect.objectContaining({ approvalId: "r1", actsFor: { id: "ann" }, context }), expect.objectContaining({ approvalId: "r2", actsFor: { id: "bo" } })]);
+    // A refused read is an error, and the rows stay as they were.
+    await expect(store.read("r2")).rejects.toMatchObject({ code: "AI1013" });
+    expect(store.getSnapshot()).toMatchObject({ error: { code: "AI1013" }, approvals: [{ approvalId: "r1", context }, { approvalId: "r2", actsFor: { id: "bo" } }] });
+    expect(door.sent("GET /approvals/r1")).toHaveLength(1);
+  });
+
   it("turns an unreadable list into AI1060 and a refusal into its code, keeping the rows it had", async () => {
     const door = frontDoor({
       "GET /approvals": [() => json({ approvals: [row("r1")] }), () => json({ approvals: [{ approvalId: 3 }] }), () => json({ error: { code: "AI1040", message: "[AI1040] bad" } }, 400)],

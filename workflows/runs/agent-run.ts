@@ -27,7 +27,7 @@ import {
   transcriptQuery,
   type SubAgentDeferral,
 } from "../../src/core/wire/run.js";
-import type { DeferralEvent } from "../../src/core/deferral-record.js";
+import type { DeferralEvent, DeferralRecord } from "../../src/core/deferral-record.js";
 import { parseDeferralId } from "../../src/core/deferral-id.js";
 import type { DeferralBook } from "../deferrals/book.js";
 import { AGENT_RUN_VERSION, resultSummary, type AgentResult, type AgentRunInput } from "../../src/core/run-state.js";
@@ -143,8 +143,10 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   // on. Heard only from sub-agents running now and theirs; passed up to this run's caller.
   setHandler(subAgentDeferralSignal, (child) => {
     if (subAgentDeferralProblem(child) !== undefined || !isDescendant(children, parseDeferralId(child.deferralId)?.runId)) return;
-    if (child.status === "deferred") book.subAgentParked(child);
-    else book.subAgentMoved(child);
+    // A request told of again with the calls decided so far: this run waits on it as before, and passes the word up.
+    if (child.status === "deferred") {
+      if (child.decided === undefined) book.subAgentParked(child);
+    } else book.subAgentMoved(child);
     if (input.parent) getExternalWorkflowHandle(input.parent.workflowId).signal(subAgentDeferralSignal, child).catch(() => undefined);
   });
   setHandler(cancelUpdate, (request) => cancellation.cancel(request?.reason || "cancelled"), {
@@ -164,7 +166,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
   const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing, stream }, deadline, meter);
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY), children };
+  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY), children, ...(input.parent ? { tellDecided: (record: DeferralRecord) => tellParentDecided(input.parent!.workflowId, input.agentId, record) } : {}) };
 
   return book.run(
     async () => {
@@ -213,6 +215,20 @@ function tellParent(parentId: string, agentId: string, event: DeferralEvent, boo
     ...(event.type === "deferred" && record?.schema ? { schema: record.schema } : {}),
     // A thread that called this run shows its request with its own (a run parent ignores them).
     ...(event.type === "deferred" && record?.approval ? { calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })) } : {}),
+  };
+  getExternalWorkflowHandle(parentId).signal(subAgentDeferralSignal, message).catch(() => undefined);
+}
+
+/** Tells the run (or thread) this one is a sub-agent of which calls of its waiting request are decided so far. */
+function tellParentDecided(parentId: string, agentId: string, record: DeferralRecord): void {
+  if (record.status !== "deferred" || !record.approval) return;
+  const message: SubAgentDeferral = {
+    agentId,
+    deferralId: record.id,
+    status: "deferred",
+    expiresAt: record.expiresAt,
+    calls: record.approval.calls.map(({ toolCallId, toolName, arguments: args }) => ({ toolCallId, toolName, arguments: args })),
+    decided: (record.approval.decided ?? []).map((d) => d.decision.toolCallId),
   };
   getExternalWorkflowHandle(parentId).signal(subAgentDeferralSignal, message).catch(() => undefined);
 }

@@ -109,7 +109,11 @@ export async function decideThenRun(
         else winner ??= deferred;
       });
     },
-    (entry) => (entry.outcome = book.outcome.last),
+    (entry) => {
+      entry.outcome = book.outcome.last;
+      // Once every call of the decision has its result: one word to a caller that shows the request (a thread), per decision.
+      if (parking.record.approval?.decided?.every((d) => d.outcome !== undefined)) run.tellDecided?.(parking.record);
+    },
   );
   let parked: Awaited<typeof parking.outcome>;
   try {

@@ -37,6 +37,8 @@ export interface RunContext {
   readonly maxTurns: () => number;
   /** Workflow ids of the sub-agents running now: only their deferral signals are heard. */
   readonly children: Set<string>;
+  /** A sub-agent's: tells its caller which calls of `record` are decided one at a time so far (absent for a run nobody called). */
+  readonly tellDecided?: (record: DeferralRecord) => void;
 }
 
 /** A run's state as it starts, before its first model call, or as its previous execution handed it on. */

@@ -30,13 +30,29 @@ export class SubAgentRequests {
     if (child === undefined || runId === undefined) return;
     if (message.status === "deferred") {
       // A child's ctx.defer() is no approval: its token is its tool's to hand out.
-      if (!message.calls || this.#pending.has(message.deferralId)) return;
+      if (!message.calls) return;
+      const known = this.#pending.get(message.deferralId);
+      if (known) return this.#decidedSome(thread, known, message.decided);
       const view: PendingApproval = { approvalId: message.deferralId, calls: message.calls, expiresAt: message.expiresAt, subAgent: { agentId: message.agentId, runId, toolCallId: this.#calls.get(child)! } };
       this.#pending.set(message.deferralId, { ...view, child });
       thread.stream.push({ type: "approval-request", ...view });
       return;
     }
     if (this.#pending.delete(message.deferralId)) thread.stream.push({ type: "approval-decided", approvalId: message.deferralId, outcome: message.status });
+  }
+
+  /**
+   * Calls of a request decided one at a time in the child: shown decided, and readers get the
+   * request again with the calls still waiting, as for the thread's own. Only calls the
+   * request lists count, and only a list longer than the one shown (signals come in order).
+   */
+  #decidedSome(thread: { stream: StreamLog }, request: PendingApproval, decided: string[] | undefined): void {
+    const listed = new Set(request.calls.map((c) => c.toolCallId));
+    const now = [...new Set(decided ?? [])].filter((id) => listed.has(id));
+    if (now.length <= (request.decided?.length ?? 0)) return;
+    request.decided = now;
+    const waiting = request.calls.filter((c) => !now.includes(c.toolCallId));
+    if (waiting.length > 0) thread.stream.push({ type: "approval-request", approvalId: request.approvalId, calls: waiting, expiresAt: request.expiresAt, ...(request.subAgent ? { subAgent: request.subAgent } : {}) });
   }
 
   /** The pending requests, as `state().approvals` lists them after the thread's own. */

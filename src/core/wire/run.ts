@@ -131,6 +131,12 @@ export interface SubAgentDeferral {
   schema?: JsonObject;
   /** The calls of an approval request (when it is one), as a thread that called the sub-agent shows them. */
   calls?: Array<{ toolCallId: string; toolName: string; arguments: string }>;
+  /**
+   * With `deferred` again for a request it told of before: the calls decided one at a time so
+   * far (the request waits for the others), sent after each such decision, so a thread shows
+   * them decided as it shows its own.
+   */
+  decided?: string[];
 }
 
 /** From a sub-agent's run to its parent: it parked on a deferral, or that deferral moved on. */
