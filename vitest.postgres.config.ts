@@ -36,6 +36,8 @@ export default defineConfig({
       "test/thread-sub-agents.test.ts",
       // what the approver sees: the inbox list (SQL visibility's memo) and the request pages in Chromium, filtered by approval.context
       "test/approval-context-pages.test.ts",
+      // the console: runs and threads listed (status, agent, waiting, the memo's principal) from SQL visibility
+      "test/console.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)
