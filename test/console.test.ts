@@ -20,6 +20,8 @@ const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathnam
 
 const { ranIn, payouts, files } = gatedFixtures("console");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
+/** Walks as long as the model asks: a long run continues as new on the way. */
+const walker = defineAgent({ id: "console-walker", model: "gpt-4.1-mini", system: "You walk.", tools: [lookup], maxTurns: 200 });
 /** One model call only: asking for a tool makes the run fail with AI1004 once the tool answered. */
 const once = defineAgent({ id: "console-once", model: "gpt-4.1-mini", system: "You look up.", tools: [lookup], maxTurns: 1 });
 
@@ -53,7 +55,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
-  ({ agents } = await h.worker([payouts, files, once], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
+  ({ agents } = await h.worker([payouts, files, once, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
   threads = agents.threads;
   http = await startHttp({ agents, basePath: "/agents", console: true, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
 });
@@ -187,6 +189,53 @@ describe("the console in a browser", () => {
     expect(await transcript.textContent()).toMatch(/one more[\s\S]*third answer/);
     await page.screenshot({ path: `${ARTIFACTS}thread-390.png`, fullPage: true });
     await page.context().close();
+  });
+});
+
+describe("what the console reads", () => {
+  it("shows a run that continued as new whole: every execution's messages in order, and the boundary in the timeline", async () => {
+    const runId = uid("console-walk");
+    h.model.respond(runId, (_req, turn) => (turn < 30 ? { toolCalls: [{ name: "lookup", arguments: { q: `step ${turn}` } }] } : { text: "walked all the way" }));
+    await agents.run(walker, { prompt: runId, runId, maxHistoryEvents: 100 });
+    const page = await as("mia");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    expect(await page.textContent("#status")).toBe("completed");
+    const timeline = (await page.getByRole("region", { name: "Timeline" }).textContent()) ?? "";
+    expect(timeline).toContain("Continued as new");
+    expect(await page.textContent("dl.summary")).toMatch(/Executions\s*\d+ \(continued as new/);
+    const results = await page.locator("li.message.tool pre").allTextContents();
+    expect(results).toEqual(Array.from({ length: 30 }, (_, i) => `found step ${i}`));
+    const messages = await page.locator("li.message").count();
+    expect(messages).toBe(1 + 30 * 2 + 1);
+    expect(await page.locator("li.event.model").count()).toBe(31);
+    await page.context().close();
+  });
+
+  it("reads nothing from workers: with every worker of the queue stopped, the list and a parked run's page still show it (no query)", async () => {
+    const alone = await h.worker([payouts], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } });
+    const runId = uid("console-alone");
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 7, to: "zed" } }] }]);
+    const ack = await alone.agents.run(payouts, { prompt: runId, runId, principal: { id: "clerk" } });
+    expect(ack.status).toBe("deferred");
+    alone.worker.shutdown();
+    await alone.running;
+    const server = await startHttp({ agents: alone.agents, console: true, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+    try {
+      await vi.waitFor(
+        async () => {
+          const list = await server.call("GET", "/console?status=waiting", { user: "mia" });
+          expect(list.status).toBe(200);
+          expect(String(list.body)).toContain(runId);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+      const detail = await server.call("GET", `/console/runs/${encodeURIComponent(runId)}`, { user: "mia" });
+      expect(detail.status).toBe(200);
+      expect(String(detail.body)).toMatch(/Calls <code>sendPayout<\/code> <code class="args">\{&quot;amount&quot;:7,&quot;to&quot;:&quot;zed&quot;\}/);
+      expect(String(detail.body)).toContain("Open the request to decide it");
+    } finally {
+      await server.close();
+    }
   });
 });
 
