@@ -167,7 +167,8 @@ describe("the console in a browser", () => {
 
   it("shows a thread's turns and sends it a message as the signed-in person", async () => {
     const threadId = uid("console-thread");
-    h.model.script(threadId, [{ text: "first answer" }, { text: "second answer" }, { text: "third answer" }]);
+    // The model's text is shown as text: markup in it is escaped, never parsed.
+    h.model.script(threadId, [{ text: "first answer <b>bold</b><script>window.pwned = 1</script>" }, { text: "second answer" }, { text: "third answer" }]);
     await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
     await threads.settled({ threadId });
     await threads.sendMessage({ threadId, prompt: "and again" });
@@ -180,6 +181,9 @@ describe("the console in a browser", () => {
     const transcript = page.getByRole("region", { name: "Conversation" });
     const text = await transcript.textContent();
     expect(text).toMatch(new RegExp(`${threadId}[\\s\\S]*first answer[\\s\\S]*and again[\\s\\S]*second answer`));
+    expect(text).toContain("<b>bold</b><script>window.pwned = 1</script>");
+    expect(await transcript.locator("b, script").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
     expect(await fitsWidth(page)).toBe(true);
 
     await page.getByLabel("Send a message").fill("one more");
@@ -188,6 +192,27 @@ describe("the console in a browser", () => {
     await openWhen(page, page.url().replace(/\/messages$/, ""), async () => ((await transcript.textContent()) ?? "").includes("third answer"));
     expect(await transcript.textContent()).toMatch(/one more[\s\S]*third answer/);
     await page.screenshot({ path: `${ARTIFACTS}thread-390.png`, fullPage: true });
+    await page.context().close();
+  });
+});
+
+describe("a thread waiting on an approval", () => {
+  it("is listed as waiting, and its page links to the inbox, where deciding lets the turn finish", async () => {
+    const threadId = uid("console-gated");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "/tmp/old" } }] }, { text: "deleted it" }]);
+    await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
+    const page = await as("mia");
+    await openWhen(page, `${http.url}/console?status=waiting&kind=thread`, async () => (await row(page, threadId).count()) === 1);
+    expect(await row(page, threadId).textContent()).toMatch(/waiting on an approval/);
+    await Promise.all([page.waitForURL(/\/console\/threads\//), row(page, threadId).getByRole("link").click()]);
+    expect(await page.getByRole("region", { name: "Conversation" }).textContent()).toMatch(/Calls deleteFile\s+\{"path":"\/tmp\/old"\}/);
+    await Promise.all([page.waitForURL(/\/inbox\//), page.getByRole("link", { name: "Open the request to decide it" }).click()]);
+    await page.getByRole("group", { name: /^Call 1 of 1: deleteFile/ }).getByLabel("Approve", { exact: true }).check();
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    await openWhen(page, `${http.url}/console/threads/${encodeURIComponent(threadId)}`, async () => ((await page.textContent("main")) ?? "").includes("deleted it"));
+    expect(await page.getByRole("region", { name: "Timeline" }).textContent()).toMatch(/Decided by mia: approved/);
+    expect(ranIn(threadId)).toEqual([{ tool: "deleteFile", input: { path: "/tmp/old" } }]);
     await page.context().close();
   });
 });
