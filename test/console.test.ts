@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { aesGcmCodec, defineAgent, defineTool, type AgentClient, type AuthorizeHook, type JsonObject, type Principal, type ThreadsClient } from "../src/index.js";
+import { createAgentHttpHandler } from "../src/http.js";
 import { launchChromium } from "./chromium.js";
 import { encryptedWorker, storedBytes } from "./codec-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
@@ -355,6 +356,12 @@ describe("hostile requests to the console", () => {
     const extra = await http.call("POST", `/console/runs/${encodeURIComponent(run.runId)}/cancel`, { user: "mia", raw: "really=yes", headers: { "content-type": "application/x-www-form-urlencoded", origin: new URL(http.url).origin } });
     expect(extra.status).toBe(400);
     expect((await agents.deferrals.get({ deferralId: run.approvalId })).status).toBe("deferred");
+  });
+
+  it("refuses a page size it cannot serve when the handler is made (AI1001)", () => {
+    for (const pageSize of [0, 201, 1.5]) {
+      expect(() => createAgentHttpHandler({ agents, authenticate: () => undefined, console: { pageSize } })).toThrow(expect.objectContaining({ code: "AI1001" }));
+    }
   });
 
   it("is off unless asked for", async () => {
