@@ -58,7 +58,8 @@ beforeAll(async () => {
   h = await startHarness();
   ({ agents } = await h.worker([payouts, files, once, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
   threads = agents.threads;
-  http = await startHttp({ agents, basePath: "/agents", console: true, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  // A short interval so a page follows its run soon; each ask is one read of the newest history event.
+  http = await startHttp({ agents, basePath: "/agents", console: { refreshInterval: "200ms" }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -190,8 +191,11 @@ describe("the console in a browser", () => {
     await page.getByLabel("Send a message").fill("one more");
     await page.getByRole("button", { name: "Send" }).click();
     await page.waitForSelector(".notice-done");
-    await openWhen(page, page.url().replace(/\/messages$/, ""), async () => ((await transcript.textContent()) ?? "").includes("third answer"));
+    // The page follows the turn by itself (no reload): the answer appears when the history has it.
+    await transcript.getByText("third answer").waitFor({ timeout: 20_000 });
     expect(await transcript.textContent()).toMatch(/one more[\s\S]*third answer/);
+    expect(await page.textContent("#console-live-status")).toContain("Updated at");
+    expect(await page.locator("script:not([nonce])").count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}thread-390.png`, fullPage: true });
     await page.context().close();
   });
@@ -361,6 +365,20 @@ describe("hostile requests to the console", () => {
   it("refuses a page size it cannot serve when the handler is made (AI1001)", () => {
     for (const pageSize of [0, 201, 1.5]) {
       expect(() => createAgentHttpHandler({ agents, authenticate: () => undefined, console: { pageSize } })).toThrow(expect.objectContaining({ code: "AI1001" }));
+    }
+  });
+
+  it("carries no script with refreshInterval: 0", async () => {
+    const run = await parkedRun();
+    const still = await startHttp({ agents, console: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+    try {
+      const res = await still.call("GET", `/console/runs/${encodeURIComponent(run.runId)}`, { user: "mia" });
+      expect(res.status).toBe(200);
+      expect(String(res.body)).toContain("sendPayout");
+      expect(String(res.body)).not.toContain("<script");
+      expect(res.headers.get("content-security-policy")).not.toMatch(/script-src/);
+    } finally {
+      await still.close();
     }
   });
 

@@ -314,3 +314,18 @@ function timeOf(event: HistoryEvent): string {
   const ms = t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
   return new Date(ms).toISOString();
 }
+
+/**
+ * What changes whenever the workflow's history grows: its newest event (id and time), read
+ * alone, newest first (free). Undefined for a workflow Temporal does not know.
+ */
+export async function historyVersion(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    const response = await client.workflowService.getWorkflowExecutionHistoryReverse({ namespace: client.options.namespace, execution: { workflowId }, maximumPageSize: 1 });
+    const newest = response.history?.events?.[0];
+    return newest ? `${String(newest.eventId)}-${timeOf(newest)}` : undefined;
+  } catch (err) {
+    if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return undefined;
+    throw err;
+  }
+}

@@ -1,4 +1,4 @@
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { ChatMessage } from "../../core/messages.js";
 import { oneLine, printable, printableJson } from "../../core/printable.js";
@@ -73,6 +73,8 @@ export interface ConsoleDetailView {
   send?: { action: string; messageId: string };
   /** An action's outcome or refusal, shown above the page. */
   notice?: { kind: "done" | "refused"; text: string; code?: string };
+  /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
+  live?: { src: string; version: string; everyMs: number };
   nonce: string;
 }
 
@@ -89,6 +91,8 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
     main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
+${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
+<div id="console-live" data-version="${view.live?.version ?? ""}" data-src="${view.live?.src ?? ""}" data-refresh-ms="${String(view.live?.everyMs ?? 0)}">
 <dl class="summary">
   <dt>Status</dt><dd><span class="badge ${d.status}" id="status">${d.status}</span></dd>
   ${d.agentId ? html`<dt>Agent</dt><dd><code>${d.agentId}</code></dd>` : ""}
@@ -104,15 +108,51 @@ ${d.truncated ? html`<p class="note">The history is long: its oldest part is lef
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
     ${d.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${d.transcript.map(message)}</ol>`}
-    ${view.send ? sendForm(view.send) : ""}
   </section>
   <section class="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
     <ol class="events">${d.timeline.map(entry)}</ol>
   </section>
 </div>
+</div>
+${view.send ? sendForm(view.send) : ""}
 ${view.cancel ? html`<form method="post" action="${view.cancel}" class="actions"><button type="submit" class="danger">Cancel this run</button></form>` : ""}`,
+    ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
   });
 }
+
+/**
+ * Asks the page's own address again with its history version as `If-None-Match`: a 304
+ * costs the server one read of the newest history event; a 200 is parsed as an inert
+ * document (its scripts never run) and its live part moved in. The forms stay as they are
+ * (a message being typed is kept). Paused while the tab is hidden; one ask at a time; stops
+ * once the page shows the workflow ended.
+ */
+const LIVE_SCRIPT = `(() => {
+  const live = document.getElementById("console-live");
+  const status = document.getElementById("console-live-status");
+  if (!live || !live.dataset.src) return;
+  let busy = false;
+  async function check() {
+    if (busy || document.hidden) return;
+    busy = true;
+    try {
+      const res = await fetch(live.dataset.src, { headers: { "if-none-match": '"' + live.dataset.version + '"' }, credentials: "same-origin", cache: "no-store" });
+      if (res.status !== 200) return;
+      const fresh = new DOMParser().parseFromString(await res.text(), "text/html").getElementById("console-live");
+      if (!fresh || fresh.dataset.version === live.dataset.version) return;
+      live.replaceChildren(...Array.from(fresh.childNodes));
+      live.dataset.version = fresh.dataset.version;
+      if (status) status.textContent = "Updated at " + new Date().toLocaleTimeString() + ".";
+      if (!fresh.dataset.src) clearInterval(timer);
+    } catch {
+      // Offline or the server restarted: the next tick asks again.
+    } finally {
+      busy = false;
+    }
+  }
+  const timer = setInterval(check, Number(live.dataset.refreshMs));
+  document.addEventListener("visibilitychange", check);
+})();`;
 
 function failure(f: FailureView): Html {
   return html`<section class="failure" role="alert"><h2>It failed${f.code ? html` with <code>${f.code}</code>` : ""}</h2><p>${printable(f.message)}</p></section>`;

@@ -14,7 +14,8 @@ import { DeferralIdKey, DeferralStatusKey } from "../../core/search-attributes.j
 import type { HttpEnv } from "../env.js";
 import { pageHeaders } from "../page-headers.js";
 import { Id, PageToken, valid } from "../validate.js";
-import { readDetail } from "./history.js";
+import { delayMs } from "../../core/duration.js";
+import { historyVersion, readDetail } from "./history.js";
 import { LIST_STATUSES, listConsole } from "./list.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
@@ -47,8 +48,9 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
   const title = options.title ?? "Console";
   const pageSize = options.pageSize ?? 50;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) throw new InvalidDefinitionError({ subject: "console.pageSize", problem: "must be a whole number from 1 to 200" });
+  const refreshMs = options.refreshInterval === undefined ? 3_000 : delayMs(options.refreshInterval, "console.refreshInterval", "3s");
   const app = new Hono<Env>();
-  app.use(...pageHeaders());
+  app.use(...pageHeaders({ script: refreshMs > 0 }));
   app.use(async (c, next) => {
     if (c.get("principal") === undefined) return refusal(c, new ConsoleSignInRequiredError({ path: new URL(c.req.url).pathname }), "Sign in to open the console");
     await next();
@@ -100,6 +102,9 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     try {
       if (kind === "run") await authorizeRunRead(agents.deferrals, id, principal);
       else await threadAccessOf(threads).check({ threadId: id, ...(principal ? { principal } : {}) }, "thread.messages");
+      // The version first, then the history: an event in between shows now and makes the next ask see a new version.
+      const version = refreshMs > 0 ? await historyVersion(agents.client, id) : undefined;
+      if (version !== undefined && notice === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
       const read = await readDetail(agents.client, agents.taskQueue, kind, id);
       // Describe, like history, is no billed action: what the run waits on now.
       const waiting = read.status === "running" ? await waitingOn(agents, id) : undefined;
@@ -112,6 +117,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(kind === "run" && read.status === "running" ? { cancel: `${self}/cancel` } : {}),
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
         ...(notice ? { notice } : {}),
+        // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
+        ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
         nonce: nonceOf(c),
       };
       return c.html(await renderConsoleDetail(view), status as ContentfulStatusCode);
@@ -139,3 +146,7 @@ const nonceOf = (c: Context<Env>) => c.get("secureHeadersNonce") ?? "";
 /** The console's own path: the request's, less a run's or thread's part (an id is one encoded segment). */
 const consolePath = (c: Context<Env>) =>
   new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages))?$/, "").replace(/\/$/, "");
+
+function matches(header: string | undefined, version: string): boolean {
+  return header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${version}"`);
+}
