@@ -343,6 +343,12 @@ describe("hostile requests to the console", () => {
       expect(res.status, name).toBe(400);
       expect((res.body as { error: { code: string } }).error.code, name).toBe("AI1040");
     }
+    // A filter is a value, never part of the visibility query: quotes and backslashes match no agent.
+    for (const agent of ['x" OR AgentId != "y', "x\\", `${payouts.id}' OR '1'='1`]) {
+      const res = await http.call("GET", `/console?${new URLSearchParams({ agent })}`, { user: "mia" });
+      expect(res.status, agent).toBe(200);
+      expect(String(res.body), agent).not.toContain('class="row"');
+    }
     const unknown = await http.call("GET", `/console/runs/${encodeURIComponent(uid("nobody"))}`, { user: "mia" });
     expect(unknown.status).toBe(404);
     expect(String(unknown.body)).toContain("AI1010");
