@@ -38,6 +38,8 @@ export default defineConfig({
       "test/approval-context-pages.test.ts",
       // the inbox over MCP: list_approvals reads SQL visibility's memo rows, decisions per call
       "test/mcp-decide.test.ts",
+      // the console: runs and threads listed (status, agent, waiting, the memo's principal) from SQL visibility
+      "test/console.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

@@ -95,7 +95,7 @@ async function main() {
   });
 
   // The HTTP front door: the same client, behind authentication.
-  const handler = createAgentHttpHandler({ agents, authenticate: (request) => PEOPLE[request.headers.get("x-demo-user") ?? "fiona"] });
+  const handler = createAgentHttpHandler({ agents, console: true, authenticate: (request) => PEOPLE[request.headers.get("x-demo-user") ?? "fiona"] });
   const http = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: handler, port: PORT, hostname: "127.0.0.1" }, () => resolve(s as Server));
   });
@@ -124,6 +124,7 @@ async function main() {
       const state = await agents.state({ runId });
       say(`  state: ${state.status}, ${state.turnsUsed} turns, ${state.usage.totalTokens} tokens so far`);
       say(`\nApproval page: ${approvalUrl(`${base}/approve`, link.token)}`);
+      say(`Console (the run, its conversation and timeline): ${base}/console/runs/${encodeURIComponent(runId)}`);
       const decisions = request.calls.map((c) => ({ toolCallId: c.toolCallId, approved: true as const }));
 
       if (SERVE) {

@@ -28,4 +28,5 @@ export { approvalUrl } from "./deferral/approval-url.js";
 export type { ApprovalPageOptions } from "./http/approval/options.js";
 export type { ApprovalView, ApprovalState, ApprovalCallView, RenderHints, FieldHint } from "./http/approval/view.js";
 export type { InboxPageOptions } from "./http/inbox/options.js";
+export type { ConsolePageOptions } from "./http/console/options.js";
 export { createCodecServer, codecApp, type CodecServerOptions, type CodecOperation, type CodecRequestInfo } from "./http/codec-server.js";

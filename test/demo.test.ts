@@ -22,6 +22,7 @@ describe("npm run demo", () => {
     // What the demo said on stderr is the first thing to read when it did not get there.
     expect(stdout, stderr).toContain("nothing has been paid");
     expect(stdout).toMatch(/refused: RC5056/);
+    expect(stdout).toMatch(/Console \(the run, its conversation and timeline\): http:\/\/[^/\s]+\/console\/runs\/demo-/);
     expect(stdout.match(/\[tool\] sendPayout/g)).toHaveLength(1);
     expect(stdout).toContain("a second click: duplicate");
     expect(stdout).toMatch(/Answer: Invoice INV-1042 \(€4200 to Acme Robotics\) was approved and paid: reference PAY-INV-1042\./);

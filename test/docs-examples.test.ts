@@ -220,6 +220,10 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Hello over HTTP", [{ text: "Hello from the front door." }]),
     prints: [/POST \/agents\/runs: 200 .*"status":"completed".*Hello from the front door\./],
   },
+  "console.ts": {
+    script: (model) => model.script("Where is my parcel?", [{ text: "It is on its way." }]),
+    prints: [/GET \/console\/runs\/console-\d+: 200, shows the answer: true/, /without a session: 401/],
+  },
   "codec-server.ts": {
     prints: [/encode: 200 binary\/encrypted; decode: 200 "the customer's IBAN"/, /someone else: 403/],
   },

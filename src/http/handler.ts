@@ -10,6 +10,7 @@ import { deferralRoutes } from "./deferrals.js";
 import type { HttpEnv } from "./env.js";
 import { errorResponse, internalErrorResponse, typedError } from "./errors.js";
 import { inboxPageRoutes } from "./inbox/routes.js";
+import { consoleRoutes } from "./console/routes.js";
 import type { AgentHttpOptions } from "./options.js";
 import { runRoutes } from "./runs.js";
 import { scheduleRoutes } from "./schedules.js";
@@ -75,5 +76,7 @@ export function buildApp(options: AgentHttpOptions): Hono<HttpEnv> {
   app.route("/schedules", scheduleRoutes(options.agents));
   if (options.approvalPage !== false) app.route("/approve", approvalRoutes(options.agents, options.approvalPage ?? {}));
   if (options.inboxPage !== false) app.route("/inbox", inboxPageRoutes(options.agents, options.inboxPage ?? {}));
+  // Off unless asked for: who may look at every run is the operator's decision (docs/security.md).
+  if (options.console) app.route("/console", consoleRoutes(options.agents, threads, options.console === true ? {} : options.console, { inbox: options.inboxPage !== false }));
   return app;
 }

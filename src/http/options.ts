@@ -5,6 +5,7 @@ import type { ThreadsClient } from "../client/threads/threads-client.js";
 import type { ApprovalPageOptions } from "./approval/options.js";
 import type { CodecServerOptions } from "./codec-server.js";
 import type { InboxPageOptions } from "./inbox/options.js";
+import type { ConsolePageOptions } from "./console/options.js";
 
 /** What `createAgentHttpHandler` takes. */
 export interface AgentHttpOptions {
@@ -37,6 +38,15 @@ export interface AgentHttpOptions {
    * the list updates itself. `false` leaves it out (the `/approvals` JSON routes stay).
    */
   inboxPage?: InboxPageOptions | false;
+  /**
+   * The console at `GET /console` (under `basePath`): the runs and threads of the client's
+   * task queue, each opened at `/console/runs/:id` or `/console/threads/:id` as its
+   * conversation beside a timeline read from its history, with cancel, send and a link to
+   * decide in the inbox. Off by default; `true` or options serve it, to signed-in callers
+   * only (AI1049, 401, for anyone `authenticate` returns no principal for), each row and
+   * page asked of the clients' `authorize` hooks (docs/console.md).
+   */
+  console?: ConsolePageOptions | boolean;
   /** Largest request body accepted, in bytes; bigger ones are refused with AI1041 (413) before they are read. Default 1 MiB. */
   maxBodyBytes?: number;
   /**

@@ -79,6 +79,14 @@ export interface ClientStreamOptions {
  * Each verb lives in a file of its own beside this one; the class holds the connection and
  * hands it to them.
  */
+// The console (src/http/console) asks a client's hook per listed row and per page, as the client's own verbs do.
+const accesses = new WeakMap<ThreadsClient, ThreadAccess>();
+
+/** @internal The hook and connection a threads client reads with. Not part of the public API. */
+export function threadAccessOf(threads: ThreadsClient): ThreadAccess {
+  return accesses.get(threads)!;
+}
+
 export class ThreadsClient {
   readonly client: Client;
   readonly taskQueue: string;
@@ -98,6 +106,7 @@ export class ThreadsClient {
       options.authorize,
       options.deferral ? resolveDeferralConfig(options.deferral).secrets : undefined,
     );
+    accesses.set(this, this.#access);
   }
 
   /**

@@ -154,3 +154,17 @@ export class McpOutputInvalidError extends DurableAgentsError<McpOutputInvalidFi
     super(`[AI1070] The answer of run ${fields.runId} (MCP tool "${fields.tool}") does not match the tool's output schema: ${fields.problem}.`, fields);
   }
 }
+
+export interface ConsoleSignInRequiredFields {
+  /** The console page that was asked for. */
+  path: string;
+}
+
+/** AI1049: the console was asked for without a principal (`authenticate` returned none). Nothing was read or shown. */
+export class ConsoleSignInRequiredError extends DurableAgentsError<ConsoleSignInRequiredFields> {
+  static readonly code = ErrorCode.ConsoleSignInRequired;
+  readonly code = ErrorCode.ConsoleSignInRequired;
+  constructor(fields: ConsoleSignInRequiredFields) {
+    super(`[AI1049] The console shows runs and threads to signed-in callers only, and this request carried no credential the server recognised. Nothing was shown: sign in, then open it again.`, fields);
+  }
+}

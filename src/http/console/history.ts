@@ -1,0 +1,331 @@
+import { isGrpcServiceError, type Client } from "@temporalio/client";
+import { RunNotFoundError } from "../../core/errors/runs.js";
+import { ThreadNotFoundError } from "../../core/errors/threads.js";
+import type { LoadedDataConverter, Payload } from "@temporalio/common";
+import type { temporal } from "@temporalio/proto";
+import type { ChatMessage, ToolCall } from "../../core/messages.js";
+import type { Principal } from "../../core/json.js";
+import { decodePayloadAt } from "../../client/data-converter.js";
+import { cancelUpdate, denyUpdate, resumeUpdate } from "../../core/wire/run.js";
+import { threadSendUpdate, threadStopUpdate } from "../../core/wire/thread.js";
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Failure = temporal.api.failure.v1.IFailure;
+
+/** Where a run or thread stands, as its history (or visibility) tells. */
+export type ConsoleStatus = "running" | "completed" | "failed" | "cancelled" | "terminated" | "timed-out";
+
+/** One entry of a run's or thread's timeline, read from its history. */
+export type TimelineEntry =
+  | { type: "model"; at: string; durationMs?: number; attempts: number; tokensIn?: number; tokensOut?: number; calls: string[]; waiting: string[]; error?: FailureView }
+  | { type: "tool"; at: string; durationMs?: number; attempts: number; toolName: string; toolCallId: string; input: string; result?: string; isError?: boolean; deferred?: boolean; started?: boolean; error?: FailureView }
+  | { type: "decision"; at: string; by?: string; what: string }
+  | { type: "message"; at: string; by?: string }
+  | { type: "cancel"; at: string; by?: string }
+  | { type: "continued-as-new"; at: string }
+  | { type: "end"; at: string; status: ConsoleStatus; failure?: FailureView };
+
+export interface FailureView {
+  /** The SDK's code (the failure's type), when it has one. */
+  code?: string;
+  message: string;
+}
+
+/** A run or thread as its history shows it: who, the conversation, and what happened when. */
+export interface ConsoleDetail {
+  kind: "run" | "thread";
+  id: string;
+  agentId?: string;
+  principal?: Principal;
+  status: ConsoleStatus;
+  startedAt?: string;
+  closedAt?: string;
+  transcript: ChatMessage[];
+  timeline: TimelineEntry[];
+  failure?: FailureView;
+  /** Executions read (1 + continue-as-new boundaries crossed). */
+  executions: number;
+  /** The history was longer than the console reads in one view: the oldest part is left out. */
+  truncated: boolean;
+}
+
+const GRPC_NOT_FOUND = 5;
+
+/** At most this many history events are read for one view (a few pages): the newest are kept. */
+const MAX_EVENTS = 20_000;
+
+/**
+ * Reads the whole history of `workflowId` (every execution, across continue-as-new) and
+ * turns it into a transcript and a timeline. History reads are not billed actions (no
+ * query, no worker involved); payloads are decoded through the client's data converter, a
+ * codec included.
+ */
+export async function readDetail(client: Client, taskQueue: string, kind: "run" | "thread", workflowId: string): Promise<ConsoleDetail> {
+  const converter = client.options.loadedDataConverter;
+  const notFound = () => (kind === "run" ? new RunNotFoundError({ runId: workflowId }) : new ThreadNotFoundError({ threadId: workflowId }));
+  let latest: Awaited<ReturnType<typeof readExecution>>;
+  try {
+    latest = await readExecution(client, workflowId, undefined);
+  } catch (err) {
+    if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) throw notFound();
+    throw err;
+  }
+  const startedAttrs = latest.events[0]?.workflowExecutionStartedEventAttributes;
+  // Another app's workflow in the namespace, or a thread asked for as a run, is none of this console's.
+  if (startedAttrs?.workflowType?.name !== (kind === "run" ? "agentRun" : "agentThread") || startedAttrs.taskQueue?.name !== taskQueue) throw notFound();
+  // The first execution, when the workflow continued as new: its history starts the conversation.
+  const first = startedAttrs?.firstExecutionRunId ?? undefined;
+  const executions: HistoryEvent[][] = [];
+  let truncated = false;
+  if (first && startedAttrs?.continuedExecutionRunId) {
+    let runId: string | undefined = first;
+    let total = 0;
+    while (runId) {
+      const read: { runId?: string; events: HistoryEvent[]; truncated: boolean } = runId === latest.runId ? latest : await readExecution(client, workflowId, runId);
+      executions.push(read.events);
+      total += read.events.length;
+      truncated ||= read.truncated;
+      runId = read.events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+      if (total > MAX_EVENTS && runId) {
+        truncated = true;
+        executions.length = 0;
+        executions.push(latest.events);
+        break;
+      }
+    }
+  } else {
+    executions.push(latest.events);
+    truncated = latest.truncated;
+  }
+  const detail: ConsoleDetail = { kind, id: workflowId, status: "running", transcript: [], timeline: [], executions: executions.length, truncated };
+  const fold = new Fold(detail, converter);
+  for (const events of executions) await fold.execution(events);
+  if (fold.prompt !== undefined && !detail.transcript.some((m) => m.role === "user")) detail.transcript.unshift({ role: "user", content: fold.prompt });
+  return detail;
+}
+
+async function readExecution(client: Client, workflowId: string, runId: string | undefined): Promise<{ runId?: string; events: HistoryEvent[]; truncated: boolean }> {
+  const events: HistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  let truncated = false;
+  let resolvedRunId = runId;
+  do {
+    const response = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId, ...(runId ? { runId } : {}) },
+      skipArchival: true,
+      ...(nextPageToken && nextPageToken.length > 0 ? { nextPageToken } : {}),
+    });
+    for (const e of response.history?.events ?? []) events.push(e);
+    nextPageToken = response.nextPageToken ?? undefined;
+    if (events.length > MAX_EVENTS) {
+      truncated = true;
+      break;
+    }
+  } while (nextPageToken && nextPageToken.length > 0);
+  resolvedRunId ??= events[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId ?? undefined;
+  return { ...(resolvedRunId ? { runId: resolvedRunId } : {}), events, truncated };
+}
+
+interface Scheduled {
+  name: string;
+  input: unknown;
+  at: string;
+  startedAt?: number;
+  attempts: number;
+}
+
+/** Folds history events into a detail, one execution after the other. */
+class Fold {
+  // A tool result sent to the model by reference has empty content: its tool call's result fills it.
+  readonly #toolResults = new Map<string, string>();
+  prompt: string | undefined;
+
+  constructor(
+    private readonly detail: ConsoleDetail,
+    private readonly converter: LoadedDataConverter,
+  ) {}
+
+  async execution(events: HistoryEvent[]): Promise<void> {
+    const scheduled = new Map<string, Scheduled>();
+    for (const event of events) {
+      const at = timeOf(event);
+      const a = event;
+      if (a.workflowExecutionStartedEventAttributes) {
+        const input = await this.#decode<Record<string, unknown>>(a.workflowExecutionStartedEventAttributes.input?.payloads);
+        if (this.detail.startedAt === undefined) {
+          this.detail.startedAt = at;
+          if (input && typeof input.agentId === "string") this.detail.agentId = input.agentId;
+          const principal = input?.principal;
+          if (isPrincipal(principal)) this.detail.principal = principal;
+          // Shown only while no model call has read it yet: each call's input carries what it appended (the prompt too).
+          if (input && typeof input.prompt === "string") this.prompt = input.prompt;
+        }
+      } else if (a.activityTaskScheduledEventAttributes) {
+        const s = a.activityTaskScheduledEventAttributes;
+        scheduled.set(String(a.eventId), { name: s.activityType?.name ?? "", input: await this.#decode(s.input?.payloads), at, attempts: 1 });
+      } else if (a.activityTaskStartedEventAttributes) {
+        const s = a.activityTaskStartedEventAttributes;
+        const call = scheduled.get(String(s.scheduledEventId));
+        if (call) {
+          call.attempts = s.attempt ?? 1;
+          call.startedAt = Date.parse(at);
+        }
+      } else if (a.activityTaskCompletedEventAttributes) {
+        const s = a.activityTaskCompletedEventAttributes;
+        const call = scheduled.get(String(s.scheduledEventId));
+        if (call) this.#activity(call, at, { result: await this.#decode(s.result?.payloads) });
+      } else if (a.activityTaskFailedEventAttributes || a.activityTaskTimedOutEventAttributes || a.activityTaskCanceledEventAttributes) {
+        const s = a.activityTaskFailedEventAttributes ?? a.activityTaskTimedOutEventAttributes;
+        const id = s?.scheduledEventId ?? a.activityTaskCanceledEventAttributes?.scheduledEventId;
+        const call = scheduled.get(String(id));
+        if (call) this.#activity(call, at, { error: s?.failure ? failureView(s.failure) : { message: "cancelled" } });
+      } else if (a.workflowExecutionUpdateAcceptedEventAttributes) {
+        const request = a.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
+        await this.#update(request?.name ?? "", await this.#decode(request?.args?.payloads), at);
+      } else if (a.workflowExecutionContinuedAsNewEventAttributes) {
+        this.detail.timeline.push({ type: "continued-as-new", at });
+      } else if (a.workflowExecutionCompletedEventAttributes) {
+        this.#end(at, "completed");
+        const result = await this.#decode<Record<string, unknown>>(a.workflowExecutionCompletedEventAttributes.result?.payloads);
+        if (result && result.status === "failed" && typeof result.error === "object" && result.error !== null) {
+          const error = result.error as { code?: unknown; message?: unknown };
+          this.detail.failure = { ...(typeof error.code === "string" ? { code: error.code } : {}), message: String(error.message ?? "") };
+        }
+      } else if (a.workflowExecutionFailedEventAttributes) {
+        const failure = failureView(a.workflowExecutionFailedEventAttributes.failure);
+        this.#end(at, failure.code === "AI1005" ? "cancelled" : "failed", failure);
+      } else if (a.workflowExecutionCanceledEventAttributes) {
+        this.#end(at, "cancelled");
+      } else if (a.workflowExecutionTerminatedEventAttributes) {
+        this.#end(at, "terminated", { message: a.workflowExecutionTerminatedEventAttributes.reason || "terminated" });
+      } else if (a.workflowExecutionTimedOutEventAttributes) {
+        this.#end(at, "timed-out");
+      }
+    }
+  }
+
+  #end(at: string, status: ConsoleStatus, failure?: FailureView): void {
+    this.detail.status = status;
+    this.detail.closedAt = at;
+    if (failure) this.detail.failure = failure;
+    this.detail.timeline.push({ type: "end", at, status, ...(failure ? { failure } : {}) });
+  }
+
+  async #update(name: string, arg: unknown, at: string): Promise<void> {
+    const request = (typeof arg === "object" && arg !== null ? arg : {}) as Record<string, unknown>;
+    const by = (p: unknown) => (isPrincipal(p) ? { by: p.id } : {});
+    if (name === resumeUpdate.name) {
+      this.detail.timeline.push({ type: "decision", at, ...by(request.resumedBy), what: decisionText(request.payload) });
+    } else if (name === denyUpdate.name) {
+      this.detail.timeline.push({ type: "decision", at, ...by(request.deniedBy), what: `denied: ${String(request.reason ?? "")}` });
+    } else if (name === cancelUpdate.name || name === threadStopUpdate.name) {
+      this.detail.timeline.push({ type: "cancel", at });
+    } else if (name === threadSendUpdate.name) {
+      this.detail.timeline.push({ type: "message", at, ...by(request.principal) });
+    }
+  }
+
+  #activity(call: Scheduled, at: string, end: { result?: unknown; error?: FailureView }): void {
+    const durationMs = call.startedAt !== undefined ? Math.max(0, Date.parse(at) - call.startedAt) : undefined;
+    const timing = { at: call.at, ...(durationMs !== undefined ? { durationMs } : {}), attempts: call.attempts };
+    const input = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<string, unknown>;
+    if (call.name === "callAgentModel") {
+      this.#modelInput(input);
+      const answer = (end.result ?? {}) as { message?: { content?: string | null; tool_calls?: ToolCall[] }; usage?: { promptTokens?: number; completionTokens?: number }; gate?: { calls?: Array<{ toolCallId?: string }> } };
+      const message = answer.message;
+      if (message) this.detail.transcript.push({ role: "assistant", content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) } as ChatMessage);
+      this.detail.timeline.push({
+        type: "model",
+        ...timing,
+        ...(typeof answer.usage?.promptTokens === "number" ? { tokensIn: answer.usage.promptTokens } : {}),
+        ...(typeof answer.usage?.completionTokens === "number" ? { tokensOut: answer.usage.completionTokens } : {}),
+        calls: (message?.tool_calls ?? []).map((c) => c.function?.name ?? ""),
+        waiting: (answer.gate?.calls ?? []).map((c) => String(c.toolCallId ?? "")),
+        ...(end.error ? { error: end.error } : {}),
+      });
+    } else if (call.name === "callAgentTool") {
+      const toolCall = input.toolCall as ToolCall | undefined;
+      const result = (end.result ?? {}) as { content?: string; isError?: boolean; deferred?: unknown; started?: boolean };
+      const id = toolCall?.id ?? "";
+      if (typeof result.content === "string") this.#toolResults.set(id, result.content);
+      this.detail.timeline.push({
+        type: "tool",
+        ...timing,
+        toolName: toolCall?.function?.name ?? "",
+        toolCallId: id,
+        input: toolCall?.function?.arguments ?? "",
+        ...(typeof result.content === "string" ? { result: result.content } : {}),
+        ...(result.isError ? { isError: true } : {}),
+        ...(result.deferred ? { deferred: true } : {}),
+        ...(result.started ? { started: true } : {}),
+        ...(end.error ? { error: end.error } : {}),
+      });
+    }
+  }
+
+  // What the workflow appended to the transcript since the last model call (the user's messages, tool results).
+  #modelInput(input: Record<string, unknown>): void {
+    const delta = Array.isArray(input.delta) ? (input.delta as ChatMessage[]) : [];
+    for (const message of delta) {
+      if (typeof message !== "object" || message === null) continue;
+      if (message.role === "tool" && !message.content) {
+        this.detail.transcript.push({ ...message, content: this.#toolResults.get(message.tool_call_id) ?? "" });
+        continue;
+      }
+      // The agent's system prompt is the definition's, not the conversation's.
+      if (message.role === "system") continue;
+      this.detail.transcript.push(message);
+    }
+  }
+
+  async #decode<T>(payloads: Payload[] | null | undefined): Promise<T | undefined> {
+    if (!payloads || payloads.length === 0) return undefined;
+    return decodePayloadAt<T>(this.converter, 0, payloads);
+  }
+}
+
+function failureView(failure: Failure | null | undefined): FailureView {
+  // The SDK's errors travel as ApplicationFailures whose type is their code; an activity's failure wraps its cause.
+  let f = failure;
+  while (f && !f.applicationFailureInfo?.type && f.cause) f = f.cause;
+  const code = f?.applicationFailureInfo?.type ?? undefined;
+  return { ...(code && /^[A-Z]{2}\d{4}$/.test(code) ? { code } : {}), message: f?.message ?? failure?.message ?? "" };
+}
+
+/** A resume's payload in words: each call's decision, or "answered" for a deferral's payload. */
+function decisionText(payload: unknown): string {
+  const decisions = (payload as { decisions?: unknown } | null)?.decisions;
+  if (!Array.isArray(decisions)) return "answered";
+  return decisions
+    .map((d: { toolCallId?: unknown; approved?: unknown; respond?: unknown; input?: unknown }) => {
+      const what = d?.approved === true ? (d.input !== undefined ? "approved with an edit" : "approved") : d?.approved === false ? "rejected" : d?.respond !== undefined ? "responded" : "decided";
+      return `${what} ${String(d?.toolCallId ?? "")}`.trim();
+    })
+    .join(", ");
+}
+
+function isPrincipal(value: unknown): value is Principal {
+  return typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string";
+}
+
+function timeOf(event: HistoryEvent): string {
+  const t = event.eventTime;
+  const ms = t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
+  return new Date(ms).toISOString();
+}
+
+/**
+ * What changes whenever the workflow's history grows: its newest event (id and time), read
+ * alone, newest first (free). Undefined for a workflow Temporal does not know.
+ */
+export async function historyVersion(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    const response = await client.workflowService.getWorkflowExecutionHistoryReverse({ namespace: client.options.namespace, execution: { workflowId }, maximumPageSize: 1 });
+    const newest = response.history?.events?.[0];
+    return newest ? `${String(newest.eventId)}-${timeOf(newest)}` : undefined;
+  } catch (err) {
+    if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return undefined;
+    throw err;
+  }
+}
