@@ -6,6 +6,7 @@
  * One agent-step layer serves both hosts: `describeAgent`, `callAgentModel` and
  * `callAgentTool` (and `notifyApproval` for approval requests).
  */
+import type { CompactionPlan } from "./compaction.js";
 import type { StandingPermission } from "./approval-permissions.js";
 import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
@@ -64,6 +65,8 @@ export interface AgentDescription {
   maxToolCalls?: number;
   /** Its sub-agents: the tool name the model calls each by, and the agent it runs. Absent when none. */
   agents?: Record<string, string>;
+  /** When its threads compact their older turns (`compaction`). Absent when they never do, and in recorded histories. */
+  compaction?: CompactionPlan;
 }
 
 /** What a run's first model call after a resume checks: the definition the deferred step was recorded with. */
