@@ -93,7 +93,9 @@ describe("a thread that compacts its memory", () => {
     const last = h.model.requests.filter((r) => r.messages[0]?.content === "You chat." && lastUser(r).startsWith(`turn ${turns} of ${threadId}`)).at(-1)!;
     const roles = last.messages.map((m) => m.role);
     expect(roles[0]).toBe("system");
-    expect(roles[1]).toBe("system");
+    // The summary speaks as the assistant's notes, never as the operator (a system message).
+    expect(roles[1]).toBe("assistant");
+    expect(roles.filter((r) => r === "system")).toHaveLength(1);
     expect(String(last.messages[1]!.content)).toMatch(/^Summary of the earlier conversation:\nsummary of \d+ user messages$/);
     const users = last.messages.filter((m) => m.role === "user").map((m) => String(m.content));
     expect(users.at(-1)).toBe(prompt(turns));
@@ -110,8 +112,8 @@ describe("a thread that compacts its memory", () => {
     expect(messages).toHaveLength(total);
     const userTurns = messages.filter((m) => m.role === "user").map((m) => Number(/^turn (\d+) of/.exec(String(m.content))![1]));
     expect(userTurns).toEqual(Array.from({ length: turns }, (_, i) => i + 1));
-    expect(messages.filter((m) => m.role === "assistant")).toHaveLength(turns);
-    const summaries = messages.filter((m) => m.role === "system");
+    const summaries = messages.filter((m) => String(m.content).startsWith("Summary of the earlier conversation:"));
+    expect(messages.filter((m) => m.role === "assistant" && !summaries.includes(m))).toHaveLength(turns);
     expect(summaries).toHaveLength(1);
     // The summary opens what the thread holds now (`messageCount`); the archived originals come before it.
     expect(messages.indexOf(summaries[0]!)).toBe(total - view.messageCount);
@@ -135,7 +137,8 @@ describe("a thread that compacts its memory", () => {
     expect(text).toContain("[calls lookup");
     expect(text).toContain("[result of call_0_0] compaction means 10 letters");
     const { messages } = await everyMessage(threadId);
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "system", "user", "assistant"]);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "assistant", "user", "assistant"]);
+    expect(messages[4]!.content).toMatch(/^Summary of the earlier conversation:\n/);
     expect((await rig.threads.state({ threadId })).messageCount).toBe(3);
   });
 });

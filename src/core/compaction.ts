@@ -51,13 +51,17 @@ export interface ArchivedSpan {
 /** The opening of a summary message: the model reads it as context, `isSummary` recognises it. */
 export const SUMMARY_HEADING = "Summary of the earlier conversation:\n";
 
-/** A summary message of compaction (a system message opening the transcript). */
+/**
+ * A summary message of compaction, opening the transcript. An assistant message, not a
+ * system one: a model wrote it from what users and tools said, and a system message speaks
+ * as the operator (src/core/transcript-trust.ts), which no user text may come to do.
+ */
 export function summaryMessage(summary: string): ChatMessage {
-  return { role: "system", content: SUMMARY_HEADING + summary };
+  return { role: "assistant", content: SUMMARY_HEADING + summary };
 }
 
 export function isSummary(message: ChatMessage | undefined): boolean {
-  return message?.role === "system" && typeof message.content === "string" && message.content.startsWith(SUMMARY_HEADING);
+  return message?.role === "assistant" && typeof message.content === "string" && message.content.startsWith(SUMMARY_HEADING) && !message.tool_calls;
 }
 
 /**

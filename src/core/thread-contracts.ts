@@ -89,7 +89,7 @@ export type StreamUpdate =
 export interface CompactedUpdate {
   seq: number;
   type: "compacted";
-  /** The id of the summary message (a system message) now opening the transcript. */
+  /** The id of the summary message (an assistant message starting `Summary of the earlier conversation:`) now opening the transcript. */
   summaryId: string;
   /** Messages the summary replaced (an earlier summary among them, when there was one). */
   compactedMessages: number;

@@ -40,6 +40,10 @@ describe("compactionCut", () => {
     expect(compactionCut(t, 1, new Set(["other"]))).toBe(5);
   });
 
+  it("writes the summary as the assistant's notes, never as a system message", () => {
+    expect(summaryMessage("notes")).toEqual({ role: "assistant", content: "Summary of the earlier conversation:\nnotes" });
+  });
+
   it("does not compact a previous summary alone", () => {
     const t = [summaryMessage("before"), user("2"), answer("b"), user("3")];
     expect(compactionCut(t, 1)).toBe(3);
