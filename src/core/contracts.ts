@@ -101,10 +101,11 @@ export interface AgentModelCallInput {
   workflowId: string;
   /**
    * With the workflow id, names the transcript in the worker's cache: a run's run id, a
-   * thread's first run id (a thread's transcript only grows, across continue-as-new too).
+   * thread's first run id (a thread's transcript only grows, across continue-as-new too,
+   * until it compacts: see `epoch`).
    */
   transcriptId: string;
-  /** Bumped whenever the transcript is rewritten (a compacted run) rather than appended to. */
+  /** Bumped whenever the transcript is rewritten (a compacted run; a thread's compactions, counted) rather than appended to. */
   epoch: number;
   /** Transcript length before `delta`. */
   baseLength: number;
