@@ -4,7 +4,9 @@
  * them, the worker's summarizer and the client's `listMessages` read the same shapes.
  */
 import type { ChatMessage } from "./messages.js";
-import type { ThreadMessage } from "./thread-contracts.js";
+
+/** A thread's stored message (`ThreadMessage`, spelled out here: thread-contracts.ts imports this module). */
+type StoredMessage = ChatMessage & { id: string; createdAt: string };
 
 /** Share of the thread's room (`THREAD_TRANSCRIPT_BYTES`) at which it compacts by default. */
 export const DEFAULT_COMPACTION_AT_ROOM = 0.75;
@@ -24,7 +26,7 @@ export interface SummarizeInput {
   agentId: string;
   threadId: string;
   /** The compacted messages, oldest first; `messages[0]` is the previous summary when `previousSummary` is set. */
-  messages: ThreadMessage[];
+  messages: StoredMessage[];
   /** True when `messages[0]` is the summary of an earlier compaction, not an original. */
   previousSummary?: true;
   /** JSON bytes of `messages`: a summary must weigh less than what it replaces. */
