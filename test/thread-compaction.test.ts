@@ -128,8 +128,17 @@ describe("a thread that compacts its memory", () => {
     const threadId = uid("tool-turn");
     await rig.threads.createThread({ threadId, agent: eager, prompt: `look up for ${threadId}` });
     expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    // A reader following the thread (on the worker's stream transport) sees the compaction as it happens.
+    const { lastSeq } = await rig.threads.state({ threadId });
+    const followed: StreamUpdate[] = [];
+    const reading = (async () => {
+      const done = (u: StreamUpdate) => u.type === "status" && u.status === "completed";
+      for await (const batch of rig.threads.followUpdates({ threadId, fromSeq: lastSeq, pollInterval: 50, until: (b) => b.updates.some(done) })) followed.push(...batch.updates);
+    })();
     await rig.threads.sendMessage({ threadId, prompt: `next ${threadId}` });
     expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    await reading;
+    expect(followed.filter((u) => u.type === "compacted")).toMatchObject([{ compactedMessages: 4, keptTurns: 1 }]);
     const sent = summarizerRequests.filter((r) => String(r.messages[1]!.content).includes(`look up for ${threadId}`));
     expect(sent).toHaveLength(1);
     const text = String(sent[0]!.messages[1]!.content);

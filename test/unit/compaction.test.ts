@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { compactionCut, compactionDue, summaryMessage } from "../../src/core/compaction.js";
 import type { ChatMessage } from "../../src/core/messages.js";
 import { defineAgent } from "../../src/index.js";
+import { asStreamUpdate, emptyFold, foldStreamUpdates } from "../../src/core/stream-fold.js";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 const answer = (content: string): ChatMessage => ({ role: "assistant", content });
@@ -84,5 +85,25 @@ describe("defineAgent({ compaction })", () => {
     [null, "compaction"],
   ])("refuses %j with AI1001 naming %s", (compaction, field) => {
     expect(() => agent(compaction)).toThrow(expect.objectContaining({ code: "AI1001", message: expect.stringContaining(field) }));
+  });
+});
+
+describe("the compacted stream entry on the wire", () => {
+  const entry = { seq: 9, type: "compacted", summaryId: "s1", compactedMessages: 4, keptTurns: 1, bytesBefore: 900, bytesAfter: 300 };
+
+  it("is read from a cross-process transport's batch, and changes nothing a reader shows", () => {
+    expect(asStreamUpdate(entry)).toEqual(entry);
+    const fold = foldStreamUpdates(emptyFold(), [asStreamUpdate(entry)!]);
+    expect(fold).toEqual({ ...emptyFold(), lastSeq: 9 });
+  });
+
+  it.each([
+    ["no summary id", { ...entry, summaryId: 7 }],
+    ["a negative count", { ...entry, compactedMessages: -1 }],
+    ["a fractional size", { ...entry, bytesAfter: 1.5 }],
+    ["a missing size", { ...entry, bytesBefore: undefined }],
+    ["no seq", { ...entry, seq: 0 }],
+  ])("is refused with %s", (_what, value) => {
+    expect(asStreamUpdate(value)).toBeUndefined();
   });
 });
