@@ -50,6 +50,23 @@ export interface ArchivedSpan {
   count: number;
 }
 
+/**
+ * The most spans a thread keeps in its archive index (about 120 bytes each, carried into
+ * every next run): past it, the oldest two merge into one whose originals read as gone
+ * (`runId` ""), so offsets stay where they were and the carry stays bounded.
+ */
+export const MAX_ARCHIVED_SPANS = 1000;
+
+/** `archive` with `span` added, within `MAX_ARCHIVED_SPANS`. */
+export function withArchivedSpan(archive: readonly ArchivedSpan[], span: ArchivedSpan, max = MAX_ARCHIVED_SPANS): ArchivedSpan[] {
+  const next = [...archive, span];
+  while (next.length > max) {
+    const [first, second] = next.splice(0, 2) as [ArchivedSpan, ArchivedSpan];
+    next.unshift({ runId: "", activityId: "", from: 0, count: first.count + second.count });
+  }
+  return next;
+}
+
 /** The opening of a summary message: the model reads it as context, `isSummary` recognises it. */
 export const SUMMARY_HEADING = "Summary of the earlier conversation:\n";
 

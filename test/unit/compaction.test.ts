@@ -3,7 +3,7 @@
  * `defineAgent({ compaction })` accepts: the rules the thread's workflow applies.
  */
 import { describe, expect, it } from "vitest";
-import { compactionCut, compactionDue, summaryMessage } from "../../src/core/compaction.js";
+import { compactionCut, compactionDue, summaryMessage, withArchivedSpan, type ArchivedSpan } from "../../src/core/compaction.js";
 import type { ChatMessage } from "../../src/core/messages.js";
 import { defineAgent } from "../../src/index.js";
 import { asStreamUpdate, emptyFold, foldStreamUpdates } from "../../src/core/stream-fold.js";
@@ -105,5 +105,16 @@ describe("the compacted stream entry on the wire", () => {
     ["no seq", { ...entry, seq: 0 }],
   ])("is refused with %s", (_what, value) => {
     expect(asStreamUpdate(value)).toBeUndefined();
+  });
+});
+
+describe("the archive index", () => {
+  it("stays within its bound, merging the oldest spans into one that reads as gone, and keeps every offset", () => {
+    let archive: ArchivedSpan[] = [];
+    for (let i = 0; i < 7; i++) archive = withArchivedSpan(archive, { runId: `r${i}`, activityId: `a${i}`, from: i === 0 ? 0 : 1, count: 10 + i }, 4);
+    expect(archive).toHaveLength(4);
+    expect(archive[0]).toEqual({ runId: "", activityId: "", from: 0, count: 10 + 11 + 12 + 13 });
+    expect(archive.slice(1).map((s) => s.runId)).toEqual(["r4", "r5", "r6"]);
+    expect(archive.reduce((n, s) => n + s.count, 0)).toBe([10, 11, 12, 13, 14, 15, 16].reduce((a, b) => a + b));
   });
 });

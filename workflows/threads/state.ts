@@ -18,7 +18,7 @@ import type { Principal } from "../../src/core/json.js";
 import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../../src/core/transcript-budget.js";
 import { jsonBytes } from "../../src/core/payload-size.js";
 import { TranscriptRoom } from "../shared/transcript-room.js";
-import type { ArchivedSpan } from "../../src/core/compaction.js";
+import { withArchivedSpan, type ArchivedSpan } from "../../src/core/compaction.js";
 
 /** Result the model sees for a call the thread gave up on when the user moved on. */
 export const MOVED_ON = "Error: this call got no result: the thread moved on to a new message before it finished.";
@@ -89,7 +89,7 @@ export class ThreadState {
   /** Which calls of the latest answer wait for a decision, as the worker said (`ModelCallOutput.gate`). */
   lastGate: GateVerdict | undefined = undefined;
   /** Where the messages compaction replaced are kept, oldest first (see compaction.ts). */
-  readonly archive: ArchivedSpan[];
+  archive: ArchivedSpan[];
   /** The last compaction of this run that failed or was refused (AI1031); cleared by the next that succeeds. */
   compactionError: ThreadFailure | undefined = undefined;
   /** A compaction failed in the current turn: the next is tried next turn, not at every step. */
@@ -304,7 +304,7 @@ export class ThreadState {
   compacted(cut: number, summary: ThreadMessage, span: ArchivedSpan, bytesBefore: number): void {
     this.messages.splice(0, cut, summary);
     this.sentLength = 0;
-    this.archive.push(span);
+    this.archive = withArchivedSpan(this.archive, span);
     this.compactionError = undefined;
     const keptTurns = this.messages.filter((m) => m.role === "user").length;
     this.stream.push({ type: "compacted", summaryId: summary.id, compactedMessages: cut, keptTurns, bytesBefore, bytesAfter: this.usedBytes() });

@@ -16,6 +16,8 @@ const RECENT_SPANS = 8;
  * the namespace no longer retains that run.
  */
 export async function archivedMessages(client: Client, threadId: string, span: ArchivedSpan, offset: number): Promise<ThreadMessage[]> {
+  // The thread's index dropped where these were (it keeps MAX_ARCHIVED_SPANS).
+  if (span.runId === "") throw new ArchivedMessagesGoneError({ threadId, runId: span.runId, offset });
   const key = `${threadId}\u0000${span.runId}\u0000${span.activityId}`;
   let cache = recent.get(client);
   if (!cache) recent.set(client, (cache = new Map()));
