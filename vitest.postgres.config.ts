@@ -45,6 +45,8 @@ export default defineConfig({
       // several readers of one thread's stream (buffered queries)
       "test/thread-streaming.test.ts",
       "test/http-readers.test.ts",
+      // compaction: the originals a summary replaced are read back from closed runs' histories in SQL persistence
+      "test/thread-compaction.test.ts",
       // the server itself: attributes registered, stop() leaves nothing behind
       "test/postgres/*.test.ts",
     ],

@@ -9,6 +9,14 @@ import type { AgentTelemetry } from "../src/otel/agent-telemetry.js";
 import { toActivityFailure } from "./failures.js";
 import { DEFAULT_MAX_TOOL_CALLS } from "../src/core/transcript-budget.js";
 import { systemPrompt } from "./system-prompt.js";
+import { THREAD_TRANSCRIPT_BYTES } from "../src/core/transcript-budget.js";
+import type { CompactionPlan } from "../src/core/compaction.js";
+import type { ResolvedCompaction } from "../src/core/define-agent.js";
+
+/** What a thread needs to know to decide when to compact: the summarizer's own settings stay on the worker. */
+function compactionPlan({ keepTurns, atRoom, maxInputTokens }: ResolvedCompaction): CompactionPlan {
+  return { keepTurns, atBytes: Math.floor(atRoom * THREAD_TRANSCRIPT_BYTES), ...(maxInputTokens !== undefined ? { maxInputTokens } : {}) };
+}
 
 /** `describeAgent`: what a run or a thread needs to know about its agent to schedule its steps. */
 export function createDescribeAgent(
@@ -67,6 +75,7 @@ export function createDescribeAgent(
         ...(agent.modelCalls === "local" ? { localModelCalls: true as const } : {}),
         maxToolCalls: agent.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
         ...(definition.subAgents.size > 0 ? { agents: Object.fromEntries(definition.subAgents) } : {}),
+        ...(agent.compaction ? { compaction: compactionPlan(agent.compaction) } : {}),
       };
       // A thread records its description every turn: when nothing changed, say only that.
       const hash = createHash("sha256").update(JSON.stringify(facts)).digest("base64url").slice(0, 16);

@@ -10,6 +10,7 @@ import { createCallAgentModel } from "./call-model.js";
 import { createCallAgentTool } from "./call-tool.js";
 import { createDescribeAgent } from "./describe-agent.js";
 import { createNotifyApproval } from "./notify-approval.js";
+import { createSummarizeTranscript } from "./summarize.js";
 import { TranscriptSync } from "./transcript-sync.js";
 import { currentStepTask } from "./step-task.js";
 import { fillModelCall, fillToolCall, slimModelAnswer, slimToolAnswer, type WireStepActivities } from "../src/core/step-wire.js";
@@ -70,6 +71,7 @@ export function createActivities({
     async threadStatusChanged(change) {
       await settings.onStatusChange?.(change);
     },
+    summarizeTranscript: createSummarizeTranscript({ registry, model, client, settings }),
   };
 }
 

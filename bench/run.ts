@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   chaos: () => import("./chaos.js"),
   sizes: () => import("./sizes.js"),
   "large-results": () => import("./large-results.js"),
+  "long-thread": () => import("./long-thread.js"),
 };
 
 const name = process.argv[2];

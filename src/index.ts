@@ -38,7 +38,7 @@ export type { PermissionGrant, StandingPermission } from "./core/approval-permis
 export { MAX_GRANT_BYTES, MAX_PERMISSION_MS, MAX_PERMISSIONS } from "./core/approval-permissions.js";
 export type { PermissionsTarget, RevokePermissionOptions } from "./client/approval-inbox.js";
 export type { ApprovalRequestContext, ApprovalRequestContextMessage } from "./core/approval-context.js";
-export { defineAgent, type AgentDefinition, type AgentOptions, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
+export { defineAgent, type AgentDefinition, type AgentOptions, type CompactionOptions, type ResolvedCompaction, type DeniedDeferral, type OutputSchema, type PrincipalInfo } from "./core/define-agent.js";
 export type { StandardResult, StandardSchema } from "./core/schema.js";
 export {
   AgentClient,

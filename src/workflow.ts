@@ -53,3 +53,4 @@ export type {
   ThreadStatus,
   ThreadToolResultRequest,
 } from "./core/thread-contracts.js";
+export type { ArchivedSpan } from "./core/compaction.js";

@@ -87,6 +87,24 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Draft the release notes", [{ text: "Release notes: faster resumes, fewer actions, and a quickstart you can paste." }]),
     prints: [/final: Release notes: faster resumes, fewer actions, and a quickstart you can paste\./],
   },
+  "thread-compaction.ts": {
+    script: (model) => {
+      // Each turn's request opens with the turn it keeps (the older ones are a summary by then).
+      model.script("Plan three days in Lisbon for two people in May, please.", [{ text: "Day 1 Alfama, day 2 Belém, day 3 LX Factory." }]);
+      // The summary before them is an assistant message too, so these are not their conversations' first turns.
+      model.respond("Add a day trip to Sintra on the second day.", () => ({ text: "Day 2 is now Sintra; Belém moves to day 3." }));
+      model.respond("Which museums should we book ahead?", () => ({ text: "Book the Gulbenkian and the Tile Museum." }));
+      // The summarizer's requests hold the whole compacted text, so they have no fixed key:
+      // answered by what its prompt is; anything else unscripted still fails loudly.
+      model.respondToAny((request) => {
+        if (request.model !== "gpt-4.1-nano" || !String(request.messages[0]?.content).startsWith("Summarize the trip")) {
+          throw new Error(`no script for conversation ${JSON.stringify(request.conversation)}`);
+        }
+        return { text: "Lisbon, 3 days in May, for two." };
+      });
+    },
+    prints: [/^compacted 2 messages: \d+ → \d+ bytes$/m, /^compacted 3 messages: \d+ → \d+ bytes$/m, /^7 messages; the first: Plan three days in Lisbon for two people in May, please\.$/m],
+  },
   "tool-progress.ts": {
     script: (model) =>
       model.script("Build the Q3 report", [{ toolCalls: [{ name: "buildReport", arguments: { quarter: "Q3" } }] }, { text: "The Q3 report is ready." }]),

@@ -6,6 +6,7 @@
  * One agent-step layer serves both hosts: `describeAgent`, `callAgentModel` and
  * `callAgentTool` (and `notifyApproval` for approval requests).
  */
+import type { CompactionPlan } from "./compaction.js";
 import type { StandingPermission } from "./approval-permissions.js";
 import type { ToolResultRef } from "./tool-result-refs.js";
 import type { CallTrace, StepTraceRequest } from "./step-trace.js";
@@ -64,6 +65,8 @@ export interface AgentDescription {
   maxToolCalls?: number;
   /** Its sub-agents: the tool name the model calls each by, and the agent it runs. Absent when none. */
   agents?: Record<string, string>;
+  /** When its threads compact their older turns (`compaction`). Absent when they never do, and in recorded histories. */
+  compaction?: CompactionPlan;
 }
 
 /** What a run's first model call after a resume checks: the definition the deferred step was recorded with. */
@@ -98,10 +101,11 @@ export interface AgentModelCallInput {
   workflowId: string;
   /**
    * With the workflow id, names the transcript in the worker's cache: a run's run id, a
-   * thread's first run id (a thread's transcript only grows, across continue-as-new too).
+   * thread's first run id (a thread's transcript only grows, across continue-as-new too,
+   * until it compacts: see `epoch`).
    */
   transcriptId: string;
-  /** Bumped whenever the transcript is rewritten (a compacted run) rather than appended to. */
+  /** Bumped whenever the transcript is rewritten (a compacted run; a thread's compactions, counted) rather than appended to. */
   epoch: number;
   /** Transcript length before `delta`. */
   baseLength: number;

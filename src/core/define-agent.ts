@@ -9,6 +9,7 @@ import type { ModelSettings } from "./model.js";
 import { plainJsonProblem } from "./json-check.js";
 import { isSchema, type StandardSchema } from "./schema.js";
 import { MAX_TOOL_CALLS_CEILING } from "./transcript-budget.js";
+import { DEFAULT_COMPACTION_AT_ROOM } from "./compaction.js";
 
 /** What a system prompt function and `authorize` learn about who the run acts for. */
 export interface PrincipalInfo {
@@ -158,6 +159,17 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
    * Threads always use activities (their answers stream). Not part of the fingerprint.
    */
   modelCalls?: "activity" | "local";
+  /**
+   * Threads of this agent compact their own memory instead of filling up (AI1018): before a
+   * turn's model call, once the transcript passes `atRoom` of the thread's room or about
+   * `maxInputTokens` of model input, the older turns are replaced by one summary message,
+   * written by a summarizer model call (an activity). The newest `keepTurns` turns stay
+   * verbatim; a tool call is never separated from its result, and nothing that still waits
+   * (an approval, an async result) is summarised. The originals stay readable through
+   * `threads.listMessages` (read back from the history of the run that compacted them, for
+   * as long as the namespace retains it). Runs do not compact. Absent: threads never compact.
+   */
+  compaction?: CompactionOptions;
   /** Timeouts of each model and tool call (activities). */
   timeouts?: {
     /** Longest one call may take, retries aside. Default `"10m"`. */
@@ -171,11 +183,33 @@ export interface AgentOptions<O = undefined> extends ModelSettings {
   };
 }
 
+/** `defineAgent({ compaction })`: when and how a thread of the agent compacts its older turns. */
+export interface CompactionOptions {
+  /** Newest turns kept verbatim (a turn starts at a user message; the turn being answered counts). At least 1. */
+  keepTurns: number;
+  /**
+   * Compact once the transcript's estimated input tokens (JSON bytes / 4) reach this. Absent:
+   * only the room (`atRoom`) triggers it.
+   */
+  maxInputTokens?: number;
+  /** Share of the thread's room (`THREAD_TRANSCRIPT_BYTES`), above 0 and at most 0.9, at which it compacts. Default 0.75. */
+  atRoom?: number;
+  /** The model call that writes the summary. */
+  summarizer?: {
+    /** Its model. Default: the agent's model. */
+    model?: string;
+    /** Its system prompt (the instructions for the summary). Default: a prompt asking for the facts, decisions and open questions a continuation needs. */
+    system?: string;
+  };
+}
+
 /** An agent: what the worker runs and the client starts; `O` is what its `output` parses to. */
 export interface AgentDefinition<O = unknown>
-  extends Required<Omit<AgentOptions, "tools" | "agents" | "description" | "fallbackModels" | "output" | "outputRetries" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | keyof ModelSettings>> {
+  extends Required<Omit<AgentOptions, "tools" | "agents" | "description" | "fallbackModels" | "output" | "outputRetries" | "timeouts" | "onExpired" | "onDenied" | "contextWindow" | "authorize" | "version" | "transformMessages" | "modelCalls" | "maxToolCalls" | "compaction" | keyof ModelSettings>> {
   /** The declared `maxToolCalls`; absent for the default. */
   maxToolCalls?: number;
+  /** `compaction` as declared, checked, with its defaults; absent when the agent's threads never compact. */
+  compaction?: ResolvedCompaction;
   /** Models asked in order when `model` is out; absent when none are declared. */
   fallbackModels?: string[];
   /** The final answer's schema, when declared. */
@@ -259,6 +293,7 @@ export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefin
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 1)) {
     throw new InvalidDefinitionError({ subject, problem: "contextWindow must be a positive integer (tokens)" });
   }
+  const compaction = compactionOf(options.compaction, subject);
   if (options.onExpired !== undefined && typeof options.onExpired !== "function") {
     throw new InvalidDefinitionError({ subject, problem: "onExpired must be a function" });
   }
@@ -282,6 +317,7 @@ export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefin
     ...(settings ? { settings } : {}),
     ...(options.modelCalls === "local" ? { modelCalls: "local" as const } : {}),
     ...(options.maxToolCalls !== undefined ? { maxToolCalls: options.maxToolCalls } : {}),
+    ...(compaction ? { compaction } : {}),
     ...(fallbackModels ? { fallbackModels } : {}),
     ...(options.output ? { output: options.output, outputRetries } : {}),
     ...(agents ? { agents } : {}),
@@ -330,4 +366,32 @@ function modelSettingsOf(options: ModelSettings, subject: string): ModelSettings
     ...(providerOptions !== undefined ? { providerOptions } : {}),
   };
   return Object.keys(settings).length > 0 ? settings : undefined;
+}
+
+/** `CompactionOptions` with its defaults. */
+export interface ResolvedCompaction {
+  keepTurns: number;
+  atRoom: number;
+  maxInputTokens?: number;
+  summarizer: { model?: string; system?: string };
+}
+
+/** The declared compaction, checked; undefined when the agent declares none. */
+function compactionOf(compaction: CompactionOptions | undefined, subject: string): ResolvedCompaction | undefined {
+  if (compaction === undefined) return undefined;
+  const bad = (problem: string) => new InvalidDefinitionError({ subject, problem: `compaction.${problem}` });
+  if (typeof compaction !== "object" || compaction === null) throw new InvalidDefinitionError({ subject, problem: "compaction must be an object" });
+  const { keepTurns, maxInputTokens, atRoom = DEFAULT_COMPACTION_AT_ROOM, summarizer = {} } = compaction;
+  if (!Number.isInteger(keepTurns) || keepTurns < 1) throw bad("keepTurns must be a positive integer");
+  if (maxInputTokens !== undefined && (!Number.isInteger(maxInputTokens) || maxInputTokens < 1)) throw bad("maxInputTokens must be a positive integer (tokens)");
+  if (typeof atRoom !== "number" || !(atRoom > 0 && atRoom <= 0.9)) throw bad("atRoom must be a number above 0 and at most 0.9");
+  if (typeof summarizer !== "object" || summarizer === null) throw bad("summarizer must be an object");
+  if (summarizer.model !== undefined && (typeof summarizer.model !== "string" || summarizer.model === "")) throw bad("summarizer.model must be a non-empty string");
+  if (summarizer.system !== undefined && (typeof summarizer.system !== "string" || summarizer.system.trim() === "")) throw bad("summarizer.system must be a non-empty string");
+  return {
+    keepTurns,
+    atRoom,
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
+    summarizer: { ...(summarizer.model !== undefined ? { model: summarizer.model } : {}), ...(summarizer.system !== undefined ? { system: summarizer.system } : {}) },
+  };
 }

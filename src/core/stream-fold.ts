@@ -98,6 +98,8 @@ function applyOne(fold: ThreadFold, update: StreamUpdate): Partial<ThreadFold> {
       return { approvals: [...(fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId), { approvalId: update.approvalId, calls: update.calls, expiresAt: update.expiresAt }] };
     case "approval-decided":
       return { approvals: (fold.approvals ?? []).filter((a) => a.approvalId !== update.approvalId) };
+    // The model reads a summary from now on; the messages shown stay (listMessages still reads them).
+    case "compacted":
     case "tool-progress":
       return {};
   }
@@ -143,6 +145,10 @@ export function asStreamUpdate(value: unknown): StreamUpdate | undefined {
         : undefined;
     case "approval-decided":
       return str(v.approvalId) && (v.outcome === "resumed" || v.outcome === "denied" || v.outcome === "expired") ? (v as unknown as StreamUpdate) : undefined;
+    case "compacted": {
+      const count = (x: unknown) => typeof x === "number" && Number.isSafeInteger(x) && x >= 0;
+      return str(v.summaryId) && count(v.compactedMessages) && count(v.keptTurns) && count(v.bytesBefore) && count(v.bytesAfter) ? (v as unknown as StreamUpdate) : undefined;
+    }
     default:
       return undefined;
   }

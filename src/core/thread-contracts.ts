@@ -8,6 +8,7 @@ import type { ChatMessage, Usage } from "./messages.js";
 import type { ModelDelta } from "./model.js";
 import type { AgentDescription } from "./contracts.js";
 import type { DeferralRecord } from "./deferral-record.js";
+import type { ArchivedSpan, SummarizeInput, SummarizeOutput } from "./compaction.js";
 
 /** The version of the thread's input this release writes and reads (see `ThreadInput.version`). */
 export const AGENT_THREAD_VERSION = 1;
@@ -77,7 +78,27 @@ export type StreamUpdate =
   | { seq: number; type: "approval-request"; approvalId: string; calls: PendingApproval["calls"]; expiresAt: string; subAgent?: SubAgentRequester }
   /** The request was decided (`resumed`), denied, or expired; the calls' results follow as messages. */
   | { seq: number; type: "approval-decided"; approvalId: string; outcome: "resumed" | "denied" | "expired" }
+  | CompactedUpdate
   | ToolProgressUpdate;
+
+/**
+ * The thread compacted its older turns: `compactedMessages` messages (before `summaryId`,
+ * the summary that replaces them) left the transcript the model reads; they stay readable
+ * through `listMessages`. Readers that show the conversation may keep what they show.
+ */
+export interface CompactedUpdate {
+  seq: number;
+  type: "compacted";
+  /** The id of the summary message (an assistant message starting `Summary of the earlier conversation:`) now opening the transcript. */
+  summaryId: string;
+  /** Messages the summary replaced (an earlier summary among them, when there was one). */
+  compactedMessages: number;
+  /** Turns kept verbatim after it. */
+  keptTurns: number;
+  /** The transcript's JSON bytes before and after. */
+  bytesBefore: number;
+  bytesAfter: number;
+}
 
 /**
  * What a running tool reported with `ctx.progress(data)`: a preview, never stored. It travels
@@ -201,6 +222,8 @@ export interface ThreadSnapshot {
   /** The model call in flight, if any. */
   modelCall?: { activityId: string; messageId: string };
   lastError?: ThreadFailure;
+  /** The last compaction of this run of the thread that failed or was refused (AI1031): nothing was compacted. Cleared by one that succeeds. */
+  compactionError?: ThreadFailure;
   usage: Usage;
   /** Model calls over the thread's life. */
   modelCalls: number;
@@ -239,6 +262,11 @@ export interface SubAgentRequester {
 export interface ThreadMessagePage {
   messages: ThreadMessage[];
   total: number;
+  /**
+   * When the page asked for starts among the messages compaction archived: where they are
+   * (the client reads them from those runs' histories); `messages` is then empty.
+   */
+  archive?: ArchivedSpan[];
 }
 
 /** A stream entry as continue-as-new carries it. */
@@ -276,6 +304,8 @@ export interface ThreadCarry {
   updatedAt: string;
   /** Approval requests (deferral records): their ids go on counting, and a decided one still reads its outcome. */
   records?: DeferralRecord[];
+  /** Where the messages compaction replaced are kept, oldest first. Absent until the thread compacts. */
+  archive?: ArchivedSpan[];
 }
 
 /** Start input of the thread workflow: one object, so continue-as-new can carry it. */
@@ -305,7 +335,7 @@ export interface ThreadInput {
 }
 
 /** What a thread reads from the agent's description, once per turn. */
-export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls" | "agents">;
+export type ThreadPrepared = Pick<AgentDescription, "hash" | "maxTurns" | "timeouts" | "tools" | "modelMaxAttempts" | "statusHook" | "maxToolCalls" | "agents" | "compaction">;
 
 /** What `onStatusChange` receives. */
 export interface ThreadStatusChange {
@@ -322,6 +352,8 @@ export type ThreadPrepareOutput = ThreadPrepared | { unchanged: true };
 /** The thread's own activity besides the agent-step layer: its status hook. */
 export interface ThreadActivities {
   threadStatusChanged(change: ThreadStatusChange): Promise<void>;
+  /** A thread's compaction: the summary of the older turns it replaces (see src/core/compaction.ts). */
+  summarizeTranscript(input: SummarizeInput): Promise<SummarizeOutput>;
 }
 
 /** sendMessage / addMessage. */

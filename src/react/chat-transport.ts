@@ -339,6 +339,9 @@ class Translator {
       case "approval-decided":
         // The calls' results follow as messages.
         return false;
+      case "compacted":
+        // The model reads a summary now; what useChat shows of the conversation stays as it is.
+        return false;
       case "tool-progress":
         // One data part per call (its id), replaced by each report: useChat shows the latest.
         if (!this.#started || this.#resolved.has(update.toolCallId)) return false;

@@ -34,5 +34,6 @@ function carryOf(thread: ThreadState): ThreadCarry {
     createdAt: thread.createdAt,
     updatedAt: thread.updatedAt,
     ...(thread.approvals && thread.approvals.book.records.list.length > 0 ? { records: thread.approvals.book.records.list } : {}),
+    ...(thread.archive.length > 0 ? { archive: thread.archive } : {}),
   };
 }

@@ -38,7 +38,8 @@ export async function callModel(thread: ThreadState, prepared: ThreadPrepared, s
       host: "thread",
       workflowId: thread.threadId,
       transcriptId: thread.firstRunId,
-      epoch: 0,
+      // Each compaction rewrites the transcript: the worker's copy from before must not serve as a prefix.
+      epoch: thread.archive.length,
       ...(streamed ? { streamId: messageId, streamSeq } : {}),
       room: thread.room.forAnswer(),
       gate: { deferralId: thread.approvals?.book.nextDeferralId() ?? "", firstRunId: thread.firstRunId },

@@ -41,6 +41,7 @@ export class ThreadQueries {
       }),
       ...(thread.modelCall ? { modelCall: thread.modelCall } : {}),
       ...(thread.lastError ? { lastError: thread.lastError } : {}),
+      ...(thread.compactionError ? { compactionError: thread.compactionError } : {}),
       usage: thread.usage,
       modelCalls: thread.modelCalls,
       generation: thread.generation,
@@ -55,7 +56,11 @@ export class ThreadQueries {
   messages({ offset, limit }: { offset: number; limit: number }): ThreadMessagePage {
     const from = Math.max(0, Math.floor(Number(offset) || 0));
     const size = Math.min(MAX_PAGE_MESSAGES, Math.max(1, Math.floor(Number(limit) || 100)));
-    return { messages: pageOf(this.thread.messages, from, size), total: this.thread.messages.length };
+    // Offsets count the messages compaction archived first: a page among them says where they are.
+    const archived = this.thread.archivedCount();
+    const total = archived + this.thread.messages.length;
+    if (from < archived) return { messages: [], total, archive: this.thread.archive };
+    return { messages: pageOf(this.thread.messages, from - archived, size), total };
   }
 
   /** Stream updates after `fromSeq`. */

@@ -18,6 +18,7 @@ import type { Principal } from "../../src/core/json.js";
 import { THREAD_TRANSCRIPT_BYTES, TranscriptMeter } from "../../src/core/transcript-budget.js";
 import { jsonBytes } from "../../src/core/payload-size.js";
 import { TranscriptRoom } from "../shared/transcript-room.js";
+import { withArchivedSpan, type ArchivedSpan } from "../../src/core/compaction.js";
 
 /** Result the model sees for a call the thread gave up on when the user moved on. */
 export const MOVED_ON = "Error: this call got no result: the thread moved on to a new message before it finished.";
@@ -87,6 +88,12 @@ export class ThreadState {
   subAgentRequests: SubAgentRequests | undefined = undefined;
   /** Which calls of the latest answer wait for a decision, as the worker said (`ModelCallOutput.gate`). */
   lastGate: GateVerdict | undefined = undefined;
+  /** Where the messages compaction replaced are kept, oldest first (see compaction.ts). */
+  archive: ArchivedSpan[];
+  /** The last compaction of this run that failed or was refused (AI1031); cleared by the next that succeeds. */
+  compactionError: ThreadFailure | undefined = undefined;
+  /** A compaction failed in the current turn: the next is tried next turn, not at every step. */
+  compactionPaused = false;
   readonly #meter = new TranscriptMeter();
   /**
    * What the transcript, the queue and held results have room for: all of it is carried
@@ -133,6 +140,7 @@ export class ThreadState {
     this.createdAt = seed.createdAt;
     this.updatedAt = seed.updatedAt;
     this.sentLength = seed.sentLength;
+    this.archive = input.carried?.archive ?? [];
     this.rollover = new RolloverWatch(() => runtime.history(), this.maxHistoryEvents, () => Boolean(this.approvals?.pending()));
     this.room = new TranscriptRoom("thread", this.threadId, THREAD_TRANSCRIPT_BYTES, () => this.usedBytes());
     this.showStatus();
@@ -240,6 +248,7 @@ export class ThreadState {
   /** A turn starts (or restarts): a fresh step budget and a fresh look at the agent. */
   beginTurn(streamed = true): void {
     this.turnStreamed = streamed;
+    this.compactionPaused = false;
     this.turnSteps = 0;
     this.prepared = undefined;
     this.lastError = undefined;
@@ -279,6 +288,32 @@ export class ThreadState {
       this.append({ role: "tool", tool_call_id: call.id, content: result });
     }
     return true;
+  }
+
+  /** Messages compaction archived, which `listMessages` counts before the transcript's. */
+  archivedCount(): number {
+    let count = 0;
+    for (const span of this.archive) count += span.count;
+    return count;
+  }
+
+  /**
+   * The first `cut` messages gave way to `summary`; `span` says where the originals are
+   * kept. The worker's copy of the transcript no longer matches: the next call sends it whole.
+   */
+  compacted(cut: number, summary: ThreadMessage, span: ArchivedSpan, bytesBefore: number): void {
+    this.messages.splice(0, cut, summary);
+    this.sentLength = 0;
+    this.archive = withArchivedSpan(this.archive, span);
+    this.compactionError = undefined;
+    const keptTurns = this.messages.filter((m) => m.role === "user").length;
+    this.stream.push({ type: "compacted", summaryId: summary.id, compactedMessages: cut, keptTurns, bytesBefore, bytesAfter: this.usedBytes() });
+    this.updatedAt = this.now();
+  }
+
+  compactionFailed(failure: Omit<ThreadFailure, "at">): void {
+    this.compactionError = { ...failure, at: this.now() };
+    this.compactionPaused = true;
   }
 
   /** The turn failed: the thread halts with the error until resume or a new message. */

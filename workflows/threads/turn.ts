@@ -4,6 +4,7 @@ import { needsAnswer, openToolCalls } from "../../src/core/thread-transcript.js"
 import type { AgentSteps } from "../shared/agent-steps.js";
 import { failureOf } from "./failure.js";
 import { callModel } from "./model-call.js";
+import { compactIfDue } from "./compaction.js";
 import type { ThreadState } from "./state.js";
 import { runTools } from "./tools.js";
 import type { TurnTracing } from "./trace.js";
@@ -67,6 +68,8 @@ async function advance(thread: ThreadState, steps: AgentSteps): Promise<TurnEnd>
         throw new MaxTurnsError({ maxTurns: prepared.maxTurns, turnsUsed: thread.turnSteps, usage: thread.usage }).toFailure();
       }
       thread.setStatus("streaming");
+      const compaction = compactIfDue(thread, prepared);
+      if (compaction) await compaction;
       await callModel(thread, prepared, steps);
       continue;
     }

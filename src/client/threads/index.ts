@@ -26,6 +26,7 @@ export type {
   ThreadMessage,
   StreamUpdate,
   ToolProgressUpdate,
+  CompactedUpdate,
   SubAgentProgress,
   SubAgentRequester,
   StreamSnapshot,

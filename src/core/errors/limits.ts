@@ -130,7 +130,7 @@ export class TranscriptFullError extends DurableAgentsError<TranscriptFullFields
   constructor(f: TranscriptFullFields) {
     const next =
       f.host === "thread"
-        ? "Start a new thread from a summary of this one (createThread({ messages })), or send something smaller."
+        ? "Declare compaction on the agent (defineAgent({ compaction })) so the thread summarises its older turns before it fills up, or send something smaller."
         : "Compact the run's transcript (replaceDeferredThread() while it is deferred), or start a new run from a summary.";
     super(
       `[AI1018] The ${f.host} "${f.id}" has room for ${f.leftBytes} more bytes of transcript (of ${f.limitBytes}); ${f.what} is ${f.bytes} bytes. Nothing was changed. ${next}`,

@@ -121,3 +121,31 @@ export class ThreadTerminatedError extends DurableAgentsError<ThreadTerminatedFi
     super(`[AI1029] The thread "${f.threadId}" ${how}. It will not answer again; start a new thread (its messages can seed it).`, f);
   }
 }
+
+export type CompactionFailedFields = { threadId: string; reason: "failed" | "empty" | "too-long"; detail: string };
+
+/** AI1031: a thread's summarizer failed, answered nothing, or answered too much; nothing was compacted. */
+export class CompactionFailedError extends DurableAgentsError<CompactionFailedFields> {
+  static readonly code = ErrorCode.CompactionFailed;
+  readonly code = ErrorCode.CompactionFailed;
+  constructor(f: CompactionFailedFields) {
+    super(
+      `[AI1031] Thread "${f.threadId}" could not compact its older turns (${f.reason}: ${f.detail}). Nothing was compacted; the thread keeps its whole transcript and tries again next turn. Check the agent's compaction.summarizer (its model, its prompt), or lower keepTurns.`,
+      f,
+    );
+  }
+}
+
+export type ArchivedMessagesGoneFields = { threadId: string; runId: string; offset: number };
+
+/** AI1030: `listMessages` reached compacted originals whose run's history is past the namespace's retention. */
+export class ArchivedMessagesGoneError extends DurableAgentsError<ArchivedMessagesGoneFields> {
+  static readonly code = ErrorCode.ArchivedMessagesGone;
+  readonly code = ErrorCode.ArchivedMessagesGone;
+  constructor(f: ArchivedMessagesGoneFields) {
+    super(
+      `[AI1030] Thread "${f.threadId}" compacted the messages from ${f.offset} on in its run "${f.runId}", whose history the namespace no longer retains. Their summary is still in the thread; read the later pages, or raise the namespace's retention period to keep compacted messages longer.`,
+      f,
+    );
+  }
+}
