@@ -1,7 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEOPLE } from "../examples/chat/access.js";
-import { effects, exportPace } from "../examples/chat/agent.js";
+import { effects, exportPace, SUMMARIZER_SYSTEM } from "../examples/chat/agent.js";
+import { scriptedReplies } from "../examples/chat/scripted-replies.js";
 import type { Hold } from "../src/testing/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { chatRig, openAs, recordStreamingRenders, streamingRenders, type ChatRig } from "./chat-support.js";
@@ -168,6 +169,41 @@ describe("the chat example in a browser", () => {
       Object.assign(exportPace, pace);
       for (const release of waiting) release();
     }
+  });
+
+  it("shows where a long chat compacted: the earlier messages stay on the page, the summary the model now reads is marked below them", async () => {
+    const tag = uid("long-chat");
+    const { page, context, threadId } = await chatPage();
+    // Summaries as the example's scripted model writes them; this chat's turns answered at length.
+    h.model.respondToAny((request, turn) => {
+      if (request.messages[0]?.content === SUMMARIZER_SYSTEM) return scriptedReplies(request, turn);
+      const last = String(request.messages.at(-1)?.content ?? "");
+      if (!last.includes(tag)) throw new Error(`no script for ${request.conversation}`);
+      return { text: `About ${last.slice(0, 40)}: ${"the details. ".repeat(120)}` };
+    });
+    const sam = { principal: { id: "sam" } };
+    const compacted = async () => (await rig.agents.threads.streamUpdates({ threadId, ...sam })).updates.some((u) => u.type === "compacted");
+    let turns = 0;
+    while (!(await compacted())) {
+      expect(turns).toBeLessThan(8);
+      await rig.agents.threads.sendMessage({ threadId, prompt: `question ${++turns} of ${tag}`, ...sam });
+      expect(await rig.agents.threads.settled({ threadId, ...sam })).toMatchObject({ status: "completed" });
+    }
+    const summary = page.locator("[data-summary]");
+    await summary.waitFor({ timeout: 20_000 });
+    await summary.locator("summary").click();
+    expect(await summary.textContent()).toContain(`"question 1 of ${tag}"`);
+    // The first question is still on the page, above the summary; the newest is below it.
+    const texts = await page.locator('[data-role="user"], [data-summary]').evaluateAll((els) => els.map((el) => (el.hasAttribute("data-summary") ? "summary" : el.textContent)));
+    expect(texts[0]).toBe(`question 1 of ${tag}`);
+    expect(texts.indexOf("summary")).toBeGreaterThan(0);
+    expect(texts.at(-1)).toBe(`question ${turns} of ${tag}`);
+    // The model's newest request read the summary, not the first question.
+    const last = h.model.requests.filter((r) => r.messages.some((m) => String(m.content).includes(tag)) && r.messages[0]?.content !== SUMMARIZER_SYSTEM).at(-1)!;
+    expect(last.messages.some((m) => String(m.content).startsWith("Summary of the earlier conversation:"))).toBe(true);
+    expect(last.messages.some((m) => m.content === `question 1 of ${tag}`)).toBe(false);
+    await page.screenshot({ path: `${ARTIFACTS}compacted.png`, fullPage: true });
+    await context.close();
   });
 
   it("holds a refund for the manager, who approves it in the inbox; the customer's page sees the refund made once and the turn complete", async () => {

@@ -3,7 +3,8 @@
  * lookup) and two that act, each gated on a person's decision before it runs: cancelling an
  * order (the customer confirms it in the chat) and refunding one (a manager approves it in
  * the approvals inbox, possibly much later), and a long task that reports how it is going
- * (exporting the customer's order history, page by page).
+ * (exporting the customer's order history, page by page). A long chat compacts its older
+ * turns into a summary the model reads instead.
  */
 import { z } from "zod";
 import { defineAgent, defineTool } from "../../src/index.js";
@@ -71,6 +72,10 @@ export const issueRefund = defineTool({
   },
 });
 
+/** The summarizer's instructions when the thread compacts (the scripted model recognises them). */
+export const SUMMARIZER_SYSTEM =
+  "Summarize this support conversation for the assistant that continues it: the customer's orders, what was asked, done, refunded or cancelled, and what is still open. Plain sentences, no greeting.";
+
 export const supportAgent = defineAgent({
   id: "support",
   model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini",
@@ -80,4 +85,7 @@ export const supportAgent = defineAgent({
     "Export the customer's order history with exportOrderHistory when asked.",
   tools: [lookupOrder, cancelOrder, issueRefund, exportOrderHistory],
   maxTurns: 8,
+  // A long chat keeps going: past about 2,000 tokens of input, the older turns are summarised
+  // (kept readable in the thread's history) and the model reads the summary and the newest turns.
+  compaction: { keepTurns: 3, maxInputTokens: 2_000, summarizer: { system: SUMMARIZER_SYSTEM } },
 });

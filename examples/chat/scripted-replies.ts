@@ -4,10 +4,16 @@
  * like a model would: the last user message picks the reply, a tool result gets an answer.
  */
 import type { Responder } from "../../src/testing/index.js";
+import { SUMMARIZER_SYSTEM } from "./agent.js";
 
 const slow = { chunkDelay: 40 };
 
 export const scriptedReplies: Responder = (request) => {
+  // The thread compacting its older turns: a summary of what the customer asked.
+  if (request.messages[0]?.content === SUMMARIZER_SYSTEM) {
+    const asked = [...String(request.messages[1]?.content ?? "").matchAll(/^user: (.{0,60})/gm)].map((m) => `"${m[1]!.trim()}"`);
+    return { text: `The customer asked ${asked.length} things so far: ${asked.join(", ") || "nothing yet"}. Each was answered.` };
+  }
   const last = request.messages.at(-1);
   if (last?.role === "tool") {
     const content = String(last.content ?? "");

@@ -42,6 +42,17 @@ export function withStoredMessages(fold: ThreadFold, page: readonly ThreadMessag
 }
 
 /**
+ * The whole stored transcript read again, in its order (a compaction put its summary among
+ * the messages, where no entry put it), followed by what the fold holds that the read did not
+ * have yet (a message stored while it was read).
+ */
+export function withStoredTranscript(fold: ThreadFold, stored: readonly ThreadMessage[]): ThreadFold {
+  const ids = new Set(stored.map((m) => m.id));
+  const messages = [...stored, ...fold.messages.filter((m) => !ids.has(m.id))];
+  return { ...fold, messages, ...(fold.draft && ids.has(fold.draft.messageId) ? { draft: undefined } : {}) };
+}
+
+/**
  * Applies entries in order. Entries at or below `lastSeq` were applied already (a
  * reconnect that overlaps, a replayed window) and are skipped, so nothing is applied twice:
  * a text chunk never repeats. A stored message replaces the deltas of the same id; a

@@ -4,6 +4,7 @@
  * browser and in tests. The types are declared here, structurally compatible with the AI
  * SDK's, so the core package does not depend on `ai`.
  */
+import { isSummary, SUMMARY_HEADING } from "./compaction.js";
 import type { ThreadMessage, ThreadStatus, ToolProgressUpdate } from "./thread-contracts.js";
 
 /** What a message says about itself beyond the AI SDK's fields. */
@@ -20,6 +21,12 @@ export interface ChatUIMessageMetadata {
   createdAt?: string;
   /** The thread message ids this UI message was built from, in order. */
   messageIds: string[];
+  /**
+   * Set on the summary a thread's compaction wrote: the messages before it are what it
+   * summarised, and the model reads it in their place from then on. Its one text part is the
+   * summary without the heading the model reads it under.
+   */
+  summary?: true;
 }
 
 export type ChatUIToolState = "input-streaming" | "input-available" | "output-available" | "output-error";
@@ -122,6 +129,17 @@ export function toUIMessages(messages: readonly ThreadMessage[], options: ToUIMe
         });
         break;
       case "assistant": {
+        if (isSummary(message)) {
+          // A summary stands alone: the answer after it is a message of its own.
+          answer = undefined;
+          out.push({
+            id: message.id,
+            role: "assistant",
+            metadata: { key: message.id, status: "success", createdAt: message.createdAt, messageIds: [message.id], summary: true },
+            parts: [{ type: "text", text: message.content!.slice(SUMMARY_HEADING.length), state: "done" }],
+          });
+          break;
+        }
         const target = openAnswer(message.id, message.createdAt, "success");
         target.metadata.messageIds.push(message.id);
         target.parts.push({ type: "step-start" });

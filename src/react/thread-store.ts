@@ -4,7 +4,7 @@
  * usable without React too.
  */
 import { responseDecisions, uniformDecisions, type RespondOptions } from "../core/approval.js";
-import { emptyFold, foldStreamUpdates, withStoredMessages, type ThreadFold } from "../core/stream-fold.js";
+import { emptyFold, foldStreamUpdates, withStoredMessages, withStoredTranscript, type ThreadFold } from "../core/stream-fold.js";
 import type { PendingApproval, StreamUpdate, ThreadMessage, ThreadResumeReply, ThreadSendReply, ThreadStatus, ThreadStopReply } from "../core/thread-contracts.js";
 import { toUIMessages } from "../core/ui-messages.js";
 import type { ThreadView, ToolResultReply } from "../client/threads/thread-types.js";
@@ -211,6 +211,17 @@ export class ThreadStore {
     this.#set({ fold, ...(this.#state.error?.code === "AI1060" ? { error: undefined } : {}) });
     // A status change changes what the thread's state shows (open tool calls, lastError): read it again, once per burst.
     if (updates.some((u) => u.type === "status")) this.#scheduleRefresh();
+    // A compaction put a summary among the stored messages, which no entry carries: read them again (rare: once per compaction).
+    if (updates.some((u) => u.type === "compacted")) this.#reread();
+  }
+
+  #reread(): void {
+    const signal = this.#ac?.signal;
+    if (!signal || signal.aborted) return;
+    this.#stored(signal).then(
+      (stored) => this.#set({ fold: withStoredTranscript(this.#state.fold, stored) }),
+      () => undefined, // a missed read shows the summary at the next load; nothing is lost meanwhile
+    );
   }
 
   #scheduleRefresh(): void {

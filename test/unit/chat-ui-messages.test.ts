@@ -56,6 +56,13 @@ describe("toUIMessages", () => {
     expect(toUIMessages(messages)[1]!.parts.some((p) => p.type === "data-tool-progress")).toBe(false);
   });
 
+  it("shows a compaction's summary as a message of its own, marked, without the heading the model reads", () => {
+    const messages = [user("u1", "hi"), assistant("a1", "hello"), assistant("s", "Summary of the earlier conversation:\nThey said hi."), assistant("a2", "and then?")];
+    const ui = toUIMessages(messages);
+    expect(ui.map((m) => [m.id, m.metadata.summary ?? false])).toEqual([["u1", false], ["a1", false], ["s", true], ["a2", false]]);
+    expect(ui[2]!.parts).toEqual([{ type: "text", text: "They said hi.", state: "done" }]);
+  });
+
   it("keeps arguments that are not JSON as their text, and ignores a result with no call to attach to", () => {
     const [, answer] = toUIMessages([user("u", "go"), assistant("a", null, [["c1", "lookup", "{not json"]]), tool("t", "c1", "Error: bad arguments"), tool("t2", "nope", "orphan")]);
     expect(answer!.parts).toEqual([{ type: "step-start" }, { type: "tool-lookup", toolCallId: "c1", state: "output-error", input: "{not json", errorText: "bad arguments" }]);

@@ -5,6 +5,7 @@ type ToolPart = ChatUIToolPart | ChatUIApprovalPart;
 /** One message: its text, and each tool call with what it was asked, how it is going and what it answered. */
 export function MessageView({ message }: { message: ApprovalChatUIMessage }) {
   const streaming = message.metadata.status === "streaming";
+  if (message.metadata.summary) return <Summary message={message} />;
   // A running call's latest progress report follows its part: shown inside the call's box.
   const progress = new Map(message.parts.flatMap((p) => (p.type === "data-tool-progress" ? [[p.id, p.data] as const] : [])));
   return (
@@ -55,4 +56,15 @@ function progressText(data: unknown): string {
   const count = typeof done === "number" && typeof of === "number" ? `${done} of ${of}` : "";
   if (typeof step === "string") return count ? `${step} (${count})` : step;
   return count || JSON.stringify(data);
+}
+
+/** Where the thread compacted: the messages above are summarised here, and the model reads this in their place. */
+function Summary({ message }: { message: ApprovalChatUIMessage }) {
+  const text = message.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+  return (
+    <details className="summary" data-summary>
+      <summary>Earlier messages summarised: the assistant now reads this summary in their place</summary>
+      <p>{text}</p>
+    </details>
+  );
 }
