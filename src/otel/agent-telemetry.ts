@@ -127,6 +127,12 @@ export class AgentTelemetry {
     return toTraceparent(span.spanContext());
   }
 
+  /** The `traceparent` of a step span this worker holds open: a retried first model call goes on in the span its first attempt opened. */
+  openStep(step: string): string | undefined {
+    const span = this.#open.get(step);
+    return span ? toTraceparent(span.spanContext()) : undefined;
+  }
+
   /** Closes a step's span, if this worker opened it (a run that moved to another worker mid-step leaves it to the bound). */
   endStep(end: StepTraceEnd): void {
     const span = this.#open.get(end.step);
