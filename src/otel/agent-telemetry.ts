@@ -71,7 +71,8 @@ export interface ToolCallFacts {
  * The worker's OpenTelemetry spans and metrics, through `@opentelemetry/api` alone: they
  * cost next to nothing until the application registers an SDK. Workflows make no OTel
  * calls: the worker running a run's workflow opens and closes its step spans (the first
- * from the `describeAgent` local activity, so the run's trace lands in history; the rest
+ * from the call that describes the agent, a new run's first model call or a continued
+ * run's `describeAgent` local activity, so the run's trace lands in history; the rest
  * through sinks, never twice on replay), and model and tool calls are spans of their
  * activities, children of their step's span where this worker holds it, else of the run's.
  */
