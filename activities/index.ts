@@ -1,5 +1,5 @@
 import type { Client } from "@temporalio/client";
-import { Context, type Info as ActivityInfo } from "@temporalio/activity";
+import { ApplicationFailure, Context, type Info as ActivityInfo } from "@temporalio/activity";
 import type { AgentDescription, AgentModelCallInput, AgentStepActivities, ModelCallOutput } from "../src/core/contracts.js";
 import { emptyUsage } from "../src/core/messages.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
@@ -71,8 +71,19 @@ export function createActivities({
     if (!scheduledAs(description, Context.current().info)) {
       return { message: { role: "assistant", content: null }, usage: emptyUsage(), described: description, ...traced, unasked: true };
     }
-    const answer = await steps.callAgentModel({ ...call, ...(trace !== undefined && request ? { trace: { parent: trace, step: request.step } } : {}) });
-    return { ...answer, described: description, ...traced };
+    try {
+      const answer = await steps.callAgentModel({ ...call, ...(trace !== undefined && request ? { trace: { parent: trace, step: request.step } } : {}) });
+      return { ...answer, described: description, ...traced };
+    } catch (err) {
+      // A call that fails for good ends the run before it learns of the step span this call
+      // opened: closed here, as the run's end would have closed it.
+      const info = Context.current().info;
+      const last = err instanceof ApplicationFailure && (err.nonRetryable || info.attempt >= (info.retryPolicy?.maximumAttempts ?? Number.POSITIVE_INFINITY));
+      if (request && trace !== undefined && (last || Context.current().cancellationSignal.aborted)) {
+        telemetry.endStep({ step: request.step, ...(last ? { outcome: "failed" as const, ...(err.type ? { errorType: err.type } : {}) } : { outcome: "cancelled" as const }) });
+      }
+      throw err;
+    }
   }
   return {
     ...steps,
