@@ -44,7 +44,7 @@ export interface AgentSteps {
   describe(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. `step` numbers it in the Temporal UI's summary. */
   callModel(input: AgentModelCallInput, activityId?: string, step?: number): Promise<ModelCallOutput>;
-  /** A run's model calls are local activities: they take the whole transcript (a local activity's input is not recorded). False before anything described the agent. */
+  /** A run's model calls are local activities: they take the whole transcript (a local activity's input is not recorded). False before anything described the agent (a new run's first call carries its whole transcript either way). */
   localModelCalls(): boolean;
   callTool(input: RunToolCall, activityId?: string): Promise<RunToolCallOutput>;
   callTool(input: ThreadToolCall, activityId?: string): Promise<ThreadToolCallResult>;
