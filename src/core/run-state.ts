@@ -35,9 +35,10 @@ export interface AgentRunInput {
   turnCap?: number;
   /**
    * @internal How the starting client saw the agent's model calls scheduled, where not as
-   * `DEFAULT_MODEL_CALLS` (its `modelCalls: "local"`, its `timeouts`): the run's first model
-   * call, sent before the worker described the agent, is scheduled so. A worker that
-   * schedules them otherwise has that call made again, as it does.
+   * `DEFAULT_MODEL_CALLS` (its `modelCalls: "local"`, its `timeouts`), and its model (the
+   * call's summary in the Temporal UI): the run's first model call, sent before the worker
+   * described the agent, is scheduled so. A worker that schedules them otherwise has that
+   * call made again, as it does.
    */
   firstCall?: FirstCallPlan;
   /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
@@ -50,14 +51,16 @@ export interface AgentRunInput {
 
 /** @internal See `AgentRunInput.firstCall`. */
 export interface FirstCallPlan {
+  model?: string;
   local?: true;
   timeouts?: { startToCloseMs: number; heartbeatMs: number };
 }
 
-/** The plan for a run of `agent` (nothing when it keeps the defaults). */
-export function firstCallPlanOf(agent: { modelCalls?: "local"; timeouts: { callMs: number; heartbeatMs: number } }): FirstCallPlan | undefined {
+/** The plan for a run of `agent`: its model, and what it schedules otherwise than the defaults. */
+export function firstCallPlanOf(agent: { model?: string; modelCalls?: "local"; timeouts: { callMs: number; heartbeatMs: number } }): FirstCallPlan | undefined {
   const { startToCloseMs, heartbeatMs } = DEFAULT_MODEL_CALLS.timeouts;
   const plan: FirstCallPlan = {
+    ...(typeof agent.model === "string" && agent.model !== "" ? { model: agent.model } : {}),
     ...(agent.modelCalls === "local" ? { local: true as const } : {}),
     ...(agent.timeouts.callMs !== startToCloseMs || agent.timeouts.heartbeatMs !== heartbeatMs ? { timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs } } : {}),
   };

@@ -17,8 +17,8 @@ it("are the timeouts an agent and the attempts a worker take when they set none"
   expect(resolveThreadWorkerOptions().modelMaxAttempts).toBe(DEFAULT_MODEL_CALLS.modelMaxAttempts);
 });
 
-it("carries nothing for an agent on the defaults, and its own locality and timeouts otherwise", () => {
-  expect(firstCallPlanOf(defineAgent(base))).toBeUndefined();
-  expect(firstCallPlanOf(defineAgent({ ...base, modelCalls: "local" }))).toEqual({ local: true });
-  expect(firstCallPlanOf(defineAgent({ ...base, timeouts: { call: "2m" } }))).toEqual({ timeouts: { startToCloseMs: 120_000, heartbeatMs: 30_000 } });
+it("carries the agent's model (the call's name in the Temporal UI), and its own locality and timeouts where not the defaults", () => {
+  expect(firstCallPlanOf(defineAgent(base))).toEqual({ model: "gpt-4.1-mini" });
+  expect(firstCallPlanOf(defineAgent({ ...base, modelCalls: "local" }))).toEqual({ model: "gpt-4.1-mini", local: true });
+  expect(firstCallPlanOf(defineAgent({ ...base, timeouts: { call: "2m" } }))).toEqual({ model: "gpt-4.1-mini", timeouts: { startToCloseMs: 120_000, heartbeatMs: 30_000 } });
 });

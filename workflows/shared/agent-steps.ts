@@ -32,7 +32,7 @@ import {
   type StepTask,
   type WireStepActivities,
 } from "../../src/core/step-wire.js";
-import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
+import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, oneLine, toolCallOptions, toolSummary } from "./activity-options.js";
 
 /**
  * The agent-step layer as a run or a thread sees it: describe the agent, call the model,
@@ -85,7 +85,7 @@ export function agentSteps(firstCall?: FirstCallPlan): AgentSteps {
       return rejecting(() => {
         // A describing call goes out before anything described the agent: as the defaults schedule model calls.
         const description = input.describe ? plan : current();
-        const summary = input.describe ? `model · step ${step ?? 1}` : modelSummary(current(), step);
+        const summary = modelSummary(input.describe ? plan : current(), step);
         const { callAgentModel } =
           input.host === "run" && description.localModelCalls
             ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(description), summary })
@@ -115,10 +115,12 @@ export function agentSteps(firstCall?: FirstCallPlan): AgentSteps {
 }
 
 /** What a describing call is scheduled with: the plan's timeouts and locality, the default attempts. */
-function planOf(plan: FirstCallPlan | undefined): Pick<AgentDescription, "timeouts" | "modelMaxAttempts" | "localModelCalls"> {
+function planOf(plan: FirstCallPlan | undefined): Pick<AgentDescription, "model" | "timeouts" | "modelMaxAttempts" | "localModelCalls"> {
   const ms = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n > 0;
   const timeouts = plan?.timeouts && ms(plan.timeouts.startToCloseMs) && ms(plan.timeouts.heartbeatMs) ? { startToCloseMs: plan.timeouts.startToCloseMs, heartbeatMs: plan.timeouts.heartbeatMs } : DEFAULT_MODEL_CALLS.timeouts;
-  return { timeouts, modelMaxAttempts: DEFAULT_MODEL_CALLS.modelMaxAttempts, ...(plan?.local === true ? { localModelCalls: true as const } : {}) };
+  // The model only names the call in the Temporal UI: one line, as the agent's own name would be cut.
+  const model = typeof plan?.model === "string" ? { model: oneLine(plan.model, 80) } : {};
+  return { ...model, timeouts, modelMaxAttempts: DEFAULT_MODEL_CALLS.modelMaxAttempts, ...(plan?.local === true ? { localModelCalls: true as const } : {}) };
 }
 
 /** `start()`, with a synchronous throw turned into a rejection, as an async function would. */
