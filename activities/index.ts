@@ -1,5 +1,7 @@
 import type { Client } from "@temporalio/client";
-import type { AgentStepActivities } from "../src/core/contracts.js";
+import { ApplicationFailure, Context, type Info as ActivityInfo } from "@temporalio/activity";
+import type { AgentDescription, AgentModelCallInput, AgentStepActivities, ModelCallOutput } from "../src/core/contracts.js";
+import { emptyUsage } from "../src/core/messages.js";
 import type { ThreadActivities } from "../src/core/thread-contracts.js";
 import type { ResolvedDeferralConfig } from "../src/deferral/config.js";
 import type { Model } from "../src/core/model.js";
@@ -56,11 +58,40 @@ export function createActivities({
       return out;
     },
   };
+  /**
+   * A run's first model call, scheduled before the agent was described: it describes the
+   * agent (opening the run's first step span, or finding the one an earlier attempt opened),
+   * and asks the model only when it was scheduled as the agent's model calls are.
+   */
+  async function describingCall(call: AgentModelCallInput, describe: NonNullable<AgentModelCallInput["describe"]>): Promise<ModelCallOutput> {
+    const request = describe.trace;
+    const open = request && telemetry.openStep(request.step);
+    const { trace: opened, ...description } = (await steps.describeAgent({ agentId: call.agentId, ...(request && !open ? { trace: request } : {}) })) as AgentDescription & { trace?: string };
+    const trace = open ?? opened;
+    const traced = trace !== undefined ? { trace } : {};
+    if (!scheduledAs(description, Context.current().info)) {
+      return { message: { role: "assistant", content: null }, usage: emptyUsage(), described: description, ...traced, unasked: true };
+    }
+    try {
+      const answer = await steps.callAgentModel({ ...call, ...(trace !== undefined && request ? { trace: { parent: trace, step: request.step } } : {}) });
+      return { ...answer, described: description, ...traced };
+    } catch (err) {
+      // A call that fails for good ends the run before it learns of the step span this call
+      // opened: closed here, as the run's end would have closed it.
+      const info = Context.current().info;
+      const last = err instanceof ApplicationFailure && (err.nonRetryable || info.attempt >= (info.retryPolicy?.maximumAttempts ?? Number.POSITIVE_INFINITY));
+      if (request && trace !== undefined && (last || Context.current().cancellationSignal.aborted)) {
+        telemetry.endStep({ step: request.step, ...(last ? { outcome: "failed" as const, ...(err.type ? { errorType: err.type } : {}) } : { outcome: "cancelled" as const }) });
+      }
+      throw err;
+    }
+  }
   return {
     ...steps,
     // Inputs and answers leave out what the other side fills in (step-wire.ts).
     callAgentModel: async (input) => {
       const call = fillModelCall(input, currentStepTask());
+      if (call.describe) return slimModelAnswer(await describingCall(call, call.describe));
       const answer = await steps.callAgentModel(call);
       if (call.knownHash === undefined) return slimModelAnswer(answer);
       // A thread's turn that skipped its preparation learns here whether the agent changed since.
@@ -73,6 +104,14 @@ export function createActivities({
     },
     summarizeTranscript: createSummarizeTranscript({ registry, model, client, settings }),
   };
+}
+
+/** Whether this call was scheduled as `described` schedules its model calls: local or not, their timeouts and attempts. */
+function scheduledAs(described: AgentDescription, info: ActivityInfo): boolean {
+  if (info.isLocal !== (described.localModelCalls === true)) return false;
+  if (info.startToCloseTimeoutMs !== described.timeouts.startToCloseMs) return false;
+  if (info.retryPolicy?.maximumAttempts !== described.modelMaxAttempts) return false;
+  return info.isLocal || info.heartbeatTimeoutMs === described.timeouts.heartbeatMs;
 }
 
 /** The activity a tool worker (a work pool) registers: tool calls of runs and threads. */

@@ -156,6 +156,23 @@ describe("OpenTelemetry", () => {
     expect(everything).not.toContain("gen_ai.input.messages");
   });
 
+  it("closes the run's first step as failed when its first model call, which opened it, fails for good", async () => {
+    const agent = agentFor("refused");
+    const runId = uid("otel-refused");
+    const prompt = `${runId} ${PROMPT}`;
+    // Every attempt refused: a 401 is final, the run fails with AI1003 before it learns of the step.
+    h.model.respond(prompt, () => ({ errors: [401, 401], text: "never" }));
+    const { agents } = await h.worker([agent], { deferral: { secret: SECRET } });
+    await agents.start(agent, { prompt, runId });
+    await expect(agents.result({ runId })).rejects.toMatchObject({ code: "AI1003" });
+    await waitFor(() => exporter.getFinishedSpans().some((s) => s.name === `invoke_agent ${agent.id}` && s.attributes["durable_agents.run.id"] === runId));
+    const [step] = named(spansOfTrace(runId), `invoke_agent ${agent.id}`);
+    expect(step!.attributes).toMatchObject({ "durable_agents.step.outcome": "failed", "error.type": "AI1003" });
+    expect(step!.attributes["durable_agents.step.abandoned"]).toBeUndefined();
+    const [chat] = named(spansOfTrace(runId), "chat gpt-4.1-mini");
+    expect(chat!.parentSpanId).toBe(idOf(step!));
+  });
+
   it("reports tokens by agent and model, model and tool latency, and parked, resumed, denied deferrals as metrics", async () => {
     const agent = agentFor("metered");
     const runId = uid("otel-metrics");

@@ -8,7 +8,7 @@ import {
 import type { agentRun } from "../../workflows/runs/agent-run.js";
 import type { DeferredAck, RunOutcome } from "../core/deferral-record.js";
 import { cancelUpdate, runStateQuery, subAgentOutcomeQuery } from "../core/wire/run.js";
-import { resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
+import { firstCallPlanOf, resultSummary, type AgentResult, type AgentRunInput, type RunState } from "../core/run-state.js";
 import type { RunMessagePage } from "../core/run-state.js";
 import { currentResult, readRunMessages } from "./run-messages.js";
 import { resolveDeferralConfig, type DeferralConfig, type ResolvedDeferralConfig } from "../deferral/config.js";
@@ -244,7 +244,9 @@ export class AgentClient {
     if (typeof agentId !== "string" || agentId === "") {
       throw new InvalidDefinitionError({ subject: "run", problem: "pass an agent from defineAgent() or its id" });
     }
-    const input = runInputOf(agentId, options);
+    // The agent at hand says how its first model call is scheduled, before any worker described it.
+    const plan = typeof agent === "string" ? undefined : firstCallPlanOf(agent);
+    const input = { ...runInputOf(agentId, options), ...(plan ? { firstCall: plan } : {}) };
     const runId = options.runId ?? `${agentId}-${randomUUID()}`;
     await authorizeRun(this.#authorize, { operation: "run.start", principal: options.principal, runId, agentId });
     await startAgentRun(this.client, this.taskQueue, runId, input, {

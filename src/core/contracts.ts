@@ -69,6 +69,14 @@ export interface AgentDescription {
   compaction?: CompactionPlan;
 }
 
+/**
+ * How a run's model calls are scheduled when its agent and worker keep the defaults
+ * (`timeouts.call` 10 min, `timeouts.heartbeat` 30 s, `modelMaxAttempts` 8, calls not
+ * local): the run's first model call is scheduled so before the agent is described
+ * (`AgentModelCallInput.describe`), and the defaults are these.
+ */
+export const DEFAULT_MODEL_CALLS = { timeouts: { startToCloseMs: 600_000, heartbeatMs: 30_000 }, modelMaxAttempts: 8 } as const;
+
 /** What a run's first model call after a resume checks: the definition the deferred step was recorded with. */
 export interface DefinitionCheck {
   deferralId: string;
@@ -167,6 +175,14 @@ export interface AgentModelCallInput {
    * hash of that description. The worker answers with `described` when the agent changed.
    */
   knownHash?: string;
+  /**
+   * Sent by a run's first model call, scheduled before anything described the agent (as
+   * `DEFAULT_MODEL_CALLS` say), which saves the marker of a `describeAgent` local activity:
+   * the worker answers with `described` and opens the run's first step span for `trace`
+   * (answering its `traceparent` as `trace`). A call not scheduled as the agent's model calls
+   * are asks no model: it answers `unasked` with `described`, and the run schedules it again.
+   */
+  describe?: { trace?: StepTraceRequest };
 }
 
 export interface ModelCallOutput {
@@ -176,8 +192,12 @@ export interface ModelCallOutput {
   output?: unknown;
   /** Which of the answer's calls wait for a decision, and the digest of the request's token (when the host sent `gate`). */
   gate?: GateVerdict;
-  /** The agent as the worker describes it now, when it no longer hashes as the call's `knownHash`. */
+  /** The agent as the worker describes it now, when it no longer hashes as the call's `knownHash` (or the call was sent to `describe` it). */
   described?: AgentDescription;
+  /** The `traceparent` of the step span a `describe` call opened, when an SDK records it. */
+  trace?: string;
+  /** A `describe` call scheduled otherwise than the agent's model calls are: no model was asked (`message` is empty). */
+  unasked?: true;
 }
 
 /** What a handler asked for when it deferred: everything but the token, which never enters history. */

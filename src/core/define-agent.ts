@@ -1,5 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "./duration.js";
+import { DEFAULT_MODEL_CALLS } from "./contracts.js";
 import { subAgentsOf } from "./sub-agents.js";
 import { InvalidDefinitionError } from "./errors/setup.js";
 import type { ToolContext, ToolDefinition } from "./define-tool.js";
@@ -289,7 +290,7 @@ export function defineAgent<O = undefined>(options: AgentOptions<O>): AgentDefin
   if (options.description !== undefined && (typeof options.description !== "string" || options.description.trim() === "")) {
     throw new InvalidDefinitionError({ subject, problem: "description must be a non-empty string" });
   }
-  const timeouts = { callMs: durationMs(options.timeouts?.call ?? "10m", `${subject} timeouts.call`, "10m"), heartbeatMs: durationMs(options.timeouts?.heartbeat ?? "30s", `${subject} timeouts.heartbeat`, "30s") };
+  const timeouts = { callMs: durationMs(options.timeouts?.call ?? DEFAULT_MODEL_CALLS.timeouts.startToCloseMs, `${subject} timeouts.call`, "10m"), heartbeatMs: durationMs(options.timeouts?.heartbeat ?? DEFAULT_MODEL_CALLS.timeouts.heartbeatMs, `${subject} timeouts.heartbeat`, "30s") };
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow < 1)) {
     throw new InvalidDefinitionError({ subject, problem: "contextWindow must be a positive integer (tokens)" });
   }

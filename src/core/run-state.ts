@@ -1,4 +1,4 @@
-import type { JoinedStream } from "./contracts.js";
+import { DEFAULT_MODEL_CALLS, type JoinedStream } from "./contracts.js";
 import type { ChatMessage, Usage } from "./messages.js";
 import type { Principal } from "./json.js";
 import type { DeferralRecord, FailureInfo, RunOutcome } from "./deferral-record.js";
@@ -33,12 +33,38 @@ export interface AgentRunInput {
   stream?: boolean;
   /** At most this many turns, whatever the agent's `maxTurns`: a sub-agent's share of its parent's. */
   turnCap?: number;
+  /**
+   * @internal How the starting client saw the agent's model calls scheduled, where not as
+   * `DEFAULT_MODEL_CALLS` (its `modelCalls: "local"`, its `timeouts`), and its model (the
+   * call's summary in the Temporal UI): the run's first model call, sent before the worker
+   * described the agent, is scheduled so. A worker that schedules them otherwise has that
+   * call made again, as it does.
+   */
+  firstCall?: FirstCallPlan;
   /** The run this one is a sub-agent of: told when this run parks on a deferral, and when that deferral moves on. */
   parent?: { workflowId: string };
   /** @internal A thread's sub-agent: its answers are shown to the thread's readers while written (the workflow's own; carried through continue-as-new). */
   joinStream?: JoinedStream;
   /** @internal What the previous execution of this run handed on when it continued as new: the workflow's own. */
   carried?: RunCarry;
+}
+
+/** @internal See `AgentRunInput.firstCall`. */
+export interface FirstCallPlan {
+  model?: string;
+  local?: true;
+  timeouts?: { startToCloseMs: number; heartbeatMs: number };
+}
+
+/** The plan for a run of `agent`: its model, and what it schedules otherwise than the defaults. */
+export function firstCallPlanOf(agent: { model?: string; modelCalls?: "local"; timeouts: { callMs: number; heartbeatMs: number } }): FirstCallPlan | undefined {
+  const { startToCloseMs, heartbeatMs } = DEFAULT_MODEL_CALLS.timeouts;
+  const plan: FirstCallPlan = {
+    ...(typeof agent.model === "string" && agent.model !== "" ? { model: agent.model } : {}),
+    ...(agent.modelCalls === "local" ? { local: true as const } : {}),
+    ...(agent.timeouts.callMs !== startToCloseMs || agent.timeouts.heartbeatMs !== heartbeatMs ? { timeouts: { startToCloseMs: agent.timeouts.callMs, heartbeatMs: agent.timeouts.heartbeatMs } } : {}),
+  };
+  return Object.keys(plan).length > 0 ? plan : undefined;
 }
 
 /**

@@ -32,6 +32,11 @@ export interface StepCause {
   at: string;
 }
 
+/** Names a run's `n`th step: unique across its executions (`firstRunId`: the first execution's run id). */
+export function runStepKey(workflowId: string, firstRunId: string, n: number): string {
+  return `${workflowId}/${firstRunId}/${n}`;
+}
+
 /** Opens a step's `invoke_agent` span on the worker that runs the workflow. */
 export interface StepTraceRequest {
   host: "run" | "thread";

@@ -1,5 +1,6 @@
 import type { AgentModelCallInput, AgentStepActivities, AgentToolCallInput, AgentToolCallOutput, ModelCallOutput } from "./contracts.js";
 import type { Usage } from "./messages.js";
+import { runStepKey, type StepTraceRequest } from "./step-trace.js";
 import { deferralIdOf, parseDeferralId } from "./deferral-id.js";
 import { MAX_PAYLOAD_BYTES } from "./payload-size.js";
 import { RUN_TRANSCRIPT_BYTES, THREAD_TRANSCRIPT_BYTES } from "./transcript-budget.js";
@@ -26,7 +27,9 @@ export interface StepTask {
 type Gate = NonNullable<AgentModelCallInput["gate"]>;
 
 /** A model call's input as scheduled: see the module comment. */
-export type ModelCallWire = Omit<AgentModelCallInput, "host" | "workflowId" | "epoch" | "transcriptId" | "room" | "gate"> & {
+export type ModelCallWire = Omit<AgentModelCallInput, "host" | "workflowId" | "epoch" | "transcriptId" | "room" | "gate" | "describe"> & {
+  /** A new run's first step is `"first"`: its activity names it from its own task. */
+  describe?: { trace?: StepTraceRequest | "first" };
   host?: AgentModelCallInput["host"];
   workflowId?: string;
   epoch?: number;
@@ -47,8 +50,9 @@ const UNLIMITED_SHARE = MAX_PAYLOAD_BYTES;
 
 /** The model call's input without what its activity can tell itself. */
 export function slimModelCall(input: AgentModelCallInput, task: StepTask): ModelCallWire {
-  const { host, workflowId, epoch, transcriptId, room, gate, restored, ...rest } = input;
+  const { host, workflowId, epoch, transcriptId, room, gate, restored, describe, ...rest } = input;
   const wire: ModelCallWire = { ...rest };
+  if (describe) wire.describe = describe.trace && isFirstStep(describe.trace, task) ? { trace: "first" } : describe;
   if (host !== "run") wire.host = host;
   if (workflowId !== task.workflowId) wire.workflowId = workflowId;
   if (epoch !== 0) wire.epoch = epoch;
@@ -65,14 +69,25 @@ export function slimModelCall(input: AgentModelCallInput, task: StepTask): Model
 
 /** The model call's whole input, from what was scheduled and the activity's own task. */
 export function fillModelCall(wire: ModelCallWire, task: StepTask): AgentModelCallInput {
-  const { host = "run", workflowId = task.workflowId, epoch = 0, transcriptId = task.runId, room, gate, ...rest } = wire;
+  const { host = "run", workflowId = task.workflowId, epoch = 0, transcriptId = task.runId, room, gate, describe, ...rest } = wire;
   const input: AgentModelCallInput = { ...rest, host, workflowId, epoch, transcriptId };
+  if (describe) input.describe = describe.trace === "first" ? { trace: firstStepOf(task) } : { ...(describe.trace ? { trace: describe.trace } : {}) };
   if (room) input.room = { leftBytes: room.leftBytes, limitBytes: room.limitBytes ?? transcriptLimit(host) };
   if (gate) {
     const { deferralSeq, deferralId, ...gateRest } = gate;
     input.gate = { ...gateRest, deferralId: deferralId ?? deferralIdOf(workflowId, deferralSeq ?? 0) };
   }
   return input;
+}
+
+/** A new run's first step, as its workflow's task names it (`RunTracing.firstStep`). */
+function firstStepOf(task: StepTask): StepTraceRequest {
+  return { host: "run", workflowId: task.workflowId, step: runStepKey(task.workflowId, task.runId, 1) };
+}
+
+function isFirstStep(trace: StepTraceRequest, task: StepTask): boolean {
+  const first = firstStepOf(task);
+  return Object.keys(trace).length === 3 && trace.host === first.host && trace.workflowId === first.workflowId && trace.step === first.step;
 }
 
 /** The tool call's input without what its activity can tell itself. */

@@ -71,7 +71,8 @@ export interface ToolCallFacts {
  * The worker's OpenTelemetry spans and metrics, through `@opentelemetry/api` alone: they
  * cost next to nothing until the application registers an SDK. Workflows make no OTel
  * calls: the worker running a run's workflow opens and closes its step spans (the first
- * from the `describeAgent` local activity, so the run's trace lands in history; the rest
+ * from the call that describes the agent, a new run's first model call or a continued
+ * run's `describeAgent` local activity, so the run's trace lands in history; the rest
  * through sinks, never twice on replay), and model and tool calls are spans of their
  * activities, children of their step's span where this worker holds it, else of the run's.
  */
@@ -125,6 +126,12 @@ export class AgentTelemetry {
       abandoned.end();
     }
     return toTraceparent(span.spanContext());
+  }
+
+  /** The `traceparent` of a step span this worker holds open: a retried first model call goes on in the span its first attempt opened. */
+  openStep(step: string): string | undefined {
+    const span = this.#open.get(step);
+    return span ? toTraceparent(span.spanContext()) : undefined;
   }
 
   /** Closes a step's span, if this worker opened it (a run that moved to another worker mid-step leaves it to the bound). */

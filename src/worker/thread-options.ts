@@ -1,6 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import { durationMs } from "../core/duration.js";
 import { InvalidDefinitionError } from "../core/errors/setup.js";
+import { DEFAULT_MODEL_CALLS } from "../core/contracts.js";
 import type { ThreadStatusChange } from "../core/thread-contracts.js";
 import type { ActivitySettings, StreamSettings } from "../../activities/settings.js";
 import { isStreamTransport, type StreamTransport } from "../stream/transport.js";
@@ -78,7 +79,7 @@ export interface ThreadStreamOptions {
 export function resolveThreadWorkerOptions(options: ThreadWorkerOptions = {}): ActivitySettings {
   const bad = (problem: string) => new InvalidDefinitionError({ subject: "createAgentWorker threads option", problem });
   if (options.onStatusChange !== undefined && typeof options.onStatusChange !== "function") throw bad("onStatusChange must be a function");
-  const modelMaxAttempts = options.modelMaxAttempts ?? 8;
+  const modelMaxAttempts = options.modelMaxAttempts ?? DEFAULT_MODEL_CALLS.modelMaxAttempts;
   if (!Number.isInteger(modelMaxAttempts) || modelMaxAttempts < 1) throw bad("modelMaxAttempts must be a positive integer");
   if (options.stream !== undefined && options.stream !== false && (typeof options.stream !== "object" || options.stream === null)) {
     throw bad("stream must be false or an object ({ transport, interval, maxBatches })");

@@ -55,7 +55,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
   const state = initialRunState(input);
   let prepared: AgentDescription | undefined;
   const transcript = new SentTranscript();
-  const steps = agentSteps();
+  const steps = agentSteps(input.firstCall);
   const definitionCheck: RunContext["definitionCheck"] = {};
   const tracing = RunTracing.ofWorkflow(input.carried?.trace);
   const runtime = workflowDeferralRuntime();
@@ -166,17 +166,47 @@ export async function agentRun(input: AgentRunInput): Promise<AgentResult> {
     void CancellationScope.nonCancellable(() => sleep(left)).then(() => cancellation.cancel(`timed out after ${input.timeoutMs}ms`));
   }
   const continueIfDue = runContinuation(input, { state, book, transcript, definitionCheck, tracing, stream }, deadline, meter);
-  const run: RunContext = { state, book, transcript, cancellation, prepared: () => prepared!, deferralRefused: input.deferralRefused, definitionCheck, steps, continueIfDue, tracing, room, stream, maxTurns: () => Math.min(prepared!.maxTurns, input.turnCap ?? Number.POSITIVE_INFINITY), children, ...(input.parent ? { tellDecided: (record: DeferralRecord) => tellParentDecided(input.parent!.workflowId, input.agentId, record) } : {}) };
+  // A new run's first model call describes the agent, saving the marker of a local activity
+  // (a billed action); a continued run, whose turns may be spent already, describes it first.
+  const describesFirst = !input.carried && (input.turnCap === undefined || input.turnCap >= 1);
+  const describing = describesFirst ? { describe: { trace: tracing.firstStep(new Date().toISOString()) } } : {};
+  const learned = (described: AgentDescription, trace: string | undefined) => {
+    prepared = described;
+    tracing.began(trace);
+    state.maxTurns = run.maxTurns();
+  };
+  const run: RunContext = {
+    state,
+    book,
+    transcript,
+    cancellation,
+    prepared: () => prepared!,
+    describing: () => (prepared ? {} : describing),
+    learned: (reply) => {
+      if (!prepared && reply.described) learned(reply.described, reply.trace);
+    },
+    deferralRefused: input.deferralRefused,
+    definitionCheck,
+    steps,
+    continueIfDue,
+    tracing,
+    room,
+    stream,
+    // Before the first answer described the agent, only a sub-agent's cap bounds the turns (the first is always taken).
+    maxTurns: () => Math.min(prepared?.maxTurns ?? Number.POSITIVE_INFINITY, input.turnCap ?? Number.POSITIVE_INFINITY),
+    children,
+    ...(input.parent ? { tellDecided: (record: DeferralRecord) => tellParentDecided(input.parent!.workflowId, input.agentId, record) } : {}),
+  };
 
   return book.run(
     async () => {
       try {
         const result = await scope.run(async () => {
-          // The first step's span opens with the description (no command of its own).
-          const described = await steps.describe({ agentId: input.agentId, trace: tracing.firstStep(new Date().toISOString()) });
-          prepared = described as AgentDescription;
-          tracing.began((described as DescribeAgentOutput).trace);
-          state.maxTurns = run.maxTurns();
+          if (!describesFirst) {
+            // The step's span opens with the description (no command of its own).
+            const described = await steps.describe({ agentId: input.agentId, trace: tracing.firstStep(new Date().toISOString()) });
+            learned(described as AgentDescription, (described as DescribeAgentOutput).trace);
+          }
           return loop(run);
         });
         tracing.end("completed", { turnsUsed: state.turnsUsed });

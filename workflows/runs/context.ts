@@ -1,4 +1,4 @@
-import type { AgentDescription } from "../../src/core/contracts.js";
+import type { AgentDescription, AgentModelCallInput, ModelCallOutput } from "../../src/core/contracts.js";
 import type { DeferralRecord } from "../../src/core/deferral-record.js";
 import type { ChatMessage } from "../../src/core/messages.js";
 import { emptyUsage } from "../../src/core/messages.js";
@@ -17,8 +17,12 @@ export interface RunContext {
   readonly book: DeferralBook;
   readonly transcript: SentTranscript;
   readonly cancellation: RunCancellation;
-  /** The agent as the worker described it when this execution began. */
+  /** The agent as the worker described it when this execution began (a new run: with its first answer). */
   readonly prepared: () => AgentDescription;
+  /** What the next model call carries to describe the agent: `describe` until an answer described it, then nothing. */
+  readonly describing: () => Pick<AgentModelCallInput, "describe">;
+  /** Takes the description (and the first step's span) a describing model call answered with. */
+  readonly learned: (reply: ModelCallOutput) => void;
   /** Set when deferring is refused in this run (RC5051): names the fan-out it runs in. */
   readonly deferralRefused: string | undefined;
   /** The claimed deferral whose definition the next model call must still match. */

@@ -82,12 +82,14 @@ export async function loop(run: RunContext): Promise<AgentResult> {
       room: run.room.forAnswer(),
       gate: { deferralId: book.nextDeferralId(), ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}) },
       ...permissionsField(book.records.list),
+      ...run.describing(),
     };
     const referred = local ? undefined : referToolResults(delta, fromTools);
     const streaming = run.stream.answer(state.messages);
     const byRef = referred && referred.refs.length > 0 ? { delta: referred.delta, toolResultRefs: referred.refs } : {};
     return steps.callModel({ ...input, ...byRef, ...streaming }, undefined, state.turnsUsed + 1).then(
       (reply) => {
+        run.learned(reply);
         fromTools.clear();
         // The worker caches its own answer too: the next call need not send it back.
         transcript.sentLength = state.messages.length + 1;
@@ -155,7 +157,8 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     // Sub-agents share the turns left, less one for this run to answer with what they said.
     const subAgents = prepared().agents;
     const childCalls = subAgents ? free.filter((call) => ownEntry(subAgents, call.function.name) !== undefined) : [];
-    const childTurns = childCalls.length > 0 ? Math.floor((maxTurns - state.turnsUsed - 1) / childCalls.length) : 0;
+    // Read again: the first answer may have been what described the agent.
+    const childTurns = childCalls.length > 0 ? Math.floor((run.maxTurns() - state.turnsUsed - 1) / childCalls.length) : 0;
     let winner = await runBatch(
       run,
       free,

@@ -1,6 +1,6 @@
 import { workflowInfo } from "@temporalio/workflow";
 import { agentSinks, type StepSink } from "../shared/sinks.js";
-import type { CallTrace, RunTrace, StepCause, StepTraceEnd, StepTraceRequest } from "../../src/core/step-trace.js";
+import { runStepKey, type CallTrace, type RunTrace, type StepCause, type StepTraceEnd, type StepTraceRequest } from "../../src/core/step-trace.js";
 
 /**
  * A run's trace context (see `RunTrace`). A step is what the run does from its start, a
@@ -80,6 +80,6 @@ export class RunTracing {
   }
 
   #key(n: number): string {
-    return `${this.workflowId}/${this.firstRunId}/${n}`;
+    return runStepKey(this.workflowId, this.firstRunId, n);
   }
 }

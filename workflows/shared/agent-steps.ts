@@ -19,6 +19,8 @@ import type {
   ThreadToolCall,
   ThreadToolCallResult,
 } from "../../src/core/contracts.js";
+import { DEFAULT_MODEL_CALLS } from "../../src/core/contracts.js";
+import type { FirstCallPlan } from "../../src/core/run-state.js";
 import { isErrorCode } from "../../src/core/errors/codes.js";
 import { ModelCallFailedError } from "../../src/core/errors/runs.js";
 import { ownEntry } from "../../src/core/own.js";
@@ -30,7 +32,7 @@ import {
   type StepTask,
   type WireStepActivities,
 } from "../../src/core/step-wire.js";
-import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, toolCallOptions, toolSummary } from "./activity-options.js";
+import { describeOptions, localModelCallOptions, modelCallOptions, modelSummary, oneLine, toolCallOptions, toolSummary } from "./activity-options.js";
 
 /**
  * The agent-step layer as a run or a thread sees it: describe the agent, call the model,
@@ -42,7 +44,7 @@ export interface AgentSteps {
   describe(input: DescribeAgentInput): Promise<DescribeAgentOutput>;
   /** A failure that outlasted the call's attempts (a timeout too) arrives as AI1003. `step` numbers it in the Temporal UI's summary. */
   callModel(input: AgentModelCallInput, activityId?: string, step?: number): Promise<ModelCallOutput>;
-  /** A run's model calls are local activities: they take the whole transcript (a local activity's input is not recorded). */
+  /** A run's model calls are local activities: they take the whole transcript (a local activity's input is not recorded). False before anything described the agent (a new run's first call carries its whole transcript either way). */
   localModelCalls(): boolean;
   callTool(input: RunToolCall, activityId?: string): Promise<RunToolCallOutput>;
   callTool(input: ThreadToolCall, activityId?: string): Promise<ThreadToolCallResult>;
@@ -50,7 +52,12 @@ export interface AgentSteps {
 
 const { describeAgent } = proxyLocalActivities<AgentStepActivities>(describeOptions);
 
-export function agentSteps(): AgentSteps {
+/**
+ * `firstCall`: how a run's describing model call is scheduled (its starting client's view of
+ * the agent, else `DEFAULT_MODEL_CALLS`); a plan that is not plainly numbers is not used.
+ */
+export function agentSteps(firstCall?: FirstCallPlan): AgentSteps {
+  const plan = planOf(firstCall);
   let described: AgentDescription | undefined;
   const current = (): AgentDescription => {
     if (!described) throw new Error("the agent must be described before its steps run");
@@ -72,22 +79,28 @@ export function agentSteps(): AgentSteps {
       const call = proxyActivities<WireStepActivities>({ ...options, summary: toolSummary(input) }).callAgentTool;
       return call(slimToolCall(input, taskOf(options.taskQueue))).then(fillToolAnswer);
     });
-  return {
+  const steps: AgentSteps = {
     describe: describe as AgentSteps["describe"],
     callModel(input, activityId, step) {
       return rejecting(() => {
-        const description = current();
-        const summary = modelSummary(description, step);
+        // A describing call goes out before anything described the agent: as the defaults schedule model calls.
+        const description = input.describe ? plan : current();
+        const summary = modelSummary(input.describe ? plan : current(), step);
         const { callAgentModel } =
           input.host === "run" && description.localModelCalls
             ? proxyLocalActivities<WireStepActivities>({ ...localModelCallOptions(description), summary })
             : proxyActivities<WireStepActivities>({ ...modelCallOptions(description, activityId), summary });
         return callAgentModel(slimModelCall(input, taskOf(undefined))).then(
-          (wire) => {
+          (wire): ModelCallOutput | Promise<ModelCallOutput> => {
             const answer = fillModelAnswer(wire);
-            // The agent changed since the description the call was scheduled with: later steps use the new one.
+            // The agent changed since the description the call was scheduled with (or had none): later steps use the new one.
             if (answer.described) described = answer.described;
-            return answer;
+            if (!answer.unasked || !input.describe || !answer.described) return answer;
+            // The agent's model calls are scheduled otherwise: asked again as they are, in the step span the first call opened.
+            const { describe: _describe, ...again } = input;
+            const trace = answer.trace !== undefined && input.describe.trace ? { trace: { parent: answer.trace, step: input.describe.trace.step } } : {};
+            const first = { described: answer.described, ...(answer.trace !== undefined ? { trace: answer.trace } : {}) };
+            return steps.callModel({ ...again, ...trace }, activityId, step).then((asked) => ({ ...asked, ...first }));
           },
           (err: unknown) => {
             throw exhausted(err) ?? err;
@@ -96,8 +109,18 @@ export function agentSteps(): AgentSteps {
       });
     },
     callTool: callTool as AgentSteps["callTool"],
-    localModelCalls: () => current().localModelCalls === true,
+    localModelCalls: () => described?.localModelCalls === true,
   };
+  return steps;
+}
+
+/** What a describing call is scheduled with: the plan's timeouts and locality, the default attempts. */
+function planOf(plan: FirstCallPlan | undefined): Pick<AgentDescription, "model" | "timeouts" | "modelMaxAttempts" | "localModelCalls"> {
+  const ms = (n: unknown) => typeof n === "number" && Number.isSafeInteger(n) && n > 0;
+  const timeouts = plan?.timeouts && ms(plan.timeouts.startToCloseMs) && ms(plan.timeouts.heartbeatMs) ? { startToCloseMs: plan.timeouts.startToCloseMs, heartbeatMs: plan.timeouts.heartbeatMs } : DEFAULT_MODEL_CALLS.timeouts;
+  // The model only names the call in the Temporal UI: one line, as the agent's own name would be cut.
+  const model = typeof plan?.model === "string" ? { model: oneLine(plan.model, 80) } : {};
+  return { ...model, timeouts, modelMaxAttempts: DEFAULT_MODEL_CALLS.modelMaxAttempts, ...(plan?.local === true ? { localModelCalls: true as const } : {}) };
 }
 
 /** `start()`, with a synchronous throw turned into a rejection, as an async function would. */
