@@ -236,6 +236,9 @@ describe("the chat example in a browser", () => {
     const manager = await openAs(browser, `${rig.app.url}?user=mia`);
     const card = manager.page.getByTestId("approval-card").filter({ hasText: prompt });
     await card.waitFor();
+    // Why the agent asks: the customer's message, read on demand (one GET /approvals/:id), for the manager who decides.
+    await card.getByRole("button", { name: "Why?" }).click();
+    await expect(card.getByTestId("why").textContent()).resolves.toBe(prompt);
     await manager.page.screenshot({ path: `${ARTIFACTS}approval-card.png` });
     await card.getByRole("button", { name: "Approve" }).click();
     await card.waitFor({ state: "detached" });

@@ -36,7 +36,8 @@ const holdsAll = (principal: Principal, roles: string[]) => roles.every((role) =
  * (a refund: the manager) by someone holding them all, in the thread or in the inbox; one
  * that names none (cancelling an order) by the thread's owner, in the chat, and by no one
  * else. Managers may list and read the inbox's requests and a thread's status, never its
- * messages. The chat app starts no runs and no schedules: the other run, deferral and
+ * messages, except what led to a request they may decide (`approval.context`: the customer's
+ * message and the assistant's last words before the call). The chat app starts no runs and no schedules: the other run, deferral and
  * schedule operations stay shut.
  */
 export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | undefined>): AuthorizeHook {
@@ -51,6 +52,11 @@ export function chatAuthorize(ownerOf: (threadId: string) => Promise<string | un
           return isManager(caller);
         case "resume": {
           const roles = requiredRoles(request.deferral.meta);
+          return roles.length > 0 && holdsAll(caller, roles);
+        }
+        case "approval.context": {
+          // Why the agent asks: for those who may decide, so they decide knowing.
+          const roles = requiredRoles(request.meta);
           return roles.length > 0 && holdsAll(caller, roles);
         }
         default:

@@ -8,7 +8,7 @@ import { baseUrl, headers } from "./session.js";
  */
 export function ApprovalInbox() {
   // A demo inbox: a real one would also tell the manager (approval.notify: an email, a chat message).
-  const { approvals, error, approve, reject } = useApprovals({ baseUrl, headers, requires: "manager", refreshInterval: "1s" });
+  const { approvals, error, approve, reject, read } = useApprovals({ baseUrl, headers, requires: "manager", refreshInterval: "1s" });
 
   return (
     <section className="inbox">
@@ -22,7 +22,16 @@ export function ApprovalInbox() {
               <strong>{call.toolName}</strong> <code>{call.arguments}</code>
             </p>
           ))}
-          <p className="hint">Asked for {request.principal?.id ?? "someone"}, open until {new Date(request.expiresAt).toLocaleString()}</p>
+          <p className="hint">Asked for {request.actsFor?.id ?? request.principal?.id ?? "someone"}, open until {new Date(request.expiresAt).toLocaleString()}</p>
+          {request.context?.request ? (
+            <blockquote className="why" data-testid="why">
+              {request.context.request.text}
+            </blockquote>
+          ) : (
+            <button type="button" onClick={() => void read(request.approvalId).catch(() => undefined)}>
+              Why?
+            </button>
+          )}
           <button type="button" onClick={() => void approve({ approvalId: request.approvalId }).catch(() => undefined)}>
             Approve
           </button>
