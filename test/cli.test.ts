@@ -9,7 +9,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
+import { request as httpRequest, type Server } from "node:http";
+import { networkInterfaces } from "node:os";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -252,7 +253,57 @@ describe("durable-agents with --codec-endpoint", () => {
   });
 });
 
+/** A request with the headers a browser on another site would send (fetch may not set Host). */
+function rawRequest(url: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 describe("durable-agents dev", () => {
+  it("serves the console on loopback, by loopback names only: a rebound name, a foreign origin and another interface get nothing", async () => {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", String(port), "--ui-port", String(uiPort), "--console-port", "0", "--task-queue", "dev-console-q"], {
+      env: { ...process.env, TEMPORAL_ADDRESS: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const ready = await new Promise<{ console: string; taskQueue: string }>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+          if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]!));
+        });
+        child.once("exit", (code) => reject(new Error(`dev exited with ${code}`)));
+      });
+      expect(ready.console).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/console$/);
+      expect(ready.taskQueue).toBe("dev-console-q");
+      const page = await fetch(ready.console);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<h1");
+      // A page on a foreign site that rebound its name to this machine: refused before anything is read.
+      const rebound = await rawRequest(ready.console, { headers: { host: "attacker.example" } });
+      expect(rebound.status).toBe(403);
+      expect(rebound.body).toContain("AI1047");
+      // A foreign page posting to it (a cancel): refused, by its Origin.
+      const posted = await rawRequest(ready.console.replace("/console", "/console/runs/x/cancel"), { method: "POST", headers: { origin: "https://attacker.example", "content-type": "application/x-www-form-urlencoded" } });
+      expect(posted.status).toBe(403);
+      // Another process on the network: the port is not open on any other interface.
+      const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal);
+      if (other) await expect(fetch(ready.console.replace("127.0.0.1", other.address))).rejects.toThrow();
+    } finally {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGINT");
+      await exited;
+    }
+  }, 60_000);
+
   it("starts a dev server with the UI, prints where, and stops on Ctrl-C", async () => {
     const [port, uiPort] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, [bin, "--json", "dev", "--port", String(port), "--ui-port", String(uiPort)], { env: { ...process.env, TEMPORAL_ADDRESS: "" }, stdio: ["ignore", "pipe", "pipe"] });
