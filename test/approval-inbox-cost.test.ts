@@ -7,21 +7,16 @@
  * which has none) is still listed, read from its run: one query, that row's alone.
  * (The memo under a codec, and on SQL visibility: test/approval-inbox-memo.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo } from "../src/index.js";
-import { startTemporal, type TemporalServerHandle } from "../src/testing/index.js";
-import { actionCounter } from "../bench/actions.js";
-import { freePort } from "../bench/lib.js";
-import { startAgentStack, type AgentStack } from "./agent-stack.js";
+import type { AgentStack } from "./agent-stack.js";
+import { countingStack, type ActionCounter } from "./counting-stack.js";
 import { SECRET, uid } from "./harness.js";
-import { readWorkflowBundle } from "./workflow-bundle.js";
 import { MAX_INBOX_ROW_BYTES } from "../src/core/inbox-row.js";
 
-let server: TemporalServerHandle;
 let stack: AgentStack;
-let counter: ReturnType<typeof actionCounter>;
+let counter: ActionCounter;
 const asked = new Map<string, ApprovalRequestInfo>();
 
 const sendPayout = defineTool({
@@ -34,17 +29,7 @@ const sendPayout = defineTool({
 });
 const agent = defineAgent({ id: "inbox-cost", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 3 });
 
-beforeAll(async () => {
-  const metricsPort = await freePort();
-  server = await startTemporal({ local: true, metricsPort, log: () => undefined });
-  const bundlePath = inject("workflowBundlePath") as string | undefined;
-  stack = await startAgentStack({ temporal: server, ...(bundlePath ? { bundle: readWorkflowBundle(bundlePath) } : {}) });
-  counter = actionCounter(metricsPort, stack.namespace);
-}, 120_000);
-afterAll(async () => {
-  await stack?.close();
-  await server?.stop();
-});
+countingStack((s, c) => ((stack = s), (counter = c)));
 
 /** Parks one run per payout, each asking for one call, and waits until the inbox lists them all. */
 async function parkAll(agents: AgentClient, payouts: Array<{ amount: number; to: string }>): Promise<string[]> {

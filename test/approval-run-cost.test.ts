@@ -9,20 +9,15 @@
  * that and is made again, as it schedules them: one more activity, no model asked twice.
  * Counted by the server's own `action` counter, on a server of this file's own.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type AgentDefinition } from "../src/index.js";
-import { startTemporal, type TemporalServerHandle } from "../src/testing/index.js";
-import { actionCounter } from "../bench/actions.js";
-import { freePort } from "../bench/lib.js";
-import { startAgentStack, type AgentStack } from "./agent-stack.js";
+import type { AgentStack } from "./agent-stack.js";
+import { countingStack, type ActionCounter } from "./counting-stack.js";
 import { SECRET, uid } from "./harness.js";
-import { readWorkflowBundle } from "./workflow-bundle.js";
 
-let server: TemporalServerHandle;
 let stack: AgentStack;
-let counter: ReturnType<typeof actionCounter>;
+let counter: ActionCounter;
 const tokens = new Map<string, string>();
 
 const lookup = defineTool({ name: "lookup", description: "Looks an account up", input: z.object({ account: z.string() }), handler: () => "acme: 250 due" });
@@ -41,17 +36,7 @@ const plain = defineAgent({ ...options, id: "approval-run-cost" });
 /** Its model calls are scheduled with timeouts of its own: a run's first call, sent before it is described, must be scheduled so too. */
 const patient = defineAgent({ ...options, id: "approval-run-cost-patient", timeouts: { call: "2m", heartbeat: "20s" } });
 
-beforeAll(async () => {
-  const metricsPort = await freePort();
-  server = await startTemporal({ local: true, metricsPort, log: () => undefined });
-  const bundlePath = inject("workflowBundlePath") as string | undefined;
-  stack = await startAgentStack({ temporal: server, ...(bundlePath ? { bundle: readWorkflowBundle(bundlePath) } : {}) });
-  counter = actionCounter(metricsPort, stack.namespace);
-}, 120_000);
-afterAll(async () => {
-  await stack?.close();
-  await server?.stop();
-});
+countingStack((s, c) => ((stack = s), (counter = c)));
 
 /** Runs lookup → askApproval (parks) → resume → pay → answer, started with `start` (the definition or its id); its actions and model requests. */
 async function approvalRun(agents: AgentClient, start: AgentDefinition | string) {
