@@ -23,7 +23,7 @@
  * at the largest N the worker's RSS ≤ 1.5× the bare worker's (both bounded by the same cache).
  *
  * Then, unless THROUGHPUT_PROFILE=0, both workers again under `--cpu-prof` for one window of
- * `runs` at THROUGHPUT_PROFILE_N: self time per turn by owner (ours, Temporal's, node/V8,
+ * THROUGHPUT_PROFILE_CASE (`runs`, or `threads`) at THROUGHPUT_PROFILE_N: self time per turn by owner (ours, Temporal's, node/V8,
  * other dependencies; workflow-bundle code mapped to its module) and our top functions: where
  * the SDK's extra CPU goes.
  *
@@ -67,6 +67,8 @@ export interface ThroughputOptions {
   maxCached: number;
   /** Lanes of the profiled window; 0 skips the profile. */
   profileN: number;
+  /** The case the profiled window runs (default `runs`). */
+  profileCase?: ThroughputCase;
   /** A running server to use (a test's); one is started otherwise. */
   temporal?: { address: string; namespace: string };
   /** The SDK's workflow bundle as test/workflow-bundle.ts writes it (a test run's); built here otherwise. */
@@ -114,7 +116,13 @@ export async function main(): Promise<Record<string, unknown>> {
     threadTurns: envInt("THROUGHPUT_THREAD_TURNS", 3),
     maxCached: envInt("THROUGHPUT_MAX_CACHED", 500),
     profileN: process.env.THROUGHPUT_PROFILE === "0" ? 0 : envInt("THROUGHPUT_PROFILE_N", 100),
+    profileCase: profileCase(process.env.THROUGHPUT_PROFILE_CASE || "runs"),
   });
+}
+
+function profileCase(value: string): ThroughputCase {
+  if (value !== "runs" && value !== "threads") throw new Error(`THROUGHPUT_PROFILE_CASE is runs or threads, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 export async function measureThroughput(options: ThroughputOptions): Promise<Record<string, unknown>> {
@@ -211,10 +219,11 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
       cleanup.push(() => profiled.sdk.stop(), () => profiled.bare.stop());
       const windows = {} as Record<Kind, { turns: number; windowUs: [number, number] }>;
       for (const kind of ["sdk", "bare"] as const) {
-        windows[kind] = await measurePhase(`profile runs ${kind} N=${options.profileN}`, options.profileN, options, profiled[kind].pid, model, turns.runs[kind]);
+        const c = options.profileCase ?? "runs";
+        windows[kind] = await measurePhase(`profile ${c} ${kind} N=${options.profileN}`, options.profileN, options, profiled[kind].pid, model, turns[c][kind]);
         await profiled[kind].stop();
       }
-      profile = summariseProfiles({ sdk: join(dir, "profile-sdk"), bare: join(dir, "profile-bare") }, windows, { sdk: sdkBundle, bare: bareBundle });
+      profile = { case: options.profileCase ?? "runs", ...summariseProfiles({ sdk: join(dir, "profile-sdk"), bare: join(dir, "profile-bare") }, windows, { sdk: sdkBundle, bare: bareBundle }) };
       if (process.env.THROUGHPUT_KEEP_PROFILES) {
         const kept = process.env.THROUGHPUT_KEEP_PROFILES;
         for (const kind of ["sdk", "bare"] as const) {

@@ -66,3 +66,11 @@ it("bundles the agent workflows from source as the package ships them (ES2022): 
   const ours = h.bundle.code.split("\n").filter((line) => /_define_property\(|_object_spread(_props)?\(/.test(line));
   expect(ours).toEqual([]);
 });
+
+it("evaluates the token hashing (src/core/proof.ts and its SHA-2 module) once per worker thread, not again for each new workflow", () => {
+  // Temporal evaluates the bundle's modules anew for every workflow it starts, except those
+  // its entry preloads: those are evaluated once, before any workflow, and shared. The SHA-2
+  // module builds six hashers when it loads, a third of a new run's module evaluation.
+  const preload = /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(h.bundle.code)?.[1] ?? "";
+  expect(preload).toMatch(/__webpack_require__\([^)]*"\.\/src\/core\/proof\.ts"\)/);
+});

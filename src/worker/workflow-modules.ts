@@ -26,10 +26,12 @@ const COMBINED_ID = "durable-agents/workflows";
 export function withAgentWorkflows(options: BundleOptions): BundleOptions {
   const agentsPath = agentWorkflowsPath();
   const userPath = options.workflowsPath;
-  if (!userPath || resolve(userPath) === agentsPath) return { ...options, workflowsPath: agentsPath, webpackConfigHook: hoisted(options.webpackConfigHook) };
+  const preloadModules = withSharedModules(options);
+  if (!userPath || resolve(userPath) === agentsPath) return { ...options, preloadModules, workflowsPath: agentsPath, webpackConfigHook: hoisted(options.webpackConfigHook) };
   const userHook = hoisted(options.webpackConfigHook);
   return {
     ...options,
+    preloadModules,
     webpackConfigHook(config) {
       // The bundler's generated entry: the only module whose request for `userPath` is redirected.
       const entries = new Set(Array.isArray(config.entry) ? config.entry.filter((e): e is string => typeof e === "string") : []);
@@ -51,6 +53,27 @@ export function withAgentWorkflows(options: BundleOptions): BundleOptions {
       return userHook ? userHook(withCombined) : withCombined;
     },
   };
+}
+
+/**
+ * Modules that hold no per-workflow state, evaluated once per worker thread and shared
+ * (frozen) by every workflow instead of again for each new one (Temporal's `preloadModules`).
+ * `src/core/proof.ts` brings `@noble/hashes/sha2.js`, which builds all six SHA-2 hashers and
+ * splits SHA-512's 80 constants into BigInt halves when it loads: about a third of a new
+ * workflow's module evaluation, for a hash a workflow needs only when a token is checked.
+ * Our module rather than noble's: a package that declares itself free of side effects (noble
+ * does) is dropped from the preload list by webpack, ours is kept. The user's own
+ * `preloadModules` are kept too.
+ */
+function withSharedModules(options: BundleOptions): string[] {
+  return [...new Set([...(options.preloadModules ?? []), ourModule("../core/proof")])];
+}
+
+/** One of our modules by its path from here: `.js` once built, `.ts` running from source. */
+function ourModule(relative: string): string {
+  const base = new URL(relative, import.meta.url);
+  const js = fileURLToPath(`${base.href}.js`);
+  return existsSync(js) ? js : fileURLToPath(`${base.href}.ts`);
 }
 
 /**
