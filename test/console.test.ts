@@ -26,6 +26,21 @@ const walker = defineAgent({ id: "console-walker", model: "gpt-4.1-mini", system
 /** One model call only: asking for a tool makes the run fail with AI1004 once the tool answered. */
 const once = defineAgent({ id: "console-once", model: "gpt-4.1-mini", system: "You look up.", tools: [lookup], maxTurns: 1 });
 
+/** `bench cost`'s approval run (bench/cost.ts): look up, ask a person (a deferral), pay, answer. */
+const costTokens = new Map<string, string>();
+const account = defineTool({ name: "lookupAccount", description: "Looks an account up", input: z.object({ account: z.string() }), handler: () => "acme: 250 due" });
+const pay = defineTool({ name: "pay", description: "Pays", input: z.object({ amount: z.number() }), handler: ({ amount }) => `paid ${amount}` });
+const askApproval = defineTool({
+  name: "askApproval",
+  description: "Ask a human to approve a payout",
+  input: z.object({ amount: z.number() }),
+  handler: async (_input, ctx) => {
+    costTokens.set(ctx.runId, ctx.deferral.token);
+    return ctx.defer({ schema: z.object({ approved: z.boolean() }) });
+  },
+});
+const costed = defineAgent({ id: "console-cost", model: "gpt-4.1-mini", system: "You look the account up, ask a human to approve the payout, pay it, then answer.", tools: [account, askApproval, pay], maxTurns: 6 });
+
 /** mia sees and decides everything; ian may read only what `ianReads` lists and cancel nothing; bob is refused every read. */
 const PEOPLE: Record<string, Principal> = {
   mia: { id: "mia", roles: ["payouts:approve", "files:delete"] },
@@ -56,7 +71,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
-  ({ agents } = await h.worker([payouts, files, once, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
+  ({ agents } = await h.worker([payouts, files, once, walker, costed], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
   threads = agents.threads;
   // A short interval so a page follows its run soon; each ask is one read of the newest history event.
   http = await startHttp({ agents, basePath: "/agents", console: { refreshInterval: "200ms" }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
@@ -197,6 +212,42 @@ describe("the console in a browser", () => {
     expect(await page.textContent("#console-live-status")).toContain("Updated at");
     expect(await page.locator("script:not([nonce])").count()).toBe(0);
     await page.screenshot({ path: `${ARTIFACTS}thread-390.png`, fullPage: true });
+    await page.context().close();
+  });
+});
+
+describe("what it cost", () => {
+  it("shows bench cost's approval run at the 13 billed actions docs/cost.md gives, with tokens and actions per turn", async () => {
+    const runId = uid("console-cost");
+    const usage = { promptTokens: 120, completionTokens: 30 };
+    h.model.script(runId, [
+      { toolCalls: [{ name: "lookupAccount", arguments: { account: "acme" } }], usage },
+      { toolCalls: [{ name: "askApproval", arguments: { amount: 250 } }], usage },
+      { toolCalls: [{ name: "pay", arguments: { amount: 250 } }], usage },
+      { text: "Paid 250.", usage },
+    ]);
+    const ack = await agents.run(costed, { prompt: runId, runId });
+    expect(ack.status).toBe("deferred");
+    const page = await as("mia");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    const parked = Number(await page.textContent("#billed-actions"));
+    const resumed = await agents.resume({ token: costTokens.get(runId)!, payload: { approved: true } });
+    expect(resumed.outcome.status).toBe("completed");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    // docs/cost.md, "An approval run": 13, measured by `COST_ONLY=approval npm run bench -- cost`.
+    expect(await page.textContent("#billed-actions")).toBe("13");
+    // The resume is one accepted update, and the turn after it pays its own model call.
+    expect(parked).toBeLessThan(13);
+    const cost = page.getByRole("region", { name: "What it cost" });
+    expect(await cost.textContent()).toMatch(/13 billed actions: 1 start, 7 activities scheduled, 3 search-attribute and memo upserts, 1 timers, 1 updates accepted\./);
+    expect(await cost.textContent()).toMatch(/480 tokens in, 120 out/);
+    expect(await cost.textContent()).toMatch(/Queries .* are not counted here/);
+    const turns = page.getByRole("table", { name: /Per turn/ }).locator("tbody tr");
+    expect(await turns.count()).toBe(4);
+    expect(await turns.nth(1).locator("td").allTextContents()).toEqual(["120", "30", expect.stringMatching(/ms|s$/), expect.stringMatching(/ms|s$/), expect.stringMatching(/^\d+$/)]);
+    const perTurn = (await turns.locator("td:last-child").allTextContents()).map(Number);
+    expect(perTurn.reduce((a, b) => a + b, 0)).toBe(13);
+    await page.screenshot({ path: `${ARTIFACTS}run-cost.png`, fullPage: true });
     await page.context().close();
   });
 });

@@ -8,6 +8,7 @@ import type { Principal } from "../../core/json.js";
 import { decodePayloadAt } from "../../client/data-converter.js";
 import { cancelUpdate, denyUpdate, resumeUpdate } from "../../core/wire/run.js";
 import { threadSendUpdate, threadStopUpdate } from "../../core/wire/thread.js";
+import { countActions, type ActionCount } from "./cost.js";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
@@ -47,6 +48,8 @@ export interface ConsoleDetail {
   executions: number;
   /** The history was longer than the console reads in one view: the oldest part is left out. */
   truncated: boolean;
+  /** Billed actions counted from the history read (of what is read, when truncated). */
+  actions: ActionCount;
 }
 
 const GRPC_NOT_FOUND = 5;
@@ -97,7 +100,7 @@ export async function readDetail(client: Client, taskQueue: string, kind: "run" 
     executions.push(latest.events);
     truncated = latest.truncated;
   }
-  const detail: ConsoleDetail = { kind, id: workflowId, status: "running", transcript: [], timeline: [], executions: executions.length, truncated };
+  const detail: ConsoleDetail = { kind, id: workflowId, status: "running", transcript: [], timeline: [], executions: executions.length, truncated, actions: countActions(executions) };
   const fold = new Fold(detail, converter);
   for (const events of executions) await fold.execution(events);
   if (fold.prompt !== undefined && !detail.transcript.some((m) => m.role === "user")) detail.transcript.unshift({ role: "user", content: fold.prompt });

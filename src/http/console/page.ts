@@ -100,10 +100,12 @@ ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-l
   ${d.startedAt ? html`<dt>Started</dt><dd><time datetime="${d.startedAt}">${d.startedAt}</time></dd>` : ""}
   ${d.closedAt ? html`<dt>Ended</dt><dd><time datetime="${d.closedAt}">${d.closedAt}</time></dd>` : ""}
   <dt>Model calls</dt><dd>${String(modelCalls)} (${String(tokens.in)} tokens in, ${String(tokens.out)} out)</dd>
+  <dt>Billed actions</dt><dd><span id="billed-actions">${String(d.actions.total)}</span>${d.truncated ? " (of the part read)" : ""}</dd>
   ${d.executions > 1 ? html`<dt>Executions</dt><dd>${String(d.executions)} (continued as new ${String(d.executions - 1)}×)</dd>` : ""}
 </dl>
 ${d.failure ? failure(d.failure) : ""}
 ${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
+${costSection(d)}
 ${d.truncated ? html`<p class="note">The history is long: its oldest part is left out here.</p>` : ""}
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
@@ -153,6 +155,60 @@ const LIVE_SCRIPT = `(() => {
   const timer = setInterval(check, Number(live.dataset.refreshMs));
   document.addEventListener("visibilitychange", check);
 })();`;
+
+/** One turn: a model call and the tool calls that followed it until the next model call. */
+export interface TurnCost {
+  tokensIn: number;
+  tokensOut: number;
+  modelMs: number;
+  toolMs: number;
+  actions: number;
+}
+
+/** Per turn, from the timeline (tokens, times) and the history's count (billed actions); turn n is model call n. */
+export function turnsOf(d: ConsoleDetail): TurnCost[] {
+  const turns: TurnCost[] = [];
+  for (const e of d.timeline) {
+    if (e.type === "model") turns.push({ tokensIn: e.tokensIn ?? 0, tokensOut: e.tokensOut ?? 0, modelMs: e.durationMs ?? 0, toolMs: 0, actions: d.actions.turns[turns.length]?.actions ?? 0 });
+    else if (e.type === "tool" && turns.length > 0) turns[turns.length - 1]!.toolMs += e.durationMs ?? 0;
+  }
+  // A model call scheduled but not answered yet has its actions counted, not yet its tokens.
+  for (let i = turns.length; i < d.actions.turns.length; i++) turns.push({ tokensIn: 0, tokensOut: 0, modelMs: 0, toolMs: 0, actions: d.actions.turns[i]!.actions });
+  return turns;
+}
+
+const KIND_WORDS: Record<string, string> = {
+  start: "start",
+  activity: "activities scheduled",
+  retry: "activity retries",
+  markers: "marker batches (local activities)",
+  timer: "timers",
+  signal: "signals",
+  update: "updates accepted",
+  upsert: "search-attribute and memo upserts",
+  child: "child workflows (2 each)",
+  "continue-as-new": "continue-as-new",
+};
+
+/** What it cost: billed actions by kind, and per turn tokens, model and tool time and actions. */
+function costSection(d: ConsoleDetail): Html {
+  const turns = turnsOf(d);
+  const sum = (f: (t: TurnCost) => number) => turns.reduce((a, t) => a + f(t), 0);
+  const kinds = Object.entries(d.actions.byKind).filter(([, n]) => n > 0);
+  return html`<section class="cost" aria-labelledby="cost-h"><h2 id="cost-h">What it cost</h2>
+  <p><strong>${String(d.actions.total)}</strong> billed actions${kinds.length > 0 ? html`: ${kinds.map(([k, n], i) => html`${i > 0 ? ", " : ""}${String(n)} ${KIND_WORDS[k] ?? k}`)}` : ""}.
+  ${String(sum((t) => t.tokensIn))} tokens in, ${String(sum((t) => t.tokensOut))} out; model ${ms(sum((t) => t.modelMs))}, tools ${ms(sum((t) => t.toolMs))}.</p>
+  <p class="note">Counted from this history, the way Temporal Cloud bills. Queries (a client reading a run's state or a deferral's record), heartbeats and refused updates leave no event in history and are not counted here; reading this page costs none.</p>
+  ${
+    turns.length === 0
+      ? ""
+      : html`<div class="scroll"><table class="turns"><caption>Per turn (a model call and the tool calls that followed it)</caption>
+  <thead><tr><th scope="col">Turn</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model</th><th scope="col">Tools</th><th scope="col">Billed actions</th></tr></thead>
+  <tbody>${turns.map((t, i) => html`<tr class="turn"><th scope="row">${String(i + 1)}</th><td>${String(t.tokensIn)}</td><td>${String(t.tokensOut)}</td><td>${ms(t.modelMs)}</td><td>${ms(t.toolMs)}</td><td>${String(t.actions)}</td></tr>`)}</tbody>
+</table></div>`
+  }
+</section>`;
+}
 
 function failure(f: FailureView): Html {
   return html`<section class="failure" role="alert"><h2>It failed${f.code ? html` with <code>${f.code}</code>` : ""}</h2><p>${printable(f.message)}</p></section>`;
@@ -240,6 +296,7 @@ li.message.user{background:#eef4ff}li.message.tool{background:#f6f7f9}
 li.event{border-left:3px solid #ccd;padding:.25rem .75rem;margin:.4rem 0;font-size:.9rem}
 li.event.model{border-color:#6b8cff}li.event.tool{border-color:#3aa76d}li.event.decision{border-color:#e0a800}li.event.end{border-color:#4a5360}
 pre{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}.args{word-break:break-all}
+.scroll{overflow-x:auto}table.turns{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}table.turns th,table.turns td{padding:.2rem .6rem;border-bottom:1px solid #e3e6ea;text-align:right}table.turns caption{text-align:left;font-size:.85rem;color:#4a5360}
 .error{color:#a4161a}.failure{border:1px solid #f2a6a6;background:#fff5f5;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
 .notice{border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.notice-done{background:#eefaf1}.notice-refused{background:#fff5f5;border:1px solid #f2a6a6}
 .waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
