@@ -185,7 +185,9 @@ describe("the console in a browser", () => {
   it("shows a thread's turns and sends it a message as the signed-in person", async () => {
     const threadId = uid("console-thread");
     // The model's text is shown as text: markup in it is escaped, never parsed.
-    h.model.script(threadId, [{ text: "first answer <b>bold</b><script>window.pwned = 1</script>" }, { text: "second answer" }, { text: "third answer" }]);
+    // The third answer waits for the test: the page that answers the send is shown before it exists.
+    const third = h.model.hold();
+    h.model.script(threadId, [{ text: "first answer <b>bold</b><script>window.pwned = 1</script>" }, { text: "second answer" }, { text: "third answer", hold: third }]);
     await threads.createThread({ threadId, prompt: threadId, principal: { id: "sam" } });
     await threads.settled({ threadId });
     await threads.sendMessage({ threadId, prompt: "and again" });
@@ -206,6 +208,8 @@ describe("the console in a browser", () => {
     await page.getByLabel("Send a message").fill("one more");
     await page.getByRole("button", { name: "Send" }).click();
     await page.waitForSelector(".notice-done");
+    expect(await transcript.textContent()).not.toContain("third answer");
+    third.release();
     // The page follows the turn by itself (no reload): the answer appears when the history has it.
     await transcript.getByText("third answer").waitFor({ timeout: 20_000 });
     expect(await transcript.textContent()).toMatch(/one more[\s\S]*third answer/);
