@@ -32,20 +32,11 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
     // at rest (a message queued behind a finished turn is what the query still rules out).
     const watch = new HistoryWatch(access.client, threadId);
     let interval = FIRST_INTERVAL_MS;
-    let looked = false;
     for (;;) {
       const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
       // A model or tool call still pending: the turn runs whatever its line says, and its end
       // moves the history again. No metadata query then (the worker would answer it for nothing).
-      // Nor while a workflow task is under way (a call just completed, a message just arrived):
-      // its completion moves the history, and a query now costs the busy worker an activation
-      // for an answer about to change (three a turn under load, bench throughput). Under way:
-      // a worker took it, or it came after this wait's first look (which found the thread
-      // served). A task no worker took at the first look is asked about, so that a thread no
-      // worker serves still reads AI1015.
-      const taskUnderWay = watch.workflowTask !== undefined && (watch.workflowTask.started || looked);
-      const running = taskUnderWay || watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
-      looked = true;
+      const running = watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
       const text = moved && !running ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
       const line = text === undefined ? undefined : parseStatusLine(text);
       // A line that counts the queue settles the question alone: one read, the answer's.
