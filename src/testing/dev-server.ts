@@ -240,7 +240,7 @@ async function startOnPostgres(options: DevServerOptions, log: (line: string) =>
   // Imported lazily: only this target needs it.
   const { startPostgresTemporal } = await import("./temporal-postgres.js");
   if (options.uiPort !== undefined) log("uiPort is ignored under TEMPORAL_TARGET=postgres (no UI in that process)");
-  const server = await startPostgresTemporal({ port: options.port, namespace: options.namespace, log });
+  const server = await startPostgresTemporal({ port: options.port, namespace: options.namespace, log, ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}) });
   const stop = async (): Promise<void> => {
     untrack(stop);
     await server.stop();

@@ -47,6 +47,8 @@ export interface PostgresTemporalOptions {
   namespace?: string;
   /** Progress lines. Default: stderr. */
   log?: (line: string) => void;
+  /** Serve the server's Prometheus metrics on this loopback port (`/metrics`), as the dev server's `--metrics-port`. */
+  metricsPort?: number;
 }
 
 export interface PostgresTemporal {
@@ -211,6 +213,7 @@ export async function startPostgresTemporal(options: PostgresTemporalOptions = {
       DYNAMIC_CONFIG_FILE_PATH: join(SERVER_CONFIG_DIR, "dynamicconfig.yaml"),
       SCHEMA_DIR: schemaDir,
       SQL_TOOL: sqlTool,
+      ...(options.metricsPort !== undefined ? { PROMETHEUS_ENDPOINT: `127.0.0.1:${options.metricsPort}` } : {}),
     };
     await run("sh", [join(SERVER_CONFIG_DIR, "setup-schema.sh")], { env }).catch((err: { stderr?: string; message: string }) => {
       throw new Error(`setup-schema.sh failed: ${err.stderr?.trim() || err.message}`);
