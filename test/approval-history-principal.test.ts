@@ -218,6 +218,8 @@ describe("over HTTP, the CLI and MCP", () => {
       expect(fiona.status).toBe(200);
       expect(fiona.body).toEqual(JSON.parse(JSON.stringify(await agents.approvals.history({ decidedBy: "fiona", since }))));
       expect((await http.call("GET", q(`decidedBy=fiona&since=${at}`), { user: "auditor-b" })).body.requests.map((r: ApprovalHistory) => r.approvalId)).toEqual([made.a]);
+      // A caller the hook refuses every run: an empty page, not an error that says what exists.
+      expect(await http.call("GET", q(`decidedBy=fiona&since=${at}`), { user: "mallory" })).toMatchObject({ status: 200, body: { requests: [] } });
       const first = await http.call("GET", q(`actingFor=customer-42&since=${at}&limit=1`), { user: "auditor" });
       expect(first.body.cursor).toEqual(expect.any(String));
       expect((await http.call("GET", q(`actingFor=customer-42&since=${at}&limit=1&cursor=${first.body.cursor}`), { user: "auditor" })).status).toBe(200);
@@ -246,6 +248,14 @@ describe("over HTTP, the CLI and MCP", () => {
     expect(ids(JSON.parse(forCustomer.stdout))).toEqual([made.b]);
     expect(noSince.code).not.toBe(0);
     expect(noSince.stderr).toContain("AI1001");
+    // A page over the limit, or a page flag without a principal: usage mistakes, nothing read.
+    const [tooMany, cursorAlone] = await Promise.all([
+      runCli(["approvals", "history", "--decided-by", "gus", "--since", at, "--limit", "101"], env),
+      runCli(["approvals", "history", "--run", made.runA, "--cursor", "abc"], env),
+    ]);
+    expect(tooMany.code).toBe(2);
+    expect(cursorAlone.code).not.toBe(0);
+    expect(cursorAlone.stderr).toContain("AI1001");
   });
 
   it("approval_history takes decidedBy / actingFor with since, as the caller", async () => {
