@@ -32,6 +32,8 @@ export default defineConfig({
       "test/approval-inbox-memo.test.ts",
       // standing permissions: kept on the granting request's record, carried across continue-as-new
       "test/approval-permissions.test.ts",
+      // the audit trail by principal: runs and threads listed by close time from SQL visibility, then read and filtered
+      "test/approval-history-principal.test.ts",
       // a thread's sub-agents: child workflows of the thread, their requests in the inbox from SQL visibility
       "test/thread-sub-agents.test.ts",
       // what the approver sees: the inbox list (SQL visibility's memo) and the request pages in Chromium, filtered by approval.context

@@ -32,6 +32,7 @@ export type { DecidedCall } from "./core/approval.js";
 export { MAX_APPROVAL_BYTES, MAX_DECISION_TEXT } from "./core/approval.js";
 export { MAX_APPROVAL_REMINDERS } from "./core/define-tool.js";
 export { ApprovalInbox, type ApprovalDetail, type ApprovalHistory, type ApprovalSummary, type ListApprovalsOptions, type RunApprovalHistory, type RunApprovalHistoryOptions } from "./client/approval-inbox.js";
+export type { PrincipalApprovalHistory, PrincipalApprovalHistoryOptions } from "./client/approval-history.js";
 export type { ApprovalTrailEntry, InputChange } from "./core/approval-trail.js";
 // Standing permissions (#49): granted with an approval, listed and revoked per run or thread.
 export type { PermissionGrant, StandingPermission } from "./core/approval-permissions.js";

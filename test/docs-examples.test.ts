@@ -194,6 +194,14 @@ const EXAMPLES: Record<string, Example> = {
     script: (model) => model.script("Pay ACME €1200", [{ toolCalls: [{ name: "sendPayout", arguments: { to: "ACME", amountEur: 1200 } }] }, { text: "Paid ACME." }]),
     prints: [/^\S+ asked$/m, /decided approved by fiona \[\{"path":"\/amountEur","from":1200,"to":1000\}\] capped at the contract/],
   },
+  "approval-history-principal.ts": {
+    script: (model) => {
+      for (const [prompt, to, amountEur] of [["Pay ACME €1200", "ACME", 1200], ["Pay Globex €80", "Globex", 80], ["Pay Initech €15", "Initech", 15]] as const) {
+        model.script(prompt, [{ toolCalls: [{ name: "sendPayout", arguments: { to, amountEur } }] }, { text: `Paid ${to}.` }]);
+      }
+    },
+    prints: [/^\S+ dfr:\S+ approved by fiona$/m, /^\S+ dfr:\S+ approved by fiona$/m, /^customer-42: 2 requests$/m],
+  },
   "approval-context.ts": {
     script: (model) =>
       model.script("Order A-17 arrived broken, refund me", [

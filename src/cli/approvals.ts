@@ -1,4 +1,5 @@
 import { InvalidDefinitionError } from "../core/errors/setup.js";
+import { MAX_HISTORY_PAGE } from "../client/approval-history.js";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { responseDecisions, type Decision } from "../core/approval.js";
 import type { PermissionGrant } from "../core/approval-permissions.js";
@@ -96,12 +97,35 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
 
   approvals
     .command("history [approvalId]")
-    .description("The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied; --run for every request of a run or thread")
+    .description(
+      "The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied; --run for every request of a run or thread; --decided-by / --acting-for with --since for a principal's",
+    )
     .option("--run <runId>", "every request of this run (or thread: its workflow id), oldest first")
-    .option("--since <date>", "with --run: only the entries at or after this instant")
-    .action(async (approvalId: string | undefined, flags: { run?: string; since?: string }) => {
+    .option("--decided-by <principalId>", "the requests this principal decided, denied or revoked a grant of, since --since")
+    .option("--acting-for <principalId>", "the requests made on behalf of this principal, since --since (with --decided-by: both)")
+    .option("--since <date>", "only the entries at or after this instant (required with --decided-by or --acting-for)")
+    .option("--cursor <cursor>", "with --decided-by / --acting-for: the next page, as the previous one printed it")
+    .option("--limit <n>", `with --decided-by / --acting-for: runs and threads to read for this page (at most ${MAX_HISTORY_PAGE}, default 20)`, historyPageSize)
+    .action(async (approvalId: string | undefined, flags: { run?: string; decidedBy?: string; actingFor?: string; since?: string; cursor?: string; limit?: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
+        const byPrincipal = flags.decidedBy !== undefined || flags.actingFor !== undefined;
+        if (byPrincipal) {
+          if (flags.run !== undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, --run <runId>, or --decided-by / --acting-for (one of them)" });
+          const page = await agents.approvals.history({
+            since: flags.since as string,
+            ...(flags.decidedBy !== undefined ? { decidedBy: flags.decidedBy } : {}),
+            ...(flags.actingFor !== undefined ? { actingFor: flags.actingFor } : {}),
+            ...(flags.cursor !== undefined ? { cursor: flags.cursor } : {}),
+            ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+          });
+          output(g).result(page, () => [
+            ...page.requests.flatMap((history) => [`approval   ${oneLine(history.approvalId)} (${history.status}) in ${oneLine(history.runId)}`, ...history.entries.map(trailLine)]),
+            ...(page.cursor ? [`next page  --cursor ${page.cursor}`] : []),
+          ]);
+          return;
+        }
+        if (flags.cursor !== undefined || flags.limit !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "--cursor and --limit go with --decided-by or --acting-for" });
         if (flags.run !== undefined || approvalId === undefined) {
           if (flags.run === undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, or --run <runId> (not both)" });
           const run = await agents.approvals.history({ runId: flags.run, ...(flags.since !== undefined ? { since: flags.since } : {}) });
@@ -271,6 +295,13 @@ function byCall(values: string[], flag: string, what: string, fits: (value: unkn
 /** The roles or permissions a request's meta says it requires. */
 function requiresOf(meta: JsonObject): string[] {
   return Array.isArray(meta.requires) ? meta.requires.filter((r): r is string => typeof r === "string") : [];
+}
+
+/** `--limit` of `history --decided-by / --acting-for`: runs and threads a page reads (1 to `MAX_HISTORY_PAGE`). */
+function historyPageSize(value: string): number {
+  const n = positiveInt(value);
+  if (n > MAX_HISTORY_PAGE) throw new InvalidArgumentError(`Expected at most ${MAX_HISTORY_PAGE}.`);
+  return n;
 }
 
 /** `--limit`: a page the inbox takes (1 to 1000). */

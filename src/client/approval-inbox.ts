@@ -15,7 +15,7 @@ import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
 import { allowsApprovalContext, authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
 import type { ApprovalRecord, ApprovalRequestContext } from "../core/approval-context.js";
-import { deferralRecordsQuery } from "../core/wire/run.js";
+import { historiesSince, principalHistory, recordsOf, sinceOf, type PrincipalApprovalHistory, type PrincipalApprovalHistoryOptions } from "./approval-history.js";
 import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
 import { authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
 import { approvalIdOf, type DecideOptions } from "./shared-options.js";
@@ -200,8 +200,27 @@ export class ApprovalInbox {
    * run. One query per 100 requests (a billed action each), decoded by the client's codec.
    */
   async history(options: RunApprovalHistoryOptions & Caller): Promise<RunApprovalHistory>;
-  async history(options: ({ approvalId: string } | RunApprovalHistoryOptions) & Caller): Promise<ApprovalHistory | RunApprovalHistory> {
-    if (options && typeof options === "object" && "runId" in options && !("approvalId" in options)) return this.#runHistory(options);
+  /**
+   * The requests a principal took part in since `since`, across the client's task queue's
+   * runs and threads: those `decidedBy` decided a call of (or denied, or revoked a grant of),
+   * those made on behalf of `actingFor`, or (both given) those that are both; each with its
+   * entries at or after `since`, oldest first within a page. A page reads one visibility
+   * listing (free) of the runs and threads that ever deferred and were open since `since`,
+   * then each one the hook allows as `run.state` (a refused one is left out, with no error)
+   * with one query per 100 requests (a billed action each); with `actingFor`, a run whose
+   * memo shows it acts for someone else is not read. `limit` runs and threads per page,
+   * `cursor` for the next. AI1001 for a missing or bad `since`, an id that is not one, a
+   * `limit` out of range or a cursor this client did not hand out for these filters.
+   */
+  async history(options: PrincipalApprovalHistoryOptions & Caller): Promise<PrincipalApprovalHistory>;
+  async history(options: ({ approvalId: string } | RunApprovalHistoryOptions | PrincipalApprovalHistoryOptions) & Caller): Promise<ApprovalHistory | RunApprovalHistory | PrincipalApprovalHistory> {
+    const shape = options && typeof options === "object" ? options : ({} as Record<string, unknown>);
+    const byPrincipal = "decidedBy" in shape || "actingFor" in shape;
+    if ([byPrincipal, "runId" in shape, "approvalId" in shape].filter(Boolean).length > 1) {
+      throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "give one of approvalId, runId, or decidedBy/actingFor" });
+    }
+    if (byPrincipal) return principalHistory({ ...this.deps, historyOf }, options as PrincipalApprovalHistoryOptions & Caller);
+    if ("runId" in shape) return this.#runHistory(options as RunApprovalHistoryOptions & Caller);
     const record = await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options as { approvalId: string }, "approvals.history()") });
     return historyOf(record);
   }
@@ -209,28 +228,16 @@ export class ApprovalInbox {
   async #runHistory(options: RunApprovalHistoryOptions & Caller): Promise<RunApprovalHistory> {
     const { runId } = options;
     if (typeof runId !== "string" || runId.length === 0 || runId.length > 1000) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "runId must be a run's or a thread's workflow id" });
-    const since = options.since === undefined ? undefined : new Date(options.since);
-    if (since !== undefined && Number.isNaN(since.getTime())) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "since is not a date" });
+    const since = sinceOf(options.since, false);
     await authorizeRunRead(this.deps.deferrals, runId, options.principal);
-    const records: DeferralRecord[] = [];
-    for (let total = Infinity; records.length < total; ) {
-      let page: { records: DeferralRecord[]; total: number };
-      try {
-        page = await this.deps.client.workflow.getHandle(runId).query(deferralRecordsQuery, { offset: records.length });
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
-        throw err;
-      }
-      if (page.records.length === 0) break;
-      records.push(...page.records);
-      total = page.total;
+    let records: DeferralRecord[];
+    try {
+      records = await recordsOf(this.deps.client, runId);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError({ runId });
+      throw err;
     }
-    const requests = records
-      .filter((record) => record.approval)
-      .map(historyOf)
-      .map((h) => (since ? { ...h, entries: h.entries.filter((e) => e.at !== undefined && Date.parse(e.at) >= since.getTime()) } : h))
-      .filter((h) => h.entries.length > 0);
-    return { runId, requests };
+    return { runId, requests: historiesSince(records, since, historyOf) };
   }
 
   /**

@@ -357,6 +357,11 @@ export function unguarded(store: DeferralStore): DeferralStore {
   return twins.get(store) ?? store;
 }
 
+/** `value` as a string literal of a visibility query. Internal. */
+export function visibilityLiteral(value: string): string {
+  return quote(value);
+}
+
 function quote(value: string): string {
   return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 }

@@ -16,11 +16,22 @@ const ListQuery = z.object({
   limit: PageSize(1000).optional(),
 });
 const ApprovalParam = z.object({ id: Id });
-const RunHistoryQuery = z.object({
-  /** The run's (or thread's) workflow id. */
-  runId: Id,
-  since: z.iso.datetime({ offset: true }).optional(),
-});
+const RunHistoryQuery = z
+  .object({
+    /** The run's (or thread's) workflow id. */
+    runId: Id.optional(),
+    /** Or: the requests this principal (its id) decided, denied or revoked a grant of. */
+    decidedBy: Id.optional(),
+    /** Or: the requests made on behalf of this principal (its id). */
+    actingFor: Id.optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    /** With decidedBy/actingFor: the previous page's `cursor`, and runs and threads per page. */
+    cursor: PageToken.optional(),
+    limit: PageSize(100).optional(),
+  })
+  .refine((q) => (q.runId !== undefined) !== (q.decidedBy !== undefined || q.actingFor !== undefined), "give runId, or decidedBy and/or actingFor (not both)")
+  .refine((q) => q.runId !== undefined || q.since !== undefined, "since is required with decidedBy or actingFor")
+  .refine((q) => q.runId === undefined || (q.cursor === undefined && q.limit === undefined), "cursor and limit go with decidedBy or actingFor");
 
 /**
  * `/approvals`: the one inbox (`agents.approvals`) as the caller: list (the hook asked
@@ -44,10 +55,22 @@ export function approvalInboxRoutes(agents: AgentClient) {
         }),
       );
     })
-    // Every request of one run or thread (`approvals.history({ runId })`): authorized as reading the run, `run.state`. Before `/:id`.
+    // Every request of one run or thread (`approvals.history({ runId })`), or those a principal
+    // decided or was acted for (`{ decidedBy, actingFor, since }`): each run authorized as reading
+    // it, `run.state` (a principal's listing leaves out the runs refused). Before `/:id`.
     .get("/history", valid("query", RunHistoryQuery), async (c) => {
-      const { runId, since } = c.req.valid("query");
-      return c.json(await agents.approvals.history({ runId, ...(since !== undefined ? { since } : {}), ...caller(c.get("principal")) }));
+      const { runId, decidedBy, actingFor, since, cursor, limit } = c.req.valid("query");
+      if (runId !== undefined) return c.json(await agents.approvals.history({ runId, ...(since !== undefined ? { since } : {}), ...caller(c.get("principal")) }));
+      return c.json(
+        await agents.approvals.history({
+          since: since!,
+          ...(decidedBy !== undefined ? { decidedBy } : {}),
+          ...(actingFor !== undefined ? { actingFor } : {}),
+          ...(cursor ? { cursor } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...caller(c.get("principal")),
+        }),
+      );
     })
     .get("/:id", valid("param", ApprovalParam), async (c) => c.json(await agents.approvals.get({ approvalId: c.req.valid("param").id, ...caller(c.get("principal")) })))
     // The request's life (`approvals.history`): authorized as reading it, `deferral.get`.

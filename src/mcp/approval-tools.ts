@@ -13,6 +13,7 @@ import { DEFERRAL_STATUSES, type DeferralStatus } from "../core/deferral-record.
 import type { Decisions } from "../core/approval.js";
 import { APPROVAL_HISTORY, DECIDE_APPROVAL, GET_APPROVAL, LIST_APPROVALS } from "./agent-tools.js";
 import { jsonSchemaFor } from "./schemas.js";
+import { MAX_HISTORY_PAGE } from "../client/approval-history.js";
 import type { McpServerContext } from "./server-context.js";
 
 
@@ -54,10 +55,16 @@ const HistoryArgs = z
   .strictObject({
     approvalId: Id.optional().describe("A request's approvalId: its life"),
     runId: Id.optional().describe("A run's (or thread's) workflow id: the life of each of its requests"),
-    since: z.iso.datetime({ offset: true }).optional().describe("With runId: only entries at or after this instant"),
+    decidedBy: Id.optional().describe("A principal's id: the requests it decided a call of, denied or revoked a grant of, since `since` (a page of runs and threads)"),
+    actingFor: Id.optional().describe("A principal's id: the requests made on behalf of it, since `since` (with decidedBy: both)"),
+    since: z.iso.datetime({ offset: true }).optional().describe("With runId: only entries at or after this instant. Required with decidedBy or actingFor"),
+    cursor: PageToken.optional().describe("With decidedBy or actingFor: the cursor of the previous page"),
+    limit: z.number().int().min(1).max(MAX_HISTORY_PAGE).optional().describe(`With decidedBy or actingFor: runs and threads to read for this page (1 to ${MAX_HISTORY_PAGE}, default 20)`),
   })
-  .refine((a) => (a.approvalId === undefined) !== (a.runId === undefined), "give exactly one of approvalId or runId")
-  .refine((a) => a.since === undefined || a.runId !== undefined, "since goes with runId");
+  .refine((a) => [a.approvalId !== undefined, a.runId !== undefined, a.decidedBy !== undefined || a.actingFor !== undefined].filter(Boolean).length === 1, "give exactly one of approvalId, runId, or decidedBy/actingFor")
+  .refine((a) => a.since === undefined || a.approvalId === undefined, "since goes with runId, decidedBy or actingFor")
+  .refine((a) => (a.decidedBy === undefined && a.actingFor === undefined) || a.since !== undefined, "since is required with decidedBy or actingFor")
+  .refine((a) => (a.cursor === undefined && a.limit === undefined) || a.decidedBy !== undefined || a.actingFor !== undefined, "cursor and limit go with decidedBy or actingFor");
 
 interface ApprovalTool {
   name: string;
@@ -91,12 +98,14 @@ const TOOLS: ApprovalTool[] = [
   {
     name: APPROVAL_HISTORY,
     description:
-      "The life of an approval request (approvalId): made, reminded, escalated, decided call by call (who, when, on what it was shown, edits, reasons), expired or withdrawn. Or, with runId, of every request of that run or thread.",
+      "The life of an approval request (approvalId): made, reminded, escalated, decided call by call (who, when, on what it was shown, edits, reasons), expired or withdrawn. Or, with runId, of every request of that run or thread. Or, with decidedBy and/or actingFor and since, of the requests a principal decided or that were made for it, a page of runs and threads at a time (cursor).",
     args: HistoryArgs,
-    run: async ({ options }, args: z.infer<typeof HistoryArgs>, caller) =>
-      args.approvalId !== undefined
-        ? { ...(await options.agents.approvals.history({ ...caller, approvalId: args.approvalId })) }
-        : { ...(await options.agents.approvals.history({ ...caller, runId: args.runId!, ...(args.since !== undefined ? { since: args.since } : {}) })) },
+    run: async ({ options }, args: z.infer<typeof HistoryArgs>, caller) => {
+      if (args.approvalId !== undefined) return { ...(await options.agents.approvals.history({ ...caller, approvalId: args.approvalId })) };
+      if (args.runId !== undefined) return { ...(await options.agents.approvals.history({ ...caller, runId: args.runId, ...(args.since !== undefined ? { since: args.since } : {}) })) };
+      const { approvalId: _a, runId: _r, since, ...rest } = definedOf(args);
+      return { ...(await options.agents.approvals.history({ ...caller, ...rest, since: since! })) };
+    },
   },
 ];
 
