@@ -5,6 +5,7 @@ import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
+import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -71,6 +72,10 @@ export interface ConsoleDetailView {
   cancel?: string;
   /** The thread's send form's address, and a fresh message id (a form sent twice sends once). */
   send?: { action: string; messageId: string };
+  /** A running thread's stop and resume forms' addresses. */
+  turn?: TurnActions;
+  /** The deny form of the request it waits on. */
+  deny?: DenyAction;
   /** An action's outcome or refusal, shown above the page. */
   notice?: { kind: "done" | "refused"; text: string; code?: string };
   /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
@@ -117,7 +122,8 @@ ${d.truncated ? html`<p class="note">The history is long: its oldest part is lef
 </div>
 </div>
 ${view.send ? sendForm(view.send) : ""}
-${view.cancel ? html`<form method="post" action="${view.cancel}" class="actions"><button type="submit" class="danger">Cancel this run</button></form>` : ""}`,
+${view.cancel ? html`<form method="post" action="${view.cancel}" class="actions"><button type="submit" class="danger">Cancel this run</button></form>` : ""}
+${actionForms(view)}`,
     ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
   });
 }

@@ -15,6 +15,8 @@ import type { HttpEnv } from "../env.js";
 import { pageHeaders } from "../page-headers.js";
 import { Id, PageToken, valid } from "../validate.js";
 import { delayMs } from "../../core/duration.js";
+import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
+import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
 import { LIST_STATUSES, listConsole } from "./list.js";
 import type { ConsolePageOptions } from "./options.js";
@@ -34,6 +36,10 @@ const ListQuery = z
 const IdParam = z.object({ id: Id });
 const CancelForm = z.object({}).strict();
 const SendForm = z.object({ prompt: z.string().min(1, "must not be empty").max(20_000, "is longer than 20000 characters"), messageId: Id }).strict();
+// The deny form names the request it saw, so a page left open never denies a later one.
+const DenyForm = z
+  .object({ deferralId: Id, reason: z.string().trim().min(1, "must not be empty").max(MAX_DENY_REASON, `is longer than ${MAX_DENY_REASON} characters`) })
+  .strict();
 
 /**
  * The console: `GET /console` lists the runs and threads of the client's task queue the
@@ -96,6 +102,47 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     }
   });
 
+  // Stop, resume and deny act as the caller through the clients, as cancel does: the hook is
+  // asked (thread.stop, thread.resume, deferral.deny) and a refusal is shown with its code.
+  app.post("/threads/:id/stop", valid("param", IdParam), valid("form", CancelForm), (c) => {
+    const threadId = c.req.valid("param").id;
+    return act(c, "thread", threadId, "Not stopped", async () => {
+      const reply = await threads.stopThread({ threadId, ...caller(c) });
+      return reply.previousStatus === "stopped" || reply.status !== "stopped" ? `No turn was running: the thread is ${reply.status}.` : "Stopped: the turn in flight is interrupted. Resume continues it where it stopped.";
+    });
+  });
+  app.post("/threads/:id/resume", valid("param", IdParam), valid("form", CancelForm), (c) => {
+    const threadId = c.req.valid("param").id;
+    return act(c, "thread", threadId, "Not resumed", async () => {
+      const reply = await threads.resumeThread({ threadId, ...caller(c) });
+      return `Resumed: the thread is ${reply.status}.`;
+    });
+  });
+  for (const kind of ["run", "thread"] as const) {
+    app.post(`/${kind === "run" ? "runs" : "threads"}/:id/deny`, valid("param", IdParam), valid("form", DenyForm), (c) => {
+      const id = c.req.valid("param").id;
+      const { deferralId, reason } = c.req.valid("form");
+      return act(c, kind, id, "Not denied", async () => {
+        // Only the request this run or thread waits on now (describe, free): an id of another run is none of this page's.
+        if ((await waitingOn(agents, id)) !== deferralId) throw new DeferralNotFoundError({ deferralId });
+        await agents.deferrals.deny({ deferralId, reason, ...caller(c) });
+        return "Denied: its calls do not run, and the model is told why.";
+      });
+    });
+  }
+
+  /** Runs one action as the caller; its page shows what happened, or the refusal's code (with its HTTP status). */
+  async function act(c: Context<Env>, kind: "run" | "thread", id: string, refused: string, action: () => Promise<string>): Promise<Response> {
+    let text: string;
+    try {
+      text = await action();
+    } catch (err) {
+      if (!DurableAgentsError.isDurableAgentsError(err)) throw err;
+      return detail(c, kind, id, { kind: "refused", text: `${refused}: ${err.message}`, code: err.code }, codeInfo(err.code).http);
+    }
+    return detail(c, kind, id, { kind: "done", text });
+  }
+
   /** One run's or thread's page, as the caller may read it (`run.state`, `thread.messages`), or the page saying why not. */
   async function detail(c: Context<Env>, kind: "run" | "thread", id: string, notice?: ConsoleDetailView["notice"], status = 200): Promise<Response> {
     const principal = c.get("principal");
@@ -116,6 +163,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(waiting && links.inbox ? { decide: { href: `${base.slice(0, -"/console".length)}/inbox/${encodeURIComponent(waiting)}` } } : {}),
         ...(kind === "run" && read.status === "running" ? { cancel: `${self}/cancel` } : {}),
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
+        ...(kind === "thread" && read.status === "running" ? { turn: { stop: `${self}/stop`, resume: `${self}/resume` } } : {}),
+        ...(waiting ? { deny: { action: `${self}/deny`, deferralId: waiting, maxLength: MAX_DENY_REASON } } : {}),
         ...(notice ? { notice } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
         ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
@@ -142,10 +191,14 @@ async function refusal(c: Context<Env>, err: DurableAgentsError, title: string, 
   return c.html(await renderConsoleRefusal({ title, message: err.message, code: err.code, ...(back ? { back } : {}), nonce: nonceOf(c) }), codeInfo(err.code).http as ContentfulStatusCode);
 }
 
+const caller = (c: Context<Env>) => {
+  const principal = c.get("principal");
+  return principal ? { principal } : {};
+};
 const nonceOf = (c: Context<Env>) => c.get("secureHeadersNonce") ?? "";
 /** The console's own path: the request's, less a run's or thread's part (an id is one encoded segment). */
 const consolePath = (c: Context<Env>) =>
-  new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages))?$/, "").replace(/\/$/, "");
+  new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages|stop|resume|deny))?$/, "").replace(/\/$/, "");
 
 function matches(header: string | undefined, version: string): boolean {
   return header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${version}"`);
