@@ -14,8 +14,11 @@ export interface ConsoleListView {
   rows: ConsoleRow[];
   /** The console's own path (`…/console`). */
   base: string;
-  filters: { status?: string; agentId?: string; kind?: string };
+  /** The filters as the address gives them (`status`, `kind`, `agent`, `q`, `principal`, `after`, `before`). */
+  filters: Record<string, string | undefined>;
   next?: string;
+  /** Live updates: the list's own address, its version, and how often to ask (absent: no script). */
+  live?: { src: string; version: string; everyMs: number };
   nonce: string;
   now: number;
 }
@@ -29,20 +32,28 @@ export function renderConsoleList(view: ConsoleListView): Promise<string> {
     style: CONSOLE_STYLE,
     main: html`<h1>${view.title}</h1>
 <form class="filters" method="get" action="${view.base}" aria-label="Filters">
+  <label>Search by id <input name="q" value="${f.q ?? ""}" maxlength="200" autocomplete="off" placeholder="starts with"></label>
   <label>Status <select name="status"><option value="">any</option>${LIST_STATUSES.map((s) => html`<option value="${s}" ${f.status === s ? "selected" : ""}>${s}</option>`)}</select></label>
   <label>Kind <select name="kind"><option value="">runs and threads</option><option value="run" ${f.kind === "run" ? "selected" : ""}>runs</option><option value="thread" ${f.kind === "thread" ? "selected" : ""}>threads</option></select></label>
-  <label>Agent <input name="agent" value="${f.agentId ?? ""}" maxlength="200" autocomplete="off"></label>
+  <label>Agent <input name="agent" value="${f.agent ?? ""}" maxlength="200" autocomplete="off"></label>
+  <label>Acting for <input name="principal" value="${f.principal ?? ""}" maxlength="200" autocomplete="off" placeholder="principal id (waiting only)"></label>
+  <label>Started after (UTC) <input type="datetime-local" name="after" value="${f.after ?? ""}"></label>
+  <label>Started before (UTC) <input type="datetime-local" name="before" value="${f.before ?? ""}"></label>
   <button type="submit">Filter</button>
 </form>
+${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
+<div id="console-live" data-version="${view.live?.version ?? ""}" data-src="${view.live?.src ?? ""}" data-refresh-ms="${String(view.live?.everyMs ?? 0)}">
 ${
   view.rows.length === 0
     ? html`<p class="empty">Nothing to show: no run or thread you may read matches.</p>`
     : html`<table class="rows">
-  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th></tr></thead>
+  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th><th scope="col">History events</th></tr></thead>
   <tbody>${view.rows.map((r) => row(r, view))}</tbody>
 </table>`
 }
-${view.next ? html`<p><a href="${view.next}">Next page</a></p>` : ""}`,
+${view.next ? html`<p><a href="${view.next}">Next page</a></p>` : ""}
+</div>`,
+    ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
   });
 }
 
@@ -54,6 +65,7 @@ function row(r: ConsoleRow, view: ConsoleListView): Html {
     <td data-label="Agent">${r.agentId ? html`<code>${r.agentId}</code>` : "—"}</td>
     <td data-label="Acting for">${r.principal ? html`<code>${oneLine(r.principal.id)}</code>` : "—"}</td>
     <td data-label="Age"><time datetime="${r.startedAt}">${age(view.now - Date.parse(r.startedAt))}</time></td>
+    <td data-label="History events" class="events">${r.events === undefined ? "—" : String(r.events)}</td>
   </tr>`;
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
@@ -18,11 +18,18 @@ import { delayMs } from "../../core/duration.js";
 import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
 import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
-import { LIST_STATUSES, listConsole } from "./list.js";
+import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
 type Env = HttpEnv & { Variables: { secureHeadersNonce?: string } };
+
+// A time as a date input sends it (`2026-12-06`, `2026-12-06T16:50`), read as UTC, or with its zone.
+const When = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/, "is not a date (2026-12-06 or 2026-12-06T16:50, UTC unless it says its zone)")
+  .transform((v) => new Date(/T.*(Z|[+-]\d{2}:\d{2})$/.test(v) ? v : v.includes("T") ? `${v}Z` : `${v}T00:00Z`))
+  .refine((d) => !Number.isNaN(d.getTime()), "is not a date");
 
 // Unknown parameters are refused (AI1040) rather than ignored: a filter misspelt would show everything.
 const ListQuery = z
@@ -30,6 +37,10 @@ const ListQuery = z
     status: z.union([z.enum(LIST_STATUSES), z.literal("")]).optional(),
     kind: z.enum(["run", "thread", ""]).optional(),
     agent: z.union([Id, z.literal("")]).optional(),
+    q: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(),
+    principal: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(),
+    after: z.union([When, z.literal("")]).optional(),
+    before: z.union([When, z.literal("")]).optional(),
     cursor: PageToken.optional(),
   })
   .strict();
@@ -65,12 +76,34 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
   app.get("/", valid("query", ListQuery), async (c) => {
     const q = c.req.valid("query");
     const filters = { ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(q.agent ? { agentId: q.agent } : {}) };
-    const page = await listConsole(agents, threads, { principal: c.get("principal"), ...filters, ...(q.cursor ? { cursor: q.cursor } : {}), limit: pageSize });
+    const search = {
+      ...(q.q ? { idPrefix: q.q } : {}),
+      ...(q.principal ? { actingFor: q.principal } : {}),
+      ...(q.after ? { startedAfter: q.after } : {}),
+      ...(q.before ? { startedBefore: q.before } : {}),
+    };
+    const page = await listConsole(agents, threads, { principal: c.get("principal"), ...filters, ...search, ...(q.cursor ? { cursor: q.cursor } : {}), limit: pageSize });
     const base = consolePath(c);
-    const next = page.cursor
-      ? `${base}?${new URLSearchParams({ ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(q.agent ? { agent: q.agent } : {}), cursor: page.cursor })}`
-      : undefined;
-    return c.html(await renderConsoleList({ title, rows: page.rows, base, filters, ...(next ? { next } : {}), nonce: nonceOf(c), now: Date.now() }));
+    // The filters as given (not as parsed): the next page's and the live poll's address keep them.
+    const given = new URL(c.req.url).searchParams;
+    const kept = Object.fromEntries(["status", "kind", "agent", "q", "principal", "after", "before"].flatMap((k) => (given.get(k) ? [[k, given.get(k)!]] : [])));
+    const next = page.cursor ? `${base}?${new URLSearchParams({ ...kept, cursor: page.cursor })}` : undefined;
+    // The list follows itself as a detail page does: one listing per ask (free), 304 when its rows are the same.
+    const version = listVersion(c.get("principal")?.id, page);
+    if (refreshMs > 0) c.header("ETag", `"${version}"`);
+    if (refreshMs > 0 && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
+    const self = `${base}${new URL(c.req.url).search}`;
+    const view = {
+      title,
+      rows: page.rows,
+      base,
+      filters: kept,
+      ...(next ? { next } : {}),
+      ...(refreshMs > 0 ? { live: { src: self, version, everyMs: refreshMs } } : {}),
+      nonce: nonceOf(c),
+      now: Date.now(),
+    };
+    return c.html(await renderConsoleList(view));
   });
 
   app.get("/runs/:id", valid("param", IdParam), (c) => detail(c, "run", c.req.valid("param").id));
@@ -199,6 +232,15 @@ const nonceOf = (c: Context<Env>) => c.get("secureHeadersNonce") ?? "";
 /** The console's own path: the request's, less a run's or thread's part (an id is one encoded segment). */
 const consolePath = (c: Context<Env>) =>
   new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages|stop|resume|deny))?$/, "").replace(/\/$/, "");
+
+/** A version of what a list page shows: its rows' ids, states, waits and history lengths, and where it goes on. */
+function listVersion(principal: string | undefined, page: { rows: ConsoleRow[]; cursor?: string }): string {
+  const shown = page.rows.map((r) => [r.id, r.status, r.waiting?.id ?? null, r.principal?.id ?? null, r.events ?? null, r.closedAt ?? null]);
+  return createHash("sha256")
+    .update(JSON.stringify([principal ?? null, shown, page.cursor ?? null]))
+    .digest("base64url")
+    .slice(0, 27);
+}
 
 function matches(header: string | undefined, version: string): boolean {
   return header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${version}"`);

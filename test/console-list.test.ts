@@ -1,0 +1,204 @@
+/**
+ * The console's list in Chromium: search by id prefix, filters by whom a run acts for and by
+ * start time, all from Temporal visibility; the list following itself while it is open; what
+ * a reader of one thread and hostile queries get.
+ */
+import { mkdirSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
+import { launchChromium } from "./chromium.js";
+import { gatedFixtures } from "./gated-fixtures.js";
+import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { startHttp, type HttpServer } from "./http-support.js";
+
+const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
+const { payouts, files } = gatedFixtures("console-list");
+const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
+const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
+
+/** mia reads everything; ian reads only what `ianReads` lists. */
+const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: [] }, ian: { id: "ian", roles: [] } };
+const ianReads = new Set<string>();
+const authorize: AuthorizeHook = (req) => {
+  if (req.principal?.id !== "ian" || !["run.state", "thread.list", "thread.messages"].includes(req.operation)) return true;
+  const id = req.runId ?? req.threadId;
+  return id !== undefined && ianReads.has(id);
+};
+
+let h: Harness;
+let agents: AgentClient;
+let http: HttpServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  h = await startHarness();
+  ({ agents } = await h.worker([payouts, files, plain], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
+  http = await startHttp({ agents, console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await http?.close();
+  await h?.close();
+});
+
+async function as(user: string): Promise<Page> {
+  const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user }, viewport: { width: 1280, height: 900 } });
+  return context.newPage();
+}
+
+async function finishedRun(runId: string) {
+  h.model.script(runId, [{ text: `answered ${runId}` }]);
+  await agents.run(plain, { prompt: runId, runId });
+}
+
+async function parkedRun(runId: string, principal: string) {
+  h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 5, to: "acme" } }] }]);
+  const ack = await agents.run(payouts, { prompt: runId, runId, principal: { id: principal } });
+  if (ack.status !== "deferred") throw new Error(`expected the run to park, it settled as ${JSON.stringify(ack)}`);
+}
+
+const ids = (page: Page) => page.locator("tr.row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-id")).sort());
+
+/** Reloads `url` until the list shows exactly `expected` (visibility trails writes by a moment). */
+async function listed(page: Page, url: string, expected: string[]): Promise<void> {
+  await page.goto(url);
+  await vi.waitFor(
+    async () => {
+      if (JSON.stringify(await ids(page)) === JSON.stringify([...expected].sort())) return;
+      await page.reload();
+      throw new Error(`not yet: ${url} shows ${JSON.stringify(await ids(page))}`);
+    },
+    { timeout: 20_000, interval: 100 },
+  );
+}
+
+describe("searching and filtering the list", () => {
+  it("finds runs by the start of their id, typed into the search box", async () => {
+    const tag = uid("cl-search");
+    for (const id of [`${tag}-alpha-1`, `${tag}-alpha-2`, `${tag}-beta-1`]) await finishedRun(id);
+    const page = await as("mia");
+    await page.goto(`${http.url}/console`);
+    await page.getByLabel("Search by id").fill(`${tag}-alpha`);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/q=/);
+    await listed(page, page.url(), [`${tag}-alpha-1`, `${tag}-alpha-2`]);
+    expect(await page.getByLabel("Search by id").inputValue()).toBe(`${tag}-alpha`);
+    // Each row says how long its history is, from the listing itself.
+    for (const cell of await page.locator("tr.row td.events").allTextContents()) expect(Number(cell)).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}list-search.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it("filters by start time: after and before a moment between two runs", async () => {
+    const tag = uid("cl-time");
+    await finishedRun(`${tag}-early`);
+    const page = await as("mia");
+    // The moment is read from the list itself (the early run's start), so no clock is compared across processes.
+    await listed(page, `${http.url}/console?q=${tag}`, [`${tag}-early`]);
+    const early = Date.parse((await page.locator("tr.row time").getAttribute("datetime"))!);
+    const moment = new Date(early + 1).toISOString();
+    await finishedRun(`${tag}-late`);
+    await listed(page, `${http.url}/console?q=${tag}`, [`${tag}-early`, `${tag}-late`]);
+    await listed(page, `${http.url}/console?${new URLSearchParams({ q: tag, after: moment })}`, [`${tag}-late`]);
+    await listed(page, `${http.url}/console?${new URLSearchParams({ q: tag, before: moment })}`, [`${tag}-early`]);
+    await page.context().close();
+  });
+
+  it("filters by whom a waiting run acts for", async () => {
+    const tag = uid("cl-for");
+    await parkedRun(`${tag}-clerk`, "clerk");
+    await parkedRun(`${tag}-ana`, "ana");
+    const page = await as("mia");
+    await listed(page, `${http.url}/console?q=${tag}`, [`${tag}-clerk`, `${tag}-ana`]);
+    await page.getByLabel("Acting for").fill("clerk");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL(/principal=clerk/);
+    await listed(page, page.url(), [`${tag}-clerk`]);
+    await page.context().close();
+  });
+});
+
+describe("the list follows itself", () => {
+  it("shows a run started while the list is open, without a reload", async () => {
+    const tag = uid("cl-live");
+    const page = await as("mia");
+    await page.goto(`${http.url}/console?q=${tag}`);
+    expect(await page.locator("tr.row").count()).toBe(0);
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await finishedRun(`${tag}-new`);
+    await page.locator(`tr.row[data-id="${tag}-new"]`).waitFor({ timeout: 20_000 });
+    // The same document: the row was moved in by the page's poll, not by a navigation.
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.textContent("#console-live-status")).toContain("Updated at");
+    expect(await page.locator("script:not([nonce])").count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("answers an unchanged list with 304 to the version it handed out", async () => {
+    const tag = uid("cl-etag");
+    await finishedRun(`${tag}-one`);
+    let etag = "";
+    await vi.waitFor(
+      async () => {
+        const res = await http.call("GET", `/console?q=${tag}`, { user: "mia" });
+        expect(String(res.body)).toContain(`${tag}-one`);
+        etag = res.headers.get("etag") ?? "";
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const same = await http.call("GET", `/console?q=${tag}`, { user: "mia", headers: { "if-none-match": etag } });
+    expect(same.status).toBe(304);
+    // Another caller's version is not this one's: the version covers whom the list is for.
+    const other = await http.call("GET", `/console?q=${tag}`, { user: "ian", headers: { "if-none-match": etag } });
+    expect(other.status).toBe(200);
+  });
+});
+
+describe("who finds what", () => {
+  it("gives a reader of one run that run only, whatever the search matches", async () => {
+    const tag = uid("cl-reader");
+    await finishedRun(`${tag}-mine`);
+    await finishedRun(`${tag}-theirs`);
+    ianReads.add(`${tag}-mine`);
+    const mia = await as("mia");
+    await listed(mia, `${http.url}/console?q=${tag}`, [`${tag}-mine`, `${tag}-theirs`]);
+    const ian = await as("ian");
+    await listed(ian, `${http.url}/console?q=${tag}`, [`${tag}-mine`]);
+    await mia.context().close();
+    await ian.context().close();
+  });
+
+  it("refuses malformed and oversized searches and times with AI1040; quotes in a search match nothing", async () => {
+    for (const [name, query] of [
+      ["a control character", { q: "a\u0001b" }],
+      ["a search over 200 characters", { q: "x".repeat(201) }],
+      ["a principal over 200 characters", { principal: "x".repeat(201) }],
+      ["a time in words", { after: "yesterday" }],
+      ["an impossible date", { before: "2026-13-45" }],
+    ] as const) {
+      const res = await http.call("GET", `/console?${new URLSearchParams(query)}`, { user: "mia" });
+      expect(res.status, name).toBe(400);
+      expect((res.body as { error: { code: string } }).error.code, name).toBe("AI1040");
+    }
+    const tag = uid("cl-quote");
+    await finishedRun(`${tag}-x`);
+    const page = await as("mia");
+    await listed(page, `${http.url}/console?q=${tag}`, [`${tag}-x`]);
+    for (const q of [`${tag}" OR WorkflowId != "`, `${tag}\\`, `' OR '1'='1`]) {
+      const res = await http.call("GET", `/console?${new URLSearchParams({ q })}`, { user: "mia" });
+      expect(res.status, q).toBe(200);
+      expect(String(res.body), q).not.toContain('class="row"');
+    }
+    const forged = await http.call("GET", `/console?${new URLSearchParams({ principal: 'clerk" OR "1"="1' })}`, { user: "mia" });
+    expect(forged.status).toBe(200);
+    expect(String(forged.body)).not.toContain('class="row"');
+    const signedOut = await http.call("GET", `/console?q=${tag}`);
+    expect(signedOut.status).toBe(401);
+    await page.context().close();
+  });
+});
