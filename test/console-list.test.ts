@@ -1,7 +1,8 @@
 /**
  * The console's list in Chromium: search by id prefix, filters by whom a run acts for and by
  * start time, all from Temporal visibility; the list following itself while it is open; what
- * a reader of one thread and hostile queries get.
+ * a reader of one thread and hostile queries get; the inbox's rows as the console's approvals
+ * view, decided through the inbox's pages.
  */
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
@@ -14,7 +15,7 @@ import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
 
 const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
-const { payouts, files } = gatedFixtures("console-list");
+const { payouts, files, ranIn } = gatedFixtures("console-list");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
 const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
 
@@ -22,7 +23,7 @@ const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", sys
 const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: [] }, ian: { id: "ian", roles: [] } };
 const ianReads = new Set<string>();
 const authorize: AuthorizeHook = (req) => {
-  if (req.principal?.id !== "ian" || !["run.state", "thread.list", "thread.messages"].includes(req.operation)) return true;
+  if (req.principal?.id !== "ian" || !["run.state", "thread.list", "thread.messages", "deferral.list", "deferral.get"].includes(req.operation)) return true;
   const id = req.runId ?? req.threadId;
   return id !== undefined && ianReads.has(id);
 };
@@ -200,5 +201,73 @@ describe("who finds what", () => {
     const signedOut = await http.call("GET", `/console?q=${tag}`);
     expect(signedOut.status).toBe(401);
     await page.context().close();
+  });
+});
+
+describe("the approvals view", () => {
+  it("is one click from the list, shows what waits with whom it acts for, and decides through the inbox's page", async () => {
+    const tag = uid("cl-appr");
+    await parkedRun(`${tag}-pay`, "clerk");
+    const page = await as("mia");
+    await page.goto(`${http.url}/console`);
+    const nav = page.getByRole("navigation", { name: "Console" });
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["All", "Runs", "Threads", "Approvals"]);
+    expect(await nav.getByRole("link", { name: "All" }).getAttribute("aria-current")).toBe("page");
+    await Promise.all([page.waitForURL(/\/console\/approvals$/), nav.getByRole("link", { name: "Approvals" }).click()]);
+    expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Approvals" }).getAttribute("aria-current")).toBe("page");
+    const row = page.locator(`tr.row[data-run="${tag}-pay"]`);
+    await vi.waitFor(
+      async () => {
+        if ((await row.count()) === 1) return;
+        await page.reload();
+        throw new Error("not listed yet");
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(await row.textContent()).toMatch(/approval[\s\S]*sendPayout[\s\S]*"amount":5[\s\S]*clerk/);
+    await page.screenshot({ path: `${ARTIFACTS}approvals.png`, fullPage: true });
+    // Usable on a phone: the rows stack, nothing scrolls sideways.
+    const narrow = await page.context().newPage();
+    await narrow.setViewportSize({ width: 390, height: 800 });
+    await narrow.goto(page.url());
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await narrow.screenshot({ path: `${ARTIFACTS}approvals-390.png`, fullPage: true });
+    await narrow.close();
+    // Its run is one click away in the list, found by its id.
+    expect(await row.getByRole("link", { name: `${tag}-pay`, exact: true }).getAttribute("href")).toBe(`/console?q=${encodeURIComponent(`${tag}-pay`)}`);
+    await Promise.all([page.waitForURL(/\/inbox\//), row.getByRole("link", { name: /^Decide / }).click()]);
+    await page.getByRole("group", { name: /^Call 1 of 1: sendPayout/ }).getByLabel("Approve", { exact: true }).check();
+    await page.getByRole("button", { name: "Submit decisions" }).click();
+    await page.waitForSelector(".state-outcome");
+    expect(ranIn(`${tag}-pay`)).toEqual([{ tool: "sendPayout", input: { amount: 5, to: "acme" } }]);
+    await page.context().close();
+  });
+
+  it("shows a reader only the requests the hook lets it list, and refuses hostile queries (AI1040) and no session (AI1049)", async () => {
+    const tag = uid("cl-appr-read");
+    await parkedRun(`${tag}-mine`, "clerk");
+    await parkedRun(`${tag}-theirs`, "clerk");
+    ianReads.add(`${tag}-mine`);
+    const runs = async (user: string) => {
+      const res = await http.call("GET", "/console/approvals", { user });
+      expect(res.status).toBe(200);
+      return [...String(res.body).matchAll(/data-run="([^"]+)"/g)].map((m) => m[1]).filter((id) => id!.startsWith(tag)).sort();
+    };
+    await vi.waitFor(async () => expect(await runs("mia")).toEqual([`${tag}-mine`, `${tag}-theirs`]), { timeout: 20_000, interval: 100 });
+    expect(await runs("ian")).toEqual([`${tag}-mine`]);
+    for (const [name, query] of [
+      ["an unknown parameter", "?owner=mia"],
+      ["a control character", `?${new URLSearchParams({ requires: "a\u0001b" })}`],
+      ["an oversized agent", `?${new URLSearchParams({ agent: "x".repeat(201) })}`],
+      ["a cursor that is no page token", "?cursor=%2F%2F"],
+    ] as const) {
+      const res = await http.call("GET", `/console/approvals${query}`, { user: "mia" });
+      expect(res.status, name).toBe(400);
+      expect((res.body as { error: { code: string } }).error.code, name).toBe("AI1040");
+    }
+    const signedOut = await http.call("GET", "/console/approvals");
+    expect(signedOut.status).toBe(401);
+    expect(String(signedOut.body)).toContain("AI1049");
+    expect(String(signedOut.body)).not.toContain(tag);
   });
 });

@@ -6,6 +6,7 @@ import { htmlDocument, timeLeft } from "../approval/page.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
+import { consoleNav, NAV_STYLE } from "./nav.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -29,8 +30,8 @@ export function renderConsoleList(view: ConsoleListView): Promise<string> {
   return htmlDocument({
     title: view.title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE,
-    main: html`<h1>${view.title}</h1>
+    style: CONSOLE_STYLE + NAV_STYLE,
+    main: html`${consoleNav(view.base, f.kind === "run" ? "runs" : f.kind === "thread" ? "threads" : "all")}<h1>${view.title}</h1>
 <form class="filters" method="get" action="${view.base}" aria-label="Filters">
   <label>Search by id <input name="q" value="${f.q ?? ""}" maxlength="200" autocomplete="off" placeholder="starts with"></label>
   <label>Status <select name="status"><option value="">any</option>${LIST_STATUSES.map((s) => html`<option value="${s}" ${f.status === s ? "selected" : ""}>${s}</option>`)}</select></label>
@@ -296,7 +297,7 @@ const ms = (d: number | undefined) => (d === undefined ? "—" : d < 1000 ? `${d
 const age = (d: number) => (d < 60_000 ? "just now" : `${timeLeft(d)} ago`);
 const clip = (text: string) => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
 
-const CONSOLE_STYLE = `
+export const CONSOLE_STYLE = `
 main{max-width:76rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin:1rem 0}
 form.filters label{display:flex;flex-direction:column;font-size:.9rem}

@@ -19,6 +19,7 @@ import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
 import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
 import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
+import { renderConsoleApprovals } from "./approvals-page.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
@@ -45,6 +46,9 @@ const ListQuery = z
   })
   .strict();
 const IdParam = z.object({ id: Id });
+const ApprovalsQuery = z
+  .object({ agent: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), requires: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), cursor: PageToken.optional() })
+  .strict();
 const CancelForm = z.object({}).strict();
 const SendForm = z.object({ prompt: z.string().min(1, "must not be empty").max(20_000, "is longer than 20000 characters"), messageId: Id }).strict();
 // The deny form names the request it saw, so a page left open never denies a later one.
@@ -104,6 +108,32 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
       now: Date.now(),
     };
     return c.html(await renderConsoleList(view));
+  });
+
+  // The inbox as a console view: its rows as `agents.approvals.list` gives them (the hook asked
+  // `deferral.list` per row; rows from the memo, 0 billed actions), decided on the inbox's pages.
+  app.get("/approvals", valid("query", ApprovalsQuery), async (c) => {
+    const q = c.req.valid("query");
+    const page = await agents.approvals.list({
+      ...caller(c),
+      limit: pageSize,
+      ...(q.agent ? { agentId: q.agent } : {}),
+      ...(q.requires ? { requires: q.requires } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    });
+    const base = new URL(c.req.url).pathname.replace(/\/approvals\/?$/, "");
+    const next = page.cursor ? `${base}/approvals?${new URLSearchParams({ ...(q.agent ? { agent: q.agent } : {}), ...(q.requires ? { requires: q.requires } : {}), cursor: page.cursor })}` : undefined;
+    const view = {
+      title,
+      approvals: page.approvals,
+      base,
+      ...(links.inbox ? { inbox: `${base.slice(0, -"/console".length)}/inbox` } : {}),
+      filters: { ...(q.agent ? { agent: q.agent } : {}), ...(q.requires ? { requires: q.requires } : {}) },
+      ...(next ? { next } : {}),
+      nonce: nonceOf(c),
+      now: Date.now(),
+    };
+    return c.html(await renderConsoleApprovals(view));
   });
 
   app.get("/runs/:id", valid("param", IdParam), (c) => detail(c, "run", c.req.valid("param").id));
