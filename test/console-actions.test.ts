@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient, AuthorizeHook, Principal, ThreadsClient } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
+import { pageAs, reloadUntil } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -40,10 +41,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function as(user: string): Promise<Page> {
-  const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user }, viewport: { width: 1280, height: 900 } });
-  return context.newPage();
-}
+const as = (user: string): Promise<Page> => pageAs(browser, user);
 
 /** What the model was told after a denial: the last message of its next request, per run. */
 const denials = new Map<string, string>();
@@ -150,6 +148,23 @@ describe("denying a waiting request from the console", () => {
     expect((await agents.deferrals.get({ deferralId: run.deferralId })).status).toBe("denied");
     await expect(agents.result({ runId: run.runId })).resolves.toMatchObject({ status: "completed" });
     expect(denials.get(run.runId)).toContain("the manager is away");
+    await page.context().close();
+  });
+
+  it("denies a thread's approval request: the call never runs and the thread answers on", async () => {
+    const threadId = uid("console-act-gated");
+    h.model.script(threadId, [{ toolCalls: [{ name: "deleteFile", arguments: { path: "/tmp/keep" } }] }, { text: "kept it", check: (req) => void denials.set(threadId, JSON.stringify(req.messages.at(-1))) }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    const page = await as("mia");
+    // The page offers the deny form once the thread waits on the request (describe says so).
+    await reloadUntil(page, threadPage(threadId), async () => (await page.getByLabel(/Reason to deny/).count()) === 1, "the thread to wait on its request");
+    await page.getByLabel(/Reason to deny/).fill("keep that file");
+    await page.getByRole("button", { name: "Deny the request" }).click();
+    await page.waitForSelector(".notice-done");
+    await threads.settled({ threadId });
+    expect((await threads.listMessages({ threadId })).messages.map((m) => m.content)).toContain("kept it");
+    expect(denials.get(threadId)).toContain("keep that file");
+    expect(ranIn(threadId)).toEqual([]);
     await page.context().close();
   });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
+import { pageAs, reloadUntil } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -46,10 +47,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function as(user: string): Promise<Page> {
-  const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user }, viewport: { width: 1280, height: 900 } });
-  return context.newPage();
-}
+const as = (user: string): Promise<Page> => pageAs(browser, user);
 
 async function finishedRun(runId: string) {
   h.model.script(runId, [{ text: `answered ${runId}` }]);
@@ -65,17 +63,8 @@ async function parkedRun(runId: string, principal: string) {
 const ids = (page: Page) => page.locator("tr.row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-id")).sort());
 
 /** Reloads `url` until the list shows exactly `expected` (visibility trails writes by a moment). */
-async function listed(page: Page, url: string, expected: string[]): Promise<void> {
-  await page.goto(url);
-  await vi.waitFor(
-    async () => {
-      if (JSON.stringify(await ids(page)) === JSON.stringify([...expected].sort())) return;
-      await page.reload();
-      throw new Error(`not yet: ${url} shows ${JSON.stringify(await ids(page))}`);
-    },
-    { timeout: 20_000, interval: 100 },
-  );
-}
+const listed = (page: Page, url: string, expected: string[]) =>
+  reloadUntil(page, url, async () => JSON.stringify(await ids(page)) === JSON.stringify([...expected].sort()), `exactly ${JSON.stringify(expected)}`);
 
 describe("searching and filtering the list", () => {
   it("finds runs by the start of their id, typed into the search box", async () => {
@@ -216,14 +205,7 @@ describe("the approvals view", () => {
     await Promise.all([page.waitForURL(/\/console\/approvals$/), nav.getByRole("link", { name: "Approvals" }).click()]);
     expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Approvals" }).getAttribute("aria-current")).toBe("page");
     const row = page.locator(`tr.row[data-run="${tag}-pay"]`);
-    await vi.waitFor(
-      async () => {
-        if ((await row.count()) === 1) return;
-        await page.reload();
-        throw new Error("not listed yet");
-      },
-      { timeout: 20_000, interval: 100 },
-    );
+    await reloadUntil(page, undefined, async () => (await row.count()) === 1, "the request to be listed");
     expect(await row.textContent()).toMatch(/approval[\s\S]*sendPayout[\s\S]*"amount":5[\s\S]*clerk/);
     await page.screenshot({ path: `${ARTIFACTS}approvals.png`, fullPage: true });
     // Usable on a phone: the rows stack, nothing scrolls sideways.
