@@ -16,10 +16,12 @@ import { startHttp, type HttpServer } from "./http-support.js";
 const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 const { ranIn, payouts, files } = gatedFixtures("console-act");
 
-/** mia may do everything; ian may read everything and act on nothing. */
-const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: ["payouts:approve", "files:delete"] }, ian: { id: "ian", roles: [] } };
+/** mia may do everything; ian may read everything and act on nothing; bob may deny but read nothing. */
+const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: ["payouts:approve", "files:delete"] }, ian: { id: "ian", roles: [] }, bob: { id: "bob", roles: [] } };
 const ACTIONS = ["run.cancel", "thread.send", "thread.stop", "thread.resume", "deferral.deny", "resume"];
-const authorize: AuthorizeHook = (req) => req.principal?.id === "mia" || !ACTIONS.includes(req.operation);
+const READS = ["run.state", "thread.list", "thread.messages", "thread.get", "deferral.get", "deferral.list"];
+const authorize: AuthorizeHook = (req) =>
+  req.principal?.id === "mia" || (req.principal?.id === "bob" ? !READS.includes(req.operation) : !ACTIONS.includes(req.operation));
 
 let h: Harness;
 let agents: AgentClient;
@@ -189,7 +191,7 @@ describe("hostile action requests", () => {
     headers: { "content-type": "application/x-www-form-urlencoded", origin },
   });
 
-  it("refuses another run's request id (RC5046), empty and oversized reasons, unknown fields (AI1040) and a foreign origin (AI1043), changing nothing", async () => {
+  it("refuses another run's request id (RC5046), a caller who may not read the run (AI1013, whatever the id), empty and oversized reasons, unknown fields (AI1040) and a foreign origin (AI1043), changing nothing", async () => {
     const run = await parkedRun();
     const other = await parkedRun();
     const self = new URL(http.url).origin;
@@ -207,6 +209,13 @@ describe("hostile action requests", () => {
       const res = await http.call("POST", deny, form(body, self));
       expect(res.status, name).toBe(400);
       expect((res.body as { error: { code: string } }).error.code, name).toBe("AI1040");
+    }
+    // A caller who may not read the run learns nothing from a deny, right id or wrong: both are its refused read.
+    for (const deferralId of [run.deferralId, other.deferralId]) {
+      const blind = await http.call("POST", deny, { ...form({ deferralId, reason: "probing" }, self), user: "bob" });
+      expect(blind.status).toBe(403);
+      expect(String(blind.body)).toContain("AI1013");
+      expect(String(blind.body)).not.toContain("sendPayout");
     }
     const forged = await http.call("POST", deny, form({ deferralId: run.deferralId, reason: "from elsewhere" }, "https://elsewhere.example"));
     expect(forged.status).toBe(403);

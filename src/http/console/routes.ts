@@ -10,6 +10,7 @@ import { DurableAgentsError } from "../../core/errors/base.js";
 import { codeInfo } from "../../core/errors/codes.js";
 import { ConsoleSignInRequiredError } from "../../core/errors/http.js";
 import { InvalidDefinitionError } from "../../core/errors/setup.js";
+import type { Principal } from "../../core/json.js";
 import { DeferralIdKey, DeferralStatusKey } from "../../core/search-attributes.js";
 import type { HttpEnv } from "../env.js";
 import { pageHeaders } from "../page-headers.js";
@@ -187,11 +188,19 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
       const { deferralId, reason } = c.req.valid("form");
       return act(c, kind, id, "Not denied", async () => {
         // Only the request this run or thread waits on now (describe, free): an id of another run is none of this page's.
+        // Read access first, as the page's: whether a request waits is what the page shows, so a caller who may not read it learns nothing.
+        await mayRead(kind, id, c.get("principal"));
         if ((await waitingOn(agents, id)) !== deferralId) throw new DeferralNotFoundError({ deferralId });
         await agents.deferrals.deny({ deferralId, reason, ...caller(c) });
         return "Denied: its calls do not run, and the model is told why.";
       });
     });
+  }
+
+  /** Whether `principal` may read this run's or thread's page (`run.state`, `thread.messages`): AI1013 / AI1021 otherwise. */
+  async function mayRead(kind: "run" | "thread", id: string, principal: Principal | undefined): Promise<void> {
+    if (kind === "run") await authorizeRunRead(agents.deferrals, id, principal);
+    else await threadAccessOf(threads).check({ threadId: id, ...(principal ? { principal } : {}) }, "thread.messages");
   }
 
   /** Runs one action as the caller; its page shows what happened, or the refusal's code (with its HTTP status). */
@@ -210,8 +219,7 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
   async function detail(c: Context<Env>, kind: "run" | "thread", id: string, notice?: ConsoleDetailView["notice"], status = 200): Promise<Response> {
     const principal = c.get("principal");
     try {
-      if (kind === "run") await authorizeRunRead(agents.deferrals, id, principal);
-      else await threadAccessOf(threads).check({ threadId: id, ...(principal ? { principal } : {}) }, "thread.messages");
+      await mayRead(kind, id, principal);
       // The version first, then the history: an event in between shows now and makes the next ask see a new version.
       const version = refreshMs > 0 ? await historyVersion(agents.client, id) : undefined;
       if (version !== undefined && notice === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
