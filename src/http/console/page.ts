@@ -321,6 +321,7 @@ pre{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}.args{word-break:
 .waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
 form.send{display:flex;flex-direction:column;gap:.25rem;margin-top:1rem}form.actions{margin-top:1.5rem}
 button.danger{background:#a4161a;color:#fff;border:0;border-radius:4px;padding:.4rem .9rem}
+section.actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}section.actions form.deny{flex:1 1 100%}form.deny button{align-self:flex-start}
 @media (max-width:48rem){
   main{margin:0;padding:1rem;border-radius:0}
   .detail{grid-template-columns:1fr}
