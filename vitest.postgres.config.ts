@@ -42,6 +42,8 @@ export default defineConfig({
       "test/mcp-decide.test.ts",
       // the console: runs and threads listed (status, agent, waiting, the memo's principal) from SQL visibility
       "test/console.test.ts",
+      // the console's list searched by id prefix and start time (SQL visibility's STARTS_WITH, StartTime), filtered by the memo's principal
+      "test/console-list.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

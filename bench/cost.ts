@@ -58,13 +58,16 @@
  * - subAgentTurn { tool, subAgent, subAgentWithTool, extra }: a later turn of a thread on the
  *   defaults with one reader following, its one call a tool's, a sub-agent's that answers at
  *   once, and a sub-agent's that calls a tool first (issues 49, 51).
+ * - consoleViews { list, listLive304, runParked, runParkedLive304, runCompleted, approvals }:
+ *   each console view opened COST_CONSOLE_VIEWS (default 20) times, actions per view (issue 50);
+ *   inboxRequestPage, the inbox's request page (one query per view), is the control.
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
  * stream cases alone (only `runStream`), COST_ONLY=policy policyRun alone, COST_ONLY=remind
  * reminderRun alone, COST_ONLY=progress toolProgress alone, COST_ONLY=approval approvalRun alone,
  * COST_ONLY=permission permissionTurn alone, COST_ONLY=subagent subAgentTurn alone, COST_ONLY=percall
- * perCallRun alone.
+ * perCallRun alone, COST_ONLY=console consoleViews alone.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -421,6 +424,67 @@ export async function main(): Promise<Record<string, unknown>> {
     };
     const subAgentCosts = only === undefined || only === "subagent" ? { subAgentTurn: await subAgentTurns() } : {};
     if (only === "subagent") return { bench: "cost", ...subAgentCosts };
+
+    /**
+     * consoleViews (issue 50): each console view opened COST_CONSOLE_VIEWS times as a signed-in
+     * person would, against a run parked on a `ctx.defer()` deferral and one completed: the
+     * list, the list's live ask answered 304, a parked and a completed run's page, a running
+     * page's live ask answered 304, and the approvals view. Each should read 0 actions per view
+     * (visibility, describe and history are free; only a query answered by a worker bills).
+     */
+    const consoleViews = async () => {
+      const views = envInt("COST_CONSOLE_VIEWS", 20);
+      const parkedId = `cost-console-parked-${randomUUID()}`;
+      const doneId = `cost-console-done-${randomUUID()}`;
+      stack.model.respond(parkedId, script(0));
+      stack.model.respond(doneId, script(0));
+      const parkedAck = await agents.run(agent, { prompt: parkedId, runId: parkedId });
+      if (parkedAck.status !== "deferred") throw new Error("expected the console's parked run to park");
+      const doneAck = await agents.run(agent, { prompt: doneId, runId: doneId });
+      if (doneAck.status !== "deferred") throw new Error("expected the console's second run to park");
+      const done = await agents.resume({ token: tokens.get(doneId)!, payload: { approved: true } });
+      if (done.outcome.status !== "completed") throw new Error("expected the console's second run to complete");
+      const door = await startHttp({ agents, console: true, authenticate: () => ({ id: "operator" }) });
+      closers.push(() => door.close());
+      const get = async (path: string, headers: Record<string, string> = {}, expected = 200) => {
+        const res = await door.call("GET", path, { headers });
+        if (res.status !== expected) throw new Error(`console ${path}: ${res.status}, expected ${expected}`);
+        return res;
+      };
+      // Visibility trails writes by a moment: wait (unmeasured) until both runs are listed and the request is in the approvals view.
+      for (;;) {
+        const [list, approvals] = await Promise.all([get("/console"), get("/console/approvals")]);
+        if (String(list.body).includes(parkedId) && String(list.body).includes(doneId) && String(approvals.body).includes(parkedId)) break;
+        await sleep(100);
+      }
+      const listTag = (await get("/console")).headers.get("etag") ?? "";
+      const pageTag = (await get(`/console/runs/${encodeURIComponent(parkedId)}`)).headers.get("etag");
+      const parkedPage = `/console/runs/${encodeURIComponent(parkedId)}`;
+      // A detail page's live ask sends the version its page carries (data-version), as the page's script does.
+      const version = /data-version="([^"]+)"/.exec(String((await get(parkedPage)).body))?.[1] ?? pageTag ?? "";
+      const cases: Record<string, () => Promise<unknown>> = {
+        list: () => get("/console"),
+        listLive304: () => get("/console", { "if-none-match": listTag }, 304),
+        runParked: () => get(parkedPage),
+        runParkedLive304: () => get(parkedPage, { "if-none-match": `"${version}"` }, 304),
+        runCompleted: () => get(`/console/runs/${encodeURIComponent(doneId)}`),
+        approvals: () => get("/console/approvals"),
+        // The control: the inbox's own request page reads the record with a query, which bills; a counter that saw nothing here would prove nothing above.
+        inboxRequestPage: () => get(`/inbox/${encodeURIComponent(parkedAck.deferralId)}`),
+      };
+      const out: Record<string, { views: number; actions: number; perView: number; byOperation: Record<string, number> }> = {};
+      for (const [name, view] of Object.entries(cases)) {
+        const measured = await measure(async () => {
+          for (let i = 0; i < views; i++) await view();
+        });
+        out[name] = { views, actions: measured.total, perView: round(measured.total / views, 3), byOperation: measured.byOperation };
+        progress(`console ${name}: ${measured.total} actions over ${views} views`);
+      }
+      await agents.cancel({ runId: parkedId });
+      return out;
+    };
+    const consoleCosts = only === undefined || only === "console" ? { consoleViews: await consoleViews() } : {};
+    if (only === "console") return { bench: "cost", ...consoleCosts };
 
     const skip = { actions: 0, floor: 0, ratio: 0, byOperation: {}, floorByOperation: {} } as Awaited<ReturnType<typeof approvalRun>>;
     /** The approval and parked cases run unless one group of the others was asked for alone. */
@@ -781,6 +845,7 @@ export async function main(): Promise<Record<string, unknown>> {
       ...perCallCosts,
       ...progressCosts,
       ...subAgentCosts,
+      ...consoleCosts,
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);

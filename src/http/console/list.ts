@@ -27,6 +27,8 @@ export interface ConsoleRow {
   closedAt?: string;
   /** The run that started this one as a sub-agent. */
   parentId?: string;
+  /** Events in its current execution's history, as visibility reports it with the row (free). */
+  events?: number;
 }
 
 export interface ConsoleListOptions {
@@ -34,6 +36,17 @@ export interface ConsoleListOptions {
   status?: ListStatus;
   agentId?: string;
   kind?: "run" | "thread";
+  /** Ids starting with this (visibility's `STARTS_WITH`). */
+  idPrefix?: string;
+  /** Started at or after / before these times (visibility's `StartTime`). */
+  startedAfter?: Date;
+  startedBefore?: Date;
+  /**
+   * Acting for this principal id: only a waiting request's row (the memo) says whom a run
+   * acts for, and visibility cannot filter on a memo, so this lists what waits and keeps the
+   * rows of the one page read that match: a page may show fewer rows, never reads more.
+   */
+  actingFor?: string;
   cursor?: string;
   limit: number;
 }
@@ -62,7 +75,10 @@ export async function listConsole(agents: AgentClient, threads: ThreadsClient, o
   const types = options.kind === "run" ? ['"agentRun"'] : options.kind === "thread" ? ['"agentThread"'] : ['"agentRun"', '"agentThread"'];
   const clauses = [`WorkflowType IN (${types.join(", ")})`, `TaskQueue = ${quote(agents.taskQueue)}`];
   if (options.agentId !== undefined) clauses.push(`AgentId = ${quote(options.agentId)}`);
-  if (options.status === "waiting") clauses.push(`ExecutionStatus = "Running" AND DeferralStatus = "deferred"`);
+  if (options.idPrefix !== undefined) clauses.push(`WorkflowId STARTS_WITH ${quote(options.idPrefix)}`);
+  if (options.startedAfter !== undefined) clauses.push(`StartTime >= ${quote(options.startedAfter.toISOString())}`);
+  if (options.startedBefore !== undefined) clauses.push(`StartTime < ${quote(options.startedBefore.toISOString())}`);
+  if (options.status === "waiting" || (options.actingFor !== undefined && options.status === undefined)) clauses.push(`ExecutionStatus = "Running" AND DeferralStatus = "deferred"`);
   else if (options.status !== undefined) clauses.push(`ExecutionStatus = ${quote(EXECUTION_STATUS[options.status])}`);
   const response = await client.workflowService.listWorkflowExecutions({
     namespace: client.options.namespace,
@@ -101,11 +117,13 @@ export async function listConsole(agents: AgentClient, threads: ThreadsClient, o
         startedAt: isoOf(execution.startTime),
         ...(execution.closeTime ? { closedAt: isoOf(execution.closeTime) } : {}),
         ...(parentId ? { parentId } : {}),
+        ...(execution.historyLength ? { events: Number(execution.historyLength) } : {}),
       };
     }),
   );
   const token = response.nextPageToken;
-  return { rows: rows.filter((r): r is ConsoleRow => r !== undefined), ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64url") } : {}) };
+  const shown = rows.filter((r): r is ConsoleRow => r !== undefined && (options.actingFor === undefined || r.principal?.id === options.actingFor));
+  return { rows: shown, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64url") } : {}) };
 }
 
 // A memo this client cannot decode (another codec) is no row: the list shows the run without it.

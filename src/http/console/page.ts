@@ -5,6 +5,8 @@ import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
+import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
+import { consoleNav, NAV_STYLE } from "./nav.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -13,8 +15,11 @@ export interface ConsoleListView {
   rows: ConsoleRow[];
   /** The console's own path (`…/console`). */
   base: string;
-  filters: { status?: string; agentId?: string; kind?: string };
+  /** The filters as the address gives them (`status`, `kind`, `agent`, `q`, `principal`, `after`, `before`). */
+  filters: Record<string, string | undefined>;
   next?: string;
+  /** Live updates: the list's own address, its version, and how often to ask (absent: no script). */
+  live?: { src: string; version: string; everyMs: number };
   nonce: string;
   now: number;
 }
@@ -25,23 +30,31 @@ export function renderConsoleList(view: ConsoleListView): Promise<string> {
   return htmlDocument({
     title: view.title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE,
-    main: html`<h1>${view.title}</h1>
+    style: CONSOLE_STYLE + NAV_STYLE,
+    main: html`${consoleNav(view.base, f.kind === "run" ? "runs" : f.kind === "thread" ? "threads" : "all")}<h1>${view.title}</h1>
 <form class="filters" method="get" action="${view.base}" aria-label="Filters">
+  <label>Search by id <input name="q" value="${f.q ?? ""}" maxlength="200" autocomplete="off" placeholder="starts with"></label>
   <label>Status <select name="status"><option value="">any</option>${LIST_STATUSES.map((s) => html`<option value="${s}" ${f.status === s ? "selected" : ""}>${s}</option>`)}</select></label>
   <label>Kind <select name="kind"><option value="">runs and threads</option><option value="run" ${f.kind === "run" ? "selected" : ""}>runs</option><option value="thread" ${f.kind === "thread" ? "selected" : ""}>threads</option></select></label>
-  <label>Agent <input name="agent" value="${f.agentId ?? ""}" maxlength="200" autocomplete="off"></label>
+  <label>Agent <input name="agent" value="${f.agent ?? ""}" maxlength="200" autocomplete="off"></label>
+  <label>Acting for <input name="principal" value="${f.principal ?? ""}" maxlength="200" autocomplete="off" placeholder="principal id (waiting only)"></label>
+  <label>Started after (UTC) <input type="datetime-local" name="after" value="${f.after ?? ""}"></label>
+  <label>Started before (UTC) <input type="datetime-local" name="before" value="${f.before ?? ""}"></label>
   <button type="submit">Filter</button>
 </form>
+${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
+<div id="console-live" data-version="${view.live?.version ?? ""}" data-src="${view.live?.src ?? ""}" data-refresh-ms="${String(view.live?.everyMs ?? 0)}">
 ${
   view.rows.length === 0
     ? html`<p class="empty">Nothing to show: no run or thread you may read matches.</p>`
     : html`<table class="rows">
-  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th></tr></thead>
+  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th><th scope="col">History events</th></tr></thead>
   <tbody>${view.rows.map((r) => row(r, view))}</tbody>
 </table>`
 }
-${view.next ? html`<p><a href="${view.next}">Next page</a></p>` : ""}`,
+${view.next ? html`<p><a href="${view.next}">Next page</a></p>` : ""}
+</div>`,
+    ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
   });
 }
 
@@ -53,6 +66,7 @@ function row(r: ConsoleRow, view: ConsoleListView): Html {
     <td data-label="Agent">${r.agentId ? html`<code>${r.agentId}</code>` : "—"}</td>
     <td data-label="Acting for">${r.principal ? html`<code>${oneLine(r.principal.id)}</code>` : "—"}</td>
     <td data-label="Age"><time datetime="${r.startedAt}">${age(view.now - Date.parse(r.startedAt))}</time></td>
+    <td data-label="History events" class="events">${r.events === undefined ? "—" : String(r.events)}</td>
   </tr>`;
 }
 
@@ -71,6 +85,10 @@ export interface ConsoleDetailView {
   cancel?: string;
   /** The thread's send form's address, and a fresh message id (a form sent twice sends once). */
   send?: { action: string; messageId: string };
+  /** A running thread's stop and resume forms' addresses. */
+  turn?: TurnActions;
+  /** The deny form of the request it waits on. */
+  deny?: DenyAction;
   /** An action's outcome or refusal, shown above the page. */
   notice?: { kind: "done" | "refused"; text: string; code?: string };
   /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
@@ -117,7 +135,8 @@ ${d.truncated ? html`<p class="note">The history is long: its oldest part is lef
 </div>
 </div>
 ${view.send ? sendForm(view.send) : ""}
-${view.cancel ? html`<form method="post" action="${view.cancel}" class="actions"><button type="submit" class="danger">Cancel this run</button></form>` : ""}`,
+${view.cancel ? html`<form method="post" action="${view.cancel}" class="actions"><button type="submit" class="danger">Cancel this run</button></form>` : ""}
+${actionForms(view)}`,
     ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
   });
 }
@@ -278,7 +297,7 @@ const ms = (d: number | undefined) => (d === undefined ? "—" : d < 1000 ? `${d
 const age = (d: number) => (d < 60_000 ? "just now" : `${timeLeft(d)} ago`);
 const clip = (text: string) => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
 
-const CONSOLE_STYLE = `
+export const CONSOLE_STYLE = `
 main{max-width:76rem}
 form.filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end;margin:1rem 0}
 form.filters label{display:flex;flex-direction:column;font-size:.9rem}
@@ -302,6 +321,7 @@ pre{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}.args{word-break:
 .waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
 form.send{display:flex;flex-direction:column;gap:.25rem;margin-top:1rem}form.actions{margin-top:1.5rem}
 button.danger{background:#a4161a;color:#fff;border:0;border-radius:4px;padding:.4rem .9rem}
+section.actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}section.actions form.deny{flex:1 1 100%}form.deny button{align-self:flex-start}
 @media (max-width:48rem){
   main{margin:0;padding:1rem;border-radius:0}
   .detail{grid-template-columns:1fr}

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
@@ -10,17 +10,28 @@ import { DurableAgentsError } from "../../core/errors/base.js";
 import { codeInfo } from "../../core/errors/codes.js";
 import { ConsoleSignInRequiredError } from "../../core/errors/http.js";
 import { InvalidDefinitionError } from "../../core/errors/setup.js";
+import type { Principal } from "../../core/json.js";
 import { DeferralIdKey, DeferralStatusKey } from "../../core/search-attributes.js";
 import type { HttpEnv } from "../env.js";
 import { pageHeaders } from "../page-headers.js";
 import { Id, PageToken, valid } from "../validate.js";
 import { delayMs } from "../../core/duration.js";
+import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
+import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
-import { LIST_STATUSES, listConsole } from "./list.js";
+import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
+import { renderConsoleApprovals } from "./approvals-page.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
 type Env = HttpEnv & { Variables: { secureHeadersNonce?: string } };
+
+// A time as a date input sends it (`2026-12-06`, `2026-12-06T16:50`), read as UTC, or with its zone.
+const When = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/, "is not a date (2026-12-06 or 2026-12-06T16:50, UTC unless it says its zone)")
+  .transform((v) => new Date(/T.*(Z|[+-]\d{2}:\d{2})$/.test(v) ? v : v.includes("T") ? `${v}Z` : `${v}T00:00Z`))
+  .refine((d) => !Number.isNaN(d.getTime()), "is not a date");
 
 // Unknown parameters are refused (AI1040) rather than ignored: a filter misspelt would show everything.
 const ListQuery = z
@@ -28,12 +39,23 @@ const ListQuery = z
     status: z.union([z.enum(LIST_STATUSES), z.literal("")]).optional(),
     kind: z.enum(["run", "thread", ""]).optional(),
     agent: z.union([Id, z.literal("")]).optional(),
+    q: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(),
+    principal: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(),
+    after: z.union([When, z.literal("")]).optional(),
+    before: z.union([When, z.literal("")]).optional(),
     cursor: PageToken.optional(),
   })
   .strict();
 const IdParam = z.object({ id: Id });
+const ApprovalsQuery = z
+  .object({ agent: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), requires: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), cursor: PageToken.optional() })
+  .strict();
 const CancelForm = z.object({}).strict();
 const SendForm = z.object({ prompt: z.string().min(1, "must not be empty").max(20_000, "is longer than 20000 characters"), messageId: Id }).strict();
+// The deny form names the request it saw, so a page left open never denies a later one.
+const DenyForm = z
+  .object({ deferralId: Id, reason: z.string().trim().min(1, "must not be empty").max(MAX_DENY_REASON, `is longer than ${MAX_DENY_REASON} characters`) })
+  .strict();
 
 /**
  * The console: `GET /console` lists the runs and threads of the client's task queue the
@@ -59,12 +81,60 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
   app.get("/", valid("query", ListQuery), async (c) => {
     const q = c.req.valid("query");
     const filters = { ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(q.agent ? { agentId: q.agent } : {}) };
-    const page = await listConsole(agents, threads, { principal: c.get("principal"), ...filters, ...(q.cursor ? { cursor: q.cursor } : {}), limit: pageSize });
+    const search = {
+      ...(q.q ? { idPrefix: q.q } : {}),
+      ...(q.principal ? { actingFor: q.principal } : {}),
+      ...(q.after ? { startedAfter: q.after } : {}),
+      ...(q.before ? { startedBefore: q.before } : {}),
+    };
+    const page = await listConsole(agents, threads, { principal: c.get("principal"), ...filters, ...search, ...(q.cursor ? { cursor: q.cursor } : {}), limit: pageSize });
     const base = consolePath(c);
-    const next = page.cursor
-      ? `${base}?${new URLSearchParams({ ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...(q.agent ? { agent: q.agent } : {}), cursor: page.cursor })}`
-      : undefined;
-    return c.html(await renderConsoleList({ title, rows: page.rows, base, filters, ...(next ? { next } : {}), nonce: nonceOf(c), now: Date.now() }));
+    // The filters as given (not as parsed): the next page's and the live poll's address keep them.
+    const given = new URL(c.req.url).searchParams;
+    const kept = Object.fromEntries(["status", "kind", "agent", "q", "principal", "after", "before"].flatMap((k) => (given.get(k) ? [[k, given.get(k)!]] : [])));
+    const next = page.cursor ? `${base}?${new URLSearchParams({ ...kept, cursor: page.cursor })}` : undefined;
+    // The list follows itself as a detail page does: one listing per ask (free), 304 when its rows are the same.
+    const version = listVersion(c.get("principal")?.id, page);
+    if (refreshMs > 0) c.header("ETag", `"${version}"`);
+    if (refreshMs > 0 && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
+    const self = `${base}${new URL(c.req.url).search}`;
+    const view = {
+      title,
+      rows: page.rows,
+      base,
+      filters: kept,
+      ...(next ? { next } : {}),
+      ...(refreshMs > 0 ? { live: { src: self, version, everyMs: refreshMs } } : {}),
+      nonce: nonceOf(c),
+      now: Date.now(),
+    };
+    return c.html(await renderConsoleList(view));
+  });
+
+  // The inbox as a console view: its rows as `agents.approvals.list` gives them (the hook asked
+  // `deferral.list` per row; rows from the memo, 0 billed actions), decided on the inbox's pages.
+  app.get("/approvals", valid("query", ApprovalsQuery), async (c) => {
+    const q = c.req.valid("query");
+    const page = await agents.approvals.list({
+      ...caller(c),
+      limit: pageSize,
+      ...(q.agent ? { agentId: q.agent } : {}),
+      ...(q.requires ? { requires: q.requires } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    });
+    const base = new URL(c.req.url).pathname.replace(/\/approvals\/?$/, "");
+    const next = page.cursor ? `${base}/approvals?${new URLSearchParams({ ...(q.agent ? { agent: q.agent } : {}), ...(q.requires ? { requires: q.requires } : {}), cursor: page.cursor })}` : undefined;
+    const view = {
+      title,
+      approvals: page.approvals,
+      base,
+      ...(links.inbox ? { inbox: `${base.slice(0, -"/console".length)}/inbox` } : {}),
+      filters: { ...(q.agent ? { agent: q.agent } : {}), ...(q.requires ? { requires: q.requires } : {}) },
+      ...(next ? { next } : {}),
+      nonce: nonceOf(c),
+      now: Date.now(),
+    };
+    return c.html(await renderConsoleApprovals(view));
   });
 
   app.get("/runs/:id", valid("param", IdParam), (c) => detail(c, "run", c.req.valid("param").id));
@@ -96,12 +166,60 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     }
   });
 
+  // Stop, resume and deny act as the caller through the clients, as cancel does: the hook is
+  // asked (thread.stop, thread.resume, deferral.deny) and a refusal is shown with its code.
+  app.post("/threads/:id/stop", valid("param", IdParam), valid("form", CancelForm), (c) => {
+    const threadId = c.req.valid("param").id;
+    return act(c, "thread", threadId, "Not stopped", async () => {
+      const reply = await threads.stopThread({ threadId, ...caller(c) });
+      return reply.previousStatus === "stopped" || reply.status !== "stopped" ? `No turn was running: the thread is ${reply.status}.` : "Stopped: the turn in flight is interrupted. Resume continues it where it stopped.";
+    });
+  });
+  app.post("/threads/:id/resume", valid("param", IdParam), valid("form", CancelForm), (c) => {
+    const threadId = c.req.valid("param").id;
+    return act(c, "thread", threadId, "Not resumed", async () => {
+      const reply = await threads.resumeThread({ threadId, ...caller(c) });
+      return `Resumed: the thread is ${reply.status}.`;
+    });
+  });
+  for (const kind of ["run", "thread"] as const) {
+    app.post(`/${kind === "run" ? "runs" : "threads"}/:id/deny`, valid("param", IdParam), valid("form", DenyForm), (c) => {
+      const id = c.req.valid("param").id;
+      const { deferralId, reason } = c.req.valid("form");
+      return act(c, kind, id, "Not denied", async () => {
+        // Only the request this run or thread waits on now (describe, free): an id of another run is none of this page's.
+        // Read access first, as the page's: whether a request waits is what the page shows, so a caller who may not read it learns nothing.
+        await mayRead(kind, id, c.get("principal"));
+        if ((await waitingOn(agents, id)) !== deferralId) throw new DeferralNotFoundError({ deferralId });
+        await agents.deferrals.deny({ deferralId, reason, ...caller(c) });
+        return "Denied: its calls do not run, and the model is told why.";
+      });
+    });
+  }
+
+  /** Whether `principal` may read this run's or thread's page (`run.state`, `thread.messages`): AI1013 / AI1021 otherwise. */
+  async function mayRead(kind: "run" | "thread", id: string, principal: Principal | undefined): Promise<void> {
+    if (kind === "run") await authorizeRunRead(agents.deferrals, id, principal);
+    else await threadAccessOf(threads).check({ threadId: id, ...(principal ? { principal } : {}) }, "thread.messages");
+  }
+
+  /** Runs one action as the caller; its page shows what happened, or the refusal's code (with its HTTP status). */
+  async function act(c: Context<Env>, kind: "run" | "thread", id: string, refused: string, action: () => Promise<string>): Promise<Response> {
+    let text: string;
+    try {
+      text = await action();
+    } catch (err) {
+      if (!DurableAgentsError.isDurableAgentsError(err)) throw err;
+      return detail(c, kind, id, { kind: "refused", text: `${refused}: ${err.message}`, code: err.code }, codeInfo(err.code).http);
+    }
+    return detail(c, kind, id, { kind: "done", text });
+  }
+
   /** One run's or thread's page, as the caller may read it (`run.state`, `thread.messages`), or the page saying why not. */
   async function detail(c: Context<Env>, kind: "run" | "thread", id: string, notice?: ConsoleDetailView["notice"], status = 200): Promise<Response> {
     const principal = c.get("principal");
     try {
-      if (kind === "run") await authorizeRunRead(agents.deferrals, id, principal);
-      else await threadAccessOf(threads).check({ threadId: id, ...(principal ? { principal } : {}) }, "thread.messages");
+      await mayRead(kind, id, principal);
       // The version first, then the history: an event in between shows now and makes the next ask see a new version.
       const version = refreshMs > 0 ? await historyVersion(agents.client, id) : undefined;
       if (version !== undefined && notice === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
@@ -116,6 +234,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(waiting && links.inbox ? { decide: { href: `${base.slice(0, -"/console".length)}/inbox/${encodeURIComponent(waiting)}` } } : {}),
         ...(kind === "run" && read.status === "running" ? { cancel: `${self}/cancel` } : {}),
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
+        ...(kind === "thread" && read.status === "running" ? { turn: { stop: `${self}/stop`, resume: `${self}/resume` } } : {}),
+        ...(waiting ? { deny: { action: `${self}/deny`, deferralId: waiting, maxLength: MAX_DENY_REASON } } : {}),
         ...(notice ? { notice } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
         ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
@@ -142,10 +262,23 @@ async function refusal(c: Context<Env>, err: DurableAgentsError, title: string, 
   return c.html(await renderConsoleRefusal({ title, message: err.message, code: err.code, ...(back ? { back } : {}), nonce: nonceOf(c) }), codeInfo(err.code).http as ContentfulStatusCode);
 }
 
+const caller = (c: Context<Env>) => {
+  const principal = c.get("principal");
+  return principal ? { principal } : {};
+};
 const nonceOf = (c: Context<Env>) => c.get("secureHeadersNonce") ?? "";
 /** The console's own path: the request's, less a run's or thread's part (an id is one encoded segment). */
 const consolePath = (c: Context<Env>) =>
-  new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages))?$/, "").replace(/\/$/, "");
+  new URL(c.req.url).pathname.replace(/\/(runs|threads)\/[^/]+(\/(cancel|messages|stop|resume|deny))?$/, "").replace(/\/$/, "");
+
+/** A version of what a list page shows: its rows' ids, states, waits and history lengths, and where it goes on. */
+function listVersion(principal: string | undefined, page: { rows: ConsoleRow[]; cursor?: string }): string {
+  const shown = page.rows.map((r) => [r.id, r.status, r.waiting?.id ?? null, r.principal?.id ?? null, r.events ?? null, r.closedAt ?? null]);
+  return createHash("sha256")
+    .update(JSON.stringify([principal ?? null, shown, page.cursor ?? null]))
+    .digest("base64url")
+    .slice(0, 27);
+}
 
 function matches(header: string | undefined, version: string): boolean {
   return header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${version}"`);
