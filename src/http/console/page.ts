@@ -3,6 +3,7 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { ChatMessage } from "../../core/messages.js";
 import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
+import { CHART_STYLE, renderCharts } from "./charts.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 
@@ -87,7 +88,7 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE,
+    style: CONSOLE_STYLE + CHART_STYLE,
     main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
@@ -106,6 +107,7 @@ ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-l
 ${d.failure ? failure(d.failure) : ""}
 ${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
 ${costSection(d)}
+${renderCharts(d, turnsOf(d))}
 ${d.truncated ? html`<p class="note">The history is long: its oldest part is left out here.</p>` : ""}
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
