@@ -4,9 +4,9 @@
  */
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, type AgentClient } from "../src/index.js";
+import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -27,8 +27,36 @@ const askApproval = defineTool({
 const pay = defineTool({ name: "pay", description: "Pays", input: z.object({ amount: z.number() }), handler: ({ amount }) => `paid ${amount}` });
 const payer = defineAgent({ id: "detail-payer", model: "gpt-4.1-mini", system: "Ask, pay, answer.", tools: [askApproval, pay], maxTurns: 6 });
 
+/** Sub-agents three levels deep: the lead calls the manager, which calls the researcher. */
+const researcher = defineAgent({ id: "detail-researcher", description: "Finds facts", model: "gpt-4.1-mini", system: "You research.", maxTurns: 2 });
+const manager = defineAgent({ id: "detail-manager", description: "Manages research", model: "gpt-4.1-mini", system: "You manage.", agents: [researcher], maxTurns: 8 });
+const lead = defineAgent({ id: "detail-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [manager], maxTurns: 12 });
+
+/** An approval that reminds at once (1 s into 60 s) and escalates after 2 s, telling its approvers each time. */
+const notified: ApprovalRequestInfo[] = [];
+const sendPayout = defineTool({
+  name: "sendPayout",
+  description: "Send money",
+  input: z.object({ amount: z.number(), to: z.string() }),
+  needsApproval: true,
+  approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request), escalate: { after: "2s", requires: ["payouts:cfo"] } },
+  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
+});
+const treasurer = defineAgent({ id: "detail-treasurer", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 4 });
+
+/** A thread's async tool: a person answers later, holding the call's answer token. */
+const asked = new Map<string, { toolCallId: string; token: string }>();
+const askHuman = defineAsyncTool({
+  name: "askHuman",
+  description: "Asks a human, who answers later",
+  input: z.object({ question: z.string() }),
+  callback: (_input, ctx) => void asked.set(ctx.threadId ?? "", { toolCallId: ctx.toolCallId, token: ctx.answerToken! }),
+});
+const desk = defineAgent({ id: "detail-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
+
 let h: Harness;
 let agents: AgentClient;
+let threads: ThreadsClient;
 let http: HttpServer;
 let browser: Browser;
 
@@ -36,7 +64,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
-  ({ agents } = await h.worker([payer], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET } } }));
+  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk } } }));
+  threads = agents.threads;
   http = await startHttp({ agents, console: { refreshInterval: 0 } });
 });
 afterAll(async () => {
@@ -117,6 +146,84 @@ describe("a run's pictures", () => {
     expect(await page.locator("[style]").count()).toBe(0);
     expect(violations).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}run-charts.png`, fullPage: true });
+    await page.context().close();
+  });
+});
+
+describe("a run's timeline, whole", () => {
+  it("shows sub-agents as a tree, children of children included, each linked from the call that started it with its status, and opens a grandchild's page", async () => {
+    const runId = uid("detail-lead");
+    h.model.script(runId, [{ toolCalls: [{ id: "c1", name: "detail-manager", arguments: { prompt: `${runId} manage` } }] }, { text: "Managed." }]);
+    h.model.script(`${runId} manage`, [{ toolCalls: [{ id: "c2", name: "detail-researcher", arguments: { prompt: `${runId} research` } }] }, { text: "Researched." }]);
+    h.model.script(`${runId} research`, [{ text: "It is 42." }]);
+    expect(await agents.run(lead, { prompt: runId, runId })).toMatchObject({ status: "completed" });
+    const child = `${runId}/agent/c1`;
+    const grandchild = `${child}/agent/c2`;
+    const page = await as("fiona");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    // In the timeline: the call that started it, its status, a link to its run.
+    const started = page.locator("li.event.sub-agent");
+    expect(await started.count()).toBe(1);
+    expect(await started.textContent()).toMatch(/Sub-agent detail-manager\s+for call c1 · completed · open its run/);
+    // The tree: the child, and under it the grandchild (read from the child's own history).
+    const tree = page.getByRole("region", { name: "Sub-agents" });
+    const top = tree.locator(`li.node[data-id="${child}"]`);
+    expect(await top.locator(":scope > details > summary").textContent()).toMatch(/detail-manager completed for call c1/);
+    const nested = top.locator(`ul.tree li.node[data-id="${grandchild}"]`);
+    expect(await nested.textContent()).toMatch(/detail-researcher completed for call c2/);
+    // A tree you can open and close: closing the child hides the grandchild.
+    await top.locator(":scope > details > summary").click();
+    expect(await nested.isVisible()).toBe(false);
+    await top.locator(":scope > details > summary").click();
+    await Promise.all([page.waitForURL(/agent%2Fc2$/), nested.getByRole("link", { name: "detail-researcher" }).click()]);
+    expect(await page.textContent("#status")).toBe("completed");
+    expect(await page.getByRole("region", { name: "Conversation" }).textContent()).toContain("It is 42.");
+    await page.context().close();
+  });
+
+  it("shows an approval's reminder, its escalation and the approver's edit as the change it made, from the run's history", async () => {
+    const runId = uid("detail-remind");
+    h.model.script(runId, [{ toolCalls: [{ name: "sendPayout", arguments: { amount: 120, to: "acme" } }] }, { text: "paid" }]);
+    const ack = await agents.run(treasurer, { prompt: runId, runId });
+    expect(ack.status).toBe("deferred");
+    const approvalId = (ack as { deferralId: string }).deferralId;
+    await vi.waitFor(() => expect(notified.filter((n) => n.runId === runId).map((n) => n.reason)).toEqual(["asked", "reminder", "escalated"]), { timeout: 15_000, interval: 50 });
+    const request = await agents.approvals.get({ approvalId });
+    const call = request.calls[0]!;
+    await agents.approvals.decide({ approvalId, principal: { id: "cfo" }, decisions: { [call.toolCallId]: { approved: true, input: { amount: 100, to: "acme" } } } });
+    await agents.result({ runId });
+    const page = await as("fiona");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    const timeline = page.getByRole("region", { name: "Timeline" });
+    expect(await timeline.locator("li.event.reminded").textContent()).toMatch(new RegExp(`Reminded \\(reminder 1\\) the approvers of ${approvalId}`));
+    expect(await timeline.locator("li.event.escalated").textContent()).toMatch(new RegExp(`Escalated ${approvalId} to payouts:cfo`));
+    const decided = timeline.locator("li.event.decision");
+    expect(await decided.textContent()).toMatch(/Decided by cfo: approved with an edit/);
+    expect(await decided.locator("ul.edits li").textContent()).toMatch(new RegExp(`Edited sendPayout \\(call ${call.toolCallId}\\): /amount 120 → 100`));
+    // In the order they happened: asked, reminded, escalated, decided.
+    const kinds = await timeline.locator("li.event").evaluateAll((els) => els.map((e) => e.classList[1]));
+    expect(kinds.filter((k) => ["reminded", "escalated", "decision"].includes(k!))).toEqual(["reminded", "escalated", "decision"]);
+    await page.context().close();
+  });
+
+  it("shows a thread's async tool waiting since it started, then who answered it and after how long", async () => {
+    const threadId = uid("detail-async");
+    h.model.script(threadId, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, { text: "shipping" }]);
+    await threads.createThread({ threadId, prompt: threadId });
+    await vi.waitFor(async () => expect((await threads.state({ threadId })).toolCalls).toMatchObject([{ state: "waiting" }]), { timeout: 20_000, interval: 50 });
+    const page = await as("fiona");
+    const url = `${http.url}/console/threads/${encodeURIComponent(threadId)}`;
+    await page.goto(url);
+    const tool = page.locator("li.event.tool", { hasText: "askHuman" });
+    expect(await tool.locator(".async-wait").textContent()).toMatch(/waiting for its answer since \d\d:\d\d:\d\d/);
+    const { toolCallId, token } = asked.get(threadId)!;
+    expect(await threads.addToolResult({ threadId, toolCallId, result: { yes: true }, answerToken: token })).toMatchObject({ status: "accepted" });
+    await threads.settled({ threadId });
+    await page.goto(url);
+    expect(await tool.locator(".async-wait").textContent()).toMatch(/waited for its answer from \d\d:\d\d:\d\d/);
+    const answer = page.locator("li.event.answer");
+    expect(await answer.textContent()).toMatch(new RegExp(`Answered askHuman \\(call ${toolCallId}\\) · after waiting \\d`));
+    expect(await answer.locator("code.identity").textContent()).toBe(agents.client.options.identity);
     await page.context().close();
   });
 });

@@ -5,6 +5,7 @@ import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 import { CHART_STYLE, renderCharts } from "./charts.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
+import { renderAsyncWait, renderEdits, renderSubAgentTree, renderTimelineExtra, TREE_STYLE, type SubAgentNode } from "./tree.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -76,6 +77,8 @@ export interface ConsoleDetailView {
   notice?: { kind: "done" | "refused"; text: string; code?: string };
   /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
   live?: { src: string; version: string; everyMs: number };
+  /** The sub-agents it called, as a tree read from their histories. */
+  subAgents?: SubAgentNode[];
   nonce: string;
 }
 
@@ -85,10 +88,11 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   const title = `${d.kind === "run" ? "Run" : "Thread"} ${oneLine(d.id)}`;
   const tokens = d.timeline.reduce((sum, e) => (e.type === "model" ? { in: sum.in + (e.tokensIn ?? 0), out: sum.out + (e.tokensOut ?? 0) } : sum), { in: 0, out: 0 });
   const modelCalls = d.timeline.filter((e) => e.type === "model").length;
+  const answered = new Set(d.timeline.flatMap((e) => (e.type === "answer" ? [e.toolCallId] : [])));
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE + CHART_STYLE,
+    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE,
     main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
@@ -108,13 +112,14 @@ ${d.failure ? failure(d.failure) : ""}
 ${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
 ${costSection(d)}
 ${renderCharts(d, turnsOf(d))}
+${renderSubAgentTree(view.subAgents ?? [], view.back)}
 ${d.truncated ? html`<p class="note">The history is long: its oldest part is left out here.</p>` : ""}
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
     ${d.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${d.transcript.map(message)}</ol>`}
   </section>
   <section class="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
-    <ol class="events">${d.timeline.map(entry)}</ol>
+    <ol class="events">${d.timeline.map((e) => entry(e, view.back, answered))}</ol>
   </section>
 </div>
 </div>
@@ -236,8 +241,10 @@ function message(m: ChatMessage): Html {
   return html`<li class="message ${m.role}"><span class="who">${m.role === "user" ? "User" : "System"}</span><p>${printable(typeof m.content === "string" ? m.content : JSON.stringify(m.content))}</p></li>`;
 }
 
-function entry(e: TimelineEntry): Html {
+function entry(e: TimelineEntry, base: string, answered: Set<string>): Html {
   const when = html`<time datetime="${e.at}">${e.at.slice(11, 19)}</time>`;
+  const extra = renderTimelineExtra(e, base, when);
+  if (extra) return extra;
   switch (e.type) {
     case "model":
       return html`<li class="event model">${when} <strong>Model call</strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""} · ${String(e.tokensIn ?? "?")} tokens in, ${String(e.tokensOut ?? "?")} out${
@@ -247,9 +254,9 @@ function entry(e: TimelineEntry): Html {
       return html`<li class="event tool">${when} <strong>Tool <code>${oneLine(e.toolName)}</code></strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""}
         <details><summary>Input and result</summary><pre>${printableJson(e.input)}</pre>${
           e.result !== undefined ? html`<pre class="${e.isError ? "error" : ""}">${printable(clip(e.result))}</pre>` : ""
-        }</details>${e.deferred ? html` · <span class="badge waiting">deferred</span>` : ""}${e.started ? " · started (async)" : ""}${e.isError ? html` · <span class="badge failed">error</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
+        }</details>${e.deferred ? html` · <span class="badge waiting">deferred</span>` : ""}${renderAsyncWait(e, answered.has(e.toolCallId))}${e.isError ? html` · <span class="badge failed">error</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
     case "decision":
-      return html`<li class="event decision">${when} <strong>Decided</strong>${e.by ? html` by <code>${oneLine(e.by)}</code>` : ""}: ${oneLine(e.what)}</li>`;
+      return html`<li class="event decision">${when} <strong>Decided</strong>${e.by ? html` by <code>${oneLine(e.by)}</code>` : ""}: ${oneLine(e.what)}${renderEdits(e.edits)}</li>`;
     case "message":
       return html`<li class="event message">${when} <strong>Message received</strong></li>`;
     case "cancel":
@@ -258,6 +265,8 @@ function entry(e: TimelineEntry): Html {
       return html`<li class="event can">${when} <strong>Continued as new</strong> (a fresh history; the conversation goes on)</li>`;
     case "end":
       return html`<li class="event end">${when} <strong>Ended: ${e.status}</strong>${e.failure ? errorLine(e.failure) : ""}</li>`;
+    default:
+      return html``;
   }
 }
 

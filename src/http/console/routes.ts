@@ -16,6 +16,7 @@ import { pageHeaders } from "../page-headers.js";
 import { Id, PageToken, valid } from "../validate.js";
 import { delayMs } from "../../core/duration.js";
 import { historyVersion, readDetail } from "./history.js";
+import { readSubAgentTree } from "./tree.js";
 import { LIST_STATUSES, listConsole } from "./list.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
@@ -108,6 +109,11 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
       const read = await readDetail(agents.client, agents.taskQueue, kind, id);
       // Describe, like history, is no billed action: what the run waits on now.
       const waiting = read.status === "running" ? await waitingOn(agents, id) : undefined;
+      // Its sub-agents' own histories (free reads too), each as the caller may read it (`run.state`): their status now, and theirs in turn.
+      const subAgents = await readSubAgentTree(read, async (childId) => {
+        await authorizeRunRead(agents.deferrals, childId, principal);
+        return readDetail(agents.client, agents.taskQueue, "run", childId);
+      });
       const base = consolePath(c);
       const self = `${base}/${kind === "run" ? "runs" : "threads"}/${encodeURIComponent(id)}`;
       const view: ConsoleDetailView = {
@@ -117,6 +123,7 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(kind === "run" && read.status === "running" ? { cancel: `${self}/cancel` } : {}),
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
         ...(notice ? { notice } : {}),
+        ...(subAgents.length > 0 ? { subAgents } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
         ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
         nonce: nonceOf(c),
