@@ -54,6 +54,10 @@ const askHuman = defineAsyncTool({
 });
 const desk = defineAgent({ id: "detail-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
 
+/** Walks as long as the model asks: 1,000 turns in one run (continuing as new on the way). */
+const step = defineTool({ name: "step", description: "Takes a step", input: z.object({ n: z.number() }), handler: ({ n }) => `step ${n} done` });
+const walker = defineAgent({ id: "detail-walker", model: "gpt-4.1-mini", system: "You walk.", tools: [step], maxTurns: 1200 });
+
 let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
@@ -64,7 +68,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
-  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk } } }));
+  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk } } }));
   threads = agents.threads;
   http = await startHttp({ agents, console: { refreshInterval: 0 } });
 });
@@ -226,4 +230,52 @@ describe("a run's timeline, whole", () => {
     expect(await answer.locator("code.identity").textContent()).toBe(agents.client.options.identity);
     await page.context().close();
   });
+});
+
+describe("a run of 1,000 turns", () => {
+  it("shows its newest 50 turns in a page of bounded size, with totals and charts over all 1,000, and every older turn a link or two away", async () => {
+    const runId = uid("detail-long");
+    const TURNS = 1000;
+    h.model.respond(runId, (_req, turn) => (turn < TURNS - 1 ? { toolCalls: [{ name: "step", arguments: { n: turn + 1 } }], usage: { promptTokens: 10, completionTokens: 1 } } : { text: "walked 1,000 turns", usage: { promptTokens: 10, completionTokens: 1 } }));
+    expect(await agents.run(walker, { prompt: runId, runId })).toMatchObject({ status: "completed" });
+
+    const page = await as("fiona");
+    const url = `${http.url}/console/runs/${encodeURIComponent(runId)}`;
+    const response = await page.goto(url);
+    const bytes = (await response!.body()).length;
+    // Bounded: 50 turns of conversation and timeline, 50 rows per turn table, 50 bars per chart; not 1,000 of each.
+    expect(bytes).toBeLessThan(250_000);
+    expect(await page.locator("li.message").count()).toBeLessThanOrEqual(50 * 2);
+    expect(await page.locator("li.event").count()).toBeLessThanOrEqual(50 * 2 + 1);
+    expect(await page.locator("table.turns tbody tr").count()).toBe(50);
+    expect(await page.locator("#chart-actions rect.bar").count()).toBe(50);
+    expect(await page.locator("#chart-tokens rect.tokens-in").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-value"))))).toEqual(Array(50).fill(10));
+    // The totals count every turn.
+    expect(await page.textContent("dl.summary")).toMatch(/Model calls\s*1000 \(10000 tokens in, 1000 out\)/);
+    expect(await page.textContent(".turn-range")).toBe("951–1000");
+    expect(await page.getByRole("region", { name: "Conversation" }).textContent()).toMatch(/step 951 done[\s\S]*walked 1,000 turns/);
+    expect(await page.locator("table.turns tbody th").first().textContent()).toBe("951");
+
+    // Older turns, one page back, then the oldest: the prompt and the first step.
+    await Promise.all([page.waitForURL(/before=951$/), page.getByRole("link", { name: "Older turns" }).click()]);
+    expect(await page.textContent(".turn-range")).toBe("901–950");
+    const results = await page.locator("li.message.tool pre").allTextContents();
+    expect(results).toEqual(Array.from({ length: 50 }, (_, i) => `step ${901 + i} done`));
+    await Promise.all([page.waitForURL(/before=51$/), page.getByRole("link", { name: "Oldest turns" }).click()]);
+    expect(await page.textContent(".turn-range")).toBe("1–50");
+    const oldest = (await page.getByRole("region", { name: "Conversation" }).textContent()) ?? "";
+    expect(oldest).toContain(runId);
+    expect(oldest).toContain("step 1 done");
+    expect(await page.textContent("nav.turn-nav")).toContain("These are the oldest turns.");
+    await Promise.all([page.waitForURL(/before=101$/), page.getByRole("link", { name: "Newer turns" }).click()]);
+    expect(await page.textContent(".turn-range")).toBe("51–100");
+    await page.context().close();
+
+    // A cursor that is no turn number is refused (AI1040), the run unchanged.
+    for (const before of ["0", "-3", "x", "1e3", "9".repeat(9)]) {
+      const res = await http.call("GET", `/console/runs/${encodeURIComponent(runId)}?before=${encodeURIComponent(before)}`, { user: "fiona" });
+      expect(res.status, before).toBe(400);
+      expect((res.body as { error: { code: string } }).error.code, before).toBe("AI1040");
+    }
+  }, 240_000);
 });

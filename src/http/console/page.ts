@@ -5,6 +5,7 @@ import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
 import { CHART_STYLE, renderCharts } from "./charts.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
+import { PAGING_STYLE, renderTurnNav, turnsIn, type TurnWindow } from "./paging.js";
 import { renderAsyncWait, renderEdits, renderSubAgentTree, renderTimelineExtra, TREE_STYLE, type SubAgentNode } from "./tree.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 
@@ -79,6 +80,8 @@ export interface ConsoleDetailView {
   live?: { src: string; version: string; everyMs: number };
   /** The sub-agents it called, as a tree read from their histories. */
   subAgents?: SubAgentNode[];
+  /** A long run's or thread's page shows these turns of its conversation and timeline (absent: all). */
+  turns?: TurnWindow;
   nonce: string;
 }
 
@@ -88,11 +91,12 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   const title = `${d.kind === "run" ? "Run" : "Thread"} ${oneLine(d.id)}`;
   const tokens = d.timeline.reduce((sum, e) => (e.type === "model" ? { in: sum.in + (e.tokensIn ?? 0), out: sum.out + (e.tokensOut ?? 0) } : sum), { in: 0, out: 0 });
   const modelCalls = d.timeline.filter((e) => e.type === "model").length;
+  const shown = turnsIn(d, view.turns);
   const answered = new Set(d.timeline.flatMap((e) => (e.type === "answer" ? [e.toolCallId] : [])));
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE,
+    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
     main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
@@ -110,16 +114,17 @@ ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-l
 </dl>
 ${d.failure ? failure(d.failure) : ""}
 ${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
-${costSection(d)}
+${costSection(d, view.turns)}
 ${renderCharts(d, turnsOf(d))}
 ${renderSubAgentTree(view.subAgents ?? [], view.back)}
 ${d.truncated ? html`<p class="note">The history is long: its oldest part is left out here.</p>` : ""}
+${renderTurnNav(view.turns, `${view.back}/${d.kind === "run" ? "runs" : "threads"}/${encodeURIComponent(d.id)}`)}
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
-    ${d.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${d.transcript.map(message)}</ol>`}
+    ${shown.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${shown.transcript.map(message)}</ol>`}
   </section>
   <section class="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
-    <ol class="events">${d.timeline.map((e) => entry(e, view.back, answered))}</ol>
+    <ol class="events">${shown.timeline.map((e) => entry(e, view.back, answered))}</ol>
   </section>
 </div>
 </div>
@@ -198,8 +203,11 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 /** What it cost: billed actions by kind, and per turn tokens, model and tool time and actions. */
-function costSection(d: ConsoleDetail): Html {
+function costSection(d: ConsoleDetail, window?: TurnWindow): Html {
   const turns = turnsOf(d);
+  // A long run's table lists the turns the page shows; the totals above it count them all.
+  const from = window ? window.from - 1 : 0;
+  const rows = window ? turns.slice(from, window.to) : turns;
   const sum = (f: (t: TurnCost) => number) => turns.reduce((a, t) => a + f(t), 0);
   const kinds = Object.entries(d.actions.byKind).filter(([, n]) => n > 0);
   return html`<section class="cost" aria-labelledby="cost-h"><h2 id="cost-h">What it cost</h2>
@@ -211,7 +219,7 @@ function costSection(d: ConsoleDetail): Html {
       ? ""
       : html`<div class="scroll"><table class="turns"><caption>Per turn (a model call and the tool calls that followed it)</caption>
   <thead><tr><th scope="col">Turn</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model</th><th scope="col">Tools</th><th scope="col">Billed actions</th></tr></thead>
-  <tbody>${turns.map((t, i) => html`<tr class="turn"><th scope="row">${String(i + 1)}</th><td>${String(t.tokensIn)}</td><td>${String(t.tokensOut)}</td><td>${ms(t.modelMs)}</td><td>${ms(t.toolMs)}</td><td>${String(t.actions)}</td></tr>`)}</tbody>
+  <tbody>${rows.map((t, i) => html`<tr class="turn"><th scope="row">${String(from + i + 1)}</th><td>${String(t.tokensIn)}</td><td>${String(t.tokensOut)}</td><td>${ms(t.modelMs)}</td><td>${ms(t.toolMs)}</td><td>${String(t.actions)}</td></tr>`)}</tbody>
 </table></div>`
   }
 </section>`;
