@@ -40,6 +40,8 @@ export default defineConfig({
       "test/mcp-decide.test.ts",
       // the console: runs and threads listed (status, agent, waiting, the memo's principal) from SQL visibility
       "test/console.test.ts",
+      // the console's run page: sub-agents' own histories, a 1,000-turn run read across continue-as-new from SQL persistence
+      "test/console-detail.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type ApprovalRequestInfo, type ThreadsClient } from "../src/index.js";
+import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type ApprovalRequestInfo, type AuthorizeHook, type ThreadsClient } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
@@ -58,6 +58,9 @@ const desk = defineAgent({ id: "detail-desk", model: "gpt-4.1-mini", system: "Yo
 const step = defineTool({ name: "step", description: "Takes a step", input: z.object({ n: z.number() }), handler: ({ n }) => `step ${n} done` });
 const walker = defineAgent({ id: "detail-walker", model: "gpt-4.1-mini", system: "You walk.", tools: [step], maxTurns: 1200 });
 
+/** ian may read top-level runs, not sub-agents' (`<caller>/agent/<call>`); everyone else everything. */
+const readsNoSubAgents: AuthorizeHook = (req) => !(req.principal?.id === "ian" && req.operation === "run.state" && (req.runId ?? "").includes("/agent/"));
+
 let h: Harness;
 let agents: AgentClient;
 let threads: ThreadsClient;
@@ -68,7 +71,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await startHarness();
-  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk } } }));
+  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk }, authorize: readsNoSubAgents } }));
   threads = agents.threads;
   http = await startHttp({ agents, console: { refreshInterval: 0 } });
 });
@@ -103,6 +106,9 @@ describe("a run's pictures", () => {
       if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
     });
     await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    // What a person sees of a parked payout: why it waits (the link to decide it), what it cost so far.
+    expect(await page.getByRole("link", { name: "Open the request to decide it" }).count()).toBe(1);
+    await page.screenshot({ path: `${ARTIFACTS}run-parked.png` });
     const resumedAt = Date.now();
     const resumed = await agents.resume({ token: tokens.get(runId)!, payload: { approved: true } });
     expect(resumed.outcome.status).toBe("completed");
@@ -150,6 +156,7 @@ describe("a run's pictures", () => {
     expect(await page.locator("[style]").count()).toBe(0);
     expect(violations).toEqual([]);
     await page.screenshot({ path: `${ARTIFACTS}run-charts.png`, fullPage: true });
+    await page.locator("section.charts").screenshot({ path: `${ARTIFACTS}charts.png` });
     await page.context().close();
   });
 });
@@ -179,10 +186,23 @@ describe("a run's timeline, whole", () => {
     await top.locator(":scope > details > summary").click();
     expect(await nested.isVisible()).toBe(false);
     await top.locator(":scope > details > summary").click();
+    await page.locator("section.sub-agents").screenshot({ path: `${ARTIFACTS}sub-agents.png` });
     await Promise.all([page.waitForURL(/agent%2Fc2$/), nested.getByRole("link", { name: "detail-researcher" }).click()]);
     expect(await page.textContent("#status")).toBe("completed");
     expect(await page.getByRole("region", { name: "Conversation" }).textContent()).toContain("It is 42.");
     await page.context().close();
+
+    // A reader of the run who may not read its sub-agents sees each as the run's own history tells, and nothing read of it.
+    const ian = await as("ian");
+    await ian.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    const only = ian.getByRole("region", { name: "Sub-agents" }).locator("li.node");
+    expect(await only.count()).toBe(1);
+    expect(await only.textContent()).toMatch(/detail-manager completed for call c1 \(its own sub-agents: on its page\)/);
+    expect(await ian.content()).not.toContain(grandchild);
+    const refused = await ian.goto(`${http.url}/console/runs/${encodeURIComponent(child)}`);
+    expect(refused!.status()).toBe(403);
+    expect(await ian.textContent("main")).toContain("AI1013");
+    await ian.context().close();
   });
 
   it("shows an approval's reminder, its escalation and the approver's edit as the change it made, from the run's history", async () => {
@@ -207,6 +227,7 @@ describe("a run's timeline, whole", () => {
     // In the order they happened: asked, reminded, escalated, decided.
     const kinds = await timeline.locator("li.event").evaluateAll((els) => els.map((e) => e.classList[1]));
     expect(kinds.filter((k) => ["reminded", "escalated", "decision"].includes(k!))).toEqual(["reminded", "escalated", "decision"]);
+    await timeline.screenshot({ path: `${ARTIFACTS}timeline-approval.png` });
     await page.context().close();
   });
 
