@@ -158,6 +158,13 @@ describe("a run's pictures", () => {
     await page.screenshot({ path: `${ARTIFACTS}run-charts.png`, fullPage: true });
     await page.locator("section.charts").screenshot({ path: `${ARTIFACTS}charts.png` });
     await page.context().close();
+
+    // At 390 px wide the pictures shrink to the screen: nothing scrolls sideways.
+    const narrow = await as("fiona", 390);
+    await narrow.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    expect(await narrow.locator("#chart-time g.turn-time").count()).toBe(3);
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await narrow.context().close();
   });
 });
 
