@@ -44,6 +44,8 @@ export default defineConfig({
       "test/console.test.ts",
       // the console's list searched by id prefix and start time (SQL visibility's STARTS_WITH, StartTime), filtered by the memo's principal
       "test/console-list.test.ts",
+      // the console's run page: sub-agents' own histories, a 1,000-turn run read across continue-as-new from SQL persistence
+      "test/console-detail.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

@@ -7,7 +7,9 @@ import type { ChatMessage, ToolCall } from "../../core/messages.js";
 import type { Principal } from "../../core/json.js";
 import { decodePayloadAt } from "../../client/data-converter.js";
 import { cancelUpdate, denyUpdate, resumeUpdate } from "../../core/wire/run.js";
-import { threadSendUpdate, threadStopUpdate } from "../../core/wire/thread.js";
+import { threadSendUpdate, threadStopUpdate, threadToolResultUpdate } from "../../core/wire/thread.js";
+import { inputChanges, type InputChange } from "../../core/approval-trail.js";
+import type { JsonValue } from "../../core/json.js";
 import { countActions, type ActionCount } from "./cost.js";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -20,11 +22,26 @@ export type ConsoleStatus = "running" | "completed" | "failed" | "cancelled" | "
 export type TimelineEntry =
   | { type: "model"; at: string; durationMs?: number; attempts: number; tokensIn?: number; tokensOut?: number; calls: string[]; waiting: string[]; error?: FailureView }
   | { type: "tool"; at: string; durationMs?: number; attempts: number; toolName: string; toolCallId: string; input: string; result?: string; isError?: boolean; deferred?: boolean; started?: boolean; error?: FailureView }
-  | { type: "decision"; at: string; by?: string; what: string }
+  | { type: "decision"; at: string; by?: string; what: string; edits?: DecisionEdit[] }
   | { type: "message"; at: string; by?: string }
   | { type: "cancel"; at: string; by?: string }
   | { type: "continued-as-new"; at: string }
-  | { type: "end"; at: string; status: ConsoleStatus; failure?: FailureView };
+  | { type: "end"; at: string; status: ConsoleStatus; failure?: FailureView }
+  /** A sub-agent: the child run the call `toolCallId` started, and how it ended as far as this history tells. */
+  | { type: "sub-agent"; at: string; childId: string; agentId?: string; toolCallId?: string; status: ConsoleStatus; endedAt?: string; failure?: FailureView }
+  /** An async tool's answer (`addToolResult` / `addToolError`): whose client sent it, and how long the call waited for it. */
+  | { type: "answer"; at: string; toolCallId: string; toolName?: string; isError: boolean; waitedMs?: number; identity?: string }
+  /** An approval request told its approvers again (a tool's `notify`, the only trace a reminder leaves in history). */
+  | { type: "reminded"; at: string; approvalId: string; reminder: number }
+  /** An approval request passed to other approvers (`approval.escalate`), as its notification says. */
+  | { type: "escalated"; at: string; approvalId: string; requires: string[] };
+
+/** An approver's edit of one call's input, as the changes it made to what the model wrote. */
+export interface DecisionEdit {
+  toolCallId: string;
+  toolName?: string;
+  changes: InputChange[];
+}
 
 export interface FailureView {
   /** The SDK's code (the failure's type), when it has one. */
@@ -142,6 +159,10 @@ interface Scheduled {
 class Fold {
   // A tool result sent to the model by reference has empty content: its tool call's result fills it.
   readonly #toolResults = new Map<string, string>();
+  // What the model asked for, by call id: an approver's edit is shown against it.
+  readonly #calls = new Map<string, { name: string; arguments: string }>();
+  // Async tool calls started and not yet answered: since when.
+  readonly #waitingSince = new Map<string, number>();
   prompt: string | undefined;
 
   constructor(
@@ -151,6 +172,7 @@ class Fold {
 
   async execution(events: HistoryEvent[]): Promise<void> {
     const scheduled = new Map<string, Scheduled>();
+    const children = new Map<string, Extract<TimelineEntry, { type: "sub-agent" }>>();
     for (const event of events) {
       const at = timeOf(event);
       const a = event;
@@ -167,6 +189,7 @@ class Fold {
       } else if (a.activityTaskScheduledEventAttributes) {
         const s = a.activityTaskScheduledEventAttributes;
         scheduled.set(String(a.eventId), { name: s.activityType?.name ?? "", input: await this.#decode(s.input?.payloads), at, attempts: 1 });
+        if (s.activityType?.name === "notifyApproval") this.#notified(scheduled.get(String(a.eventId))!.input, at);
       } else if (a.activityTaskStartedEventAttributes) {
         const s = a.activityTaskStartedEventAttributes;
         const call = scheduled.get(String(s.scheduledEventId));
@@ -186,6 +209,28 @@ class Fold {
       } else if (a.workflowExecutionUpdateAcceptedEventAttributes) {
         const request = a.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input;
         await this.#update(request?.name ?? "", await this.#decode(request?.args?.payloads), at);
+        if (request?.name === threadToolResultUpdate.name) {
+          const identity = a.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.meta?.identity;
+          this.#answered(await this.#decode(request.args?.payloads), at, identity ?? undefined);
+        }
+      } else if (a.startChildWorkflowExecutionInitiatedEventAttributes) {
+        const s = a.startChildWorkflowExecutionInitiatedEventAttributes;
+        const input = await this.#decode<{ agentId?: unknown }>(s.input?.payloads);
+        const childId = s.workflowId ?? "";
+        // A sub-agent's id is `<caller>/agent/<toolCallId>` (a thread's repeated call id gets `~n`).
+        const toolCallId = /\/agent\/([^/]+?)(~\d+)?$/.exec(childId)?.[1];
+        const entry = { type: "sub-agent" as const, at, childId, ...(typeof input?.agentId === "string" ? { agentId: input.agentId } : {}), ...(toolCallId ? { toolCallId } : {}), status: "running" as ConsoleStatus };
+        children.set(String(a.eventId), entry);
+        this.detail.timeline.push(entry);
+      } else if (
+        a.childWorkflowExecutionCompletedEventAttributes ||
+        a.childWorkflowExecutionFailedEventAttributes ||
+        a.childWorkflowExecutionCanceledEventAttributes ||
+        a.childWorkflowExecutionTerminatedEventAttributes ||
+        a.childWorkflowExecutionTimedOutEventAttributes ||
+        a.startChildWorkflowExecutionFailedEventAttributes
+      ) {
+        await this.#childEnded(a, children, at);
       } else if (a.workflowExecutionContinuedAsNewEventAttributes) {
         this.detail.timeline.push({ type: "continued-as-new", at });
       } else if (a.workflowExecutionCompletedEventAttributes) {
@@ -208,6 +253,70 @@ class Fold {
     }
   }
 
+  async #childEnded(a: HistoryEvent, children: Map<string, Extract<TimelineEntry, { type: "sub-agent" }>>, at: string): Promise<void> {
+    const ended =
+      a.childWorkflowExecutionCompletedEventAttributes ??
+      a.childWorkflowExecutionFailedEventAttributes ??
+      a.childWorkflowExecutionCanceledEventAttributes ??
+      a.childWorkflowExecutionTerminatedEventAttributes ??
+      a.childWorkflowExecutionTimedOutEventAttributes ??
+      a.startChildWorkflowExecutionFailedEventAttributes;
+    const entry = children.get(String(ended?.initiatedEventId));
+    if (!entry) return;
+    entry.endedAt = at;
+    if (a.childWorkflowExecutionCompletedEventAttributes) {
+      const result = await this.#decode<{ status?: unknown; error?: { code?: unknown; message?: unknown } }>(a.childWorkflowExecutionCompletedEventAttributes.result?.payloads);
+      entry.status = result?.status === "failed" ? "failed" : "completed";
+      if (result?.status === "failed" && result.error) entry.failure = { ...(typeof result.error.code === "string" ? { code: result.error.code } : {}), message: String(result.error.message ?? "") };
+    } else if (a.childWorkflowExecutionFailedEventAttributes) {
+      entry.failure = failureView(a.childWorkflowExecutionFailedEventAttributes.failure);
+      entry.status = entry.failure.code === "AI1005" ? "cancelled" : "failed";
+    } else if (a.childWorkflowExecutionCanceledEventAttributes) entry.status = "cancelled";
+    else if (a.childWorkflowExecutionTerminatedEventAttributes) entry.status = "terminated";
+    else if (a.childWorkflowExecutionTimedOutEventAttributes) entry.status = "timed-out";
+    else {
+      entry.status = "failed";
+      entry.failure = { message: "the sub-agent's run could not be started (a workflow with its id exists already)" };
+    }
+  }
+
+  #notified(input: unknown, at: string): void {
+    const n = (typeof input === "object" && input !== null ? input : {}) as { deferralId?: unknown; reason?: unknown; reminder?: unknown; requires?: unknown };
+    const approvalId = String(n.deferralId ?? "");
+    if (n.reason === "reminder") this.detail.timeline.push({ type: "reminded", at, approvalId, reminder: Number(n.reminder) || 1 });
+    else if (n.reason === "escalated") this.detail.timeline.push({ type: "escalated", at, approvalId, requires: Array.isArray(n.requires) ? n.requires.map(String) : [] });
+  }
+
+  #answered(arg: unknown, at: string, identity: string | undefined): void {
+    const request = (typeof arg === "object" && arg !== null ? arg : {}) as { toolCallId?: unknown; error?: unknown };
+    const toolCallId = String(request.toolCallId ?? "");
+    const since = this.#waitingSince.get(toolCallId);
+    this.#waitingSince.delete(toolCallId);
+    const toolName = this.#calls.get(toolCallId)?.name;
+    this.detail.timeline.push({
+      type: "answer",
+      at,
+      toolCallId,
+      ...(toolName ? { toolName } : {}),
+      isError: request.error !== undefined,
+      ...(since !== undefined ? { waitedMs: Math.max(0, Date.parse(at) - since) } : {}),
+      ...(identity ? { identity } : {}),
+    });
+  }
+
+  /** Each approved call the approver edited, as the changes from what the model wrote. */
+  #edits(payload: unknown): DecisionEdit[] {
+    const decisions = (payload as { decisions?: unknown } | null)?.decisions;
+    if (!Array.isArray(decisions)) return [];
+    return decisions.flatMap((d: { toolCallId?: unknown; approved?: unknown; input?: unknown }) => {
+      if (d?.approved !== true || d.input === undefined) return [];
+      const toolCallId = String(d.toolCallId ?? "");
+      const asked = this.#calls.get(toolCallId);
+      const changes = inputChanges(parsedJson(asked?.arguments), d.input as JsonValue);
+      return changes.length > 0 ? [{ toolCallId, ...(asked ? { toolName: asked.name } : {}), changes }] : [];
+    });
+  }
+
   #end(at: string, status: ConsoleStatus, failure?: FailureView): void {
     this.detail.status = status;
     this.detail.closedAt = at;
@@ -219,7 +328,8 @@ class Fold {
     const request = (typeof arg === "object" && arg !== null ? arg : {}) as Record<string, unknown>;
     const by = (p: unknown) => (isPrincipal(p) ? { by: p.id } : {});
     if (name === resumeUpdate.name) {
-      this.detail.timeline.push({ type: "decision", at, ...by(request.resumedBy), what: decisionText(request.payload) });
+      const edits = this.#edits(request.payload);
+      this.detail.timeline.push({ type: "decision", at, ...by(request.resumedBy), what: decisionText(request.payload), ...(edits.length > 0 ? { edits } : {}) });
     } else if (name === denyUpdate.name) {
       this.detail.timeline.push({ type: "decision", at, ...by(request.deniedBy), what: `denied: ${String(request.reason ?? "")}` });
     } else if (name === cancelUpdate.name || name === threadStopUpdate.name) {
@@ -237,6 +347,7 @@ class Fold {
       this.#modelInput(input);
       const answer = (end.result ?? {}) as { message?: { content?: string | null; tool_calls?: ToolCall[] }; usage?: { promptTokens?: number; completionTokens?: number }; gate?: { calls?: Array<{ toolCallId?: string }> } };
       const message = answer.message;
+      for (const c of message?.tool_calls ?? []) this.#calls.set(c.id, { name: c.function?.name ?? "", arguments: c.function?.arguments ?? "" });
       if (message) this.detail.transcript.push({ role: "assistant", content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) } as ChatMessage);
       this.detail.timeline.push({
         type: "model",
@@ -252,6 +363,7 @@ class Fold {
       const result = (end.result ?? {}) as { content?: string; isError?: boolean; deferred?: unknown; started?: boolean };
       const id = toolCall?.id ?? "";
       if (typeof result.content === "string") this.#toolResults.set(id, result.content);
+      if (result.started) this.#waitingSince.set(id, Date.parse(at));
       this.detail.timeline.push({
         type: "tool",
         ...timing,
@@ -306,6 +418,14 @@ function decisionText(payload: unknown): string {
       return `${what} ${String(d?.toolCallId ?? "")}`.trim();
     })
     .join(", ");
+}
+
+function parsedJson(text: string | undefined): JsonValue | undefined {
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as JsonValue);
+  } catch {
+    return undefined;
+  }
 }
 
 function isPrincipal(value: unknown): value is Principal {

@@ -3,7 +3,10 @@ import type { HtmlEscapedString } from "hono/utils/html";
 import type { ChatMessage } from "../../core/messages.js";
 import { oneLine, printable, printableJson } from "../../core/printable.js";
 import { htmlDocument, timeLeft } from "../approval/page.js";
+import { CHART_STYLE, renderCharts } from "./charts.js";
 import type { ConsoleDetail, FailureView, TimelineEntry } from "./history.js";
+import { PAGING_STYLE, renderTurnNav, turnsIn, type TurnWindow } from "./paging.js";
+import { renderAsyncWait, renderEdits, renderSubAgentTree, renderTimelineExtra, TREE_STYLE, type SubAgentNode } from "./tree.js";
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 import { consoleNav, NAV_STYLE } from "./nav.js";
@@ -93,6 +96,10 @@ export interface ConsoleDetailView {
   notice?: { kind: "done" | "refused"; text: string; code?: string };
   /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
   live?: { src: string; version: string; everyMs: number };
+  /** The sub-agents it called, as a tree read from their histories. */
+  subAgents?: SubAgentNode[];
+  /** A long run's or thread's page shows these turns of its conversation and timeline (absent: all). */
+  turns?: TurnWindow;
   nonce: string;
 }
 
@@ -102,10 +109,12 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   const title = `${d.kind === "run" ? "Run" : "Thread"} ${oneLine(d.id)}`;
   const tokens = d.timeline.reduce((sum, e) => (e.type === "model" ? { in: sum.in + (e.tokensIn ?? 0), out: sum.out + (e.tokensOut ?? 0) } : sum), { in: 0, out: 0 });
   const modelCalls = d.timeline.filter((e) => e.type === "model").length;
+  const shown = turnsIn(d, view.turns);
+  const answered = new Set(d.timeline.flatMap((e) => (e.type === "answer" ? [e.toolCallId] : [])));
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE,
+    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
     main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
@@ -123,14 +132,17 @@ ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-l
 </dl>
 ${d.failure ? failure(d.failure) : ""}
 ${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
-${costSection(d)}
+${costSection(d, view.turns)}
+${renderCharts(d, turnsOf(d))}
+${renderSubAgentTree(view.subAgents ?? [], view.back)}
 ${d.truncated ? html`<p class="note">The history is long: its oldest part is left out here.</p>` : ""}
+${renderTurnNav(view.turns, `${view.back}/${d.kind === "run" ? "runs" : "threads"}/${encodeURIComponent(d.id)}`)}
 <div class="detail">
   <section class="transcript" aria-labelledby="transcript-h"><h2 id="transcript-h">Conversation</h2>
-    ${d.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${d.transcript.map(message)}</ol>`}
+    ${shown.transcript.length === 0 ? html`<p class="empty">No messages yet.</p>` : html`<ol class="messages">${shown.transcript.map(message)}</ol>`}
   </section>
   <section class="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
-    <ol class="events">${d.timeline.map(entry)}</ol>
+    <ol class="events">${shown.timeline.map((e) => entry(e, view.back, answered))}</ol>
   </section>
 </div>
 </div>
@@ -210,8 +222,11 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 /** What it cost: billed actions by kind, and per turn tokens, model and tool time and actions. */
-function costSection(d: ConsoleDetail): Html {
+function costSection(d: ConsoleDetail, window?: TurnWindow): Html {
   const turns = turnsOf(d);
+  // A long run's table lists the turns the page shows; the totals above it count them all.
+  const from = window ? window.from - 1 : 0;
+  const rows = window ? turns.slice(from, window.to) : turns;
   const sum = (f: (t: TurnCost) => number) => turns.reduce((a, t) => a + f(t), 0);
   const kinds = Object.entries(d.actions.byKind).filter(([, n]) => n > 0);
   return html`<section class="cost" aria-labelledby="cost-h"><h2 id="cost-h">What it cost</h2>
@@ -223,7 +238,7 @@ function costSection(d: ConsoleDetail): Html {
       ? ""
       : html`<div class="scroll"><table class="turns"><caption>Per turn (a model call and the tool calls that followed it)</caption>
   <thead><tr><th scope="col">Turn</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Model</th><th scope="col">Tools</th><th scope="col">Billed actions</th></tr></thead>
-  <tbody>${turns.map((t, i) => html`<tr class="turn"><th scope="row">${String(i + 1)}</th><td>${String(t.tokensIn)}</td><td>${String(t.tokensOut)}</td><td>${ms(t.modelMs)}</td><td>${ms(t.toolMs)}</td><td>${String(t.actions)}</td></tr>`)}</tbody>
+  <tbody>${rows.map((t, i) => html`<tr class="turn"><th scope="row">${String(from + i + 1)}</th><td>${String(t.tokensIn)}</td><td>${String(t.tokensOut)}</td><td>${ms(t.modelMs)}</td><td>${ms(t.toolMs)}</td><td>${String(t.actions)}</td></tr>`)}</tbody>
 </table></div>`
   }
 </section>`;
@@ -253,8 +268,10 @@ function message(m: ChatMessage): Html {
   return html`<li class="message ${m.role}"><span class="who">${m.role === "user" ? "User" : "System"}</span><p>${printable(typeof m.content === "string" ? m.content : JSON.stringify(m.content))}</p></li>`;
 }
 
-function entry(e: TimelineEntry): Html {
+function entry(e: TimelineEntry, base: string, answered: Set<string>): Html {
   const when = html`<time datetime="${e.at}">${e.at.slice(11, 19)}</time>`;
+  const extra = renderTimelineExtra(e, base, when);
+  if (extra) return extra;
   switch (e.type) {
     case "model":
       return html`<li class="event model">${when} <strong>Model call</strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""} · ${String(e.tokensIn ?? "?")} tokens in, ${String(e.tokensOut ?? "?")} out${
@@ -264,9 +281,9 @@ function entry(e: TimelineEntry): Html {
       return html`<li class="event tool">${when} <strong>Tool <code>${oneLine(e.toolName)}</code></strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""}
         <details><summary>Input and result</summary><pre>${printableJson(e.input)}</pre>${
           e.result !== undefined ? html`<pre class="${e.isError ? "error" : ""}">${printable(clip(e.result))}</pre>` : ""
-        }</details>${e.deferred ? html` · <span class="badge waiting">deferred</span>` : ""}${e.started ? " · started (async)" : ""}${e.isError ? html` · <span class="badge failed">error</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
+        }</details>${e.deferred ? html` · <span class="badge waiting">deferred</span>` : ""}${renderAsyncWait(e, answered.has(e.toolCallId))}${e.isError ? html` · <span class="badge failed">error</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
     case "decision":
-      return html`<li class="event decision">${when} <strong>Decided</strong>${e.by ? html` by <code>${oneLine(e.by)}</code>` : ""}: ${oneLine(e.what)}</li>`;
+      return html`<li class="event decision">${when} <strong>Decided</strong>${e.by ? html` by <code>${oneLine(e.by)}</code>` : ""}: ${oneLine(e.what)}${renderEdits(e.edits)}</li>`;
     case "message":
       return html`<li class="event message">${when} <strong>Message received</strong></li>`;
     case "cancel":
@@ -275,6 +292,8 @@ function entry(e: TimelineEntry): Html {
       return html`<li class="event can">${when} <strong>Continued as new</strong> (a fresh history; the conversation goes on)</li>`;
     case "end":
       return html`<li class="event end">${when} <strong>Ended: ${e.status}</strong>${e.failure ? errorLine(e.failure) : ""}</li>`;
+    default:
+      return html``;
   }
 }
 

@@ -21,6 +21,8 @@ import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
 import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
 import { renderConsoleApprovals } from "./approvals-page.js";
+import { readSubAgentTree } from "./tree.js";
+import { TurnCursor, turnWindow } from "./paging.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
@@ -50,6 +52,8 @@ const IdParam = z.object({ id: Id });
 const ApprovalsQuery = z
   .object({ agent: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), requires: z.union([Id.max(200, "is longer than 200 characters"), z.literal("")]).optional(), cursor: PageToken.optional() })
   .strict();
+// Other parameters are left alone: the live updates and the list link to the page as it is.
+const DetailQuery = z.object({ before: TurnCursor.optional() });
 const CancelForm = z.object({}).strict();
 const SendForm = z.object({ prompt: z.string().min(1, "must not be empty").max(20_000, "is longer than 20000 characters"), messageId: Id }).strict();
 // The deny form names the request it saw, so a page left open never denies a later one.
@@ -137,8 +141,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     return c.html(await renderConsoleApprovals(view));
   });
 
-  app.get("/runs/:id", valid("param", IdParam), (c) => detail(c, "run", c.req.valid("param").id));
-  app.get("/threads/:id", valid("param", IdParam), (c) => detail(c, "thread", c.req.valid("param").id));
+  app.get("/runs/:id", valid("param", IdParam), valid("query", DetailQuery), (c) => detail(c, "run", c.req.valid("param").id, undefined, 200, c.req.valid("query").before));
+  app.get("/threads/:id", valid("param", IdParam), valid("query", DetailQuery), (c) => detail(c, "thread", c.req.valid("param").id, undefined, 200, c.req.valid("query").before));
 
   app.post("/runs/:id/cancel", valid("param", IdParam), valid("form", CancelForm), async (c) => {
     const runId = c.req.valid("param").id;
@@ -216,16 +220,22 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
   }
 
   /** One run's or thread's page, as the caller may read it (`run.state`, `thread.messages`), or the page saying why not. */
-  async function detail(c: Context<Env>, kind: "run" | "thread", id: string, notice?: ConsoleDetailView["notice"], status = 200): Promise<Response> {
+  async function detail(c: Context<Env>, kind: "run" | "thread", id: string, notice?: ConsoleDetailView["notice"], status = 200, before?: number): Promise<Response> {
     const principal = c.get("principal");
     try {
       await mayRead(kind, id, principal);
       // The version first, then the history: an event in between shows now and makes the next ask see a new version.
       const version = refreshMs > 0 ? await historyVersion(agents.client, id) : undefined;
-      if (version !== undefined && notice === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
+      if (version !== undefined && notice === undefined && before === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
       const read = await readDetail(agents.client, agents.taskQueue, kind, id);
       // Describe, like history, is no billed action: what the run waits on now.
       const waiting = read.status === "running" ? await waitingOn(agents, id) : undefined;
+      // Its sub-agents' own histories (free reads too), each as the caller may read it (`run.state`): their status now, and theirs in turn.
+      const subAgents = await readSubAgentTree(read, async (childId) => {
+        await authorizeRunRead(agents.deferrals, childId, principal);
+        return readDetail(agents.client, agents.taskQueue, "run", childId);
+      });
+      const turns = turnWindow(read, before);
       const base = consolePath(c);
       const self = `${base}/${kind === "run" ? "runs" : "threads"}/${encodeURIComponent(id)}`;
       const view: ConsoleDetailView = {
@@ -237,8 +247,11 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(kind === "thread" && read.status === "running" ? { turn: { stop: `${self}/stop`, resume: `${self}/resume` } } : {}),
         ...(waiting ? { deny: { action: `${self}/deny`, deferralId: waiting, maxLength: MAX_DENY_REASON } } : {}),
         ...(notice ? { notice } : {}),
+        ...(subAgents.length > 0 ? { subAgents } : {}),
+        ...(turns ? { turns } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
-        ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
+        // Older turns no longer change: their page follows nothing.
+        ...(version !== undefined ? { live: { src: read.status === "running" && before === undefined ? self : "", version, everyMs: refreshMs } } : {}),
         nonce: nonceOf(c),
       };
       return c.html(await renderConsoleDetail(view), status as ContentfulStatusCode);
