@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { ApprovalTrailEntry } from "../core/approval-trail.js";
-import { DEFERRAL_STATUSES, type DeferralRecord } from "../core/deferral-record.js";
+import { DEFERRAL_STATUSES, type DeferralRecord, type DeferralStatus } from "../core/deferral-record.js";
 import { InvalidDefinitionError } from "../core/errors/setup.js";
 import { INBOX_MEMO_KEY, inboxRowFrom } from "../core/inbox-row.js";
 import type { Principal } from "../core/json.js";
@@ -9,7 +9,18 @@ import { DeferralIdKey } from "../core/search-attributes.js";
 import { deferralRecordsQuery } from "../core/wire/run.js";
 import { decodePayloadAt, typedSearchAttributesOf } from "./data-converter.js";
 import { authorizeRunRead, visibilityLiteral, type DeferralStore } from "./deferral-store.js";
-import type { ApprovalHistory } from "./approval-inbox.js";
+
+/** An approval request's life (`approvals.history`). */
+export interface ApprovalHistory {
+  approvalId: string;
+  /** The run's (or thread's) workflow id. */
+  runId: string;
+  agentId?: string;
+  /** Where it stands now. */
+  status: DeferralStatus;
+  /** Oldest first. */
+  entries: ApprovalTrailEntry[];
+}
 
 /**
  * `approvals.history({ decidedBy | actingFor, since })`: the requests a principal took part in,

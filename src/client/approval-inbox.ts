@@ -7,7 +7,7 @@ import { unwrapFailure } from "../core/errors/from-failure.js";
 import { permissionsQuery, revokePermissionUpdate } from "../core/wire/permissions.js";
 import { boundedQuery, DEFAULT_QUERY_TIMEOUT_MS, type QueryDeadline } from "./bounded-query.js";
 import { decisionList, type ApprovalCall } from "../core/approval.js";
-import { approvalTrail, type ApprovalTrailEntry } from "../core/approval-trail.js";
+import { approvalTrail } from "../core/approval-trail.js";
 import type { DeferralRecord, DeferralStatus } from "../core/deferral-record.js";
 import { DeferralSecretError, InvalidDefinitionError } from "../core/errors/setup.js";
 import { ResumePayloadError } from "../core/errors/deferrals.js";
@@ -15,7 +15,9 @@ import type { JsonObject, Principal } from "../core/json.js";
 import { requestToken } from "./request-token.js";
 import { allowsApprovalContext, authorizeRunRead, listedRow, unguarded, type DeferralStore } from "./deferral-store.js";
 import type { ApprovalRecord, ApprovalRequestContext } from "../core/approval-context.js";
-import { historiesSince, principalHistory, recordsOf, sinceOf, type PrincipalApprovalHistory, type PrincipalApprovalHistoryOptions } from "./approval-history.js";
+import { historiesSince, principalHistory, recordsOf, sinceOf, type ApprovalHistory, type PrincipalApprovalHistory, type PrincipalApprovalHistoryOptions } from "./approval-history.js";
+
+export type { ApprovalHistory } from "./approval-history.js";
 import { inboxRowOf, type InboxRow } from "../core/inbox-row.js";
 import { authorizeRun, type AuthorizeHook, type Caller } from "./authorize.js";
 import { approvalIdOf, type DecideOptions } from "./shared-options.js";
@@ -59,18 +61,6 @@ export interface ApprovalDetail extends ApprovalSummary {
    * text: escape it where you show it.
    */
   context?: ApprovalRequestContext;
-}
-
-/** An approval request's life (`approvals.history`). */
-export interface ApprovalHistory {
-  approvalId: string;
-  /** The run's (or thread's) workflow id. */
-  runId: string;
-  agentId?: string;
-  /** Where it stands now. */
-  status: DeferralStatus;
-  /** Oldest first. */
-  entries: ApprovalTrailEntry[];
 }
 
 /** `approvals.history({ runId })`: every request of one run or thread. */
