@@ -17,6 +17,7 @@ import { Id, PageToken, valid } from "../validate.js";
 import { delayMs } from "../../core/duration.js";
 import { historyVersion, readDetail } from "./history.js";
 import { LIST_STATUSES, listConsole } from "./list.js";
+import { consoleLiveRoutes } from "./live.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
@@ -55,6 +56,9 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     if (c.get("principal") === undefined) return refusal(c, new ConsoleSignInRequiredError({ path: new URL(c.req.url).pathname }), "Sign in to open the console");
     await next();
   });
+
+  // The live panel's streams (live.ts): behind the sign-in check above, like every page.
+  if (refreshMs > 0) app.route("/", consoleLiveRoutes(agents, threads));
 
   app.get("/", valid("query", ListQuery), async (c) => {
     const q = c.req.valid("query");
@@ -118,7 +122,7 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
         ...(notice ? { notice } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
-        ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs } } : {}),
+        ...(version !== undefined ? { live: { src: read.status === "running" ? self : "", version, everyMs: refreshMs, ...(read.status === "running" ? { events: `${self}/live` } : {}) } } : {}),
         nonce: nonceOf(c),
       };
       return c.html(await renderConsoleDetail(view), status as ContentfulStatusCode);
