@@ -44,6 +44,7 @@ const crawl = defineTool({
   },
 });
 const crawler = defineAgent({ id: "console-live", model: "gpt-4.1-mini", system: "You crawl.", tools: [crawl], maxTurns: 6 });
+const delegating = defineAgent({ id: "console-live-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [crawler], maxTurns: 4 });
 
 /** mia reads everything; ian may open pages but not follow streams; bob may read nothing. */
 const PEOPLE: Record<string, Principal> = { mia: { id: "mia" }, ian: { id: "ian" }, bob: { id: "bob" } };
@@ -63,7 +64,7 @@ countingStack((s, c) => ((stack = s), (counter = c)));
 
 beforeAll(async () => {
   browser = await launchChromium();
-  ({ agents } = await stack.worker([crawler], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: crawler } } }));
+  ({ agents } = await stack.worker([crawler, delegating], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: crawler } } }));
   http = await startHttp({ agents, console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
 });
 afterAll(async () => {
@@ -149,6 +150,24 @@ describe("the console's live panel", () => {
     latch(runId, 0).release();
     expect(await run.settled()).toMatchObject({ status: "completed" });
     await transcript(page).getByText("the run crawled 4 pages").waitFor(WAIT);
+    expect(await panel(page).locator("li.progress").count()).toBe(0);
+    await page.context().close();
+  });
+  it("shows a thread's sub-agent's own tool's progress, marked with the sub-agent", async () => {
+    const threadId = uid("live-sub");
+    const child = `${threadId}/agent/d1`;
+    stack.model.script(threadId, [{ toolCalls: [{ id: "d1", name: "console-live", arguments: { prompt: `${threadId} crawl` } }] }, { text: "the helper crawled" }]);
+    stack.model.script(`${threadId} crawl`, [{ toolCalls: [{ name: "crawl", arguments: { pages: 8 } }] }, { text: "crawled 8" }]);
+    await agents.threads.createThread({ threadId, agent: delegating, principal: { id: "sam" } });
+    const page = await as("mia");
+    await page.goto(`${http.url}/console/threads/${encodeURIComponent(threadId)}`);
+    await agents.threads.sendMessage({ threadId, prompt: threadId });
+    const shown = panel(page).locator("li.progress", { hasText: "console-live › crawl: page 3 of 8" });
+    await shown.waitFor(WAIT);
+    // Shown as the thread's call of the sub-agent.
+    expect(await shown.locator("code").textContent()).toBe("console-live");
+    latch(child, 0).release();
+    await transcript(page).getByText("the helper crawled").waitFor(WAIT);
     expect(await panel(page).locator("li.progress").count()).toBe(0);
     await page.context().close();
   });
