@@ -196,6 +196,15 @@ describe("who may watch", () => {
       expect({ user, status: res.status, code: res.body?.error?.code ?? /AI\d{4}/.exec(String(res.body))?.[0] }).toEqual({ user, status, code });
       expect(res.headers.get("content-type")).not.toMatch(/event-stream/);
     }
+    // Hostile addresses: a malformed event id or thread id is AI1040, a thread that is not there AI1020; nothing streams.
+    for (const [path, headers, status, code] of [
+      [live, { "last-event-id": "1; DROP" }, 400, "AI1040"],
+      [`/console/threads/${"x".repeat(5000)}/live`, {}, 400, "AI1040"],
+      [`/console/threads/${encodeURIComponent(uid("no-such-thread"))}/live`, {}, 404, "AI1020"],
+    ] as const) {
+      const res = await http.call("GET", path, { user: "mia", headers });
+      expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+    }
     // The progress was there all along (mia sees it), and the thread answers as if nobody had asked.
     const mia = await as("mia");
     await mia.goto(`${http.url}/console/threads/${encodeURIComponent(threadId)}`);
