@@ -1,7 +1,9 @@
 import { Context } from "@temporalio/activity";
 import type { AgentToolCallInput } from "../src/core/contracts.js";
-import type { ToolProgressUpdate } from "../src/core/thread-contracts.js";
-import { checkedProgress, PROGRESS_INTERVAL_MS } from "../src/core/tool-progress.js";
+import type { JsonValue } from "../src/core/json.js";
+import { jsonBytes } from "../src/core/payload-size.js";
+import type { SubAgentToolProgress, ToolProgressUpdate } from "../src/core/thread-contracts.js";
+import { checkedProgress, MAX_PROGRESS_BYTES, PROGRESS_INTERVAL_MS } from "../src/core/tool-progress.js";
 import type { StreamSettings } from "./settings.js";
 import type { PublishContext, StreamTransport } from "../src/stream/transport.js";
 
@@ -42,13 +44,30 @@ export function progressReporter(input: AgentToolCallInput, stream: false | Stre
   if (!transport) return { report: (data, toolName) => void checked(data, toolName), close: () => undefined };
   const runId = Context.current().info.workflowExecution?.runId;
   const sender = progressSender(transport, input.workflowId, runId === undefined ? {} : { runId });
+  // A thread's sub-agent: the thread's readers see its tools' progress as the calling call's, throttled apart.
+  const join = input.host === "run" ? input.joinStream : undefined;
+  const joined = join ? progressSender(transport, join.threadId, { runId: join.runId }) : undefined;
   return {
     report(data, toolName) {
       const value = checked(data, toolName);
-      sender.send({ seq: 0, type: "tool-progress", toolCallId: input.toolCall.id, toolName, data: value, at: new Date().toISOString() });
+      const at = new Date().toISOString();
+      sender.send({ seq: 0, type: "tool-progress", toolCallId: input.toolCall.id, toolName, data: value, at });
+      if (join && joined) joined.send({ seq: 0, type: "tool-progress", toolCallId: join.toolCallId, toolName: join.toolName, data: subAgentToolData(input, toolName, value) as never, at });
     },
-    close: () => sender.close(),
+    close: () => {
+      sender.close();
+      joined?.close();
+    },
   };
+}
+
+/** Room kept below `MAX_PROGRESS_BYTES` for the entry's other fields (as a sub-agent's answer keeps). */
+const ENTRY_ROOM = 1024;
+
+/** What a thread's readers get of a sub-agent's tool report: marked with the sub-agent, and never over the entry's bound. */
+function subAgentToolData(input: AgentToolCallInput, toolName: string, data: JsonValue): SubAgentToolProgress {
+  const marked: SubAgentToolProgress = { agent: input.agentId, runId: input.workflowId, tool: { toolCallId: input.toolCall.id, toolName }, data };
+  return jsonBytes(marked, MAX_PROGRESS_BYTES) <= MAX_PROGRESS_BYTES - ENTRY_ROOM ? marked : { ...marked, data: null, truncated: true };
 }
 
 /** Progress entries of one call on their way to readers: the latest, at most once per interval. */

@@ -4,8 +4,8 @@
  * the newest turns, and `listMessages` still pages back to the first original message.
  * The summarizer is a real model call (the scripted OpenAI server) in an activity.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineAgent, jsonBytes, THREAD_TRANSCRIPT_BYTES, type StreamUpdate, type ThreadMessage } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ArchivedMessagesGoneError, defineAgent, jsonBytes, THREAD_TRANSCRIPT_BYTES, type StreamUpdate, type ThreadMessage } from "../src/index.js";
 import type { ChatRequest } from "../src/testing/index.js";
 import { startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { lookup, replayFailures, threadRig, type ThreadRig } from "./thread-support.js";
@@ -176,4 +176,61 @@ describe("a summarizer that misbehaves changes nothing", () => {
       expect(await workflowTaskFailures(rig.threads.client, threadId)).toEqual([]);
     });
   }
+});
+
+describe("compacted originals whose run's history is gone", () => {
+  it("reads AI1030 with what to do when listMessages pages into them, later pages still read, and the thread keeps answering", async () => {
+    const threadId = uid("gone-originals");
+    const { client } = rig.threads;
+    const { namespace } = client.options;
+    const describe = async () => (await client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId: threadId } })).workflowExecutionInfo!;
+    // Compacts from its second turn on; a small event budget makes it continue as new after that.
+    await rig.threads.createThread({ threadId, agent: eager, prompt: `turn 1 of ${threadId}`, maxHistoryEvents: 60 });
+    await rig.threads.settled({ threadId });
+    let turn = 1;
+    for (let info = await describe(); info.firstRunId === info.execution!.runId; info = await describe()) {
+      if (++turn > 20) throw new Error("the thread never continued as new");
+      await rig.threads.sendMessage({ threadId, prompt: `turn ${turn} of ${threadId}` });
+      await rig.threads.settled({ threadId });
+    }
+    expect((await compactedEntries(threadId)).length + (await rig.threads.state({ threadId })).generation).toBeGreaterThan(0);
+
+    // What retention does to a closed run: every execution before the current one is deleted.
+    const current = (await describe()).execution!.runId!;
+    const closed: string[] = [];
+    for (let runId = (await describe()).firstRunId!; runId !== current; ) {
+      closed.push(runId);
+      const page = await client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId: threadId, runId }, historyEventFilterType: 2 /* close event */ });
+      runId = page.history!.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes!.newExecutionRunId!;
+    }
+    expect(closed.length).toBeGreaterThan(0);
+    for (const runId of closed) await client.workflowService.deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: threadId, runId } });
+    // Deleting is a task the server runs later: the dev server took 20 to 35 s here.
+    await vi.waitFor(async () => {
+      await expect(client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId: threadId, runId: closed[0]! } })).rejects.toMatchObject({ code: 5 });
+    }, { timeout: 90_000, interval: 100 });
+
+    // The first page reaches originals archived in a deleted run: AI1030, saying which run and what to do.
+    const gone = await rig.threads.listMessages({ threadId, cursor: "0", limit: 5 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(gone).toBeInstanceOf(ArchivedMessagesGoneError);
+    expect(gone).toMatchObject({ code: "AI1030", fields: { threadId, offset: 0 } });
+    expect(closed).toContain((gone as ArchivedMessagesGoneError).fields.runId);
+    expect((gone as Error).message).toMatch(/no longer retains.*read the later pages, or raise the namespace's retention period/);
+    // What the thread holds now (the summary and the kept turns) still reads, from where it starts.
+    const view = await rig.threads.state({ threadId });
+    const { total } = await rig.threads.listMessages({ threadId, cursor: "999999999", limit: 1 });
+    const held = await rig.threads.listMessages({ threadId, cursor: String(total - view.messageCount), limit: 50, excludeSystemMessages: false });
+    expect(held.messages[0]!.content).toMatch(/^Summary of the earlier conversation:\n/);
+    expect(held.messages.at(-1)!.content).toBe(`answer to turn ${turn} of ${threadId}`.slice(0, 34));
+
+    // The thread keeps answering.
+    await rig.threads.sendMessage({ threadId, prompt: `after ${threadId}` });
+    expect(await rig.threads.settled({ threadId })).toMatchObject({ status: "completed" });
+    const after = await rig.threads.listMessages({ threadId, cursor: String(total), limit: 50 });
+    expect(after.messages.at(-1)?.content).toBe(`answer to after ${threadId}`.slice(0, 34));
+    expect(await workflowTaskFailures(client, threadId)).toEqual([]);
+  });
 });

@@ -72,6 +72,20 @@ const misreport = defineTool({
   },
 });
 const worker = defineAgent({ id: "progress-worker", model: "gpt-4.1-mini", system: "You crawl.", tools: [crawl, flood, misreport], maxTurns: 10 });
+/** Reports what the sub-agent may report alone, and what no longer fits once marked with the sub-agent. */
+const heavy = defineTool({
+  name: "heavy",
+  description: "Reports a large preview",
+  input: z.object({}),
+  async handler(_input, ctx) {
+    ctx.progress({ text: "x".repeat(MAX_PROGRESS_BYTES - 100) });
+    await gate(ctx.runId, 1).wait;
+    return "heavy done";
+  },
+});
+/** A thread's sub-agent whose own tools report progress. */
+const helper = defineAgent({ id: "progress-helper", model: "gpt-4.1-mini", system: "You crawl for the lead.", tools: [crawl, flood, heavy], maxTurns: 4 });
+const lead = defineAgent({ id: "progress-lead", model: "gpt-4.1-mini", system: "You delegate.", agents: [helper], maxTurns: 6 });
 
 let h: Harness;
 /** The default worker: its direct stream transport (readers in its process hear it in-process). */
@@ -84,11 +98,13 @@ const cleanup: Array<() => Promise<unknown>> = [];
 
 beforeAll(async () => {
   h = await startHarness();
-  ({ agents } = await h.worker([worker], { client: { threads: { agent: worker } } }));
+  ({ agents } = await h.worker([worker, helper, lead], { client: { threads: { agent: worker } } }));
   ({ agents: bySignal } = await h.worker([worker], { threads: { stream: { transport: "workflow" } } }));
   http = await startHttp({ agents, events: { pollInterval: POLL_MS } });
 });
 afterAll(async () => {
+  // A test that failed half-way leaves no tool waiting on its gate: the workers can stop.
+  for (const list of gates.values()) for (const g of list) g.release();
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
   await http?.close();
   await h?.close();
@@ -284,3 +300,58 @@ describe("ctx.progress across processes", () => {
     expect(await handle.result()).toMatchObject({ status: "completed", text: "far crawled" });
   });
 });
+
+describe("ctx.progress in a thread's sub-agent's tool", () => {
+  const childOf = (threadId: string, toolCallId: string) => `${threadId}/agent/${toolCallId}`;
+  const ofCall = (updates: StreamUpdate[], toolCallId: string) => progressOf(updates).filter((p) => p.toolCallId === toolCallId);
+
+  it("reaches the thread's followUpdates and SSE readers as the calling call's progress, marked with the sub-agent, and never the history", async () => {
+    const threadId = uid("progress-sub");
+    const child = childOf(threadId, "s1");
+    h.model.script(threadId, [{ toolCalls: [{ id: "s1", name: "progress-helper", arguments: { prompt: `${threadId} crawl` } }] }, { text: "delegated" }]);
+    h.model.script(`${threadId} crawl`, [{ toolCalls: [{ name: "crawl", arguments: { pages: 2 } }] }, { text: "crawled it" }]);
+    await agents.threads.createThread({ threadId, agent: lead });
+    const reader = follow((o) => agents.threads.followUpdates({ threadId, pollInterval: POLL_MS, ...o }));
+    const sse = await openEvents(`${http.url}/threads/${threadId}/events`);
+    await agents.threads.sendMessage({ threadId, prompt: threadId });
+
+    const marked = (page: number) => ({ agent: "progress-helper", runId: child, tool: { toolCallId: expect.any(String), toolName: "crawl" }, data: { page, of: 2, marker: `progress-of-${child}` } });
+    await vi.waitFor(() => expect(ofCall(reader.updates(), "s1").map((p) => p.data)).toContainEqual(marked(1)), WAIT);
+    expect(ofCall(reader.updates(), "s1").at(-1)).toMatchObject({ seq: 0, type: "tool-progress", toolName: "progress-helper" });
+    await sse.until((e) => e.data.includes(`"tool-progress"`) && e.data.includes(`"page":1`) && e.data.includes(`"progress-helper"`));
+    // The child's tool is held on its first page: the thread's readers have its report already.
+    expect(reader.updates().some((u) => u.type === "message" && u.message.role === "tool")).toBe(false);
+    gate(child, 1).release();
+    await vi.waitFor(() => expect(ofCall(reader.updates(), "s1").map((p) => p.data)).toContainEqual(marked(2)), WAIT);
+    gate(child, 2).release();
+    await reader.done;
+    sse.close();
+    expect((await agents.threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ content: "delegated" });
+    // Out of band, as the thread's own tools' progress: nothing of it in the thread's history or the child's.
+    for (const id of [threadId, child]) expect((await historyText(agents, id)).text).not.toContain("progress-of-");
+  });
+
+  it("is throttled as the thread's own (a flood of 100,000 gives a handful, the last among them), and a report too large once marked arrives as truncated", async () => {
+    const threadId = uid("progress-sub-flood");
+    const flooding = childOf(threadId, "f1");
+    const weighing = childOf(threadId, "w1");
+    h.model.script(threadId, [{ toolCalls: [{ id: "f1", name: "progress-helper", arguments: { prompt: `${threadId} flood` } }] }, { toolCalls: [{ id: "w1", name: "progress-helper", arguments: { prompt: `${threadId} weigh` } }] }, { text: "all over" }]);
+    h.model.script(`${threadId} flood`, [{ toolCalls: [{ name: "flood", arguments: {} }] }, { text: "flooded it" }]);
+    h.model.script(`${threadId} weigh`, [{ toolCalls: [{ name: "heavy", arguments: {} }] }, { text: "weighed it" }]);
+    await agents.threads.createThread({ threadId, agent: lead });
+    const reader = follow((o) => agents.threads.followUpdates({ threadId, pollInterval: POLL_MS, ...o }));
+    await agents.threads.sendMessage({ threadId, prompt: threadId });
+
+    await vi.waitFor(() => expect(ofCall(reader.updates(), "f1").map((p) => (p.data as { data?: unknown }).data)).toContainEqual({ i: 99_999 }), WAIT);
+    gate(flooding, 1).release();
+    await vi.waitFor(() => expect(ofCall(reader.updates(), "w1").length).toBeGreaterThan(0), WAIT);
+    expect(ofCall(reader.updates(), "w1")[0]!.data).toEqual({ agent: "progress-helper", runId: weighing, tool: { toolCallId: expect.any(String), toolName: "heavy" }, data: null, truncated: true });
+    gate(weighing, 1).release();
+    await reader.done;
+    // Tool progress of the flood: the first at once, the latest after the interval (the sub-agent's answer's previews are apart).
+    const floodReports = ofCall(reader.updates(), "f1").filter((p) => (p.data as { tool?: unknown }).tool !== undefined);
+    expect(floodReports.length).toBeLessThanOrEqual(3);
+    expect((await agents.threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ content: "all over" });
+  });
+});
+

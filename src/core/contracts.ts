@@ -259,6 +259,8 @@ export interface RunToolCall extends ToolCallBasics {
   firstRunId?: string;
   /** Set when someone denied this call's deferral: the agent's `onDenied` runs instead of the handler. */
   denied?: { deferralId: string; reason: string; by?: Principal; meta: JsonObject };
+  /** A thread's sub-agent: where the tool's `ctx.progress` is shown too (the thread's stream, marked with the sub-agent). */
+  joinStream?: JoinedStream;
 }
 
 /** A tool call of a thread turn: deferring fails the turn (AI1023); async tools start here. */

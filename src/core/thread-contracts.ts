@@ -134,6 +134,24 @@ export interface SubAgentProgress {
   truncated?: true;
 }
 
+/**
+ * The `data` of a `tool-progress` entry of a thread's sub-agent call when a tool of the
+ * sub-agent (or of a sub-agent of its own) reports progress: which sub-agent, its run, its
+ * call, and what the tool reported (`data`). Throttled as any call's progress, the latest
+ * replacing the one before; `truncated: true` with `data: null` when the report, wrapped,
+ * would weigh more than `MAX_PROGRESS_BYTES`. A preview: the call's result is the record.
+ */
+export interface SubAgentToolProgress {
+  /** The sub-agent whose tool reports. */
+  agent: string;
+  /** That sub-agent's run (`agents.state()` and `listMessages()` read it). */
+  runId: string;
+  /** The sub-agent's own tool call. */
+  tool: { toolCallId: string; toolName: string };
+  data: JsonValue;
+  truncated?: true;
+}
+
 /** An entry before the log numbers it. */
 export type StreamUpdateBody = StreamUpdate extends infer U ? (U extends StreamUpdate ? Omit<U, "seq"> : never) : never;
 

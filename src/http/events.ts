@@ -20,6 +20,12 @@ export interface EventsOf {
   source: StreamSource;
   /** Authorizes the reader and checks the workflow exists, reading nothing billed; throws the typed refusal. */
   open(id: string, principal: Principal | undefined): Promise<void>;
+  /**
+   * Where a reader that names no event begins (default: the stream's start), asked once it is
+   * authorized: a reader that starts where the stream is now lacks no durable entry, so joining
+   * needs no billed read (the transport still replays the answer being written).
+   */
+  start?(id: string): Promise<number>;
 }
 
 /**
@@ -34,7 +40,9 @@ export function eventStreamRoute(events: EventsOf, options: EventStreamOptions) 
   const keepAliveMs = options.keepAliveInterval === undefined ? 15_000 : durationMs(options.keepAliveInterval, "events.keepAliveInterval", "15s");
   return async (c: Context<HttpEnv>) => {
     const id = c.req.param("id")!;
-    const fromSeq = lastEventId(c.req.header("last-event-id") ?? c.req.query("lastEventId"));
+    const named = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    const fromSeq = lastEventId(named);
+    const startHere = events.start && (named === undefined || named === "") ? events.start : undefined;
     const principal = c.get("principal");
 
     const queue: Outgoing[] = [];
@@ -64,15 +72,23 @@ export function eventStreamRoute(events: EventsOf, options: EventStreamOptions) 
         end();
       },
     };
-    // The reader joins the thread's poller at once, so nothing written while it is being
-    // authorized is missed; what it collects is sent only once the hook allowed it.
-    const leave = hub.join(id, reader);
-    try {
-      // Authorizing reads nothing billed (a describe): the poller carries the data.
+    let leave: () => void;
+    if (startHere) {
+      // Nothing before where it starts is wanted: authorized first, then joined from there.
       await events.open(id, principal);
-    } catch (err) {
-      leave();
-      throw err;
+      reader.last = await startHere(id);
+      leave = hub.join(id, reader);
+    } else {
+      // The reader joins the thread's poller at once, so nothing written while it is being
+      // authorized is missed; what it collects is sent only once the hook allowed it.
+      leave = hub.join(id, reader);
+      try {
+        // Authorizing reads nothing billed (a describe): the poller carries the data.
+        await events.open(id, principal);
+      } catch (err) {
+        leave();
+        throw err;
+      }
     }
     c.header("Cache-Control", "no-store");
     c.header("X-Accel-Buffering", "no");

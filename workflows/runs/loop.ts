@@ -43,6 +43,7 @@ export async function loop(run: RunContext): Promise<AgentResult> {
     ...(firstExecutionRunId !== runId ? { firstRunId: firstExecutionRunId } : {}),
     maxResultBytes,
     ...occurrenceOf(state.messages, toolCall.id),
+    ...run.stream.joined(),
   });
 
   // Tool calls whose results came back from a tool activity since the last model call: in

@@ -76,6 +76,11 @@ export class RunStream {
     return { streamId, streamSeq: this.log.begin(streamId), ...joined };
   }
 
+  /** A thread's sub-agent: where its tools' progress is shown too (their calls carry it; nothing is scheduled for it). */
+  joined(): { joinStream?: JoinedStream } {
+    return this.join ? { joinStream: this.join } : {};
+  }
+
   /** Deltas by signal (a worker whose stream transport is `"workflow"`). */
   accept(flush: StreamFlush): void {
     this.log.accept(flush);

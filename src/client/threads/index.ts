@@ -28,6 +28,7 @@ export type {
   ToolProgressUpdate,
   CompactedUpdate,
   SubAgentProgress,
+  SubAgentToolProgress,
   SubAgentRequester,
   StreamSnapshot,
   ThreadStatusChange,

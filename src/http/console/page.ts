@@ -10,6 +10,7 @@ import { renderAsyncWait, renderEdits, renderSubAgentTree, renderTimelineExtra, 
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 import { consoleNav, NAV_STYLE } from "./nav.js";
+import { livePanel } from "./live.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -95,7 +96,7 @@ export interface ConsoleDetailView {
   /** An action's outcome or refusal, shown above the page. */
   notice?: { kind: "done" | "refused"; text: string; code?: string };
   /** Live updates: the page's own address, the history's version, and how often to ask (absent: no script). */
-  live?: { src: string; version: string; everyMs: number };
+  live?: { src: string; version: string; everyMs: number; /** The live panel's stream (a running run or thread): see live.ts. */ events?: string };
   /** The sub-agents it called, as a tree read from their histories. */
   subAgents?: SubAgentNode[];
   /** A long run's or thread's page shows these turns of its conversation and timeline (absent: all). */
@@ -119,6 +120,7 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
 ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
+${livePanel(d.kind, view.live?.events, view.nonce)}
 <div id="console-live" data-version="${view.live?.version ?? ""}" data-src="${view.live?.src ?? ""}" data-refresh-ms="${String(view.live?.everyMs ?? 0)}">
 <dl class="summary">
   <dt>Status</dt><dd><span class="badge ${d.status}" id="status">${d.status}</span></dd>

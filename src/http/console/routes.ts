@@ -23,6 +23,7 @@ import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
 import { renderConsoleApprovals } from "./approvals-page.js";
 import { readSubAgentTree } from "./tree.js";
 import { TurnCursor, turnWindow } from "./paging.js";
+import { consoleLiveRoutes } from "./live.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
@@ -81,6 +82,9 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
     if (c.get("principal") === undefined) return refusal(c, new ConsoleSignInRequiredError({ path: new URL(c.req.url).pathname }), "Sign in to open the console");
     await next();
   });
+
+  // The live panel's streams (live.ts): behind the sign-in check above, like every page.
+  if (refreshMs > 0) app.route("/", consoleLiveRoutes(agents, threads));
 
   app.get("/", valid("query", ListQuery), async (c) => {
     const q = c.req.valid("query");
@@ -250,8 +254,10 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
         ...(subAgents.length > 0 ? { subAgents } : {}),
         ...(turns ? { turns } : {}),
         // A closed workflow's history no longer grows: its page has nothing to follow (the script stops on it).
-        // Older turns no longer change: their page follows nothing.
-        ...(version !== undefined ? { live: { src: read.status === "running" && before === undefined ? self : "", version, everyMs: refreshMs } } : {}),
+        // Older turns no longer change: their page follows nothing, and shows no live panel.
+        ...(version !== undefined
+          ? { live: { src: read.status === "running" && before === undefined ? self : "", version, everyMs: refreshMs, ...(read.status === "running" && before === undefined ? { events: `${self}/live` } : {}) } }
+          : {}),
         nonce: nonceOf(c),
       };
       return c.html(await renderConsoleDetail(view), status as ContentfulStatusCode);
