@@ -258,6 +258,32 @@ describe("over HTTP, the CLI and MCP", () => {
     expect(cursorAlone.stderr).toContain("AI1001");
   });
 
+  it("history({ threadId }) reads a thread's requests as history({ runId }) with its id does, over the SDK, HTTP (?threadId=) and the CLI (--thread); both ids at once are refused", async () => {
+    const byThread = await agents.approvals.history({ threadId: made.thread });
+    expect(byThread.requests.map((r) => r.approvalId)).toEqual([made.t]);
+    expect(byThread).toEqual(await agents.approvals.history({ runId: made.thread }));
+    expect((await agents.approvals.history({ threadId: made.thread, since: new Date(Date.now() + 60_000) })).requests).toEqual([]);
+    await expect(agents.approvals.history({ threadId: made.thread, principal: { id: "mallory" } })).rejects.toMatchObject({ code: "AI1013" });
+    await expect(agents.approvals.history({ threadId: "" })).rejects.toMatchObject({ code: "AI1001" });
+    await expect(agents.approvals.history({ threadId: made.thread, runId: made.runA } as never)).rejects.toMatchObject({ code: "AI1001" });
+    const http = await startHttp({ agents, authenticate: (request) => ({ id: request.headers.get("x-user") ?? "anonymous" }) });
+    try {
+      const thread = await http.call("GET", `/approvals/history?threadId=${encodeURIComponent(made.thread)}`, { user: "auditor" });
+      expect(thread).toMatchObject({ status: 200 });
+      expect(thread.body).toEqual(JSON.parse(JSON.stringify(byThread)));
+      expect(await http.call("GET", `/approvals/history?threadId=${encodeURIComponent(made.thread)}&runId=${made.runA}`, { user: "auditor" })).toMatchObject({ status: 400, body: { error: { code: "AI1040" } } });
+    } finally {
+      await http.close();
+    }
+    const [cli, both] = await Promise.all([
+      runCli(["--json", "approvals", "history", "--thread", made.thread], env),
+      runCli(["approvals", "history", "--thread", made.thread, "--run", made.runA], env),
+    ]);
+    expect(JSON.parse(cli.stdout)).toEqual(JSON.parse(JSON.stringify(byThread)));
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("AI1001");
+  });
+
   it("approval_history takes decidedBy / actingFor with since, as the caller", async () => {
     await vi.waitFor(async () => expect(ids(await agents.approvals.history({ decidedBy: "fiona", since }))).toEqual([made.a, made.b]), { timeout: 20_000, interval: 100 });
     const mcp = createMcpServer({ agents, principal: { id: "auditor-b" }, tools: [{ agent, name: "pay", description: "Pays once a person approves" }], approvals: true });

@@ -101,17 +101,19 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
       "The request's life, oldest first: asked, reminded, escalated, each call's decision (who, what it changed), expired or denied; --run for every request of a run or thread; --decided-by / --acting-for with --since for a principal's",
     )
     .option("--run <runId>", "every request of this run (or thread: its workflow id), oldest first")
+    .option("--thread <threadId>", "every request of this thread, oldest first (as --run with its id)")
     .option("--decided-by <principalId>", "the requests this principal decided, denied or revoked a grant of, since --since")
     .option("--acting-for <principalId>", "the requests made on behalf of this principal, since --since (with --decided-by: both)")
     .option("--since <date>", "only the entries at or after this instant (required with --decided-by or --acting-for)")
     .option("--cursor <cursor>", "with --decided-by / --acting-for: the next page, as the previous one printed it")
     .option("--limit <n>", `with --decided-by / --acting-for: runs and threads to read for this page (at most ${MAX_HISTORY_PAGE}, default 20)`, historyPageSize)
-    .action(async (approvalId: string | undefined, flags: { run?: string; decidedBy?: string; actingFor?: string; since?: string; cursor?: string; limit?: number }) => {
+    .action(async (approvalId: string | undefined, flags: { run?: string; thread?: string; decidedBy?: string; actingFor?: string; since?: string; cursor?: string; limit?: number }) => {
       const g = globals();
       await withAgents(g, async (agents) => {
+        if (flags.run !== undefined && flags.thread !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give --run or --thread, not both" });
         const byPrincipal = flags.decidedBy !== undefined || flags.actingFor !== undefined;
         if (byPrincipal) {
-          if (flags.run !== undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, --run <runId>, or --decided-by / --acting-for (one of them)" });
+          if (flags.run !== undefined || flags.thread !== undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, --run <runId>, --thread <threadId>, or --decided-by / --acting-for (one of them)" });
           const page = await agents.approvals.history({
             since: flags.since as string,
             ...(flags.decidedBy !== undefined ? { decidedBy: flags.decidedBy } : {}),
@@ -126,9 +128,10 @@ export function approvalCommands(program: Command, globals: () => Globals & Conn
           return;
         }
         if (flags.cursor !== undefined || flags.limit !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "--cursor and --limit go with --decided-by or --acting-for" });
-        if (flags.run !== undefined || approvalId === undefined) {
-          if (flags.run === undefined || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, or --run <runId> (not both)" });
-          const run = await agents.approvals.history({ runId: flags.run, ...(flags.since !== undefined ? { since: flags.since } : {}) });
+        if (flags.run !== undefined || flags.thread !== undefined || approvalId === undefined) {
+          if ((flags.run === undefined && flags.thread === undefined) || approvalId !== undefined) throw new InvalidDefinitionError({ subject: "approvals history", problem: "give an approval id, or --run <runId> / --thread <threadId> (not both)" });
+          const since = flags.since !== undefined ? { since: flags.since } : {};
+          const run = await agents.approvals.history(flags.thread !== undefined ? { threadId: flags.thread, ...since } : { runId: flags.run!, ...since });
           output(g).result(run, () => run.requests.flatMap((history) => [`approval   ${oneLine(history.approvalId)} (${history.status})`, ...history.entries.map(trailLine)]));
           return;
         }

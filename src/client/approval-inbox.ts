@@ -63,13 +63,22 @@ export interface ApprovalDetail extends ApprovalSummary {
   context?: ApprovalRequestContext;
 }
 
-/** `approvals.history({ runId })`: every request of one run or thread. */
-export interface RunApprovalHistoryOptions {
-  /** The run's (or thread's) workflow id, as an `ApprovalSummary`'s `runId`. */
-  runId: string;
+/** `approvals.history({ runId })` or `({ threadId })`: every request of one run or thread. */
+export type RunApprovalHistoryOptions = {
   /** Only the entries at or after this instant (and the requests that have one). */
   since?: Date | string;
-}
+} & (
+  | {
+      /** The run's (or a thread's) workflow id, as an `ApprovalSummary`'s `runId`. */
+      runId: string;
+      threadId?: never;
+    }
+  | {
+      /** The thread's id (its workflow id: the same as giving it as `runId`). */
+      threadId: string;
+      runId?: never;
+    }
+);
 
 /** `approvals.history({ runId })`: the life of each approval request of the run, oldest first. */
 export interface RunApprovalHistory {
@@ -206,18 +215,19 @@ export class ApprovalInbox {
   async history(options: ({ approvalId: string } | RunApprovalHistoryOptions | PrincipalApprovalHistoryOptions) & Caller): Promise<ApprovalHistory | RunApprovalHistory | PrincipalApprovalHistory> {
     const shape = options && typeof options === "object" ? options : ({} as Record<string, unknown>);
     const byPrincipal = "decidedBy" in shape || "actingFor" in shape;
-    if ([byPrincipal, "runId" in shape, "approvalId" in shape].filter(Boolean).length > 1) {
-      throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "give one of approvalId, runId, or decidedBy/actingFor" });
+    if ([byPrincipal, "runId" in shape, "threadId" in shape, "approvalId" in shape].filter(Boolean).length > 1) {
+      throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "give one of approvalId, runId, threadId, or decidedBy/actingFor" });
     }
     if (byPrincipal) return principalHistory({ ...this.deps, historyOf }, options as PrincipalApprovalHistoryOptions & Caller);
-    if ("runId" in shape) return this.#runHistory(options as RunApprovalHistoryOptions & Caller);
+    if ("runId" in shape || "threadId" in shape) return this.#runHistory(options as RunApprovalHistoryOptions & Caller);
     const record = await this.deps.deferrals.getRecord({ ...options, deferralId: approvalIdOf(options as { approvalId: string }, "approvals.history()") });
     return historyOf(record);
   }
 
   async #runHistory(options: RunApprovalHistoryOptions & Caller): Promise<RunApprovalHistory> {
-    const { runId } = options;
-    if (typeof runId !== "string" || runId.length === 0 || runId.length > 1000) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: "runId must be a run's or a thread's workflow id" });
+    const runId = options.runId ?? options.threadId;
+    const named = options.runId !== undefined ? "runId" : "threadId";
+    if (typeof runId !== "string" || runId.length === 0 || runId.length > 1000) throw new InvalidDefinitionError({ subject: "approvals.history()", problem: `${named} must be a run's or a thread's workflow id` });
     const since = sinceOf(options.since, false);
     await authorizeRunRead(this.deps.deferrals, runId, options.principal);
     let records: DeferralRecord[];

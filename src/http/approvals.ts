@@ -20,6 +20,8 @@ const RunHistoryQuery = z
   .object({
     /** The run's (or thread's) workflow id. */
     runId: Id.optional(),
+    /** Or a thread's id (the same as giving it as runId). */
+    threadId: Id.optional(),
     /** Or: the requests this principal (its id) decided, denied or revoked a grant of. */
     decidedBy: Id.optional(),
     /** Or: the requests made on behalf of this principal (its id). */
@@ -29,9 +31,9 @@ const RunHistoryQuery = z
     cursor: PageToken.optional(),
     limit: PageSize(100).optional(),
   })
-  .refine((q) => (q.runId !== undefined) !== (q.decidedBy !== undefined || q.actingFor !== undefined), "give runId, or decidedBy and/or actingFor (not both)")
-  .refine((q) => q.runId !== undefined || q.since !== undefined, "since is required with decidedBy or actingFor")
-  .refine((q) => q.runId === undefined || (q.cursor === undefined && q.limit === undefined), "cursor and limit go with decidedBy or actingFor");
+  .refine((q) => [q.runId !== undefined, q.threadId !== undefined, q.decidedBy !== undefined || q.actingFor !== undefined].filter(Boolean).length === 1, "give runId, threadId, or decidedBy and/or actingFor (one of them)")
+  .refine((q) => q.runId !== undefined || q.threadId !== undefined || q.since !== undefined, "since is required with decidedBy or actingFor")
+  .refine((q) => (q.runId === undefined && q.threadId === undefined) || (q.cursor === undefined && q.limit === undefined), "cursor and limit go with decidedBy or actingFor");
 
 /**
  * `/approvals`: the one inbox (`agents.approvals`) as the caller: list (the hook asked
@@ -59,8 +61,10 @@ export function approvalInboxRoutes(agents: AgentClient) {
     // decided or was acted for (`{ decidedBy, actingFor, since }`): each run authorized as reading
     // it, `run.state` (a principal's listing leaves out the runs refused). Before `/:id`.
     .get("/history", valid("query", RunHistoryQuery), async (c) => {
-      const { runId, decidedBy, actingFor, since, cursor, limit } = c.req.valid("query");
-      if (runId !== undefined) return c.json(await agents.approvals.history({ runId, ...(since !== undefined ? { since } : {}), ...caller(c.get("principal")) }));
+      const { runId, threadId, decidedBy, actingFor, since, cursor, limit } = c.req.valid("query");
+      const sinceOption = since !== undefined ? { since } : {};
+      if (runId !== undefined) return c.json(await agents.approvals.history({ runId, ...sinceOption, ...caller(c.get("principal")) }));
+      if (threadId !== undefined) return c.json(await agents.approvals.history({ threadId, ...sinceOption, ...caller(c.get("principal")) }));
       return c.json(
         await agents.approvals.history({
           since: since!,
