@@ -8,13 +8,19 @@
  * of this process and its SSE route (via "sse") until the turn whose answer is answerChars
  * "x"s completes. It prints "caught-up" once every reader has what the thread held, "done"
  * once each saw the answer and the completed status, and exits.
+ *
+ * For bench thread-readers, the line may instead be `{ threadIds }`: one reader per thread,
+ * each staying on its thread turn after turn (`followTurns`). It prints "caught-up" once all
+ * have joined, then `answered <threadId> <Date.now()>` each time a reader sees a turn
+ * complete; each later line "stats" is answered `stats {rssMb, workerConnections}` (this
+ * process's memory and its connections to workers' endpoints). It runs until stdin closes.
  */
 import { createInterface } from "node:readline";
 import { Connection } from "@temporalio/client";
 import { AgentClient, directStreamTransport } from "../src/index.js";
 import { createAgentHttpHandler } from "../src/http.js";
 import { redisStreamTransport } from "../src/redis.js";
-import { followEvents, followThread } from "./stream-followers.js";
+import { followEvents, followThread, followTurns } from "./stream-followers.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -32,6 +38,7 @@ console.log("ready");
 const lines = createInterface({ input: process.stdin });
 lines.once("close", () => process.exit(0));
 const line = await new Promise<string>((resolve) => lines.once("line", resolve));
+if ((JSON.parse(line) as { threadIds?: string[] }).threadIds) await followEveryThread((JSON.parse(line) as { threadIds: string[] }).threadIds);
 const { threadId, followers, answerChars, via } = JSON.parse(line) as { threadId: string; followers: number; answerChars: number; via: "follow" | "sse" };
 const answer = "x".repeat(answerChars);
 const frontDoor = via === "sse" ? createAgentHttpHandler({ agents, authenticate: () => undefined }) : undefined;
@@ -50,3 +57,17 @@ lines.removeAllListeners("close");
 lines.close();
 await transport?.close();
 await connection.close();
+
+/** The thread-readers mode: one reader per thread until stdin closes (the process exits then). */
+async function followEveryThread(threadIds: string[]): Promise<never> {
+  const stop = new AbortController();
+  const stats = () => ({ rssMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10, workerConnections: (transport as { workerConnections?: number } | undefined)?.workerConnections ?? 0 });
+  lines.on("line", (asked) => {
+    if (asked.trim() === "stats") console.log(`stats ${JSON.stringify(stats())}`);
+  });
+  const readers = threadIds.map((id) => followTurns(agents.threads, id, (at) => console.log(`answered ${id} ${at}`), stop.signal));
+  for (const r of readers) r.ended.catch((err: unknown) => console.error(`reader failed: ${err instanceof Error ? err.message : String(err)}`));
+  await Promise.all(readers.map((r) => r.caughtUp));
+  console.log("caught-up");
+  return new Promise<never>(() => undefined);
+}
