@@ -15,6 +15,7 @@
  * complete; each later line "stats" is answered `stats {rssMb, workerConnections}` (this
  * process's memory and its connections to workers' endpoints). It runs until stdin closes.
  */
+import { setMaxListeners } from "node:events";
 import { createInterface } from "node:readline";
 import { Connection } from "@temporalio/client";
 import { AgentClient, directStreamTransport } from "../src/index.js";
@@ -58,16 +59,36 @@ lines.close();
 await transport?.close();
 await connection.close();
 
-/** The thread-readers mode: one reader per thread until stdin closes (the process exits then). */
+/**
+ * The thread-readers mode: one reader per thread until stdin closes (the process exits
+ * then). They join JOIN_BATCH at a time, as a front end's users arrive, not all in one instant.
+ */
 async function followEveryThread(threadIds: string[]): Promise<never> {
+  const JOIN_BATCH = 50;
   const stop = new AbortController();
-  const stats = () => ({ rssMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10, workerConnections: (transport as { workerConnections?: number } | undefined)?.workerConnections ?? 0 });
+  // Every reader listens on it: a thousand listeners are the point, not a leak.
+  setMaxListeners(0, stop.signal);
+  let failed = 0;
+  let failure: string | undefined;
+  const stats = () => ({
+    rssMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10,
+    workerConnections: (transport as { workerConnections?: number } | undefined)?.workerConnections ?? 0,
+    failedReaders: failed,
+    ...(failure ? { failure } : {}),
+  });
   lines.on("line", (asked) => {
     if (asked.trim() === "stats") console.log(`stats ${JSON.stringify(stats())}`);
   });
-  const readers = threadIds.map((id) => followTurns(agents.threads, id, (at) => console.log(`answered ${id} ${at}`), stop.signal));
-  for (const r of readers) r.ended.catch((err: unknown) => console.error(`reader failed: ${err instanceof Error ? err.message : String(err)}`));
-  await Promise.all(readers.map((r) => r.caughtUp));
+  for (let i = 0; i < threadIds.length; i += JOIN_BATCH) {
+    const readers = threadIds.slice(i, i + JOIN_BATCH).map((id) => followTurns(agents.threads, id, (at) => console.log(`answered ${id} ${at}`), stop.signal));
+    for (const r of readers) {
+      r.ended.catch((err: unknown) => {
+        failed += 1;
+        failure ??= err instanceof Error ? err.message : String(err);
+      });
+    }
+    await Promise.all(readers.map((r) => r.caughtUp));
+  }
   console.log("caught-up");
   return new Promise<never>(() => undefined);
 }

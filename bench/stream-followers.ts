@@ -106,9 +106,9 @@ export function followEvents(open: (signal: AbortSignal) => Promise<Response>, a
 
 /**
  * A reader that stays on `threadId` turn after turn (as a chat UI's does) until `signal`
- * aborts: `caughtUp` once it has what the thread held when it joined, and `answered(at)`
- * each time it sees an assistant message followed by the completed status (`at`:
- * `Date.now()`, comparable across the bench's processes).
+ * aborts: `caughtUp` once it has what the thread held when it joined (or it failed first:
+ * `ended` rejects then), and `answered(at)` each time it sees an assistant message followed
+ * by the completed status (`at`: `Date.now()`, comparable across the bench's processes).
  */
 export function followTurns(threads: ThreadsClient, threadId: string, answered: (at: number) => void, signal: AbortSignal): { caughtUp: Promise<void>; ended: Promise<void> } {
   let caughtUp!: () => void;
@@ -128,6 +128,8 @@ export function followTurns(threads: ThreadsClient, threadId: string, answered: 
       }
     } catch (err) {
       if (!signal.aborted) throw err;
+    } finally {
+      caughtUp();
     }
   })();
   return { caughtUp: joined, ended };

@@ -88,15 +88,24 @@ export async function measureThreadReaders(options: ThreadReadersOptions): Promi
     const answer = "x".repeat(answerChars);
     model.respondToAny(() => ({ text: answer, usage: USAGE, delay: thinkMs, chunkDelay: "1ms" }));
     const taskQueue = `bench-readers-${randomUUID()}`;
-    const worker = await startWorkerProcess("sdk", undefined, { TEMPORAL_ADDRESS: address, NAMESPACE: namespace, TASK_QUEUE: taskQueue, MODEL_URL: model.url, BUNDLE_PATH: bundle, MAX_CACHED: "500" });
+    // Every chat stays in the worker's cache, as a deployment serving that many live chats would size it.
+    const maxCached = Math.max(500, threadCount + 100);
+    const worker = await startWorkerProcess("sdk", undefined, { TEMPORAL_ADDRESS: address, NAMESPACE: namespace, TASK_QUEUE: taskQueue, MODEL_URL: model.url, BUNDLE_PATH: bundle, MAX_CACHED: String(maxCached) });
     cleanup.push(() => worker.stop());
     const threads = new ThreadsClient({ client: new Client({ connection, namespace }), taskQueue, agent: throughputAgent });
 
     let startedAt = performance.now();
+    // Chats that have had a turn, at rest when their readers arrive.
     const threadIds: string[] = [];
     for (let i = 0; i < threadCount; i += CREATE_CONCURRENCY) {
-      const batch = await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, threadCount - i) }, () => threads.createThread({ prompt: "hello" })));
-      threadIds.push(...batch.map((t) => t.threadId));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(CREATE_CONCURRENCY, threadCount - i) }, async () => {
+          const { threadId } = await threads.createThread({ prompt: "hello" });
+          await threads.settled({ threadId });
+          return threadId;
+        }),
+      );
+      threadIds.push(...batch);
     }
     const createSec = round((performance.now() - startedAt) / 1000, 1);
     progress(`${threadCount} threads created in ${createSec}s`);
@@ -105,19 +114,9 @@ export async function measureThreadReaders(options: ThreadReadersOptions): Promi
     cleanup.push(() => readers.stop());
     const readersBefore = processUsage(readers.pid).rssMb;
     const workerBefore = { rssMb: processUsage(worker.pid).rssMb, sockets: sockets(worker.pid) };
-    // Each thread's first turn (the one it was created with) is seen by its reader, live or in
-    // what it caught up with, before the measured messages start.
-    const firstTurns = new Set<string>();
-    readers.onAnswered((threadId) => void firstTurns.add(threadId));
     startedAt = performance.now();
     await readers.follow(threadIds);
     const joinSec = round((performance.now() - startedAt) / 1000, 1);
-    // Until all are seen, or none more for 20 s (a first turn the reader missed: it goes on).
-    for (let seen = 0, movedAt = Date.now(); firstTurns.size < threadCount && Date.now() - movedAt < 20_000; ) {
-      await sleep(200);
-      if (firstTurns.size !== seen) [seen, movedAt] = [firstTurns.size, Date.now()];
-    }
-    progress(`${firstTurns.size} of ${threadCount} first turns seen by their readers`);
     // The heap settles after the joins' garbage: what stays is what following costs.
     await sleep(2000);
     const readersStats = await readers.stats();
@@ -158,6 +157,7 @@ export async function measureThreadReaders(options: ThreadReadersOptions): Promi
     const due = () => [...sent.values()].reduce((n, list) => n + list.length, 0);
     const drainUntil = Date.now() + DRAIN_SEC * 1000;
     while (due() > 0 && Date.now() < drainUntil) await sleep(200);
+    const final = await readers.stats();
     const inWindow = latencies.filter((l) => l.at >= windowFrom && l.at <= windowTo);
     const turns = inWindow.length;
     if (turns === 0 || !before) throw new Error("no turn completed in the window: lengthen READERS_WINDOW_SEC");
@@ -175,7 +175,16 @@ export async function measureThreadReaders(options: ThreadReadersOptions): Promi
       loadAverage: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number),
       createSec,
       joinSec,
-      readersProcess: { rssMbBefore: readersBefore, rssMbAfter: readersAfter, kbPerReader: round(((readersAfter - readersBefore) * 1024) / threadCount, 1), workerConnections: readersStats.workerConnections },
+      maxCachedWorkflows: maxCached,
+      readersProcess: {
+        rssMbBefore: readersBefore,
+        rssMbAfter: readersAfter,
+        kbPerReader: round(((readersAfter - readersBefore) * 1024) / threadCount, 1),
+        workerConnections: readersStats.workerConnections,
+        failedReaders: readersStats.failedReaders,
+        ...(readersStats.failure ? { failure: readersStats.failure } : {}),
+        ...(final.failedReaders > readersStats.failedReaders ? { failedReadersAtEnd: final.failedReaders } : {}),
+      },
       worker: {
         rssMbBefore: workerBefore.rssMb,
         rssMbAfter: workerAfter.rssMb,
@@ -194,6 +203,8 @@ export async function measureThreadReaders(options: ThreadReadersOptions): Promi
               actionsPerTurn: perTurn(after.server.actions - before.server.actions),
               persistenceRequestsPerTurn: perTurn(after.server.persistenceRequests - before.server.persistenceRequests, 1),
               persistenceWritesPerTurn: perTurn(after.server.persistenceWrites - before.server.persistenceWrites, 1),
+              // The readers' reads included: they go on between turns.
+              persistenceRequestsPerSec: round((after.server.persistenceRequests - before.server.persistenceRequests) / ((windowTo - windowFrom) / 1000), 1),
             },
           }
         : {}),
@@ -245,10 +256,10 @@ async function startReaders(env: Record<string, string>) {
       child.stdin!.write(`${JSON.stringify({ threadIds })}\n`);
       await caughtUp;
     },
-    async stats(): Promise<{ rssMb: number; workerConnections: number }> {
+    async stats(): Promise<{ rssMb: number; workerConnections: number; failedReaders: number; failure?: string }> {
       const answer = said("stats");
       child.stdin!.write("stats\n");
-      return JSON.parse(await answer) as { rssMb: number; workerConnections: number };
+      return JSON.parse(await answer) as { rssMb: number; workerConnections: number; failedReaders: number; failure?: string };
     },
     onAnswered(listener: (threadId: string, at: number) => void) {
       answered = listener;
