@@ -8,13 +8,20 @@
  * of this process and its SSE route (via "sse") until the turn whose answer is answerChars
  * "x"s completes. It prints "caught-up" once every reader has what the thread held, "done"
  * once each saw the answer and the completed status, and exits.
+ *
+ * For bench thread-readers, the line may instead be `{ threadIds }`: one reader per thread,
+ * each staying on its thread turn after turn (`followTurns`). It prints "caught-up" once all
+ * have joined, then `answered <threadId> <Date.now()>` each time a reader sees a turn
+ * complete; each later line "stats" is answered `stats {rssMb, workerConnections}` (this
+ * process's memory and its connections to workers' endpoints). It runs until stdin closes.
  */
+import { setMaxListeners } from "node:events";
 import { createInterface } from "node:readline";
 import { Connection } from "@temporalio/client";
 import { AgentClient, directStreamTransport } from "../src/index.js";
 import { createAgentHttpHandler } from "../src/http.js";
 import { redisStreamTransport } from "../src/redis.js";
-import { followEvents, followThread } from "./stream-followers.js";
+import { followEvents, followThread, followTurns } from "./stream-followers.js";
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -32,6 +39,7 @@ console.log("ready");
 const lines = createInterface({ input: process.stdin });
 lines.once("close", () => process.exit(0));
 const line = await new Promise<string>((resolve) => lines.once("line", resolve));
+if ((JSON.parse(line) as { threadIds?: string[] }).threadIds) await followEveryThread((JSON.parse(line) as { threadIds: string[] }).threadIds);
 const { threadId, followers, answerChars, via } = JSON.parse(line) as { threadId: string; followers: number; answerChars: number; via: "follow" | "sse" };
 const answer = "x".repeat(answerChars);
 const frontDoor = via === "sse" ? createAgentHttpHandler({ agents, authenticate: () => undefined }) : undefined;
@@ -50,3 +58,37 @@ lines.removeAllListeners("close");
 lines.close();
 await transport?.close();
 await connection.close();
+
+/**
+ * The thread-readers mode: one reader per thread until stdin closes (the process exits
+ * then). They join JOIN_BATCH at a time, as a front end's users arrive, not all in one instant.
+ */
+async function followEveryThread(threadIds: string[]): Promise<never> {
+  const JOIN_BATCH = 50;
+  const stop = new AbortController();
+  // Every reader listens on it: a thousand listeners are the point, not a leak.
+  setMaxListeners(0, stop.signal);
+  let failed = 0;
+  let failure: string | undefined;
+  const stats = () => ({
+    rssMb: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10,
+    workerConnections: (transport as { workerConnections?: number } | undefined)?.workerConnections ?? 0,
+    failedReaders: failed,
+    ...(failure ? { failure } : {}),
+  });
+  lines.on("line", (asked) => {
+    if (asked.trim() === "stats") console.log(`stats ${JSON.stringify(stats())}`);
+  });
+  for (let i = 0; i < threadIds.length; i += JOIN_BATCH) {
+    const readers = threadIds.slice(i, i + JOIN_BATCH).map((id) => followTurns(agents.threads, id, (at) => console.log(`answered ${id} ${at}`), stop.signal));
+    for (const r of readers) {
+      r.ended.catch((err: unknown) => {
+        failed += 1;
+        failure ??= err instanceof Error ? err.message : String(err);
+      });
+    }
+    await Promise.all(readers.map((r) => r.caughtUp));
+  }
+  console.log("caught-up");
+  return new Promise<never>(() => undefined);
+}

@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<BenchModule>> = {
   cost: () => import("./cost.js"),
   schedules: () => import("./schedules.js"),
   throughput: () => import("./throughput.js"),
+  "thread-readers": () => import("./thread-readers.js"),
   chaos: () => import("./chaos.js"),
   sizes: () => import("./sizes.js"),
   "large-results": () => import("./large-results.js"),

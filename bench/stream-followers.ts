@@ -103,3 +103,34 @@ export function followEvents(open: (signal: AbortSignal) => Promise<Response>, a
   })();
   return following;
 }
+
+/**
+ * A reader that stays on `threadId` turn after turn (as a chat UI's does) until `signal`
+ * aborts: `caughtUp` once it has what the thread held when it joined (or it failed first:
+ * `ended` rejects then), and `answered(at)` each time it sees an assistant message followed
+ * by the completed status (`at`: `Date.now()`, comparable across the bench's processes).
+ */
+export function followTurns(threads: ThreadsClient, threadId: string, answered: (at: number) => void, signal: AbortSignal): { caughtUp: Promise<void>; ended: Promise<void> } {
+  let caughtUp!: () => void;
+  const joined = new Promise<void>((resolve) => (caughtUp = resolve));
+  const ended = (async () => {
+    let sawAnswer = false;
+    try {
+      for await (const batch of threads.followUpdates({ threadId, signal })) {
+        caughtUp();
+        for (const u of batch.updates) {
+          if (u.type === "message" && u.message.role === "assistant") sawAnswer = true;
+          if (sawAnswer && u.type === "status" && u.status === "completed") {
+            sawAnswer = false;
+            answered(Date.now());
+          }
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) throw err;
+    } finally {
+      caughtUp();
+    }
+  })();
+  return { caughtUp: joined, ended };
+}

@@ -407,7 +407,7 @@ async function measurePhase(
   return result;
 }
 
-interface ServerCounters {
+export interface ServerCounters {
   actions: number;
   persistenceRequests: number;
   persistenceWrites: number;
@@ -417,7 +417,7 @@ interface ServerCounters {
 const WRITE_OPERATION = /^(Create|Update|Append|Upsert|Record|Delete|Complete|RangeComplete|ConflictResolve|Put|Add|Set|Insert|Save)/;
 
 /** The dev server's `action` counter for `namespace`, and its persistence requests (every namespace: the server's own work for ours included). */
-async function serverCounters(port: number, namespace: string): Promise<ServerCounters> {
+export async function serverCounters(port: number, namespace: string): Promise<ServerCounters> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const counters: ServerCounters = { actions: 0, persistenceRequests: 0, persistenceWrites: 0 };
   for (const line of text.split("\n")) {
@@ -450,7 +450,7 @@ const CLOCK_TICKS = (() => {
 })();
 
 /** CPU (user + system, every thread) and RSS of process `pid`, from /proc. */
-function processUsage(pid: number): { cpuMs: number; rssMb: number } {
+export function processUsage(pid: number): { cpuMs: number; rssMb: number } {
   // Fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -459,13 +459,13 @@ function processUsage(pid: number): { cpuMs: number; rssMb: number } {
   return { cpuMs, rssMb: rssKb / 1024 };
 }
 
-interface WorkerProcess {
+export interface WorkerProcess {
   pid: number;
   stop(): Promise<void>;
 }
 
 /** bench/throughput-worker.ts in a process of its own (under `--cpu-prof` into `profileDir` if given), once it polls. */
-async function startWorkerProcess(kind: Kind, profileDir: string | undefined, env: Record<string, string>): Promise<WorkerProcess> {
+export async function startWorkerProcess(kind: Kind, profileDir: string | undefined, env: Record<string, string>): Promise<WorkerProcess> {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   const script = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
   const child: ChildProcess = spawn(process.execPath, [...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", script], {

@@ -4,6 +4,7 @@
  * phase finished turns and that the line has its fields, never how fast anything was.
  */
 import { expect, inject, it } from "vitest";
+import { measureThreadReaders } from "../bench/thread-readers.js";
 import { measureThroughput, type PhaseResult } from "../bench/throughput.js";
 
 it("runs and threads, ours and bare, finish turns in the window and the line carries ratios, RSS and the profile summary", async () => {
@@ -44,4 +45,23 @@ it("runs and threads, ours and bare, finish turns in the window and the line car
   expect(profile.msPerTurnByOwner.bare.ours).toBe(0);
   expect(profile.extraTopFunctions.length).toBeGreaterThan(0);
   expect(typeof result.pass).toBe("boolean");
+});
+
+it("thread-readers: every thread's reader joins over the direct transport and sees the turns sent across the threads complete", async () => {
+  const result = await measureThreadReaders({
+    threads: 4,
+    rate: 4,
+    warmupSec: 1,
+    windowSec: 2,
+    thinkMs: 5,
+    answerChars: 200,
+    temporal: { address: inject("temporalAddress"), namespace: inject("temporalNamespace") },
+    sdkBundlePath: inject("workflowBundlePath") as string,
+  });
+  expect(result).toMatchObject({ bench: "thread-readers", threads: 4, readers: 4, unanswered: 0 });
+  expect(result.turns).toBeGreaterThan(0);
+  // One connection per followed thread to the one worker's endpoint: the readers were on the direct transport, not reading the threads.
+  expect(result.readersProcess).toMatchObject({ workerConnections: 4, failedReaders: 0 });
+  expect(result.turnMs).toEqual({ p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) });
+  expect((result.worker as { cpuMsPerTurn: number }).cpuMsPerTurn).toBeGreaterThan(0);
 });
