@@ -10,6 +10,7 @@ import { renderAsyncWait, renderEdits, renderSubAgentTree, renderTimelineExtra, 
 import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 import { consoleNav, NAV_STYLE } from "./nav.js";
+import type { InboxRow } from "../../core/inbox-row.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -83,7 +84,7 @@ export interface ConsoleDetailView {
   /** The list's address. */
   back: string;
   /** Where the waiting request is decided (the inbox's page), when there is one. */
-  decide?: { href: string };
+  decide?: { href: string; request?: Pick<InboxRow, "calls" | "meta"> };
   /** The run's cancel form's address (a run still running). */
   cancel?: string;
   /** The thread's send form's address, and a fresh message id (a form sent twice sends once). */
@@ -131,7 +132,7 @@ ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-l
   ${d.executions > 1 ? html`<dt>Executions</dt><dd>${String(d.executions)} (continued as new ${String(d.executions - 1)}×)</dd>` : ""}
 </dl>
 ${d.failure ? failure(d.failure) : ""}
-${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
+${view.decide ? waitingSection(d.kind, view.decide) : ""}
 ${costSection(d, view.turns)}
 ${renderCharts(d, turnsOf(d))}
 ${renderSubAgentTree(view.subAgents ?? [], view.back)}
@@ -242,6 +243,18 @@ function costSection(d: ConsoleDetail, window?: TurnWindow): Html {
 </table></div>`
   }
 </section>`;
+}
+
+/**
+ * Why it waits: the calls held for a decision and who may make it (the request's
+ * `meta.requires`, as the inbox shows it), from the run's memo, and the link to decide.
+ */
+function waitingSection(kind: "run" | "thread", decide: NonNullable<ConsoleDetailView["decide"]>): Html {
+  const calls = decide.request?.calls ?? [];
+  const requires = Array.isArray(decide.request?.meta.requires) ? decide.request.meta.requires.filter((r): r is string => typeof r === "string") : [];
+  return html`<section class="waiting" aria-label="Waiting"><p>This ${kind} waits for a decision${calls.length > 0 ? " on:" : "."}</p>${
+    calls.length > 0 ? html`<ul class="held">${calls.map((c) => html`<li><code>${oneLine(c.toolName)}</code> <code class="args">${printableJson(c.arguments)}</code></li>`)}</ul>` : ""
+  }${requires.length > 0 ? html`<p class="requires">Who decides: someone with ${requires.map((r, i) => html`${i > 0 ? ", " : ""}<code>${oneLine(r)}</code>`)}.</p>` : ""}<p><a class="decide" href="${decide.href}">Open the request to decide it</a></p></section>`;
 }
 
 function failure(f: FailureView): Html {
