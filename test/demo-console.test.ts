@@ -75,11 +75,17 @@ describe("npm run serve, in a browser", () => {
     await reloadUntil(page, `${origin}/console`, async () => (await row.locator(".badge.waiting").count()) === 1, "the parked payout's row");
     expect(await row.locator(".badge.waiting").textContent()).toBe("waiting on an approval");
     expect(await row.getByText("payouts", { exact: true }).count()).toBe(1);
+    // A badge, not the run page's notice box: no border of its own.
+    expect(await row.locator(".badge.waiting").evaluate((b) => getComputedStyle(b).borderTopWidth)).toBe("0px");
     await page.screenshot({ path: `${ARTIFACTS}demo-1-list.png`, fullPage: true });
 
     // 2. Its page: why it waits (the tool, its arguments, who must decide) and what it cost so far.
     await Promise.all([page.waitForURL(new RegExp(`/console/runs/${runId}$`)), row.getByRole("link", { name: runId }).click()]);
     expect(await page.locator("#status").textContent()).toBe("running");
+    // The console's nav is on the run's page too, no section marked as the current page.
+    const nav = page.getByRole("navigation", { name: "Console" });
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["All", "Runs", "Threads", "Approvals"]);
+    expect(await nav.locator("[aria-current]").count()).toBe(0);
     const waiting = page.getByRole("region", { name: "Waiting" });
     expect(await waiting.textContent()).toMatch(/sendPayout[\s\S]*"invoiceId":"INV-1042"[\s\S]*"amountEur":4200[\s\S]*payouts:approve/);
     const cost = page.getByRole("region", { name: "What it cost" });

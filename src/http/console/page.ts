@@ -115,8 +115,8 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
-    main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
+    style: CONSOLE_STYLE + NAV_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
+    main: html`${consoleNav(view.back)}<p class="back"><a href="${view.back}">All runs and threads</a></p>
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
 ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
@@ -301,6 +301,10 @@ function entry(e: TimelineEntry, base: string, answered: Set<string>): Html {
       return html`<li class="event message">${when} <strong>Message received</strong></li>`;
     case "cancel":
       return html`<li class="event cancel">${when} <strong>Cancel asked</strong></li>`;
+    case "stop":
+      return html`<li class="event stop">${when} <strong>Turn stopped</strong> (the model call and tools in flight were interrupted)</li>`;
+    case "resume":
+      return html`<li class="event resume">${when} <strong>Turn resumed</strong>${e.prompt ? " with a new prompt" : ""}</li>`;
     case "continued-as-new":
       return html`<li class="event can">${when} <strong>Continued as new</strong> (a fresh history; the conversation goes on)</li>`;
     case "end":
@@ -350,7 +354,7 @@ pre{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}.args{word-break:
 .scroll{overflow-x:auto}table.turns{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}table.turns th,table.turns td{padding:.2rem .6rem;border-bottom:1px solid #e3e6ea;text-align:right}table.turns caption{text-align:left;font-size:.85rem;color:#4a5360}
 .error{color:#a4161a}.failure{border:1px solid #f2a6a6;background:#fff5f5;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
 .notice{border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.notice-done{background:#eefaf1}.notice-refused{background:#fff5f5;border:1px solid #f2a6a6}
-.waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
+section.waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
 form.send{display:flex;flex-direction:column;gap:.25rem;margin-top:1rem}form.actions{margin-top:1.5rem}
 button.danger{background:#a4161a;color:#fff;border:0;border-radius:4px;padding:.4rem .9rem}
 section.actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}section.actions form.deny{flex:1 1 100%}form.deny button{align-self:flex-start}
