@@ -64,7 +64,9 @@ describe("npm run serve, in a browser", () => {
     demo = spawn(process.execPath, ["--import", "tsx", "examples/demo.ts", "--serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     demo.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
     demo.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-    const [, origin, runId] = await printed(/Console \(the run, its conversation and timeline\): (http:\/\/[^/\s]+)\/console\/runs\/(demo-[\w-]+)/);
+    const [, runId] = await printed(/Console \(the run, its conversation and timeline\): http:\/\/[^/\s]+\/console\/runs\/(demo-[\w-]+)/);
+    // The address a newcomer opens: the console's list, not the run's page.
+    const [, consoleUrl] = await printed(/Console \(every run and thread; this one waits on an approval\): (http:\/\/[^/\s]+\/console)\n/);
 
     // The demo's browser is Fiona, the finance approver (no header: its default sign-in).
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -72,7 +74,7 @@ describe("npm run serve, in a browser", () => {
 
     // 1. The list: the payout's row says it waits on an approval (visibility trails the park by a moment).
     const row = page.locator(`tr.row[data-id="${runId}"]`);
-    await reloadUntil(page, `${origin}/console`, async () => (await row.locator(".badge.waiting").count()) === 1, "the parked payout's row");
+    await reloadUntil(page, consoleUrl!, async () => (await row.locator(".badge.waiting").count()) === 1, "the parked payout's row");
     expect(await row.locator(".badge.waiting").textContent()).toBe("waiting on an approval");
     expect(await row.getByText("payouts", { exact: true }).count()).toBe(1);
     // A badge, not the run page's notice box: no border of its own.
@@ -93,6 +95,8 @@ describe("npm run serve, in a browser", () => {
     expect(await cost.textContent()).toMatch(/\d+ billed actions: [\s\S]*\d+ tokens in, \d+ out/);
     expect(await page.locator("tr.turn").count()).toBe(2);
     await page.screenshot({ path: `${ARTIFACTS}demo-2-parked.png`, fullPage: true });
+    // The first screenful, as docs/console.md's "First five minutes" shows it.
+    await page.screenshot({ path: `${ARTIFACTS}demo-2-parked-top.png` });
 
     // 3. The page's own link to decide, opened beside it (a new tab), so the run's page stays open and live.
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));

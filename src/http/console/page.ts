@@ -116,7 +116,7 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
     title,
     nonce: view.nonce,
     style: CONSOLE_STYLE + NAV_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
-    main: html`${consoleNav(view.back)}<p class="back"><a href="${view.back}">All runs and threads</a></p>
+    main: html`${consoleNav(view.back)}
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
 ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
