@@ -99,6 +99,8 @@ describe("npm run serve, in a browser", () => {
     await page.screenshot({ path: `${ARTIFACTS}demo-2-parked-top.png` });
 
     // 3. The page's own link to decide, opened beside it (a new tab), so the run's page stays open and live.
+    // Without the link the walk stops here (a click would wait for it until the test's timeout).
+    expect(await waiting.getByRole("link", { name: "Open the request to decide it" }).count()).toBe(1);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     const [inbox] = await Promise.all([context.waitForEvent("page"), waiting.getByRole("link", { name: "Open the request to decide it" }).click({ modifiers: ["ControlOrMeta"] })]);
     await inbox.waitForLoadState();
