@@ -46,6 +46,8 @@ export default defineConfig({
       "test/console-list.test.ts",
       // the console's run page: sub-agents' own histories, a 1,000-turn run read across continue-as-new from SQL persistence
       "test/console-detail.test.ts",
+      // the demo walked in the console: its parked payout found in the list (SQL visibility) and its memo's request on the run's page
+      "test/demo-console.test.ts",
       // schedules: the server's scheduler, schedules listed from SQL visibility by their agent
       "test/schedules.test.ts",
       // several readers of one thread's stream (buffered queries)

@@ -124,6 +124,7 @@ async function main() {
       const state = await agents.state({ runId });
       say(`  state: ${state.status}, ${state.turnsUsed} turns, ${state.usage.totalTokens} tokens so far`);
       say(`\nApproval page: ${approvalUrl(`${base}/approve`, link.token)}`);
+      say(`Console (every run and thread; this one waits on an approval): ${base}/console`);
       say(`Console (the run, its conversation and timeline): ${base}/console/runs/${encodeURIComponent(runId)}`);
       const decisions = request.calls.map((c) => ({ toolCallId: c.toolCallId, approved: true as const }));
 

@@ -88,6 +88,10 @@ describe("stopping and resuming a thread's turn from the console", () => {
     expect(await page.textContent(".notice-done")).toMatch(/Resumed/);
     await threads.settled({ threadId });
     expect((await threads.listMessages({ threadId })).messages.map((m) => m.content)).toContain("the answer");
+    // The timeline names both, in order: a stop is no cancel, and the resume is shown.
+    await page.goto(threadPage(threadId));
+    const said = (await page.locator("li.event strong").allTextContents()).filter((t) => /stop|resum|cancel/i.test(t));
+    expect(said).toEqual(["Turn stopped", "Turn resumed"]);
     await page.screenshot({ path: `${ARTIFACTS}thread-resumed.png`, fullPage: true });
     await page.context().close();
   });

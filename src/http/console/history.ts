@@ -7,7 +7,7 @@ import type { ChatMessage, ToolCall } from "../../core/messages.js";
 import type { Principal } from "../../core/json.js";
 import { decodePayloadAt } from "../../client/data-converter.js";
 import { cancelUpdate, denyUpdate, resumeUpdate } from "../../core/wire/run.js";
-import { threadSendUpdate, threadStopUpdate, threadToolResultUpdate } from "../../core/wire/thread.js";
+import { threadResumeUpdate, threadSendUpdate, threadStopUpdate, threadToolResultUpdate } from "../../core/wire/thread.js";
 import { inputChanges, type InputChange } from "../../core/approval-trail.js";
 import type { JsonValue } from "../../core/json.js";
 import { countActions, type ActionCount } from "./cost.js";
@@ -25,6 +25,9 @@ export type TimelineEntry =
   | { type: "decision"; at: string; by?: string; what: string; edits?: DecisionEdit[] }
   | { type: "message"; at: string; by?: string }
   | { type: "cancel"; at: string; by?: string }
+  /** A thread's turn stopped (`stopThread`), and a stopped or failed turn continued (`resumeThread`). */
+  | { type: "stop"; at: string }
+  | { type: "resume"; at: string; prompt: boolean }
   | { type: "continued-as-new"; at: string }
   | { type: "end"; at: string; status: ConsoleStatus; failure?: FailureView }
   /** A sub-agent: the child run the call `toolCallId` started, and how it ended as far as this history tells. */
@@ -332,8 +335,12 @@ class Fold {
       this.detail.timeline.push({ type: "decision", at, ...by(request.resumedBy), what: decisionText(request.payload), ...(edits.length > 0 ? { edits } : {}) });
     } else if (name === denyUpdate.name) {
       this.detail.timeline.push({ type: "decision", at, ...by(request.deniedBy), what: `denied: ${String(request.reason ?? "")}` });
-    } else if (name === cancelUpdate.name || name === threadStopUpdate.name) {
+    } else if (name === cancelUpdate.name) {
       this.detail.timeline.push({ type: "cancel", at });
+    } else if (name === threadStopUpdate.name) {
+      this.detail.timeline.push({ type: "stop", at });
+    } else if (name === threadResumeUpdate.name) {
+      this.detail.timeline.push({ type: "resume", at, prompt: typeof request.prompt === "object" && request.prompt !== null });
     } else if (name === threadSendUpdate.name) {
       this.detail.timeline.push({ type: "message", at, ...by(request.principal) });
     }

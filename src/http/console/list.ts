@@ -126,8 +126,8 @@ export async function listConsole(agents: AgentClient, threads: ThreadsClient, o
   return { rows: shown, ...(token && token.length > 0 ? { cursor: Buffer.from(token).toString("base64url") } : {}) };
 }
 
-// A memo this client cannot decode (another codec) is no row: the list shows the run without it.
-async function memoOf(agents: AgentClient, payload: Payload | null | undefined): Promise<unknown> {
+/** A run's memo, decoded through the client's converter; a memo this client cannot decode (another codec) is none: the page shows the run without it. */
+export async function memoOf(agents: AgentClient, payload: Payload | null | undefined): Promise<unknown> {
   if (!payload) return undefined;
   return decodePayloadAt<unknown>(agents.client.options.loadedDataConverter, 0, [payload]).catch(() => undefined);
 }

@@ -11,6 +11,7 @@ import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 import { consoleNav, NAV_STYLE } from "./nav.js";
 import { livePanel } from "./live.js";
+import type { InboxRow } from "../../core/inbox-row.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -84,7 +85,7 @@ export interface ConsoleDetailView {
   /** The list's address. */
   back: string;
   /** Where the waiting request is decided (the inbox's page), when there is one. */
-  decide?: { href: string };
+  decide?: { href: string; request?: Pick<InboxRow, "calls" | "meta"> };
   /** The run's cancel form's address (a run still running). */
   cancel?: string;
   /** The thread's send form's address, and a fresh message id (a form sent twice sends once). */
@@ -115,8 +116,8 @@ export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   return htmlDocument({
     title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
-    main: html`<p class="back"><a href="${view.back}">All runs and threads</a></p>
+    style: CONSOLE_STYLE + NAV_STYLE + CHART_STYLE + TREE_STYLE + PAGING_STYLE,
+    main: html`${consoleNav(view.back)}
 <h1>${title}</h1>
 ${view.notice ? html`<section class="notice notice-${view.notice.kind}" role="status"><p>${view.notice.text}</p>${view.notice.code ? html`<p class="code">Code: <code>${view.notice.code}</code></p>` : ""}</section>` : ""}
 ${view.live ? html`<p id="console-live-status" class="note" role="status" aria-live="polite"></p>` : ""}
@@ -133,7 +134,7 @@ ${livePanel(d.kind, view.live?.events, view.nonce)}
   ${d.executions > 1 ? html`<dt>Executions</dt><dd>${String(d.executions)} (continued as new ${String(d.executions - 1)}×)</dd>` : ""}
 </dl>
 ${d.failure ? failure(d.failure) : ""}
-${view.decide ? html`<section class="waiting" aria-label="Waiting"><p>This ${d.kind} waits for a decision. <a class="decide" href="${view.decide.href}">Open the request to decide it</a></p></section>` : ""}
+${view.decide ? waitingSection(d.kind, view.decide) : ""}
 ${costSection(d, view.turns)}
 ${renderCharts(d, turnsOf(d))}
 ${renderSubAgentTree(view.subAgents ?? [], view.back)}
@@ -246,6 +247,18 @@ function costSection(d: ConsoleDetail, window?: TurnWindow): Html {
 </section>`;
 }
 
+/**
+ * Why it waits: the calls held for a decision and who may make it (the request's
+ * `meta.requires`, as the inbox shows it), from the run's memo, and the link to decide.
+ */
+function waitingSection(kind: "run" | "thread", decide: NonNullable<ConsoleDetailView["decide"]>): Html {
+  const calls = decide.request?.calls ?? [];
+  const requires = Array.isArray(decide.request?.meta.requires) ? decide.request.meta.requires.filter((r): r is string => typeof r === "string") : [];
+  return html`<section class="waiting" aria-label="Waiting"><p>This ${kind} waits for a decision${calls.length > 0 ? " on:" : "."}</p>${
+    calls.length > 0 ? html`<ul class="held">${calls.map((c) => html`<li><code>${oneLine(c.toolName)}</code> <code class="args">${printableJson(c.arguments)}</code></li>`)}</ul>` : ""
+  }${requires.length > 0 ? html`<p class="requires">Who decides: someone with ${requires.map((r, i) => html`${i > 0 ? ", " : ""}<code>${oneLine(r)}</code>`)}.</p>` : ""}<p><a class="decide" href="${decide.href}">Open the request to decide it</a></p></section>`;
+}
+
 function failure(f: FailureView): Html {
   return html`<section class="failure" role="alert"><h2>It failed${f.code ? html` with <code>${f.code}</code>` : ""}</h2><p>${printable(f.message)}</p></section>`;
 }
@@ -290,6 +303,10 @@ function entry(e: TimelineEntry, base: string, answered: Set<string>): Html {
       return html`<li class="event message">${when} <strong>Message received</strong></li>`;
     case "cancel":
       return html`<li class="event cancel">${when} <strong>Cancel asked</strong></li>`;
+    case "stop":
+      return html`<li class="event stop">${when} <strong>Turn stopped</strong> (the model call and tools in flight were interrupted)</li>`;
+    case "resume":
+      return html`<li class="event resume">${when} <strong>Turn resumed</strong>${e.prompt ? " with a new prompt" : ""}</li>`;
     case "continued-as-new":
       return html`<li class="event can">${when} <strong>Continued as new</strong> (a fresh history; the conversation goes on)</li>`;
     case "end":
@@ -339,7 +356,7 @@ pre{white-space:pre-wrap;word-break:break-word;margin:.25rem 0}.args{word-break:
 .scroll{overflow-x:auto}table.turns{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}table.turns th,table.turns td{padding:.2rem .6rem;border-bottom:1px solid #e3e6ea;text-align:right}table.turns caption{text-align:left;font-size:.85rem;color:#4a5360}
 .error{color:#a4161a}.failure{border:1px solid #f2a6a6;background:#fff5f5;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
 .notice{border-radius:6px;padding:.5rem 1rem;margin:1rem 0}.notice-done{background:#eefaf1}.notice-refused{background:#fff5f5;border:1px solid #f2a6a6}
-.waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
+section.waiting{background:#fffaf0;border:1px solid #f0d890;border-radius:6px;padding:.25rem 1rem}
 form.send{display:flex;flex-direction:column;gap:.25rem;margin-top:1rem}form.actions{margin-top:1.5rem}
 button.danger{background:#a4161a;color:#fff;border:0;border-radius:4px;padding:.4rem .9rem}
 section.actions{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}section.actions form.deny{flex:1 1 100%}form.deny button{align-self:flex-start}

@@ -19,7 +19,8 @@ import { delayMs } from "../../core/duration.js";
 import { DeferralNotFoundError } from "../../core/errors/deferrals.js";
 import { MAX_DENY_REASON } from "../../core/request-shapes.js";
 import { historyVersion, readDetail } from "./history.js";
-import { LIST_STATUSES, listConsole, type ConsoleRow } from "./list.js";
+import { LIST_STATUSES, listConsole, memoOf, type ConsoleRow } from "./list.js";
+import { INBOX_MEMO_KEY, inboxRowFrom, type InboxRow } from "../../core/inbox-row.js";
 import { renderConsoleApprovals } from "./approvals-page.js";
 import { readSubAgentTree } from "./tree.js";
 import { TurnCursor, turnWindow } from "./paging.js";
@@ -233,7 +234,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
       if (version !== undefined && notice === undefined && before === undefined && matches(c.req.header("if-none-match"), version)) return c.body(null, 304);
       const read = await readDetail(agents.client, agents.taskQueue, kind, id);
       // Describe, like history, is no billed action: what the run waits on now.
-      const waiting = read.status === "running" ? await waitingOn(agents, id) : undefined;
+      const request = read.status === "running" ? await waitingRequest(agents, id) : undefined;
+      const waiting = request?.id;
       // Its sub-agents' own histories (free reads too), each as the caller may read it (`run.state`): their status now, and theirs in turn.
       const subAgents = await readSubAgentTree(read, async (childId) => {
         await authorizeRunRead(agents.deferrals, childId, principal);
@@ -245,7 +247,7 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
       const view: ConsoleDetailView = {
         detail: read,
         back: base,
-        ...(waiting && links.inbox ? { decide: { href: `${base.slice(0, -"/console".length)}/inbox/${encodeURIComponent(waiting)}` } } : {}),
+        ...(waiting && links.inbox ? { decide: { href: `${base.slice(0, -"/console".length)}/inbox/${encodeURIComponent(waiting)}`, ...(request?.row ? { request: request.row } : {}) } } : {}),
         ...(kind === "run" && read.status === "running" ? { cancel: `${self}/cancel` } : {}),
         ...(kind === "thread" && read.status === "running" ? { send: { action: `${self}/messages`, messageId: randomUUID() } } : {}),
         ...(kind === "thread" && read.status === "running" ? { turn: { stop: `${self}/stop`, resume: `${self}/resume` } } : {}),
@@ -272,9 +274,20 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
 
 /** The request a running run or thread waits on, from describe (search attributes): its id, or undefined. */
 async function waitingOn(agents: AgentClient, id: string): Promise<string | undefined> {
+  return (await waitingRequest(agents, id))?.id;
+}
+
+/**
+ * The request it waits on with its row (calls, meta), both from the one describe (search
+ * attributes and memo: no query, no billed action); the row is absent when the memo keeps none.
+ */
+async function waitingRequest(agents: AgentClient, id: string): Promise<{ id: string; row?: InboxRow } | undefined> {
   const described = await agents.client.workflowService.describeWorkflowExecution({ namespace: agents.client.options.namespace, execution: { workflowId: id } });
   const attrs = typedSearchAttributesOf(described.workflowExecutionInfo?.searchAttributes?.indexedFields, [DeferralIdKey, DeferralStatusKey]);
-  return attrs.get(DeferralStatusKey) === "deferred" ? attrs.get(DeferralIdKey) : undefined;
+  const deferralId = attrs.get(DeferralStatusKey) === "deferred" ? attrs.get(DeferralIdKey) : undefined;
+  if (deferralId === undefined) return undefined;
+  const row = inboxRowFrom(await memoOf(agents, described.workflowExecutionInfo?.memo?.fields?.[INBOX_MEMO_KEY]), deferralId);
+  return { id: deferralId, ...(row ? { row } : {}) };
 }
 
 async function refusal(c: Context<Env>, err: DurableAgentsError, title: string, back?: string): Promise<Response> {
