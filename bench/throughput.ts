@@ -131,8 +131,8 @@ export async function measureThroughput(options: ThroughputOptions): Promise<Rec
   cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
   try {
     let temporal = options.temporal;
-    // The dev server this bench starts counts actions and persistence requests for it.
-    const metricsPort = !temporal && (process.env.TEMPORAL_TARGET || "dev") === "dev" && !process.env.TEMPORAL_ADDRESS ? await freePort() : undefined;
+    // The server this bench starts (the dev server, or the real one on PostgreSQL) counts actions and persistence requests for it.
+    const metricsPort = !temporal && !process.env.TEMPORAL_ADDRESS ? await freePort() : undefined;
     if (!temporal) {
       const started = await startTemporal({ log: (line) => progress(`temporal: ${line}`), ...(metricsPort !== undefined ? { metricsPort } : {}) });
       cleanup.push(() => started.stop());
