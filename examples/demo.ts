@@ -68,7 +68,8 @@ async function main() {
   // Worker and client share the deferral secret; a real deployment reads it from a secret store.
   const secret = randomBytes(32).toString("base64");
   const base = `http://localhost:${PORT}`;
-  const taskQueue = "durable-agents-demo";
+  // A queue of its own per demo: two demos on one server (two terminals, two tests) never run each other's tools.
+  const taskQueue = `durable-agents-demo-${randomUUID().slice(0, 8)}`;
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await createAgentWorker({
     connection: native,
