@@ -104,10 +104,11 @@ describe("waiting for a turn", () => {
     expect(done.lastError).toBeUndefined();
     expect(done.status).toBe("completed");
     expect((await threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: `looked up ${LOOKUPS} words` });
-    // One look at rest, and rarely one more at a task the server has not handed out yet (a
-    // worker may not be there: that look is what reads AI1015 when none is). It was one per
-    // step before: 7 or 8 for these 17 calls.
-    expect(asked.filter((q) => q === "__temporal_workflow_metadata").length).toBeLessThanOrEqual(3);
+    // One look at rest, and one more at each task the server has not handed out yet when the
+    // wait looks (a worker may not be there: that look is what reads AI1015 when none is): on a
+    // quiet machine 1 to 3, under the whole suite's load 4 (seen once). It was one per step
+    // before: 7 or 8 for these 17 calls.
+    expect(asked.filter((q) => q === "__temporal_workflow_metadata").length).toBeLessThanOrEqual(5);
     expect(asked.filter((q) => q !== "__temporal_workflow_metadata")).toEqual(["durable-agents.thread.snapshot"]);
   });
 });
