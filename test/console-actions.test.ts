@@ -3,17 +3,14 @@
  * deny the request a run or thread waits on, each as the signed-in caller through the clients'
  * `authorize` hook; a refusal shows its code and changes nothing.
  */
-import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient, AuthorizeHook, Principal, ThreadsClient } from "../src/index.js";
-import { launchChromium } from "./chromium.js";
-import { pageAs, reloadUntil } from "./console-support.js";
+import { ARTIFACTS, consoleStack, pageAs, reloadUntil, type ConsoleStack } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { startHttp, type HttpServer } from "./http-support.js";
+import { SECRET, uid, type Harness } from "./harness.js";
+import type { HttpServer } from "./http-support.js";
 
-const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 const { ranIn, payouts, files } = gatedFixtures("console-act");
 
 /** mia may do everything; ian may read everything and act on nothing; bob may deny but read nothing. */
@@ -29,19 +26,13 @@ let threads: ThreadsClient;
 let http: HttpServer;
 let browser: Browser;
 
+let stack: ConsoleStack | undefined;
+
 beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(ARTIFACTS, { recursive: true });
-  h = await startHarness();
-  ({ agents } = await h.worker([payouts, files], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
-  threads = agents.threads;
-  http = await startHttp({ agents, console: { refreshInterval: 0 }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  stack = await consoleStack([payouts, files], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }, { console: { refreshInterval: 0 }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  ({ h, agents, threads, http, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await http?.close();
-  await h?.close();
-});
+afterAll(() => stack?.close());
 
 const as = (user: string): Promise<Page> => pageAs(browser, user);
 

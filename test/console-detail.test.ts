@@ -2,17 +2,15 @@
  * The page of one run or thread in Chromium: its pictures per turn (tokens, latency, billed
  * actions, where the time went), read back from the page and held against what happened.
  */
-import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type ApprovalRequestInfo, type AuthorizeHook, type ThreadsClient } from "../src/index.js";
-import { launchChromium } from "./chromium.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { startHttp, type HttpServer } from "./http-support.js";
+import { ARTIFACTS, consoleStack, type ConsoleStack } from "./console-support.js";
+import { SECRET, uid, type Harness } from "./harness.js";
+import type { HttpServer } from "./http-support.js";
 
 /** Screenshots for a person to look at (test-artifacts/ is git-ignored; `.ci/run` keeps it). */
-const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 
 const tokens = new Map<string, string>();
 const askApproval = defineTool({
@@ -67,19 +65,13 @@ let threads: ThreadsClient;
 let http: HttpServer;
 let browser: Browser;
 
+let stack: ConsoleStack | undefined;
+
 beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(ARTIFACTS, { recursive: true });
-  h = await startHarness();
-  ({ agents } = await h.worker([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk }, authorize: readsNoSubAgents } }));
-  threads = agents.threads;
-  http = await startHttp({ agents, console: { refreshInterval: 0 } });
+  stack = await consoleStack([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk }, authorize: readsNoSubAgents } }, { console: { refreshInterval: 0 } });
+  ({ h, agents, threads, http, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await http?.close();
-  await h?.close();
-});
+afterAll(() => stack?.close());
 
 async function as(user: string, width = 1280): Promise<Page> {
   const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user }, viewport: { width, height: 900 } });

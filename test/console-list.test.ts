@@ -4,18 +4,15 @@
  * a reader of one thread and hostile queries get; the inbox's rows as the console's approvals
  * view, decided through the inbox's pages.
  */
-import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
-import { launchChromium } from "./chromium.js";
-import { pageAs, reloadUntil } from "./console-support.js";
+import { ARTIFACTS, consoleStack, pageAs, reloadUntil, type ConsoleStack } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
-import { startHttp, type HttpServer } from "./http-support.js";
+import { SECRET, uid, type Harness } from "./harness.js";
+import type { HttpServer } from "./http-support.js";
 
-const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 const { payouts, files, ranIn } = gatedFixtures("console-list");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
 const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
@@ -34,18 +31,13 @@ let agents: AgentClient;
 let http: HttpServer;
 let browser: Browser;
 
+let stack: ConsoleStack | undefined;
+
 beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(ARTIFACTS, { recursive: true });
-  h = await startHarness();
-  ({ agents } = await h.worker([payouts, files, plain], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
-  http = await startHttp({ agents, console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  stack = await consoleStack([payouts, files, plain], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }, { console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  ({ h, agents, http, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await http?.close();
-  await h?.close();
-});
+afterAll(() => stack?.close());
 
 const as = (user: string): Promise<Page> => pageAs(browser, user);
 

@@ -3,21 +3,19 @@
  * conversation beside a timeline read from its history, and its actions (decide through the
  * inbox, cancel, send) taken as the signed-in caller through the clients' `authorize` hooks.
  */
-import { mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { aesGcmCodec, defineAgent, defineTool, type AgentClient, type AuthorizeHook, type JsonObject, type Principal, type ThreadsClient } from "../src/index.js";
 import { createAgentHttpHandler } from "../src/http.js";
-import { launchChromium } from "./chromium.js";
+import { ARTIFACTS, consoleStack, type ConsoleStack } from "./console-support.js";
 import { encryptedWorker, storedBytes } from "./codec-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
-import { SECRET, startHarness, uid, type Harness } from "./harness.js";
+import { SECRET, uid, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
 
 /** Screenshots for a person to look at; git-ignored. */
-const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 
 const { ranIn, payouts, files } = gatedFixtures("console");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
@@ -67,20 +65,14 @@ let threads: ThreadsClient;
 let http: HttpServer;
 let browser: Browser;
 
+let stack: ConsoleStack | undefined;
+
 beforeAll(async () => {
-  browser = await launchChromium();
-  mkdirSync(ARTIFACTS, { recursive: true });
-  h = await startHarness();
-  ({ agents } = await h.worker([payouts, files, once, walker, costed], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }));
-  threads = agents.threads;
   // A short interval so a page follows its run soon; each ask is one read of the newest history event.
-  http = await startHttp({ agents, basePath: "/agents", console: { refreshInterval: "200ms" }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  stack = await consoleStack([payouts, files, once, walker, costed], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }, { basePath: "/agents", console: { refreshInterval: "200ms" }, inboxPage: { refreshInterval: 0 }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  ({ h, agents, threads, http, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await http?.close();
-  await h?.close();
-});
+afterAll(() => stack?.close());
 
 async function parkedRun() {
   const runId = uid("console-run");
