@@ -7,7 +7,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
+import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
 import { ARTIFACTS, consoleStack, pageAs, reloadUntil, type ConsoleStack } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, uid, type Harness } from "./harness.js";
@@ -16,6 +16,9 @@ import type { HttpServer } from "./http-support.js";
 const { payouts, files, ranIn } = gatedFixtures("console-list");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
 const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
+/** A thread's async tool: a person answers later (never, here). */
+const askHuman = defineAsyncTool({ name: "askHuman", description: "Asks a human, who answers later", input: z.object({ question: z.string() }), callback: () => undefined });
+const desk = defineAgent({ id: "console-list-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
 
 /** mia reads everything; ian reads only what `ianReads` lists. */
 const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: [] }, ian: { id: "ian", roles: [] } };
@@ -34,7 +37,7 @@ let browser: Browser;
 let stack: ConsoleStack | undefined;
 
 beforeAll(async () => {
-  stack = await consoleStack([payouts, files, plain], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }, { console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
+  stack = await consoleStack([payouts, files, plain, desk], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, authorize, threads: { agent: files } } }, { console: { refreshInterval: "200ms" }, authenticate: (request) => PEOPLE[request.headers.get("x-user") ?? ""] });
   ({ h, agents, http, browser } = stack);
 });
 afterAll(() => stack?.close());
@@ -243,5 +246,112 @@ describe("the approvals view", () => {
     expect(signedOut.status).toBe(401);
     expect(String(signedOut.body)).toContain("AI1049");
     expect(String(signedOut.body)).not.toContain(tag);
+  });
+});
+
+describe("each row's turns, tokens and billed actions", () => {
+  /** What a row's own page says: model calls, tokens in and out, billed actions. */
+  async function pageFigures(page: Page, href: string) {
+    await page.goto(`${http.url}${href}`);
+    const calls = (await page.locator("dl.summary dt:text-is('Model calls') + dd").textContent())!;
+    const [, turns, tokensIn, tokensOut] = /^(\d+) \((\d+) tokens in, (\d+) out\)$/.exec(calls.trim())!;
+    return { turns: turns!, tokens: `${tokensIn} / ${tokensOut}`, actions: (await page.textContent("#billed-actions"))!.trim() };
+  }
+
+  it("fills each row from its history after the list loads, as its page counts them, and says which thread waits on an async tool", async () => {
+    const tag = uid("cl-sum");
+    const parked = `${tag}-parked`;
+    await parkedRun(parked, "clerk");
+    const done = `${tag}-done`;
+    h.model.script(done, [{ toolCalls: [{ name: "lookup", arguments: { q: "x" } }], usage: { promptTokens: 11, completionTokens: 3 } }, { text: "found", usage: { promptTokens: 17, completionTokens: 5 } }]);
+    expect(await agents.run(plain, { prompt: done, runId: done })).toMatchObject({ status: "completed" });
+    const thread = `${tag}-thread`;
+    h.model.script(thread, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }]);
+    await agents.threads.createThread({ threadId: thread, prompt: thread, agent: desk });
+    await vi.waitFor(async () => expect((await agents.threads.state({ threadId: thread })).toolCalls).toMatchObject([{ state: "waiting" }]), { timeout: 20_000, interval: 50 });
+
+    // Without a script the columns send the reader to the row's page.
+    await vi.waitFor(
+      async () => {
+        const res = await http.call("GET", `/console?q=${tag}`, { user: "mia" });
+        expect([...String(res.body).matchAll(/class="row"/g)]).toHaveLength(3);
+        expect([...String(res.body).matchAll(/<td data-label="Turns" class="turns"[^>]*>open the row<\/td>/g)]).toHaveLength(3);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    const page = await as("mia");
+    await listed(page, `${http.url}/console?q=${tag}`, [parked, done, thread]);
+    await page.locator("td.turns[data-state='filled']").nth(2).waitFor({ timeout: 20_000 });
+    const rows: Record<string, { turns: string; tokens: string; actions: string; status: string; href: string }> = {};
+    for (const id of [parked, done, thread]) {
+      const row = page.locator(`tr.row[data-id="${id}"]`);
+      rows[id] = {
+        turns: (await row.locator("td.turns").textContent())!,
+        tokens: (await row.locator("td.tokens").textContent())!,
+        actions: (await row.locator("td.actions").textContent())!,
+        status: (await row.locator('td[data-label="Status"]').textContent())!,
+        href: (await row.getByRole("link", { name: id, exact: true }).getAttribute("href"))!,
+      };
+    }
+    // Usable on a phone: the cells stack with their labels, nothing scrolls sideways.
+    const narrow = await page.context().newPage();
+    await narrow.setViewportSize({ width: 390, height: 800 });
+    await narrow.goto(page.url());
+    await narrow.locator("td.turns[data-state='filled']").nth(2).waitFor({ timeout: 20_000 });
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await narrow.screenshot({ path: `${ARTIFACTS}list-figures-390.png`, fullPage: true });
+    await narrow.close();
+    await page.screenshot({ path: `${ARTIFACTS}list-figures.png`, fullPage: true });
+    for (const id of [parked, done, thread]) {
+      const own = await pageFigures(page, rows[id]!.href);
+      expect({ turns: rows[id]!.turns, tokens: rows[id]!.tokens, actions: rows[id]!.actions }, id).toEqual(own);
+    }
+    expect(rows[done]!.turns).toBe("2");
+    expect(rows[done]!.tokens).toBe("28 / 8");
+    expect(rows[thread]!.status).toContain("waiting on an async tool");
+    expect(rows[parked]!.status).not.toContain("async tool");
+    expect(rows[done]!.status).not.toContain("async tool");
+    await page.context().close();
+  });
+
+  it("refuses the summary of a row the hook refuses with the page's code, malformed ids with AI1040, no session with 401, and another site's request with AI1043", async () => {
+    const tag = uid("cl-sum-hostile");
+    await finishedRun(`${tag}-mine`);
+    await finishedRun(`${tag}-theirs`);
+    const thread = `${tag}-thread`;
+    h.model.script(thread, [{ text: "hello" }]);
+    await agents.threads.createThread({ threadId: thread, prompt: thread, agent: desk });
+    await agents.threads.settled({ threadId: thread });
+    ianReads.add(`${tag}-mine`);
+    const mine = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`, { user: "ian" });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ turns: 1, waitingOnAsyncTools: 0 });
+    for (const [kind, id] of [["runs", `${tag}-theirs`], ["threads", thread]] as const) {
+      const path = `/console/${kind}/${encodeURIComponent(id)}`;
+      const own = await http.call("GET", path, { user: "ian" });
+      expect(own.status, path).toBe(403);
+      const code = /AI\d{4}/.exec(String(own.body))![0];
+      const summary = await http.call("GET", `${path}/summary`, { user: "ian" });
+      expect(summary.status, path).toBe(403);
+      expect(summary.body.error.code, path).toBe(code);
+      expect(JSON.stringify(summary.body), path).not.toMatch(/tokens|turns/);
+    }
+    for (const [name, path] of [
+      ["a control character", `/console/runs/${encodeURIComponent("a\u0001b")}/summary`],
+      ["an id over 1000 characters", `/console/threads/${"x".repeat(1001)}/summary`],
+    ] as const) {
+      const res = await http.call("GET", path, { user: "mia" });
+      expect(res.status, name).toBe(400);
+      expect(res.body.error.code, name).toBe("AI1040");
+    }
+    const signedOut = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`);
+    expect(signedOut.status).toBe(401);
+    expect(String(signedOut.body)).toContain("AI1049");
+    const crossSite = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`, { user: "mia", headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" } });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.error.code).toBe("AI1043");
+    // The same ask from the console's own page is answered.
+    const sameSite = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`, { user: "mia", headers: { "sec-fetch-site": "same-origin" } });
+    expect(sameSite.status).toBe(200);
   });
 });

@@ -50,7 +50,7 @@ const IdParam = z.object({ id: Id });
  * open the stream with the viewer's cookies. (Another site could not read the answer anyway,
  * no CORS header allows it; this refuses before anything is read.)
  */
-async function sameOrigin(c: Context<HttpEnv>, next: Next) {
+export async function sameOrigin(c: Context<HttpEnv>, next: Next) {
   const site = c.req.header("sec-fetch-site");
   if (site !== undefined && site !== "same-origin" && site !== "none") throw new CrossSiteRequestError({ ...(c.req.header("origin") ? { origin: c.req.header("origin")! } : {}) });
   await next();

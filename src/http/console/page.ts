@@ -11,6 +11,8 @@ import { LIST_STATUSES, type ConsoleRow } from "./list.js";
 import { actionForms, type DenyAction, type TurnActions } from "./action-forms.js";
 import { consoleNav, NAV_STYLE } from "./nav.js";
 import { livePanel } from "./live.js";
+import { ROW_SUMMARY_SCRIPT, ROW_SUMMARY_STYLE, rowSummaryCells } from "./row-summary.js";
+import { modelTotals } from "./summary.js";
 import type { InboxRow } from "../../core/inbox-row.js";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -35,7 +37,7 @@ export function renderConsoleList(view: ConsoleListView): Promise<string> {
   return htmlDocument({
     title: view.title,
     nonce: view.nonce,
-    style: CONSOLE_STYLE + NAV_STYLE,
+    style: CONSOLE_STYLE + NAV_STYLE + ROW_SUMMARY_STYLE,
     main: html`${consoleNav(view.base, f.kind === "run" ? "runs" : f.kind === "thread" ? "threads" : "all")}<h1>${view.title}</h1>
 <form class="filters" method="get" action="${view.base}" aria-label="Filters">
   <label>Search by id <input name="q" value="${f.q ?? ""}" maxlength="200" autocomplete="off" placeholder="starts with"></label>
@@ -53,13 +55,14 @@ ${
   view.rows.length === 0
     ? html`<p class="empty">Nothing to show: no run or thread you may read matches.</p>`
     : html`<table class="rows">
-  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th><th scope="col">History events</th></tr></thead>
+  <thead><tr><th scope="col">Run or thread</th><th scope="col">Status</th><th scope="col">Agent</th><th scope="col">Acting for</th><th scope="col">Age</th><th scope="col">History events</th><th scope="col">Turns</th><th scope="col">Tokens in / out</th><th scope="col">Billed actions</th></tr></thead>
   <tbody>${view.rows.map((r) => row(r, view))}</tbody>
 </table>`
 }
 ${view.next ? html`<p><a href="${view.next}">Next page</a></p>` : ""}
 </div>`,
-    ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script>` } : {}),
+    // The rows' figures are filled by their own script; the CSP allows scripts only with live updates on.
+    ...(view.live ? { after: html`<script nonce="${view.nonce}">${raw(LIVE_SCRIPT)}</script><script nonce="${view.nonce}">${raw(ROW_SUMMARY_SCRIPT)}</script>` } : {}),
   });
 }
 
@@ -72,6 +75,7 @@ function row(r: ConsoleRow, view: ConsoleListView): Html {
     <td data-label="Acting for">${r.principal ? html`<code>${oneLine(r.principal.id)}</code>` : "—"}</td>
     <td data-label="Age"><time datetime="${r.startedAt}">${age(view.now - Date.parse(r.startedAt))}</time></td>
     <td data-label="History events" class="events">${r.events === undefined ? "—" : String(r.events)}</td>
+    ${rowSummaryCells(`${href}/summary`)}
   </tr>`;
 }
 
@@ -109,8 +113,8 @@ export interface ConsoleDetailView {
 export function renderConsoleDetail(view: ConsoleDetailView): Promise<string> {
   const d = view.detail;
   const title = `${d.kind === "run" ? "Run" : "Thread"} ${oneLine(d.id)}`;
-  const tokens = d.timeline.reduce((sum, e) => (e.type === "model" ? { in: sum.in + (e.tokensIn ?? 0), out: sum.out + (e.tokensOut ?? 0) } : sum), { in: 0, out: 0 });
-  const modelCalls = d.timeline.filter((e) => e.type === "model").length;
+  const tokens = modelTotals(d);
+  const modelCalls = tokens.calls;
   const shown = turnsIn(d, view.turns);
   const answered = new Set(d.timeline.flatMap((e) => (e.type === "answer" ? [e.toolCallId] : [])));
   return htmlDocument({

@@ -25,6 +25,7 @@ import { renderConsoleApprovals } from "./approvals-page.js";
 import { readSubAgentTree } from "./tree.js";
 import { TurnCursor, turnWindow } from "./paging.js";
 import { consoleLiveRoutes } from "./live.js";
+import { consoleSummaryRoutes } from "./summary.js";
 import type { ConsolePageOptions } from "./options.js";
 import { renderConsoleDetail, renderConsoleList, renderConsoleRefusal, type ConsoleDetailView } from "./page.js";
 
@@ -86,6 +87,8 @@ export function consoleRoutes(agents: AgentClient, threads: ThreadsClient, optio
 
   // The live panel's streams (live.ts): behind the sign-in check above, like every page.
   if (refreshMs > 0) app.route("/", consoleLiveRoutes(agents, threads));
+  // The list's per-row figures (summary.ts): authorized as the row's page, behind the sign-in check too.
+  app.route("/", consoleSummaryRoutes(agents, mayRead));
 
   app.get("/", valid("query", ListQuery), async (c) => {
     const q = c.req.valid("query");
