@@ -61,6 +61,8 @@
  * - consoleViews { list, listLive304, runParked, runParkedLive304, runCompleted, approvals }:
  *   each console view opened COST_CONSOLE_VIEWS (default 20) times, actions per view (issue 50);
  *   inboxRequestPage, the inbox's request page (one query per view), is the control.
+ * - consoleViews { rowSummaryParked, rowSummaryCompleted }: the list's per-row figures (the
+ *   summary route its script asks per row shown), first ask and cached asks alike (issue 50).
  *
  * COST_ONLY=thread runs the thread cases alone (the approval and parked cases report zeros);
  * COST_ONLY=chat the chat cases alone (the result holds only `chat`), COST_ONLY=run the run
@@ -469,6 +471,9 @@ export async function main(): Promise<Record<string, unknown>> {
         runParkedLive304: () => get(parkedPage, { "if-none-match": `"${version}"` }, 304),
         runCompleted: () => get(`/console/runs/${encodeURIComponent(doneId)}`),
         approvals: () => get("/console/approvals"),
+        // The list's per-row figures (its script asks one per row shown): 0 whether read or cached.
+        rowSummaryParked: () => get(`${parkedPage}/summary`),
+        rowSummaryCompleted: () => get(`/console/runs/${encodeURIComponent(doneId)}/summary`),
         // The control: the inbox's own request page reads the record with a query, which bills; a counter that saw nothing here would prove nothing above.
         inboxRequestPage: () => get(`/inbox/${encodeURIComponent(parkedAck.deferralId)}`),
       };
