@@ -17,7 +17,13 @@ const { payouts, files, ranIn } = gatedFixtures("console-list");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
 const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
 /** A thread's async tool: a person answers later (never, here). */
-const askHuman = defineAsyncTool({ name: "askHuman", description: "Asks a human, who answers later", input: z.object({ question: z.string() }), callback: () => undefined });
+const asked = new Map<string, { toolCallId: string; token: string }>();
+const askHuman = defineAsyncTool({
+  name: "askHuman",
+  description: "Asks a human, who answers later",
+  input: z.object({ question: z.string() }),
+  callback: (_input, ctx) => void asked.set(ctx.threadId ?? "", { toolCallId: ctx.toolCallId, token: ctx.answerToken! }),
+});
 const desk = defineAgent({ id: "console-list-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
 
 /** mia reads everything; ian reads only what `ianReads` lists. */
@@ -314,6 +320,28 @@ describe("each row's turns, tokens and billed actions", () => {
     await page.context().close();
   });
 
+  it("follows a thread's row while the list is open: once its async tool is answered, its turns grow and it no longer waits", async () => {
+    const thread = uid("cl-sum-live");
+    h.model.script(thread, [{ toolCalls: [{ name: "askHuman", arguments: { question: "ship it?" } }] }, { text: "shipping" }]);
+    await agents.threads.createThread({ threadId: thread, prompt: thread, agent: desk });
+    await vi.waitFor(async () => expect((await agents.threads.state({ threadId: thread })).toolCalls).toMatchObject([{ state: "waiting" }]), { timeout: 20_000, interval: 50 });
+    const page = await as("mia");
+    await listed(page, `${http.url}/console?q=${thread}`, [thread]);
+    const row = page.locator(`tr.row[data-id="${thread}"]`);
+    await row.locator("td.turns[data-state='filled']").waitFor({ timeout: 20_000 });
+    expect(await row.locator("td.turns").textContent()).toBe("1");
+    expect(await row.locator('td[data-label="Status"]').textContent()).toContain("waiting on an async tool");
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    const { toolCallId, token } = asked.get(thread)!;
+    expect(await agents.threads.addToolResult({ threadId: thread, toolCallId, result: { yes: true }, answerToken: token })).toMatchObject({ status: "accepted" });
+    await agents.threads.settled({ threadId: thread });
+    await vi.waitFor(async () => expect(await page.locator(`tr.row[data-id="${thread}"] td.turns[data-state='filled']`).textContent()).toBe("2"), { timeout: 20_000, interval: 100 });
+    expect(await page.locator(`tr.row[data-id="${thread}"] td[data-label="Status"]`).textContent()).not.toContain("async tool");
+    // The same document: the list's poll moved the row in and its script filled it again.
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    await page.context().close();
+  });
+
   it("refuses the summary of a row the hook refuses with the page's code, malformed ids with AI1040, no session with 401, and another site's request with AI1043", async () => {
     const tag = uid("cl-sum-hostile");
     await finishedRun(`${tag}-mine`);
@@ -326,6 +354,9 @@ describe("each row's turns, tokens and billed actions", () => {
     const mine = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`, { user: "ian" });
     expect(mine.status).toBe(200);
     expect(mine.body).toMatchObject({ turns: 1, waitingOnAsyncTools: 0 });
+    // Asked again with the version it handed out (as the live list does), an unchanged history answers 304.
+    const again = await http.call("GET", `/console/runs/${encodeURIComponent(`${tag}-mine`)}/summary`, { user: "ian", headers: { "if-none-match": mine.headers.get("etag")! } });
+    expect(again.status).toBe(304);
     for (const [kind, id] of [["runs", `${tag}-theirs`], ["threads", thread]] as const) {
       const path = `/console/${kind}/${encodeURIComponent(id)}`;
       const own = await http.call("GET", path, { user: "ian" });

@@ -19,15 +19,17 @@ table.rows .async-tool{margin-left:.3rem}`;
 /**
  * Fills the rows' figures after the list loaded: four asks at a time, one per row shown
  * (never more rows than the page holds), each the row's summary route with the session's
- * cookies. A row whose history length (its "History events" cell) did not change since it
- * was asked is filled from what the page kept, so a live list re-asks only the rows that
- * moved. Runs again whenever the live list moves new rows in. Text only (textContent).
+ * cookies. Rows the live list moves in again are filled from what the page kept. While the
+ * list follows itself (every `data-refresh-ms`, paused while the tab is hidden), a running
+ * row is asked again with the version it holds (`If-None-Match`: 304 while its history did
+ * not grow); an ended row never changes and is not asked again. Text only (textContent).
  */
 export const ROW_SUMMARY_SCRIPT = `(() => {
   const live = document.getElementById("console-live");
   if (!live) return;
   const kept = new Map();
   const fmt = (n) => Number(n).toLocaleString("en-US");
+  const running = (cell) => ["running", "waiting"].includes(cell.closest("tr").dataset.status);
   function show(cell, s) {
     const row = cell.closest("tr");
     const tokens = row.querySelector("td.tokens");
@@ -53,36 +55,53 @@ export const ROW_SUMMARY_SCRIPT = `(() => {
       status.append(badge);
     }
   }
-  async function ask(cell, url, version) {
+  async function ask(cell) {
+    const url = cell.dataset.summary;
+    const k = kept.get(url);
     try {
-      const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" } });
+      const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json", ...(k && k.etag ? { "if-none-match": k.etag } : {}) } });
+      if (res.status === 304) return;
       const body = await res.json().catch(() => undefined);
       const s = res.status === 200 && body ? body : { error: (body && body.error && body.error.code) || String(res.status) };
-      if (!s.error) kept.set(url, { version, s });
-      if (cell.isConnected) show(cell, s);
+      if (!s.error) kept.set(url, { etag: res.headers.get("etag"), s });
+      // Every cell of this row now on the page (the live list may have moved a new one in meanwhile).
+      for (const c of live.querySelectorAll("td[data-summary]")) if (c.dataset.summary === url) show(c, s);
     } catch {
-      if (cell.isConnected) cell.dataset.state = "";
+      // Offline or the server restarted: asked again on the next round.
+      if (cell.isConnected && cell.dataset.state === "asking") cell.dataset.state = "";
     }
   }
-  async function fill() {
-    const pending = [];
-    for (const cell of live.querySelectorAll("td[data-summary]")) {
-      if (cell.dataset.state) continue;
-      const url = cell.dataset.summary;
-      const events = cell.closest("tr").querySelector("td.events");
-      const version = events ? events.textContent : "";
-      const k = kept.get(url);
-      if (k && k.version === version) show(cell, k.s);
-      else {
-        cell.dataset.state = "asking";
-        pending.push(() => ask(cell, url, version));
+  let busy = false;
+  async function round(again) {
+    if (busy) return;
+    busy = true;
+    try {
+      const pending = [];
+      for (const cell of live.querySelectorAll("td[data-summary]")) {
+        const k = kept.get(cell.dataset.summary);
+        if (!cell.dataset.state && k) show(cell, k.s);
+        if (!cell.dataset.state) {
+          cell.dataset.state = "asking";
+          pending.push(cell);
+        } else if (again && cell.dataset.state === "filled" && running(cell)) pending.push(cell);
       }
+      const workers = Array.from({ length: Math.min(4, pending.length) }, async () => {
+        while (pending.length > 0) await ask(pending.shift());
+      });
+      await Promise.all(workers);
+    } finally {
+      busy = false;
     }
-    const workers = Array.from({ length: Math.min(4, pending.length) }, async () => {
-      while (pending.length > 0) await pending.shift()();
-    });
-    await Promise.all(workers);
   }
-  new MutationObserver(fill).observe(live, { childList: true });
-  fill();
+  // Rows the live list moved in are filled at once (from what is kept, or asked).
+  new MutationObserver(() => {
+    for (const cell of live.querySelectorAll("td[data-summary]")) {
+      const k = kept.get(cell.dataset.summary);
+      if (!cell.dataset.state && k) show(cell, k.s);
+    }
+    round(false);
+  }).observe(live, { childList: true });
+  const every = Number(live.dataset.refreshMs);
+  if (every > 0) setInterval(() => { if (!document.hidden) round(true); }, every);
+  round(false);
 })();`;

@@ -41,8 +41,9 @@ const CACHE_SIZE = 500;
  * answer JSON (a {@link ConsoleRowSummary}) read from the row's history as its page reads it
  * (free reads, no query: 0 billed actions), authorized as the row's page (`mayRead`: the
  * same refusal and code), from the console's own pages only (a request another site made is
- * refused, AI1043). Cached by the history's version (its newest event, one free read): a
- * live list asking again reads the whole history only once it grew.
+ * refused, AI1043). Cached by the history's version (its newest event, one free read), which
+ * is also the answer's ETag: a live list asking again with it gets 304, and the whole history
+ * is read again only once it grew.
  */
 export function consoleSummaryRoutes(agents: AgentClient, mayRead: (kind: "run" | "thread", id: string, principal: Principal | undefined) => Promise<void>) {
   const app = new Hono<HttpEnv>();
@@ -56,6 +57,9 @@ export function consoleSummaryRoutes(agents: AgentClient, mayRead: (kind: "run" 
       const version = await historyVersion(agents.client, id);
       const kept = cache.get(key);
       c.header("Cache-Control", "no-store");
+      if (version !== undefined) c.header("ETag", `"${version}"`);
+      // The list's script asks a running row again with the version it holds: unchanged, nothing to send.
+      if (version !== undefined && c.req.header("if-none-match") === `"${version}"`) return c.body(null, 304);
       if (version !== undefined && kept?.version === version) return c.json(kept.summary);
       const summary = summaryOf(await readDetail(agents.client, agents.taskQueue, kind, id));
       cache.delete(key);
