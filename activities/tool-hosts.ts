@@ -16,6 +16,7 @@ import { deferralRequest } from "./deferral-request.js";
 import { dispatchSubRun } from "./dispatch.js";
 import type { ToolCallScope } from "./tool-retry.js";
 import type { ProgressReporter } from "./tool-progress.js";
+import { toolIdempotencyKey } from "../src/core/step-summary.js";
 
 export interface ToolHostDeps {
   registry: AgentRegistry;
@@ -167,8 +168,7 @@ function callBasics(input: AgentToolCallInput) {
   return {
     agentId: input.agentId,
     toolCallId: input.toolCall.id,
-    // A reused id's later calls get keys of their own: the model's choice of ids must not merge two effects.
-    idempotencyKey: `${input.workflowId}/${input.toolCall.id}${input.occurrence !== undefined && input.occurrence > 1 ? `#${input.occurrence}` : ""}`,
+    idempotencyKey: toolIdempotencyKey(input.workflowId, input.toolCall.id, input.occurrence),
     principal: input.principal,
     signal: activity.cancellationSignal,
     attempt: activity.info.attempt,

@@ -56,6 +56,9 @@ const desk = defineAgent({ id: "detail-desk", model: "gpt-4.1-mini", system: "Yo
 const step = defineTool({ name: "step", description: "Takes a step", input: z.object({ n: z.number() }), handler: ({ n }) => `step ${n} done` });
 const walker = defineAgent({ id: "detail-walker", model: "gpt-4.1-mini", system: "You walk.", tools: [step], maxTurns: 1200 });
 
+/** An agent whose own model is out: each call is answered by its fallback, in the same attempt. */
+const fallsBack = defineAgent({ id: "detail-falls-back", model: "detail-primary", fallbackModels: ["detail-second"], system: "You pay.", tools: [pay], maxTurns: 4 });
+
 /** ian may read top-level runs, not sub-agents' (`<caller>/agent/<call>`); everyone else everything. */
 const readsNoSubAgents: AuthorizeHook = (req) => !(req.principal?.id === "ian" && req.operation === "run.state" && (req.runId ?? "").includes("/agent/"));
 
@@ -68,7 +71,7 @@ let browser: Browser;
 let stack: ConsoleStack | undefined;
 
 beforeAll(async () => {
-  stack = await consoleStack([payer, lead, manager, researcher, treasurer, desk, walker], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk }, authorize: readsNoSubAgents } }, { console: { refreshInterval: 0 } });
+  stack = await consoleStack([payer, lead, manager, researcher, treasurer, desk, walker, fallsBack], { deferral: { secret: SECRET }, client: { deferral: { secret: SECRET }, threads: { agent: desk }, authorize: readsNoSubAgents } }, { console: { refreshInterval: 0 } });
   ({ h, agents, threads, http, browser } = stack);
 });
 afterAll(() => stack?.close());
@@ -79,6 +82,26 @@ async function as(user: string, width = 1280): Promise<Page> {
 }
 
 const values = (page: Page, selector: string) => page.locator(selector).evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-value"))));
+
+describe("a run's model and tool calls", () => {
+  it("names each call's model and the fallback that answered, and each tool call's idempotency key, as its handler saw it", async () => {
+    const runId = uid("detail-fallback");
+    h.model.respond(runId, (req, turn) => {
+      if (req.model === "detail-primary") return { errors: Object.assign([], { [req.attempt]: 503 }), text: "never" };
+      return turn === 0 ? { toolCalls: [{ name: "pay", arguments: { amount: 5 } }] } : { text: "Paid 5." };
+    });
+    expect(await agents.run(fallsBack, { prompt: runId, runId })).toMatchObject({ status: "completed", text: "Paid 5." });
+    const call = (await agents.listMessages({ runId })).messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []))[0]!;
+    const page = await as("fiona");
+    await page.goto(`${http.url}/console/runs/${encodeURIComponent(runId)}`);
+    const models = page.locator("li.event.model");
+    expect(await models.count()).toBe(2);
+    for (const text of await models.allInnerTexts()) expect(text).toMatch(/Model call detail-primary · answered by detail-second \(fallback\)/);
+    const tool = page.locator("li.event.tool");
+    await tool.locator("summary").click();
+    expect(await tool.locator("p.key code").innerText()).toBe(`${runId}/${call.id}`);
+  });
+});
 
 describe("a run's pictures", () => {
   it("draws a 3-turn run's tokens, latency, billed actions and where its time went, one bar or point per turn, with the values the page's own table and timeline give", async () => {

@@ -16,7 +16,7 @@ const detail = (kind: "run" | "thread", timeline: TimelineEntry[]): ConsoleDetai
   actions: { total: 0, byKind: {}, turns: [], before: 0 },
 });
 const model = (ms: number, durationMs: number, waiting: string[] = []): TimelineEntry => ({ type: "model", at: at(ms), durationMs, attempts: 1, calls: [], waiting });
-const tool = (ms: number, durationMs: number, extra: Partial<Extract<TimelineEntry, { type: "tool" }>> = {}): TimelineEntry => ({ type: "tool", at: at(ms), durationMs, attempts: 1, toolName: "t", toolCallId: "c", input: "{}", ...extra });
+const tool = (ms: number, durationMs: number, extra: Partial<Extract<TimelineEntry, { type: "tool" }>> = {}): TimelineEntry => ({ type: "tool", at: at(ms), durationMs, attempts: 1, toolName: "t", toolCallId: "c", idempotencyKey: "w/c", input: "{}", ...extra });
 
 describe("where a turn's time went", () => {
   it("splits a run's turn into model, tools, waiting for a person (park to decision) and the rest", () => {

@@ -98,14 +98,7 @@ export function notifyOptions(described: Pick<AgentDescription, "timeouts">): Ac
   return { startToCloseTimeout: described.timeouts.startToCloseMs, retry: { ...BACKOFF, maximumAttempts: 5 }, summary: "notify approvers", allowEagerDispatch: false };
 }
 
-/**
- * What the Temporal UI shows for a model call: `model gpt-4.1-mini · step 3`. A summary is
- * user metadata on the scheduling command, so it never affects replay; it is a payload,
- * so a codec encrypts it like any other.
- */
-export function modelSummary(described: Pick<AgentDescription, "model">, step: number | undefined): string {
-  return `model ${described.model ?? "(unnamed)"}${step !== undefined ? ` · step ${step}` : ""}`;
-}
+export { modelSummary } from "../../src/core/step-summary.js";
 
 /**
  * What the Temporal UI shows for a tool call: `tool lookupInvoice`, and why it runs when

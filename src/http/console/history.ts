@@ -11,6 +11,7 @@ import { threadResumeUpdate, threadSendUpdate, threadStopUpdate, threadToolResul
 import { inputChanges, type InputChange } from "../../core/approval-trail.js";
 import type { JsonValue } from "../../core/json.js";
 import { countActions, type ActionCount } from "./cost.js";
+import { modelOfSummary, toolIdempotencyKey } from "../../core/step-summary.js";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
@@ -20,8 +21,10 @@ export type ConsoleStatus = "running" | "completed" | "failed" | "cancelled" | "
 
 /** One entry of a run's or thread's timeline, read from its history. */
 export type TimelineEntry =
-  | { type: "model"; at: string; durationMs?: number; attempts: number; tokensIn?: number; tokensOut?: number; calls: string[]; waiting: string[]; error?: FailureView }
-  | { type: "tool"; at: string; durationMs?: number; attempts: number; toolName: string; toolCallId: string; input: string; result?: string; isError?: boolean; deferred?: boolean; started?: boolean; error?: FailureView }
+  /** `model`: the one the call was scheduled for (its summary); `fallback`: the model that answered instead, when the agent's was out. */
+  | { type: "model"; at: string; durationMs?: number; attempts: number; model?: string; fallback?: string; tokensIn?: number; tokensOut?: number; calls: string[]; waiting: string[]; error?: FailureView }
+  /** `idempotencyKey`: the handler's `ctx.idempotencyKey`. */
+  | { type: "tool"; at: string; durationMs?: number; attempts: number; toolName: string; toolCallId: string; idempotencyKey: string; input: string; result?: string; isError?: boolean; deferred?: boolean; started?: boolean; error?: FailureView }
   | { type: "decision"; at: string; by?: string; what: string; edits?: DecisionEdit[] }
   | { type: "message"; at: string; by?: string }
   | { type: "cancel"; at: string; by?: string }
@@ -156,6 +159,8 @@ interface Scheduled {
   at: string;
   startedAt?: number;
   attempts: number;
+  /** The summary the workflow gave the call (user metadata on its scheduling). */
+  summary?: unknown;
 }
 
 /** Folds history events into a detail, one execution after the other. */
@@ -191,7 +196,8 @@ class Fold {
         }
       } else if (a.activityTaskScheduledEventAttributes) {
         const s = a.activityTaskScheduledEventAttributes;
-        scheduled.set(String(a.eventId), { name: s.activityType?.name ?? "", input: await this.#decode(s.input?.payloads), at, attempts: 1 });
+        const summary = a.userMetadata?.summary ? await this.#decode([a.userMetadata.summary]) : undefined;
+        scheduled.set(String(a.eventId), { name: s.activityType?.name ?? "", input: await this.#decode(s.input?.payloads), at, attempts: 1, ...(summary !== undefined ? { summary } : {}) });
         if (s.activityType?.name === "notifyApproval") this.#notified(scheduled.get(String(a.eventId))!.input, at);
       } else if (a.activityTaskStartedEventAttributes) {
         const s = a.activityTaskStartedEventAttributes;
@@ -352,13 +358,17 @@ class Fold {
     const input = (typeof call.input === "object" && call.input !== null ? call.input : {}) as Record<string, unknown>;
     if (call.name === "callAgentModel") {
       this.#modelInput(input);
-      const answer = (end.result ?? {}) as { message?: { content?: string | null; tool_calls?: ToolCall[] }; usage?: { promptTokens?: number; completionTokens?: number }; gate?: { calls?: Array<{ toolCallId?: string }> } };
+      const answer = (end.result ?? {}) as { message?: { content?: string | null; tool_calls?: ToolCall[] }; usage?: { promptTokens?: number; completionTokens?: number; fallback?: Record<string, unknown> }; gate?: { calls?: Array<{ toolCallId?: string }> } };
+      const model = modelOfSummary(call.summary);
+      const fallback = typeof answer.usage?.fallback === "object" && answer.usage.fallback !== null ? Object.keys(answer.usage.fallback)[0] : undefined;
       const message = answer.message;
       for (const c of message?.tool_calls ?? []) this.#calls.set(c.id, { name: c.function?.name ?? "", arguments: c.function?.arguments ?? "" });
       if (message) this.detail.transcript.push({ role: "assistant", content: message.content ?? null, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) } as ChatMessage);
       this.detail.timeline.push({
         type: "model",
         ...timing,
+        ...(model !== undefined ? { model } : {}),
+        ...(fallback !== undefined ? { fallback } : {}),
         ...(typeof answer.usage?.promptTokens === "number" ? { tokensIn: answer.usage.promptTokens } : {}),
         ...(typeof answer.usage?.completionTokens === "number" ? { tokensOut: answer.usage.completionTokens } : {}),
         calls: (message?.tool_calls ?? []).map((c) => c.function?.name ?? ""),
@@ -376,6 +386,7 @@ class Fold {
         ...timing,
         toolName: toolCall?.function?.name ?? "",
         toolCallId: id,
+        idempotencyKey: toolIdempotencyKey(typeof input.workflowId === "string" ? input.workflowId : this.detail.id, id, typeof input.occurrence === "number" ? input.occurrence : undefined),
         input: toolCall?.function?.arguments ?? "",
         ...(typeof result.content === "string" ? { result: result.content } : {}),
         ...(result.isError ? { isError: true } : {}),

@@ -293,12 +293,14 @@ function entry(e: TimelineEntry, base: string, answered: Set<string>): Html {
   if (extra) return extra;
   switch (e.type) {
     case "model":
-      return html`<li class="event model">${when} <strong>Model call</strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""} · ${String(e.tokensIn ?? "?")} tokens in, ${String(e.tokensOut ?? "?")} out${
+      return html`<li class="event model">${when} <strong>Model call</strong>${e.model ? html` <code class="model">${oneLine(e.model)}</code>` : ""}${
+        e.fallback ? html` · <span class="badge fallback">answered by <code>${oneLine(e.fallback)}</code> (fallback)</span>` : ""
+      } · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""} · ${String(e.tokensIn ?? "?")} tokens in, ${String(e.tokensOut ?? "?")} out${
         e.calls.length > 0 ? html` · asks for ${e.calls.join(", ")}` : ""
       }${e.waiting.length > 0 ? html` · <span class="badge waiting">${String(e.waiting.length)} call(s) need approval</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
     case "tool":
       return html`<li class="event tool">${when} <strong>Tool <code>${oneLine(e.toolName)}</code></strong> · ${ms(e.durationMs)}${e.attempts > 1 ? ` · ${e.attempts} attempts` : ""}
-        <details><summary>Input and result</summary><pre>${printableJson(e.input)}</pre>${
+        <details><summary>Input and result</summary><p class="key">Idempotency key <code>${oneLine(e.idempotencyKey)}</code></p><pre>${printableJson(e.input)}</pre>${
           e.result !== undefined ? html`<pre class="${e.isError ? "error" : ""}">${printable(clip(e.result))}</pre>` : ""
         }</details>${e.deferred ? html` · <span class="badge waiting">deferred</span>` : ""}${renderAsyncWait(e, answered.has(e.toolCallId))}${e.isError ? html` · <span class="badge failed">error</span>` : ""}${e.error ? errorLine(e.error) : ""}</li>`;
     case "decision":
