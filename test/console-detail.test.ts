@@ -138,7 +138,7 @@ describe("a run's pictures", () => {
 
     // Latency: one point per turn, each the model call's time the timeline shows.
     const latency = await values(page, "#chart-latency circle.point");
-    const timelineMs = (await page.locator("li.event.model").allTextContents()).map((t) => /Model call · (\d+) ms/.exec(t)?.[1]).map(Number);
+    const timelineMs = (await page.locator("li.event.model").allTextContents()).map((t) => /Model call \S+ · (\d+) ms/.exec(t)?.[1]).map(Number);
     expect(latency).toEqual(timelineMs);
 
     // Billed actions: one bar per turn, adding up to the total the page gives.

@@ -128,7 +128,7 @@ describe("the console in a browser", () => {
     const timeline = page.getByRole("region", { name: "Timeline" });
     expect(await transcript.textContent()).toContain(run.runId);
     expect(await transcript.textContent()).toMatch(/Calls sendPayout\s+\{"amount":120,"to":"acme"\}/);
-    expect(await timeline.textContent()).toMatch(/Model call · .* · \d+ tokens in, \d+ out · asks for sendPayout · 1 call\(s\) need approval/);
+    expect(await timeline.textContent()).toMatch(/Model call gpt-4\.1-mini · .* · \d+ tokens in, \d+ out · asks for sendPayout · 1 call\(s\) need approval/);
     expect(await page.textContent("#status")).toBe("running");
     await page.screenshot({ path: `${ARTIFACTS}run-waiting.png`, fullPage: true });
 

@@ -92,7 +92,9 @@ describe("in the Temporal UI", () => {
     // Readers check the stream's last seq at the end of the line before paying for a query.
     await vi.waitFor(async () => expect(await currentDetails(threadId)).toMatch(/^awaiting async tool askHuman · stream \d+$/), { timeout: 20_000, interval: 50 });
     const [toolCall] = (await agents.threads.state({ threadId })).toolCalls;
-    await agents.threads.addToolResult({ threadId, toolCallId: toolCall!.toolCallId, result: "yes", answerToken: answerTokenOf(threadId, toolCall!.toolCallId) });
+    // The thread says it awaits the tool once its start is scheduled: the callback that gets the token may still be on its way.
+    const answerToken = await vi.waitFor(() => answerTokenOf(threadId, toolCall!.toolCallId), { timeout: 20_000, interval: 50 });
+    await agents.threads.addToolResult({ threadId, toolCallId: toolCall!.toolCallId, result: "yes", answerToken });
     expect((await agents.threads.settled({ threadId })).status).toBe("completed");
     const { lastSeq } = await agents.threads.streamUpdates({ threadId, fromSeq: Number.MAX_SAFE_INTEGER });
     expect(await currentDetails(threadId)).toBe(`idle (last turn completed) · stream ${lastSeq}`);
