@@ -1,9 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { workflowMetadataQuery } from "@temporalio/workflow";
 
-// temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
-const WORKFLOW_TASK_STARTED = 2;
-
 /**
  * Tells a reader whether a workflow's history grew since it last asked, from a describe:
  * Temporal bills every query answered by a worker but not a describe, which the server
@@ -16,13 +13,6 @@ export class HistoryWatch {
   #seen: string | undefined;
   /** The activity types pending at the last look: what the workflow is waiting on now (the same describe, no extra read). */
   pendingActivities: readonly string[] = [];
-  /**
-   * The workflow task pending at the last look, in its first attempt: its completion appends
-   * to the history, so a reader may wait for that move rather than ask the worker now. (A
-   * retried task is not written to history until it succeeds: not counted.) `started`: a
-   * worker has taken it.
-   */
-  workflowTask: { started: boolean } | undefined;
 
   constructor(
     private readonly client: Client,
@@ -39,8 +29,6 @@ export class HistoryWatch {
     // Through the handle, so a missing workflow is the SDK's WorkflowNotFoundError, as a query's is.
     const described = await this.client.workflow.getHandle(this.workflowId).describe();
     this.pendingActivities = (described.raw.pendingActivities ?? []).map((a) => a.activityType?.name ?? "");
-    const task = described.raw.pendingWorkflowTask;
-    this.workflowTask = task && task.attempt === 1 ? { started: task.state === WORKFLOW_TASK_STARTED } : undefined;
     const seen = `${described.runId}:${described.historyLength}`;
     const changed = seen !== this.#seen;
     this.#seen = seen;

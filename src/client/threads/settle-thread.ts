@@ -36,14 +36,7 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
       const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
       // A model or tool call still pending: the turn runs whatever its line says, and its end
       // moves the history again. No metadata query then (the worker would answer it for nothing).
-      // Nor while a worker has a workflow task of the thread in hand (a call just completed, a
-      // message just arrived): its completion moves the history, and a query now costs that
-      // worker an activation for an answer about to change (3.6 a turn in bench throughput).
-      // A task still queued is asked about as before: no worker may serve the thread (AI1015),
-      // and the query's wait keeps a crowd of waiters from reading the server all the faster.
-      const taskUnderWay = watch.workflowTask?.started === true;
-      const callPending = watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
-      const running = taskUnderWay || callPending;
+      const running = watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
       const text = moved && !running ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
       const line = text === undefined ? undefined : parseStatusLine(text);
       // A line that counts the queue settles the question alone: one read, the answer's.
@@ -58,12 +51,9 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
       }
       options.signal?.throwIfAborted();
       await Promise.race([sleep(interval), ended]);
-      // A history that just moved with no call pending is a turn between steps, whose end
-      // comes soon after: look again quickly, a closed-loop caller waits for every millisecond
-      // of this. Backs off while nothing moves, and while a model or tool call runs: its end
-      // is not that near, and every look is a read of the server, the first limit of a busy
-      // deployment (bench throughput, threads at N = 100).
-      interval = moved && !callPending ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, interval * 1.5);
+      // A history that just moved is a turn between steps, whose end comes soon after: look
+      // again quickly, a closed-loop caller waits for every millisecond of this. Backs off while nothing moves.
+      interval = moved ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, interval * 1.5);
     }
   } finally {
     polling.abort();
