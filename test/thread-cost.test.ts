@@ -4,9 +4,10 @@
  * thread is the message's update and the model call, with no preparation before it, and
  * still answers with the agent as the worker has it now.
  */
+import { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineAgent } from "../src/index.js";
+import { defineAgent, ThreadsClient } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { lookup, seen } from "./thread-support.js";
 
@@ -69,5 +70,44 @@ describe("a later turn", () => {
     const done = await second.agents.threads.settled({ threadId });
     expect(done).toMatchObject({ status: "failed", lastError: { code: "AI1004" } });
     expect(seen.filter((s) => s.tool === "lookup" && s.threadId === threadId).map((s) => s.event)).toEqual(["ran"]);
+  });
+});
+
+describe("waiting for a turn", () => {
+  it("asks the worker twice, however many steps the turn takes: once to see it at rest, once for its state", async () => {
+    // Each query is an activation of the thread on a worker, as busy as the turn it waits on.
+    // Between a call's end and the next call's start the thread has a workflow task under
+    // way, whose completion moves the history: settled() waits for that move, not the worker.
+    const agent = defineAgent({ id: "cost-settled", model: "gpt-4.1-mini", system: "You look words up.", tools: [lookup], maxTurns: 10 });
+    const { taskQueue } = await h.worker([agent]);
+    const threadId = uid("settled queries");
+    const LOOKUPS = 8;
+    h.model.respond(threadId, (request) => {
+      const lastUser = request.messages.map((m) => m.role).lastIndexOf("user");
+      const done = Math.floor((request.messages.length - 1 - lastUser) / 2);
+      return done < LOOKUPS ? { toolCalls: [{ name: "lookup", arguments: { word: `word${done}` } }] } : { text: `looked up ${LOOKUPS} words` };
+    });
+    const queries: string[] = [];
+    const client = new Client({
+      connection: h.connection,
+      namespace: h.namespace,
+      interceptors: { workflow: [{ query: (input, next) => (queries.push(input.queryType), next(input)) }] },
+    });
+    const threads = new ThreadsClient({ client, taskQueue, agent });
+    await threads.createThread({ threadId, prompt: threadId });
+    await threads.settled({ threadId });
+
+    await threads.sendMessage({ threadId, prompt: "look them up" });
+    queries.length = 0;
+    const done = await threads.settled({ threadId });
+    const asked = [...queries];
+    expect(done.lastError).toBeUndefined();
+    expect(done.status).toBe("completed");
+    expect((await threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: `looked up ${LOOKUPS} words` });
+    // One look at rest: the wait follows the history between, and counts what is under way
+    // from its events, so the count does not depend on how busy the worker is. It was one
+    // per step before: 7 or 8 for these 17 calls.
+    expect(asked.filter((q) => q === "__temporal_workflow_metadata")).toHaveLength(1);
+    expect(asked.filter((q) => q !== "__temporal_workflow_metadata")).toEqual(["durable-agents.thread.snapshot"]);
   });
 });

@@ -1,17 +1,15 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
 import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
 import { ThreadNotFoundError, ThreadTerminatedError } from "../../core/errors/threads.js";
 import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
-import { currentDetails, HistoryWatch } from "../history-watch.js";
+import { currentDetails } from "../history-watch.js";
+import { WorkFollow } from "../work-follow.js";
 import { parseStatusLine } from "../../core/status-line.js";
 import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
 import type { ThreadSettledOptions, ThreadTarget, ThreadView } from "./thread-types.js";
 
-const FIRST_INTERVAL_MS = 20;
-const MAX_INTERVAL_MS = 250;
 /** The activities of a turn at work (workflows/shared/agent-steps.ts): while one is pending the thread is not at rest. */
 const TURN_ACTIVITIES = new Set(["callAgentModel", "callAgentTool"]);
 
@@ -22,42 +20,47 @@ const TURN_ACTIVITIES = new Set(["callAgentModel", "callAgentTool"]);
 export async function settleThread(access: ThreadAccess, options: ThreadTarget & ThreadSettledOptions): Promise<ThreadView> {
   await access.check(options, "thread.get");
   const { threadId } = options;
+  options.signal?.throwIfAborted();
   // A thread closed under the wait (terminated, timed out, deleted) would answer its last
   // state forever: its end, followed by a long poll of its history (a free read), ends the wait.
   const polling = new AbortController();
+  const signal = options.signal ? AbortSignal.any([polling.signal, options.signal]) : polling.signal;
   const ended = endOf(access, threadId, polling.signal);
+  const givenUp = options.signal ? abortOf(options.signal) : undefined;
+  const until = <T>(read: Promise<T>): Promise<T> => Promise.race(givenUp ? [read, ended, givenUp] : [read, ended]);
   try {
-    // Queries are billed actions; describes and the thread's status line are not. The state
-    // is queried only when the history moved and the status line says the thread may be
-    // at rest (a message queued behind a finished turn is what the query still rules out).
-    const watch = new HistoryWatch(access.client, threadId);
-    let interval = FIRST_INTERVAL_MS;
+    // Queries are billed actions (or a busy worker's activations); describes and history
+    // reads are not. The state is queried only when the history moved and nothing is under
+    // way (no workflow task, no model or tool call), and then the status line says the
+    // thread may be at rest (a message queued behind a finished turn is what the query
+    // still rules out). Between looks the history is long-polled: WorkFollow.
+    const follow = new WorkFollow(access.client, threadId, TURN_ACTIVITIES, signal);
     for (;;) {
-      const moved = await Promise.race([access.query(threadId, () => watch.changed()), ended]);
-      // A model or tool call still pending: the turn runs whatever its line says, and its end
-      // moves the history again. No metadata query then (the worker would answer it for nothing).
-      const running = watch.pendingActivities.some((name) => TURN_ACTIVITIES.has(name));
-      const text = moved && !running ? await Promise.race([access.query(threadId, () => currentDetails(access.client, threadId)), ended]) : undefined;
+      const { moved, running } = await until(access.read(threadId, () => follow.next()));
+      if (!moved || running) continue;
+      const text = await until(access.query(threadId, () => currentDetails(access.client, threadId)));
       const line = text === undefined ? undefined : parseStatusLine(text);
       // A line that counts the queue settles the question alone: one read, the answer's.
-      if (moved && line?.queued !== undefined) {
-        if (!line.active && (line.queued === 0 || /^(failed|stopped)\b/.test(line.text))) return await Promise.race([threadState(access, options), ended]);
-      } else if (moved && !running && (line === undefined || !line.active)) {
-        const snapshot = await Promise.race([access.query(threadId, () => access.handle(threadId).query(threadSnapshotQuery)), ended]);
+      if (line?.queued !== undefined) {
+        if (!line.active && (line.queued === 0 || /^(failed|stopped)\b/.test(line.text))) return await until(threadState(access, options));
+      } else if (line === undefined || !line.active) {
+        const snapshot = await until(access.query(threadId, () => access.handle(threadId).query(threadSnapshotQuery)));
         if (snapshot.deleted) throw new ThreadNotFoundError({ threadId });
         const halted = snapshot.status === "stopped" || snapshot.status === "failed";
         // Not at rest after all (a queued message): the turn it starts moves the history again.
-        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await threadState(access, options);
+        if (!isActive(snapshot.status) && (snapshot.queued.length === 0 || halted)) return await until(threadState(access, options));
       }
-      options.signal?.throwIfAborted();
-      await Promise.race([sleep(interval), ended]);
-      // A history that just moved is a turn between steps, whose end comes soon after: look
-      // again quickly, a closed-loop caller waits for every millisecond of this. Backs off while nothing moves.
-      interval = moved ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, interval * 1.5);
     }
   } finally {
     polling.abort();
   }
+}
+
+/** Rejects with the signal's reason once it aborts. */
+function abortOf(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  aborted.catch(() => undefined);
+  return aborted;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import { isGrpcServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { UpdateDefinition } from "@temporalio/common";
 import type { agentThread } from "../../../workflows/threads/agent-thread.js";
 import type { AgentDefinition } from "../../core/define-agent.js";
@@ -63,6 +63,15 @@ export class ThreadAccess {
     }
   }
 
+  /** A read of the thread the server answers alone, however long it waits (a describe, a long-poll of its history): translated as `query`'s, with no deadline. */
+  async read<T>(threadId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      throw translate(threadId, err);
+    }
+  }
+
   async update<Ret, Args extends unknown[]>(threadId: string, definition: UpdateDefinition<Ret, Args>, ...args: Args): Promise<Ret> {
     const handle = this.handle(threadId);
     for (let attempt = 1; ; attempt++) {
@@ -84,6 +93,9 @@ export class ThreadAccess {
   }
 }
 
+// gRPC status code (stable across gRPC implementations): a history read of a workflow that is not there.
+const GRPC_NOT_FOUND = 5;
+
 export function threadIdOf(options: { threadId?: string } | undefined, operation: ThreadOperation): string {
   const threadId = options?.threadId;
   if (typeof threadId !== "string" || threadId === "") {
@@ -102,7 +114,7 @@ export function agentIdOf(agent: AgentDefinition | string | undefined): string |
 export const newMessageId = () => `msg-${randomUUID()}`;
 
 function translate(threadId: string, err: unknown): unknown {
-  if (err instanceof WorkflowNotFoundError) return new ThreadNotFoundError({ threadId });
+  if (err instanceof WorkflowNotFoundError || (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND)) return new ThreadNotFoundError({ threadId });
   if (err instanceof WorkflowUpdateFailedError) return unwrapFailure(err);
   if (isClosed(err)) return new ThreadNotFoundError({ threadId });
   return err;
