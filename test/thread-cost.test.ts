@@ -4,10 +4,11 @@
  * thread is the message's update and the model call, with no preparation before it, and
  * still answers with the agent as the worker has it now.
  */
-import { Client } from "@temporalio/client";
+import { Client, Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineAgent, ThreadsClient } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
+import { defineAgent, defineTool, ThreadsClient } from "../src/index.js";
 import { startHarness, uid, type Harness } from "./harness.js";
 import { lookup, seen } from "./thread-support.js";
 
@@ -111,3 +112,46 @@ describe("waiting for a turn", () => {
     expect(asked.filter((q) => q !== "__temporal_workflow_metadata")).toEqual(["durable-agents.thread.snapshot"]);
   });
 });
+
+describe("waiting for a turn of a long thread", () => {
+  it("waits by describes once the history outgrew what a wait reads whole: it still settles, reading none of it", async () => {
+    // Following by long-poll reads the history from its first event once per wait; a run of a
+    // thread grows to about 4 MB before it continues as new, too much to read for every turn.
+    const page = defineTool({ name: "page", description: "Reads a 300 KB page", input: z.object({ n: z.number() }), handler: ({ n }) => `${n}:${"p".repeat(300_000)}` });
+    const agent = defineAgent({ id: "cost-settled-long", model: "gpt-4.1-mini", system: "You read pages.", tools: [page], maxTurns: 5 });
+    const { taskQueue } = await h.worker([agent]);
+    const threadId = uid("settled long");
+    h.model.respond(threadId, (request) => {
+      const read = request.messages.filter((m) => m.role === "tool").length;
+      const asked = String(request.messages.at(-1)?.content ?? "");
+      return read < 2 ? { toolCalls: [{ name: "page", arguments: { n: read } }] } : { text: `read ${read} pages; ${asked.slice(0, 20)}` };
+    });
+    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    const historyReads: string[] = [];
+    const service = connection.workflowService;
+    const read = service.getWorkflowExecutionHistory.bind(service);
+    // Reads of every event; the wait's watch for the thread's close asks for the close event alone.
+    const CLOSE_EVENT = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+    service.getWorkflowExecutionHistory = (request) => {
+      if (request.historyEventFilterType !== CLOSE_EVENT) historyReads.push(request.execution?.workflowId ?? "");
+      return read(request);
+    };
+    try {
+      const threads = new ThreadsClient({ client: new Client({ connection, namespace: h.namespace }), taskQueue, agent });
+      await threads.createThread({ threadId, prompt: threadId });
+      await threads.settled({ threadId });
+      const size = (await threads.workflowHandle(threadId).describe()).historySize ?? 0;
+      expect(size).toBeGreaterThan(600_000);
+
+      await threads.sendMessage({ threadId, prompt: "and again" });
+      historyReads.length = 0;
+      const done = await threads.settled({ threadId });
+      expect(done.status).toBe("completed");
+      expect((await threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: "read 2 pages; and again" });
+      expect(historyReads.filter((id) => id === threadId)).toEqual([]);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
