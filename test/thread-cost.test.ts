@@ -132,10 +132,10 @@ describe("waiting for a turn of a long thread", () => {
     const read = service.getWorkflowExecutionHistory.bind(service);
     // Reads of every event; the wait's watch for the thread's close asks for the close event alone.
     const CLOSE_EVENT = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
-    service.getWorkflowExecutionHistory = (request) => {
+    service.getWorkflowExecutionHistory = ((request: proto.temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest) => {
       if (request.historyEventFilterType !== CLOSE_EVENT) historyReads.push(request.execution?.workflowId ?? "");
       return read(request);
-    };
+    }) as typeof service.getWorkflowExecutionHistory;
     try {
       const threads = new ThreadsClient({ client: new Client({ connection, namespace: h.namespace }), taskQueue, agent });
       await threads.createThread({ threadId, prompt: threadId });
