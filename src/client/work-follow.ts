@@ -22,6 +22,8 @@ const PAGE_SIZE = 1_000;
 /** Pauses between describes, for a long history: short while the workflow just moved and no call runs, backing off to the longest while nothing moves or a call runs. */
 const FIRST_INTERVAL_MS = 20;
 const MAX_INTERVAL_MS = 250;
+/** The pause before reading on while a workflow task is pending (see `Tail.next`). */
+const TASK_PAUSE_MS = 10;
 // temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
 const WORKFLOW_TASK_STARTED = 2;
 
@@ -91,6 +93,7 @@ class Tail {
   #last = 0;
   #task = false;
   #calls = new Map<string, string>();
+  #pauseNext = false;
 
   constructor(
     private readonly client: Client,
@@ -103,6 +106,10 @@ class Tail {
 
   /** Resolves when events past the last look landed, with what they leave pending. */
   async next(): Promise<WorkLook> {
+    if (this.#pauseNext) {
+      this.#pauseNext = false;
+      await sleep(TASK_PAUSE_MS, undefined, { signal: this.signal });
+    }
     for (;;) {
       const response = await longPollHistory(this.client, { workflowId: this.workflowId, runId: this.runId }, this.signal, {
         maximumPageSize: PAGE_SIZE,
@@ -129,6 +136,10 @@ class Tail {
       if (events.length === 0 || this.#last <= this.looked) continue;
       this.looked = this.#last;
       const callPending = [...this.#calls.values()].some((type) => this.busy.has(type));
+      // A workflow task pending is written in two more batches (a worker took it, it
+      // completed) a few milliseconds apart: a moment's pause reads them in one, a read of
+      // the server fewer per step, for at most that moment later at the turn's end.
+      if (this.#task) this.#pauseNext = true;
       return { moved: true, running: this.#task || callPending };
     }
   }
