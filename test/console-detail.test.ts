@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo, type AuthorizeHook, type ThreadsClient } from "../src/index.js";
 import { ARTIFACTS, askedIn, consoleStack, deskAgent, type ConsoleStack } from "./console-support.js";
+import { escalatingPayout } from "./gated-fixtures.js";
 import { SECRET, uid, type Harness } from "./harness.js";
 import type { HttpServer } from "./http-support.js";
 
@@ -32,14 +33,7 @@ const lead = defineAgent({ id: "detail-lead", model: "gpt-4.1-mini", system: "Yo
 
 /** An approval that reminds at once (1 s into 60 s) and escalates after 2 s, telling its approvers each time. */
 const notified: ApprovalRequestInfo[] = [];
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number(), to: z.string() }),
-  needsApproval: true,
-  approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request), escalate: { after: "2s", requires: ["payouts:cfo"] } },
-  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
-});
+const sendPayout = escalatingPayout(notified);
 const treasurer = defineAgent({ id: "detail-treasurer", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 4 });
 
 /** A thread agent whose async tool a person answers later (or never). */
