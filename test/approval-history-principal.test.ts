@@ -10,10 +10,10 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { aesGcmCodec, defineAgent, defineTool, type AgentClient, type ApprovalHistory, type PrincipalApprovalHistory, type PrincipalApprovalHistoryOptions } from "../src/index.js";
+import { aesGcmCodec, type AgentClient, type ApprovalHistory, type PrincipalApprovalHistory, type PrincipalApprovalHistoryOptions } from "../src/index.js";
 import { createMcpServer } from "../src/mcp.js";
 import { cliEnv, runCli } from "./cli-support.js";
+import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp } from "./http-support.js";
 
@@ -23,15 +23,8 @@ let env: Record<string, string>;
 /** The run "auditor-b" may not read. */
 let hidden = "";
 
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number(), to: z.string() }),
-  needsApproval: true,
-  approval: { meta: { requires: ["payouts:approve"] } },
-  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
-});
-const agent = defineAgent({ id: "audited-by-principal", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 4 });
+/** A payout agent whose sendPayout waits for a person with `payouts:approve`. */
+const { payouts: agent } = gatedFixtures("audited-by-principal");
 
 const since = new Date();
 /** The three requests, as made below. */

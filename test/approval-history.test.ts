@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AgentClient, defineAgent, defineTool, MAX_DECISION_TEXT, type ApprovalRequestInfo, type DeferralEvent } from "../src/index.js";
+import { escalatingPayout } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 import { startHttp } from "./http-support.js";
 
@@ -16,14 +17,7 @@ let agents: AgentClient;
 const notified: ApprovalRequestInfo[] = [];
 const expired: DeferralEvent[] = [];
 
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number(), to: z.string() }),
-  needsApproval: true,
-  approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request), escalate: { after: "2s", requires: ["payouts:cfo"] } },
-  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
-});
+const sendPayout = escalatingPayout(notified);
 const shortLived = defineTool({
   name: "shortLived",
   description: "Asks, and expires soon",

@@ -6,22 +6,15 @@
  * test/approval-inbox-cost.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { aesGcmCodec, defineAgent, defineTool, type AgentClient } from "../src/index.js";
+import { aesGcmCodec, type AgentClient } from "../src/index.js";
 import { INBOX_MEMO_KEY } from "../src/core/inbox-row.js";
+import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, startHarness, uid, type Harness } from "./harness.js";
 
 let h: Harness;
 
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number(), to: z.string() }),
-  needsApproval: true,
-  approval: { meta: { requires: ["payouts:approve"] } },
-  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
-});
-const agent = defineAgent({ id: "inbox-memo", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 3 });
+/** A payout agent whose sendPayout waits for a person with `payouts:approve`. */
+const { payouts: agent } = gatedFixtures("inbox-memo");
 
 beforeAll(async () => {
   h = await startHarness();

@@ -12,11 +12,12 @@ import { randomBytes } from "node:crypto";
 import { request as httpRequest, type Server } from "node:http";
 import { networkInterfaces } from "node:os";
 import { serve } from "@hono/node-server";
+import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { aesGcmCodec, defineAgent, defineTool, type AgentClient } from "../src/index.js";
 import { createCodecServer } from "../src/http.js";
-import { artifacts, bin, cliEnv, freePort, root, runCli } from "./cli-support.js";
+import { artifacts, bin, cliEnv, root, runCli } from "./cli-support.js";
 import { encryptedWorker } from "./codec-support.js";
 import { weatherAgent } from "./fixtures/agents.js";
 import { linkFor, payoutAgent } from "./fixtures/approvals.js";
@@ -268,8 +269,8 @@ function rawRequest(url: string, options: { method?: string; headers?: Record<st
 
 describe("durable-agents dev", () => {
   it("serves the console on loopback, by loopback names only: a rebound name, a foreign origin and another interface get nothing", async () => {
-    const [port, uiPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", String(port), "--ui-port", String(uiPort), "--console-port", "0", "--task-queue", "dev-console-q"], {
+    // Ports picked by the command itself, which prints them: none is picked here and taken by someone else before the server binds it.
+    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", "0", "--ui-port", "0", "--console-port", "0", "--task-queue", "dev-console-q"], {
       env: { ...process.env, TEMPORAL_ADDRESS: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -304,9 +305,8 @@ describe("durable-agents dev", () => {
     }
   }, 60_000);
 
-  it("starts a dev server with the UI, prints where, and stops on Ctrl-C", async () => {
-    const [port, uiPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", String(port), "--ui-port", String(uiPort)], { env: { ...process.env, TEMPORAL_ADDRESS: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  it("starts a dev server with the UI on free ports it picks (--port 0 --ui-port 0), prints where, and stops on Ctrl-C", async () => {
+    const child = spawn(process.execPath, [bin, "--json", "dev", "--port", "0", "--ui-port", "0", "--no-console"], { env: { ...process.env, TEMPORAL_ADDRESS: "" }, stdio: ["ignore", "pipe", "pipe"] });
     const ready = await new Promise<{ address: string; ui: string }>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (c: Buffer) => {
@@ -315,9 +315,17 @@ describe("durable-agents dev", () => {
       });
       child.once("exit", (code) => reject(new Error(`dev exited with ${code}`)));
     });
-    expect(ready.address).toMatch(new RegExp(`:${port}$`));
-    expect(ready.ui).toMatch(new RegExp(`^http://.*:${uiPort}$`));
-    // The UI answers over HTTP.
+    const [grpcPort, uiPort] = [ready.address, ready.ui].map((at) => Number(at.slice(at.lastIndexOf(":") + 1)));
+    expect(grpcPort).toBeGreaterThan(0);
+    expect(uiPort).toBeGreaterThan(0);
+    expect(ready.ui).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The server answers where it says: a client connects, and the UI answers over HTTP.
+    const connection = await Connection.connect({ address: ready.address });
+    try {
+      expect((await connection.workflowService.getSystemInfo({})).serverVersion).toBeTruthy();
+    } finally {
+      await connection.close();
+    }
     await vi.waitFor(async () => expect((await fetch(ready.ui)).status).toBe(200), { timeout: 20_000, interval: 250 });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     child.kill("SIGINT");

@@ -5,8 +5,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type ApprovalRequestInfo, type AuthorizeHook, type ThreadsClient } from "../src/index.js";
-import { ARTIFACTS, consoleStack, type ConsoleStack } from "./console-support.js";
+import { defineAgent, defineTool, type AgentClient, type ApprovalRequestInfo, type AuthorizeHook, type ThreadsClient } from "../src/index.js";
+import { ARTIFACTS, askedIn, consoleStack, deskAgent, type ConsoleStack } from "./console-support.js";
+import { escalatingPayout } from "./gated-fixtures.js";
 import { SECRET, uid, type Harness } from "./harness.js";
 import type { HttpServer } from "./http-support.js";
 
@@ -32,25 +33,11 @@ const lead = defineAgent({ id: "detail-lead", model: "gpt-4.1-mini", system: "Yo
 
 /** An approval that reminds at once (1 s into 60 s) and escalates after 2 s, telling its approvers each time. */
 const notified: ApprovalRequestInfo[] = [];
-const sendPayout = defineTool({
-  name: "sendPayout",
-  description: "Send money",
-  input: z.object({ amount: z.number(), to: z.string() }),
-  needsApproval: true,
-  approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request), escalate: { after: "2s", requires: ["payouts:cfo"] } },
-  handler: ({ amount, to }) => `sent ${amount} to ${to}`,
-});
+const sendPayout = escalatingPayout(notified);
 const treasurer = defineAgent({ id: "detail-treasurer", model: "gpt-4.1-mini", system: "You pay.", tools: [sendPayout], maxTurns: 4 });
 
-/** A thread's async tool: a person answers later, holding the call's answer token. */
-const asked = new Map<string, { toolCallId: string; token: string }>();
-const askHuman = defineAsyncTool({
-  name: "askHuman",
-  description: "Asks a human, who answers later",
-  input: z.object({ question: z.string() }),
-  callback: (_input, ctx) => void asked.set(ctx.threadId ?? "", { toolCallId: ctx.toolCallId, token: ctx.answerToken! }),
-});
-const desk = defineAgent({ id: "detail-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
+/** A thread agent whose async tool a person answers later (or never). */
+const desk = deskAgent("detail-desk");
 
 /** Walks as long as the model asks: 1,000 turns in one run (continuing as new on the way). */
 const step = defineTool({ name: "step", description: "Takes a step", input: z.object({ n: z.number() }), handler: ({ n }) => `step ${n} done` });
@@ -263,7 +250,7 @@ describe("a run's timeline, whole", () => {
     await page.goto(url);
     const tool = page.locator("li.event.tool", { hasText: "askHuman" });
     expect(await tool.locator(".async-wait").textContent()).toMatch(/waiting for its answer since \d\d:\d\d:\d\d/);
-    const { toolCallId, token } = asked.get(threadId)!;
+    const { toolCallId, token } = await askedIn(threadId);
     expect(await threads.addToolResult({ threadId, toolCallId, result: { yes: true }, answerToken: token })).toMatchObject({ status: "accepted" });
     await threads.settled({ threadId });
     await page.goto(url);

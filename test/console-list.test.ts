@@ -7,8 +7,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineAsyncTool, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
-import { ARTIFACTS, consoleStack, pageAs, reloadUntil, type ConsoleStack } from "./console-support.js";
+import { defineAgent, defineTool, type AgentClient, type AuthorizeHook, type Principal } from "../src/index.js";
+import { ARTIFACTS, askedIn, consoleStack, deskAgent, pageAs, reloadUntil, type ConsoleStack } from "./console-support.js";
 import { gatedFixtures } from "./gated-fixtures.js";
 import { SECRET, uid, type Harness } from "./harness.js";
 import type { HttpServer } from "./http-support.js";
@@ -16,15 +16,8 @@ import type { HttpServer } from "./http-support.js";
 const { payouts, files, ranIn } = gatedFixtures("console-list");
 const lookup = defineTool({ name: "lookup", description: "Look something up", input: z.object({ q: z.string() }), handler: ({ q }) => `found ${q}` });
 const plain = defineAgent({ id: "console-list-plain", model: "gpt-4.1-mini", system: "You answer.", tools: [lookup], maxTurns: 4 });
-/** A thread's async tool: a person answers later (never, here). */
-const asked = new Map<string, { toolCallId: string; token: string }>();
-const askHuman = defineAsyncTool({
-  name: "askHuman",
-  description: "Asks a human, who answers later",
-  input: z.object({ question: z.string() }),
-  callback: (_input, ctx) => void asked.set(ctx.threadId ?? "", { toolCallId: ctx.toolCallId, token: ctx.answerToken! }),
-});
-const desk = defineAgent({ id: "console-list-desk", model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
+/** A thread agent whose async tool a person answers later (or never). */
+const desk = deskAgent("console-list-desk");
 
 /** mia reads everything; ian reads only what `ianReads` lists. */
 const PEOPLE: Record<string, Principal> = { mia: { id: "mia", roles: [] }, ian: { id: "ian", roles: [] } };
@@ -332,7 +325,7 @@ describe("each row's turns, tokens and billed actions", () => {
     expect(await row.locator("td.turns").textContent()).toBe("1");
     expect(await row.locator('td[data-label="Status"]').textContent()).toContain("waiting on an async tool");
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
-    const { toolCallId, token } = asked.get(thread)!;
+    const { toolCallId, token } = await askedIn(thread);
     expect(await agents.threads.addToolResult({ threadId: thread, toolCallId, result: { yes: true }, answerToken: token })).toMatchObject({ status: "accepted" });
     await agents.threads.settled({ threadId: thread });
     await vi.waitFor(async () => expect(await page.locator(`tr.row[data-id="${thread}"] td.turns[data-state='filled']`).textContent()).toBe("2"), { timeout: 20_000, interval: 100 });

@@ -6,11 +6,12 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { vi } from "vitest";
-import type { AgentClient, ThreadsClient } from "../src/index.js";
+import { defineAgent, type AgentClient, type ThreadsClient } from "../src/index.js";
 import type { AgentStack } from "./agent-stack.js";
 import { launchChromium } from "./chromium.js";
 import { startHarness, type Harness } from "./harness.js";
 import { startHttp, type HttpServer } from "./http-support.js";
+import { askHuman, seen } from "./thread-support.js";
 
 export async function pageAs(browser: Browser, user: string, width = 1280): Promise<Page> {
   const context = await browser.newContext({ extraHTTPHeaders: { "x-user": user }, viewport: { width, height: 900 } });
@@ -31,6 +32,24 @@ export async function reloadUntil(page: Page, url: string | undefined, ready: ()
 }
 
 /** Where the console's tests save screenshots (git-ignored; `.ci/run` keeps them as artifacts). */
+/** A thread agent that asks a human with `askHuman` (an async tool: the answer comes later, or never). */
+export const deskAgent = (id: string) => defineAgent({ id, model: "gpt-4.1-mini", system: "You ask.", tools: [askHuman], maxTurns: 4 });
+
+/**
+ * The call `askHuman` made in a thread and the answer token its callback got. Waited for: the
+ * thread's status says the tool waits before the callback has run.
+ */
+export function askedIn(threadId: string): Promise<{ toolCallId: string; token: string }> {
+  return vi.waitFor(
+    () => {
+      const call = seen.find((s) => s.tool === "askHuman" && s.threadId === threadId && s.token !== undefined);
+      if (!call) throw new Error(`askHuman has not been called in ${threadId} yet`);
+      return { toolCallId: call.toolCallId, token: call.token! };
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+}
+
 export const ARTIFACTS = new URL("../test-artifacts/console/", import.meta.url).pathname;
 
 export interface ConsoleStack {

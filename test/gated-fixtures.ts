@@ -5,7 +5,7 @@
  * recorded in `ran`, which is what decisions must bound.
  */
 import { z } from "zod";
-import { defineAgent, defineTool } from "../src/index.js";
+import { defineAgent, defineTool, type ApprovalRequestInfo } from "../src/index.js";
 
 export function gatedFixtures(prefix: string) {
   const ran: Array<{ id: string; tool: string; input: unknown }> = [];
@@ -48,4 +48,19 @@ export function gatedFixtures(prefix: string) {
   });
   const files = defineAgent({ id: `${prefix}-files`, model: "gpt-4.1-mini", system: "You manage files.", tools: [deleteFile], maxTurns: 4 });
   return { ran, ranIn, payouts, files };
+}
+
+/**
+ * A gated payout whose request reminds at once (1 s into 60 s) and escalates to `payouts:cfo`
+ * after 2 s, telling its approvers each time: what each notice is pushed onto `notified`.
+ */
+export function escalatingPayout(notified: ApprovalRequestInfo[]) {
+  return defineTool({
+    name: "sendPayout",
+    description: "Send money",
+    input: z.object({ amount: z.number(), to: z.string() }),
+    needsApproval: true,
+    approval: { ttl: "60s", remind: ["59s"], meta: { requires: ["payouts:approve"] }, notify: (request) => void notified.push(request), escalate: { after: "2s", requires: ["payouts:cfo"] } },
+    handler: ({ amount, to }) => `sent ${amount} to ${to}`,
+  });
 }

@@ -6,7 +6,6 @@
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -23,15 +22,6 @@ let agents: AgentClient;
 let client: Client;
 let env: Record<string, string>;
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   h = await startHarness();
@@ -98,16 +88,21 @@ describe("durable-agents mcp (stdio)", () => {
     expect(outcome.structuredContent).toEqual({ runId: ack.runId, status: "completed", text: "Paid 3." });
   });
 
-  it("serves Streamable HTTP with --port", async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "mcp", "--agents", "test/fixtures/approvals.ts", "--port", String(port)], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+  it("serves Streamable HTTP with --port (0: a free one, printed)", async () => {
+    // The command picks the port and prints it: none is picked here and taken by someone else before the command binds it.
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "mcp", "--agents", "test/fixtures/approvals.ts", "--port", "0"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
     children.push(child);
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on("data", (chunk: Buffer) => (chunk.toString().includes("/mcp") ? resolve() : undefined));
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr!.on("data", (chunk: Buffer) => {
+        err += chunk.toString();
+        const at = / at (http:\/\/127\.0\.0\.1:\d+\/mcp) /.exec(err);
+        if (at) resolve(at[1]!);
+      });
       child.on("exit", (code) => reject(new Error(`the command exited with ${code}`)));
     });
     const http = new Client({ name: "web", version: "1.0.0" });
-    await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    await http.connect(new StreamableHTTPClientTransport(new URL(url)));
     const prompt = uid("http-cli");
     h.model.script(prompt, [{ text: "hello" }]);
     const result = await http.callTool({ name: "payouts", arguments: { prompt } });

@@ -16,11 +16,13 @@ import {
   defineTool,
   inProcessStreamTransport,
   type ApprovalRequestInfo,
+  type StreamBatch,
   type StreamSnapshot,
   type StreamUpdate,
 } from "../src/index.js";
 import { TransportPairs } from "./stream-transports.js";
 import { runStreamQuery } from "../src/workflow.js";
+import { workflowMetadataQuery } from "@temporalio/workflow";
 import { threadStreamSignal } from "../src/core/wire/thread.js";
 import { SECRET, startHarness, uid, workflowTaskFailures, type Harness } from "./harness.js";
 import { ascending, deltaText, isDelta, seqsOf } from "./stream-entries.js";
@@ -132,16 +134,17 @@ describe("a run started with stream: true", () => {
     });
   }
 
+  // The title's second %s is the bound on reads, so it comes second.
   it.each([
     [
       "its own Redis connection",
-      pairs.redis,
       // Redis keeps nothing: a reader that subscribed after the run's first entries reads them once.
       1,
+      pairs.redis,
     ],
     // No broker: the reader's transport finds the worker's endpoint among the queue's pollers, which replays what it published.
-    ["a direct transport of its own", pairs.direct, 0],
-  ] as const)("reaches a reader whose client has %s, as in another process: live, no signal, at most %s read to join", async (_how, transports, reads) => {
+    ["a direct transport of its own", 0, pairs.direct],
+  ] as const)("reaches a reader whose client has %s, as in another process: live, no signal, at most %s read to join", async (_how, reads, transports) => {
     const [onWorker, onReader] = await transports();
     cleanup.push(() => onWorker.close(), () => onReader.close());
     const { agents: published, taskQueue } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
@@ -172,6 +175,68 @@ describe("a run started with stream: true", () => {
     expect(await handle.result()).toMatchObject({ text: STORY });
     expect(await signalsOf(published, runId)).toBe(0);
     expect(streamQueries).toBeLessThanOrEqual(reads);
+  });
+
+  it("keeps a reader of another process off the billed query however late its transport brings what the status line announced", async () => {
+    const [onWorker, onReader] = await pairs.direct();
+    cleanup.push(() => onWorker.close(), () => onReader.close());
+    const { agents: published, taskQueue } = await h.worker([writer], { deferral: { secret: SECRET }, threads: { stream: { transport: onWorker } }, client: { stream: { transport: onWorker } } });
+    // A busy machine, made to order: the reader's transport hands on each batch with a durable
+    // entry only after the reader has read a status line announcing it and looked at the run
+    // LOOKS more times (describes, free). Reading the log instead would be a billed query.
+    const LOOKS = 3;
+    let streamQueries = 0;
+    let looks = 0;
+    let announced = -1;
+    const held: Array<{ batch: StreamBatch; deliver: (batch: StreamBatch) => void; announcedAt?: number }> = [];
+    const handOn = () => {
+      for (const waiting of held) if (waiting.announcedAt === undefined && Math.max(...waiting.batch.entries.map((e) => e.seq)) <= announced) waiting.announcedAt = looks;
+      while (held[0]?.announcedAt !== undefined && looks - held[0].announcedAt >= LOOKS) {
+        const { batch, deliver } = held.shift()!;
+        deliver(batch);
+      }
+    };
+    const subscribe = onReader.subscribe.bind(onReader);
+    onReader.subscribe = (threadId, listener, context) =>
+      subscribe(
+        threadId,
+        (batch) => {
+          if (held.length === 0 && batch.entries.every((e) => isDelta(e) || e.type === "tool-progress")) return listener(batch);
+          held.push({ batch, deliver: listener });
+          handOn();
+        },
+        context,
+      );
+    const counting: WorkflowClientInterceptor = {
+      async query(input, next) {
+        if (input.queryType === runStreamQuery.name) streamQueries++;
+        const answer = await next(input);
+        const line = input.queryType === workflowMetadataQuery.name ? / · stream (\d+)/.exec((answer as { currentDetails?: string }).currentDetails ?? "") : null;
+        if (line) announced = Math.max(announced, Number(line[1]));
+        handOn();
+        return answer;
+      },
+      async describe(input, next) {
+        const described = await next(input);
+        looks++;
+        handOn();
+        return described;
+      },
+    };
+    const reading = new AgentClient({ client: new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }), taskQueue, stream: { transport: onReader } });
+
+    const runId = uid("run-stream-late");
+    const start = h.model.hold();
+    h.model.script(runId, [{ text: STORY, hold: start }]);
+    await published.start(writer, { prompt: runId, runId, stream: true });
+    const reader = follow(reading, runId);
+    // Joining: the run's first entries reach the reader late.
+    await vi.waitFor(() => expect(statuses(reader.updates())).toContain("streaming"), WAIT);
+    start.release();
+    // Ending: so do the answer and the status that ends the run.
+    await reader.done;
+    expect(durable(reader.updates())).toEqual([`0:user:${runId}`, "status:streaming", `1:assistant:${STORY}`, "status:completed"]);
+    expect(streamQueries).toBe(0);
   });
 
   it("stops streaming when cancelled mid-answer: readers drop the draft and hear `stopped`", async () => {

@@ -5,6 +5,9 @@ import { connectClient } from "./connect.js";
 import { portNumber } from "./flags.js";
 import type { Globals } from "./flags.js";
 
+/** Starts of the dev server on ports picked for `--port 0` / `--ui-port 0` before giving up. */
+const PICKED_PORT_ATTEMPTS = 3;
+
 /** Who the dev console's visitors are: anyone on this machine, as on the dev server's own ports. */
 const DEVELOPER = { id: "developer" };
 
@@ -16,8 +19,8 @@ export function devCommand(program: Command, globals: () => Globals): void {
   program
     .command("dev")
     .description("Start a local Temporal dev server with the SDK's search attributes registered, and keep it running (Ctrl-C stops it)")
-    .option("--port <port>", "gRPC port", portNumber, 7233)
-    .option("--ui-port <port>", "web UI port", portNumber, 8233)
+    .option("--port <port>", "gRPC port (0: any free port, printed)", portNumber, 7233)
+    .option("--ui-port <port>", "web UI port (0: any free port, printed)", portNumber, 8233)
     .option("--db-filename <file>", "keep state in this SQLite file across restarts")
     .option("--namespace <ns>", "namespace to create", "default")
     .option("--console-port <port>", "the console's port, on 127.0.0.1 (0: any free port)", portNumber, 8234)
@@ -25,17 +28,31 @@ export function devCommand(program: Command, globals: () => Globals): void {
     .action(async (flags: { port: number; uiPort: number; dbFilename?: string; namespace: string; consolePort: number; console: boolean }) => {
       const g = globals();
       const { json, io } = g;
-      const uiPort = flags.uiPort;
       // Loaded here, not at start: no other command needs the dev server's helpers.
-      const { startTemporal } = await import("../testing/dev-server.js");
-      const server = await startTemporal({
-        local: true,
-        port: flags.port,
-        uiPort,
-        namespace: flags.namespace,
-        ...(flags.dbFilename ? { dbFilename: flags.dbFilename } : {}),
-        log: (line) => io.stderr(`${line}\n`),
-      });
+      const [{ startTemporal }, { freeLoopbackPort }] = await Promise.all([import("../testing/dev-server.js"), import("../testing/free-port.js")]);
+      const log = (line: string) => io.stderr(`${line}\n`);
+      // A port 0 is one we pick: someone else may bind it before the server does (a test
+      // suite, another dev server), so a start that fails is tried again on fresh picks.
+      const picked = flags.port === 0 || flags.uiPort === 0;
+      let server: Awaited<ReturnType<typeof startTemporal>> | undefined;
+      let uiPort = flags.uiPort;
+      for (let attempt = 1; !server; attempt++) {
+        uiPort = flags.uiPort === 0 ? await freeLoopbackPort() : flags.uiPort;
+        try {
+          server = await startTemporal({
+            local: true,
+            // Undefined: the server's launcher picks a free one.
+            ...(flags.port === 0 ? {} : { port: flags.port }),
+            uiPort,
+            namespace: flags.namespace,
+            ...(flags.dbFilename ? { dbFilename: flags.dbFilename } : {}),
+            log,
+          });
+        } catch (err) {
+          if (!picked || attempt >= PICKED_PORT_ATTEMPTS) throw err;
+          log(`the dev server did not start on the ports picked (${(err as Error).message}); trying others`);
+        }
+      }
       const host = server.address.slice(0, server.address.lastIndexOf(":"));
       const ui = `http://${host}:${uiPort}`;
       const consoleAt = flags.console ? await serveConsole(g, server, flags.consolePort) : undefined;

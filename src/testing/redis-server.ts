@@ -5,12 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { aptInstall, canInstallWithApt } from "./apt.js";
 import { findExecutable } from "./executable.js";
+import { freeLoopbackPort } from "./free-port.js";
 import { track, untrack } from "./stop-on-signal.js";
 
 /** A Redis server `startRedis` started. */
@@ -69,17 +70,6 @@ export async function ensureRedisServer(log: (line: string) => void = defaultLog
   return installing;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** One inline PING; true when the server answers PONG. */
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -123,7 +113,7 @@ export async function startRedis(options: RedisServerOptions = {}): Promise<Redi
   // binds it, and then Redis exits at once and another port is tried.
   const failures: string[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const child = spawn(
       binary,
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", ""],

@@ -8,7 +8,7 @@ import { isQueryBusy } from "../query-busy.js";
 import { acquireStreamClient, busyPauseMs } from "../stream-client.js";
 import { HistoryWatch } from "../history-watch.js";
 import { tailSignalledBatches } from "./signal-tail.js";
-import { isDefaultStreamTransport } from "../../stream/direct.js";
+import { isDefaultStreamTransport, isDirectStreamTransport } from "../../stream/direct.js";
 
 /** What the hub reads through: the threads client (its reads bounded and translated). */
 export interface StreamSource {
@@ -32,6 +32,16 @@ const SUBSCRIBE_WAIT_MS = 2_000;
  * durable entries among them.
  */
 const MAX_KEPT_ENTRIES = 4_096;
+
+/**
+ * How long a poller waits for an entry the thread's status line announced and the transport
+ * has not brought yet, before it reads the thread's log (a billed query). The entry was
+ * published before the line could show it, so it is on its way: how long it takes depends on
+ * how busy the machine is, not on the interval readers poll at. Readers wait this long only
+ * when the transport lost the entry (a dropped connection, a worker that restarted), since
+ * an entry that comes is handed on at once.
+ */
+const ANNOUNCED_WAIT_MS = 2_000;
 
 /** `promise`'s value, or undefined once `ms` passed first. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
@@ -115,6 +125,15 @@ export class StreamHub {
   /** @internal The threads client's own client, for the long-polls of `tailSignalledBatches` (the fail-fast one would cut them short). */
   get client(): Client {
     return this.threads.client;
+  }
+
+  /**
+   * @internal Whether the transport hands a new subscriber what the publishing workers kept of
+   * a thread and reaches them now: a direct transport connected to a worker's endpoint.
+   */
+  get replaysFromWorkers(): boolean {
+    const transport = this.threads.streamTransport;
+    return isDirectStreamTransport(transport) && transport.workerConnections > 0;
   }
 
   /** @internal The client reads go through (fail-fast, shared while anyone follows). */
@@ -211,6 +230,8 @@ class ThreadPoller {
   #known: number | undefined;
   /** The seq of the last entry of the thread's log, as its status line last said (undefined: a thread too old to say). */
   #lineSeq: number | undefined;
+  /** Whether the status line last said a model call or tool is running: entries are on their way. */
+  #lineRunning = false;
   /** Since when a reader lacks a durable entry the transport has not brought yet. */
   #missingSince: number | undefined;
   #status: ThreadStatus | undefined;
@@ -307,7 +328,9 @@ class ThreadPoller {
     if (moved && this.#lineFirst) {
       const line = await this.hub.statusLine(this.threadId, () => this.#readers.size === 0);
       if (this.#readers.size === 0) return false;
-      this.#lineSeq = line === undefined ? undefined : parseStatusLine(line).seq;
+      const parsed = line === undefined ? undefined : parseStatusLine(line);
+      this.#lineSeq = parsed?.seq;
+      this.#lineRunning = parsed?.text.startsWith("running") ?? false;
     } else if (moved) {
       this.#lineSeq = undefined;
     }
@@ -318,11 +341,12 @@ class ThreadPoller {
       this.#admit();
       return true;
     }
-    // The transport usually brings what the status line announced within moments: wait one round for it.
-    const now = Date.now();
-    if (!joinerBehind && (this.#heard || (this.#heardSignals && this.#pending.length === 0)) && this.#known !== undefined && this.#lineSeq !== undefined) {
+    // What the status line announced is usually on its way: wait for it rather than pay a query.
+    const patience = joinerBehind || this.#lineSeq === undefined ? 0 : this.#patience();
+    if (patience > 0) {
+      const now = Date.now();
       this.#missingSince ??= now;
-      if (now - this.#missingSince < this.hub.intervalMs) return true;
+      if (now - this.#missingSince < patience) return true;
     }
     const readers = [...this.#readers];
     const fromSeq = Math.min(...readers.map((r) => r.last));
@@ -409,6 +433,33 @@ class ThreadPoller {
     this.#known = from;
     this.#drainPending();
     return true;
+  }
+
+  /**
+   * How long to wait for the entries the status line announced before reading the log (0: read
+   * now). Caught up, with the transport live, they are on their way, unless a batch already
+   * waits behind a gap (delivery keeps each publisher's order, so what is missing was lost).
+   * Deltas by signal bring no durable entry: one round for the deltas they do bring. Not caught
+   * up yet, the transport's replay must link the readers' seq on (then the rest is on its way),
+   * or, with nothing of it waiting, a running thread's workers must be ones it reaches and
+   * replays from: a run that just started publishes its first entries about when a reader
+   * subscribes.
+   */
+  #patience(): number {
+    if (this.#known !== undefined) {
+      if (this.#heard) return this.#pending.length === 0 ? ANNOUNCED_WAIT_MS : this.hub.intervalMs;
+      return this.#heardSignals && this.#pending.length === 0 ? this.hub.intervalMs : 0;
+    }
+    // Batches that came during this look are handed over right after it (see #receive).
+    if (this.#incoming.length > 0) return ANNOUNCED_WAIT_MS;
+    if (this.#pending.length > 0) return this.#linksReaders() ? ANNOUNCED_WAIT_MS : 0;
+    return this.#lineRunning && this.hub.replaysFromWorkers ? ANNOUNCED_WAIT_MS : 0;
+  }
+
+  /** Whether the batches waiting begin where the readers are: the oldest follows an entry no reader lacks. */
+  #linksReaders(): boolean {
+    const from = Math.min(...[...this.#readers].map((r) => r.last));
+    return this.#pending.some((b) => b.after <= from);
   }
 
   /** Whether a reader lacks a durable entry the thread has (or may have: an old thread says nothing, so any move counts). */
