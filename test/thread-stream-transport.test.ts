@@ -392,6 +392,44 @@ describe("a reader that joins mid-turn", () => {
   });
 });
 
+describe("a reader's poller while the thread's history stands still", () => {
+  it("does not describe the thread: it waits for the history to move (a free long-poll), not for the interval, and still sees the answer", async () => {
+    const r = await rig(inProcessStreamTransport(), tapped());
+    // The reader's client counts its describes of the thread (a read of the server each).
+    const described: string[] = [];
+    const counting: WorkflowClientInterceptor = {
+      describe(input, next) {
+        described.push(input.workflowExecution.workflowId);
+        return next(input);
+      },
+    };
+    const watcherTap = tapped();
+    const watcher = otherClient(r, watcherTap, new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } }));
+    const prompt = uid("held still");
+    const pieces = [{ hold: h.model.hold(), afterChars: 24 }];
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
+    const threadId = await idleThread(r);
+    const reader = follow(watcher.threads, threadId);
+    await vi.waitFor(() => expect(watcherTap.listening(threadId)).toBe(1), WAIT);
+    await r.threads.sendMessage({ threadId, prompt });
+    await pieces[0]!.hold.reached;
+    await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(24), WAIT);
+
+    // The model call is held: the history stands still while the answer comes by transport.
+    // An observation window, not a synchronisation: at the reader's 50 ms interval, looking
+    // by the clock would describe the thread about 20 times in it; waiting for the history,
+    // at most once more (the tail's last move, or its backstop).
+    const before = described.filter((id) => id === threadId).length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(described.filter((id) => id === threadId).length - before).toBeLessThanOrEqual(2);
+
+    pieces[0]!.hold.release();
+    await reader.done;
+    expect(assistantMessage(reader.updates())!.message.content).toBe(STORY);
+    expect(reader.updates().at(-1)).toMatchObject({ type: "status", status: "completed" });
+  });
+});
+
 describe("a thread streamed on Redis to readers in other processes", () => {
   const exited = (child: ChildProcess) =>
     new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))));

@@ -22,13 +22,18 @@ const EMPTY_PAUSE_MS = 100;
  * statuses) its readers lack. Signals from before the tail started, and signals an older
  * worker sent without numbers, are left to the query.
  */
-export function tailSignalledBatches(client: Client, threadId: string, onBatch: (batch: StreamBatch) => void): () => void {
+export function tailSignalledBatches(client: Client, threadId: string, onBatch: (batch: StreamBatch) => void, onMoved: () => void = () => undefined): () => void {
   const stopped = new AbortController();
-  void follow(client, threadId, onBatch, stopped.signal);
+  void follow(client, threadId, onBatch, onMoved, stopped.signal);
   return () => stopped.abort();
 }
 
-async function follow(client: Client, threadId: string, onBatch: (batch: StreamBatch) => void, stopped: AbortSignal): Promise<void> {
+/**
+ * `onMoved`: after each read that brought events past the tail's start (and whenever the tail
+ * starts over, when it may have missed some), so a follower can look at the thread when its
+ * history moves instead of at every interval.
+ */
+async function follow(client: Client, threadId: string, onBatch: (batch: StreamBatch) => void, onMoved: () => void, stopped: AbortSignal): Promise<void> {
   const converter = client.options.loadedDataConverter;
   while (!stopped.aborted) {
     try {
@@ -37,13 +42,16 @@ async function follow(client: Client, threadId: string, onBatch: (batch: StreamB
       let runId: string | undefined = described.runId;
       let seen = described.historyLength;
       let nextPageToken: Uint8Array | undefined;
+      onMoved();
       while (runId && !stopped.aborted) {
         const response = await longPollHistory(client, { workflowId: threadId, runId }, stopped, { ...(nextPageToken ? { nextPageToken } : {}) });
         const events = response.history?.events ?? [];
         let next: string | undefined;
+        let moved = false;
         for (const event of events) {
           if (Number(event.eventId) <= seen) continue;
           seen = Number(event.eventId);
+          moved = true;
           const signalled = event.workflowExecutionSignaledEventAttributes;
           if (signalled?.signalName === threadStreamSignal.name) {
             const flush = await decodePayloadAt<StreamFlush>(converter, 0, signalled.input?.payloads).catch(() => undefined);
@@ -52,6 +60,7 @@ async function follow(client: Client, threadId: string, onBatch: (batch: StreamB
           }
           next = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? next;
         }
+        if (moved) onMoved();
         if (next) {
           // The thread continued as new: its next run's history starts over.
           runId = next;

@@ -43,6 +43,13 @@ const MAX_KEPT_ENTRIES = 4_096;
  */
 const ANNOUNCED_WAIT_MS = 2_000;
 
+/**
+ * The longest a poller whose thread's history is tailed waits for it to move before it
+ * looks anyway: the tail starts over after a failed read (and then counts as a move), so
+ * this only bounds what a look missed for a reason nobody foresaw.
+ */
+const QUIET_LOOK_MS = 2_000;
+
 /** `promise`'s value, or undefined once `ms` passed first. */
 async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   const timer = new AbortController();
@@ -223,6 +230,10 @@ class ThreadPoller {
   readonly #watch: { current?: HistoryWatch } = {};
   #running = false;
   #wake: (() => void) | undefined;
+  /** Ends a quiet pause: the tail read new events (see `#quiet`). */
+  #wakeOnMove: (() => void) | undefined;
+  /** Whether the tail read new events since the current look began. */
+  #movedSinceLook = true;
   #subscription: Promise<StreamSubscription | undefined> | undefined;
   /** Stops the tail of the history's delta signals (see `tailSignalledBatches`). */
   #stopTail: (() => void) | undefined;
@@ -279,12 +290,21 @@ class ThreadPoller {
       // A transport that reaches only this process leaves readers elsewhere to deltas by
       // signal: those the history holds, numbered, read without a query. The default
       // transport follows them too, for workers that send them (a plugin's default, "workflow").
-      if (this.hub.transport.local || isDefaultStreamTransport(this.hub.transport)) this.#stopTail ??= tailSignalledBatches(this.hub.client, this.threadId, (batch) => this.#receive(batch, "history"));
+      if (this.hub.transport.local || isDefaultStreamTransport(this.hub.transport)) {
+        this.#stopTail ??= tailSignalledBatches(
+          this.hub.client,
+          this.threadId,
+          (batch) => this.#receive(batch, "history"),
+          () => this.#historyMoved(),
+        );
+      }
       // Not for ever: readers of a transport whose subscribe never answers follow by query (a
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);
       while (this.#readers.size > 0) {
         const present = [...this.#readers];
+        const lookedAt = Date.now();
+        this.#movedSinceLook = false;
         try {
           if (!(await this.#round())) break;
         } catch (err) {
@@ -299,7 +319,11 @@ class ThreadPoller {
           this.#watch.current = undefined;
           continue;
         }
-        await this.#pause(this.hub.intervalMs);
+        // With the history tailed, nothing a look could find comes without a move of it: wait
+        // for one (a describe every interval, idle or not, was 10 reads a second per followed
+        // thread), then keep the interval's pace between looks.
+        if (this.#quiet()) await this.#pause(QUIET_LOOK_MS, true);
+        await this.#pause(Math.max(0, this.hub.intervalMs - (Date.now() - lookedAt)));
       }
     } finally {
       // A reader that joined while the loop was ending keeps this poller going.
@@ -568,13 +592,30 @@ class ThreadPoller {
     };
   }
 
-  /** Waits `ms`, or less when the last reader leaves or a batch waits for an entry. */
-  async #pause(ms: number): Promise<void> {
+  /** Waits `ms`, or less when the last reader leaves or a batch waits for an entry, and with `untilMoved`, when the thread's history moves. */
+  async #pause(ms: number, untilMoved = false): Promise<void> {
+    if (ms <= 0) return;
     const ac = new AbortController();
     this.#wake = () => {
       if (this.#readers.size === 0 || this.#pending.length > 0 || this.#joining.size > 0) ac.abort();
     };
+    if (untilMoved) this.#wakeOnMove = () => ac.abort();
     await sleep(ms, undefined, { signal: ac.signal }).catch(() => undefined);
     this.#wake = undefined;
+    this.#wakeOnMove = undefined;
+  }
+
+  #historyMoved(): void {
+    this.#movedSinceLook = true;
+    this.#wakeOnMove?.();
+  }
+
+  /**
+   * Whether the next look can wait for the history to move: it is tailed, has not moved since
+   * the last look began, and no reader joins, no batch waits for an entry and no announced
+   * entry is overdue (those are looked after at the interval).
+   */
+  #quiet(): boolean {
+    return this.#stopTail !== undefined && !this.#movedSinceLook && this.#joining.size === 0 && this.#pending.length === 0 && this.#missingSince === undefined;
   }
 }
