@@ -12,6 +12,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
@@ -25,6 +26,7 @@ const say = (line: string) => console.log(line);
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 const SERVE = process.argv.includes("--serve");
+// PORT=0: any free port; the demo prints the one it got.
 const PORT = Number(process.env.PORT ?? 8787);
 
 // --- the embedded default ----------------------------------------------------------------
@@ -67,9 +69,29 @@ async function main() {
 
   // Worker and client share the deferral secret; a real deployment reads it from a secret store.
   const secret = randomBytes(32).toString("base64");
-  const base = `http://localhost:${PORT}`;
   // A queue of its own per demo: two demos on one server (two terminals, two tests) never run each other's tools.
   const taskQueue = `durable-agents-demo-${randomUUID().slice(0, 8)}`;
+  const connection = await Connection.connect({ address: server.address });
+  const agents = new AgentClient({
+    connection,
+    namespace: server.namespace,
+    taskQueue,
+    deferral: { secret },
+    // Only someone holding every role the request requires may decide; the demo leaves every other operation open.
+    authorize: (req) =>
+      req.operation !== "resume" || ((req.deferral.meta.requires as string[]) ?? []).every((role) => ((req.principal?.roles as string[]) ?? []).includes(role)),
+  });
+
+  // The HTTP front door: the same client, behind authentication. Up before the worker, whose
+  // approval links name the port it got (PORT=0 takes any free one).
+  const handler = createAgentHttpHandler({ agents, console: true, authenticate: (request) => PEOPLE[request.headers.get("x-demo-user") ?? "fiona"] });
+  const http = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: handler, port: PORT, hostname: "127.0.0.1" }, () => resolve(s as Server));
+    s.once("error", reject);
+  });
+  const base = `http://localhost:${(http.address() as AddressInfo).port}`;
+  say(`HTTP front door on ${base} (POST /runs, /resume, /threads …, GET /approve, GET /approvals).`);
+
   const native = await NativeConnection.connect({ address: server.address });
   const worker = await createAgentWorker({
     connection: native,
@@ -84,23 +106,6 @@ async function main() {
     },
   });
   const running = worker.run();
-  const connection = await Connection.connect({ address: server.address });
-  const agents = new AgentClient({
-    connection,
-    namespace: server.namespace,
-    taskQueue,
-    deferral: { secret },
-    // Only someone holding every role the request requires may decide; the demo leaves every other operation open.
-    authorize: (req) =>
-      req.operation !== "resume" || ((req.deferral.meta.requires as string[]) ?? []).every((role) => ((req.principal?.roles as string[]) ?? []).includes(role)),
-  });
-
-  // The HTTP front door: the same client, behind authentication.
-  const handler = createAgentHttpHandler({ agents, console: true, authenticate: (request) => PEOPLE[request.headers.get("x-demo-user") ?? "fiona"] });
-  const http = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: handler, port: PORT, hostname: "127.0.0.1" }, () => resolve(s as Server));
-  });
-  say(`HTTP front door on ${base} (POST /runs, /resume, /threads …, GET /approve, GET /approvals).`);
   const post = async (path: string, body: unknown, user: string) => {
     const response = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-demo-user": user }, body: JSON.stringify(body) });
     return (await response.json()) as Record<string, any>;

@@ -5,7 +5,6 @@
  * test/global-setup.ts and spawned by node, as an operator runs it.
  */
 import { execFile } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { main } from "../src/cli/program.js";
@@ -53,15 +52,6 @@ export function spawnCli(args: string[], env: Record<string, string>, timeoutMs 
   return new Promise((resolve) => {
     execFile(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, cwd: root, timeout: timeoutMs }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
     });
   });
 }

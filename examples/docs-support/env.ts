@@ -7,7 +7,9 @@
  * `OPENAI_API_KEY=… npx tsx examples/docs/<name>.ts` (DEFERRAL_SECRET and PAYLOAD_KEY where
  * an example reads them).
  */
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import type { AddressInfo, Server } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Connection } from "@temporalio/client";
 import { NativeConnection, type BundleOptions, type Worker } from "@temporalio/worker";
@@ -16,6 +18,16 @@ import { createAgentWorker, openaiModel, type AgentWorkerOptions } from "durable
 
 export const address = process.env.TEMPORAL_ADDRESS ?? "localhost:7233";
 export const namespace = process.env.TEMPORAL_NAMESPACE ?? "default";
+
+/**
+ * Where `server` (what `serve()` of @hono/node-server returned) answers, once it listens: the
+ * examples take PORT=0 for any free port (how the test runs them, so no other process can
+ * take a port between a probe and the bind), so the port is the one it got, not PORT.
+ */
+export async function listeningUrl(server: Server): Promise<string> {
+  if (!server.listening) await once(server, "listening");
+  return `http://localhost:${(server.address() as AddressInfo).port}`;
+}
 
 /** The agent workflows a runner bundled once (the test's global setup), so this process need not bundle them again. */
 export function prebuiltBundle(): Pick<AgentWorkerOptions, "workflowBundle"> {

@@ -1,6 +1,6 @@
 import { Connection } from "@temporalio/client";
 import { AgentClient, type Principal } from "durable-agents";
-import { address } from "../docs-support/env.js";
+import { address, listeningUrl } from "../docs-support/env.js";
 // The workers' keys, and the operators' login: here a bearer token only "ops" holds.
 const keys = { "2026-11": process.env.PAYLOAD_KEY! };
 const current = "2026-11";
@@ -18,11 +18,11 @@ const codec: CodecServerOptions = {
   authorize: async (request, { namespace }) =>
     (await operatorOf(request.headers.get("authorization")))?.mayDecrypt === true && namespace === "default",
 };
-const server = serve({ fetch: createCodecServer(codec), port: Number(process.env.PORT ?? 8888) }); // standalone: …/encode, …/decode
+const server = serve({ fetch: createCodecServer(codec), port: Number(process.env.PORT ?? 8888) }); // standalone: …/encode, …/decode (PORT=0: any free port)
 createAgentHttpHandler({ agents, authenticate, codec }); // or in the front door, at /codec/encode, /codec/decode
 // ---end---
 // What the Temporal UI sends: a payload to encrypt, then the ciphertext to decrypt, as the operator and as someone else.
-const base = `http://localhost:${process.env.PORT ?? 8888}`;
+const base = await listeningUrl(server);
 const post = async (operation: string, payloads: unknown[], authorization: string) => {
   const response = await fetch(`${base}/${operation}`, { method: "POST", headers: { "content-type": "application/json", "x-namespace": "default", authorization }, body: JSON.stringify({ payloads }) });
   return { status: response.status, body: (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> } };

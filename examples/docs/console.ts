@@ -1,6 +1,6 @@
 import { Connection } from "@temporalio/client";
 import { AgentClient, defineAgent, type Principal } from "durable-agents";
-import { address, startWorker } from "../docs-support/env.js";
+import { address, listeningUrl, startWorker } from "../docs-support/env.js";
 // The reader's login, here a cookie that names the person.
 const sessions = { principalOf: async (cookie: string | null): Promise<Principal | undefined> => (cookie?.startsWith("session=") ? { id: cookie.slice("session=".length) } : undefined) };
 const support = defineAgent({ id: "support", model: "gpt-4.1-mini", system: "You help customers." });
@@ -16,14 +16,16 @@ const handler = createAgentHttpHandler({
   console: true, // off by default; or { title, pageSize, refreshInterval }
 });
 const server = serve({ fetch: handler, port: Number(process.env.PORT ?? 8787) });
-// Open http://localhost:8787/console signed in.
+// Open http://localhost:8787/console signed in (PORT=0 takes any free port: server.address() says which).
 // ---end---
+const base = await listeningUrl(server);
+console.log(`console: ${base}/console`);
 const runId = `console-${Date.now()}`;
 await agents.run(support, { prompt: "Where is my parcel?", runId, principal: { id: "sam" } });
-const page = await fetch(`http://localhost:${process.env.PORT ?? 8787}/console/runs/${runId}`, { headers: { cookie: "session=sam" } });
+const page = await fetch(`${base}/console/runs/${runId}`, { headers: { cookie: "session=sam" } });
 const text = await page.text();
 console.log(`GET /console/runs/${runId}: ${page.status}, shows the answer: ${text.includes("It is on its way.")}`);
-const anonymous = await fetch(`http://localhost:${process.env.PORT ?? 8787}/console`);
+const anonymous = await fetch(`${base}/console`);
 console.log(`without a session: ${anonymous.status}`);
 server.close();
 await worker.close();

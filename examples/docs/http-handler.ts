@@ -1,6 +1,6 @@
 import { Connection } from "@temporalio/client";
 import { AgentClient, defineAgent, type Principal } from "durable-agents";
-import { address, startWorker } from "../docs-support/env.js";
+import { address, listeningUrl, startWorker } from "../docs-support/env.js";
 // The reader's login, here a cookie that names the person.
 const sessions = { principalOf: async (cookie: string | null): Promise<Principal | undefined> => (cookie?.startsWith("session=") ? { id: cookie.slice("session=".length) } : undefined) };
 const support = defineAgent({ id: "support", model: "gpt-4.1-mini", system: "You help customers." });
@@ -16,13 +16,13 @@ const handler = createAgentHttpHandler({
   authenticate: async (request) => sessions.principalOf(request.headers.get("cookie")), // or undefined: anonymous
   basePath: "/agents", // optional
 });
-const server = serve({ fetch: handler, port: Number(process.env.PORT ?? 8787) }); // Node
+const server = serve({ fetch: handler, port: Number(process.env.PORT ?? 8787) }); // Node; PORT=0 takes any free port: server.address() says which
 
 // Next.js (app/agents/[...path]/route.ts, basePath "/agents"); Bun.serve and Deno.serve take `fetch: handler` as is;
 // Express: app.use(getRequestListener(handler)) with getRequestListener from @hono/node-server.
 export const GET = handler, POST = handler, DELETE = handler;
 // ---end---
-const response = await fetch(`http://localhost:${process.env.PORT ?? 8787}/agents/runs`, {
+const response = await fetch(`${await listeningUrl(server)}/agents/runs`, {
   method: "POST",
   headers: { "content-type": "application/json", cookie: "session=sam" },
   body: JSON.stringify({ agent: "support", prompt: "Hello over HTTP", wait: true }),

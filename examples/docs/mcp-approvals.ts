@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { defineAgent, defineTool, type ApprovalDetail, type AuthorizeRequest, type Principal, type ResumeResult } from "durable-agents";
-import { clientWithWorker } from "../docs-support/env.js";
+import { clientWithWorker, listeningUrl } from "../docs-support/env.js";
 const sendPayout = defineTool({
   name: "sendPayout",
   description: "Send a payout",
@@ -23,7 +23,7 @@ if (ack.status !== "deferred") throw new Error(`expected the run to park, it set
 const approvalId = ack.deferralId;
 const connect = async (token: string) => {
   const client = new Client({ name: "approver", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://localhost:${process.env.PORT ?? 8789}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${await listeningUrl(server)}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
 };
 // ---cut---
@@ -36,7 +36,7 @@ const mcp = createMcpServer({
   authenticate: (request) => staff[request.headers.get("authorization") ?? ""],
   approvals: true, // serve list_approvals, get_approval, decide_approval and approval_history too
 });
-const server = serve({ fetch: mcp.fetch, port: Number(process.env.PORT ?? 8789) });
+const server = serve({ fetch: mcp.fetch, port: Number(process.env.PORT ?? 8789) }); // PORT=0: any free port
 
 // An approver's MCP client (a desktop assistant, say) reads the request and decides it call by call.
 const fiona = await connect("fiona-token");

@@ -3,7 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { closeMcpTools } from "durable-agents/mcp";
-import { clientWithWorker } from "../docs-support/env.js";
+import { clientWithWorker, listeningUrl } from "../docs-support/env.js";
 // A stand-in for GitHub's MCP server (e.g. https://api.githubcopilot.com/mcp/) over Streamable HTTP, which wants a bearer token.
 const token = "tracker-token";
 const issues = serve({
@@ -19,7 +19,7 @@ const issues = serve({
     return transport.handleRequest(request);
   },
 });
-const githubMcpUrl = `http://localhost:${process.env.PORT ?? 8789}/mcp`;
+const githubMcpUrl = `${await listeningUrl(issues)}/mcp`;
 // ---cut---
 import { defineAgent } from "durable-agents";
 import { mcpTools } from "durable-agents/mcp";
