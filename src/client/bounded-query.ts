@@ -52,6 +52,16 @@ export async function boundedQuery<T>(client: Client, deadline: QueryDeadline, w
   }
 }
 
+/**
+ * AI1015 for `workflowId` when the server says no worker polled its task queue lately;
+ * undefined when some did (busy, or about to take its task) or the server did not say. A
+ * read of the server alone: what a wait asks when a workflow task is not taken for a while.
+ */
+export async function unservedError(client: Client, deadline: QueryDeadline, workflowId: string, waitedMs: number): Promise<WorkerUnavailableError | undefined> {
+  const { taskQueue, pollers } = await taskQueueOf(client, deadline, workflowId);
+  return pollers === 0 ? new WorkerUnavailableError({ taskQueue: taskQueue ?? "(unknown)", workflowId, waitedMs, pollers }) : undefined;
+}
+
 /** The workflow's task queue and how many workers polled it lately (unknown when the server did not say); throws when the workflow is gone. */
 async function taskQueueOf(client: Client, deadline: QueryDeadline, workflowId: string): Promise<{ taskQueue?: string; pollers?: number }> {
   let taskQueue = deadline.taskQueue;

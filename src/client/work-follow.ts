@@ -1,20 +1,25 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
-import { longPollHistory, type HistoryEvents } from "./history-poll.js";
+import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
 /** What one look at a workflow found. */
 export interface WorkLook {
   /** Its history grew (or its run changed) since the last look; always true the first time. */
   moved: boolean;
-  /** A worker has a workflow task of it in hand, or one of the `busy` activities is pending: it is at work, and its next step moves the history again. */
+  /** A workflow task or one of the `busy` activities is pending: it is at work, and its next step moves the history again. */
   running: boolean;
+  /**
+   * A workflow task has waited longer than `stallMs` for a worker to take it: no worker may
+   * serve the workflow (or they are all busy). Said once per `stallMs` while it lasts.
+   */
+  stalled: boolean;
 }
 
 /**
  * Histories up to this size are followed by a long-poll, read from their first event once
- * per wait; longer ones by describes (`HistoryWatch`'s way), which cost the server a read
- * each but no bytes: a thread's run grows to about 4 MB before Temporal suggests it go on
- * as new, and a closed-loop caller waits once a turn.
+ * per wait; longer ones by describes, which cost the server a read each but no bytes: a
+ * thread's run grows to about 4 MB before Temporal suggests it go on as new, and a
+ * closed-loop caller waits once a turn.
  */
 export const FOLLOW_MAX_BYTES = 512 * 1024;
 /** Events a page of the catch-up read holds. */
@@ -28,23 +33,24 @@ const TASK_PAUSE_MS = 10;
 const WORKFLOW_TASK_STARTED = 2;
 
 /**
- * Follows a workflow from one look to the next, for a waiter that asks a worker (a billed,
- * or at least busy, read) only when the workflow may be at rest: its history moved and no
- * workflow task or `busy` activity is under way. The first look is a describe, which the
- * server answers alone. After it, the history is long-polled (a free read the server
- * answers when events land), so a waiter costs the server one open read instead of a
- * describe every few milliseconds, however many wait at once; the pending work is counted
+ * Follows a workflow from one look to the next, for a waiter that asks a worker (a busy
+ * worker's activation for each query) only when the workflow may be at rest: its history
+ * moved and no workflow task or `busy` activity is pending. The first look is a describe,
+ * which the server answers alone. After it the history is long-polled (a free read the
+ * server answers when events land), so a waiter costs the server one open read instead of a
+ * describe every few milliseconds, however many wait at once; what is pending is counted
  * from the events themselves (scheduled, started and closed workflow tasks and activities),
  * so whether a look finds the workflow at rest depends on its history, not on how busy the
- * machine is. A history over `FOLLOW_MAX_BYTES` is described instead, at a backing-off pace.
- * A continue-as-new is followed into the next run. Reads only.
+ * machine is. A task no worker takes for `stallMs` is reported (`stalled`) rather than
+ * asked about. A history over `FOLLOW_MAX_BYTES` is described instead, at a backing-off
+ * pace. A continue-as-new is followed into the next run. Reads only.
  */
 export class WorkFollow {
   #looked = false;
   #tail: Tail | undefined;
   #described = { runId: "", historyLength: 0 };
   #interval = FIRST_INTERVAL_MS;
-  #callPending = false;
+  #stall = new StallClock(0);
 
   constructor(
     private readonly client: Client,
@@ -52,13 +58,12 @@ export class WorkFollow {
     /** Activity types whose pendency means the workflow is at work (a model or tool call). */
     private readonly busy: ReadonlySet<string>,
     private readonly signal: AbortSignal,
-  ) {}
+    private readonly stallMs: number,
+  ) {
+    this.#stall = new StallClock(stallMs);
+  }
 
-  /**
-   * The next look. The first is at once. At it a workflow task no worker has taken yet
-   * counts as not running: a waiter asks then, so that a workflow no worker serves is
-   * reported (the query's deadline) instead of waited on forever.
-   */
+  /** The next look; the first is at once. */
   async next(): Promise<WorkLook> {
     if (!this.#looked) {
       this.#looked = true;
@@ -71,51 +76,88 @@ export class WorkFollow {
 
   async #describe(again: boolean): Promise<WorkLook> {
     const described = await this.client.workflow.getHandle(this.workflowId).describe();
-    const task = described.raw.pendingWorkflowTask;
+    const task = described.raw.pendingWorkflowTask ?? undefined;
     const callPending = (described.raw.pendingActivities ?? []).some((a) => this.busy.has(a.activityType?.name ?? ""));
     const moved = !again || described.runId !== this.#described.runId || described.historyLength !== this.#described.historyLength;
     this.#described = { runId: described.runId, historyLength: described.historyLength };
-    this.#callPending = callPending;
-    // A task in its first attempt that a worker took; a retried one is not written to history until it succeeds.
-    const taskInHand = task?.state === WORKFLOW_TASK_STARTED;
+    const queuedSince = task && task.state !== WORKFLOW_TASK_STARTED ? millisOf(task.scheduledTime) : undefined;
+    this.#stall.task(queuedSince);
     if (!again && (described.historySize ?? 0) <= FOLLOW_MAX_BYTES) {
-      this.#tail = new Tail(this.client, this.workflowId, this.busy, this.signal, described.runId, described.historyLength);
+      this.#tail = new Tail(this.client, this.workflowId, this.busy, this.signal, this.#stall, described.runId, described.historyLength);
     }
     this.#interval = moved && !callPending ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, this.#interval * 1.5);
-    return { moved, running: callPending || (again ? task !== undefined && task !== null : taskInHand) };
+    return { moved, running: callPending || task !== undefined, stalled: this.#stall.due() };
+  }
+}
+
+/** Since when a workflow task has waited for a worker, and whether that is long enough to say so (again). */
+class StallClock {
+  #since: number | undefined;
+  #said = 0;
+
+  constructor(private readonly stallMs: number) {}
+
+  /** A task queued since `since` (epoch ms), or none (undefined). */
+  task(since: number | undefined): void {
+    if (since === undefined || since !== this.#since) this.#said = 0;
+    this.#since = since;
+  }
+
+  /** How long until the task now queued counts as stalled (again); undefined when none is. */
+  remainingMs(): number | undefined {
+    if (this.#since === undefined) return undefined;
+    return Math.max(0, Math.max(this.#since, this.#said) + this.stallMs - Date.now());
+  }
+
+  /** Whether it stalled since it was last said; says it. */
+  due(): boolean {
+    const left = this.remainingMs();
+    if (left === undefined || left > 0) return false;
+    this.#said = Date.now();
+    return true;
   }
 }
 
 /** The long-poll of one workflow's history, with what is pending by its events. */
 class Tail {
   #token: Uint8Array | undefined;
-  /** The newest event read; the first look saw the history up to `#looked`. */
+  /** The newest event read; the first look saw the history up to `looked`. */
   #last = 0;
   #task = false;
   #calls = new Map<string, string>();
   #pauseNext = false;
+  /** A read still out when the last look returned (a stall said meanwhile): the next look takes its answer. */
+  #reading: Promise<HistoryResponse> | undefined;
 
   constructor(
     private readonly client: Client,
     private readonly workflowId: string,
     private readonly busy: ReadonlySet<string>,
     private readonly signal: AbortSignal,
+    private readonly stall: StallClock,
     private runId: string,
     private looked: number,
   ) {}
 
-  /** Resolves when events past the last look landed, with what they leave pending. */
+  /** Resolves when events past the last look landed, with what they leave pending, or when a queued task stalled. */
   async next(): Promise<WorkLook> {
     if (this.#pauseNext) {
       this.#pauseNext = false;
       await sleep(TASK_PAUSE_MS, undefined, { signal: this.signal });
     }
     for (;;) {
-      const response = await longPollHistory(this.client, { workflowId: this.workflowId, runId: this.runId }, this.signal, {
+      this.#reading ??= longPollHistory(this.client, { workflowId: this.workflowId, runId: this.runId }, this.signal, {
         maximumPageSize: PAGE_SIZE,
         ...(this.#token ? { nextPageToken: this.#token } : {}),
       });
-      const events = response.history?.events ?? [];
+      const left = this.stall.remainingMs();
+      const answered = left === undefined ? await this.#reading : await within(this.#reading, left, this.signal);
+      if (answered === undefined) {
+        if (this.stall.due()) return { moved: false, running: true, stalled: true };
+        continue;
+      }
+      this.#reading = undefined;
+      const events = answered.history?.events ?? [];
       const next = this.#read(events);
       if (next) {
         // Continued as new: the next run's history starts over, all of it new.
@@ -125,9 +167,10 @@ class Tail {
         this.looked = 0;
         this.#task = false;
         this.#calls.clear();
+        this.stall.task(undefined);
         continue;
       }
-      this.#token = response.nextPageToken && response.nextPageToken.length > 0 ? response.nextPageToken : undefined;
+      this.#token = answered.nextPageToken && answered.nextPageToken.length > 0 ? answered.nextPageToken : undefined;
       if (!this.#token) {
         // Closed: whoever waits learns it from the workflow's result; nothing more to read.
         await new Promise<never>((_, reject) => this.signal.addEventListener("abort", () => reject(this.signal.reason), { once: true }));
@@ -140,7 +183,7 @@ class Tail {
       // completed) a few milliseconds apart: a moment's pause reads them in one, a read of
       // the server fewer per step, for at most that moment later at the turn's end.
       if (this.#task) this.#pauseNext = true;
-      return { moved: true, running: this.#task || callPending };
+      return { moved: true, running: this.#task || callPending, stalled: this.stall.due() };
     }
   }
 
@@ -148,9 +191,14 @@ class Tail {
   #read(events: HistoryEvents): string | undefined {
     for (const e of events) {
       this.#last = Number(e.eventId);
-      if (e.workflowTaskScheduledEventAttributes) this.#task = true;
-      else if (e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes) this.#task = false;
-      else if (e.activityTaskScheduledEventAttributes) this.#calls.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? "");
+      if (e.workflowTaskScheduledEventAttributes) {
+        this.#task = true;
+        this.stall.task(millisOf(e.eventTime) ?? Date.now());
+      } else if (e.workflowTaskStartedEventAttributes) this.stall.task(undefined);
+      else if (e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes || e.workflowTaskTimedOutEventAttributes) {
+        this.#task = false;
+        this.stall.task(undefined);
+      } else if (e.activityTaskScheduledEventAttributes) this.#calls.set(String(e.eventId), e.activityTaskScheduledEventAttributes.activityType?.name ?? "");
       else {
         const closed =
           e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
@@ -161,4 +209,20 @@ class Tail {
     }
     return undefined;
   }
+}
+
+/** `read`'s answer, or undefined once `ms` passed first (the read goes on). */
+async function within<T>(read: Promise<T>, ms: number, signal: AbortSignal): Promise<T | undefined> {
+  const timer = new AbortController();
+  try {
+    return await Promise.race([read, sleep(ms, undefined, { signal: AbortSignal.any([timer.signal, signal]), ref: false })]);
+  } finally {
+    timer.abort();
+  }
+}
+
+/** A protobuf timestamp as epoch milliseconds. */
+function millisOf(t: { seconds?: unknown; nanos?: number | null } | null | undefined): number | undefined {
+  if (!t) return undefined;
+  return Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
 }

@@ -5,6 +5,7 @@ import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
 import { currentDetails } from "../history-watch.js";
 import { WorkFollow } from "../work-follow.js";
+import { unservedError } from "../bounded-query.js";
 import { parseStatusLine } from "../../core/status-line.js";
 import { threadState } from "./thread-state.js";
 import type { ThreadAccess } from "./thread-access.js";
@@ -34,9 +35,16 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
     // way (no workflow task, no model or tool call), and then the status line says the
     // thread may be at rest (a message queued behind a finished turn is what the query
     // still rules out). Between looks the history is long-polled: WorkFollow.
-    const follow = new WorkFollow(access.client, threadId, TURN_ACTIVITIES, signal);
+    // A workflow task no worker takes within the reads' timeout: AI1015 if none polls its
+    // queue (the server says so alone), else a busy worker, waited for.
+    const follow = new WorkFollow(access.client, threadId, TURN_ACTIVITIES, signal, access.reads.timeoutMs);
+    const startedAt = Date.now();
     for (;;) {
-      const { moved, running } = await until(access.read(threadId, () => follow.next()));
+      const { moved, running, stalled } = await until(access.read(threadId, () => follow.next()));
+      if (stalled) {
+        const unserved = await until(access.read(threadId, () => unservedError(access.client, access.reads, threadId, Date.now() - startedAt)));
+        if (unserved) throw unserved;
+      }
       if (!moved || running) continue;
       const text = await until(access.query(threadId, () => currentDetails(access.client, threadId)));
       const line = text === undefined ? undefined : parseStatusLine(text);
