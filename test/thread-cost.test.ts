@@ -113,6 +113,28 @@ describe("waiting for a turn", () => {
   });
 });
 
+describe("giving up a wait", () => {
+  it("settled({ signal }) rejects with the signal's reason while the turn goes on, and a later wait still sees it end", async () => {
+    const agent = defineAgent({ id: "cost-settled-abort", model: "gpt-4.1-mini", system: "You answer briefly." });
+    const { agents } = await h.worker([agent]);
+    const threadId = uid("given up");
+    const hold = h.model.hold();
+    h.model.script(threadId, [{ text: "at last", hold }]);
+    await agents.threads.createThread({ threadId, prompt: threadId, agent });
+    await hold.reached;
+    const controller = new AbortController();
+    const waiting = agents.threads.settled({ threadId, signal: controller.signal });
+    const reason = new Error("the caller left");
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    // An aborted signal refuses a wait at once.
+    await expect(agents.threads.settled({ threadId, signal: controller.signal })).rejects.toBe(reason);
+    hold.release();
+    expect((await agents.threads.settled({ threadId })).status).toBe("completed");
+    expect((await agents.threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: "at last" });
+  });
+});
+
 describe("waiting for a turn of a long thread", () => {
   it("waits by describes once the history outgrew what a wait reads whole: it still settles, reading none of it", async () => {
     // Following by long-poll reads the history from its first event once per wait; a run of a

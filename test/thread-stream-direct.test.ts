@@ -57,11 +57,16 @@ async function rig(advertise?: string): Promise<Rig> {
 }
 
 /** A client as another process has it: a direct transport of its own (not listening), its stream queries counted. */
-function elsewhere(r: Rig, onError?: (err: Error) => void): { threads: ThreadsClient; transport: DirectStreamTransport; streamQueries: () => number } {
+function elsewhere(r: Rig, onError?: (err: Error) => void): { threads: ThreadsClient; transport: DirectStreamTransport; streamQueries: () => number; describes: (threadId: string) => number } {
   let streamQueries = 0;
+  const described: string[] = [];
   const counting: WorkflowClientInterceptor = {
     query(input, next) {
       if (input.queryType === STREAM_QUERY) streamQueries++;
+      return next(input);
+    },
+    describe(input, next) {
+      described.push(input.workflowExecution.workflowId);
       return next(input);
     },
   };
@@ -69,7 +74,7 @@ function elsewhere(r: Rig, onError?: (err: Error) => void): { threads: ThreadsCl
   cleanup.push(() => transport.close());
   const client = new Client({ connection: h.connection, namespace: h.namespace, interceptors: { workflow: [counting] } });
   const agents = new AgentClient({ client, taskQueue: r.taskQueue, threads: { agent: chatAgent }, stream: { transport } });
-  return { threads: agents.threads, transport, streamQueries: () => streamQueries };
+  return { threads: agents.threads, transport, streamQueries: () => streamQueries, describes: (threadId) => described.filter((id) => id === threadId).length };
 }
 
 async function idleThread(r: Rig): Promise<string> {
@@ -140,6 +145,34 @@ describe("a thread streamed on a direct transport", () => {
     // spares even that); the turn's entries, a tool call's among them, all came from the worker.
     expect(other.streamQueries()).toBeLessThanOrEqual(1);
     expect(await signalsOf(r.threads, threadId)).toEqual([]);
+  });
+});
+
+describe("a reader elsewhere while the thread's history stands still", () => {
+  it("reads nothing of the server but a look every 2 s: its poller waits for the history to move, its connection's thread is described every 10 s", async () => {
+    const r = await rig();
+    const other = elsewhere(r);
+    const prompt = uid("still");
+    const pieces = [{ hold: h.model.hold(), afterChars: 24 }];
+    h.model.script(prompt, [{ text: STORY, holds: pieces }]);
+    const threadId = await idleThread(r);
+    const reader = follow(other.threads, threadId);
+    await vi.waitFor(() => expect(r.transport.connections).toBe(1), WAIT);
+    await r.threads.sendMessage({ threadId, prompt });
+    await pieces[0]!.hold.reached;
+    await vi.waitFor(() => expect(deltaText(reader.updates()).length).toBeGreaterThanOrEqual(24), WAIT);
+
+    // The model call is held and the answer comes from the worker: the history stands still.
+    // An observation window, not a synchronisation: looking by the clock (the reader's 50 ms
+    // interval, the connection's thread once a second) would describe it about 60 times in it.
+    const before = other.describes(threadId);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(other.describes(threadId) - before).toBeLessThanOrEqual(2);
+
+    pieces[0]!.hold.release();
+    await reader.done;
+    expect(assistantMessage(reader.updates())!.message.content).toBe(STORY);
+    expect(other.streamQueries()).toBeLessThanOrEqual(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { clearTimeout, setTimeout } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
@@ -151,7 +152,7 @@ class Tail {
         ...(this.#token ? { nextPageToken: this.#token } : {}),
       });
       const left = this.stall.remainingMs();
-      const answered = left === undefined ? await this.#reading : await within(this.#reading, left, this.signal);
+      const answered = left === undefined ? await this.#reading : await within(this.#reading, left);
       if (answered === undefined) {
         if (this.stall.due()) return { moved: false, running: true, stalled: true };
         continue;
@@ -211,13 +212,16 @@ class Tail {
   }
 }
 
-/** `read`'s answer, or undefined once `ms` passed first (the read goes on). */
-async function within<T>(read: Promise<T>, ms: number, signal: AbortSignal): Promise<T | undefined> {
-  const timer = new AbortController();
+/**
+ * `read`'s answer, or undefined once `ms` passed first (the read goes on). A plain timer: a
+ * signal would collect a listener per call on the wait's signal, and a wait makes many.
+ */
+async function within<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([read, sleep(ms, undefined, { signal: AbortSignal.any([timer.signal, signal]), ref: false })]);
+    return await Promise.race([read, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms).unref()))]);
   } finally {
-    timer.abort();
+    clearTimeout(timer);
   }
 }
 

@@ -11,10 +11,14 @@ import { channelBinding, GATE_HEADER, gateProof, PROOF_HEADER, readProof } from 
 
 const { TaskQueueType } = proto.temporal.api.enums.v1;
 
+type Described = Awaited<ReturnType<ReturnType<Client["workflow"]["getHandle"]>["describe"]>>;
+
 /** How long the workers of a task queue, as Temporal last listed them, are taken as they are. */
 const DIRECTORY_MS = 2_000;
 /** How often a followed thread's run and workers are looked at again. */
 const REFRESH_MS = 1_000;
+/** How long a followed thread's run, as last described, is taken as it is while every connection it wants is open (see `ThreadPeers.#describe`). */
+const SETTLED_DESCRIBE_MS = 10_000;
 /** How long an endpoint that refused or failed is left alone. */
 const BACKOFF_MS = 5_000;
 /** How long connecting to an endpoint may take before it counts as failed. */
@@ -79,9 +83,11 @@ interface Connection {
 
 /**
  * A reader process's connections for one thread: one to each worker of the thread's task
- * queue, asking for the thread's current run. Looked at again every second (a describe of
- * the thread, free), so a worker that joins, a run continued as new, or a connection that
- * dropped is taken up; what was published meanwhile the reader reads from the thread.
+ * queue, asking for the thread's current run. Looked at again every second (the task
+ * queue's workers, shared by the threads of the process; the thread's describe, free, only
+ * every 10 s while all its connections are open), so a worker that joins or a connection
+ * that dropped is taken up at once and a run continued as new within 10 s; what was
+ * published meanwhile the reader reads from the thread.
  *
  * A connection names the thread only to an endpoint that presented the certificate its
  * beacon pinned (a process that took a stopped worker's port learns nothing), and proves the
@@ -93,6 +99,7 @@ export class ThreadPeers {
   readonly #failed = new Map<string, number>();
   readonly #stopped = new AbortController();
   #wake: AbortController | undefined;
+  #described: { at: number; described: Described } | undefined;
 
   constructor(
     private readonly client: Client,
@@ -129,7 +136,7 @@ export class ThreadPeers {
   }
 
   async #refresh(): Promise<void> {
-    const described = await this.client.workflow.getHandle(this.threadId).describe();
+    const described = await this.#describe();
     if (this.#stopped.signal.aborted) return;
     const streamKey = described.status.name === "RUNNING" ? streamKeyOf(described.memo) : undefined;
     const endpoints = streamKey ? (await this.directory.endpoints(described.taskQueue)).filter((e) => !this.settings.own(e.url)) : [];
@@ -145,6 +152,22 @@ export class ThreadPeers {
         .filter(([key]) => !this.#connections.has(key) && now - (this.#failed.get(key) ?? 0) >= BACKOFF_MS)
         .map(([key, endpoint]) => this.#connect(key, endpoint, described.runId, streamKey!)),
     );
+  }
+
+  /**
+   * The thread as last described, described again unless every connection it wants is open
+   * and the last look is under `SETTLED_DESCRIBE_MS` old: its run changes only when it
+   * continues as new, and a new worker shows in the task queue's directory, not here. One
+   * describe a second per followed thread was most of what a thousand idle readers cost the
+   * server.
+   */
+  async #describe(): Promise<Described> {
+    const last = this.#described;
+    const connected = this.#connections.size > 0 && [...this.#connections.values()].every((c) => c.open);
+    if (last && connected && Date.now() - last.at < SETTLED_DESCRIBE_MS) return last.described;
+    const described = await this.client.workflow.getHandle(this.threadId).describe();
+    this.#described = { at: Date.now(), described };
+    return described;
   }
 
   /** Opens one connection; resolves once the endpoint answered (or failed). */

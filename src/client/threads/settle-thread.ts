@@ -28,7 +28,7 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
   const signal = options.signal ? AbortSignal.any([polling.signal, options.signal]) : polling.signal;
   const ended = endOf(access, threadId, polling.signal);
   const givenUp = options.signal ? abortOf(options.signal) : undefined;
-  const until = <T>(read: Promise<T>): Promise<T> => Promise.race(givenUp ? [read, ended, givenUp] : [read, ended]);
+  const until = <T>(read: Promise<T>): Promise<T> => Promise.race(givenUp ? [read, ended, givenUp.aborted] : [read, ended]);
   try {
     // Queries are billed actions (or a busy worker's activations); describes and history
     // reads are not. The state is queried only when the history moved and nothing is under
@@ -61,14 +61,19 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
     }
   } finally {
     polling.abort();
+    givenUp?.dispose();
   }
 }
 
-/** Rejects with the signal's reason once it aborts. */
-function abortOf(signal: AbortSignal): Promise<never> {
-  const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+/** Rejects with the signal's reason once it aborts; `dispose` stops listening (a caller may pass one signal to many waits). */
+function abortOf(signal: AbortSignal): { aborted: Promise<never>; dispose(): void } {
+  let listener: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    listener = () => reject(signal.reason);
+    signal.addEventListener("abort", listener, { once: true });
+  });
   aborted.catch(() => undefined);
-  return aborted;
+  return { aborted, dispose: () => signal.removeEventListener("abort", listener!) };
 }
 
 /**

@@ -290,14 +290,14 @@ class ThreadPoller {
       // A transport that reaches only this process leaves readers elsewhere to deltas by
       // signal: those the history holds, numbered, read without a query. The default
       // transport follows them too, for workers that send them (a plugin's default, "workflow").
-      if (this.hub.transport.local || isDefaultStreamTransport(this.hub.transport)) {
-        this.#stopTail ??= tailSignalledBatches(
-          this.hub.client,
-          this.threadId,
-          (batch) => this.#receive(batch, "history"),
-          () => this.#historyMoved(),
-        );
-      }
+      // Any transport: the tail also says when the history moves, which is when a look can find anything.
+      const bySignal = this.hub.transport.local || isDefaultStreamTransport(this.hub.transport);
+      this.#stopTail ??= tailSignalledBatches(
+        this.hub.client,
+        this.threadId,
+        bySignal ? (batch) => this.#receive(batch, "history") : () => undefined,
+        () => this.#historyMoved(),
+      );
       // Not for ever: readers of a transport whose subscribe never answers follow by query (a
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);
