@@ -13,6 +13,7 @@ import { startHarness, uid, type Harness } from "./harness.js";
 import { lookup, seen } from "./thread-support.js";
 
 const { EventType } = proto.temporal.api.enums.v1;
+const CLOSE_EVENT = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
 
 let h: Harness;
 
@@ -113,6 +114,38 @@ describe("waiting for a turn", () => {
   });
 });
 
+describe("a wait when the namespace's long-polls are all taken", () => {
+  it("goes on by describes: the server's RESOURCE_EXHAUSTED for the history's long-poll is no failure of settled()", async () => {
+    // Temporal bounds the long-polls a namespace holds at once (frontend.namespaceCount,
+    // workers' polls included): past it the server refuses one, as this connection does here.
+    const agent = defineAgent({ id: "cost-settled-exhausted", model: "gpt-4.1-mini", system: "You look words up.", tools: [lookup], maxTurns: 5 });
+    const { taskQueue } = await h.worker([agent]);
+    const threadId = uid("exhausted");
+    h.model.respond(threadId, (request) => (request.messages.some((m) => m.role === "tool") ? { text: "looked it up" } : { toolCalls: [{ name: "lookup", arguments: { word: "poll" } }] }));
+    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    const service = connection.workflowService;
+    const read = service.getWorkflowExecutionHistory.bind(service);
+    let refused = 0;
+    service.getWorkflowExecutionHistory = ((request: proto.temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest) => {
+      if (request.waitNewEvent && request.historyEventFilterType !== CLOSE_EVENT) {
+        refused++;
+        return Promise.reject(Object.assign(new Error("8 RESOURCE_EXHAUSTED: namespace concurrent poller limit exceeded"), { code: 8, details: "namespace concurrent poller limit exceeded", metadata: {} }));
+      }
+      return read(request);
+    }) as typeof service.getWorkflowExecutionHistory;
+    try {
+      const threads = new ThreadsClient({ client: new Client({ connection, namespace: h.namespace }), taskQueue, agent });
+      await threads.createThread({ threadId, prompt: threadId });
+      const done = await threads.settled({ threadId });
+      expect(done.status).toBe("completed");
+      expect((await threads.listMessages({ threadId })).messages.at(-1)).toMatchObject({ role: "assistant", content: "looked it up" });
+      expect(refused).toBeGreaterThan(0);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe("giving up a wait", () => {
   it("settled({ signal }) rejects with the signal's reason while the turn goes on, and a later wait still sees it end", async () => {
     const agent = defineAgent({ id: "cost-settled-abort", model: "gpt-4.1-mini", system: "You answer briefly." });
@@ -152,8 +185,7 @@ describe("waiting for a turn of a long thread", () => {
     const historyReads: string[] = [];
     const service = connection.workflowService;
     const read = service.getWorkflowExecutionHistory.bind(service);
-    // Reads of every event; the wait's watch for the thread's close asks for the close event alone.
-    const CLOSE_EVENT = proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+    // Reads of every event (a watch for the thread's close would ask for the close event alone).
     service.getWorkflowExecutionHistory = ((request: proto.temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryRequest) => {
       if (request.historyEventFilterType !== CLOSE_EVENT) historyReads.push(request.execution?.workflowId ?? "");
       return read(request);

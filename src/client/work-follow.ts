@@ -1,6 +1,6 @@
 import { clearTimeout, setTimeout } from "node:timers";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Client } from "@temporalio/client";
+import { isGrpcServiceError, type Client } from "@temporalio/client";
 import { longPollHistory, type HistoryEvents, type HistoryResponse } from "./history-poll.js";
 
 /** What one look at a workflow found. */
@@ -14,6 +14,8 @@ export interface WorkLook {
    * serve the workflow (or they are all busy). Said once per `stallMs` while it lasts.
    */
   stalled: boolean;
+  /** The workflow closed (completed, failed, terminated, timed out); not a continue-as-new, which is followed. */
+  closed: boolean;
 }
 
 /**
@@ -30,6 +32,8 @@ const FIRST_INTERVAL_MS = 20;
 const MAX_INTERVAL_MS = 250;
 /** The pause before reading on while a workflow task is pending (see `Tail.next`). */
 const TASK_PAUSE_MS = 10;
+// gRPC status code (stable across gRPC implementations): the server's answer when a namespace's long-polls are all taken.
+const RESOURCE_EXHAUSTED = 8;
 // temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
 const WORKFLOW_TASK_STARTED = 2;
 
@@ -70,7 +74,16 @@ export class WorkFollow {
       this.#looked = true;
       return this.#describe(false);
     }
-    if (this.#tail) return this.#tail.next();
+    if (this.#tail) {
+      try {
+        return await this.#tail.next();
+      } catch (err) {
+        // The namespace's long-polls are all taken (Temporal bounds them per namespace,
+        // workers' polls included): this wait goes on by describes, which need none.
+        if (!(isGrpcServiceError(err) && err.code === RESOURCE_EXHAUSTED)) throw err;
+        this.#tail = undefined;
+      }
+    }
     await sleep(this.#interval, undefined, { signal: this.signal });
     return this.#describe(true);
   }
@@ -80,6 +93,7 @@ export class WorkFollow {
     const task = described.raw.pendingWorkflowTask ?? undefined;
     const callPending = (described.raw.pendingActivities ?? []).some((a) => this.busy.has(a.activityType?.name ?? ""));
     const moved = !again || described.runId !== this.#described.runId || described.historyLength !== this.#described.historyLength;
+    if (described.status.name !== "RUNNING") return { moved, running: false, stalled: false, closed: true };
     this.#described = { runId: described.runId, historyLength: described.historyLength };
     const queuedSince = task && task.state !== WORKFLOW_TASK_STARTED ? millisOf(task.scheduledTime) : undefined;
     this.#stall.task(queuedSince);
@@ -87,7 +101,7 @@ export class WorkFollow {
       this.#tail = new Tail(this.client, this.workflowId, this.busy, this.signal, this.#stall, described.runId, described.historyLength);
     }
     this.#interval = moved && !callPending ? FIRST_INTERVAL_MS : Math.min(MAX_INTERVAL_MS, this.#interval * 1.5);
-    return { moved, running: callPending || task !== undefined, stalled: this.#stall.due() };
+    return { moved, running: callPending || task !== undefined, stalled: this.#stall.due(), closed: false };
   }
 }
 
@@ -154,7 +168,7 @@ class Tail {
       const left = this.stall.remainingMs();
       const answered = left === undefined ? await this.#reading : await within(this.#reading, left);
       if (answered === undefined) {
-        if (this.stall.due()) return { moved: false, running: true, stalled: true };
+        if (this.stall.due()) return { moved: false, running: true, stalled: true, closed: false };
         continue;
       }
       this.#reading = undefined;
@@ -172,10 +186,8 @@ class Tail {
         continue;
       }
       this.#token = answered.nextPageToken && answered.nextPageToken.length > 0 ? answered.nextPageToken : undefined;
-      if (!this.#token) {
-        // Closed: whoever waits learns it from the workflow's result; nothing more to read.
-        await new Promise<never>((_, reject) => this.signal.addEventListener("abort", () => reject(this.signal.reason), { once: true }));
-      }
+      // No page after this one: the run closed (its last event says how).
+      if (!this.#token) return { moved: true, running: false, stalled: false, closed: true };
       // Still catching up to the first look, or a long-poll that ended with nothing new.
       if (events.length === 0 || this.#last <= this.looked) continue;
       this.looked = this.#last;
@@ -184,7 +196,7 @@ class Tail {
       // completed) a few milliseconds apart: a moment's pause reads them in one, a read of
       // the server fewer per step, for at most that moment later at the turn's end.
       if (this.#task) this.#pauseNext = true;
-      return { moved: true, running: this.#task || callPending, stalled: this.stall.due() };
+      return { moved: true, running: this.#task || callPending, stalled: this.stall.due(), closed: false };
     }
   }
 

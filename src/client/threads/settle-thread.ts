@@ -1,5 +1,4 @@
-import { WorkflowFailedError, WorkflowNotFoundError } from "@temporalio/client";
-import { TerminatedFailure, TimeoutFailure } from "@temporalio/common";
+import type { Client } from "@temporalio/client";
 import { ThreadNotFoundError, ThreadTerminatedError } from "../../core/errors/threads.js";
 import type { ThreadStatus } from "../../core/thread-contracts.js";
 import { threadSnapshotQuery } from "../../core/wire/thread.js";
@@ -22,13 +21,13 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
   await access.check(options, "thread.get");
   const { threadId } = options;
   options.signal?.throwIfAborted();
-  // A thread closed under the wait (terminated, timed out, deleted) would answer its last
-  // state forever: its end, followed by a long poll of its history (a free read), ends the wait.
+  // One read held open per wait at most (a namespace's long-polls are bounded): the follow
+  // below also says when the thread closed (terminated, timed out, deleted), which would
+  // otherwise answer its last state forever.
   const polling = new AbortController();
   const signal = options.signal ? AbortSignal.any([polling.signal, options.signal]) : polling.signal;
-  const ended = endOf(access, threadId, polling.signal);
   const givenUp = options.signal ? abortOf(options.signal) : undefined;
-  const until = <T>(read: Promise<T>): Promise<T> => Promise.race(givenUp ? [read, ended, givenUp.aborted] : [read, ended]);
+  const until = <T>(read: Promise<T>): Promise<T> => (givenUp ? Promise.race([read, givenUp.aborted]) : read);
   try {
     // Queries are billed actions (or a busy worker's activations); describes and history
     // reads are not. The state is queried only when the history moved and nothing is under
@@ -40,7 +39,8 @@ export async function settleThread(access: ThreadAccess, options: ThreadTarget &
     const follow = new WorkFollow(access.client, threadId, TURN_ACTIVITIES, signal, access.reads.timeoutMs);
     const startedAt = Date.now();
     for (;;) {
-      const { moved, running, stalled } = await until(access.read(threadId, () => follow.next()));
+      const { moved, running, stalled, closed } = await until(access.read(threadId, () => follow.next()));
+      if (closed) throw await until(closedError(access.client, threadId));
       if (stalled) {
         const unserved = await until(access.read(threadId, () => unservedError(access.client, access.reads, threadId, Date.now() - startedAt)));
         if (unserved) throw unserved;
@@ -77,31 +77,19 @@ function abortOf(signal: AbortSignal): { aborted: Promise<never>; dispose(): voi
 }
 
 /**
- * Rejects once the thread's workflow has closed: AI1029 when Temporal terminated it or it
- * timed out, AI1020 when it ended otherwise (deleted). Never settles while it runs.
+ * How the thread's workflow closed, from its last event (a read of history, free): AI1029
+ * when Temporal terminated it (with the operator's reason) or it timed out, AI1020 when it
+ * ended otherwise (deleted).
  */
-function endOf(access: ThreadAccess, threadId: string, signal: AbortSignal): Promise<never> {
-  const closed = access.client
-    .withAbortSignal(signal, () => access.handle(threadId).result())
-    .then(
-      () => Promise.reject(new ThreadNotFoundError({ threadId })),
-      (err: unknown) => Promise.reject(closedError(threadId, err)),
-    );
-  const stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
-  const ended = Promise.race([closed, stop]);
-  // Nobody may be listening once the wait is over.
-  ended.catch(() => undefined);
-  return ended;
-}
-
-/** What a closed thread's result rejected with, as the wait reports it. */
-function closedError(threadId: string, err: unknown): Error {
-  if (err instanceof WorkflowFailedError && err.cause instanceof TerminatedFailure) {
-    return new ThreadTerminatedError({ threadId, closedAs: "terminated", ...(err.cause.message ? { reason: err.cause.message } : {}) });
-  }
-  if (err instanceof WorkflowFailedError && err.cause instanceof TimeoutFailure) return new ThreadTerminatedError({ threadId, closedAs: "timed-out" });
-  if (err instanceof WorkflowNotFoundError || err instanceof WorkflowFailedError) return new ThreadNotFoundError({ threadId });
-  return err instanceof Error ? err : new Error(String(err));
+async function closedError(client: Client, threadId: string): Promise<Error> {
+  const page = await client.workflowService
+    .getWorkflowExecutionHistoryReverse({ namespace: client.options.namespace, execution: { workflowId: threadId }, maximumPageSize: 1 })
+    .catch(() => undefined);
+  const last = page?.history?.events?.[0];
+  const terminated = last?.workflowExecutionTerminatedEventAttributes;
+  if (terminated) return new ThreadTerminatedError({ threadId, closedAs: "terminated", ...(terminated.reason ? { reason: terminated.reason } : {}) });
+  if (last?.workflowExecutionTimedOutEventAttributes) return new ThreadTerminatedError({ threadId, closedAs: "timed-out" });
+  return new ThreadNotFoundError({ threadId });
 }
 
 function isActive(status: ThreadStatus): boolean {
