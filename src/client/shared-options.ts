@@ -27,9 +27,10 @@ export interface StreamUpdatesOptions {
 /** `followUpdates` of a run or a thread: where to start, how often to look, and when to stop. */
 export interface FollowUpdatesOptions extends StreamUpdatesOptions {
   /**
-   * How often the process's shared follower of the run or thread looks at it for what the
-   * stream transport did not bring (default `"100ms"`). Looking costs nothing while the
-   * history stands still; a query (a billed action) only when a reader lacks an entry.
+   * The shortest time between two looks of the process's shared follower of the run or
+   * thread for what the stream transport did not bring (default `"100ms"`). It looks when the
+   * history moves (a long-poll tells it), and every 2 s whatever happens; a look is a
+   * describe, and a query (a billed action) only when a reader lacks an entry.
    */
   pollInterval?: Duration;
   /** Stops following (the generator returns). */

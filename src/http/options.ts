@@ -68,7 +68,7 @@ export interface AgentHttpOptions {
 }
 
 export interface EventStreamOptions {
-  /** How often the one shared poller of a run or thread reads its stream while anyone follows it. Default `"100ms"`. */
+  /** The shortest time between two looks of the one shared poller of a run or thread, which looks when its history moves (and every 2 s). Default `"100ms"`. */
   pollInterval?: Duration;
   /** Comment lines sent this often keep idle connections open through proxies. Default `"15s"`. */
   keepAliveInterval?: Duration;
