@@ -55,7 +55,7 @@ export class WorkFollow {
   #tail: Tail | undefined;
   #described = { runId: "", historyLength: 0 };
   #interval = FIRST_INTERVAL_MS;
-  #stall = new StallClock(0);
+  readonly #stall: StallClock;
 
   constructor(
     private readonly client: Client,
@@ -63,7 +63,7 @@ export class WorkFollow {
     /** Activity types whose pendency means the workflow is at work (a model or tool call). */
     private readonly busy: ReadonlySet<string>,
     private readonly signal: AbortSignal,
-    private readonly stallMs: number,
+    stallMs: number,
   ) {
     this.#stall = new StallClock(stallMs);
   }
@@ -78,8 +78,8 @@ export class WorkFollow {
       try {
         return await this.#tail.next();
       } catch (err) {
-        // The namespace's long-polls are all taken (Temporal bounds them per namespace,
-        // workers' polls included): this wait goes on by describes, which need none.
+        // The namespace's history long-polls are all taken (Temporal bounds them per
+        // namespace, API and frontend instance): this wait goes on by describes, which need none.
         if (!(isGrpcServiceError(err) && err.code === RESOURCE_EXHAUSTED)) throw err;
         this.#tail = undefined;
       }
