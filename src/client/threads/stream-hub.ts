@@ -290,14 +290,18 @@ class ThreadPoller {
       // A transport that reaches only this process leaves readers elsewhere to deltas by
       // signal: those the history holds, numbered, read without a query. The default
       // transport follows them too, for workers that send them (a plugin's default, "workflow").
-      // Any transport: the tail also says when the history moves, which is when a look can find anything.
+      // The tail also says when the history moves, which is when a look can find anything; a
+      // direct transport's readers (any, default or not) follow it for that alone. A broker
+      // transport's readers look every interval, as before.
       const bySignal = this.hub.transport.local || isDefaultStreamTransport(this.hub.transport);
-      this.#stopTail ??= tailSignalledBatches(
-        this.hub.client,
-        this.threadId,
-        bySignal ? (batch) => this.#receive(batch, "history") : () => undefined,
-        () => this.#historyMoved(),
-      );
+      if (bySignal || isDirectStreamTransport(this.hub.transport)) {
+        this.#stopTail ??= tailSignalledBatches(
+          this.hub.client,
+          this.threadId,
+          bySignal ? (batch) => this.#receive(batch, "history") : () => undefined,
+          () => this.#historyMoved(),
+        );
+      }
       // Not for ever: readers of a transport whose subscribe never answers follow by query (a
       // subscription that lands later still brings what comes after it).
       await within(this.#subscription, SUBSCRIBE_WAIT_MS);
